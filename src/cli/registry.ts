@@ -1,0 +1,22 @@
+/**
+ * Every CLI command, loaded lazily so `citebench --help` stays instant and heavy runtimes (onnxruntime)
+ * load only for the commands that need them. A command module exports `usage` and `run(args)`.
+ * Multi-word names ("bm25 index") are matched on the leading words of argv.
+ */
+export interface CommandModule {
+  usage: string;
+  run(args: string[]): Promise<number | void>;
+}
+
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  load: () => Promise<CommandModule>;
+}
+
+export const commands: CommandEntry[] = [
+  { name: 'synth', summary: 'generate a synthetic S2ORC-shaped corpus (jsonl.gz shards)', load: () => import('./commands/synth.ts') },
+  { name: 'corpus build', summary: 'read S2ORC shards, validate, prefilter, write the compact corpus store', load: () => import('./commands/corpus-build.ts') },
+  { name: 'corpus info', summary: 'summarise a corpus store (sizes, years, fields, citations)', load: () => import('./commands/corpus-info.ts') },
+  { name: 'corpus validate', summary: 'validate S2ORC shards and report problems by file, line and field', load: () => import('./commands/corpus-validate.ts') },
+];
