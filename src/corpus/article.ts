@@ -1,0 +1,43 @@
+/** One S2ORC article as citebench uses it: the metadata fields the paper's protocol needs, nothing more. */
+export interface Article {
+  id: string;
+  title: string;
+  /** Empty string when S2ORC has null. */
+  abstract: string;
+  /** undefined when S2ORC has null. */
+  year: number | undefined;
+  /** Bitmask over FIELDS (see fields.ts). */
+  fields: number;
+  outbound: string[];
+  inbound: string[];
+}
+
+/** The text every retriever sees for an article: title and abstract, as the paper concatenates them. */
+export interface ArticleText {
+  title: string;
+  abstract: string;
+}
+
+/**
+ * Read access to article texts by dense corpus index 0..size-1. CorpusStore implements it; tests may use
+ * small in-memory implementations.
+ */
+export interface TextSource {
+  readonly size: number;
+  text(index: number): ArticleText;
+  /** Sequential scan, in index order, of [from, to) — far faster than random text() calls on disk stores. */
+  texts(from?: number, to?: number): Iterable<ArticleText & { index: number }>;
+}
+
+export class InMemoryTexts implements TextSource {
+  constructor(private readonly items: ArticleText[]) {}
+  get size() {
+    return this.items.length;
+  }
+  text(i: number) {
+    return this.items[i];
+  }
+  *texts(from = 0, to = this.items.length) {
+    for (let i = from; i < to; i++) yield { index: i, ...this.items[i] };
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * The one interface every retrieval model implements (BM25, dense encoders, future re-rankers).
+ * Queries and candidates are articles of one corpus store, named by their dense corpus index.
+ */
+
+export interface SearchRequest {
+  /** Corpus indices of the query articles. */
+  queries: Uint32Array;
+  /** Sorted, distinct corpus indices of the candidate pool; undefined = the whole corpus. */
+  pool?: Uint32Array;
+  /** Per-query fixed candidate lists (MDCR-style scoring); when set, `pool` is ignored for ranking. */
+  candidates?: Uint32Array[];
+  /** Results per query (paper: 500). */
+  k: number;
+  /** Drop the query article from its own list when it is a candidate (default true). */
+  excludeSelf?: boolean;
+}
+
+/**
+ * Ranked lists for all queries in CSR form: query q's results are docs[offsets[q]..offsets[q+1]],
+ * best first, with their scores (higher = better; dense L2 models report negative distance).
+ */
+export interface RankedLists {
+  offsets: Uint32Array;
+  docs: Uint32Array;
+  scores: Float32Array;
+}
+
+export interface Retriever {
+  /** Short name used in run tags and result tables, e.g. "bm25", "specter". */
+  readonly name: string;
+  search(request: SearchRequest): Promise<RankedLists>;
+}
