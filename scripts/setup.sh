@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs everything citebench needs on a fresh Debian/Ubuntu machine (run as root, or with sudo available).
+# Used by the README quick start and by .ci/run, so CI exercises exactly what users run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+# Debian packages:
+#  - liblucene8-java + default-jdk-headless: real Lucene 8.7, the BM25 parity oracle in the tests.
+APT_PACKAGES=(liblucene8-java default-jdk-headless)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm packages. onnxruntime-node's postinstall would try to download CUDA add-ons when it sees nvcc;
+# the CPU binary ships inside the npm tarball, so skip that step (works offline and online).
+export ONNXRUNTIME_NODE_INSTALL=skip ONNXRUNTIME_NODE_INSTALL_CUDA=skip
+if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
