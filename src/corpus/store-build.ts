@@ -1,0 +1,357 @@
+/**
+ * Builds a compact corpus store (store-format.ts) from S2ORC shards in two streaming passes:
+ *   1. read + validate every record: ids (duplicates dropped), years, fields, prefilter text rules; the texts
+ *      of articles that pass rules 1–3 go to a temporary file;
+ *   2. read the shards again and resolve citation ids to indices (an edge list of u32 pairs, no strings kept),
+ *      then dedupe into CSR, apply the citation rule, renumber the kept articles and write every column.
+ * Memory is O(articles + in-corpus edges), never O(JSON). The store is written into a temporary sibling
+ * directory and renamed into place, so a killed build never leaves a half store behind.
+ */
+import { closeSync, existsSync, mkdirSync, openSync, readSync, rmSync, writeSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { IdIndex } from './id-index.ts';
+import { readArticles } from './s2orc-reader.ts';
+import { ValidationReport } from './validation.ts';
+import {
+  applyPrefilter, formatPrefilterReport, textRuleFlags, type PrefilterConfig, type PrefilterReport,
+} from './prefilter.ts';
+import { FILES, STORE_FORMAT, STORE_VERSION } from './store-format.ts';
+import { Growable } from '../util/growable.ts';
+import { writeFileAtomic } from '../util/atomic.ts';
+import { Progress } from '../util/progress.ts';
+import { CitebenchError } from '../util/errors.ts';
+
+export interface BuildOptions {
+  input: string;
+  out: string;
+  /** null = keep every valid article (no prefilter). */
+  prefilter: PrefilterConfig | null;
+  strict?: boolean;
+  progress?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface BuildSummary {
+  articles: number;
+  citations: number;
+  validation: ValidationReport;
+  prefilter: PrefilterReport | null;
+}
+
+const NO_FILTER: PrefilterConfig = {
+  requireYear: false, requireTitle: false, minAbstractChars: 0, minCitations: 0, citationDirection: 'inbound',
+  citationScope: 'corpus',
+};
+
+export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary> {
+  const log = opts.log ?? (() => {});
+  const cfg = opts.prefilter ?? NO_FILTER;
+  const report = new ValidationReport(opts.strict ?? false);
+  const tmp = `${opts.out}.tmp-build`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  try {
+    // ---- pass 1: ids, attributes, texts -------------------------------------------------------------
+    const idIndex = new IdIndex(1 << 20);
+    const idChunks: Buffer[] = [];
+    const idOff = new Growable(Uint32Array);
+    idOff.push(0);
+    let idBytes = 0;
+    const years = new Growable(Uint16Array);
+    const fields = new Growable(Uint32Array);
+    const flags = new Growable(Uint8Array);
+    const recordOut = new Growable(Uint32Array); // distinct ids in the record's own lists ('record' scope)
+    const recordIn = new Growable(Uint32Array);
+    const textOff = new Growable(Float64Array); // 2 per record: title start, abstract start; + final end
+    const rawText = new BufferedWriter(join(tmp, 'text.raw'));
+    let n = 0;
+    const p1 = new Progress({ label: 'pass 1/2 read', unit: 'records', enabled: opts.progress });
+    for await (const a of readArticles(opts.input, { report })) {
+      p1.tick();
+      if (idIndex.add(a.id, n) !== n) {
+        report.add('duplicate-id', a.file, a.line, 'paper_id', `duplicate paper_id ${a.id}: this record is skipped, the first one kept`);
+        continue;
+      }
+      const idb = Buffer.from(a.id, 'utf8');
+      idChunks.push(idb);
+      idBytes += idb.length;
+      if (idBytes > 0xffffffff) throw new CitebenchError('ids exceed 4 GiB: not supported');
+      idOff.push(idBytes);
+      years.push(a.year ?? 0);
+      fields.push(a.fields);
+      const f = textRuleFlags(cfg, a.title, a.abstract, a.year);
+      flags.push(f);
+      recordOut.push(new Set(a.outbound).size);
+      recordIn.push(new Set(a.inbound).size);
+      textOff.push(rawText.position);
+      if (f === 0) rawText.write(a.title);
+      textOff.push(rawText.position);
+      if (f === 0) rawText.write(a.abstract);
+      n++;
+    }
+    textOff.push(rawText.position);
+    rawText.close();
+    p1.finish();
+    report.recordsAccepted = n;
+    log(`pass 1: ${report.recordsRead} records read, ${n} accepted`);
+
+    // ---- pass 2: citations -> edge list -----------------------------------------------------------------
+    const src = new Growable(Uint32Array, 1 << 20);
+    const dst = new Growable(Uint32Array, 1 << 20);
+    const seen = new Uint8Array(n);
+    let unknown = 0;
+    let selfCites = 0;
+    let unknownExample: { file: string; line: number; field: string; message: string } | undefined;
+    const silent = new ValidationReport(false, 0);
+    const p2 = new Progress({ label: 'pass 2/2 citations', unit: 'records', total: report.recordsRead, enabled: opts.progress });
+    for await (const a of readArticles(opts.input, { report: silent })) {
+      p2.tick();
+      const i = idIndex.get(a.id);
+      if (seen[i]) continue; // a duplicate: skipped in pass 1 too
+      seen[i] = 1;
+      for (let d = 0; d < 2; d++) {
+        const list = d === 0 ? a.outbound : a.inbound;
+        for (const cid of list) {
+          const j = idIndex.get(cid);
+          if (j < 0) {
+            unknown++;
+            unknownExample ??= { file: a.file, line: a.line, field: d === 0 ? 'outbound_citations' : 'inbound_citations', message: `citation to ${cid}, which is not in the corpus` };
+            continue;
+          }
+          if (j === i) {
+            selfCites++;
+            continue;
+          }
+          if (d === 0) {
+            src.push(i);
+            dst.push(j);
+          } else {
+            src.push(j);
+            dst.push(i);
+          }
+        }
+      }
+    }
+    p2.finish();
+    report.addMany('unknown-citation', unknown, unknownExample);
+    report.addMany('self-citation', selfCites);
+
+    const full = buildCsr(n, src.view(), dst.view());
+    const inDeg = new Uint32Array(n);
+    for (let e = 0; e < full.targets.length; e++) inDeg[full.targets[e]]++;
+    const outDeg = new Uint32Array(n);
+    for (let i = 0; i < n; i++) outDeg[i] = full.offsets[i + 1] - full.offsets[i];
+
+    // ---- prefilter + renumbering --------------------------------------------------------------------------
+    const record = cfg.citationScope === 'record';
+    const { keep, report: pf } = applyPrefilter(cfg, flags.view(), record ? recordIn.view() : inDeg, record ? recordOut.view() : outDeg);
+    if (opts.prefilter) log(formatPrefilterReport(pf));
+    const newIndex = new Int32Array(n).fill(-1);
+    let m = 0;
+    for (let i = 0; i < n; i++) if (keep[i]) newIndex[i] = m++;
+
+    // ---- write columns ---------------------------------------------------------------------------------------
+    const allIds = Buffer.concat(idChunks);
+    idChunks.length = 0;
+    const idOffAll = idOff.view();
+    const keptIdOff = new Uint32Array(m + 1);
+    const keptIdParts: Buffer[] = [];
+    const year = new Uint16Array(m);
+    const fieldMask = new Uint32Array(m);
+    const yearsAll = years.view();
+    const fieldsAll = fields.view();
+    let pos = 0;
+    for (let i = 0; i < n; i++) {
+      const k = newIndex[i];
+      if (k < 0) continue;
+      const part = allIds.subarray(idOffAll[i], idOffAll[i + 1]);
+      keptIdParts.push(part);
+      pos += part.length;
+      keptIdOff[k + 1] = pos;
+      year[k] = yearsAll[i];
+      fieldMask[k] = fieldsAll[i];
+    }
+    const keptIds = Buffer.concat(keptIdParts);
+    const { order, sorted } = idOrdering(keptIds, keptIdOff, m);
+
+    // Citation CSR restricted to kept articles (newIndex is monotonic, so rows stay sorted).
+    const outOff = new Uint32Array(m + 1);
+    let edges = 0;
+    for (let i = 0; i < n; i++) {
+      const k = newIndex[i];
+      if (k < 0) continue;
+      for (let e = full.offsets[i]; e < full.offsets[i + 1]; e++) if (newIndex[full.targets[e]] >= 0) edges++;
+      outOff[k + 1] = edges;
+    }
+    const outDst = new Uint32Array(edges);
+    edges = 0;
+    for (let i = 0; i < n; i++) {
+      if (newIndex[i] < 0) continue;
+      for (let e = full.offsets[i]; e < full.offsets[i + 1]; e++) {
+        const t = newIndex[full.targets[e]];
+        if (t >= 0) outDst[edges++] = t;
+      }
+    }
+    const inCsr = transposeCsr(m, outOff, outDst);
+
+    // Texts of kept articles, copied from the temporary file in order.
+    const textOffAll = textOff.view();
+    const keptTextOff = new Float64Array(2 * m + 1);
+    copyKeptTexts(join(tmp, 'text.raw'), join(tmp, FILES.text), textOffAll, newIndex, keptTextOff);
+    rmSync(join(tmp, 'text.raw'));
+
+    const w = (name: string, data: ArrayBufferView) => writeFileAtomic(join(tmp, name), data);
+    w(FILES.ids, keptIds);
+    w(FILES.idsOff, keptIdOff);
+    w(FILES.idOrder, order);
+    w(FILES.idSorted, sorted);
+    w(FILES.year, year);
+    w(FILES.fields, fieldMask);
+    w(FILES.outOff, outOff);
+    w(FILES.outDst, outDst);
+    w(FILES.inOff, inCsr.offsets);
+    w(FILES.inSrc, inCsr.targets);
+    w(FILES.textOff, keptTextOff);
+    const meta = {
+      format: STORE_FORMAT,
+      version: STORE_VERSION,
+      articles: m,
+      citations: outDst.length,
+      input: { records: report.recordsRead, accepted: n },
+      prefilter: opts.prefilter ? pf : null,
+      validation: report.toJSON(),
+    };
+    writeFileAtomic(join(tmp, FILES.meta), JSON.stringify(meta, null, 1) + '\n');
+
+    rmSync(opts.out, { recursive: true, force: true });
+    renameSync(tmp, opts.out);
+    return { articles: m, citations: outDst.length, validation: report, prefilter: opts.prefilter ? pf : null };
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/** Edge list → CSR with each row's targets sorted and deduplicated. */
+export function buildCsr(n: number, src: Uint32Array, dst: Uint32Array): { offsets: Uint32Array; targets: Uint32Array } {
+  const counts = new Uint32Array(n + 1);
+  for (let e = 0; e < src.length; e++) counts[src[e] + 1]++;
+  for (let i = 0; i < n; i++) counts[i + 1] += counts[i];
+  const fill = counts.slice(0, n);
+  const raw = new Uint32Array(src.length);
+  for (let e = 0; e < src.length; e++) raw[fill[src[e]]++] = dst[e];
+  const offsets = new Uint32Array(n + 1);
+  let w = 0;
+  for (let i = 0; i < n; i++) {
+    const row = raw.subarray(counts[i], counts[i + 1]).sort();
+    let prev = -1;
+    for (let k = 0; k < row.length; k++) {
+      if (row[k] !== prev) raw[w++] = prev = row[k];
+    }
+    offsets[i + 1] = w;
+  }
+  return { offsets, targets: raw.slice(0, w) };
+}
+
+/** The reverse graph of a CSR (rows of the result are sorted because sources are visited in order). */
+export function transposeCsr(n: number, offsets: Uint32Array, targets: Uint32Array): { offsets: Uint32Array; targets: Uint32Array } {
+  const off = new Uint32Array(n + 1);
+  for (let e = 0; e < targets.length; e++) off[targets[e] + 1]++;
+  for (let i = 0; i < n; i++) off[i + 1] += off[i];
+  const fill = off.slice(0, n);
+  const out = new Uint32Array(targets.length);
+  for (let s = 0; s < n; s++) for (let e = offsets[s]; e < offsets[s + 1]; e++) out[fill[targets[e]]++] = s;
+  return { offsets: off, targets: out };
+}
+
+/** Byte-wise order of the ids: `order[i]` = rank of id i, `sorted[r]` = index with rank r. */
+function idOrdering(ids: Buffer, off: Uint32Array, m: number): { order: Uint32Array; sorted: Uint32Array } {
+  const idx = new Uint32Array(m);
+  for (let i = 0; i < m; i++) idx[i] = i;
+  let ascii = true;
+  for (let b = 0; b < ids.length; b++) if (ids[b] > 127) { ascii = false; break; }
+  let sortedIdx: Uint32Array;
+  if (ascii) {
+    // For ASCII, JS string comparison is byte-wise comparison.
+    const strs = new Array<string>(m);
+    for (let i = 0; i < m; i++) strs[i] = ids.toString('latin1', off[i], off[i + 1]);
+    sortedIdx = Uint32Array.from(Array.from(idx).sort((a, b) => (strs[a] < strs[b] ? -1 : strs[a] > strs[b] ? 1 : 0)));
+  } else {
+    sortedIdx = Uint32Array.from(Array.from(idx).sort((a, b) => Buffer.compare(ids.subarray(off[a], off[a + 1]), ids.subarray(off[b], off[b + 1]))));
+  }
+  const order = new Uint32Array(m);
+  for (let r = 0; r < m; r++) order[sortedIdx[r]] = r;
+  return { order, sorted: sortedIdx };
+}
+
+function copyKeptTexts(rawPath: string, outPath: string, off: Float64Array, newIndex: Int32Array, keptOff: Float64Array): void {
+  const inFd = openSync(rawPath, 'r');
+  const out = new BufferedWriter(outPath);
+  const buf = Buffer.allocUnsafe(1 << 20);
+  const copy = (start: number, end: number) => {
+    while (start < end) {
+      const len = Math.min(buf.length, end - start);
+      const got = readSync(inFd, buf, 0, len, start);
+      if (got <= 0) throw new Error(`short read in ${rawPath}`);
+      out.writeBytes(buf.subarray(0, got));
+      start += got;
+    }
+  };
+  for (let i = 0; i < newIndex.length; i++) {
+    const k = newIndex[i];
+    if (k < 0) continue;
+    keptOff[2 * k] = out.position;
+    copy(off[2 * i], off[2 * i + 1]);
+    keptOff[2 * k + 1] = out.position;
+    copy(off[2 * i + 1], off[2 * i + 2]);
+  }
+  keptOff[2 * (keptOff.length >> 1)] = out.position;
+  out.close();
+  closeSync(inFd);
+}
+
+/** Sequential file writer with an 8 MiB buffer and a byte position. */
+class BufferedWriter {
+  private readonly fd: number;
+  private readonly buf = Buffer.allocUnsafe(8 << 20);
+  private used = 0;
+  position = 0;
+
+  constructor(path: string) {
+    if (existsSync(path)) rmSync(path);
+    this.fd = openSync(path, 'w');
+  }
+
+  write(s: string): void {
+    if (s.length * 3 > this.buf.length - this.used) this.flush();
+    if (s.length * 3 > this.buf.length) {
+      this.writeBytes(Buffer.from(s, 'utf8'));
+      return;
+    }
+    const n = this.buf.write(s, this.used, "utf8");
+    this.used += n;
+    this.position += n;
+  }
+
+  writeBytes(b: Uint8Array): void {
+    if (b.length > this.buf.length - this.used) this.flush();
+    if (b.length > this.buf.length) {
+      writeSync(this.fd, b);
+    } else {
+      this.buf.set(b, this.used);
+      this.used += b.length;
+    }
+    this.position += b.length;
+  }
+
+  flush(): void {
+    let off = 0;
+    while (off < this.used) off += writeSync(this.fd, this.buf, off, this.used - off);
+    this.used = 0;
+  }
+
+  close(): void {
+    this.flush();
+    closeSync(this.fd);
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * Read side of the compact corpus store (layout in store-format.ts). Columns load into typed arrays in
+ * seconds; texts stay on disk and are read by position, so a store of millions of articles costs ~30 bytes
+ * per article plus 4 per citation in memory.
+ */
+import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ArticleText, TextSource } from './article.ts';
+import { FILES, STORE_FORMAT, STORE_VERSION } from './store-format.ts';
+import { fieldsOfMask, type Field } from './fields.ts';
+import { CitebenchError } from '../util/errors.ts';
+import type { PrefilterReport } from './prefilter.ts';
+
+export interface StoreMeta {
+  format: string;
+  version: number;
+  articles: number;
+  citations: number;
+  input: { records: number; accepted: number };
+  prefilter: PrefilterReport | null;
+  validation: unknown;
+}
+
+export class CorpusStore implements TextSource {
+  readonly size: number;
+  /** Publication year per article (0 = unknown). */
+  readonly years: Uint16Array;
+  /** MAG field bitmask per article (bit i = FIELDS[i]). */
+  readonly fields: Uint32Array;
+  /** Rank of each article's paper_id in byte-wise order — trec_eval's docno tie-break, as an integer. */
+  readonly idOrder: Uint32Array;
+  readonly outOffsets: Uint32Array;
+  readonly outTargets: Uint32Array;
+  readonly inOffsets: Uint32Array;
+  readonly inSources: Uint32Array;
+  private readonly idBytes: Buffer;
+  private readonly idOff: Uint32Array;
+  private readonly idSorted: Uint32Array;
+  private readonly textOff: Float64Array;
+  private readonly textFd: number;
+  private readonly decoder = new TextDecoder();
+
+  private constructor(
+    readonly dir: string,
+    readonly meta: StoreMeta,
+  ) {
+    const u32 = (f: string) => readTyped(dir, f, Uint32Array);
+    this.size = meta.articles;
+    this.years = readTyped(dir, FILES.year, Uint16Array);
+    this.fields = u32(FILES.fields);
+    this.idOrder = u32(FILES.idOrder);
+    this.idSorted = u32(FILES.idSorted);
+    this.idBytes = readFileSync(join(dir, FILES.ids));
+    this.idOff = u32(FILES.idsOff);
+    this.outOffsets = u32(FILES.outOff);
+    this.outTargets = u32(FILES.outDst);
+    this.inOffsets = u32(FILES.inOff);
+    this.inSources = u32(FILES.inSrc);
+    this.textOff = readTyped(dir, FILES.textOff, Float64Array);
+    if (this.years.length !== this.size || this.idOff.length !== this.size + 1 || this.textOff.length !== 2 * this.size + 1) {
+      throw new CitebenchError(`${dir}: corpus store columns disagree with meta.json (${this.size} articles): rebuild it`);
+    }
+    this.textFd = openSync(join(dir, FILES.text), 'r');
+  }
+
+  static open(dir: string): CorpusStore {
+    const metaPath = join(dir, FILES.meta);
+    if (!existsSync(metaPath)) {
+      throw new CitebenchError(`${dir}: not a corpus store (no meta.json). Build one with: citebench corpus build --input SHARDS --out ${dir}`);
+    }
+    let meta: StoreMeta;
+    try {
+      meta = JSON.parse(readFileSync(metaPath, 'utf8'));
+    } catch (e) {
+      throw new CitebenchError(`${metaPath}: unreadable (${(e as Error).message})`);
+    }
+    if (meta.format !== STORE_FORMAT) throw new CitebenchError(`${metaPath}: format is '${meta.format}', expected '${STORE_FORMAT}'`);
+    if (meta.version !== STORE_VERSION) throw new CitebenchError(`${metaPath}: store version ${meta.version}, this citebench reads version ${STORE_VERSION}: rebuild it`);
+    return new CorpusStore(dir, meta);
+  }
+
+  close(): void {
+    closeSync(this.textFd);
+  }
+
+  id(i: number): string {
+    return this.idBytes.toString('utf8', this.idOff[i], this.idOff[i + 1]);
+  }
+
+  /** Corpus index of a paper_id, or -1 (binary search over the byte-sorted ids). */
+  indexOf(id: string): number {
+    const key = Buffer.from(id, 'utf8');
+    let lo = 0;
+    let hi = this.size - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const i = this.idSorted[mid];
+      const c = Buffer.compare(this.idBytes.subarray(this.idOff[i], this.idOff[i + 1]), key);
+      if (c === 0) return i;
+      if (c < 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  fieldsOf(i: number): Field[] {
+    return fieldsOfMask(this.fields[i]);
+  }
+
+  outbound(i: number): Uint32Array {
+    return this.outTargets.subarray(this.outOffsets[i], this.outOffsets[i + 1]);
+  }
+
+  inbound(i: number): Uint32Array {
+    return this.inSources.subarray(this.inOffsets[i], this.inOffsets[i + 1]);
+  }
+
+  text(i: number): ArticleText {
+    const start = this.textOff[2 * i];
+    const mid = this.textOff[2 * i + 1];
+    const end = this.textOff[2 * i + 2];
+    const buf = Buffer.allocUnsafe(end - start);
+    let got = 0;
+    while (got < buf.length) got += readSync(this.textFd, buf, got, buf.length - got, start + got);
+    return { title: buf.toString('utf8', 0, mid - start), abstract: buf.toString('utf8', mid - start, end - start) };
+  }
+
+  /** Sequential scan of [from, to) reading text.bin in 8 MiB blocks. */
+  *texts(from = 0, to = this.size): Generator<ArticleText & { index: number }> {
+    const block = 8 << 20;
+    let buf = Buffer.allocUnsafe(block);
+    let bufStart = 0;
+    let bufEnd = 0;
+    for (let i = from; i < to; i++) {
+      const start = this.textOff[2 * i];
+      const mid = this.textOff[2 * i + 1];
+      const end = this.textOff[2 * i + 2];
+      if (start < bufStart || end > bufEnd) {
+        if (end - start > buf.length) buf = Buffer.allocUnsafe(end - start);
+        const want = Math.min(buf.length, this.textOff[2 * to] - start);
+        let got = 0;
+        while (got < want) {
+          const r = readSync(this.textFd, buf, got, want - got, start + got);
+          if (r <= 0) break;
+          got += r;
+        }
+        bufStart = start;
+        bufEnd = start + got;
+      }
+      const a = start - bufStart;
+      yield {
+        index: i,
+        title: this.decoder.decode(buf.subarray(a, a + (mid - start))),
+        abstract: this.decoder.decode(buf.subarray(a + (mid - start), a + (end - start))),
+      };
+    }
+  }
+}
+
+function readTyped<T extends Uint16Array | Uint32Array | Float64Array>(
+  dir: string,
+  name: string,
+  ctor: { new (b: ArrayBuffer, off: number, len: number): T; new (n: number): T; BYTES_PER_ELEMENT: number },
+): T {
+  const path = join(dir, name);
+  if (!existsSync(path)) throw new CitebenchError(`${dir}: corpus store is missing ${name}: rebuild it`);
+  const b = readFileSync(path);
+  if (b.byteLength % ctor.BYTES_PER_ELEMENT) throw new CitebenchError(`${path}: size ${b.byteLength} is not a multiple of ${ctor.BYTES_PER_ELEMENT}`);
+  const n = b.byteLength / ctor.BYTES_PER_ELEMENT;
+  if (b.byteOffset % ctor.BYTES_PER_ELEMENT === 0) return new ctor(b.buffer as ArrayBuffer, b.byteOffset, n);
+  const copy = new ctor(n);
+  new Uint8Array(copy.buffer).set(b);
+  return copy;
+}

@@ -1,0 +1,95 @@
+import { formatLocation, InputError } from '../util/errors.ts';
+
+/** The kinds of problem the S2ORC reader can meet, each counted separately in the report. */
+export type ProblemKind =
+  | 'corrupt-file' // unreadable/truncated gzip, I/O error: the rest of that file is skipped
+  | 'invalid-utf8'
+  | 'invalid-json'
+  | 'not-an-object'
+  | 'missing-field'
+  | 'bad-type'
+  | 'empty-id'
+  | 'duplicate-id'
+  | 'unknown-field-of-study'
+  | 'bad-citation-id'
+  | 'unknown-citation' // a citation id that is not an article of the corpus (normal for subsets: counted only)
+  | 'self-citation';
+
+/** Kinds that drop the whole record (the others drop a value or are informational). */
+export const RECORD_DROPPING: ReadonlySet<ProblemKind> = new Set([
+  'invalid-utf8', 'invalid-json', 'not-an-object', 'missing-field', 'bad-type', 'empty-id', 'duplicate-id',
+]);
+
+/** Informational kinds never make `--strict` fail: they describe the data, not an error in it. */
+export const INFORMATIONAL: ReadonlySet<ProblemKind> = new Set(['unknown-citation', 'self-citation']);
+
+export interface ProblemExample {
+  file: string;
+  line?: number;
+  field?: string;
+  message: string;
+}
+
+/**
+ * Counts every problem by kind and keeps the first few examples of each with file, line and field.
+ * In strict mode the first non-informational problem throws an InputError instead.
+ */
+export class ValidationReport {
+  readonly counts = new Map<ProblemKind, number>();
+  readonly examples = new Map<ProblemKind, ProblemExample[]>();
+  recordsRead = 0;
+  recordsAccepted = 0;
+
+  constructor(
+    readonly strict = false,
+    readonly maxExamples = 5,
+  ) {}
+
+  add(kind: ProblemKind, file: string, line: number | undefined, field: string | undefined, message: string): void {
+    if (this.strict && !INFORMATIONAL.has(kind)) throw new InputError(file, line, field, message);
+    this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1);
+    let ex = this.examples.get(kind);
+    if (!ex) this.examples.set(kind, (ex = []));
+    if (ex.length < this.maxExamples) ex.push({ file, line, field, message });
+  }
+
+  /** Add n occurrences at once (for bulk-counted informational kinds), keeping one example. */
+  addMany(kind: ProblemKind, n: number, example?: ProblemExample): void {
+    if (n === 0) return;
+    this.counts.set(kind, (this.counts.get(kind) ?? 0) + n);
+    let ex = this.examples.get(kind);
+    if (!ex) this.examples.set(kind, (ex = []));
+    if (example && ex.length < this.maxExamples) ex.push(example);
+  }
+
+  count(kind: ProblemKind): number {
+    return this.counts.get(kind) ?? 0;
+  }
+
+  get problemCount(): number {
+    let n = 0;
+    for (const [k, v] of this.counts) if (!INFORMATIONAL.has(k)) n += v;
+    return n;
+  }
+
+  format(): string {
+    const lines = [`records read: ${this.recordsRead}, accepted: ${this.recordsAccepted}`];
+    const kinds = [...this.counts.keys()].sort();
+    if (kinds.length === 0) lines.push('no problems found');
+    for (const k of kinds) {
+      const note = RECORD_DROPPING.has(k) ? ' (records skipped)' : INFORMATIONAL.has(k) ? ' (informational)' : '';
+      lines.push(`${k}: ${this.counts.get(k)}${note}`);
+      for (const e of this.examples.get(k) ?? []) lines.push(`    ${formatLocation(e.file, e.line, e.field)}${e.message}`);
+    }
+    return lines.join('\n');
+  }
+
+  toJSON() {
+    return {
+      recordsRead: this.recordsRead,
+      recordsAccepted: this.recordsAccepted,
+      problems: Object.fromEntries([...this.counts.keys()].sort().map((k) => [k, this.counts.get(k)])),
+      examples: Object.fromEntries([...this.examples.entries()].sort()),
+    };
+  }
+}

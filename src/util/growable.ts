@@ -1,0 +1,43 @@
+/** Append-only typed arrays that double their capacity: columnar accumulation without JS object graphs. */
+type TypedArray = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
+type Ctor<T extends TypedArray> = { new (n: number): T };
+
+export class Growable<T extends TypedArray> {
+  private buf: T;
+  length = 0;
+
+  constructor(
+    private readonly ctor: Ctor<T>,
+    capacity = 1024,
+  ) {
+    this.buf = new ctor(Math.max(16, capacity));
+  }
+
+  push(v: number): void {
+    if (this.length === this.buf.length) this.reserve(this.length + 1);
+    this.buf[this.length++] = v;
+  }
+
+  reserve(n: number): void {
+    if (n <= this.buf.length) return;
+    let cap = this.buf.length;
+    while (cap < n) cap *= 2;
+    const next = new this.ctor(cap);
+    next.set(this.buf.subarray(0, this.length) as any);
+    this.buf = next;
+  }
+
+  get(i: number): number {
+    return this.buf[i];
+  }
+
+  /** A view of the filled part (shares memory until the next push that grows). */
+  view(): T {
+    return this.buf.subarray(0, this.length) as T;
+  }
+
+  /** A right-sized copy; the growable can then be dropped. */
+  toArray(): T {
+    return this.buf.slice(0, this.length) as T;
+  }
+}
