@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Time and peak memory of `citebench synth` and `citebench corpus build` for N articles.
+# usage: bash bench/corpus/run.sh [N ...]   (default: 200000 2000000); output under bench/out/corpus/
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+mkdir -p bench/out/corpus
+for N in "${@:-200000 2000000}"; do
+  for n in $N; do
+    dir=bench/out/corpus/synth-$n
+    rm -rf "$dir" "$dir.store"
+    echo "== synth $n articles"
+    /usr/bin/time -f "synth $n: wall %e s, peak RSS %M KB" node --import tsx src/cli.ts synth --articles "$n" --seed 1 --out "$dir"
+    du -sh "$dir"
+    echo "== corpus build $n"
+    /usr/bin/time -f "build $n: wall %e s, peak RSS %M KB" node --import tsx src/cli.ts corpus build --input "$dir" --out "$dir.store"
+    du -sh "$dir.store"
+    node --import tsx src/cli.ts corpus info "$dir.store" | head -4
+  done
+done
