@@ -1,0 +1,129 @@
+/**
+ * Interns byte strings (docnos, qids) to dense integer ids without creating a JS string per line: bytes are
+ * copied once into an arena and found again through an open-addressing hash table. compare() is byte-wise, as
+ * trec_eval's strcmp, so it can serve as the evaluator's docno tie-break order.
+ */
+export class StringTable {
+  private arena = Buffer.allocUnsafe(1 << 16);
+  private used = 0;
+  /** starts[id]..starts[id+1] are the bytes of id. */
+  private starts = new Uint32Array(1024);
+  private hashes = new Uint32Array(1024);
+  private slots = new Int32Array(2048).fill(-1);
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Id of buf[start, end), adding it if new. */
+  intern(buf: Uint8Array, start: number, end: number): number {
+    const h = fnv1a(buf, start, end);
+    const mask = this.slots.length - 1;
+    let slot = h & mask;
+    const len = end - start;
+    for (;;) {
+      const id = this.slots[slot];
+      if (id < 0) break;
+      if (this.hashes[id] === h) {
+        const s = this.starts[id];
+        if (this.starts[id + 1] - s === len && bytesEqual(this.arena, s, buf, start, len)) return id;
+      }
+      slot = (slot + 1) & mask;
+    }
+    return this.add(buf, start, end, h, slot);
+  }
+
+  /** Id of a JS string (encoded latin1 so each char is one byte, as the readers decode). */
+  internString(s: string): number {
+    const b = Buffer.from(s, 'latin1');
+    return this.intern(b, 0, b.length);
+  }
+
+  /** Id of buf[start, end), or -1. */
+  find(buf: Uint8Array, start: number, end: number): number {
+    const h = fnv1a(buf, start, end);
+    const mask = this.slots.length - 1;
+    let slot = h & mask;
+    const len = end - start;
+    for (;;) {
+      const id = this.slots[slot];
+      if (id < 0) return -1;
+      if (this.hashes[id] === h) {
+        const s = this.starts[id];
+        if (this.starts[id + 1] - s === len && bytesEqual(this.arena, s, buf, start, len)) return id;
+      }
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  /** strcmp sign of the bytes of a and b. */
+  compare(a: number, b: number): number {
+    return this.arena.compare(this.arena, this.starts[b], this.starts[b + 1], this.starts[a], this.starts[a + 1]);
+  }
+
+  /** The string (latin1: one char per byte, so JS string order equals byte order). */
+  get(id: number): string {
+    return this.arena.latin1Slice(this.starts[id], this.starts[id + 1]);
+  }
+
+  /** Ids sorted by bytes ascending. */
+  sortedIds(): Uint32Array {
+    const ids = new Uint32Array(this.count);
+    for (let i = 0; i < ids.length; i++) ids[i] = i;
+    return ids.sort((a, b) => this.compare(a, b));
+  }
+
+  private add(buf: Uint8Array, start: number, end: number, h: number, slot: number): number {
+    const id = this.count;
+    const len = end - start;
+    if (this.used + len > this.arena.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.arena.length * 2, this.used + len));
+      this.arena.copy(bigger, 0, 0, this.used);
+      this.arena = bigger;
+    }
+    this.arena.set(buf.subarray(start, end), this.used);
+    if (id + 2 > this.starts.length) {
+      const s = new Uint32Array(this.starts.length * 2);
+      s.set(this.starts);
+      this.starts = s;
+      const hs = new Uint32Array(this.hashes.length * 2);
+      hs.set(this.hashes);
+      this.hashes = hs;
+    }
+    this.starts[id] = this.used;
+    this.used += len;
+    this.starts[id + 1] = this.used;
+    this.hashes[id] = h;
+    this.slots[slot] = id;
+    this.count++;
+    if (this.count * 2 > this.slots.length) this.rehash();
+    return id;
+  }
+
+  private rehash(): void {
+    const slots = new Int32Array(this.slots.length * 2).fill(-1);
+    const mask = slots.length - 1;
+    for (let id = 0; id < this.count; id++) {
+      let slot = this.hashes[id] & mask;
+      while (slots[slot] >= 0) slot = (slot + 1) & mask;
+      slots[slot] = id;
+    }
+    this.slots = slots;
+  }
+}
+
+function fnv1a(buf: Uint8Array, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i], 0x01000193);
+  // Final avalanche so linear probing on the low bits stays short for similar docnos.
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h >>> 0;
+}
+
+function bytesEqual(a: Uint8Array, as: number, b: Uint8Array, bs: number, len: number): boolean {
+  for (let i = 0; i < len; i++) if (a[as + i] !== b[bs + i]) return false;
+  return true;
+}
