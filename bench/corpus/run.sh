@@ -14,6 +14,6 @@ for N in "${@:-200000 2000000}"; do
     echo "== corpus build $n"
     /usr/bin/time -f "build $n: wall %e s, peak RSS %M KB" node --import tsx src/cli.ts corpus build --input "$dir" --out "$dir.store"
     du -sh "$dir.store"
-    node --import tsx src/cli.ts corpus info "$dir.store" | head -4
+    node --import tsx src/cli.ts corpus info "$dir.store"
   done
 done
