@@ -1,0 +1,411 @@
+/**
+ * The BM25 inverted index: term dictionary + postings in typed arrays, built streaming from any TextSource
+ * (title + abstract, analysed like Anserini), persisted as one directory of little-endian binary files.
+ *
+ * Build: documents are analysed chunk by chunk; each chunk's postings are grouped by term (counting sort) and,
+ * when a work directory is given, written to disk so a killed build resumes at the next unfinished chunk.
+ * The merge then places every chunk's per-term segments into one postings array (docs ascending per term),
+ * so peak memory is the final index plus one chunk, not the corpus text.
+ *
+ * Layout of an index directory:
+ *   meta.json       format, version, counts, analyzer, text field
+ *   terms.txt       the vocabulary, one term per line, line i = term id i (first-occurrence order)
+ *   offsets.f64     postings of term t = [offsets[t], offsets[t+1])
+ *   docs.u32        corpus index of each posting (ascending within a term)
+ *   tf.u8           term frequency of each posting; 255 = look up tfbig.*
+ *   tfbig.pos.f64 / tfbig.val.u32   postings whose frequency is ≥ 255, ascending by position
+ *   lengths.u32     analysed length (token count after stop words) of each document: exact, for `accurate`
+ */
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TextSource } from '../../corpus/article.ts';
+import { writeFileAtomic, commitDirectory } from '../../util/atomic.ts';
+import { CitebenchError } from '../../util/errors.ts';
+import { Progress } from '../../util/progress.ts';
+import { EnglishAnalyzer, articleText } from './analyzer.ts';
+
+export const INDEX_FORMAT = 'citebench-bm25-index';
+export const INDEX_VERSION = 1;
+export const ANALYZER_NAME = 'lucene-8.7-english (StandardTokenizer, possessive, lowercase, 33 stop words, Porter)';
+const TF_BIG = 255;
+
+export interface Bm25Index {
+  /** Number of documents (= corpus size; documents without any term included). */
+  docCount: number;
+  /** Term id → term. */
+  terms: string[];
+  offsets: Float64Array;
+  docs: Uint32Array;
+  tfs: Uint8Array;
+  tfBigPos: Float64Array;
+  tfBigVal: Uint32Array;
+  lengths: Uint32Array;
+}
+
+export interface BuildOptions {
+  /** Documents per chunk (bounded build memory). Default 100,000. */
+  chunkDocs?: number;
+  /** Directory for chunk files: makes the build resumable. Without it chunks stay in memory. */
+  workDir?: string;
+  progress?: boolean;
+}
+
+interface Chunk {
+  from: number;
+  to: number;
+  /** Vocabulary size after this chunk; terms added by it. */
+  vocabAfter: number;
+  newTerms: string[];
+  /** Postings per term id < vocabAfter, CSR. */
+  counts: Uint32Array;
+  docs: Uint32Array;
+  tfs: Uint32Array;
+  lengths: Uint32Array;
+}
+
+/** Term id lookup for a vocabulary. */
+export function termIdMap(terms: string[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (let i = 0; i < terms.length; i++) m.set(terms[i], i);
+  return m;
+}
+
+class Growable {
+  a: Uint32Array;
+  n = 0;
+  constructor(cap = 1 << 16) {
+    this.a = new Uint32Array(cap);
+  }
+  push(v: number) {
+    if (this.n === this.a.length) {
+      const g = new Uint32Array(this.a.length * 2);
+      g.set(this.a);
+      this.a = g;
+    }
+    this.a[this.n++] = v;
+  }
+}
+
+/** Analyse documents [from, to) into a chunk, extending the shared vocabulary. */
+function buildChunk(
+  source: TextSource,
+  from: number,
+  to: number,
+  analyzer: EnglishAnalyzer,
+  vocab: Map<string, number>,
+  terms: string[],
+  progress: Progress,
+): Chunk {
+  const vocabBefore = terms.length;
+  const pTerm = new Growable();
+  const pDoc = new Growable();
+  const pTf = new Growable();
+  const lengths = new Uint32Array(to - from);
+  // Per-document term counting: slot of each term in the current document's list, tagged by document.
+  let seenDoc = new Int32Array(1 << 16).fill(-1);
+  let seenSlot = new Uint32Array(1 << 16);
+  for (const a of source.texts(from, to)) {
+    const d = a.index;
+    let len = 0;
+    analyzer.forEachTerm(articleText(a), (t) => {
+      len++;
+      let id = vocab.get(t);
+      if (id === undefined) {
+        id = terms.length;
+        terms.push(t);
+        vocab.set(t, id);
+        if (id >= seenDoc.length) {
+          const sd = new Int32Array(seenDoc.length * 2).fill(-1);
+          sd.set(seenDoc);
+          seenDoc = sd;
+          const ss = new Uint32Array(seenSlot.length * 2);
+          ss.set(seenSlot);
+          seenSlot = ss;
+        }
+      }
+      if (seenDoc[id] === d) {
+        pTf.a[seenSlot[id]]++;
+      } else {
+        seenDoc[id] = d;
+        seenSlot[id] = pTerm.n;
+        pTerm.push(id);
+        pDoc.push(d);
+        pTf.push(1);
+      }
+    });
+    lengths[d - from] = len;
+    progress.tick();
+  }
+  // Group by term (stable counting sort keeps documents ascending within a term).
+  const vocabAfter = terms.length;
+  const counts = new Uint32Array(vocabAfter);
+  for (let i = 0; i < pTerm.n; i++) counts[pTerm.a[i]]++;
+  const start = new Float64Array(vocabAfter + 1);
+  for (let t = 0; t < vocabAfter; t++) start[t + 1] = start[t] + counts[t];
+  const docs = new Uint32Array(pTerm.n);
+  const tfs = new Uint32Array(pTerm.n);
+  const cursor = start.slice(0, vocabAfter);
+  for (let i = 0; i < pTerm.n; i++) {
+    const t = pTerm.a[i];
+    const at = cursor[t]++;
+    docs[at] = pDoc.a[i];
+    tfs[at] = pTf.a[i];
+  }
+  return { from, to, vocabAfter, newTerms: terms.slice(vocabBefore), counts, docs, tfs, lengths };
+}
+
+function chunkName(i: number) {
+  return `chunk-${String(i).padStart(5, '0')}`;
+}
+
+function saveChunk(dir: string, i: number, c: Chunk): void {
+  const base = join(dir, chunkName(i));
+  writeFileAtomic(`${base}.terms`, c.newTerms.join('\n'));
+  writeFileAtomic(`${base}.counts`, c.counts);
+  writeFileAtomic(`${base}.docs`, c.docs);
+  writeFileAtomic(`${base}.tfs`, c.tfs);
+  writeFileAtomic(`${base}.lengths`, c.lengths);
+  // Written last: its presence marks the chunk complete.
+  writeFileAtomic(`${base}.json`, JSON.stringify({ from: c.from, to: c.to, vocabAfter: c.vocabAfter, postings: c.docs.length }));
+}
+
+function readU32(path: string): Uint32Array {
+  const b = readFileSync(path);
+  const out = new Uint32Array(b.byteLength / 4);
+  new Uint8Array(out.buffer).set(b);
+  return out;
+}
+
+function loadChunk(dir: string, i: number, withPostings: boolean): Chunk {
+  const base = join(dir, chunkName(i));
+  const meta = JSON.parse(readFileSync(`${base}.json`, 'utf8'));
+  const termsText = readFileSync(`${base}.terms`, 'utf8');
+  return {
+    from: meta.from,
+    to: meta.to,
+    vocabAfter: meta.vocabAfter,
+    newTerms: termsText === '' ? [] : termsText.split('\n'),
+    counts: withPostings ? readU32(`${base}.counts`) : new Uint32Array(0),
+    docs: withPostings ? readU32(`${base}.docs`) : new Uint32Array(0),
+    tfs: withPostings ? readU32(`${base}.tfs`) : new Uint32Array(0),
+    lengths: withPostings ? readU32(`${base}.lengths`) : new Uint32Array(0),
+  };
+}
+
+/** Build the index of every document of `source` (title + abstract). */
+export function buildIndex(source: TextSource, opts: BuildOptions = {}): Bm25Index {
+  const chunkDocs = Math.max(1, opts.chunkDocs ?? 100_000);
+  const n = source.size;
+  const analyzer = new EnglishAnalyzer();
+  const vocab = new Map<string, number>();
+  const terms: string[] = [];
+  const progress = new Progress({ label: 'bm25 index', total: n, unit: 'docs', enabled: opts.progress });
+  const nChunks = Math.ceil(n / chunkDocs);
+  const inMemory: Chunk[] = [];
+  const dir = opts.workDir;
+  if (dir) mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < nChunks; i++) {
+    const from = i * chunkDocs;
+    const to = Math.min(n, from + chunkDocs);
+    if (dir && existsSync(join(dir, `${chunkName(i)}.json`))) {
+      // Resume: a finished chunk only contributes its new terms to the vocabulary.
+      const c = loadChunk(dir, i, false);
+      if (c.from !== from || c.to !== to || terms.length + c.newTerms.length !== c.vocabAfter) {
+        throw new CitebenchError(`${dir}: chunk ${i} was built with other settings or another corpus; delete the directory`);
+      }
+      for (const t of c.newTerms) {
+        vocab.set(t, terms.length);
+        terms.push(t);
+      }
+      progress.tick(to - from);
+      continue;
+    }
+    const c = buildChunk(source, from, to, analyzer, vocab, terms, progress);
+    if (dir) saveChunk(dir, i, c);
+    else inMemory.push(c);
+  }
+  progress.finish();
+  // Merge: total postings per term, then each chunk's segments in chunk order.
+  const V = terms.length;
+  const totals = new Float64Array(V);
+  const getChunk = (i: number) => (dir ? loadChunk(dir, i, true) : inMemory[i]);
+  for (let i = 0; i < nChunks; i++) {
+    const c = getChunk(i);
+    for (let t = 0; t < c.counts.length; t++) totals[t] += c.counts[t];
+  }
+  const offsets = new Float64Array(V + 1);
+  for (let t = 0; t < V; t++) offsets[t + 1] = offsets[t] + totals[t];
+  const P = offsets[V];
+  const docs = new Uint32Array(P);
+  const tfs = new Uint8Array(P);
+  const big: [number, number][] = [];
+  const lengths = new Uint32Array(n);
+  const cursor = offsets.slice(0, V);
+  for (let i = 0; i < nChunks; i++) {
+    const c = getChunk(i);
+    lengths.set(c.lengths, c.from);
+    let src = 0;
+    for (let t = 0; t < c.counts.length; t++) {
+      const cnt = c.counts[t];
+      if (cnt === 0) continue;
+      const at = cursor[t];
+      docs.set(c.docs.subarray(src, src + cnt), at);
+      for (let j = 0; j < cnt; j++) {
+        const tf = c.tfs[src + j];
+        if (tf >= TF_BIG) {
+          tfs[at + j] = TF_BIG;
+          big.push([at + j, tf]);
+        } else tfs[at + j] = tf;
+      }
+      cursor[t] = at + cnt;
+      src += cnt;
+    }
+    if (!dir) inMemory[i] = undefined as unknown as Chunk; // free as we go
+  }
+  big.sort((a, b) => a[0] - b[0]);
+  return {
+    docCount: n,
+    terms,
+    offsets,
+    docs,
+    tfs,
+    tfBigPos: Float64Array.from(big, (x) => x[0]),
+    tfBigVal: Uint32Array.from(big, (x) => x[1]),
+    lengths,
+  };
+}
+
+/** Term frequency of posting p (resolves the ≥ 255 escape). */
+export function postingTf(ix: Pick<Bm25Index, 'tfs' | 'tfBigPos' | 'tfBigVal'>, p: number): number {
+  const tf = ix.tfs[p];
+  if (tf !== TF_BIG) return tf;
+  let lo = 0;
+  let hi = ix.tfBigPos.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = ix.tfBigPos[mid];
+    if (v === p) return ix.tfBigVal[mid];
+    if (v < p) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  throw new Error(`bm25 index: posting ${p} has the ≥255 marker but no stored frequency`);
+}
+
+const FILES = {
+  meta: 'meta.json',
+  terms: 'terms.txt',
+  offsets: 'offsets.f64',
+  docs: 'docs.u32',
+  tfs: 'tf.u8',
+  tfBigPos: 'tfbig.pos.f64',
+  tfBigVal: 'tfbig.val.u32',
+  lengths: 'lengths.u32',
+} as const;
+
+export interface IndexMeta {
+  format: string;
+  version: number;
+  docCount: number;
+  vocabulary: number;
+  postings: number;
+  sumTotalTermFreq: number;
+  analyzer: string;
+  text: string;
+  corpus?: { dir: string; articles: number };
+}
+
+/** Write the index directory atomically (built aside, then swapped in). */
+export function saveIndex(ix: Bm25Index, dir: string, extra: Partial<IndexMeta> = {}): void {
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  let sum = 0;
+  for (let i = 0; i < ix.lengths.length; i++) sum += ix.lengths[i];
+  for (const t of ix.terms) if (t.includes('\n')) throw new Error(`bm25 index: term contains a newline: ${JSON.stringify(t)}`);
+  writeFileAtomic(join(tmp, FILES.terms), ix.terms.join('\n'));
+  writeFileAtomic(join(tmp, FILES.offsets), ix.offsets);
+  writeFileAtomic(join(tmp, FILES.docs), ix.docs);
+  writeFileAtomic(join(tmp, FILES.tfs), ix.tfs);
+  writeFileAtomic(join(tmp, FILES.tfBigPos), ix.tfBigPos);
+  writeFileAtomic(join(tmp, FILES.tfBigVal), ix.tfBigVal);
+  writeFileAtomic(join(tmp, FILES.lengths), ix.lengths);
+  const meta: IndexMeta = {
+    format: INDEX_FORMAT,
+    version: INDEX_VERSION,
+    docCount: ix.docCount,
+    vocabulary: ix.terms.length,
+    postings: ix.docs.length,
+    sumTotalTermFreq: sum,
+    analyzer: ANALYZER_NAME,
+    text: 'title + " " + abstract',
+    ...extra,
+  };
+  writeFileAtomic(join(tmp, FILES.meta), JSON.stringify(meta, null, 2) + '\n');
+  commitDirectory(tmp, dir);
+}
+
+/** Read a binary column straight into shared memory (worker threads then use it without copying). */
+function readShared<T extends Uint8Array | Uint32Array | Float64Array>(
+  dir: string,
+  name: string,
+  ctor: { new (b: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number },
+): T {
+  const path = join(dir, name);
+  if (!existsSync(path)) throw new CitebenchError(`${dir}: BM25 index is missing ${name}: rebuild it`);
+  const size = statSync(path).size;
+  if (size % ctor.BYTES_PER_ELEMENT) throw new CitebenchError(`${path}: size ${size} is not a multiple of ${ctor.BYTES_PER_ELEMENT}`);
+  const sab = new SharedArrayBuffer(size);
+  const bytes = new Uint8Array(sab);
+  const fd = openSync(path, 'r');
+  try {
+    let got = 0;
+    while (got < size) {
+      const r = readSync(fd, bytes, got, Math.min(size - got, 1 << 30), got);
+      if (r <= 0) throw new CitebenchError(`${path}: short read`);
+      got += r;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return new ctor(sab);
+}
+
+export function readIndexMeta(dir: string): IndexMeta {
+  const path = join(dir, FILES.meta);
+  if (!existsSync(path)) throw new CitebenchError(`${dir}: not a BM25 index (no meta.json). Build one with: citebench bm25 index --corpus STORE --out ${dir}`);
+  let meta: IndexMeta;
+  try {
+    meta = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new CitebenchError(`${path}: unreadable (${(e as Error).message})`);
+  }
+  if (meta.format !== INDEX_FORMAT) throw new CitebenchError(`${path}: format is '${meta.format}', expected '${INDEX_FORMAT}'`);
+  if (meta.version !== INDEX_VERSION) throw new CitebenchError(`${path}: index version ${meta.version}, this citebench reads ${INDEX_VERSION}: rebuild it`);
+  return meta;
+}
+
+/** Load an index directory; postings land in SharedArrayBuffers. */
+export function loadIndex(dir: string): Bm25Index {
+  const meta = readIndexMeta(dir);
+  const termsText = readFileSync(join(dir, FILES.terms), 'utf8');
+  const ix: Bm25Index = {
+    docCount: meta.docCount,
+    terms: termsText === '' ? [] : termsText.split('\n'),
+    offsets: readShared(dir, FILES.offsets, Float64Array),
+    docs: readShared(dir, FILES.docs, Uint32Array),
+    tfs: readShared(dir, FILES.tfs, Uint8Array),
+    tfBigPos: readShared(dir, FILES.tfBigPos, Float64Array),
+    tfBigVal: readShared(dir, FILES.tfBigVal, Uint32Array),
+    lengths: readShared(dir, FILES.lengths, Uint32Array),
+  };
+  if (ix.terms.length !== meta.vocabulary || ix.offsets.length !== meta.vocabulary + 1 || ix.docs.length !== meta.postings ||
+    ix.tfs.length !== meta.postings || ix.lengths.length !== meta.docCount || ix.tfBigPos.length !== ix.tfBigVal.length) {
+    throw new CitebenchError(`${dir}: BM25 index files disagree with meta.json: rebuild it`);
+  }
+  return ix;
+}
+
+/** Remove a build's chunk directory after the index is saved. */
+export function removeWorkDir(dir: string): void {
+  if (existsSync(dir) && readdirSync(dir).every((f) => f.startsWith('chunk-'))) rmSync(dir, { recursive: true, force: true });
+}
