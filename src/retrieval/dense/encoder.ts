@@ -1,0 +1,199 @@
+/**
+ * Article encoder: the transformers.js tokenizer (WordPiece, identical to Hugging Face's) for input ids, and an
+ * onnxruntime-node session called directly for the forward pass (no pipeline overhead, explicit threads).
+ * Texts are sorted by token length inside each call so batches carry little padding; results come back in input
+ * order. Batch composition does not change results beyond float rounding (attention masks exclude padding).
+ */
+import { cpus } from 'node:os';
+import { dirname, basename } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { AutoTokenizer, env } from '@huggingface/transformers';
+import type { ArticleText } from '../../corpus/article.ts';
+import { CitebenchError } from '../../util/errors.ts';
+import type { ResolvedModel } from './models.ts';
+import { splitSentences } from './sentences.ts';
+
+/** ASPIRE's token budget for title + sentences (examples/ex_aspire_consent.py: max_num_toks = 500). */
+const ASPIRE_MAX_TOKENS = 500;
+
+/** Token ids of one article, with [CLS] … [SEP], and for ASPIRE the token spans of its abstract sentences. */
+export interface TokenizedArticle {
+  ids: Int32Array;
+  /** ASPIRE only: [start, end) pairs into `ids`, one per sentence (flattened). */
+  spans?: Int32Array;
+}
+
+/** Encoded vectors for a list of articles, in input order. Single-vector models have offsets[i] = i. */
+export interface EncodedBatch {
+  dim: number;
+  /** offsets[i]..offsets[i+1] are article i's rows in `vectors`. */
+  offsets: Uint32Array;
+  vectors: Float32Array;
+}
+
+interface Tokenizer {
+  encode(text: string, opts?: { add_special_tokens?: boolean }): number[];
+}
+
+export interface EncoderOptions {
+  /** Articles per forward pass (default 16). */
+  batchSize?: number;
+  /** onnxruntime intra-op threads (default: all cores). */
+  threads?: number;
+}
+
+export class Encoder {
+  readonly dim: number;
+  private constructor(
+    readonly model: ResolvedModel,
+    private readonly tokenizer: Tokenizer,
+    private readonly session: ort.InferenceSession,
+    private readonly cls: number,
+    private readonly sep: number,
+    private readonly batchSize: number,
+    private readonly output: string,
+  ) {
+    this.dim = model.hiddenSize;
+  }
+
+  static async load(model: ResolvedModel, opts: EncoderOptions = {}): Promise<Encoder> {
+    env.allowRemoteModels = false;
+    env.allowLocalModels = true;
+    env.localModelPath = dirname(model.dir) + '/';
+    let tokenizer: Tokenizer;
+    try {
+      tokenizer = (await AutoTokenizer.from_pretrained(basename(model.dir))) as unknown as Tokenizer;
+    } catch (e) {
+      throw new CitebenchError(`${model.dir}: cannot load the tokenizer (${(e as Error).message})`);
+    }
+    const special = tokenizer.encode('', { add_special_tokens: true });
+    if (special.length !== 2) throw new CitebenchError(`${model.dir}: tokenizer does not add [CLS] … [SEP] (got ${special})`);
+    let session: ort.InferenceSession;
+    try {
+      session = await ort.InferenceSession.create(model.onnxFile, {
+        intraOpNumThreads: opts.threads ?? cpus().length,
+        interOpNumThreads: 1,
+        graphOptimizationLevel: 'all',
+      });
+    } catch (e) {
+      throw new CitebenchError(`${model.onnxFile}: onnxruntime cannot load it (${(e as Error).message})`);
+    }
+    for (const name of ['input_ids', 'attention_mask'])
+      if (!session.inputNames.includes(name)) throw new CitebenchError(`${model.onnxFile}: ONNX input '${name}' missing (has ${session.inputNames})`);
+    const output = model.pooling === 'aspire' && model.layers === 'all' ? 'mean_hidden_states' : 'last_hidden_state';
+    if (!session.outputNames.includes(output))
+      throw new CitebenchError(
+        `${model.onnxFile}: ONNX output '${output}' missing (has ${session.outputNames.join(', ')})` +
+          (output === 'mean_hidden_states' ? `; export it with all-layer means or use --layers last` : ''),
+      );
+    return new Encoder(model, tokenizer, session, special[0], special[1], opts.batchSize ?? 16, output);
+  }
+
+  /** Token ids exactly as the model sees them: [CLS] title [SEP] abstract [SEP], truncated to maxLength. */
+  tokenize(a: ArticleText): TokenizedArticle {
+    const m = this.model;
+    if (m.pooling !== 'aspire') {
+      const body = this.tokenizer.encode(`${a.title} [SEP] ${a.abstract}`, { add_special_tokens: false });
+      const n = Math.min(body.length, m.maxLength - 2);
+      const ids = new Int32Array(n + 2);
+      ids[0] = this.cls;
+      for (let i = 0; i < n; i++) ids[i + 1] = body[i];
+      ids[n + 1] = this.sep;
+      return { ids };
+    }
+    // ASPIRE: title + " [SEP] " is the first segment (context only), then each abstract sentence; the token
+    // budget cuts the last sentence that does not fit and drops the rest.
+    const budget = Math.min(ASPIRE_MAX_TOKENS, m.maxLength - 2);
+    const segments = [`${a.title} [SEP] `, ...splitSentences(a.abstract)];
+    const body: number[] = [];
+    const spans: number[] = [];
+    for (let s = 0; s < segments.length && body.length < budget; s++) {
+      const toks = this.tokenizer.encode(segments[s], { add_special_tokens: false });
+      const take = Math.min(toks.length, budget - body.length);
+      if (take === 0) continue;
+      if (s > 0) spans.push(body.length + 1, body.length + 1 + take); // +1: [CLS] comes first
+      for (let i = 0; i < take; i++) body.push(toks[i]);
+    }
+    if (spans.length === 0) {
+      // No abstract sentence (empty abstract): the title tokens, without its [SEP], stand in as one sentence.
+      let end = body.length;
+      while (end > 0 && body[end - 1] === this.sep) end--;
+      spans.push(1, end + 1); // empty span when there is no title either: a zero vector
+    }
+    const ids = new Int32Array(body.length + 2);
+    ids[0] = this.cls;
+    for (let i = 0; i < body.length; i++) ids[i + 1] = body[i];
+    ids[body.length + 1] = this.sep;
+    return { ids, spans: Int32Array.from(spans) };
+  }
+
+  /** Encode articles (any number); vectors come back in input order. */
+  async encode(articles: ArticleText[]): Promise<EncodedBatch> {
+    return this.encodeTokenized(articles.map((a) => this.tokenize(a)));
+  }
+
+  async encodeTokenized(toks: TokenizedArticle[]): Promise<EncodedBatch> {
+    const n = toks.length;
+    const dim = this.dim;
+    const counts = new Uint32Array(n);
+    for (let i = 0; i < n; i++) counts[i] = toks[i].spans ? toks[i].spans!.length / 2 : 1;
+    const offsets = new Uint32Array(n + 1);
+    for (let i = 0; i < n; i++) offsets[i + 1] = offsets[i] + counts[i];
+    const vectors = new Float32Array(offsets[n] * dim);
+    // Longest first, ties by input position: deterministic, and similar lengths share a batch.
+    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => toks[b].ids.length - toks[a].ids.length || a - b);
+    for (let b = 0; b < n; b += this.batchSize) {
+      const batch = order.slice(b, b + this.batchSize);
+      const len = toks[batch[0]].ids.length;
+      const ids = new BigInt64Array(batch.length * len);
+      const mask = new BigInt64Array(batch.length * len);
+      batch.forEach((a, r) => {
+        const t = toks[a].ids;
+        for (let j = 0; j < t.length; j++) {
+          ids[r * len + j] = BigInt(t[j]);
+          mask[r * len + j] = 1n;
+        }
+      });
+      const feeds: Record<string, ort.Tensor> = {
+        input_ids: new ort.Tensor('int64', ids, [batch.length, len]),
+        attention_mask: new ort.Tensor('int64', mask, [batch.length, len]),
+      };
+      if (this.session.inputNames.includes('token_type_ids'))
+        feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(batch.length * len), [batch.length, len]);
+      const out = await this.session.run(feeds, [this.output]);
+      const hidden = out[this.output].data as Float32Array;
+      const hdim = out[this.output].dims[2];
+      if (hdim !== dim) throw new CitebenchError(`${this.model.onnxFile}: hidden size ${hdim}, config.json says ${dim}`);
+      batch.forEach((a, r) => {
+        const base = r * len * dim;
+        const dst = offsets[a] * dim;
+        const t = toks[a];
+        if (this.model.pooling === 'cls') {
+          vectors.set(hidden.subarray(base, base + dim), dst);
+        } else if (this.model.pooling === 'mean') {
+          meanRows(hidden, base, 0, t.ids.length, dim, vectors, dst);
+        } else {
+          const sp = t.spans!;
+          for (let s = 0; s < sp.length / 2; s++) meanRows(hidden, base, sp[2 * s], sp[2 * s + 1], dim, vectors, dst + s * dim);
+        }
+      });
+    }
+    return { dim, offsets, vectors };
+  }
+
+  async release(): Promise<void> {
+    await this.session.release();
+  }
+}
+
+/** out[dst..dst+dim) = mean of token rows [from, to) of one sequence (float64 sums, then float32). */
+function meanRows(h: Float32Array, base: number, from: number, to: number, dim: number, out: Float32Array, dst: number): void {
+  const n = to - from;
+  if (n <= 0) return; // stays zero
+  const acc = new Float64Array(dim);
+  for (let t = from; t < to; t++) {
+    const o = base + t * dim;
+    for (let j = 0; j < dim; j++) acc[j] += h[o + j];
+  }
+  for (let j = 0; j < dim; j++) out[dst + j] = acc[j] / n;
+}
