@@ -1,0 +1,16 @@
+/** Worker thread of parallel.ts: scores batches of prepared queries over shared index arrays. */
+import { parentPort, workerData } from 'node:worker_threads';
+import { QueryScorer, type ScoringArrays, type PreparedQuery } from './search.ts';
+
+export interface WorkerBatch {
+  id: number;
+  k: number;
+  queries: { q: PreparedQuery; exclude: number; candidates?: Uint32Array }[];
+}
+
+const scorer = new QueryScorer(workerData as ScoringArrays);
+parentPort!.on('message', (batch: WorkerBatch) => {
+  const results = batch.queries.map((x) => scorer.search(x.q, batch.k, x.exclude, x.candidates));
+  const transfer = results.flatMap((r) => [r.docs.buffer, r.scores.buffer]) as ArrayBuffer[];
+  parentPort!.postMessage({ id: batch.id, results }, transfer);
+});
