@@ -21,6 +21,11 @@ export interface BatchSearch {
   onProgress?: (done: number) => void;
 }
 
+// Workers load the TypeScript worker module through tsx's loader, whichever way the main thread got it
+// (node --import tsx, bin/citebench.js's register(), the test runner).
+const WORKER_BOOT = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); ` +
+  `return import(${JSON.stringify(new URL('./search-worker.ts', import.meta.url).href)}); })`;
+
 function shared<T extends Uint8Array | Uint32Array | Float32Array | Float64Array>(a: T): T {
   if (a.buffer instanceof SharedArrayBuffer) return a;
   const C = a.constructor as { new (b: SharedArrayBuffer): T };
@@ -85,7 +90,7 @@ export async function searchBatch(arrays: ScoringArrays, req: BatchSearch): Prom
         w.postMessage(batch);
       };
       for (let t = 0; t < threads; t++) {
-        const w = new Worker(new URL('./search-worker.ts', import.meta.url), { workerData: sharedArrays });
+        const w = new Worker(WORKER_BOOT, { eval: true, workerData: sharedArrays });
         workers.push(w);
         w.on('message', (msg: { id: number; results: TopK[] }) => {
           const from = pending.get(msg.id)!;
