@@ -11,6 +11,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync, rmSync, writeSync
 import { join } from 'node:path';
 import { IdIndex } from './id-index.ts';
 import { readArticles } from './s2orc-reader.ts';
+import { resolveCitations } from './citations.ts';
 import { ValidationReport } from './validation.ts';
 import {
   applyPrefilter, formatPrefilterReport, textRuleFlags, type PrefilterConfig, type PrefilterReport,
@@ -98,43 +99,10 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     // ---- pass 2: citations -> edge list -----------------------------------------------------------------
     const src = new Growable(Uint32Array, 1 << 20);
     const dst = new Growable(Uint32Array, 1 << 20);
-    const seen = new Uint8Array(n);
-    let unknown = 0;
-    let selfCites = 0;
-    let unknownExample: { file: string; line: number; field: string; message: string } | undefined;
-    const silent = new ValidationReport(false, 0);
-    const p2 = new Progress({ label: 'pass 2/2 citations', unit: 'records', total: report.recordsRead, enabled: opts.progress });
-    for await (const a of readArticles(opts.input, { report: silent })) {
-      p2.tick();
-      const i = idIndex.get(a.id);
-      if (seen[i]) continue; // a duplicate: skipped in pass 1 too
-      seen[i] = 1;
-      for (let d = 0; d < 2; d++) {
-        const list = d === 0 ? a.outbound : a.inbound;
-        for (const cid of list) {
-          const j = idIndex.get(cid);
-          if (j < 0) {
-            unknown++;
-            unknownExample ??= { file: a.file, line: a.line, field: d === 0 ? 'outbound_citations' : 'inbound_citations', message: `citation to ${cid}, which is not in the corpus` };
-            continue;
-          }
-          if (j === i) {
-            selfCites++;
-            continue;
-          }
-          if (d === 0) {
-            src.push(i);
-            dst.push(j);
-          } else {
-            src.push(j);
-            dst.push(i);
-          }
-        }
-      }
-    }
-    p2.finish();
-    report.addMany('unknown-citation', unknown, unknownExample);
-    report.addMany('self-citation', selfCites);
+    await resolveCitations(opts.input, idIndex, report, (i, j) => {
+      src.push(i);
+      dst.push(j);
+    }, { total: report.recordsRead, enabled: opts.progress });
 
     const full = buildCsr(n, src.view(), dst.view());
     const inDeg = new Uint32Array(n);

@@ -136,3 +136,16 @@ test('CLI: bad data and bad paths give one clear line, no stack trace', () => {
   assert.equal(help.status, 0);
   assert.match(help.stdout, /--min-citations/);
 });
+
+test('citations to unknown ids: counted with an example location; --strict makes them an error', async () => {
+  const dir = tmp();
+  const f = join(dir, 'a.jsonl');
+  writeFileSync(f, [rec('1', { outbound_citations: ['2', '77'] }), rec('2', { inbound_citations: ['1', '88', '2'] })].join('\n'));
+  const s = await buildCorpusStore({ input: f, out: join(dir, 'o'), prefilter: null });
+  assert.equal(s.validation.count('unknown-citation'), 2);
+  assert.equal(s.validation.count('self-citation'), 1);
+  assert.equal(s.citations, 1);
+  const ex = s.validation.examples.get('unknown-citation')![0];
+  assert.deepEqual([ex.line, ex.field], [1, 'outbound_citations']);
+  await assert.rejects(buildCorpusStore({ input: f, out: join(dir, 'p'), prefilter: null, strict: true }), (e: unknown) => e instanceof InputError && e.line === 1 && e.field === 'outbound_citations');
+});

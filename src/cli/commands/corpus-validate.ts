@@ -2,11 +2,13 @@ import { parse, required } from '../args.ts';
 import { readArticles } from '../../corpus/s2orc-reader.ts';
 import { ValidationReport } from '../../corpus/validation.ts';
 import { IdIndex } from '../../corpus/id-index.ts';
+import { resolveCitations } from '../../corpus/citations.ts';
 
 export const usage = `usage: citebench corpus validate --input SHARDS [--strict] [--json]
 
 Check S2ORC metadata shards without building anything: every problem is counted by kind, with the first
-examples located by file, line and field. Exit status 1 when problems were found (informational counts such
+examples located by file, line and field, then resolve every citation id (ids outside the
+shards are counted; --strict makes them errors, as it does every other problem). Exit status 1 when problems were found (informational counts such
 as citations to ids outside the corpus do not count), 2 with --strict at the first problem.`;
 
 export async function run(args: string[]) {
@@ -22,6 +24,7 @@ export async function run(args: string[]) {
     n++;
   }
   report.recordsAccepted = n;
+  await resolveCitations(values.input!, ids, report, () => {});
   console.log(values.json ? JSON.stringify(report.toJSON(), null, 1) : report.format());
   return report.problemCount > 0 ? 1 : 0;
 }
