@@ -40,9 +40,13 @@ export class StringTable {
     return this.intern(b, 0, b.length);
   }
 
+  /** Hash of the bytes looked up by the last find() (callers reuse it for their own sets). */
+  lastHash = 0;
+
   /** Id of buf[start, end), or -1. */
   find(buf: Uint8Array, start: number, end: number): number {
     const h = fnv1a(buf, start, end);
+    this.lastHash = h;
     const mask = this.slots.length - 1;
     let slot = h & mask;
     const len = end - start;
@@ -57,6 +61,21 @@ export class StringTable {
     }
   }
 
+  /** Start of id's bytes in bytes(). */
+  start(id: number): number {
+    return this.starts[id];
+  }
+
+  /** End of id's bytes in bytes(). */
+  end(id: number): number {
+    return this.starts[id + 1];
+  }
+
+  /** The arena holding every id's bytes (valid until the next intern). */
+  bytes(): Uint8Array {
+    return this.arena;
+  }
+
   /** strcmp sign of the bytes of a and b. */
   compare(a: number, b: number): number {
     return this.arena.compare(this.arena, this.starts[b], this.starts[b + 1], this.starts[a], this.starts[a + 1]);
@@ -64,7 +83,7 @@ export class StringTable {
 
   /** The string (latin1: one char per byte, so JS string order equals byte order). */
   get(id: number): string {
-    return this.arena.latin1Slice(this.starts[id], this.starts[id + 1]);
+    return this.arena.toString('latin1', this.starts[id], this.starts[id + 1]);
   }
 
   /** Ids sorted by bytes ascending. */
@@ -82,7 +101,8 @@ export class StringTable {
       this.arena.copy(bigger, 0, 0, this.used);
       this.arena = bigger;
     }
-    this.arena.set(buf.subarray(start, end), this.used);
+    const arena = this.arena;
+    for (let i = 0, o = this.used; i < len; i++) arena[o + i] = buf[start + i];
     if (id + 2 > this.starts.length) {
       const s = new Uint32Array(this.starts.length * 2);
       s.set(this.starts);
@@ -113,7 +133,7 @@ export class StringTable {
   }
 }
 
-function fnv1a(buf: Uint8Array, start: number, end: number): number {
+export function fnv1a(buf: Uint8Array, start: number, end: number): number {
   let h = 0x811c9dc5;
   for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i], 0x01000193);
   // Final avalanche so linear probing on the low bits stays short for similar docnos.

@@ -33,7 +33,7 @@ export function evaluateTrecFiles(qrelsPath: string, runPath: string, measureSpe
     qrels,
     run,
     measures: selection.measures,
-    docOrder: (a, b) => tables.docs.compare(a, b),
+    docOrder: (a, b) => runEntries.docnos!.compare(a, b),
     options,
     queryOrder,
   });

@@ -8,7 +8,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
-import { StringTable } from './string-table.ts';
+import { StringTable, fnv1a } from './string-table.ts';
 import type { QrelsCsr, RunCsr } from './types.ts';
 
 /** The id spaces shared by one qrels file and the runs evaluated against it. */
@@ -29,9 +29,78 @@ export interface TrecEntries {
   doc: Uint32Array;
   /** Qrels: labels; run: scores (float32-rounded when read with float32). */
   value: Int32Array | Float32Array | Float64Array;
-  line: Uint32Array;
+  /** Qrels only: line number per entry. */
+  line?: Uint32Array;
   /** Run tag of the last line (runs only). */
   runId?: string;
+  /** Runs only: the run's docno ids. */
+  docnos?: RunDocnos;
+}
+
+/**
+ * The docnos of one run. A docno found in the qrels keeps its qrels id (so judging is an integer lookup);
+ * any other gets a fresh id from `base` = number of qrels docnos up, with its bytes kept here, without a
+ * global hash table: a run's 1.9 M docnos would make that table large and every lookup a cache miss.
+ * A docno not in qrels that occurs in several queries gets one fresh id per occurrence; that is harmless,
+ * since such docs are only ever compared by bytes (ties, duplicates) and judged non-relevant.
+ */
+export class RunDocnos {
+  readonly base: number;
+  private arena = new Uint8Array(1 << 16);
+  private used = 0;
+  private starts = new Uint32Array(1025);
+  private count = 0;
+
+  constructor(readonly qrelsDocs: StringTable) {
+    this.base = qrelsDocs.size;
+  }
+
+  get size(): number {
+    return this.base + this.count;
+  }
+
+  add(buf: Uint8Array, start: number, end: number): number {
+    const len = end - start;
+    if (this.used + len > this.arena.length) {
+      const bigger = new Uint8Array(Math.max(this.arena.length * 2, this.used + len));
+      bigger.set(this.arena.subarray(0, this.used));
+      this.arena = bigger;
+    }
+    const a = this.arena;
+    for (let i = 0, o = this.used; i < len; i++) a[o + i] = buf[start + i];
+    if (this.count + 2 > this.starts.length) {
+      const s = new Uint32Array(this.starts.length * 2);
+      s.set(this.starts);
+      this.starts = s;
+    }
+    this.starts[this.count] = this.used;
+    this.used += len;
+    this.starts[this.count + 1] = this.used;
+    return this.base + this.count++;
+  }
+
+  /** strcmp sign of the docnos of a and b. */
+  compare(a: number, b: number): number {
+    const qa = this.qrelsDocs.bytes();
+    const ba = a < this.base ? qa : this.arena;
+    const bb = b < this.base ? qa : this.arena;
+    let sa = a < this.base ? this.qrelsDocs.start(a) : this.starts[a - this.base];
+    const ea = a < this.base ? this.qrelsDocs.end(a) : this.starts[a - this.base + 1];
+    let sb = b < this.base ? this.qrelsDocs.start(b) : this.starts[b - this.base];
+    const eb = b < this.base ? this.qrelsDocs.end(b) : this.starts[b - this.base + 1];
+    for (; sa < ea && sb < eb; sa++, sb++) if (ba[sa] !== bb[sb]) return ba[sa] - bb[sb];
+    return ea - sa - (eb - sb);
+  }
+
+  /** Hash of a fresh id's bytes (ids ≥ base). */
+  hash(id: number): number {
+    return fnv1a(this.arena, this.starts[id - this.base], this.starts[id - this.base + 1]);
+  }
+
+  get(id: number): string {
+    if (id < this.base) return this.qrelsDocs.get(id);
+    return latin1(this.arena, this.starts[id - this.base], this.starts[id - this.base + 1]);
+  }
 }
 
 const CHUNK = 1 << 22;
@@ -39,19 +108,19 @@ const MAX_TOKENS = 6;
 const tokStart = new Int32Array(MAX_TOKENS);
 const tokEnd = new Int32Array(MAX_TOKENS);
 
-function isSpace(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 13);
-}
+/** C isspace(): space, \t, \n, \v, \f, \r. */
+const SPACE = new Uint8Array(256);
+for (const c of [32, 9, 10, 11, 12, 13]) SPACE[c] = 1;
 
 /** Split buf[s, e) into at most `max` whitespace-separated tokens (into tokStart/tokEnd). */
 function tokenize(buf: Uint8Array, s: number, e: number, max: number): number {
   let n = 0;
   let i = s;
   while (n < max) {
-    while (i < e && isSpace(buf[i])) i++;
+    while (i < e && SPACE[buf[i]] === 1) i++;
     if (i >= e) break;
     tokStart[n] = i;
-    while (i < e && !isSpace(buf[i])) i++;
+    while (i < e && SPACE[buf[i]] === 0) i++;
     tokEnd[n] = i;
     n++;
   }
@@ -59,13 +128,8 @@ function tokenize(buf: Uint8Array, s: number, e: number, max: number): number {
 }
 
 /** Call fn for every line of the file (without its newline), reading in chunks. */
-function forEachLine(path: string, fn: (buf: Buffer, start: number, end: number, line: number) => void): void {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    throw new InputError(path, undefined, undefined, `cannot open: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+function forEachLine(path: string, fn: (buf: Uint8Array, start: number, end: number, line: number) => void): void {
+  const fd = openInput(path);
   try {
     let buf = Buffer.allocUnsafe(CHUNK);
     let have = 0;
@@ -78,12 +142,14 @@ function forEachLine(path: string, fn: (buf: Buffer, start: number, end: number,
       }
       const n = readSync(fd, buf, have, buf.length - have, null);
       const end = have + n;
-      const view = buf.subarray(0, end);
+      // A plain Uint8Array view: element access on it is faster than on a Buffer.
+      const view = new Uint8Array(buf.buffer, buf.byteOffset, end);
       let s = 0;
-      let nl: number;
-      while ((nl = view.indexOf(10, s)) !== -1) {
-        fn(view, s, nl, ++line);
-        s = nl + 1;
+      for (let i = 0; i < end; i++) {
+        if (view[i] === 10) {
+          fn(view, s, i, ++line);
+          s = i + 1;
+        }
       }
       if (n === 0) {
         if (s < end) fn(view, s, end, ++line);
@@ -135,11 +201,12 @@ class Entries {
     v.set(this.value as never);
     this.value = v;
   }
-  finish(file: string, runId?: string): TrecEntries {
+  finish(file: string, runId?: string, docnos?: RunDocnos): TrecEntries {
     const n = this.count;
     return {
       file,
       count: n,
+      docnos,
       query: this.query.subarray(0, n),
       doc: this.doc.subarray(0, n),
       value: this.value.subarray(0, n),
@@ -149,12 +216,18 @@ class Entries {
   }
 }
 
+/** Lines in the file, estimated from its size and the mean length of its first 64 KiB of lines. */
 function estimateLines(path: string): number {
   try {
     const fd = openSync(path, 'r');
     try {
-      const { size } = fstatSync(fd);
-      return Math.min(Math.ceil(size / 24) + 16, 1 << 27);
+      const size = fstatSync(fd).size;
+      const head = Buffer.allocUnsafe(Math.min(size, 1 << 16));
+      const n = readSync(fd, head, 0, head.length, 0);
+      let lines = 0;
+      for (let i = 0; i < n; i++) if (head[i] === 10) lines++;
+      const mean = lines ? n / lines : 32;
+      return Math.min(Math.ceil((size / mean) * 1.02) + 16, 1 << 28);
     } finally {
       closeSync(fd);
     }
@@ -179,7 +252,7 @@ export function readQrels(path: string, tables: TrecTables): TrecEntries {
     if (n > 4) throw new InputError(path, line, undefined, `too many fields (a qrels line is 'qid iter docno relevance')`);
     const rel = parseInteger(buf, tokStart[3], tokEnd[3]);
     if (rel === undefined) {
-      throw new InputError(path, line, 'relevance', `'${buf.latin1Slice(tokStart[3], tokEnd[3])}' is not an integer relevance label`);
+      throw new InputError(path, line, 'relevance', `'${latin1(buf, tokStart[3], tokEnd[3])}' is not an integer relevance label`);
     }
     const q = tables.queries.intern(buf, tokStart[0], tokEnd[0]);
     const d = tables.docs.intern(buf, tokStart[2], tokEnd[2]);
@@ -191,50 +264,142 @@ export function readQrels(path: string, tables: TrecTables): TrecEntries {
 
 /**
  * Read a run file: `qid Q0 docno rank score tag [ignored…]`. Scores become float32 (trec_eval 9.0.8) unless
- * float64 is asked for (trec_eval 10).
+ * float64 is asked for (trec_eval 10). Read the qrels first: docnos are judged against them (see RunDocnos).
+ * One tight loop over the bytes (this is the hot path for million-line runs): no per-line strings, closures
+ * or line-number arrays; an error found after parsing re-reads the file for its line number.
  */
 export function readRun(path: string, tables: TrecTables, opts: { float64?: boolean } = {}): TrecEntries {
   const float64 = opts.float64 ?? false;
-  const entries = new Entries(estimateLines(path), (n) => (float64 ? new Float64Array(n) : new Float32Array(n)));
-  let lastQ = -1;
-  const prevQid = Buffer.allocUnsafe(256);
+  let cap = estimateLines(path);
+  let query = new Uint32Array(cap);
+  let doc = new Uint32Array(cap);
+  let value: Float32Array | Float64Array = float64 ? new Float64Array(cap) : new Float32Array(cap);
+  let count = 0;
+  const grow = () => {
+    cap = Math.ceil(cap * 1.5) + 1024;
+    const q = new Uint32Array(cap);
+    q.set(query);
+    query = q;
+    const d = new Uint32Array(cap);
+    d.set(doc);
+    doc = d;
+    const v = float64 ? new Float64Array(cap) : new Float32Array(cap);
+    v.set(value);
+    value = v;
+  };
+  const qrelsDocs = tables.docs;
+  const docnos = new RunDocnos(qrelsDocs);
+  const ts = new Int32Array(MAX_TOKENS);
+  const te = new Int32Array(MAX_TOKENS);
+  const space = SPACE;
+  const prevQid = new Uint8Array(256);
   let prevQidLen = -1;
-  let tagBytes: Buffer = Buffer.alloc(0);
+  let lastQ = -1;
+  let tagBytes = new Uint8Array(0);
+  let line = 0;
+  const fd = openInput(path);
+  try {
+    let buf = Buffer.allocUnsafe(CHUNK);
+    let have = 0;
+    for (;;) {
+      if (have + 1 >= buf.length) {
+        const bigger = Buffer.allocUnsafe(buf.length * 2);
+        buf.copy(bigger, 0, 0, have);
+        buf = bigger;
+      }
+      const n = readSync(fd, buf, have, buf.length - have - 1, null);
+      let end = have + n;
+      if (n === 0) {
+        if (end === 0) break;
+        if (buf[end - 1] !== 10) buf[end++] = 10; // a last line without newline
+      }
+      const u8 = new Uint8Array(buf.buffer, buf.byteOffset, end);
+      let limit = end; // complete lines only; the rest waits for the next chunk
+      while (limit > 0 && u8[limit - 1] !== 10) limit--;
+      let i = 0;
+      while (i < limit) {
+        line++;
+        let k = 0;
+        while (k < MAX_TOKENS) {
+          while (u8[i] !== 10 && space[u8[i]] === 1) i++;
+          if (u8[i] === 10) break;
+          ts[k] = i;
+          while (space[u8[i]] === 0) i++;
+          te[k] = i;
+          k++;
+        }
+        while (u8[i] !== 10) i++;
+        i++;
+        if (k === 0 || u8[ts[0]] === 35 /* # */) continue;
+        if (k < 6) throw new InputError(path, line, RUN_FIELDS[k], `missing field '${RUN_FIELDS[k]}' (a run line is 'qid Q0 docno rank score tag')`);
+        const score = parseDecimal(u8, ts[4], te[4]);
+        if (!Number.isFinite(score)) {
+          const text = latin1(u8, ts[4], te[4]);
+          throw new InputError(path, line, 'score', Number.isNaN(score) ? `'${text}' is not a number` : `'${text}' is not a finite number`);
+        }
+        // Runs list a query's docs together: reuse the previous qid's id while its bytes repeat.
+        const qs = ts[0];
+        const qLen = te[0] - qs;
+        let same = qLen === prevQidLen;
+        for (let j = 0; same && j < qLen; j++) same = prevQid[j] === u8[qs + j];
+        if (!same) {
+          lastQ = tables.queries.intern(u8, qs, te[0]);
+          if (qLen <= prevQid.length) {
+            for (let j = 0; j < qLen; j++) prevQid[j] = u8[qs + j];
+            prevQidLen = qLen;
+          } else prevQidLen = -1;
+        }
+        let d = qrelsDocs.find(u8, ts[2], te[2]);
+        if (d < 0) d = docnos.add(u8, ts[2], te[2]);
+        if (count === cap) grow();
+        query[count] = lastQ;
+        doc[count] = d;
+        value[count] = score;
+        count++;
+        // trec_eval keeps the run tag of the last line; copy its bytes only when they change.
+        const tl = te[5] - ts[5];
+        let sameTag = tl === tagBytes.length;
+        for (let j = 0; sameTag && j < tl; j++) sameTag = tagBytes[j] === u8[ts[5] + j];
+        if (!sameTag) tagBytes = u8.slice(ts[5], te[5]);
+      }
+      buf.copy(buf, 0, limit, end);
+      have = end - limit;
+      if (n === 0) break;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  if (count === 0) throw new InputError(path, undefined, undefined, 'no run lines');
+  return {
+    file: path,
+    count,
+    query: query.subarray(0, count),
+    doc: doc.subarray(0, count),
+    value: value.subarray(0, count),
+    runId: latin1(tagBytes, 0, tagBytes.length),
+    docnos,
+  };
+}
+
+function openInput(path: string): number {
+  try {
+    return openSync(path, 'r');
+  } catch (e) {
+    throw new InputError(path, undefined, undefined, `cannot open: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+/** Line numbers of the given content-line ordinals (0-based, blank and # lines not counted): the error path. */
+function lineNumbersOf(path: string, ordinals: number[]): number[] {
+  const want = new Map(ordinals.map((o) => [o, 0]));
+  let ordinal = 0;
   forEachLine(path, (buf, s, e, line) => {
-    const n = tokenize(buf, s, e, MAX_TOKENS);
-    if (n === 0 || buf[tokStart[0]] === 35 /* # */) return;
-    if (n < 6) {
-      throw new InputError(path, line, RUN_FIELDS[n], `missing field '${RUN_FIELDS[n]}' (a run line is 'qid Q0 docno rank score tag')`);
-    }
-    const score = parseDecimal(buf, tokStart[4], tokEnd[4]);
-    if (!Number.isFinite(score)) {
-      const text = buf.latin1Slice(tokStart[4], tokEnd[4]);
-      throw new InputError(path, line, 'score', Number.isNaN(score) ? `'${text}' is not a number` : `'${text}' is not a finite number`);
-    }
-    // Runs list a query's docs together: reuse the previous qid id while the bytes repeat.
-    const qLen = tokEnd[0] - tokStart[0];
-    let q: number;
-    if (qLen === prevQidLen && qLen <= prevQid.length && buf.compare(prevQid, 0, qLen, tokStart[0], tokEnd[0]) === 0) {
-      q = lastQ;
-    } else {
-      q = tables.queries.intern(buf, tokStart[0], tokEnd[0]);
-      if (qLen <= prevQid.length) {
-        buf.copy(prevQid, 0, tokStart[0], tokEnd[0]);
-        prevQidLen = qLen;
-      } else prevQidLen = -1;
-      lastQ = q;
-    }
-    const d = tables.docs.intern(buf, tokStart[2], tokEnd[2]);
-    entries.push(q, d, score, line);
-    // The run tag of the last line is kept (trec_eval); copy its bytes only when they change.
-    const ts = tokStart[5];
-    const te = tokEnd[5];
-    if (te - ts !== tagBytes.length || buf.compare(tagBytes, 0, tagBytes.length, ts, te) !== 0) {
-      tagBytes = Buffer.from(buf.subarray(ts, te));
-    }
+    const n = tokenize(buf, s, e, 1);
+    if (n === 0 || buf[tokStart[0]] === 35) return;
+    if (want.has(ordinal)) want.set(ordinal, line);
+    ordinal++;
   });
-  if (entries.count === 0) throw new InputError(path, undefined, undefined, 'no run lines');
-  return entries.finish(path, tagBytes.latin1Slice(0, tagBytes.length));
+  return ordinals.map((o) => want.get(o) ?? 0);
 }
 
 /** Group qrels entries by query (positions 0..numQueries-1); a doc judged twice for a query is an error. */
@@ -250,7 +415,7 @@ export function qrelsToCsr(e: TrecEntries, numQueries: number, tables: TrecTable
   return { offsets, docs, labels };
 }
 
-/** Group run entries by query; a doc retrieved twice for a query is an error. */
+/** Group run entries by query; a docno retrieved twice for a query is an error. */
 export function runToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): RunCsr {
   const { offsets, perm } = groupByQuery(e, numQueries);
   const docs = new Uint32Array(e.count);
@@ -259,8 +424,58 @@ export function runToCsr(e: TrecEntries, numQueries: number, tables: TrecTables)
     docs[i] = e.doc[perm[i]];
     scores[i] = e.value[perm[i]];
   }
-  checkDuplicates(e, offsets, perm, docs, tables, 'retrieved');
+  checkRunDuplicates(e, offsets, perm, docs, tables);
   return { offsets, docs, scores };
+}
+
+/** Per query, a small hash set over the docno hashes (fresh ids) plus stamps on qrels ids. */
+function checkRunDuplicates(e: TrecEntries, offsets: Uint32Array, perm: Uint32Array, docs: Uint32Array, tables: TrecTables): void {
+  const docnos = e.docnos!;
+  const stamp = new Int32Array(docnos.base);
+  let table = new Int32Array(1024);
+  for (let q = 0; q + 1 < offsets.length; q++) {
+    const start = offsets[q];
+    const n = offsets[q + 1] - start;
+    let size = 1024;
+    while (size < 2 * n) size *= 2;
+    if (table.length < size) table = new Int32Array(size);
+    table.fill(0, 0, size);
+    const mask = size - 1;
+    for (let i = start; i < start + n; i++) {
+      const d = docs[i];
+      let dup = -1;
+      if (d < docnos.base) {
+        if (stamp[d] === q + 1) dup = d;
+        stamp[d] = q + 1;
+      } else {
+        const h = docnos.hash(d);
+        let slot = h & mask;
+        for (;;) {
+          const other = table[slot] - 1;
+          if (other < 0) {
+            table[slot] = i + 1;
+            break;
+          }
+          if (docnos.compare(docs[other], d) === 0) {
+            dup = d;
+            break;
+          }
+          slot = (slot + 1) & mask;
+        }
+      }
+      if (dup >= 0) {
+        let firstEntry = start;
+        while (docnos.compare(docs[firstEntry], d) !== 0) firstEntry++;
+        const [line, first] = lineNumbersOf(e.file, [perm[i], perm[firstEntry]]);
+        throw new InputError(
+          e.file,
+          line,
+          'docno',
+          `query '${tables.queries.get(q)}' has docno '${docnos.get(d)}' retrieved twice (first at line ${first})`,
+        );
+      }
+    }
+  }
 }
 
 /** Stable counting sort of entries by query: offsets and the entry permutation. */
@@ -290,15 +505,24 @@ function checkDuplicates(
       if (stamp[d] === q + 1) {
         throw new InputError(
           e.file,
-          e.line[perm[i]],
+          e.line![perm[i]],
           'docno',
           `query '${tables.queries.get(q)}' has docno '${tables.docs.get(d)}' ${verb} twice (first at line ${first[d]})`,
         );
       }
       stamp[d] = q + 1;
-      first[d] = e.line[perm[i]];
+      first[d] = e.line![perm[i]];
     }
   }
+}
+
+function bytesEqual(a: Uint8Array, as: number, b: Uint8Array, bs: number, len: number): boolean {
+  for (let i = 0; i < len; i++) if (a[as + i] !== b[bs + i]) return false;
+  return true;
+}
+
+function latin1(buf: Uint8Array, s: number, e: number): string {
+  return Buffer.from(buf.buffer, buf.byteOffset + s, e - s).toString('latin1');
 }
 
 /** Optional sign and digits; undefined if malformed. */
@@ -381,7 +605,7 @@ export function parseDecimal(buf: Uint8Array, s: number, e: number): number {
   const p = exp - fracDigits;
   let v: number;
   if (exact && p >= -22 && p <= 22) v = p < 0 ? mant / POW10[-p] : mant * POW10[p];
-  else v = Number(Buffer.from(buf.buffer, buf.byteOffset + body, e - body).latin1Slice());
+  else v = Number(latin1(buf, body, e));
   return neg ? -v : v;
 }
 

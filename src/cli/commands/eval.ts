@@ -1,0 +1,50 @@
+import { parse, num } from '../args.ts';
+import { CitebenchError } from '../../util/errors.ts';
+import { trecEvalText } from '../../eval/trec-eval.ts';
+
+export const usage = `usage: citebench eval QRELS RUN [-m MEASURE]... [-q] [-c] [-M N] [-l N] [--trec-eval-10]
+
+Evaluate a TREC run against TREC qrels exactly as trec_eval 9.0.8 does, printing its text format
+(measure<TAB>qid<TAB>value; -q adds per-query lines before the 'all' lines).
+
+  QRELS                 qrels file: 'qid iter docno relevance' per line
+  RUN                   run file: 'qid Q0 docno rank score tag' per line (rank is ignored: docs are
+                        ranked by score, float32-rounded, ties by docno descending)
+  -m, --measure M       measure to print (repeatable). trec names: map, ndcg, ndcg_cut[.k,..], P[.k,..],
+                        recall[.k,..], recip_rank, Rprec, map_cut[.k,..], success[.k,..], num_q, num_ret,
+                        num_rel, num_rel_ret, F1[.k,..], all_trec, official (default); paper names: MAP,
+                        nDCG, nDCG@10, R@30, P@5, MRR, F1@20
+  -q, --per-query       also print each query's values
+  -c, --complete        average over every qrels query; queries missing from the run score 0
+  -M, --max-docs N      evaluate only the top N docs of each query
+  -l, --level N         relevance level: labels >= N are relevant (default 1; nDCG uses the labels as gains)
+      --trec-eval-10    rank by double-precision scores (trec_eval 10) instead of float32 (9.0.8)`;
+
+export async function run(args: string[]): Promise<number> {
+  const { values, positionals } = parse(
+    args,
+    {
+      measure: { type: 'string', short: 'm', multiple: true },
+      'per-query': { type: 'boolean', short: 'q' },
+      complete: { type: 'boolean', short: 'c' },
+      'max-docs': { type: 'string', short: 'M' },
+      level: { type: 'string', short: 'l' },
+      'trec-eval-10': { type: 'boolean' },
+    },
+    usage,
+  );
+  if (positionals.length !== 2) throw new CitebenchError(`eval needs QRELS and RUN files\n\n${usage}`);
+  const maxDocs = values['max-docs'] === undefined ? undefined : num('max-docs', values['max-docs']);
+  if (maxDocs !== undefined && (!Number.isInteger(maxDocs) || maxDocs < 1)) throw new CitebenchError('--max-docs must be a positive integer');
+  const level = num('level', values.level, 1);
+  if (!Number.isInteger(level)) throw new CitebenchError('--level must be an integer');
+  const text = trecEvalText(positionals[0], positionals[1], values.measure ?? [], {
+    perQuery: values['per-query'],
+    missing: values.complete ? 'zero' : 'skip',
+    maxDocsPerQuery: maxDocs,
+    relevanceLevel: level,
+    trecEval10: values['trec-eval-10'],
+  });
+  process.stdout.write(Buffer.from(text, 'latin1'));
+  return 0;
+}
