@@ -20,4 +20,7 @@ export const commands: CommandEntry[] = [
   { name: 'corpus build', summary: 'read S2ORC shards, validate, prefilter, write the compact corpus store', load: () => import('./commands/corpus-build.ts') },
   { name: 'corpus info', summary: 'summarise a corpus store (sizes, years, fields, citations)', load: () => import('./commands/corpus-info.ts') },
   { name: 'corpus validate', summary: 'validate S2ORC shards and report problems by file, line and field', load: () => import('./commands/corpus-validate.ts') },
+  { name: 'bm25 index', summary: 'build the Lucene-exact BM25 index of a corpus store (title + abstract)', load: () => import('./commands/bm25-index.ts') },
+  { name: 'bm25 search', summary: 'BM25 top-k for query articles over the corpus or a pool; writes a TREC run', load: () => import('./commands/bm25-search.ts') },
+  { name: 'bm25 tune', summary: 'grid search of BM25 k1 and b on a validation split (eval module measure)', load: () => import('./commands/bm25-tune.ts') },
 ];

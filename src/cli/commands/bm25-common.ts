@@ -1,0 +1,63 @@
+/** Shared input handling of the bm25 commands: paper-id list files and qrels, named by file and line. */
+import { readFileSync } from 'node:fs';
+import { InputError, CitebenchError } from '../../util/errors.ts';
+import type { CorpusStore } from '../../corpus/store.ts';
+import type { Bm25Index, IndexMeta } from '../../retrieval/bm25/index.ts';
+
+function readLines(path: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new InputError(path, undefined, undefined, `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  return text.split(/\r?\n/);
+}
+
+/** A file of paper ids, one per line (blank lines and #-comments skipped) → corpus indices, in file order. */
+export function readIdList(path: string, store: CorpusStore): { indices: Uint32Array; ids: string[] } {
+  const indices: number[] = [];
+  const ids: string[] = [];
+  readLines(path).forEach((raw, i) => {
+    const id = raw.trim();
+    if (id === '' || id.startsWith('#')) return;
+    if (/\s/.test(id)) throw new InputError(path, i + 1, 'paper_id', `expected one paper id per line, got '${id}'`);
+    const idx = store.indexOf(id);
+    if (idx < 0) throw new InputError(path, i + 1, 'paper_id', `unknown paper id '${id}' (not in the corpus store ${store.dir})`);
+    indices.push(idx);
+    ids.push(id);
+  });
+  if (indices.length === 0) throw new InputError(path, undefined, undefined, 'no paper ids in the file');
+  return { indices: Uint32Array.from(indices), ids };
+}
+
+/** A pool file (paper ids) → sorted distinct corpus indices; a repeated id is an error naming both lines. */
+export function readPool(path: string, store: CorpusStore): Uint32Array {
+  const seen = new Map<number, number>();
+  readLines(path).forEach((raw, i) => {
+    const id = raw.trim();
+    if (id === '' || id.startsWith('#')) return;
+    const idx = store.indexOf(id);
+    if (idx < 0) throw new InputError(path, i + 1, 'paper_id', `unknown paper id '${id}' (not in the corpus store ${store.dir})`);
+    const prev = seen.get(idx);
+    if (prev !== undefined) throw new InputError(path, i + 1, 'paper_id', `paper id '${id}' repeats line ${prev}`);
+    seen.set(idx, i + 1);
+  });
+  if (seen.size === 0) throw new InputError(path, undefined, undefined, 'empty pool');
+  return Uint32Array.from([...seen.keys()].sort((a, b) => a - b));
+}
+
+/** The index must have been built from this store. */
+export function checkIndexMatchesStore(meta: IndexMeta, ix: Bm25Index, store: CorpusStore, indexDir: string): void {
+  if (ix.docCount !== store.size || (meta.corpus && meta.corpus.articles !== store.size)) {
+    throw new CitebenchError(`${indexDir}: index has ${ix.docCount} documents but the corpus store ${store.dir} has ${store.size} articles: rebuild the index from this store`);
+  }
+}
+
+/** Parse a comma-separated list of numbers for an option. */
+export function numList(name: string, v: string | undefined, dflt: number[]): number[] {
+  if (v === undefined) return dflt;
+  const out = v.split(',').map((s) => Number(s.trim()));
+  if (out.some((x) => !Number.isFinite(x)) || out.length === 0) throw new CitebenchError(`--${name} must be comma-separated numbers, got '${v}'`);
+  return out;
+}

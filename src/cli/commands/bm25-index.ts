@@ -1,0 +1,27 @@
+import { join, resolve } from 'node:path';
+import { parse, num, required } from '../args.ts';
+import { CorpusStore } from '../../corpus/store.ts';
+import { buildIndex, saveIndex, removeWorkDir } from '../../retrieval/bm25/index.ts';
+import { fmtDuration } from '../../util/progress.ts';
+
+export const usage = `usage: citebench bm25 index --corpus STORE --out INDEX [--chunk-docs 100000]
+
+Build the BM25 index of a corpus store: title + abstract of every article, analysed like Anserini/Lucene 8.7
+(EnglishAnalyzer). Chunks are kept in INDEX.work/ so a killed build resumes where it stopped; the index
+directory is written atomically at the end.`;
+
+export async function run(args: string[]) {
+  const { values } = parse(args, { corpus: { type: 'string' }, out: { type: 'string' }, 'chunk-docs': { type: 'string' } }, usage);
+  const storeDir = required('corpus', values.corpus);
+  const out = required('out', values.out);
+  const chunkDocs = num('chunk-docs', values['chunk-docs'], 100_000);
+  const store = CorpusStore.open(storeDir);
+  const t0 = performance.now();
+  const workDir = `${out}.work`;
+  const ix = buildIndex(store, { chunkDocs, workDir });
+  saveIndex(ix, out, { corpus: { dir: resolve(storeDir), articles: store.size } });
+  removeWorkDir(workDir);
+  const secs = (performance.now() - t0) / 1000;
+  console.log(`${out}: ${ix.docCount} documents, ${ix.terms.length} terms, ${ix.docs.length} postings (${fmtDuration(secs)})`);
+  console.log(`files: ${join(out, 'meta.json')} and postings`);
+}

@@ -1,0 +1,59 @@
+import { parse, num, required } from '../args.ts';
+import { CorpusStore } from '../../corpus/store.ts';
+import { loadIndex, readIndexMeta } from '../../retrieval/bm25/index.ts';
+import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
+import { writeRun } from '../../eval/trec-io.ts';
+import { Progress } from '../../util/progress.ts';
+import { CitebenchError } from '../../util/errors.ts';
+import { checkIndexMatchesStore, readIdList, readPool } from './bm25-common.ts';
+import { availableParallelism } from 'node:os';
+
+export const usage = `usage: citebench bm25 search --index INDEX --corpus STORE --queries FILE --out RUN.trec
+                             [--pool FILE] [--k 500] [--k1 0.9] [--b 0.4] [--accurate] [--threads N]
+                             [--tag bm25] [--keep-self]
+
+Rank documents for each query article (title + abstract) with Lucene-exact BM25 and write a TREC run
+(qid Q0 docno rank score tag; qid and docno are paper ids; ties ranked like trec_eval: docno descending).
+  --queries FILE   paper ids, one per line
+  --pool FILE      paper ids of the candidate pool: searched as if indexed alone (N, df, avgdl of the pool)
+  --accurate       exact document lengths instead of Lucene's lossy one-byte norms (the default, = pyserini)
+  --keep-self      keep the query article in its own list (default: excluded)
+  --threads N      worker threads (default: number of CPUs)`;
+
+export async function run(args: string[]) {
+  const { values } = parse(args, {
+    index: { type: 'string' }, corpus: { type: 'string' }, queries: { type: 'string' }, out: { type: 'string' },
+    pool: { type: 'string' }, k: { type: 'string' }, k1: { type: 'string' }, b: { type: 'string' },
+    accurate: { type: 'boolean' }, threads: { type: 'string' }, tag: { type: 'string' }, 'keep-self': { type: 'boolean' },
+  }, usage);
+  const indexDir = required('index', values.index);
+  const store = CorpusStore.open(required('corpus', values.corpus));
+  const queriesFile = required('queries', values.queries);
+  const out = required('out', values.out);
+  const k = num('k', values.k, 500);
+  const k1 = num('k1', values.k1, 0.9);
+  const b = num('b', values.b, 0.4);
+  const threads = num('threads', values.threads, availableParallelism());
+  if (!Number.isInteger(k) || k < 1) throw new CitebenchError(`--k must be a positive integer, got ${values.k}`);
+  if (k1 < 0) throw new CitebenchError(`--k1 must be ≥ 0, got ${k1}`);
+  if (b < 0 || b > 1) throw new CitebenchError(`--b must be in [0, 1], got ${b}`);
+  if (!Number.isInteger(threads) || threads < 1) throw new CitebenchError(`--threads must be a positive integer, got ${values.threads}`);
+  const queries = readIdList(queriesFile, store);
+  const pool = values.pool ? readPool(values.pool, store) : undefined;
+  const meta = readIndexMeta(indexDir);
+  const ix = loadIndex(indexDir);
+  checkIndexMatchesStore(meta, ix, store, indexDir);
+  const progress = new Progress({ label: 'bm25 search', total: queries.indices.length, unit: 'queries' });
+  const retriever = new Bm25Retriever(ix, store, {
+    params: { k1, b, accurate: values.accurate ?? false },
+    tieKey: store.idOrder,
+    threads,
+    onProgress: (done) => progress.set(done),
+  });
+  const t0 = performance.now();
+  const run = await retriever.search({ queries: queries.indices, pool, k, excludeSelf: !values['keep-self'] });
+  progress.finish();
+  const secs = (performance.now() - t0) / 1000;
+  writeRun(out, { qids: queries.ids, docnos: (d) => store.id(d), run, tag: values.tag ?? 'bm25' });
+  console.log(`${out}: ${queries.indices.length} queries, ${run.docs.length} results, ${pool ? `pool of ${pool.length}` : `all ${store.size} articles`} (${secs.toFixed(1)} s, ${(queries.indices.length / secs).toFixed(1)} queries/s)`);
+}
