@@ -1,0 +1,226 @@
+/**
+ * The MDCR benchmark's official evaluator (zoranmedic/mdcr evaluate.py), reproduced on the trec_eval core:
+ * per field, qrels label 1 for `true` candidates and 0 for every negative type (`true` is written last, so a
+ * candidate listed both as a negative and as true is relevant); the run is every judged candidate with its score;
+ * trec_eval 9.0.8 semantics (float32 scores, ties by docno descending); map, ndcg and recall_5 averaged over
+ * the field's queries with numpy's pairwise sum, ×100, np.round(·, 4); AVG = np.mean of the already rounded
+ * per-field values, rounded to 4 dp.
+ */
+import { readFileSync } from 'node:fs';
+import { CitebenchError, InputError } from '../util/errors.ts';
+import { FIELDS } from '../corpus/fields.ts';
+import { evaluate } from './evaluate.ts';
+import { parseMeasure } from './registry.ts';
+
+/** The negative candidate types of MDCR, in evaluate.py's NEG_TYPES order (before 'true'). */
+export const MDCR_NEGATIVE_TYPES = ['bm25', 'graph', 'most_cited', 'random', 'scincl', 'specter'] as const;
+export type MdcrNegativeType = (typeof MDCR_NEGATIVE_TYPES)[number];
+export const MDCR_METRICS = ['map', 'ndcg', 'recall_5'] as const;
+export type MdcrMetric = (typeof MDCR_METRICS)[number];
+
+/** benchmark[field][queryId][candidateType] = candidate ids. */
+export type MdcrBenchmark = Record<string, Record<string, Record<string, unknown>>>;
+export type MdcrScores = Record<string, unknown>;
+
+export interface MdcrFieldResult {
+  field: string;
+  queries: number;
+  /** ×100, rounded to 4 dp as evaluate.py prints. */
+  values: Record<MdcrMetric, number>;
+  /** Per-query values (0..1, unrounded), query ids in `queryIds` order. */
+  perQuery: Record<MdcrMetric, Float64Array>;
+  queryIds: string[];
+}
+
+export interface MdcrResult {
+  fields: MdcrFieldResult[];
+  avg: Record<MdcrMetric, number>;
+  /** Negative type evaluated alone (paper Table 4), or undefined for all types. */
+  candidateType?: MdcrNegativeType;
+  /** Queries lacking a negative list (treated as empty; evaluate.py would stop with a KeyError). */
+  missingLists: number;
+}
+
+/** Parse a JSON file; a syntax error names the file, line and column. */
+export function readJsonFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new InputError(path, undefined, undefined, `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const msg = (e as Error).message;
+    const pos = /position (\d+)/.exec(msg);
+    if (pos) {
+      const p = Number(pos[1]);
+      const before = text.slice(0, p);
+      const line = before.split('\n').length;
+      const col = p - before.lastIndexOf('\n');
+      throw new InputError(path, line, undefined, `malformed JSON at column ${col} (byte offset ${p}): ${msg}`);
+    }
+    throw new InputError(path, undefined, undefined, `malformed JSON: ${msg}`);
+  }
+}
+
+export function parseCandidateType(s: string): MdcrNegativeType {
+  if ((MDCR_NEGATIVE_TYPES as readonly string[]).includes(s)) return s as MdcrNegativeType;
+  throw new CitebenchError(`unknown candidate type '${s}': choose one of ${MDCR_NEGATIVE_TYPES.join(', ')}`);
+}
+
+export interface MdcrEvalOptions {
+  candidateType?: MdcrNegativeType;
+  /** File names for error messages. */
+  benchmarkPath?: string;
+  scoresPath?: string;
+}
+
+/** Evaluate a scores object against an MDCR benchmark object. */
+export function evaluateMdcr(benchmark: unknown, scores: unknown, opts: MdcrEvalOptions = {}): MdcrResult {
+  const bPath = opts.benchmarkPath ?? 'benchmark';
+  const sPath = opts.scoresPath ?? 'scores';
+  if (!isObject(benchmark)) throw new InputError(bPath, undefined, undefined, 'expected a JSON object { field: { query_id: { type: [ids] } } }');
+  if (!isObject(scores)) throw new InputError(sPath, undefined, undefined, 'expected a JSON object { "<qid>_<cid>": score }');
+  for (const f of Object.keys(benchmark)) {
+    if (!(FIELDS as readonly string[]).includes(f)) {
+      throw new InputError(bPath, undefined, f, `unknown field '${f}' (MDCR fields are the 19 MAG names: ${FIELDS.join(', ')})`);
+    }
+  }
+  const types: string[] = opts.candidateType ? [opts.candidateType, 'true'] : [...MDCR_NEGATIVE_TYPES, 'true'];
+  const measures = MDCR_METRICS.flatMap((m) => parseMeasure(m));
+  const fields: MdcrFieldResult[] = [];
+  let missingLists = 0;
+  // evaluate.py walks its FIELDS list; we evaluate those present, in that order.
+  for (const field of FIELDS) {
+    const fieldData = (benchmark as MdcrBenchmark)[field];
+    if (fieldData === undefined) continue;
+    if (!isObject(fieldData)) throw new InputError(bPath, undefined, field, 'expected an object of queries');
+    // Queries in byte order of their ids (trec_eval's order; only the last bit of a mean can depend on it).
+    const queryIds = Object.keys(fieldData).sort(compareBytes);
+    if (queryIds.length === 0) throw new InputError(bPath, undefined, field, 'field has no queries');
+    const candidateIds = new Map<string, number>();
+    const qOffsets = new Uint32Array(queryIds.length + 1);
+    const qDocs: number[] = [];
+    const qLabels: number[] = [];
+    const scoreList: number[] = [];
+    for (let q = 0; q < queryIds.length; q++) {
+      const qid = queryIds[q];
+      const lists = fieldData[qid];
+      const where = `${field} / ${qid}`;
+      if (!isObject(lists)) throw new InputError(bPath, undefined, where, 'expected an object of candidate lists');
+      const labels = new Map<string, number>();
+      for (const type of types) {
+        const list = lists[type];
+        if (list === undefined) {
+          if (type === 'true' || type === opts.candidateType) throw new InputError(bPath, undefined, `${where} / ${type}`, `missing candidate list '${type}'`);
+          missingLists++;
+          continue;
+        }
+        if (!Array.isArray(list)) throw new InputError(bPath, undefined, `${where} / ${type}`, 'expected an array of candidate ids');
+        for (const c of list) {
+          if (typeof c !== 'string' && typeof c !== 'number') throw new InputError(bPath, undefined, `${where} / ${type}`, `candidate id ${JSON.stringify(c)} is not a string`);
+          labels.set(String(c), type === 'true' ? 1 : 0);
+        }
+      }
+      if (labels.size === 0) throw new InputError(bPath, undefined, where, 'query has no candidates (empty qrels)');
+      for (const [cid, label] of labels) {
+        const key = `${qid}_${cid}`;
+        const s = (scores as MdcrScores)[key];
+        if (s === undefined) throw new InputError(sPath, undefined, key, `missing score for query '${qid}', candidate '${cid}' (field ${field})`);
+        if (typeof s !== 'number' || !Number.isFinite(s)) throw new InputError(sPath, undefined, key, `score ${JSON.stringify(s)} is not a finite number`);
+        let id = candidateIds.get(cid);
+        if (id === undefined) candidateIds.set(cid, (id = candidateIds.size));
+        qDocs.push(id);
+        qLabels.push(label);
+        scoreList.push(s);
+      }
+      qOffsets[q + 1] = qDocs.length;
+    }
+    // Tie-break order: candidate ids sorted byte-wise (UTF-8), as strcmp sees them.
+    const names = [...candidateIds.keys()];
+    const sortedNames = names.map((n, i) => ({ b: Buffer.from(n, 'utf8'), i })).sort((a, b) => Buffer.compare(a.b, b.b));
+    const docOrder = new Uint32Array(names.length);
+    sortedNames.forEach((x, rank) => (docOrder[x.i] = rank));
+    const docs = Uint32Array.from(qDocs);
+    const result = evaluate({
+      qrels: { offsets: qOffsets, docs, labels: Int32Array.from(qLabels) },
+      run: { offsets: qOffsets, docs, scores: Float64Array.from(scoreList) },
+      measures,
+      docOrder,
+    });
+    const values = {} as Record<MdcrMetric, number>;
+    const perQuery = {} as Record<MdcrMetric, Float64Array>;
+    MDCR_METRICS.forEach((name, m) => {
+      perQuery[name] = result.perQuery[m];
+      values[name] = npRound4(100 * (numpySum(result.perQuery[m]) / queryIds.length));
+    });
+    fields.push({ field, queries: queryIds.length, values, perQuery, queryIds });
+  }
+  if (fields.length === 0) throw new InputError(bPath, undefined, undefined, 'no MDCR field found in the benchmark');
+  const avg = {} as Record<MdcrMetric, number>;
+  for (const name of MDCR_METRICS) {
+    const rounded = Float64Array.from(fields.map((f) => f.values[name]));
+    avg[name] = npRound4(numpySum(rounded) / rounded.length);
+  }
+  return { fields, avg, candidateType: opts.candidateType, missingLists };
+}
+
+/** numpy.round(x, 4): multiply by 10⁴, round half to even, divide. */
+export function npRound4(x: number): number {
+  const y = x * 10000;
+  const f = Math.floor(y);
+  const d = y - f;
+  const r = d > 0.5 ? f + 1 : d < 0.5 ? f : f % 2 === 0 ? f : f + 1;
+  return r / 10000;
+}
+
+/**
+ * np.sum / np.mean's summation of a float64 vector: numpy's pairwise sum (blocks of ≤ 128 summed with 8
+ * accumulators, halves above), so means match numpy to the last bit (checked against numpy 2.4).
+ */
+export function numpySum(a: Float64Array): number {
+  if (a.length === 0) return 0;
+  return pairwiseSum(a, 0, a.length);
+}
+
+function pairwiseSum(a: Float64Array, start: number, n: number): number {
+  if (n < 8) {
+    let res = 0;
+    for (let i = 0; i < n; i++) res += a[start + i];
+    return res;
+  }
+  if (n <= 128) {
+    const r = [a[start], a[start + 1], a[start + 2], a[start + 3], a[start + 4], a[start + 5], a[start + 6], a[start + 7]];
+    let i = 8;
+    for (; i < n - (n % 8); i += 8) for (let j = 0; j < 8; j++) r[j] += a[start + i + j];
+    let res = r[0] + r[1] + (r[2] + r[3]) + (r[4] + r[5] + (r[6] + r[7]));
+    for (; i < n; i++) res += a[start + i];
+    return res;
+  }
+  let n2 = Math.floor(n / 2);
+  n2 -= n2 % 8;
+  return pairwiseSum(a, start, n2) + pairwiseSum(a, start + n2, n - n2);
+}
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+function compareBytes(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+/** A readable table: one row per field, then AVG. */
+export function formatMdcrTable(r: MdcrResult): string {
+  const width = Math.max(5, ...r.fields.map((f) => f.field.length));
+  const head = `${'field'.padEnd(width)}  ${'queries'.padStart(7)}  ${MDCR_METRICS.map((m) => m.padStart(9)).join('  ')}`;
+  const rows = r.fields.map(
+    (f) => `${f.field.padEnd(width)}  ${String(f.queries).padStart(7)}  ${MDCR_METRICS.map((m) => f.values[m].toFixed(4).padStart(9)).join('  ')}`,
+  );
+  const total = r.fields.reduce((s, f) => s + f.queries, 0);
+  const avg = `${'AVG'.padEnd(width)}  ${String(total).padStart(7)}  ${MDCR_METRICS.map((m) => r.avg[m].toFixed(4).padStart(9)).join('  ')}`;
+  const title = r.candidateType ? `candidates: 5 true + ${r.candidateType} negatives` : 'candidates: true + all negative types';
+  return [title, head, '-'.repeat(head.length), ...rows, '-'.repeat(head.length), avg].join('\n') + '\n';
+}
