@@ -226,7 +226,7 @@ test('index save/load round trip, resumable chunked build, tf ≥ 255', () => {
     saveIndex(ix, join(dir, 'index'));
     const back = loadIndex(join(dir, 'index'));
     assert.deepEqual(back.terms, ix.terms);
-    for (const key of ['offsets', 'docs', 'tfs', 'tfBigPos', 'tfBigVal', 'lengths'] as const) {
+    for (const key of ['offsets', 'docs', 'tfs', 'tfBigPos', 'tfBigVal', 'postNorms', 'lengths'] as const) {
       assert.deepEqual([...back[key]], [...ix[key]], key);
     }
     assert.ok(back.docs.buffer instanceof SharedArrayBuffer);
@@ -252,5 +252,22 @@ test('index save/load round trip, resumable chunked build, tf ≥ 255', () => {
     assert.ok(existsSync(work) && readdirSync(work).length > 0);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('lossy scoring: per-term (tf, norm) tables give the same floats as per-posting arithmetic', () => {
+  const corpus = randomCorpus(3000, 17);
+  corpus[5] = { title: 'wax', abstract: Array(40).fill('wax').join(' ') }; // tf above the table range
+  const ix = buildIndex(new InMemoryTexts(corpus));
+  const an = new EnglishAnalyzer();
+  const vocab = termIdMap(ix.terms);
+  for (const pool of [undefined, Uint32Array.from({ length: 1000 }, (_, i) => i * 3)]) {
+    const stats = new PoolStats(ix, { k1: 1.1, b: 0.6, accurate: false }, pool);
+    const direct = new QueryScorer(stats.arrays(null), Infinity);
+    const tabled = new QueryScorer(stats.arrays(null), 0);
+    for (let q = 0; q < 50; q++) {
+      const pq = stats.prepare(queryTermIds(an, vocab, corpus[q * 7].abstract + ' wax'));
+      assert.deepEqual(tabled.search(pq, 200), direct.search(pq, 200), `query ${q}`);
+    }
   }
 });

@@ -14,6 +14,8 @@
  *   docs.u32        corpus index of each posting (ascending within a term)
  *   tf.u8           term frequency of each posting; 255 = look up tfbig.*
  *   tfbig.pos.f64 / tfbig.val.u32   postings whose frequency is ≥ 255, ascending by position
+ *   pnorm.u8        Lucene norm byte (SmallFloat.intToByte4 of the length) of each posting's document: lets
+ *                   lossy-length scoring read postings sequentially, with no random access per document
  *   lengths.u32     analysed length (token count after stop words) of each document: exact, for `accurate`
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -23,6 +25,7 @@ import { writeFileAtomic, commitDirectory } from '../../util/atomic.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { Progress } from '../../util/progress.ts';
 import { EnglishAnalyzer, articleText } from './analyzer.ts';
+import { intToByte4 } from './norms.ts';
 
 export const INDEX_FORMAT = 'citebench-bm25-index';
 export const INDEX_VERSION = 1;
@@ -39,6 +42,8 @@ export interface Bm25Index {
   tfs: Uint8Array;
   tfBigPos: Float64Array;
   tfBigVal: Uint32Array;
+  /** Norm byte of each posting's document. */
+  postNorms: Uint8Array;
   lengths: Uint32Array;
 }
 
@@ -238,6 +243,7 @@ export function buildIndex(source: TextSource, opts: BuildOptions = {}): Bm25Ind
   const P = offsets[V];
   const docs = new Uint32Array(P);
   const tfs = new Uint8Array(P);
+  const postNorms = new Uint8Array(P);
   const big: [number, number][] = [];
   const lengths = new Uint32Array(n);
   const cursor = offsets.slice(0, V);
@@ -251,6 +257,7 @@ export function buildIndex(source: TextSource, opts: BuildOptions = {}): Bm25Ind
       const at = cursor[t];
       docs.set(c.docs.subarray(src, src + cnt), at);
       for (let j = 0; j < cnt; j++) {
+        postNorms[at + j] = intToByte4(c.lengths[c.docs[src + j] - c.from]);
         const tf = c.tfs[src + j];
         if (tf >= TF_BIG) {
           tfs[at + j] = TF_BIG;
@@ -271,6 +278,7 @@ export function buildIndex(source: TextSource, opts: BuildOptions = {}): Bm25Ind
     tfs,
     tfBigPos: Float64Array.from(big, (x) => x[0]),
     tfBigVal: Uint32Array.from(big, (x) => x[1]),
+    postNorms,
     lengths,
   };
 }
@@ -299,6 +307,7 @@ const FILES = {
   tfs: 'tf.u8',
   tfBigPos: 'tfbig.pos.f64',
   tfBigVal: 'tfbig.val.u32',
+  postNorms: 'pnorm.u8',
   lengths: 'lengths.u32',
 } as const;
 
@@ -328,6 +337,7 @@ export function saveIndex(ix: Bm25Index, dir: string, extra: Partial<IndexMeta> 
   writeFileAtomic(join(tmp, FILES.tfs), ix.tfs);
   writeFileAtomic(join(tmp, FILES.tfBigPos), ix.tfBigPos);
   writeFileAtomic(join(tmp, FILES.tfBigVal), ix.tfBigVal);
+  writeFileAtomic(join(tmp, FILES.postNorms), ix.postNorms);
   writeFileAtomic(join(tmp, FILES.lengths), ix.lengths);
   const meta: IndexMeta = {
     format: INDEX_FORMAT,
@@ -396,10 +406,11 @@ export function loadIndex(dir: string): Bm25Index {
     tfs: readShared(dir, FILES.tfs, Uint8Array),
     tfBigPos: readShared(dir, FILES.tfBigPos, Float64Array),
     tfBigVal: readShared(dir, FILES.tfBigVal, Uint32Array),
+    postNorms: readShared(dir, FILES.postNorms, Uint8Array),
     lengths: readShared(dir, FILES.lengths, Uint32Array),
   };
   if (ix.terms.length !== meta.vocabulary || ix.offsets.length !== meta.vocabulary + 1 || ix.docs.length !== meta.postings ||
-    ix.tfs.length !== meta.postings || ix.lengths.length !== meta.docCount || ix.tfBigPos.length !== ix.tfBigVal.length) {
+    ix.tfs.length !== meta.postings || ix.postNorms.length !== meta.postings || ix.lengths.length !== meta.docCount || ix.tfBigPos.length !== ix.tfBigVal.length) {
     throw new CitebenchError(`${dir}: BM25 index files disagree with meta.json: rebuild it`);
   }
   return ix;

@@ -67,6 +67,8 @@ export async function searchBatch(arrays: ScoringArrays, req: BatchSearch): Prom
     tfBigPos: shared(arrays.tfBigPos),
     tfBigVal: shared(arrays.tfBigVal),
     normInv: shared(arrays.normInv),
+    postNorms: shared(arrays.postNorms),
+    normCache: arrays.normCache,
     member: arrays.member && shared(arrays.member),
     tieKey: arrays.tieKey && shared(arrays.tieKey),
   };

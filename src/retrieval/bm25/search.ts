@@ -19,11 +19,14 @@
  */
 import type { Bm25Index } from './index.ts';
 import { EnglishAnalyzer } from './analyzer.ts';
-import { intToByte4, LENGTH_TABLE } from './norms.ts';
+import { LENGTH_TABLE } from './norms.ts';
 import { CitebenchError } from '../../util/errors.ts';
 
 const fround = Math.fround;
 const TF_BIG = 255;
+/** Score tables cover tf 1..TABLE_TF × 256 norm bytes; used for terms with at least TABLE_MIN_POSTINGS postings. */
+const TABLE_TF = 16;
+const TABLE_MIN_POSTINGS = 8192;
 
 export interface Bm25Params {
   k1: number;
@@ -42,7 +45,11 @@ export interface ScoringArrays {
   tfs: Uint8Array;
   tfBigPos: Float64Array;
   tfBigVal: Uint32Array;
-  /** normInverse of every document under the pool's avgdl and the parameters. */
+  /** Norm byte of each posting's document (lossy mode). */
+  postNorms: Uint8Array;
+  /** Lossy mode: normInverse of each of the 256 norm bytes (BM25Similarity's cache); null in accurate mode. */
+  normCache: Float32Array | null;
+  /** Accurate mode: normInverse of every document (exact length); empty in lossy mode. */
   normInv: Float32Array;
   /** Pool membership (1 = in pool); null = whole corpus. */
   member: Uint8Array | null;
@@ -64,6 +71,7 @@ export class PoolStats {
   readonly avgdl: number;
   readonly member: Uint8Array | null;
   readonly normInv: Float32Array;
+  readonly normCache: Float32Array | null;
   private readonly dfCache: Int32Array;
 
   constructor(
@@ -102,13 +110,14 @@ export class PoolStats {
     const oneMinusB = fround(1 - bf);
     const avgdl = this.avgdl;
     const normOf = (len: number) => fround(1 / fround(k1f * fround(oneMinusB + fround(fround(bf * len) / avgdl))));
-    this.normInv = new Float32Array(new SharedArrayBuffer(docCount * 4));
     if (params.accurate) {
+      this.normCache = null;
+      this.normInv = new Float32Array(new SharedArrayBuffer(docCount * 4));
       for (let d = 0; d < docCount; d++) this.normInv[d] = normOf(lengths[d]);
     } else {
-      const cache = new Float32Array(256);
-      for (let i = 0; i < 256; i++) cache[i] = normOf(LENGTH_TABLE[i]);
-      for (let d = 0; d < docCount; d++) this.normInv[d] = cache[intToByte4(lengths[d])];
+      this.normCache = new Float32Array(256);
+      for (let i = 0; i < 256; i++) this.normCache[i] = normOf(LENGTH_TABLE[i]);
+      this.normInv = new Float32Array(0);
     }
     this.dfCache = new Int32Array(ix.terms.length).fill(-1);
   }
@@ -158,6 +167,8 @@ export class PoolStats {
       tfs: ix.tfs,
       tfBigPos: ix.tfBigPos,
       tfBigVal: ix.tfBigVal,
+      postNorms: ix.postNorms,
+      normCache: this.normCache,
       normInv: this.normInv,
       member: this.member,
       tieKey,
@@ -185,10 +196,15 @@ export class QueryScorer {
   private readonly acc: Float64Array;
   private readonly touched: Uint32Array;
   private readonly mark: Uint8Array;
+  private readonly table = new Float32Array(TABLE_TF * 256);
   private heapDocs = new Uint32Array(0);
   private heapScores = new Float32Array(0);
 
-  constructor(private readonly a: ScoringArrays) {
+  /** @param tableMinPostings postings count from which a term is scored via its table (tests force 0 or ∞). */
+  constructor(
+    private readonly a: ScoringArrays,
+    private readonly tableMinPostings = TABLE_MIN_POSTINGS,
+  ) {
     this.acc = new Float64Array(a.docCount);
     this.touched = new Uint32Array(a.docCount);
     this.mark = new Uint8Array(a.docCount);
@@ -213,7 +229,7 @@ export class QueryScorer {
    * the pool's statistics (MDCR-style scoring of fixed candidates).
    */
   search(q: PreparedQuery, k: number, exclude = -1, candidates?: Uint32Array): TopK {
-    const { offsets, docs, tfs, normInv } = this.a;
+    const { offsets, docs, tfs, normInv, postNorms } = this.a;
     const acc = this.acc;
     const touched = this.touched;
     let n = 0;
@@ -227,19 +243,57 @@ export class QueryScorer {
         this.mark[d] = 1;
       }
     }
+    const cache = this.a.normCache;
     for (let qi = 0; qi < q.terms.length; qi++) {
       const t = q.terms[qi];
       const w = q.weights[qi];
+      const from = offsets[t];
       const end = offsets[t + 1];
-      for (let p = offsets[t]; p < end; p++) {
-        const d = docs[p];
-        if (filter !== null && filter[d] === 0) continue;
-        let tf = tfs[p];
-        if (tf === TF_BIG) tf = this.tf(p);
-        const s = fround(w - fround(w / fround(1 + fround(tf * normInv[d]))));
-        const prev = acc[d];
-        if (prev === 0) touched[n++] = d;
-        acc[d] = prev + s;
+      if (cache === null) {
+        // Accurate lengths: normInverse per document.
+        for (let p = from; p < end; p++) {
+          const d = docs[p];
+          if (filter !== null && filter[d] === 0) continue;
+          let tf = tfs[p];
+          if (tf === TF_BIG) tf = this.tf(p);
+          const s = fround(w - fround(w / fround(1 + fround(tf * normInv[d]))));
+          const prev = acc[d];
+          if (prev === 0) touched[n++] = d;
+          acc[d] = prev + s;
+        }
+      } else if (end - from < this.tableMinPostings) {
+        for (let p = from; p < end; p++) {
+          const d = docs[p];
+          if (filter !== null && filter[d] === 0) continue;
+          let tf = tfs[p];
+          if (tf === TF_BIG) tf = this.tf(p);
+          const s = fround(w - fround(w / fround(1 + fround(tf * cache[postNorms[p]]))));
+          const prev = acc[d];
+          if (prev === 0) touched[n++] = d;
+          acc[d] = prev + s;
+        }
+      } else {
+        // Long postings: the term's score depends only on (tf, norm byte), so tabulate it once for small tf;
+        // the postings are then read sequentially with a table lookup per entry (same float values).
+        const table = this.table;
+        for (let tf = 1; tf <= TABLE_TF; tf++) {
+          const row = (tf - 1) << 8;
+          for (let nb = 0; nb < 256; nb++) table[row | nb] = fround(w - fround(w / fround(1 + fround(tf * cache[nb]))));
+        }
+        for (let p = from; p < end; p++) {
+          const d = docs[p];
+          if (filter !== null && filter[d] === 0) continue;
+          const tf = tfs[p];
+          let s: number;
+          if (tf <= TABLE_TF) s = table[((tf - 1) << 8) | postNorms[p]];
+          else {
+            const f = tf === TF_BIG ? this.tf(p) : tf;
+            s = fround(w - fround(w / fround(1 + fround(f * cache[postNorms[p]]))));
+          }
+          const prev = acc[d];
+          if (prev === 0) touched[n++] = d;
+          acc[d] = prev + s;
+        }
       }
     }
     if (candidates) {
