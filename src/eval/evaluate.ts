@@ -16,6 +16,8 @@ export interface EvalResult {
    * queries without qrels hold NaN.
    */
   perQuery: Float64Array[];
+  /** Per-query text of 'string' measures (relstring), else undefined. */
+  perQueryText: (string[] | undefined)[];
   /** 1 where the query was in both qrels and run (trec_eval prints a per-query line for it). */
   evaluated: Uint8Array;
   /** The "all" value per measure (mean, sum or count as trec_eval prints it). */
@@ -70,6 +72,7 @@ export function evaluate(args: EvaluateArgs): EvalResult {
   const seen = new Int32Array(maxDoc + 1);
 
   const perQuery = measures.map(() => new Float64Array(numQueries).fill(NaN));
+  const perQueryText = measures.map((m) => (m.kind === 'string' ? new Array<string>(numQueries).fill('') : undefined));
   const evaluated = new Uint8Array(numQueries);
   let numEvaluated = 0;
   let numQrelsQueries = 0;
@@ -94,7 +97,11 @@ export function evaluate(args: EvaluateArgs): EvalResult {
     }
     ranker.checkRunDuplicates(q, seen);
     const view = ranker.rank(q);
-    for (let m = 0; m < measures.length; m++) perQuery[m][q] = measures[m].compute(view);
+    for (let m = 0; m < measures.length; m++) {
+      perQuery[m][q] = measures[m].compute(view);
+      const text = perQueryText[m];
+      if (text) text[q] = measures[m].text!(view);
+    }
     evaluated[q] = 1;
     numEvaluated++;
   }
@@ -117,7 +124,7 @@ export function evaluate(args: EvaluateArgs): EvalResult {
     for (let i = 0; i < order.length; i++) if (evaluated[order[i]]) sum += values[order[i]];
     summary[m] = meas.summary === 'mean' ? (numAveraged ? sum / numAveraged : 0) : sum;
   }
-  return { measures, perQuery, evaluated, summary, numEvaluated, numQrelsQueries, numMissingFromRun, numWithoutQrels, numAveraged };
+  return { measures, perQuery, perQueryText, evaluated, summary, numEvaluated, numQrelsQueries, numMissingFromRun, numWithoutQrels, numAveraged };
 }
 
 function identity(n: number): Uint32Array {

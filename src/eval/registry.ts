@@ -14,6 +14,7 @@ import { recipRank } from './measures/recip-rank.ts';
 import { rprec } from './measures/rprec.ts';
 import { f1At } from './measures/f1.ts';
 import { SUCCESS_CUTOFFS, successAt } from './measures/success.ts';
+import { relstring } from './measures/relstring.ts';
 
 export type { Measure } from './measures/measure.ts';
 
@@ -40,6 +41,7 @@ const FAMILIES: Record<string, Family> = {
   map_cut: { cut: mapCut, defaultCutoffs: DEFAULT_CUTOFFS },
   success: { cut: successAt, defaultCutoffs: SUCCESS_CUTOFFS },
   F1: { cut: f1At, defaultCutoffs: DEFAULT_CUTOFFS },
+  relstring: { cut: (k) => relstring(k, true), defaultCutoffs: [10] },
 };
 
 /**
@@ -48,7 +50,7 @@ const FAMILIES: Record<string, Family> = {
  */
 export const TREC_ORDER = [
   'runid', 'num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'map', 'gm_map', 'Rprec', 'bpref', 'recip_rank',
-  'iprec_at_recall', 'P', 'recall', 'infAP', 'gm_bpref', 'Rprec_mult', 'utility', '11pt_avg', 'binG', 'G', 'ndcg',
+  'iprec_at_recall', 'P', 'relstring', 'recall', 'infAP', 'gm_bpref', 'Rprec_mult', 'utility', '11pt_avg', 'binG', 'G', 'ndcg',
   'ndcg_rel', 'Rndcg', 'ndcg_cut', 'map_cut', 'relative_P', 'success', 'set_P', 'set_relative_P', 'set_recall',
   'set_map', 'set_F', 'num_nonrel_judged_ret', 'F1',
 ] as const;
@@ -121,12 +123,18 @@ function parseSpec(spec: string): MeasureSelection {
 /** Parse several specs (repeated -m) into trec_eval print order, without duplicates. */
 export function selectMeasures(specs: string[]): MeasureSelection {
   const byName = new Map<string, Measure>();
+  let relstringChoice: Measure | undefined;
   let runid = false;
   for (const spec of specs) {
     const sel = parseSpec(spec);
     runid ||= sel.runid;
-    for (const m of sel.measures) byName.set(m.name, m);
+    for (const m of sel.measures) {
+      if (m.family !== 'relstring') byName.set(m.name, m);
+      // One relstring: an explicit length replaces the default (trec_eval -m all_trec -m relstring.20).
+      else if (!relstringChoice || m.name !== 'relstring') relstringChoice = m;
+    }
   }
+  if (relstringChoice) byName.set(relstringChoice.name, relstringChoice);
   const rank = (f: string) => TREC_ORDER.indexOf(f as (typeof TREC_ORDER)[number]);
   const measures = [...byName.values()].sort((a, b) => rank(a.family) - rank(b.family) || (a.cutoff ?? 0) - (b.cutoff ?? 0));
   return { measures, runid };
@@ -135,6 +143,10 @@ export function selectMeasures(specs: string[]): MeasureSelection {
 function expand(fam: string, ks: number[] | undefined, spec: string): Measure[] {
   const f = FAMILIES[fam];
   if (f.single) return [f.single];
+  if (fam === 'relstring') {
+    if (ks && ks.length !== 1) throw new CitebenchError(`measure '${spec}': relstring takes one length`);
+    return [ks ? relstring(ks[0], true) : relstring(10, false)];
+  }
   const cuts = ks ?? f.defaultCutoffs!;
   if (new Set(cuts).size !== cuts.length) throw new CitebenchError(`measure '${spec}': duplicate cutoffs`);
   return [...cuts].sort((a, b) => a - b).map((k) => f.cut!(k));

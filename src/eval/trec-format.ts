@@ -48,13 +48,15 @@ export function formatTrecEval(r: EvalResult, o: TrecEvalPrintOptions): string {
         const meas = r.measures[m];
         if (meas.summary === 'num_q') continue; // trec_eval prints num_q only in the summary
         const v = r.perQuery[m][q];
-        out.push(formatLine(meas.name, qid, meas.kind === 'long' ? formatLong(v) : formatFixed4(v)));
+        const text = meas.kind === 'string' ? `'${r.perQueryText[m]![q]}'` : meas.kind === 'long' ? formatLong(v) : formatFixed4(v);
+        out.push(formatLine(meas.name, qid, text));
       }
     }
   }
   if (o.runId !== undefined) out.push(formatLine('runid', 'all', o.runId));
   for (let m = 0; m < r.measures.length; m++) {
     const meas = r.measures[m];
+    if (meas.summary === 'none') continue;
     const v = r.summary[m];
     out.push(formatLine(meas.name, 'all', meas.kind === 'long' ? formatLong(v) : formatFixed4(v)));
   }

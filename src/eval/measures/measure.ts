@@ -14,11 +14,14 @@ export interface Measure {
   readonly family: string;
   /** Cutoff for cutoff families. */
   readonly cutoff?: number;
-  /** 'long' values print as integers (`%ld`), 'float' as `%6.4f`. */
-  readonly kind: 'float' | 'long';
-  readonly summary: 'mean' | 'sum' | 'num_q' | 'num_rel';
+  /** 'long' values print as integers (`%ld`), 'float' as `%6.4f`, 'string' as `'text'` (per query only). */
+  readonly kind: 'float' | 'long' | 'string';
+  /** 'none': no summary line (relstring). */
+  readonly summary: 'mean' | 'sum' | 'num_q' | 'num_rel' | 'none';
   /** Per-query value from the ranked, judged view. */
   compute(v: JudgedRanking): number;
+  /** Per-query text, for kind 'string'. */
+  text?(v: JudgedRanking): string;
 }
 
 /** trec_eval's default cutoffs for P, recall, ndcg_cut, map_cut. */

@@ -1,0 +1,35 @@
+/**
+ * The evaluation module's public API (experiments, notebooks, other commands).
+ *
+ *   const measures = selectMeasures(['MAP', 'nDCG', 'R@30']).measures;
+ *   const r = evaluate({ qrels, run, measures, docOrder });        // typed arrays in, Float64Array per measure out
+ *   const r2 = evaluateRankedLists(lists, qrels, measures, { docOrder });  // a Retriever's RankedLists directly
+ */
+import type { RankedLists } from '../retrieval/retriever.ts';
+import { evaluate, type EvalResult } from './evaluate.ts';
+import type { Measure } from './measures/measure.ts';
+import type { DocOrder, EvalOptions, QrelsCsr } from './types.ts';
+
+export { evaluate, type EvalResult, type EvaluateArgs } from './evaluate.ts';
+export { parseMeasure, selectMeasures, type Measure, type MeasureSelection } from './registry.ts';
+export type { DocOrder, EvalOptions, QrelsCsr, RunCsr } from './types.ts';
+export { evaluateTrecFiles, trecEvalText } from './trec-eval.ts';
+export { formatTrecEval, formatFixed4 } from './trec-format.ts';
+export { readQrels, readRun, qrelsToCsr, runToCsr, writeRun, writeQrels, newTrecTables } from './trec-io.ts';
+export { evaluateMdcr, formatMdcrTable } from './mdcr.ts';
+export { pairedTTest, pairedRandomizationTest, holm, compareWithBaseline } from './significance.ts';
+
+/**
+ * Evaluate a Retriever's RankedLists: list q (query position q of the SearchRequest) against qrels row q, doc ids
+ * being corpus indices in both. The lists' own order is not trusted: docs are re-ranked by score with
+ * trec_eval's rule, so the numbers equal trec_eval on the run file these lists would be written to.
+ * docOrder (from the corpus store: docno byte order) is needed only when scores tie.
+ */
+export function evaluateRankedLists(
+  lists: RankedLists,
+  qrels: QrelsCsr,
+  measures: Measure[],
+  opts: { docOrder?: DocOrder; options?: EvalOptions } = {},
+): EvalResult {
+  return evaluate({ qrels, run: { offsets: lists.offsets, docs: lists.docs, scores: lists.scores }, measures, docOrder: opts.docOrder, options: opts.options });
+}

@@ -1,0 +1,195 @@
+/**
+ * Paired significance tests between two systems' per-query values over the same queries:
+ * a paired t-test (two-sided p from Student's t via the regularized incomplete beta function), a seeded paired
+ * randomization test (random sign flips of the differences), and Holm's step-down correction across comparisons.
+ */
+import { CitebenchError } from '../util/errors.ts';
+import { Rng } from '../sampling/rng.ts';
+
+export interface TTestResult {
+  n: number;
+  meanDiff: number;
+  t: number;
+  df: number;
+  /** Two-sided p-value. */
+  p: number;
+}
+
+export interface RandomizationResult {
+  n: number;
+  meanDiff: number;
+  trials: number;
+  /** Two-sided p-value, (count of |permuted mean| ≥ |observed| + 1) / (trials + 1). */
+  p: number;
+}
+
+type Values = ArrayLike<number>;
+
+function differences(a: Values, b: Values): Float64Array {
+  if (a.length !== b.length) throw new CitebenchError(`paired test needs equal lengths, got ${a.length} and ${b.length}`);
+  if (a.length < 2) throw new CitebenchError(`paired test needs at least 2 queries, got ${a.length}`);
+  const d = new Float64Array(a.length);
+  for (let i = 0; i < a.length; i++) {
+    if (!Number.isFinite(a[i]) || !Number.isFinite(b[i])) {
+      throw new CitebenchError(
+        `paired test: query ${i} has no value in one run (${a[i]}, ${b[i]}); evaluate with missing: 'zero' or keep only queries evaluated in both`,
+      );
+    }
+    d[i] = a[i] - b[i];
+  }
+  return d;
+}
+
+/** Paired two-sided t-test of a − b. */
+export function pairedTTest(a: Values, b: Values): TTestResult {
+  const d = differences(a, b);
+  const n = d.length;
+  let mean = 0;
+  for (let i = 0; i < n; i++) mean += d[i];
+  mean /= n;
+  let ss = 0;
+  for (let i = 0; i < n; i++) ss += (d[i] - mean) ** 2;
+  const df = n - 1;
+  const se = Math.sqrt(ss / df / n);
+  if (se === 0) {
+    // All differences equal: no variance. Identical systems ⇒ p = 1; a constant non-zero shift ⇒ p = 0.
+    return { n, meanDiff: mean, t: mean === 0 ? 0 : Math.sign(mean) * Infinity, df, p: mean === 0 ? 1 : 0 };
+  }
+  const t = mean / se;
+  return { n, meanDiff: mean, t, df, p: studentTwoSidedP(t, df) };
+}
+
+/** Two-sided p-value of Student's t with df degrees of freedom: I_{df/(df+t²)}(df/2, 1/2). */
+export function studentTwoSidedP(t: number, df: number): number {
+  if (!Number.isFinite(t)) return 0;
+  return regularizedIncompleteBeta(df / (df + t * t), df / 2, 0.5);
+}
+
+/**
+ * Paired randomization test: each trial flips the sign of every difference with probability ½ (the null
+ * hypothesis of exchangeable labels) and compares |mean| with the observed |mean|. Deterministic given seed.
+ */
+export function pairedRandomizationTest(a: Values, b: Values, opts: { trials?: number; seed?: number | string } = {}): RandomizationResult {
+  const d = differences(a, b);
+  const n = d.length;
+  const trials = opts.trials ?? 10000;
+  if (!Number.isInteger(trials) || trials < 1) throw new CitebenchError(`randomization trials must be a positive integer, got ${trials}`);
+  const rng = new Rng(opts.seed ?? 0);
+  let observed = 0;
+  for (let i = 0; i < n; i++) observed += d[i];
+  const threshold = Math.abs(observed) * (1 - 1e-12); // a permutation equal to the observed sum counts, despite rounding
+  let atLeast = 0;
+  for (let t = 0; t < trials; t++) {
+    let sum = 0;
+    let bits = 0;
+    for (let i = 0; i < n; i++) {
+      if ((i & 31) === 0) bits = rng.nextU32();
+      sum += bits & 1 ? -d[i] : d[i];
+      bits >>>= 1;
+    }
+    if (Math.abs(sum) >= threshold) atLeast++;
+  }
+  return { n, meanDiff: observed / n, trials, p: (atLeast + 1) / (trials + 1) };
+}
+
+/** Holm–Bonferroni adjusted p-values, in the input order. */
+export function holm(pValues: readonly number[]): number[] {
+  const m = pValues.length;
+  const order = pValues.map((p, i) => ({ p, i })).sort((x, y) => x.p - y.p || x.i - y.i);
+  const adjusted = new Array<number>(m);
+  let running = 0;
+  order.forEach(({ p, i }, rank) => {
+    running = Math.max(running, Math.min(1, (m - rank) * p));
+    adjusted[i] = running;
+  });
+  return adjusted;
+}
+
+export interface Comparison {
+  system: string;
+  baseline: string;
+  meanDiff: number;
+  tTest: TTestResult;
+  randomization?: RandomizationResult;
+  /** Holm-adjusted p-values across all comparisons of this call. */
+  tTestPHolm: number;
+  randomizationPHolm?: number;
+}
+
+/**
+ * Compare several systems with one baseline over the same queries; p-values are Holm-corrected across the
+ * comparisons. Each system's randomization stream is derived from the seed and its name (reproducible).
+ */
+export function compareWithBaseline(
+  baseline: { name: string; values: Values },
+  systems: { name: string; values: Values }[],
+  opts: { randomizationTrials?: number; seed?: number } = {},
+): Comparison[] {
+  const rows = systems.map((s) => {
+    const tTest = pairedTTest(s.values, baseline.values);
+    const randomization =
+      opts.randomizationTrials === 0
+        ? undefined
+        : pairedRandomizationTest(s.values, baseline.values, { trials: opts.randomizationTrials, seed: `${opts.seed ?? 0}/${s.name}` });
+    return { system: s.name, baseline: baseline.name, meanDiff: tTest.meanDiff, tTest, randomization };
+  });
+  const tHolm = holm(rows.map((r) => r.tTest.p));
+  const rHolm = rows.every((r) => r.randomization) ? holm(rows.map((r) => r.randomization!.p)) : undefined;
+  return rows.map((r, i) => ({ ...r, tTestPHolm: tHolm[i], randomizationPHolm: rHolm?.[i] }));
+}
+
+/** ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; ~15 significant digits). */
+export function logGamma(x: number): number {
+  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
+  const c = [
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
+    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+  ];
+  x -= 1;
+  let a = c[0];
+  const t = x + 7.5;
+  for (let i = 1; i < 9; i++) a += c[i] / (x + i);
+  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(a);
+}
+
+/** Regularized incomplete beta I_x(a, b) by Lentz's continued fraction (Numerical Recipes betacf). */
+export function regularizedIncompleteBeta(x: number, a: number, b: number): number {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const lnFront = logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log1p(-x);
+  // The continued fraction converges fast for x < (a+1)/(a+b+2); otherwise use the symmetry I_x(a,b) = 1 − I_{1−x}(b,a).
+  if (x < (a + 1) / (a + b + 2)) return (Math.exp(lnFront) * betaContinuedFraction(x, a, b)) / a;
+  return 1 - (Math.exp(lnFront) * betaContinuedFraction(1 - x, b, a)) / b;
+}
+
+function betaContinuedFraction(x: number, a: number, b: number): number {
+  const tiny = 1e-300;
+  const qab = a + b;
+  const qap = a + 1;
+  const qam = a - 1;
+  let c = 1;
+  let d = 1 - (qab * x) / qap;
+  if (Math.abs(d) < tiny) d = tiny;
+  d = 1 / d;
+  let h = d;
+  for (let m = 1; m <= 10000; m++) {
+    const m2 = 2 * m;
+    let aa = (m * (b - m) * x) / ((qam + m2) * (a + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    h *= d * c;
+    aa = (-(a + m) * (qab + m) * x) / ((a + m2) * (qap + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    const del = d * c;
+    h *= del;
+    if (Math.abs(del - 1) < 1e-16) return h;
+  }
+  return h;
+}
