@@ -28,9 +28,9 @@ export interface ExactOptions {
   distance: Distance;
   /** Pool position to leave out of each query's list (−1: none), e.g. the query article itself. */
   exclude?: Int32Array;
-  /** Queries per Gemm call (single-vector: default 1024). */
+  /** Queries per Gemm call (single-vector: default 512). */
   queryBlock?: number;
-  /** Pool vectors per Gemm call (default 65,536). */
+  /** Pool vectors per Gemm call (single-vector: default 131,072; the score block is queryBlock × poolBlock float32). */
   poolBlock?: number;
   threads?: number;
 }
@@ -100,7 +100,7 @@ function exactScore(q: Float32Array, qo: number, p: Float32Array, po: number, d:
       const t = q[qo + j] - p[po + j];
       a += t * t;
     }
-    return -a;
+    return 0 - a; // +0, not −0, for identical vectors
   }
   for (let j = 0; j < d; j++) a += q[qo + j] * p[po + j];
   return a;
@@ -135,8 +135,8 @@ export async function exactSearch(queries: Float32Array, pool: Float32Array, d: 
   const np = pool.length / d;
   const k = Math.min(opts.k, np);
   const threads = opts.threads ?? cpus().length;
-  const qBlock = opts.queryBlock ?? 1024;
-  const pBlock = opts.poolBlock ?? 65536;
+  const qBlock = opts.queryBlock ?? 512;
+  const pBlock = opts.poolBlock ?? 131072;
   const sess = await session(l2 ? 'l2-topk' : 'ip-topk', d, threads);
   const pN = norms2(pool, d);
   const qN = norms2(queries, d);
@@ -163,8 +163,11 @@ export async function exactSearch(queries: Float32Array, pool: Float32Array, d: 
       const Q = new Float32Array(part.length * d);
       part.forEach((r, i) => Q.set(queries.subarray(r * d, (r + 1) * d), i * d));
       const Qt = new ort.Tensor('float32', Q, [part.length, d]);
-      const candPos: number[][] = part.map(() => []);
-      const candG: number[][] = part.map(() => []);
+      // Candidates of query i: slots [i·stride, i·stride + fill[i]) of candPos/candG.
+      const stride = blocks.reduce((a, b) => a + Math.min(want, b.hi - b.lo), 0);
+      const candPos = new Int32Array(part.length * stride);
+      const candG = new Float32Array(part.length * stride);
+      const fill = new Int32Array(part.length);
       const T = new Float64Array(part.length).fill(-Infinity);
       for (const blk of blocks) {
         const n = blk.hi - blk.lo;
@@ -175,31 +178,34 @@ export async function exactSearch(queries: Float32Array, pool: Float32Array, d: 
         const V = out.V.data as Float32Array;
         const I = out.I.data as BigInt64Array;
         for (let i = 0; i < part.length; i++) {
+          const o = i * stride + fill[i];
           for (let j = 0; j < K; j++) {
-            candPos[i].push(blk.lo + Number(I[i * K + j]));
-            candG[i].push(V[i * K + j]);
+            candPos[o + j] = blk.lo + Number(I[i * K + j]);
+            candG[o + j] = V[i * K + j];
           }
+          fill[i] += K;
           if (K < n) T[i] = Math.max(T[i], V[i * K + K - 1]);
         }
       }
       part.forEach((r, i) => {
-        // Keep the `want` best by Gemm score (all ties at the cut), the rest only raise T.
-        let pos = candPos[i];
-        let g = candG[i];
-        if (pos.length > want) {
+        // Keep the `want` best by Gemm score (all ties at the cut); the rest only raise T.
+        const all = candPos.subarray(i * stride, i * stride + fill[i]);
+        const g = candG.subarray(i * stride, i * stride + fill[i]);
+        let pos: ArrayLike<number> = all;
+        if (all.length > want) {
           const tau = kthLargest(Float32Array.from(g), want);
           const keep: number[] = [];
-          for (let j = 0; j < pos.length; j++) {
-            if (g[j] >= tau) keep.push(j);
-            else T[i] = Math.max(T[i], g[j]);
+          for (let j = 0; j < all.length; j++) {
+            if (g[j] >= tau) keep.push(all[j]);
+            else if (g[j] > T[i]) T[i] = g[j];
           }
-          pos = keep.map((j) => candPos[i][j]);
-          g = keep.map((j) => candG[i][j]);
+          pos = keep;
         }
         const ex = opts.exclude?.[r] ?? -1;
         const keptPos: number[] = [];
         const exact: number[] = [];
-        for (const p of pos) {
+        for (let j = 0; j < pos.length; j++) {
+          const p = pos[j];
           if (p === ex) continue;
           keptPos.push(p);
           exact.push(exactScore(queries, r * d, pool, p * d, d, l2));
@@ -221,6 +227,7 @@ export async function exactSearch(queries: Float32Array, pool: Float32Array, d: 
   let want = k + MARGIN + 1;
   for (;;) {
     pending = await pass(pending, want);
+    if (process.env.CB_DEBUG) console.error(`retry: ${pending.length} queries, want ${want}`);
     if (pending.length === 0) break;
     want = want >= np ? np : Math.min(np, want * 4);
   }

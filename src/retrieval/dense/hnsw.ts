@@ -1,0 +1,107 @@
+/**
+ * Approximate search with an HNSW graph (usearch): for the 2 M pools, where exact search costs minutes of
+ * sgemm per run. Candidates found by the graph are re-scored exactly (float64) so scores mean the same as in
+ * exact search; what can differ is which articles are found (recall@k vs exact is reported by the benchmark).
+ */
+import { cpus } from 'node:os';
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import usearch from 'usearch';
+import type { Distance } from './models.ts';
+import type { PoolHits } from './search.ts';
+
+export interface HnswOptions {
+  /** Graph degree M (usearch "connectivity"; default 16). */
+  connectivity?: number;
+  /** Beam width while building (efConstruction; default 128). */
+  expansionAdd?: number;
+  /** Beam width while searching (ef; default max(2·k, 512)). */
+  expansionSearch?: number;
+  threads?: number;
+  /** Save the built graph here (atomically) and reuse it when present. */
+  cachePath?: string;
+}
+
+export interface HnswIndex {
+  index: InstanceType<typeof usearch.Index>;
+  buildSeconds: number;
+  loaded: boolean;
+}
+
+export function buildHnsw(pool: Float32Array, d: number, distance: Distance, opts: HnswOptions = {}, kHint = 500): HnswIndex {
+  const index = new usearch.Index({
+    dimensions: d,
+    metric: distance === 'l2' ? usearch.MetricKind.L2sq : usearch.MetricKind.IP,
+    quantization: usearch.ScalarKind.F32,
+    connectivity: opts.connectivity ?? 16,
+    expansion_add: opts.expansionAdd ?? 128,
+    expansion_search: opts.expansionSearch ?? Math.max(2 * kHint, 512),
+    multi: false,
+  });
+  const n = pool.length / d;
+  if (opts.cachePath && existsSync(opts.cachePath)) {
+    index.load(opts.cachePath);
+    if (index.size() === n) return { index, buildSeconds: 0, loaded: true };
+  }
+  const t0 = performance.now();
+  const keys = new BigUint64Array(n);
+  for (let i = 0; i < n; i++) keys[i] = BigInt(i);
+  // Add in slices so a progress bar or a kill never waits on one giant native call.
+  const slice = 65536;
+  for (let lo = 0; lo < n; lo += slice) {
+    const hi = Math.min(n, lo + slice);
+    index.add(keys.subarray(lo, hi), pool.subarray(lo * d, hi * d), opts.threads ?? cpus().length);
+  }
+  const buildSeconds = (performance.now() - t0) / 1000;
+  if (opts.cachePath) {
+    const tmp = `${opts.cachePath}.tmp-${process.pid}`;
+    rmSync(tmp, { force: true });
+    index.save(tmp);
+    renameSync(tmp, opts.cachePath);
+  }
+  return { index, buildSeconds, loaded: false };
+}
+
+/** Top-k by HNSW, re-scored exactly; ordering (float32 score desc, position asc) as in exact search. */
+export function searchHnsw(
+  h: HnswIndex,
+  queries: Float32Array,
+  pool: Float32Array,
+  d: number,
+  distance: Distance,
+  k: number,
+  exclude?: Int32Array,
+  threads = cpus().length,
+): PoolHits {
+  const nq = queries.length / d;
+  const l2 = distance === 'l2';
+  const want = Math.min(k + 1, pool.length / d);
+  const res = h.index.search(queries, want, threads) as unknown as { keys: BigUint64Array; counts: BigUint64Array };
+  const offsets = new Uint32Array(nq + 1);
+  const lists: { pos: number[]; score: number[] }[] = [];
+  for (let q = 0; q < nq; q++) {
+    const cnt = Number(res.counts[q]);
+    const cand: { p: number; s: number }[] = [];
+    for (let j = 0; j < cnt; j++) {
+      const p = Number(res.keys[q * want + j]);
+      if (exclude && exclude[q] === p) continue;
+      let a = 0;
+      for (let t = 0; t < d; t++) {
+        const x = queries[q * d + t];
+        const y = pool[p * d + t];
+        a += l2 ? (x - y) * (x - y) : x * y;
+      }
+      cand.push({ p, s: Math.fround(l2 ? 0 - a : a) });
+    }
+    cand.sort((a, b) => b.s - a.s || a.p - b.p);
+    const top = cand.slice(0, k);
+    lists.push({ pos: top.map((c) => c.p), score: top.map((c) => c.s) });
+    offsets[q + 1] = offsets[q] + top.length;
+  }
+  const positions = new Uint32Array(offsets[nq]);
+  const scores = new Float32Array(offsets[nq]);
+  lists.forEach((l, q) => {
+    positions.set(l.pos, offsets[q]);
+    scores.set(l.score, offsets[q]);
+  });
+  return { offsets, positions, scores };
+}

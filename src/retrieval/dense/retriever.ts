@@ -1,0 +1,142 @@
+/**
+ * DenseRetriever: ranks pool articles for query articles by their stored embeddings (exact by default, HNSW on
+ * request). Embeddings come from an EmbeddingStore; with an encoder attached, articles missing from the store
+ * are encoded first (once per model — every later pool reuses them).
+ */
+import type { RankedLists, Retriever, SearchRequest } from '../retriever.ts';
+import type { TextSource } from '../../corpus/article.ts';
+import { CitebenchError } from '../../util/errors.ts';
+import type { Encoder } from './encoder.ts';
+import type { Distance } from './models.ts';
+import { exactSearch, exactSearchMulti, type PoolHits } from './search.ts';
+import { buildHnsw, searchHnsw, type HnswOptions } from './hnsw.ts';
+import type { EmbeddingStore, VectorSet } from './store.ts';
+
+export interface DenseRetrieverOptions {
+  name: string;
+  store: EmbeddingStore;
+  distance: Distance;
+  /** Encode missing articles on the fly (else a missing article is an error naming it). */
+  encoder?: Encoder;
+  texts?: TextSource;
+  /** Use an HNSW graph instead of exact search (single-vector models only). */
+  hnsw?: HnswOptions;
+  threads?: number;
+}
+
+export class DenseRetriever implements Retriever {
+  readonly name: string;
+  /** Seconds spent building the HNSW graph in the last search (0 when exact or loaded from cache). */
+  lastBuildSeconds = 0;
+
+  constructor(private readonly opts: DenseRetrieverOptions) {
+    this.name = opts.name;
+    if (opts.hnsw && opts.store.manifest.kind === 'multi') throw new CitebenchError(`HNSW search is for single-vector models; ${opts.name} has sentence vectors`);
+  }
+
+  async search(req: SearchRequest): Promise<RankedLists> {
+    const { store } = this.opts;
+    const size = store.manifest.corpusSize;
+    const k = req.k;
+    if (!Number.isInteger(k) || k < 1) throw new CitebenchError(`k must be a positive integer, got ${k}`);
+    for (const q of req.queries) if (q >= size) throw new CitebenchError(`query corpus index ${q} out of range (corpus size ${size})`);
+    const excludeSelf = req.excludeSelf ?? true;
+    const uq = sortedUnique(req.queries);
+
+    if (req.candidates) return this.searchCandidates(req, uq, excludeSelf);
+
+    const pool = req.pool ?? Uint32Array.from({ length: size }, (_, i) => i);
+    for (let i = 0; i < pool.length; i++) {
+      if (pool[i] >= size) throw new CitebenchError(`pool corpus index ${pool[i]} out of range (corpus size ${size})`);
+      if (i > 0 && pool[i] <= pool[i - 1]) throw new CitebenchError(`pool must be sorted and distinct (at position ${i})`);
+    }
+    await this.ensureEncoded(mergeSorted(uq, pool));
+    const qv = gatherRows(store.load(uq), uq, req.queries);
+    const pv = store.load(pool);
+    const exclude = new Int32Array(req.queries.length).fill(-1);
+    if (excludeSelf) req.queries.forEach((q, i) => (exclude[i] = sortedFind(pool, q)));
+    const d = store.manifest.dim;
+    let hits: PoolHits;
+    if (store.manifest.kind === 'multi') {
+      hits = await exactSearchMulti(qv, pv, d, { k, distance: this.opts.distance, exclude, threads: this.opts.threads });
+    } else if (this.opts.hnsw) {
+      const h = buildHnsw(pv.vectors, d, this.opts.distance, { ...this.opts.hnsw, threads: this.opts.threads }, k);
+      this.lastBuildSeconds = h.buildSeconds;
+      hits = searchHnsw(h, qv.vectors, pv.vectors, d, this.opts.distance, k, exclude, this.opts.threads);
+    } else {
+      hits = await exactSearch(qv.vectors, pv.vectors, d, { k, distance: this.opts.distance, exclude, threads: this.opts.threads });
+    }
+    return { offsets: hits.offsets, docs: Uint32Array.from(hits.positions, (p) => pool[p]), scores: hits.scores };
+  }
+
+  /** MDCR-style: each query ranks only its own candidate list (small), by exact scores. */
+  private async searchCandidates(req: SearchRequest, uq: Uint32Array, excludeSelf: boolean): Promise<RankedLists> {
+    const cands = req.candidates!;
+    if (cands.length !== req.queries.length) throw new CitebenchError(`candidates: ${cands.length} lists for ${req.queries.length} queries`);
+    const all = cands.reduce((acc, c) => mergeSorted(acc, sortedUnique(c)), new Uint32Array(0));
+    await this.ensureEncoded(mergeSorted(uq, all));
+    const qv = gatherRows(this.opts.store.load(uq), uq, req.queries);
+    const offsets = new Uint32Array(req.queries.length + 1);
+    const docs: number[] = [];
+    const scores: number[] = [];
+    for (let q = 0; q < req.queries.length; q++) {
+      let c = sortedUnique(cands[q]);
+      if (excludeSelf) c = c.filter((x) => x !== req.queries[q]);
+      const one: VectorSet = { dim: qv.dim, offsets: Uint32Array.of(0, qv.offsets[q + 1] - qv.offsets[q]), vectors: qv.vectors.subarray(qv.offsets[q] * qv.dim, qv.offsets[q + 1] * qv.dim) };
+      const pv = this.opts.store.load(c);
+      const hits = await exactSearchMulti(one, pv, qv.dim, { k: req.k, distance: this.opts.distance, threads: this.opts.threads });
+      for (let j = 0; j < hits.positions.length; j++) {
+        docs.push(c[hits.positions[j]]);
+        scores.push(hits.scores[j]);
+      }
+      offsets[q + 1] = docs.length;
+    }
+    return { offsets, docs: Uint32Array.from(docs), scores: Float32Array.from(scores) };
+  }
+
+  private async ensureEncoded(indices: Uint32Array): Promise<void> {
+    const { encoder, texts, store } = this.opts;
+    if (encoder && texts) await store.encodeMissing(encoder, texts, indices);
+  }
+}
+
+export function sortedUnique(a: ArrayLike<number>): Uint32Array {
+  const s = Uint32Array.from(a).sort();
+  let n = 0;
+  for (let i = 0; i < s.length; i++) if (i === 0 || s[i] !== s[i - 1]) s[n++] = s[i];
+  return s.slice(0, n);
+}
+
+function mergeSorted(a: Uint32Array, b: Uint32Array): Uint32Array {
+  const out = new Uint32Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length || j < b.length) {
+    const x = j >= b.length || (i < a.length && a[i] <= b[j]) ? a[i++] : b[j++];
+    if (n === 0 || out[n - 1] !== x) out[n++] = x;
+  }
+  return out.slice(0, n);
+}
+
+function sortedFind(a: Uint32Array, x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < a.length && a[lo] === x ? lo : -1;
+}
+
+/** Rows of `set` (loaded for sorted unique `keys`) re-arranged in the order of `want` (duplicates allowed). */
+function gatherRows(set: VectorSet, keys: Uint32Array, want: Uint32Array): VectorSet {
+  const d = set.dim;
+  const offsets = new Uint32Array(want.length + 1);
+  const idx = Array.from(want, (w) => sortedFind(keys, w));
+  idx.forEach((p, i) => (offsets[i + 1] = offsets[i] + set.offsets[p + 1] - set.offsets[p]));
+  const vectors = new Float32Array(offsets[want.length] * d);
+  idx.forEach((p, i) => vectors.set(set.vectors.subarray(set.offsets[p] * d, set.offsets[p + 1] * d), offsets[i] * d));
+  return { dim: d, offsets, vectors };
+}
