@@ -23,6 +23,7 @@ function brute(
   k: number,
   l2: boolean,
   exclude?: Int32Array,
+  tie?: (p: number) => number,
 ): { pos: number[]; score: number[] }[] {
   const nq = qOff.length - 1;
   const np = pOff.length - 1;
@@ -44,7 +45,7 @@ function brute(
         }
       cand.push({ p, s: Math.fround(best) });
     }
-    cand.sort((a, b) => b.s - a.s || a.p - b.p);
+    cand.sort((a, b) => b.s - a.s || (tie ? tie(a.p) - tie(b.p) : a.p - b.p));
     const top = cand.slice(0, k);
     out.push({ pos: top.map((c) => c.p), score: top.map((c) => c.s) });
   }
@@ -106,6 +107,12 @@ test('exact search: excludeSelf drops exactly the query article; ties go to the 
       assert.deepEqual(asLists(hits), want);
       for (let q = 0; q < nq; q++) assert.ok(!want[q].pos.includes(exclude[q]));
     }
+  }
+  // A tie order other than the position (e.g. paper id descending): equal scores follow it.
+  const tieRank = Uint32Array.from({ length: 120 }, (_, p) => (p * 37) % 120);
+  for (const distance of ['l2', 'ip'] as const) {
+    const hits = await exactSearch(queries, pool, d, { k: 30, distance, exclude, tieRank, poolBlock: 50 });
+    assert.deepEqual(asLists(hits), brute(queries, ident(nq), pool, ident(120), d, 30, distance === 'l2', exclude, (p) => tieRank[p]));
   }
   // With L2 the duplicate of the query (distance 0) ranks first once the query itself is excluded.
   const h = await exactSearch(queries, pool, d, { k: 3, distance: 'l2', exclude });

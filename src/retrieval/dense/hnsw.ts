@@ -71,6 +71,7 @@ export function searchHnsw(
   k: number,
   exclude?: Int32Array,
   threads = cpus().length,
+  tieRank?: Uint32Array,
 ): PoolHits {
   const nq = queries.length / d;
   const l2 = distance === 'l2';
@@ -92,7 +93,7 @@ export function searchHnsw(
       }
       cand.push({ p, s: Math.fround(l2 ? 0 - a : a) });
     }
-    cand.sort((a, b) => b.s - a.s || a.p - b.p);
+    cand.sort((a, b) => b.s - a.s || (tieRank ? tieRank[a.p] - tieRank[b.p] : a.p - b.p));
     const top = cand.slice(0, k);
     lists.push({ pos: top.map((c) => c.p), score: top.map((c) => c.s) });
     offsets[q + 1] = offsets[q] + top.length;

@@ -22,6 +22,11 @@ export interface DenseRetrieverOptions {
   /** Use an HNSW graph instead of exact search (single-vector models only). */
   hnsw?: HnswOptions;
   threads?: number;
+  /**
+   * Per corpus index: rank of the paper id in byte order (CorpusStore.idOrder). When given, equal scores are
+   * ordered by paper id descending — the order trec_eval will use — instead of by corpus index.
+   */
+  tieKey?: Uint32Array;
 }
 
 export class DenseRetriever implements Retriever {
@@ -56,15 +61,17 @@ export class DenseRetriever implements Retriever {
     const exclude = new Int32Array(req.queries.length).fill(-1);
     if (excludeSelf) req.queries.forEach((q, i) => (exclude[i] = sortedFind(pool, q)));
     const d = store.manifest.dim;
+    const tk = this.opts.tieKey;
+    const tieRank = tk ? Uint32Array.from(pool, (c) => 0xffffffff - tk[c]) : undefined;
     let hits: PoolHits;
     if (store.manifest.kind === 'multi') {
-      hits = await exactSearchMulti(qv, pv, d, { k, distance: this.opts.distance, exclude, threads: this.opts.threads });
+      hits = await exactSearchMulti(qv, pv, d, { k, distance: this.opts.distance, exclude, tieRank, threads: this.opts.threads });
     } else if (this.opts.hnsw) {
       const h = buildHnsw(pv.vectors, d, this.opts.distance, { ...this.opts.hnsw, threads: this.opts.threads }, k);
       this.lastBuildSeconds = h.buildSeconds;
-      hits = searchHnsw(h, qv.vectors, pv.vectors, d, this.opts.distance, k, exclude, this.opts.threads);
+      hits = searchHnsw(h, qv.vectors, pv.vectors, d, this.opts.distance, k, exclude, this.opts.threads, tieRank);
     } else {
-      hits = await exactSearch(qv.vectors, pv.vectors, d, { k, distance: this.opts.distance, exclude, threads: this.opts.threads });
+      hits = await exactSearch(qv.vectors, pv.vectors, d, { k, distance: this.opts.distance, exclude, tieRank, threads: this.opts.threads });
     }
     return { offsets: hits.offsets, docs: Uint32Array.from(hits.positions, (p) => pool[p]), scores: hits.scores };
   }
@@ -84,7 +91,9 @@ export class DenseRetriever implements Retriever {
       if (excludeSelf) c = c.filter((x) => x !== req.queries[q]);
       const one: VectorSet = { dim: qv.dim, offsets: Uint32Array.of(0, qv.offsets[q + 1] - qv.offsets[q]), vectors: qv.vectors.subarray(qv.offsets[q] * qv.dim, qv.offsets[q + 1] * qv.dim) };
       const pv = this.opts.store.load(c);
-      const hits = await exactSearchMulti(one, pv, qv.dim, { k: req.k, distance: this.opts.distance, threads: this.opts.threads });
+      const tk = this.opts.tieKey;
+      const tieRank = tk ? Uint32Array.from(c, (x) => 0xffffffff - tk[x]) : undefined;
+      const hits = await exactSearchMulti(one, pv, qv.dim, { k: req.k, distance: this.opts.distance, tieRank, threads: this.opts.threads });
       for (let j = 0; j < hits.positions.length; j++) {
         docs.push(c[hits.positions[j]]);
         scores.push(hits.scores[j]);

@@ -26,6 +26,8 @@ export interface PoolHits {
 export interface ExactOptions {
   k: number;
   distance: Distance;
+  /** Tie order per pool position (lower first; default: the position itself), e.g. trec_eval's docno order. */
+  tieRank?: Uint32Array;
   /** Pool position to leave out of each query's list (−1: none), e.g. the query article itself. */
   exclude?: Int32Array;
   /** Queries per Gemm call (single-vector: default 512). */
@@ -114,10 +116,10 @@ function epsilon(d: number, l2: boolean, qNorm2: number, pMaxNorm2: number): num
   return 2 * g * (l2 ? 2 * qn * pn + pMaxNorm2 + qNorm2 : qn * pn) + 1e-30;
 }
 
-/** Sort candidate positions by (float32 score desc, position asc) and cut to k; returns the k-th g-space value. */
-function finishQuery(pos: number[], exact: number[], k: number): { pos: number[]; score: Float32Array; kth: number } {
+/** Sort candidates by (float32 score desc, tie rank asc) and cut to k; also returns the k-th exact score. */
+function finishQuery(pos: number[], exact: number[], k: number, tie?: Uint32Array): { pos: number[]; score: Float32Array; kth: number } {
   const f32 = exact.map((x) => Math.fround(x));
-  const order = pos.map((_, i) => i).sort((a, b) => f32[b] - f32[a] || pos[a] - pos[b]);
+  const order = pos.map((_, i) => i).sort((a, b) => f32[b] - f32[a] || (tie ? tie[pos[a]] - tie[pos[b]] : pos[a] - pos[b]));
   const take = order.slice(0, k);
   return {
     pos: take.map((i) => pos[i]),
@@ -210,7 +212,7 @@ export async function exactSearch(queries: Float32Array, pool: Float32Array, d: 
           keptPos.push(p);
           exact.push(exactScore(queries, r * d, pool, p * d, d, l2));
         }
-        const fin = finishQuery(keptPos, exact, k);
+        const fin = finishQuery(keptPos, exact, k, opts.tieRank);
         // Upper bound on the true score of anything left out (L2 Gemm scores lack the −|q|² term). Compared in
         // float32, the precision of the ordering, so a left-out article cannot even tie with the k-th.
         const bound = (l2 ? T[i] - qN[r] : T[i]) + epsilon(d, l2, qN[r], pMax);
@@ -366,7 +368,7 @@ export async function exactSearchMulti(queries: MultiVectors, pool: MultiVectors
             exact.push(m);
           } else T = Math.max(T, g[a]);
         }
-        const fin = finishQuery(pos, exact, k);
+        const fin = finishQuery(pos, exact, k, opts.tieRank);
         if (T === -Infinity || (fin.pos.length >= k && Math.fround(T + eps) < Math.fround(fin.kth))) {
           results[q] = fin;
           break;
