@@ -53,8 +53,10 @@ export class EnglishAnalyzer {
     if (t !== undefined) return t;
     const lower = javaLowerCase(stripPossessive(raw));
     t = lower.length === 0 || ENGLISH_STOP_WORDS.has(lower) ? null : this.stemmer.stem(lower);
-    if (this.cache.size >= this.maxCache) this.cache = new Map();
-    this.cache.set(raw, t);
+    if (this.maxCache > 0) {
+      if (this.cache.size >= this.maxCache) this.cache = new Map();
+      this.cache.set(raw, t);
+    }
     return t;
   }
 

@@ -26,6 +26,8 @@ import { CitebenchError } from '../../util/errors.ts';
 import { Progress } from '../../util/progress.ts';
 import { EnglishAnalyzer, articleText } from './analyzer.ts';
 import { intToByte4 } from './norms.ts';
+import { tokenize } from './tokenizer.ts';
+import { TokenTable, hashRange, ABSENT } from './token-table.ts';
 
 export const INDEX_FORMAT = 'citebench-bm25-index';
 export const INDEX_VERSION = 1;
@@ -99,6 +101,7 @@ function buildChunk(
   analyzer: EnglishAnalyzer,
   vocab: Map<string, number>,
   terms: string[],
+  rawIds: TokenTable,
   progress: Progress,
 ): Chunk {
   const vocabBefore = terms.length;
@@ -112,22 +115,35 @@ function buildChunk(
   for (const a of source.texts(from, to)) {
     const d = a.index;
     let len = 0;
-    analyzer.forEachTerm(articleText(a), (t) => {
-      len++;
-      let id = vocab.get(t);
-      if (id === undefined) {
-        id = terms.length;
-        terms.push(t);
-        vocab.set(t, id);
-        if (id >= seenDoc.length) {
-          const sd = new Int32Array(seenDoc.length * 2).fill(-1);
-          sd.set(seenDoc);
-          seenDoc = sd;
-          const ss = new Uint32Array(seenSlot.length * 2);
-          ss.set(seenSlot);
-          seenSlot = ss;
+    const text = articleText(a);
+    tokenize(text, (s, e) => {
+      const h = hashRange(text, s, e);
+      let id = rawIds.get(text, s, e, h);
+      if (id === ABSENT) {
+        const raw = text.slice(s, e);
+        const t = analyzer.term(raw);
+        if (t === null) id = -1;
+        else {
+          const known = vocab.get(t);
+          if (known !== undefined) id = known;
+          else {
+            id = terms.length;
+            terms.push(t);
+            vocab.set(t, id);
+            if (id >= seenDoc.length) {
+              const sd = new Int32Array(seenDoc.length * 2).fill(-1);
+              sd.set(seenDoc);
+              seenDoc = sd;
+              const ss = new Uint32Array(seenSlot.length * 2);
+              ss.set(seenSlot);
+              seenSlot = ss;
+            }
+          }
         }
+        rawIds.add(raw, h, id);
       }
+      if (id < 0) return; // stop word
+      len++;
       if (seenDoc[id] === d) {
         pTf.a[seenSlot[id]]++;
       } else {
@@ -201,7 +217,8 @@ function loadChunk(dir: string, i: number, withPostings: boolean): Chunk {
 export function buildIndex(source: TextSource, opts: BuildOptions = {}): Bm25Index {
   const chunkDocs = Math.max(1, opts.chunkDocs ?? 100_000);
   const n = source.size;
-  const analyzer = new EnglishAnalyzer();
+  const analyzer = new EnglishAnalyzer(0);
+  const rawIds = new TokenTable();
   const vocab = new Map<string, number>();
   const terms: string[] = [];
   const progress = new Progress({ label: 'bm25 index', total: n, unit: 'docs', enabled: opts.progress });
@@ -225,7 +242,7 @@ export function buildIndex(source: TextSource, opts: BuildOptions = {}): Bm25Ind
       progress.tick(to - from);
       continue;
     }
-    const c = buildChunk(source, from, to, analyzer, vocab, terms, progress);
+    const c = buildChunk(source, from, to, analyzer, vocab, terms, rawIds, progress);
     if (dir) saveChunk(dir, i, c);
     else inMemory.push(c);
   }
@@ -250,6 +267,7 @@ export function buildIndex(source: TextSource, opts: BuildOptions = {}): Bm25Ind
   for (let i = 0; i < nChunks; i++) {
     const c = getChunk(i);
     lengths.set(c.lengths, c.from);
+    const docNorm = Uint8Array.from(c.lengths, intToByte4);
     let src = 0;
     for (let t = 0; t < c.counts.length; t++) {
       const cnt = c.counts[t];
@@ -257,7 +275,7 @@ export function buildIndex(source: TextSource, opts: BuildOptions = {}): Bm25Ind
       const at = cursor[t];
       docs.set(c.docs.subarray(src, src + cnt), at);
       for (let j = 0; j < cnt; j++) {
-        postNorms[at + j] = intToByte4(c.lengths[c.docs[src + j] - c.from]);
+        postNorms[at + j] = docNorm[c.docs[src + j] - c.from];
         const tf = c.tfs[src + j];
         if (tf >= TF_BIG) {
           tfs[at + j] = TF_BIG;

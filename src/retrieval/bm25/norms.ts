@@ -5,10 +5,10 @@
 const NUM_FREE_VALUES = 255 - longToInt4(2 ** 31 - 1); // 24
 
 function longToInt4(i: number): number {
-  const numBits = i === 0 ? 0 : Math.floor(Math.log2(i)) + 1;
+  const numBits = i < 2 ** 31 ? 32 - Math.clz32(i) : Math.floor(Math.log2(i)) + 1;
   if (numBits < 4) return i;
   const shift = numBits - 4;
-  let encoded = Math.floor(i / 2 ** shift) & 0x07; // keep 4 significant bits; the top one is implicit
+  let encoded = (i < 2 ** 31 ? i >>> shift : Math.floor(i / 2 ** shift)) & 0x07; // 4 significant bits, top one implicit
   encoded |= (shift + 1) << 3;
   return encoded;
 }
