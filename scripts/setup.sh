@@ -9,7 +9,9 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 # Debian packages:
 #  - liblucene8-java + default-jdk-headless: real Lucene 8.7, the BM25 parity oracle in the tests.
-APT_PACKAGES=(liblucene8-java default-jdk-headless)
+#  - Jupyter (nbconvert, nbclient, ipykernel) from Debian: runs the tslab notebooks, headless in the tests.
+#    (`python3` on PATH may be a pyenv build without Jupyter, so the kernel is registered with /usr/bin/python3.)
+APT_PACKAGES=(liblucene8-java default-jdk-headless jupyter-nbconvert jupyter-client jupyter-core python3-nbclient python3-nbformat python3-ipykernel)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -24,3 +26,7 @@ fi
 # the CPU binary ships inside the npm tarball, so skip that step (works offline and online).
 export ONNXRUNTIME_NODE_INSTALL=skip ONNXRUNTIME_NODE_INSTALL_CUDA=skip
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+
+# Register the tslab (TypeScript) Jupyter kernel for this checkout's node_modules.
+./node_modules/.bin/tslab install --python=/usr/bin/python3 --binary="$PWD/node_modules/.bin/tslab" >/dev/null
+echo "setup: done (Debian packages, npm packages, tslab kernel)"

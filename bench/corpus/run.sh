@@ -17,3 +17,7 @@ for N in "${@:-200000 2000000}"; do
     node --import tsx src/cli.ts corpus info "$dir.store"
   done
 done
+for n in ${@:-200000 2000000}; do
+  echo "== load bench/out/corpus/synth-$n.store"
+  node --import tsx bench/corpus/load.ts "bench/out/corpus/synth-$n.store"
+done

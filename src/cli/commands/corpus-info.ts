@@ -1,6 +1,7 @@
 import { parse } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
 import { FIELDS, FIELD_ABBREV } from '../../corpus/fields.ts';
+import { describeStore } from '../../corpus/stats.ts';
 import { formatPrefilterReport } from '../../corpus/prefilter.ts';
 import { CitebenchError } from '../../util/errors.ts';
 
@@ -24,28 +25,4 @@ export async function run(args: string[]) {
   console.log('field                      articles');
   for (const f of FIELDS) console.log(`  ${(f + ' (' + FIELD_ABBREV[f] + ')').padEnd(28)} ${info.fields[f]}`);
   if (store.meta.prefilter) console.log(formatPrefilterReport(store.meta.prefilter));
-}
-
-export function describeStore(store: CorpusStore) {
-  const fields: Record<string, number> = Object.fromEntries(FIELDS.map((f) => [f, 0]));
-  let min = Infinity, max = 0, y2019 = 0, multi = 0, out2019 = 0;
-  for (let i = 0; i < store.size; i++) {
-    const y = store.years[i];
-    if (y) { min = Math.min(min, y); max = Math.max(max, y); }
-    const m = store.fields[i];
-    let bits = 0;
-    for (let f = 0; f < FIELDS.length; f++) if (m & (1 << f)) { fields[FIELDS[f]]++; bits++; }
-    if (bits > 1) multi++;
-    if (y === 2019) { y2019++; out2019 += store.outOffsets[i + 1] - store.outOffsets[i]; }
-  }
-  return {
-    articles: store.size,
-    citations: store.outTargets.length,
-    years: { min: min === Infinity ? null : min, max: max || null, y2019 },
-    meanOutbound: store.size ? store.outTargets.length / store.size : 0,
-    meanOutbound2019: y2019 ? out2019 / y2019 : 0,
-    multiField: multi,
-    fields,
-    prefilter: store.meta.prefilter,
-  };
 }

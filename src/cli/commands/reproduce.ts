@@ -1,6 +1,6 @@
 import { parse, num } from '../args.ts';
 import { reproduce, REPRODUCE_DEFAULTS } from '../../experiments/reproduce.ts';
-import { describeStore } from './corpus-info.ts';
+import { describeStore } from '../../corpus/stats.ts';
 
 export const usage = `usage: citebench reproduce [--articles N] [--seed S] [--work DIR]
 
