@@ -1,0 +1,97 @@
+/** TREC readers: bad input is an error naming file, line and field; trec_eval's lenient bits still parse. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { newTrecTables, readQrels, readRun, runToCsr, qrelsToCsr, parseDecimal } from '../../src/eval/trec-io.ts';
+import { trecEvalText } from '../../src/eval/trec-eval.ts';
+import { InputError } from '../../src/util/errors.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'citebench-trecio-'));
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+function file(text: string): string {
+  const p = join(dir, `f${n++}.txt`);
+  writeFileSync(p, text);
+  return p;
+}
+const QRELS = file('q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n');
+
+function loadRun(text: string) {
+  const tables = newTrecTables();
+  const qe = readQrels(QRELS, tables);
+  const path = file(text);
+  const re = readRun(path, tables);
+  qrelsToCsr(qe, tables.queries.size, tables);
+  return { path, csr: runToCsr(re, tables.queries.size, tables), re };
+}
+
+function expectInputError(fn: () => unknown, line: number | undefined, field: string | undefined, message: RegExp) {
+  assert.throws(fn, (e: unknown) => {
+    assert.ok(e instanceof InputError, `InputError expected, got ${e}`);
+    assert.equal(e.line, line);
+    assert.equal(e.field, field);
+    assert.match(e.message, message);
+    assert.ok(e.message.startsWith(e.file), 'message names the file');
+    return true;
+  });
+}
+
+test('run: duplicate docno within a query names both lines', () => {
+  expectInputError(() => loadRun('q1 Q0 a 1 3 t\nq2 Q0 a 1 3 t\n# comment\nq1 Q0 x 2 2 t\nq1 Q0 a 3 1 t\n'), 5, 'docno', /query 'q1' has docno 'a' retrieved twice \(first at line 1\)/);
+  // A docno absent from the qrels, twice.
+  expectInputError(() => loadRun('q1 Q0 zz 1 3 t\n\nq1 Q0 zz 2 2 t\n'), 3, 'docno', /'zz' retrieved twice \(first at line 1\)/);
+});
+
+test('run: non-numeric, NaN and infinite scores are errors (trec_eval would read them as 0)', () => {
+  expectInputError(() => loadRun('q1 Q0 a 1 3 t\nq1 Q0 b 2 abc t\n'), 2, 'score', /'abc' is not a number/);
+  expectInputError(() => loadRun('q1 Q0 a 1 NaN t\n'), 1, 'score', /'NaN' is not a number/);
+  expectInputError(() => loadRun('q1 Q0 a 1 Infinity t\n'), 1, 'score', /'Infinity' is not a number/);
+  expectInputError(() => loadRun('q1 Q0 a 1 -inf t\n'), 1, 'score', /not a number/);
+  expectInputError(() => loadRun('q1 Q0 a 1 1e999 t\n'), 1, 'score', /'1e999' is not a finite number/);
+  expectInputError(() => loadRun('q1 Q0 a 1 1.2.3 t\n'), 1, 'score', /not a number/);
+});
+
+test('run: malformed lines name the missing field', () => {
+  expectInputError(() => loadRun('q1 Q0 a 1 3 t\nq1 Q0 b 2 3\n'), 2, 'tag', /missing field 'tag'/);
+  expectInputError(() => loadRun('q1 Q0 a\n'), 1, 'rank', /missing field 'rank'/);
+  expectInputError(() => loadRun('# only a comment\n\n'), undefined, undefined, /no run lines/);
+  expectInputError(() => readRun(join(dir, 'absent.txt'), newTrecTables()), undefined, undefined, /cannot open: ENOENT/);
+});
+
+test('run: lenient like trec_eval — extra fields, tabs, blank/comment lines, CRLF, no final newline', () => {
+  const { csr, re } = loadRun('q1\tQ0\ta\t1\t 2.5\tT1 extra junk\r\n\n# c\nq2 Q0 c 1 +1e-3 T2\r\nq1 Q0 b 2 -.5 T3');
+  assert.equal(re.count, 3);
+  assert.equal(re.runId, 'T3'); // the last line's tag
+  assert.deepEqual([...csr.offsets], [0, 2, 3]);
+  assert.deepEqual([...csr.scores], [2.5, Math.fround(-0.5), Math.fround(1e-3)]);
+});
+
+test('qrels: duplicate judgements, non-integer labels and short lines are errors', () => {
+  const dup = file('q1 0 a 1\nq1 0 b 0\nq1 0 a 0\n');
+  const tables = newTrecTables();
+  const e = readQrels(dup, tables);
+  expectInputError(() => qrelsToCsr(e, tables.queries.size, tables), 3, 'docno', /query 'q1' has docno 'a' judged twice \(first at line 1\)/);
+  expectInputError(() => readQrels(file('q1 0 a 1\nq1 0 b x\n'), newTrecTables()), 2, 'relevance', /'x' is not an integer/);
+  expectInputError(() => readQrels(file('q1 0 a 1.5\n'), newTrecTables()), 1, 'relevance', /'1.5' is not an integer/);
+  expectInputError(() => readQrels(file('q1 0 a\n'), newTrecTables()), 1, 'relevance', /missing field 'relevance'/);
+  expectInputError(() => readQrels(file('q1 0 a 1 9\n'), newTrecTables()), 1, undefined, /too many fields/);
+  expectInputError(() => readQrels(file(''), newTrecTables()), undefined, undefined, /no qrels lines/);
+});
+
+test('no query in both qrels and run is an error (as trec_eval)', () => {
+  assert.throws(() => trecEvalText(QRELS, file('q9 Q0 a 1 1 t\n'), ['map']), /no queries with both results and relevance info/);
+});
+
+test('parseDecimal: correctly rounded, strict grammar', () => {
+  const p = (s: string) => {
+    const b = Buffer.from(s, 'latin1');
+    return parseDecimal(b, 0, b.length);
+  };
+  for (const s of ['0', '1', '-2.5', '+3.', '.25', '1e3', '1.5E-7', '2.129133', '0.1', '123456789012345678901234', '9007199254740993', '4.9e-324', '1.7976931348623157e308']) {
+    assert.equal(p(s), Number(s), s);
+  }
+  for (const s of ['', '-', '.', 'e5', '1e', '1e+', 'abc', '0x10', '1,5', 'NaN', 'inf', '1..2']) assert.ok(Number.isNaN(p(s)), s);
+  assert.equal(p('1e400'), Infinity);
+});
