@@ -96,9 +96,10 @@ export function exportHint(hfId: string, dir: string): string {
     `To make an ONNX folder for citebench (on a machine with internet and Python):\n` +
     `  pip install "optimum[exporters]"\n` +
     `  optimum-cli export onnx --model ${hfId} --task feature-extraction ${dir}/\n` +
-    `  mkdir -p ${dir}/onnx && mv ${dir}/model.onnx ${dir}/onnx/model.onnx\n` +
-    `ASPIRE models with layers 'all' also need a 'mean_hidden_states' output (mean of all hidden states); see docs/dense.md.\n` +
-    `Then pass --model ${dir} (or put it at <models-dir>/<name>/ and pass --models-dir).`
+    `ASPIRE with --layers all (the paper's pooling) also needs a 'mean_hidden_states' output: see docs/dense.md\n` +
+    `(or use --layers last with the plain export). Then pass --model ${dir}, or put the folder at\n` +
+    `<models-dir>/<name>/ (default ./models, or $CITEBENCH_MODELS) and pass the name.\n` +
+    `citebench never downloads models: the paper's models are not published with ONNX weights.`
   );
 }
 

@@ -32,8 +32,10 @@ export interface StoreManifest {
   kind: VectorKind;
   chunkSize: number;
   corpusSize: number;
-  /** Optional identity of the corpus (e.g. a hash of its id order); checked when both sides have one. */
+  /** Optional identity of the corpus (e.g. a hash of its id column); checked when both sides have one. */
   corpusKey?: string;
+  /** The model's distance, recorded so `dense search` can work from the store alone. */
+  distance?: 'l2' | 'ip';
 }
 
 /** Vectors of a set of articles: article i's rows are offsets[i]..offsets[i+1] (single-vector: offsets[i] = i). */

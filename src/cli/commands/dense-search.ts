@@ -1,0 +1,102 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse, num, required } from '../args.ts';
+import { CorpusStore } from '../../corpus/store.ts';
+import { writeRun } from '../../eval/trec-io.ts';
+import { Encoder } from '../../retrieval/dense/encoder.ts';
+import { KNOWN_MODELS } from '../../retrieval/dense/models.ts';
+import { EmbeddingStore } from '../../retrieval/dense/store.ts';
+import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
+import { CitebenchError } from '../../util/errors.ts';
+import { readIdList, readPool } from './bm25-common.ts';
+import { corpusKey, defaultEmbDir, modelLabel, modelOptionSpec, modelOptionsUsage, resolveFromValues } from './dense-common.ts';
+
+export const usage = `usage: citebench dense search --model NAME|DIR --corpus STORE --queries FILE --out RUN.trec
+                            [--pool FILE] [--k 500] [--emb EMB_DIR] [--hnsw [--M 16] [--ef-construction 128]
+                            [--ef-search N] [--hnsw-cache FILE]] [--keep-self] [--tag NAME] [--threads N]
+                            [--no-encode] [model options]
+
+Rank pool articles for each query article by embedding similarity and write a TREC run (qid Q0 docno rank
+score tag; paper ids; scores: −squared L2 distance for l2 models, inner product for ip; ties by docno
+descending as trec_eval ranks them). Exact search by default; ASPIRE models score a pair by its best sentence
+pair. Articles missing from the embedding store are encoded first when the model folder is available.
+  --queries FILE   paper ids, one per line
+  --pool FILE      paper ids of the candidate pool (default: the whole corpus)
+  --emb EMB_DIR    embedding store (default: embeddings/<corpus folder>/<model>, as citebench encode writes)
+  --hnsw           approximate search with an HNSW graph (usearch) instead of exact search
+  --M, --ef-construction, --ef-search   HNSW connectivity and beam widths (defaults 16, 128, max(2k, 512))
+  --hnsw-cache FILE  save the built graph there and reuse it (it must be for the same pool)
+  --keep-self      keep the query article in its own list (default: excluded)
+  --no-encode      never encode: a missing article is an error
+  --threads N      threads (default: all cores)
+
+${modelOptionsUsage}`;
+
+export async function run(args: string[]) {
+  const { values } = parse(
+    args,
+    {
+      ...modelOptionSpec,
+      corpus: { type: 'string' }, queries: { type: 'string' }, pool: { type: 'string' }, out: { type: 'string' },
+      k: { type: 'string' }, emb: { type: 'string' }, hnsw: { type: 'boolean' }, M: { type: 'string' },
+      'ef-construction': { type: 'string' }, 'ef-search': { type: 'string' }, 'hnsw-cache': { type: 'string' },
+      'keep-self': { type: 'boolean' }, tag: { type: 'string' }, threads: { type: 'string' }, 'no-encode': { type: 'boolean' },
+    },
+    usage,
+  );
+  const corpusDir = required('corpus', values.corpus);
+  const modelName = required('model', values.model);
+  const out = required('out', values.out);
+  const k = num('k', values.k, 500);
+  if (!Number.isInteger(k) || k < 1) throw new CitebenchError(`--k must be a positive integer, got ${values.k}`);
+  const threads = values.threads === undefined ? undefined : num('threads', values.threads);
+  if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw new CitebenchError(`--threads must be a positive integer`);
+  const corpus = CorpusStore.open(corpusDir);
+  const queries = readIdList(required('queries', values.queries), corpus);
+  const pool = values.pool ? readPool(values.pool, corpus) : undefined;
+  const embDir = values.emb ?? defaultEmbDir(corpusDir, modelName);
+  if (!existsSync(join(embDir, 'manifest.json')) && values['no-encode'])
+    throw new CitebenchError(`${embDir}: no embedding store; run 'citebench encode --model ${modelName} --corpus ${corpusDir}' first`);
+
+  // The model is needed only to encode missing articles; a store alone is enough to search.
+  let encoder: Encoder | undefined;
+  let store: EmbeddingStore;
+  const known = KNOWN_MODELS.find((m) => m.name === modelName);
+  if (!values['no-encode']) {
+    const model = resolveFromValues(values);
+    encoder = await Encoder.load(model, { threads });
+    const existing = existsSync(join(embDir, 'manifest.json')) ? EmbeddingStore.open(embDir).manifest : undefined;
+    store = EmbeddingStore.openOrCreate(embDir, {
+      model: model.name, fingerprint: model.fingerprint, dim: encoder.dim, dtype: existing?.dtype ?? 'float32',
+      kind: model.pooling === 'aspire' ? 'multi' : 'single', chunkSize: existing?.chunkSize ?? 4096,
+      corpusSize: corpus.size, corpusKey: corpusKey(corpusDir), distance: model.distance,
+    });
+  } else {
+    store = EmbeddingStore.open(embDir);
+    const key = corpusKey(corpusDir);
+    if (store.manifest.corpusSize !== corpus.size || (store.manifest.corpusKey && key && store.manifest.corpusKey !== key))
+      throw new CitebenchError(`${embDir}: embedding store was made for another corpus than ${corpusDir}`);
+  }
+  const distance = (values.distance as 'l2' | 'ip' | undefined) ?? store.manifest.distance ?? known?.distance ?? 'l2';
+  if (values.hnsw && store.manifest.kind === 'multi') throw new CitebenchError(`--hnsw is for single-vector models; ${modelName} stores sentence vectors`);
+  const hnsw = values.hnsw
+    ? {
+        connectivity: num('M', values.M, 16),
+        expansionAdd: num('ef-construction', values['ef-construction'], 128),
+        expansionSearch: values['ef-search'] === undefined ? undefined : num('ef-search', values['ef-search']),
+        cachePath: values['hnsw-cache'],
+      }
+    : undefined;
+  const retriever = new DenseRetriever({
+    name: modelLabel(modelName), store, distance, encoder, texts: encoder ? corpus : undefined, hnsw, threads, tieKey: corpus.idOrder,
+  });
+  const t0 = performance.now();
+  const run = await retriever.search({ queries: queries.indices, pool, k, excludeSelf: !values['keep-self'] });
+  const secs = (performance.now() - t0) / 1000;
+  writeRun(out, { qids: queries.ids, docnos: (d) => corpus.id(d), run, tag: values.tag ?? modelLabel(modelName) });
+  console.log(
+    `${out}: ${queries.indices.length} queries, ${run.docs.length} results, ${pool ? `pool of ${pool.length}` : `all ${corpus.size} articles`}, ` +
+      `${hnsw ? `HNSW (M ${hnsw.connectivity}, build ${retriever.lastBuildSeconds.toFixed(1)} s)` : 'exact'} ${distance} (${secs.toFixed(1)} s incl. encoding of missing articles)`,
+  );
+  await encoder?.release();
+}
