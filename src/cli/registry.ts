@@ -25,4 +25,6 @@ export const commands: CommandEntry[] = [
   { name: 'bm25 index', summary: 'build the Lucene-exact BM25 index of a corpus store (title + abstract)', load: () => import('./commands/bm25-index.ts') },
   { name: 'bm25 search', summary: 'BM25 top-k for query articles over the corpus or a pool; writes a TREC run', load: () => import('./commands/bm25-search.ts') },
   { name: 'bm25 tune', summary: 'grid search of BM25 k1 and b on a validation split (eval module measure)', load: () => import('./commands/bm25-tune.ts') },
+  { name: 'encode', summary: 'encode corpus articles with a transformer encoder into a resumable embedding store', load: () => import('./commands/encode.ts') },
+  { name: 'dense search', summary: 'dense top-k (exact or HNSW) for query articles over a pool; writes a TREC run', load: () => import('./commands/dense-search.ts') },
 ];
