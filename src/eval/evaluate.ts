@@ -41,6 +41,8 @@ export interface EvaluateArgs {
   /** Tie-breaking docno order; required only when scores tie. */
   docOrder?: DocOrder;
   options?: EvalOptions;
+  /** Skip the duplicate-doc check when the caller has done it (the TREC reader reports file and line). */
+  runChecked?: boolean;
   /**
    * Order in which per-query values are summed (trec_eval sums in qid strcmp order; floating-point sums
    * depend on order). Default: query positions ascending.
@@ -68,8 +70,8 @@ export function evaluate(args: EvaluateArgs): EvalResult {
   const ranker = new Ranker(qrels, run, args.docOrder, opts);
 
   let maxDoc = 0;
-  for (let i = 0; i < run.docs.length; i++) if (run.docs[i] > maxDoc) maxDoc = run.docs[i];
-  const seen = new Int32Array(maxDoc + 1);
+  if (!args.runChecked) for (let i = 0; i < run.docs.length; i++) if (run.docs[i] > maxDoc) maxDoc = run.docs[i];
+  const seen = args.runChecked ? undefined : new Int32Array(maxDoc + 1);
 
   const perQuery = measures.map(() => new Float64Array(numQueries).fill(NaN));
   const perQueryText = measures.map((m) => (m.kind === 'string' ? new Array<string>(numQueries).fill('') : undefined));
@@ -95,7 +97,7 @@ export function evaluate(args: EvaluateArgs): EvalResult {
       if (missing === 'zero') for (const values of perQuery) values[q] = 0;
       continue;
     }
-    ranker.checkRunDuplicates(q, seen);
+    if (seen) ranker.checkRunDuplicates(q, seen);
     const view = ranker.rank(q);
     for (let m = 0; m < measures.length; m++) {
       perQuery[m][q] = measures[m].compute(view);

@@ -36,6 +36,7 @@ export function evaluateTrecFiles(qrelsPath: string, runPath: string, measureSpe
     docOrder: (a, b) => runEntries.docnos!.compare(a, b),
     options,
     queryOrder,
+    runChecked: true,
   });
   if (result.numEvaluated === 0) {
     throw new CitebenchError(`${runPath}: no queries with both results and relevance info (qrels: ${qrelsPath})`);

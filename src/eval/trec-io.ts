@@ -59,17 +59,40 @@ export class RunDocnos {
     return this.base + this.count;
   }
 
+  /** Bytes and docnos stored so far. */
+  get usedBytes(): number {
+    return this.used;
+  }
+
+  get added(): number {
+    return this.count;
+  }
+
+  /** Grow the stores once to the expected final size (avoids repeated doubling copies on big runs). */
+  reserve(docnos: number, bytes: number): void {
+    if (bytes > this.arena.length) {
+      const bigger = new Uint8Array(bytes);
+      bigger.set(this.arena.subarray(0, this.used));
+      this.arena = bigger;
+    }
+    if (docnos + 2 > this.starts.length) {
+      const s = new Uint32Array(docnos + 2);
+      s.set(this.starts.subarray(0, this.count + 1));
+      this.starts = s;
+    }
+  }
+
   add(buf: Uint8Array, start: number, end: number): number {
     const len = end - start;
     if (this.used + len > this.arena.length) {
-      const bigger = new Uint8Array(Math.max(this.arena.length * 2, this.used + len));
+      const bigger = new Uint8Array(Math.max(Math.ceil(this.arena.length * 1.5), this.used + len));
       bigger.set(this.arena.subarray(0, this.used));
       this.arena = bigger;
     }
     const a = this.arena;
     for (let i = 0, o = this.used; i < len; i++) a[o + i] = buf[start + i];
     if (this.count + 2 > this.starts.length) {
-      const s = new Uint32Array(this.starts.length * 2);
+      const s = new Uint32Array(Math.ceil(this.starts.length * 1.5));
       s.set(this.starts);
       this.starts = s;
     }
@@ -297,6 +320,7 @@ export function readRun(path: string, tables: TrecTables, opts: { float64?: bool
   let lastQ = -1;
   let tagBytes = new Uint8Array(0);
   let line = 0;
+  let firstChunk = true;
   const fd = openInput(path);
   try {
     let buf = Buffer.allocUnsafe(CHUNK);
@@ -362,6 +386,12 @@ export function readRun(path: string, tables: TrecTables, opts: { float64?: bool
         for (let j = 0; sameTag && j < tl; j++) sameTag = tagBytes[j] === u8[ts[5] + j];
         if (!sameTag) tagBytes = u8.slice(ts[5], te[5]);
       }
+      if (firstChunk && count > 0) {
+        // Size the docno store from the first chunk's share of fresh docnos, with 5% slack.
+        firstChunk = false;
+        const scale = (cap / count) * 1.05;
+        docnos.reserve(Math.ceil(docnos.added * scale), Math.ceil(docnos.usedBytes * scale));
+      }
       buf.copy(buf, 0, limit, end);
       have = end - limit;
       if (n === 0) break;
@@ -415,21 +445,39 @@ export function qrelsToCsr(e: TrecEntries, numQueries: number, tables: TrecTable
   return { offsets, docs, labels };
 }
 
-/** Group run entries by query; a docno retrieved twice for a query is an error. */
+/**
+ * Group run entries by query; a docno retrieved twice for a query is an error. When the file already lists
+ * queries in query-id order (the usual case: run and qrels sorted alike) the entry arrays are used as they are,
+ * with no copy.
+ */
 export function runToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): RunCsr {
-  const { offsets, perm } = groupByQuery(e, numQueries);
-  const docs = new Uint32Array(e.count);
-  const scores = e.value instanceof Float64Array ? new Float64Array(e.count) : new Float32Array(e.count);
-  for (let i = 0; i < e.count; i++) {
-    docs[i] = e.doc[perm[i]];
-    scores[i] = e.value[perm[i]];
+  let sorted = true;
+  for (let i = 1; i < e.count && sorted; i++) sorted = e.query[i - 1] <= e.query[i];
+  let offsets: Uint32Array;
+  let perm: Uint32Array | undefined;
+  let docs: Uint32Array;
+  let scores: Float32Array | Float64Array;
+  if (sorted) {
+    offsets = new Uint32Array(numQueries + 1);
+    for (let i = 0; i < e.count; i++) offsets[e.query[i] + 1]++;
+    for (let q = 0; q < numQueries; q++) offsets[q + 1] += offsets[q];
+    docs = e.doc;
+    scores = e.value as Float32Array | Float64Array;
+  } else {
+    ({ offsets, perm } = groupByQuery(e, numQueries));
+    docs = new Uint32Array(e.count);
+    scores = e.value instanceof Float64Array ? new Float64Array(e.count) : new Float32Array(e.count);
+    for (let i = 0; i < e.count; i++) {
+      docs[i] = e.doc[perm[i]];
+      scores[i] = e.value[perm[i]];
+    }
   }
   checkRunDuplicates(e, offsets, perm, docs, tables);
   return { offsets, docs, scores };
 }
 
 /** Per query, a small hash set over the docno hashes (fresh ids) plus stamps on qrels ids. */
-function checkRunDuplicates(e: TrecEntries, offsets: Uint32Array, perm: Uint32Array, docs: Uint32Array, tables: TrecTables): void {
+function checkRunDuplicates(e: TrecEntries, offsets: Uint32Array, perm: Uint32Array | undefined, docs: Uint32Array, tables: TrecTables): void {
   const docnos = e.docnos!;
   const stamp = new Int32Array(docnos.base);
   let table = new Int32Array(1024);
@@ -466,7 +514,7 @@ function checkRunDuplicates(e: TrecEntries, offsets: Uint32Array, perm: Uint32Ar
       if (dup >= 0) {
         let firstEntry = start;
         while (docnos.compare(docs[firstEntry], d) !== 0) firstEntry++;
-        const [line, first] = lineNumbersOf(e.file, [perm[i], perm[firstEntry]]);
+        const [line, first] = lineNumbersOf(e.file, perm ? [perm[i], perm[firstEntry]] : [i, firstEntry]);
         throw new InputError(
           e.file,
           line,

@@ -1,0 +1,96 @@
+/**
+ * `npm run bench:eval`: citebench eval with map, ndcg and recall.30 on a TREC run of 3,800 queries × 500 docs
+ * (1.9 M lines, 29 relevant per query), end to end (process start, parsing, evaluation, printing; wall time and
+ * peak RSS from /usr/bin/time -v when present), then the in-memory API alone on the same data.
+ * Yardstick from the issue: trec_eval 9.0.8 (C) ≈ 2.1 s wall, 156 MB on this machine class.
+ * Writes bench/out/eval/results.json.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeFileAtomic } from '../../src/util/atomic.ts';
+import { evaluate } from '../../src/eval/evaluate.ts';
+import { selectMeasures } from '../../src/eval/registry.ts';
+import { formatFixed4 } from '../../src/eval/trec-format.ts';
+import { newTrecTables, qrelsToCsr, readQrels, readRun, runToCsr } from '../../src/eval/trec-io.ts';
+import { generateBenchFiles } from './generate.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const OUT = join(ROOT, 'bench/out/eval');
+const REPS = Number(process.env.BENCH_REPS ?? 5);
+const MEASURES = ['-m', 'map', '-m', 'ndcg', '-m', 'recall.30'];
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+const t0 = performance.now();
+const files = generateBenchFiles(OUT);
+console.log(`data: ${files.run} (${((performance.now() - t0) / 1000).toFixed(1)} s to generate or find)`);
+
+// 1. End to end, as a user runs it.
+const haveTime = existsSync('/usr/bin/time');
+const cli: { wallS: number; cpuS: number; maxRssMB: number }[] = [];
+let cliOutput = '';
+for (let i = 0; i < REPS; i++) {
+  const args = ['--import', 'tsx', 'src/cli.ts', 'eval', ...MEASURES, files.qrels, files.run];
+  const start = performance.now();
+  const r = haveTime
+    ? spawnSync('/usr/bin/time', ['-v', process.execPath, ...args], { cwd: ROOT, encoding: 'utf8' })
+    : spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
+  const wall = (performance.now() - start) / 1000;
+  if (r.status !== 0) throw new Error(`citebench eval failed: ${r.stderr}`);
+  cliOutput = r.stdout;
+  if (haveTime) {
+    const get = (label: string) => Number(new RegExp(`${label}: ([\\d.:]+)`).exec(r.stderr)?.[1] ?? NaN);
+    const elapsed = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)/.exec(r.stderr)![1].split(':').map(Number);
+    const wallS = elapsed.reduce((s, x) => s * 60 + x, 0);
+    cli.push({ wallS, cpuS: get('User time \\(seconds\\)') + get('System time \\(seconds\\)'), maxRssMB: get('Maximum resident set size \\(kbytes\\)') / 1024 });
+  } else {
+    cli.push({ wallS: wall, cpuS: NaN, maxRssMB: NaN });
+  }
+  console.log(`citebench eval run ${i + 1}: ${cli[i].wallS.toFixed(2)} s wall, ${cli[i].cpuS.toFixed(2)} s CPU, ${cli[i].maxRssMB.toFixed(0)} MB peak RSS`);
+}
+process.stdout.write(cliOutput);
+
+// 2. The in-memory API alone: CSR built once (not timed), evaluate() timed.
+const tables = newTrecTables();
+const qe = readQrels(files.qrels, tables);
+const re = readRun(files.run, tables);
+const qrels = qrelsToCsr(qe, tables.queries.size, tables);
+const run = runToCsr(re, tables.queries.size, tables);
+const { measures } = selectMeasures(['map', 'ndcg', 'recall.30']);
+const mem: number[] = [];
+let summary = new Float64Array(0);
+for (let i = 0; i < REPS; i++) {
+  const s = performance.now();
+  const r = evaluate({ qrels, run, measures, docOrder: (a, b) => re.docnos!.compare(a, b), queryOrder: tables.queries.sortedIds() });
+  mem.push((performance.now() - s) / 1000);
+  summary = r.summary;
+}
+console.log(`in-memory evaluate(): median ${(median(mem) * 1000).toFixed(0)} ms over ${REPS} runs (${run.docs.length} ranked docs)`);
+
+// The CLI printed the same numbers as the in-memory API.
+for (const [i, m] of measures.entries()) {
+  const line = cliOutput.split('\n').find((l) => l.startsWith(m.name + ' '));
+  if (!line?.endsWith(`\t${formatFixed4(summary[i])}`)) throw new Error(`CLI and in-memory disagree on ${m.name}: ${line}`);
+}
+
+const results = {
+  date: new Date().toISOString(),
+  node: process.version,
+  lines: run.docs.length,
+  queries: tables.queries.size,
+  cli: { runs: cli, medianWallS: median(cli.map((c) => c.wallS)), medianCpuS: median(cli.map((c) => c.cpuS)), medianMaxRssMB: median(cli.map((c) => c.maxRssMB)) },
+  inMemory: { runsS: mem, medianS: median(mem) },
+  yardstick: { tool: 'trec_eval 9.0.8 (C), from the issue', wallS: 2.1, maxRssMB: 156 },
+  output: cliOutput,
+};
+writeFileAtomic(join(OUT, 'results.json'), JSON.stringify(results, null, 2) + '\n');
+console.log(
+  `\nsummary: citebench eval median ${results.cli.medianWallS.toFixed(2)} s wall / ${results.cli.medianCpuS.toFixed(2)} s CPU / ` +
+    `${results.cli.medianMaxRssMB.toFixed(0)} MB; in-memory ${(results.inMemory.medianS * 1000).toFixed(0)} ms; ` +
+    `yardstick trec_eval 2.1 s / 156 MB`,
+);
