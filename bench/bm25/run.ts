@@ -1,0 +1,152 @@
+/**
+ * `npm run bench:bm25` (run under the heavy lock): citebench BM25 vs Python bm25s on synthetic abstracts.
+ *
+ *   node --import tsx bench/bm25/run.ts [--articles 1000000] [--queries 3800] [--k 500] [--threads 2]
+ *                                       [--pool-articles 2000000] [--skip-peer] [--skip-pool]
+ *
+ * 1. a synthetic corpus of N articles (citebench synth + corpus build --no-prefilter, reused when present)
+ * 2. citebench bm25 index, then bm25 search of Q title+abstract queries at top-k with T threads: wall time and
+ *    peak RSS of each process (/usr/bin/time)
+ * 3. bm25s (method lucene, k1 0.9, b 0.4, same texts, same queries, T threads) in the same run
+ * 4. a pool of P documents sampled from a corpus of P·1.1 articles, searched as if indexed alone, Q queries
+ * Everything lands in data/bench/bm25/ (ignored by git); the summary in bench/out/bm25/summary-N.json.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, readdirSync, createWriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CorpusStore } from '../../src/corpus/store.ts';
+import { writeFileAtomic } from '../../src/util/atomic.ts';
+
+const { values } = parseArgs({
+  options: {
+    articles: { type: 'string', default: '1000000' },
+    queries: { type: 'string', default: '3800' },
+    k: { type: 'string', default: '500' },
+    threads: { type: 'string', default: '2' },
+    'pool-articles': { type: 'string', default: '2000000' },
+    'skip-peer': { type: 'boolean', default: false },
+    'skip-pool': { type: 'boolean', default: false },
+  },
+});
+const N = Number(values.articles);
+const Q = Number(values.queries);
+const K = Number(values.k);
+const T = Number(values.threads);
+const P = Number(values['pool-articles']);
+const root = new URL('../..', import.meta.url).pathname;
+const data = join(root, 'data/bench/bm25');
+const outDir = join(root, 'bench/out/bm25');
+mkdirSync(data, { recursive: true });
+mkdirSync(outDir, { recursive: true });
+const cli = ['--import', 'tsx', join(root, 'src/cli.ts')];
+
+function du(path: string): number {
+  if (!existsSync(path)) return 0;
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.size;
+  return readdirSync(path).reduce((s, f) => s + du(join(path, f)), 0);
+}
+
+/** Run a command under /usr/bin/time; returns wall seconds and peak RSS (MiB), echoing its output. */
+function timed(label: string, cmd: string, args: string[]): { wall_s: number; peak_rss_mib: number } {
+  const timeFile = join(data, `time-${process.pid}.txt`);
+  console.log(`\n== ${label}\n$ ${cmd} ${args.join(' ')}`);
+  const r = spawnSync('/usr/bin/time', ['-o', timeFile, '-f', '%e %M', cmd, ...args], { stdio: 'inherit', cwd: root });
+  if (r.status !== 0) throw new Error(`${label} failed with exit code ${r.status}`);
+  const [wall, kb] = readFileSync(timeFile, 'utf8').trim().split(/\s+/).map(Number);
+  rmSync(timeFile);
+  console.log(`   ${label}: ${wall.toFixed(1)} s, peak RSS ${(kb / 1024).toFixed(0)} MiB`);
+  return { wall_s: wall, peak_rss_mib: kb / 1024 };
+}
+
+function ensureStore(n: number, seed: number): string {
+  const store = join(data, `store-${n}`);
+  if (existsSync(join(store, 'meta.json'))) return store;
+  const shards = join(data, `synth-${n}`);
+  execFileSync(process.execPath, [...cli, 'synth', '--articles', String(n), '--seed', String(seed), '--out', shards], { stdio: 'inherit' });
+  execFileSync(process.execPath, [...cli, 'corpus', 'build', '--input', shards, '--out', store, '--no-prefilter'], { stdio: 'inherit' });
+  rmSync(shards, { recursive: true, force: true });
+  return store;
+}
+
+/** Q query articles spread evenly over the given documents. */
+function pickQueries(docs: ArrayLike<number>, q: number): number[] {
+  const out: number[] = [];
+  for (let j = 0; j < q; j++) out.push(docs[Math.floor((j * docs.length) / q)]);
+  return out;
+}
+
+const summary: Record<string, unknown> = {
+  date: new Date().toISOString(),
+  machine: '2 cores, 24 GiB RAM (shared dev box), Node ' + process.versions.node,
+  articles: N, queries: Q, k: K, threads: T,
+};
+const save = () => writeFileAtomic(join(outDir, `summary-${N}.json`), JSON.stringify(summary, null, 2) + '\n');
+
+// 1. corpus
+const storeDir = ensureStore(N, 1);
+const store = CorpusStore.open(storeDir);
+const qIdx = pickQueries(Uint32Array.from({ length: store.size }, (_, i) => i), Q);
+const queriesFile = join(data, `queries-${N}.txt`);
+writeFileAtomic(queriesFile, qIdx.map((i) => store.id(i)).join('\n') + '\n');
+
+// 2. citebench
+const indexDir = join(data, `index-${N}`);
+rmSync(indexDir, { recursive: true, force: true });
+rmSync(`${indexDir}.work`, { recursive: true, force: true });
+const ourIndex = timed('citebench bm25 index', process.execPath, [...cli, 'bm25', 'index', '--corpus', storeDir, '--out', indexDir]);
+const ourSearch = timed('citebench bm25 search', process.execPath,
+  [...cli, 'bm25', 'search', '--index', indexDir, '--corpus', storeDir, '--queries', queriesFile, '--k', String(K), '--threads', String(T), '--out', join(data, `run-${N}.trec`)]);
+summary.citebench = {
+  index_s: ourIndex.wall_s, index_peak_rss_mib: ourIndex.peak_rss_mib, index_mib: du(indexDir) / 2 ** 20,
+  search_s: ourSearch.wall_s, search_peak_rss_mib: ourSearch.peak_rss_mib, queries_per_s: Q / ourSearch.wall_s,
+  end_to_end_s: ourIndex.wall_s + ourSearch.wall_s,
+  note: 'wall times of whole CLI processes: start-up, loading the store/index and writing the TREC run included',
+};
+summary.corpus_text_mib = du(join(storeDir, 'text.bin')) / 2 ** 20;
+save();
+
+// 3. bm25s
+if (!values['skip-peer']) {
+  const textsFile = join(data, `texts-${N}.jsonl`);
+  if (!existsSync(textsFile)) {
+    const w = createWriteStream(`${textsFile}.tmp`);
+    for (const a of store.texts()) w.write(JSON.stringify(a.abstract ? `${a.title} ${a.abstract}` : a.title) + '\n');
+    await new Promise<void>((res, rej) => w.end((e?: Error | null) => (e ? rej(e) : res())));
+    execFileSync('mv', [`${textsFile}.tmp`, textsFile]);
+  }
+  const qFile = join(data, `queries-${N}.idx`);
+  writeFileAtomic(qFile, qIdx.join('\n') + '\n');
+  const peerOut = join(outDir, `bm25s-${N}.json`);
+  const peer = timed('bm25s', 'python3', [join(root, 'bench/bm25/bm25s_peer.py'), textsFile, qFile, String(K), String(T), peerOut]);
+  summary.bm25s = { ...JSON.parse(readFileSync(peerOut, 'utf8')), process_wall_s: peer.wall_s, process_peak_rss_mib: peer.peak_rss_mib };
+  const p = summary.bm25s as { end_to_end_s: number };
+  summary.speedup_end_to_end = p.end_to_end_s / (summary.citebench as { end_to_end_s: number }).end_to_end_s;
+  save();
+}
+store.close();
+
+// 4. a pool of P documents out of a corpus of 1.1·P
+if (!values['skip-pool']) {
+  const M = Math.round(P * 1.1);
+  const bigStore = ensureStore(M, 2);
+  const big = CorpusStore.open(bigStore);
+  // Deterministic sample: keep document i unless hash(i) falls in the dropped 1/11.
+  const pool: number[] = [];
+  for (let i = 0; i < big.size && pool.length < P; i++) if ((Math.imul(i + 1, 0x9e3779b1) >>> 0) % 11 !== 0) pool.push(i);
+  const poolFile = join(data, `pool-${P}.txt`);
+  writeFileAtomic(poolFile, pool.map((i) => big.id(i)).join('\n') + '\n');
+  const poolQueries = join(data, `pool-queries-${P}.txt`);
+  writeFileAtomic(poolQueries, pickQueries(pool, Q).map((i) => big.id(i)).join('\n') + '\n');
+  big.close();
+  const bigIndex = join(data, `index-${M}`);
+  if (!existsSync(join(bigIndex, 'meta.json'))) {
+    summary.pool_corpus_index = timed('citebench bm25 index (pool corpus)', process.execPath, [...cli, 'bm25', 'index', '--corpus', bigStore, '--out', bigIndex]);
+  }
+  const poolSearch = timed(`citebench bm25 search, pool of ${P}`, process.execPath,
+    [...cli, 'bm25', 'search', '--index', bigIndex, '--corpus', bigStore, '--queries', poolQueries, '--pool', poolFile, '--k', String(K), '--threads', String(T), '--out', join(data, `run-pool-${P}.trec`)]);
+  summary.pool = { corpus_articles: M, pool_docs: pool.length, queries: Q, search_s: poolSearch.wall_s, peak_rss_mib: poolSearch.peak_rss_mib, queries_per_s: Q / poolSearch.wall_s };
+  save();
+}
+console.log('\n' + JSON.stringify(summary, null, 2));

@@ -1,0 +1,74 @@
+/** End to end through the CLI: synthetic corpus → store → bm25 index → bm25 search / tune, and bad input. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CorpusStore } from '../../src/corpus/store.ts';
+import { loadIndex } from '../../src/retrieval/bm25/index.ts';
+import { Bm25Retriever } from '../../src/retrieval/bm25/retriever.ts';
+
+const root = new URL('../..', import.meta.url).pathname;
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli.ts'), ...args], { encoding: 'utf8', cwd: root });
+
+test('bm25 index / search / tune on a synthetic store; unknown ids are named by file and line', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bm25-cli-'));
+  try {
+    let r = cli('synth', '--articles', '3000', '--seed', '4', '--out', join(dir, 'shards'));
+    assert.equal(r.status, 0, r.stderr);
+    r = cli('corpus', 'build', '--input', join(dir, 'shards'), '--out', join(dir, 'store'), '--no-prefilter');
+    assert.equal(r.status, 0, r.stderr);
+    r = cli('bm25', 'index', '--corpus', join(dir, 'store'), '--out', join(dir, 'index'), '--chunk-docs', '700');
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(!existsSync(join(dir, 'index.work')), 'chunk directory removed after the build');
+    const store = CorpusStore.open(join(dir, 'store'));
+    const qIdx = [0, 17, 999, 2500];
+    writeFileSync(join(dir, 'queries.txt'), qIdx.map((i) => store.id(i)).join('\n') + '\n');
+    const pool = Array.from({ length: 3000 }, (_, i) => i).filter((i) => i % 3 !== 1);
+    writeFileSync(join(dir, 'pool.txt'), pool.map((i) => store.id(i)).join('\n'));
+    r = cli('bm25', 'search', '--index', join(dir, 'index'), '--corpus', join(dir, 'store'), '--queries', join(dir, 'queries.txt'),
+      '--pool', join(dir, 'pool.txt'), '--k', '50', '--threads', '2', '--out', join(dir, 'run.trec'));
+    assert.equal(r.status, 0, r.stderr);
+    const lines = readFileSync(join(dir, 'run.trec'), 'utf8').trim().split('\n').map((l) => l.split(' '));
+    assert.equal(lines.length, 4 * 50);
+    // Same lists as the library call, in trec_eval order, the query itself excluded, pool members only.
+    const ret = new Bm25Retriever(loadIndex(join(dir, 'index')), store, { tieKey: store.idOrder });
+    const lib = await ret.search({ queries: Uint32Array.from(qIdx), pool: Uint32Array.from(pool), k: 50 });
+    for (let q = 0; q < 4; q++) {
+      const mine = lines.filter((l) => l[0] === store.id(qIdx[q]));
+      const expect = [...lib.docs.subarray(lib.offsets[q], lib.offsets[q + 1])].map((d) => store.id(d));
+      assert.deepEqual(mine.map((l) => l[2]), expect);
+      assert.deepEqual(mine.map((l) => Number(l[3])), expect.map((_, i) => i + 1));
+      assert.ok(!mine.some((l) => l[2] === store.id(qIdx[q])));
+      for (const l of mine) assert.notEqual(store.indexOf(l[2]) % 3, 1);
+    }
+    // Tuning: a qrels of each query's outbound citations; the grid is reported and the best one picked.
+    const qrels = qIdx.flatMap((q) => [...store.outbound(q)].map((d) => `${store.id(q)} 0 ${store.id(d)} 1`));
+    writeFileSync(join(dir, 'qrels.txt'), qrels.join('\n') + '\nother 0 x 1\n');
+    r = cli('bm25', 'tune', '--index', join(dir, 'index'), '--corpus', join(dir, 'store'), '--queries', join(dir, 'queries.txt'),
+      '--qrels', join(dir, 'qrels.txt'), '--k1-grid', '0.5,1.2', '--b-grid', '0.3,0.75', '--threads', '1', '--out', join(dir, 'tune.json'));
+    assert.equal(r.status, 0, r.stderr);
+    const tuned = JSON.parse(readFileSync(join(dir, 'tune.json'), 'utf8'));
+    assert.equal(tuned.grid.length, 4);
+    assert.equal(tuned.best.score, Math.max(...tuned.grid.map((p: { score: number }) => p.score)));
+    assert.match(r.stdout, /1 qrels lines of other queries skipped/);
+    // Bad input: an unknown paper id names file, line and field; no stack trace.
+    writeFileSync(join(dir, 'bad.txt'), `${store.id(3)}\n\nno-such-paper\n`);
+    r = cli('bm25', 'search', '--index', join(dir, 'index'), '--corpus', join(dir, 'store'), '--queries', join(dir, 'bad.txt'), '--out', join(dir, 'x.trec'));
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /bad\.txt:3 \[paper_id\]: unknown paper id 'no-such-paper'/);
+    assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/);
+    writeFileSync(join(dir, 'dup.txt'), `${store.id(3)}\n${store.id(4)}\n${store.id(3)}\n`);
+    r = cli('bm25', 'search', '--index', join(dir, 'index'), '--corpus', join(dir, 'store'), '--queries', join(dir, 'queries.txt'), '--pool', join(dir, 'dup.txt'), '--out', join(dir, 'x.trec'));
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /dup\.txt:3 \[paper_id\]: paper id '.*' repeats line 1/);
+    r = cli('bm25', 'search', '--index', join(dir, 'nope'), '--corpus', join(dir, 'store'), '--queries', join(dir, 'queries.txt'), '--out', join(dir, 'x.trec'));
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /not a BM25 index/);
+    store.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
