@@ -1,44 +1,89 @@
 /**
- * Resolves the citation id lists of S2ORC records to corpus indices: a streaming pass over the shards that
- * emits (citing, cited) index pairs from both the outbound and the inbound lists. Ids outside the corpus are
- * counted (normal for a subset of S2ORC; an error under --strict), self-citations counted and ignored.
+ * Citation ids → corpus indices. The first pass over the shards spools every accepted record's citation id
+ * lists (with its file and line) into a compact temporary file; once all ids are known, the spool is read
+ * back sequentially and each id resolved, emitting (citing, cited) index pairs from both the outbound and the
+ * inbound lists. No JSON is parsed twice and no id strings are kept in memory. Ids outside the corpus are
+ * counted (normal for a subset of S2ORC; an error under --strict); self-citations are counted and ignored.
+ *
+ * Spool record: u16 file number, u32 line, u32 #outbound, u32 #inbound, then each id as u16 length + UTF-8.
  */
 import type { IdIndex } from './id-index.ts';
-import { readArticles } from './s2orc-reader.ts';
-import { ValidationReport } from './validation.ts';
+import type { ValidationReport } from './validation.ts';
+import { BufferedReader, BufferedWriter } from '../util/buffered-file.ts';
 import { InputError } from '../util/errors.ts';
 import { Progress } from '../util/progress.ts';
 
-export async function resolveCitations(
-  input: string,
+export class CitationSpool {
+  private readonly w: BufferedWriter;
+  readonly files: string[] = [];
+  private readonly fileNo = new Map<string, number>();
+  records = 0;
+
+  constructor(readonly path: string) {
+    this.w = new BufferedWriter(path);
+  }
+
+  /** Append the next accepted record (records must be added in corpus-index order). */
+  add(file: string, line: number, outbound: string[], inbound: string[]): void {
+    let f = this.fileNo.get(file);
+    if (f === undefined) {
+      f = this.files.length;
+      this.files.push(file);
+      this.fileNo.set(file, f);
+    }
+    const w = this.w;
+    w.u16(f);
+    w.u32(line);
+    w.u32(outbound.length);
+    w.u32(inbound.length);
+    for (const list of [outbound, inbound]) {
+      for (const id of list) {
+        const len = Buffer.byteLength(id);
+        if (len > 0xffff) throw new InputError(file, line, 'citations', 'a citation id longer than 65,535 bytes');
+        w.u16(len);
+        w.write(id);
+      }
+    }
+    this.records++;
+  }
+
+  close(): void {
+    this.w.close();
+  }
+}
+
+export function resolveCitations(
+  spool: CitationSpool,
   ids: IdIndex,
   report: ValidationReport,
   onEdge: (citing: number, cited: number) => void,
-  progress?: { total: number; enabled?: boolean },
-): Promise<void> {
-  const seen = new Uint8Array(ids.size);
+  progressEnabled?: boolean,
+): void {
+  const r = new BufferedReader(spool.path);
   let unknown = 0;
   let selfCites = 0;
   let example: { file: string; line: number; field: string; message: string } | undefined;
-  // Record-level problems were reported by the first pass; this pass must not count them twice.
-  const silent = new ValidationReport(false, 0);
-  const p = new Progress({ label: 'citations', unit: 'records', total: progress?.total, enabled: progress?.enabled });
-  for await (const a of readArticles(input, { report: silent })) {
-    p.tick();
-    const i = ids.get(a.id);
-    if (i < 0 || seen[i]) continue; // a duplicate: the first record with this id was the one kept
-    seen[i] = 1;
-    for (let d = 0; d < 2; d++) {
-      const outbound = d === 0;
-      for (const cid of outbound ? a.outbound : a.inbound) {
-        const j = ids.get(cid);
+  const p = new Progress({ label: 'citations', unit: 'records', total: spool.records, enabled: progressEnabled });
+  try {
+    for (let i = 0; i < spool.records; i++) {
+      p.tick();
+      const file = r.u16();
+      const line = r.u32();
+      const nOut = r.u32();
+      const nIn = r.u32();
+      for (let k = 0; k < nOut + nIn; k++) {
+        const len = r.u16();
+        r.ensure(len);
+        const j = ids.getBytes(r.buf, r.pos, r.pos + len);
+        const outbound = k < nOut;
         if (j < 0) {
           const field = outbound ? 'outbound_citations' : 'inbound_citations';
+          const cid = r.buf.toString('utf8', r.pos, r.pos + len);
           if (report.strict) {
-            throw new InputError(a.file, a.line, field, `citation to ${cid}, which is not in the corpus (without --strict such citations are counted and ignored)`);
+            throw new InputError(spool.files[file], line, field, `citation to ${cid}, which is not in the corpus (without --strict such citations are counted and ignored)`);
           }
           unknown++;
-          example ??= { file: a.file, line: a.line, field, message: `citation to ${cid}, which is not in the corpus` };
+          example ??= { file: spool.files[file], line, field, message: `citation to ${cid}, which is not in the corpus` };
         } else if (j === i) {
           selfCites++;
         } else if (outbound) {
@@ -46,10 +91,13 @@ export async function resolveCitations(
         } else {
           onEdge(j, i);
         }
+        r.pos += len;
       }
     }
+  } finally {
+    r.close();
+    p.finish();
   }
-  p.finish();
   report.addMany('unknown-citation', unknown, example);
   report.addMany('self-citation', selfCites);
 }

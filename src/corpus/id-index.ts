@@ -32,6 +32,30 @@ export class IdIndex {
     }
   }
 
+  /** Like get(), for an id given as UTF-8 bytes buf[start, end) — no string is made for numeric ids. */
+  getBytes(buf: Buffer, start: number, end: number): number {
+    const n = end - start;
+    let v = -1;
+    if (n > 0 && n <= 15 && !(n > 1 && buf[start] === 48)) {
+      v = 0;
+      for (let i = start; i < end; i++) {
+        const c = buf[i] - 48;
+        if (c < 0 || c > 9) {
+          v = -1;
+          break;
+        }
+        v = v * 10 + c;
+      }
+    }
+    if (v < 0) return this.other.get(buf.toString('utf8', start, end)) ?? -1;
+    const mask = this.keys.length - 1;
+    for (let h = hash(v) & mask; ; h = (h + 1) & mask) {
+      const cur = this.keys[h];
+      if (cur === v) return this.vals[h];
+      if (cur === -1) return -1;
+    }
+  }
+
   /** Insert id → index; returns the existing index instead if the id is already present. */
   add(id: string, index: number): number {
     const k = numericKey(id);

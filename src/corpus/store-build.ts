@@ -1,8 +1,8 @@
 /**
- * Builds a compact corpus store (store-format.ts) from S2ORC shards in two streaming passes:
+ * Builds a compact corpus store (store-format.ts) from S2ORC shards in one streaming pass plus spools:
  *   1. read + validate every record: ids (duplicates dropped), years, fields, prefilter text rules; the texts
- *      of articles that pass rules 1–3 go to a temporary file;
- *   2. read the shards again and resolve citation ids to indices (an edge list of u32 pairs, no strings kept),
+ *      of articles that pass rules 1–3 go to a temporary file, the citation id lists to a spool (citations.ts);
+ *   2. read the spool back and resolve citation ids to indices (an edge list of u32 pairs, no strings kept),
  *      then dedupe into CSR, apply the citation rule, renumber the kept articles and write every column.
  * Memory is O(articles + in-corpus edges), never O(JSON). The store is written into a temporary sibling
  * directory and renamed into place, so a killed build never leaves a half store behind.
@@ -11,13 +11,14 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync, rmSync, writeSync
 import { join } from 'node:path';
 import { IdIndex } from './id-index.ts';
 import { readArticles } from './s2orc-reader.ts';
-import { resolveCitations } from './citations.ts';
+import { CitationSpool, resolveCitations } from './citations.ts';
 import { ValidationReport } from './validation.ts';
 import {
   applyPrefilter, formatPrefilterReport, textRuleFlags, type PrefilterConfig, type PrefilterReport,
 } from './prefilter.ts';
 import { FILES, STORE_FORMAT, STORE_VERSION } from './store-format.ts';
 import { Growable } from '../util/growable.ts';
+import { BufferedWriter } from '../util/buffered-file.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { Progress } from '../util/progress.ts';
 import { CitebenchError } from '../util/errors.ts';
@@ -65,6 +66,7 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     const recordIn = new Growable(Uint32Array);
     const textOff = new Growable(Float64Array); // 2 per record: title start, abstract start; + final end
     const rawText = new BufferedWriter(join(tmp, 'text.raw'));
+    const spool = new CitationSpool(join(tmp, 'citations.spool'));
     let n = 0;
     const p1 = new Progress({ label: 'pass 1/2 read', unit: 'records', enabled: opts.progress });
     for await (const a of readArticles(opts.input, { report })) {
@@ -88,10 +90,12 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
       if (f === 0) rawText.write(a.title);
       textOff.push(rawText.position);
       if (f === 0) rawText.write(a.abstract);
+      spool.add(a.file, a.line, a.outbound, a.inbound);
       n++;
     }
     textOff.push(rawText.position);
     rawText.close();
+    spool.close();
     p1.finish();
     report.recordsAccepted = n;
     log(`pass 1: ${report.recordsRead} records read, ${n} accepted`);
@@ -99,10 +103,11 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     // ---- pass 2: citations -> edge list -----------------------------------------------------------------
     const src = new Growable(Uint32Array, 1 << 20);
     const dst = new Growable(Uint32Array, 1 << 20);
-    await resolveCitations(opts.input, idIndex, report, (i, j) => {
+    resolveCitations(spool, idIndex, report, (i, j) => {
       src.push(i);
       dst.push(j);
-    }, { total: report.recordsRead, enabled: opts.progress });
+    }, opts.progress);
+    rmSync(spool.path);
 
     const full = buildCsr(n, src.view(), dst.view());
     const inDeg = new Uint32Array(n);
@@ -276,50 +281,4 @@ function copyKeptTexts(rawPath: string, outPath: string, off: Float64Array, newI
   keptOff[2 * (keptOff.length >> 1)] = out.position;
   out.close();
   closeSync(inFd);
-}
-
-/** Sequential file writer with an 8 MiB buffer and a byte position. */
-class BufferedWriter {
-  private readonly fd: number;
-  private readonly buf = Buffer.allocUnsafe(8 << 20);
-  private used = 0;
-  position = 0;
-
-  constructor(path: string) {
-    if (existsSync(path)) rmSync(path);
-    this.fd = openSync(path, 'w');
-  }
-
-  write(s: string): void {
-    if (s.length * 3 > this.buf.length - this.used) this.flush();
-    if (s.length * 3 > this.buf.length) {
-      this.writeBytes(Buffer.from(s, 'utf8'));
-      return;
-    }
-    const n = this.buf.write(s, this.used, "utf8");
-    this.used += n;
-    this.position += n;
-  }
-
-  writeBytes(b: Uint8Array): void {
-    if (b.length > this.buf.length - this.used) this.flush();
-    if (b.length > this.buf.length) {
-      writeSync(this.fd, b);
-    } else {
-      this.buf.set(b, this.used);
-      this.used += b.length;
-    }
-    this.position += b.length;
-  }
-
-  flush(): void {
-    let off = 0;
-    while (off < this.used) off += writeSync(this.fd, this.buf, off, this.used - off);
-    this.used = 0;
-  }
-
-  close(): void {
-    this.flush();
-    closeSync(this.fd);
-  }
 }

@@ -42,11 +42,16 @@ function independent() {
   return { recs, unknown, self, edges, inDeg };
 }
 
+async function collect(report: ValidationReport) {
+  const out = [];
+  for await (const a of readArticles(SAMPLE, { report })) out.push(a);
+  return out;
+}
+
 test('reader: all 1,000 real records parse, fields and years as in the JSON', { skip: skipNoShared }, async () => {
   const { recs } = independent();
   const report = new ValidationReport();
-  const got = [];
-  for await (const a of readArticles(SAMPLE, { report })) got.push(a);
+  const got: Awaited<ReturnType<typeof collect>> = await collect(report);
   assert.equal(got.length, 1000);
   assert.equal(report.recordsRead, 1000);
   assert.equal(report.problemCount, 0);

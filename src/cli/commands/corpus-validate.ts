@@ -1,30 +1,42 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { parse, required } from '../args.ts';
 import { readArticles } from '../../corpus/s2orc-reader.ts';
 import { ValidationReport } from '../../corpus/validation.ts';
 import { IdIndex } from '../../corpus/id-index.ts';
-import { resolveCitations } from '../../corpus/citations.ts';
+import { CitationSpool, resolveCitations } from '../../corpus/citations.ts';
 
 export const usage = `usage: citebench corpus validate --input SHARDS [--strict] [--json]
 
 Check S2ORC metadata shards without building anything: every problem is counted by kind, with the first
-examples located by file, line and field, then resolve every citation id (ids outside the
-shards are counted; --strict makes them errors, as it does every other problem). Exit status 1 when problems were found (informational counts such
-as citations to ids outside the corpus do not count), 2 with --strict at the first problem.`;
+examples located by file, line and field, then every citation id is resolved (ids outside the shards are
+counted; --strict makes them errors, as it does every other problem). Exit status 1 when problems were found
+(informational counts such as citations to ids outside the corpus do not count), 2 with --strict at the first
+problem.`;
 
 export async function run(args: string[]) {
   const { values } = parse(args, { input: { type: 'string' }, strict: { type: 'boolean' }, json: { type: 'boolean' } }, usage);
   const report = new ValidationReport(values.strict);
   const ids = new IdIndex();
-  let n = 0;
-  for await (const a of readArticles(required('input', values.input), { report })) {
-    if (ids.add(a.id, n) !== n) {
-      report.add('duplicate-id', a.file, a.line, 'paper_id', `duplicate paper_id ${a.id}`);
-      continue;
+  const spoolDir = mkdtempSync(join(tmpdir(), 'citebench-validate-'));
+  try {
+    const spool = new CitationSpool(join(spoolDir, 'citations.spool'));
+    let n = 0;
+    for await (const a of readArticles(required('input', values.input), { report })) {
+      if (ids.add(a.id, n) !== n) {
+        report.add('duplicate-id', a.file, a.line, 'paper_id', `duplicate paper_id ${a.id}`);
+        continue;
+      }
+      spool.add(a.file, a.line, a.outbound, a.inbound);
+      n++;
     }
-    n++;
+    spool.close();
+    report.recordsAccepted = n;
+    resolveCitations(spool, ids, report, () => {});
+  } finally {
+    rmSync(spoolDir, { recursive: true, force: true });
   }
-  report.recordsAccepted = n;
-  await resolveCitations(values.input!, ids, report, () => {});
   console.log(values.json ? JSON.stringify(report.toJSON(), null, 1) : report.format());
   return report.problemCount > 0 ? 1 : 0;
 }

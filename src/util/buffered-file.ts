@@ -1,0 +1,128 @@
+/** Sequential binary files with large buffers: temporary spools and columns written or read front to back. */
+import { closeSync, existsSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+
+/** Sequential file writer with an 8 MiB buffer and a byte position. */
+export class BufferedWriter {
+  private readonly fd: number;
+  private readonly buf = Buffer.allocUnsafe(8 << 20);
+  private used = 0;
+  position = 0;
+
+  constructor(path: string) {
+    if (existsSync(path)) rmSync(path);
+    this.fd = openSync(path, 'w');
+  }
+
+  write(s: string): void {
+    if (s.length * 3 > this.buf.length - this.used) this.flush();
+    if (s.length * 3 > this.buf.length) {
+      this.writeBytes(Buffer.from(s, 'utf8'));
+      return;
+    }
+    const n = this.buf.write(s, this.used, "utf8");
+    this.used += n;
+    this.position += n;
+  }
+
+  u32(v: number): void {
+    if (this.buf.length - this.used < 4) this.flush();
+    this.buf.writeUInt32LE(v, this.used);
+    this.used += 4;
+    this.position += 4;
+  }
+
+  u16(v: number): void {
+    if (this.buf.length - this.used < 2) this.flush();
+    this.buf.writeUInt16LE(v, this.used);
+    this.used += 2;
+    this.position += 2;
+  }
+
+  writeBytes(b: Uint8Array): void {
+    if (b.length > this.buf.length - this.used) this.flush();
+    if (b.length > this.buf.length) {
+      writeSync(this.fd, b);
+    } else {
+      this.buf.set(b, this.used);
+      this.used += b.length;
+    }
+    this.position += b.length;
+  }
+
+  flush(): void {
+    let off = 0;
+    while (off < this.used) off += writeSync(this.fd, this.buf, off, this.used - off);
+    this.used = 0;
+  }
+
+  close(): void {
+    this.flush();
+    closeSync(this.fd);
+  }
+}
+
+/** Sequential reader: `ensure(n)` guarantees n readable bytes at `buf[pos..]` (or throws at end of file). */
+export class BufferedReader {
+  private readonly fd: number;
+  buf: Buffer;
+  pos = 0;
+  private end = 0;
+  private eof = false;
+
+  constructor(
+    readonly path: string,
+    size = 8 << 20,
+  ) {
+    this.fd = openSync(path, 'r');
+    this.buf = Buffer.allocUnsafe(size);
+  }
+
+  /** True when every byte has been consumed. */
+  get done(): boolean {
+    if (this.pos < this.end) return false;
+    if (!this.eof) this.fill(1);
+    return this.pos >= this.end;
+  }
+
+  ensure(n: number): void {
+    if (this.end - this.pos < n) this.fill(n);
+    if (this.end - this.pos < n) throw new Error(`${this.path}: unexpected end of file`);
+  }
+
+  u32(): number {
+    this.ensure(4);
+    const v = this.buf.readUInt32LE(this.pos);
+    this.pos += 4;
+    return v;
+  }
+
+  u16(): number {
+    this.ensure(2);
+    const v = this.buf.readUInt16LE(this.pos);
+    this.pos += 2;
+    return v;
+  }
+
+  private fill(n: number): void {
+    const rest = this.end - this.pos;
+    if (n > this.buf.length) {
+      const bigger = Buffer.allocUnsafe(n);
+      this.buf.copy(bigger, 0, this.pos, this.end);
+      this.buf = bigger;
+    } else {
+      this.buf.copy(this.buf, 0, this.pos, this.end);
+    }
+    this.pos = 0;
+    this.end = rest;
+    while (!this.eof && this.end < this.buf.length) {
+      const got = readSync(this.fd, this.buf, this.end, this.buf.length - this.end, null);
+      if (got <= 0) this.eof = true;
+      else this.end += got;
+      if (this.end >= n) break;
+    }
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
