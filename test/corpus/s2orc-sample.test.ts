@@ -108,12 +108,15 @@ test('store build: validation counts and prefilter (both citation scopes) match 
   keep.forEach((r: any, i: number) => {
     assert.equal(store.id(i), r.paper_id);
     assert.equal(store.indexOf(r.paper_id), i);
+    assert.equal(store.indexOfSorted(r.paper_id), i);
     assert.deepEqual(store.text(i), { title: r.title, abstract: r.abstract });
     assert.equal(store.years[i], r.year);
   });
   const scanned = [...store.texts()].map((t) => t.abstract);
   assert.deepEqual(scanned, keep.map((r: any) => r.abstract));
   assert.equal(store.indexOf('not-an-id'), -1);
+  assert.equal(store.indexOfSorted('not-an-id'), -1);
+  assert.equal(store.indexOf('0' + keep[0].paper_id), -1, 'leading zero is another id');
   store.close();
 
   // outbound direction is configurable and changes the count
