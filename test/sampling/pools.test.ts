@@ -1,0 +1,87 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { synthesize, SYNTH_DEFAULTS } from '../../src/corpus/synth.ts';
+import { buildCorpusStore } from '../../src/corpus/store-build.ts';
+import { CorpusStore } from '../../src/corpus/store.ts';
+import { PAPER_PREFILTER } from '../../src/corpus/prefilter.ts';
+import { FIELDS } from '../../src/corpus/fields.ts';
+import { sampleQueries, samplePool, citedBy, fieldCited, citationQrels } from '../../src/sampling/pools.ts';
+import { Rng } from '../../src/sampling/rng.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'cb-pools-'));
+let store: CorpusStore;
+
+test('setup: a small prefiltered synthetic store', async () => {
+  await synthesize({ ...SYNTH_DEFAULTS, articles: 12000, seed: 3 }, join(dir, 'shards'));
+  await buildCorpusStore({ input: join(dir, 'shards'), out: join(dir, 'store'), prefilter: PAPER_PREFILTER });
+  store = CorpusStore.open(join(dir, 'store'));
+  assert.ok(store.size > 8000);
+});
+
+test('dataset level: 2019 queries citing the corpus; pools hold every cited article, exact size, years ≤ 2019', () => {
+  const q = sampleQueries(store, { count: 200, seed: 1 });
+  assert.equal(q.length, 200);
+  assert.equal(new Set(q).size, 200);
+  for (const i of q) {
+    assert.equal(store.years[i], 2019);
+    assert.ok(store.outbound(i).length > 0);
+  }
+  assert.deepEqual(sampleQueries(store, { count: 200, seed: 1 }), q, 'deterministic');
+  assert.notDeepEqual(sampleQueries(store, { count: 200, seed: 2 }), q);
+
+  const cited = new Set<number>();
+  for (const i of q) for (const c of store.outbound(i)) cited.add(c);
+  assert.deepEqual([...citedBy(store, q)], [...cited].sort((a, b) => a - b));
+  const p1 = samplePool(store, q, { size: 5000, repeat: 1, seed: 1 });
+  const p2 = samplePool(store, q, { size: 5000, repeat: 2, seed: 1 });
+  for (const p of [p1, p2]) {
+    assert.equal(p.members.length, 5000);
+    assert.equal(p.cited, cited.size);
+    const members = new Set(p.members);
+    for (const c of cited) assert.ok(members.has(c), 'cited article in the pool');
+    for (let k = 1; k < p.members.length; k++) assert.ok(p.members[k] > p.members[k - 1], 'sorted, distinct');
+    for (const m of p.members) if (!cited.has(m)) assert.ok(store.years[m] <= 2019 && store.years[m] > 0);
+  }
+  assert.notDeepEqual(p1.members, p2.members, 'repeats differ');
+  assert.deepEqual(samplePool(store, q, { size: 5000, repeat: 1, seed: 1 }).members, p1.members, 'deterministic');
+  assert.throws(() => samplePool(store, q, { size: 10, repeat: 1, seed: 1 }), /smaller than the/);
+  assert.throws(() => samplePool(store, q, { size: store.size + 1, repeat: 1, seed: 1 }), /cannot sample a pool/);
+
+  const qrels = citationQrels(store, q, p1.members);
+  assert.equal(qrels.docs.length, q.reduce((s, i) => s + store.outbound(i).length, 0), 'all citations judged relevant');
+});
+
+test('field level: queries labelled with the field; pool = cited ∪ field-cited fill', () => {
+  const field = 'Medicine';
+  const bit = 1 << FIELDS.indexOf(field);
+  const q = sampleQueries(store, { count: 40, seed: 1, field });
+  for (const i of q) assert.ok(store.fields[i] & bit);
+  const fc = new Set<number>();
+  for (let i = 0; i < store.size; i++) if (store.fields[i] & bit) for (const c of store.outbound(i)) fc.add(c);
+  assert.deepEqual([...fieldCited(store, field)], [...fc].sort((a, b) => a - b));
+  const cited = new Set(citedBy(store, q));
+  const p = samplePool(store, q, { size: 1500, repeat: 1, seed: 1, field });
+  assert.equal(p.members.length, 1500);
+  assert.equal(p.exhausted, false);
+  for (const m of p.members) assert.ok(cited.has(m) || fc.has(m));
+  // a pool larger than the field-cited set takes all of it
+  const all = samplePool(store, q, { size: store.size, repeat: 1, seed: 1, field });
+  assert.equal(all.exhausted, true);
+  const eligible = [...fc].filter((i) => !cited.has(i) && store.years[i] <= 2019).length;
+  assert.equal(all.members.length, cited.size + eligible);
+});
+
+test('rng.sampleIndices: uniform enough and exact size in both regimes', () => {
+  const r = new Rng(5);
+  for (const [n, k] of [[1000, 10], [1000, 900], [50, 50]]) {
+    const s = r.sampleIndices(n, k);
+    assert.equal(new Set(s).size, k);
+    assert.ok(s.every((x) => x < n));
+  }
+  const counts = new Uint32Array(10);
+  for (let t = 0; t < 20000; t++) for (const x of r.sampleIndices(10, 3)) counts[x]++;
+  for (const c of counts) assert.ok(Math.abs(c - 6000) < 400, `count ${c}`);
+});
