@@ -15,7 +15,7 @@ import { sharedDataMissing, sharedDocuments, sharedQueries } from './shared-text
 
 const skip = sharedDataMissing() ?? oracleUnavailable();
 
-test('analyzer tokens equal Lucene EnglishAnalyzer on every shared text', { skip }, () => {
+test('analyzer tokens equal Lucene EnglishAnalyzer on every shared text', { skip }, async () => {
   const texts = [...sharedDocuments(), ...sharedQueries()].map(articleText);
   const expected = luceneAnalyze(texts);
   const an = new EnglishAnalyzer();
@@ -27,12 +27,12 @@ test('analyzer tokens equal Lucene EnglishAnalyzer on every shared text', { skip
   assert.ok(tokens > 300_000, `expected a substantial token stream, got ${tokens}`);
 });
 
-test('BM25 top-100 lists and scores equal Lucene (lossy norms, k1 0.9, b 0.4)', { skip }, () => {
+test('BM25 top-100 lists and scores equal Lucene (lossy norms, k1 0.9, b 0.4)', { skip }, async () => {
   const docs = sharedDocuments();
   const queries = sharedQueries();
   const K = 100;
   const expected = luceneSearch(docs.map(articleText), queries.map(articleText), K, 0.9, 0.4);
-  const ix = buildIndex(new InMemoryTexts(docs), { chunkDocs: 700 }); // several chunks: exercises the merge
+  const ix = await buildIndex(new InMemoryTexts(docs), { chunkDocs: 700 }); // several chunks: exercises the merge
   const stats = new PoolStats(ix, DEFAULT_PARAMS);
   const reverse = Uint32Array.from({ length: ix.docCount }, (_, d) => ix.docCount - 1 - d);
   // Both scoring paths of lossy mode: per-posting arithmetic and per-term (tf, norm) tables.

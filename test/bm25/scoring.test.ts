@@ -55,7 +55,7 @@ function searchTexts(ix: Bm25Index, params: Bm25Params, queries: string[], k: nu
   return queries.map((q) => scorer.search(stats.prepare(queryTermIds(an, vocab, q)), k));
 }
 
-test('SmallFloat norms: exact below 24, 4 significant bits above (rounded down)', () => {
+test('SmallFloat norms: exact below 24, 4 significant bits above (rounded down)', async () => {
   const expect: [number, number][] = [[0, 0], [1, 1], [23, 23], [24, 24], [100, 96], [150, 144], [300, 280], [500, 472], [1000, 984]];
   for (const [len, dec] of expect) assert.equal(byte4ToInt(intToByte4(len)), dec, `length ${len}`);
   for (let len = 0; len < 5000; len++) {
@@ -65,7 +65,7 @@ test('SmallFloat norms: exact below 24, 4 significant bits above (rounded down)'
 });
 
 for (const accurate of [false, true]) {
-  test(`hand-made corpus: scores equal the BM25 formula computed independently (${accurate ? 'accurate' : 'lossy'} lengths)`, () => {
+  test(`hand-made corpus: scores equal the BM25 formula computed independently (${accurate ? 'accurate' : 'lossy'} lengths)`, async () => {
     const docs = [
       doc({ alpha: 1, beta: 2 }), // length 3
       doc({ alpha: 3, gamma: 58 }), // length 61: lossy = 60
@@ -76,7 +76,7 @@ for (const accurate of [false, true]) {
     ];
     const lossy: Record<number, number> = { 3: 3, 61: 60, 100: 96, 150: 144, 300: 280, 1: 1 };
     const lens = [3, 61, 100, 150, 300, 1];
-    const ix = buildIndex(new InMemoryTexts(docs));
+    const ix = await buildIndex(new InMemoryTexts(docs));
     assert.deepEqual([...ix.lengths], lens);
     const k1 = 1.2;
     const b = 0.75;
@@ -113,14 +113,14 @@ for (const accurate of [false, true]) {
 }
 
 for (const accurate of [false, true]) {
-  test(`pool search equals an index built on the pool alone (${accurate ? 'accurate' : 'lossy'})`, () => {
+  test(`pool search equals an index built on the pool alone (${accurate ? 'accurate' : 'lossy'})`, async () => {
     const corpus = randomCorpus(600, 11);
     const r = rng(5);
     const poolList: number[] = [];
     for (let d = 0; d < corpus.length; d++) if (r() < 0.35 || d === 7) poolList.push(d);
     const pool = Uint32Array.from(poolList);
-    const full = buildIndex(new InMemoryTexts(corpus), { chunkDocs: 128 });
-    const alone = buildIndex(new InMemoryTexts(poolList.map((d) => corpus[d])));
+    const full = await buildIndex(new InMemoryTexts(corpus), { chunkDocs: 128 });
+    const alone = await buildIndex(new InMemoryTexts(poolList.map((d) => corpus[d])));
     const queries = Array.from({ length: 40 }, (_, i) => corpus[(i * 37) % corpus.length].title + ' ' + corpus[(i * 53 + 1) % corpus.length].abstract.split(' ').slice(0, 30).join(' '));
     const params = { k1: 0.9, b: 0.4, accurate };
     const statsFull = new PoolStats(full, params, pool);
@@ -144,11 +144,11 @@ for (const accurate of [false, true]) {
   });
 }
 
-test('ties are broken like trec_eval: equal scores ranked by docno descending (tie key = idOrder)', () => {
+test('ties are broken like trec_eval: equal scores ranked by docno descending (tie key = idOrder)', async () => {
   const ids = ['p9', 'p10', 'p2', 'p11', 'p1', 'p3'];
   const texts = ids.map(() => ({ title: 'alpha beta', abstract: '' }));
   texts[4] = { title: 'alpha alpha beta', abstract: '' };
-  const ix = buildIndex(new InMemoryTexts(texts));
+  const ix = await buildIndex(new InMemoryTexts(texts));
   const sorted = [...ids].sort();
   const idOrder = Uint32Array.from(ids, (id) => sorted.indexOf(id)); // byte order rank, like CorpusStore.idOrder
   const [all] = searchTexts(ix, { k1: 0.9, b: 0.4, accurate: false }, ['alpha'], 10, undefined, idOrder);
@@ -172,7 +172,7 @@ test('ties are broken like trec_eval: equal scores ranked by docno descending (t
 
 test('query article excluded; candidates ranked with the pool statistics', async () => {
   const corpus = randomCorpus(300, 3);
-  const ix = buildIndex(new InMemoryTexts(corpus));
+  const ix = await buildIndex(new InMemoryTexts(corpus));
   const ret = new Bm25Retriever(ix, new InMemoryTexts(corpus));
   const queries = Uint32Array.of(0, 1, 2, 50);
   const res = await ret.search({ queries, k: 20 });
@@ -202,7 +202,7 @@ test('query article excluded; candidates ranked with the pool statistics', async
 
 test('worker-thread search equals single-thread search', async () => {
   const corpus = randomCorpus(2000, 9);
-  const ix = buildIndex(new InMemoryTexts(corpus));
+  const ix = await buildIndex(new InMemoryTexts(corpus));
   const stats = new PoolStats(ix, { k1: 0.9, b: 0.4, accurate: false }, Uint32Array.from({ length: 1500 }, (_, i) => i + 300));
   const an = new EnglishAnalyzer();
   const vocab = termIdMap(ix.terms);
@@ -214,12 +214,12 @@ test('worker-thread search equals single-thread search', async () => {
   assert.ok(one.offsets[100] > 9000, `only ${one.offsets[100]} results`);
 });
 
-test('index save/load round trip, resumable chunked build, tf ≥ 255', () => {
+test('index save/load round trip, resumable chunked build, tf ≥ 255', async () => {
   const corpus = randomCorpus(500, 21);
   corpus[3] = { title: 'zeta', abstract: Array(300).fill('omega').join(' ') }; // tf 300 needs the escape
   const dir = mkdtempSync(join(tmpdir(), 'bm25-index-'));
   try {
-    const ix = buildIndex(new InMemoryTexts(corpus), { chunkDocs: 100 });
+    const ix = await buildIndex(new InMemoryTexts(corpus), { chunkDocs: 100 });
     const omega = termIdMap(ix.terms).get('omega')!;
     const p = ix.docs.subarray(ix.offsets[omega], ix.offsets[omega + 1]).indexOf(3) + ix.offsets[omega];
     assert.equal(postingTf(ix, p), 300);
@@ -232,10 +232,10 @@ test('index save/load round trip, resumable chunked build, tf ≥ 255', () => {
     assert.ok(back.docs.buffer instanceof SharedArrayBuffer);
     const qs = [corpus[3].abstract.slice(0, 50), corpus[10].abstract];
     assert.deepEqual(searchTexts(back, { k1: 0.9, b: 0.4, accurate: false }, qs, 20), searchTexts(ix, { k1: 0.9, b: 0.4, accurate: false }, qs, 20));
-    // Resumable build: chunk files on disk; a lost chunk (killed mid-build) is rebuilt, the rest reused.
+    // Resumable build: chunk files on disk; the chunks a kill lost are rebuilt, the finished prefix reused.
     const work = join(dir, 'work');
-    const first = buildIndex(new InMemoryTexts(corpus), { chunkDocs: 100, workDir: work });
-    unlinkSync(join(work, 'chunk-00003.json'));
+    const first = await buildIndex(new InMemoryTexts(corpus), { chunkDocs: 100, workDir: work });
+    unlinkSync(join(work, 'chunk-00004.json')); // chunks are saved in order: a kill loses the tail
     let reads = 0;
     const counting = new InMemoryTexts(corpus);
     const orig = counting.texts.bind(counting);
@@ -245,20 +245,25 @@ test('index save/load round trip, resumable chunked build, tf ≥ 255', () => {
         yield t;
       }
     };
-    const resumed = buildIndex(counting, { chunkDocs: 100, workDir: work });
+    const resumed = await buildIndex(counting, { chunkDocs: 100, workDir: work });
     assert.equal(reads, 100, 'only the lost chunk was re-analysed');
     assert.deepEqual(resumed, first);
     assert.deepEqual(first, ix);
+    // Worker threads (chunks built in parallel, merged in chunk order) give the identical index.
+    assert.deepEqual(await buildIndex(new InMemoryTexts(corpus), { chunkDocs: 60, threads: 2 }), await buildIndex(new InMemoryTexts(corpus), { chunkDocs: 60 }));
+    const work2 = join(dir, 'work2');
+    const par = await buildIndex(new InMemoryTexts(corpus), { chunkDocs: 100, workDir: work2, threads: 3 });
+    assert.deepEqual(par, ix);
     assert.ok(existsSync(work) && readdirSync(work).length > 0);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test('lossy scoring: per-term (tf, norm) tables give the same floats as per-posting arithmetic', () => {
+test('lossy scoring: per-term (tf, norm) tables give the same floats as per-posting arithmetic', async () => {
   const corpus = randomCorpus(3000, 17);
   corpus[5] = { title: 'wax', abstract: Array(40).fill('wax').join(' ') }; // tf above the table range
-  const ix = buildIndex(new InMemoryTexts(corpus));
+  const ix = await buildIndex(new InMemoryTexts(corpus));
   const an = new EnglishAnalyzer();
   const vocab = termIdMap(ix.terms);
   for (const pool of [undefined, Uint32Array.from({ length: 1000 }, (_, i) => i * 3)]) {

@@ -20,6 +20,7 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { TextSource } from '../../corpus/article.ts';
 import { writeFileAtomic, commitDirectory } from '../../util/atomic.ts';
 import { CitebenchError } from '../../util/errors.ts';
@@ -55,16 +56,38 @@ export interface BuildOptions {
   /** Directory for chunk files: makes the build resumable. Without it chunks stay in memory. */
   workDir?: string;
   progress?: boolean;
+  /** Worker threads analysing chunks in parallel (default 1). The index is identical for any count. */
+  threads?: number;
+  /** How workers reach the texts; default: the source's texts copied to each worker (fine for small sources). */
+  workerSource?: WorkerSource;
 }
 
+/**
+ * One chunk's postings as its builder produced them, in the builder's own (local) term ids: `newTerms` are
+ * the terms the builder met for the first time in this chunk (local ids continue from its earlier chunks).
+ */
+export interface LocalChunk {
+  index: number;
+  from: number;
+  to: number;
+  newTerms: string[];
+  /** Postings grouped by local term id ascending: group g = term groupTerms[g], groupCounts[g] postings. */
+  groupTerms: Uint32Array;
+  groupCounts: Uint32Array;
+  docs: Uint32Array;
+  tfs: Uint32Array;
+  lengths: Uint32Array;
+}
+
+/** A chunk in global term ids, as merged (and as saved for resuming). */
 interface Chunk {
   from: number;
   to: number;
-  /** Vocabulary size after this chunk; terms added by it. */
+  /** Global vocabulary size after this chunk, and the terms it added (in id order). */
   vocabAfter: number;
   newTerms: string[];
-  /** Postings per term id < vocabAfter, CSR. */
-  counts: Uint32Array;
+  groupTerms: Uint32Array;
+  groupCounts: Uint32Array;
   docs: Uint32Array;
   tfs: Uint32Array;
   lengths: Uint32Array;
@@ -93,86 +116,103 @@ class Growable {
   }
 }
 
-/** Analyse documents [from, to) into a chunk, extending the shared vocabulary. */
-function buildChunk(
-  source: TextSource,
-  from: number,
-  to: number,
-  analyzer: EnglishAnalyzer,
-  vocab: Map<string, number>,
-  terms: string[],
-  rawIds: TokenTable,
-  progress: Progress,
-): Chunk {
-  const vocabBefore = terms.length;
-  const pTerm = new Growable();
-  const pDoc = new Growable();
-  const pTf = new Growable();
-  const lengths = new Uint32Array(to - from);
-  // Per-document term counting: slot of each term in the current document's list, tagged by document.
-  let seenDoc = new Int32Array(1 << 16).fill(-1);
-  let seenSlot = new Uint32Array(1 << 16);
-  for (const a of source.texts(from, to)) {
-    const d = a.index;
-    let len = 0;
-    const text = articleText(a);
-    tokenize(text, (s, e) => {
-      const h = hashRange(text, s, e);
-      let id = rawIds.get(text, s, e, h);
-      if (id === ABSENT) {
-        const raw = text.slice(s, e);
-        const t = analyzer.term(raw);
-        if (t === null) id = -1;
-        else {
-          const known = vocab.get(t);
-          if (known !== undefined) id = known;
+/**
+ * Analyses chunks of documents into postings with its own vocabulary. One per thread: the merger maps each
+ * builder's local ids to global ids in chunk order, so the index does not depend on the number of threads.
+ */
+export class ChunkBuilder {
+  private readonly analyzer = new EnglishAnalyzer(0);
+  private readonly rawIds = new TokenTable();
+  private readonly vocab = new Map<string, number>();
+  private termCount = 0;
+  private seenDoc = new Int32Array(1 << 16).fill(-1);
+  private seenSlot = new Uint32Array(1 << 16);
+
+  build(source: TextSource, index: number, from: number, to: number, onDoc?: () => void): LocalChunk {
+    const analyzer = this.analyzer;
+    const rawIds = this.rawIds;
+    const vocab = this.vocab;
+    const newTerms: string[] = [];
+    const pTerm = new Growable();
+    const pDoc = new Growable();
+    const pTf = new Growable();
+    const lengths = new Uint32Array(to - from);
+    // Per-document term counting: slot of each term in the current document's list, tagged by document.
+    let seenDoc = this.seenDoc;
+    let seenSlot = this.seenSlot;
+    for (const a of source.texts(from, to)) {
+      const d = a.index;
+      let len = 0;
+      const text = articleText(a);
+      tokenize(text, (s, e) => {
+        const h = hashRange(text, s, e);
+        let id = rawIds.get(text, s, e, h);
+        if (id === ABSENT) {
+          const raw = text.slice(s, e);
+          const t = analyzer.term(raw);
+          if (t === null) id = -1;
           else {
-            id = terms.length;
-            terms.push(t);
-            vocab.set(t, id);
-            if (id >= seenDoc.length) {
-              const sd = new Int32Array(seenDoc.length * 2).fill(-1);
-              sd.set(seenDoc);
-              seenDoc = sd;
-              const ss = new Uint32Array(seenSlot.length * 2);
-              ss.set(seenSlot);
-              seenSlot = ss;
+            const known = vocab.get(t);
+            if (known !== undefined) id = known;
+            else {
+              id = this.termCount++;
+              newTerms.push(t);
+              vocab.set(t, id);
+              if (id >= seenDoc.length) {
+                const sd = new Int32Array(seenDoc.length * 2).fill(-1);
+                sd.set(seenDoc);
+                seenDoc = this.seenDoc = sd;
+                const ss = new Uint32Array(seenSlot.length * 2);
+                ss.set(seenSlot);
+                seenSlot = this.seenSlot = ss;
+              }
             }
           }
+          rawIds.add(raw, h, id);
         }
-        rawIds.add(raw, h, id);
-      }
-      if (id < 0) return; // stop word
-      len++;
-      if (seenDoc[id] === d) {
-        pTf.a[seenSlot[id]]++;
-      } else {
-        seenDoc[id] = d;
-        seenSlot[id] = pTerm.n;
-        pTerm.push(id);
-        pDoc.push(d);
-        pTf.push(1);
-      }
-    });
-    lengths[d - from] = len;
-    progress.tick();
+        if (id < 0) return; // stop word
+        len++;
+        if (seenDoc[id] === d) {
+          pTf.a[seenSlot[id]]++;
+        } else {
+          seenDoc[id] = d;
+          seenSlot[id] = pTerm.n;
+          pTerm.push(id);
+          pDoc.push(d);
+          pTf.push(1);
+        }
+      });
+      lengths[d - from] = len;
+      onDoc?.();
+    }
+    // Group by local term id (stable counting sort keeps documents ascending within a term).
+    const V = this.termCount;
+    const counts = new Uint32Array(V);
+    for (let i = 0; i < pTerm.n; i++) counts[pTerm.a[i]]++;
+    let groups = 0;
+    for (let t = 0; t < V; t++) if (counts[t] > 0) groups++;
+    const groupTerms = new Uint32Array(groups);
+    const groupCounts = new Uint32Array(groups);
+    const start = new Float64Array(V);
+    let g = 0;
+    let at = 0;
+    for (let t = 0; t < V; t++) {
+      if (counts[t] === 0) continue;
+      groupTerms[g] = t;
+      groupCounts[g++] = counts[t];
+      start[t] = at;
+      at += counts[t];
+    }
+    const docs = new Uint32Array(pTerm.n);
+    const tfs = new Uint32Array(pTerm.n);
+    for (let i = 0; i < pTerm.n; i++) {
+      const t = pTerm.a[i];
+      const k = start[t]++;
+      docs[k] = pDoc.a[i];
+      tfs[k] = pTf.a[i];
+    }
+    return { index, from, to, newTerms, groupTerms, groupCounts, docs, tfs, lengths };
   }
-  // Group by term (stable counting sort keeps documents ascending within a term).
-  const vocabAfter = terms.length;
-  const counts = new Uint32Array(vocabAfter);
-  for (let i = 0; i < pTerm.n; i++) counts[pTerm.a[i]]++;
-  const start = new Float64Array(vocabAfter + 1);
-  for (let t = 0; t < vocabAfter; t++) start[t + 1] = start[t] + counts[t];
-  const docs = new Uint32Array(pTerm.n);
-  const tfs = new Uint32Array(pTerm.n);
-  const cursor = start.slice(0, vocabAfter);
-  for (let i = 0; i < pTerm.n; i++) {
-    const t = pTerm.a[i];
-    const at = cursor[t]++;
-    docs[at] = pDoc.a[i];
-    tfs[at] = pTf.a[i];
-  }
-  return { from, to, vocabAfter, newTerms: terms.slice(vocabBefore), counts, docs, tfs, lengths };
 }
 
 function chunkName(i: number) {
@@ -182,7 +222,8 @@ function chunkName(i: number) {
 function saveChunk(dir: string, i: number, c: Chunk): void {
   const base = join(dir, chunkName(i));
   writeFileAtomic(`${base}.terms`, c.newTerms.join('\n'));
-  writeFileAtomic(`${base}.counts`, c.counts);
+  writeFileAtomic(`${base}.gterms`, c.groupTerms);
+  writeFileAtomic(`${base}.gcounts`, c.groupCounts);
   writeFileAtomic(`${base}.docs`, c.docs);
   writeFileAtomic(`${base}.tfs`, c.tfs);
   writeFileAtomic(`${base}.lengths`, c.lengths);
@@ -201,59 +242,139 @@ function loadChunk(dir: string, i: number, withPostings: boolean): Chunk {
   const base = join(dir, chunkName(i));
   const meta = JSON.parse(readFileSync(`${base}.json`, 'utf8'));
   const termsText = readFileSync(`${base}.terms`, 'utf8');
+  const u32 = (ext: string) => (withPostings ? readU32(`${base}.${ext}`) : new Uint32Array(0));
   return {
     from: meta.from,
     to: meta.to,
     vocabAfter: meta.vocabAfter,
     newTerms: termsText === '' ? [] : termsText.split('\n'),
-    counts: withPostings ? readU32(`${base}.counts`) : new Uint32Array(0),
-    docs: withPostings ? readU32(`${base}.docs`) : new Uint32Array(0),
-    tfs: withPostings ? readU32(`${base}.tfs`) : new Uint32Array(0),
-    lengths: withPostings ? readU32(`${base}.lengths`) : new Uint32Array(0),
+    groupTerms: u32('gterms'),
+    groupCounts: u32('gcounts'),
+    docs: u32('docs'),
+    tfs: u32('tfs'),
+    lengths: u32('lengths'),
   };
 }
 
+/** Where worker threads read the texts from (they cannot share the caller's TextSource object). */
+export type WorkerSource = { kind: 'store'; dir: string } | { kind: 'texts'; items: { title: string; abstract: string }[] };
+
+/** Build chunks on worker threads; results arrive in any order. */
+function buildOnWorkers(
+  src: WorkerSource,
+  ranges: [number, number, number][],
+  threads: number,
+  onChunk: (c: LocalChunk, worker: number) => void,
+): Promise<void> {
+  const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); ` +
+    `return import(${JSON.stringify(new URL('./index-worker.ts', import.meta.url).href)}); })`;
+  return new Promise<void>((resolve, reject) => {
+    let next = 0;
+    let done = 0;
+    const workers: Worker[] = [];
+    const finish = (e?: unknown) => {
+      for (const w of workers) void w.terminate();
+      if (e) reject(e);
+      else resolve();
+    };
+    const feed = (w: Worker) => {
+      if (next < ranges.length) w.postMessage(ranges[next++]);
+    };
+    for (let t = 0; t < Math.min(threads, ranges.length); t++) {
+      const w = new Worker(boot, { eval: true, workerData: src });
+      workers.push(w);
+      w.on('message', (c: LocalChunk) => {
+        try {
+          onChunk(c, t);
+        } catch (e) {
+          return finish(e);
+        }
+        if (++done === ranges.length) finish();
+        else feed(w);
+      });
+      w.on('error', finish);
+      feed(w);
+    }
+  });
+}
+
 /** Build the index of every document of `source` (title + abstract). */
-export function buildIndex(source: TextSource, opts: BuildOptions = {}): Bm25Index {
+export async function buildIndex(source: TextSource, opts: BuildOptions = {}): Promise<Bm25Index> {
   const chunkDocs = Math.max(1, opts.chunkDocs ?? 100_000);
   const n = source.size;
-  const analyzer = new EnglishAnalyzer(0);
-  const rawIds = new TokenTable();
   const vocab = new Map<string, number>();
   const terms: string[] = [];
   const progress = new Progress({ label: 'bm25 index', total: n, unit: 'docs', enabled: opts.progress });
   const nChunks = Math.ceil(n / chunkDocs);
-  const inMemory: Chunk[] = [];
+  const inMemory: (Chunk | undefined)[] = [];
   const dir = opts.workDir;
   if (dir) mkdirSync(dir, { recursive: true });
-  for (let i = 0; i < nChunks; i++) {
-    const from = i * chunkDocs;
-    const to = Math.min(n, from + chunkDocs);
-    if (dir && existsSync(join(dir, `${chunkName(i)}.json`))) {
-      // Resume: a finished chunk only contributes its new terms to the vocabulary.
-      const c = loadChunk(dir, i, false);
-      if (c.from !== from || c.to !== to || terms.length + c.newTerms.length !== c.vocabAfter) {
-        throw new CitebenchError(`${dir}: chunk ${i} was built with other settings or another corpus; delete the directory`);
-      }
-      for (const t of c.newTerms) {
-        vocab.set(t, terms.length);
-        terms.push(t);
-      }
-      progress.tick(to - from);
-      continue;
+  // Resume: finished chunks on disk only contribute their new terms to the vocabulary.
+  let resumed = 0;
+  while (dir && resumed < nChunks && existsSync(join(dir, `${chunkName(resumed)}.json`))) {
+    const c = loadChunk(dir, resumed, false);
+    const from = resumed * chunkDocs;
+    if (c.from !== from || c.to !== Math.min(n, from + chunkDocs) || terms.length + c.newTerms.length !== c.vocabAfter) {
+      throw new CitebenchError(`${dir}: chunk ${resumed} was built with other settings or another corpus; delete the directory`);
     }
-    const c = buildChunk(source, from, to, analyzer, vocab, terms, rawIds, progress);
-    if (dir) saveChunk(dir, i, c);
-    else inMemory.push(c);
+    for (const t of c.newTerms) {
+      vocab.set(t, terms.length);
+      terms.push(t);
+    }
+    progress.tick(c.to - c.from);
+    resumed++;
+  }
+  // Later chunks: built (in this thread or on workers), then mapped to global ids strictly in chunk order.
+  const ranges: [number, number, number][] = [];
+  for (let i = resumed; i < nChunks; i++) ranges.push([i, i * chunkDocs, Math.min(n, (i + 1) * chunkDocs)]);
+  const localToGlobal: number[][] = [];
+  const waiting = new Map<number, { c: LocalChunk; builder: number }>();
+  let nextChunk = resumed;
+  const accept = (c: LocalChunk, builder: number) => {
+    waiting.set(c.index, { c, builder });
+    while (waiting.has(nextChunk)) {
+      const { c: lc, builder: b } = waiting.get(nextChunk)!;
+      waiting.delete(nextChunk);
+      const map = (localToGlobal[b] ??= []);
+      const added: string[] = [];
+      for (const t of lc.newTerms) {
+        let id = vocab.get(t);
+        if (id === undefined) {
+          id = terms.length;
+          terms.push(t);
+          vocab.set(t, id);
+          added.push(t);
+        }
+        map.push(id);
+      }
+      const chunk: Chunk = {
+        from: lc.from, to: lc.to, vocabAfter: terms.length, newTerms: added,
+        groupTerms: lc.groupTerms.map((l) => map[l]), groupCounts: lc.groupCounts,
+        docs: lc.docs, tfs: lc.tfs, lengths: lc.lengths,
+      };
+      if (dir) saveChunk(dir, nextChunk, chunk);
+      else inMemory[nextChunk] = chunk;
+      progress.tick(lc.to - lc.from);
+      nextChunk++;
+    }
+  };
+  const threads = Math.max(1, Math.min(opts.threads ?? 1, ranges.length));
+  if (threads > 1) {
+    const src: WorkerSource = opts.workerSource ??
+      { kind: 'texts', items: Array.from(source.texts(), (a) => ({ title: a.title, abstract: a.abstract })) };
+    await buildOnWorkers(src, ranges, threads, accept);
+  } else {
+    const builder = new ChunkBuilder();
+    for (const [i, from, to] of ranges) accept(builder.build(source, i, from, to), 0);
   }
   progress.finish();
   // Merge: total postings per term, then each chunk's segments in chunk order.
   const V = terms.length;
   const totals = new Float64Array(V);
-  const getChunk = (i: number) => (dir ? loadChunk(dir, i, true) : inMemory[i]);
+  const getChunk = (i: number) => (dir ? loadChunk(dir, i, true) : inMemory[i]!);
   for (let i = 0; i < nChunks; i++) {
     const c = getChunk(i);
-    for (let t = 0; t < c.counts.length; t++) totals[t] += c.counts[t];
+    for (let g = 0; g < c.groupTerms.length; g++) totals[c.groupTerms[g]] += c.groupCounts[g];
   }
   const offsets = new Float64Array(V + 1);
   for (let t = 0; t < V; t++) offsets[t + 1] = offsets[t] + totals[t];
@@ -269,9 +390,9 @@ export function buildIndex(source: TextSource, opts: BuildOptions = {}): Bm25Ind
     lengths.set(c.lengths, c.from);
     const docNorm = Uint8Array.from(c.lengths, intToByte4);
     let src = 0;
-    for (let t = 0; t < c.counts.length; t++) {
-      const cnt = c.counts[t];
-      if (cnt === 0) continue;
+    for (let g = 0; g < c.groupTerms.length; g++) {
+      const t = c.groupTerms[g];
+      const cnt = c.groupCounts[g];
       const at = cursor[t];
       docs.set(c.docs.subarray(src, src + cnt), at);
       for (let j = 0; j < cnt; j++) {
@@ -285,7 +406,7 @@ export function buildIndex(source: TextSource, opts: BuildOptions = {}): Bm25Ind
       cursor[t] = at + cnt;
       src += cnt;
     }
-    if (!dir) inMemory[i] = undefined as unknown as Chunk; // free as we go
+    if (!dir) inMemory[i] = undefined; // free as we go
   }
   big.sort((a, b) => a[0] - b[0]);
   return {
