@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Dense retrieval benchmarks (npm run bench:dense, which takes the shared heavy lock). Results: one JSON line
+# per measurement appended to bench/out/dense/results.jsonl, plus wall time and peak RSS from /usr/bin/time.
+#   DENSE_STEPS   which steps (default: "encode search200k exact2m hnsw")
+#   DENSE_HNSW_N  pool size for the HNSW step (default 200000: a 2 M build runs ~2 h on 2 cores, see docs)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+OUT=bench/out/dense
+mkdir -p "$OUT"
+PY="$OUT/venv/bin/python"
+if [ ! -x "$PY" ]; then
+  python3 -m venv "$OUT/venv"
+  "$OUT/venv/bin/pip" install -q faiss-cpu numpy onnxruntime
+fi
+free -g
+T() { /usr/bin/time -f "  [time] %C: wall %e s, peak RSS %M KB" "$@"; }
+NODE="node --import tsx"
+for step in ${DENSE_STEPS:-encode search200k exact2m hnsw}; do
+  echo "== $step ($(date -u +%H:%M:%S))"
+  case $step in
+    encode)
+      T $NODE bench/dense/encode.ts 160 16
+      T "$PY" bench/dense/encode_peer.py ;;
+    search200k)
+      T $NODE bench/dense/search.ts exact200k
+      T "$PY" bench/dense/search_peer.py ;;
+    exact2m)
+      T $NODE bench/dense/search.ts exact2m ;;
+    hnsw)
+      N=${DENSE_HNSW_N:-200000}
+      DENSE_EXACT_N=$N T $NODE bench/dense/search.ts exact2m
+      DENSE_HNSW_N=$N T $NODE bench/dense/search.ts hnsw2m ;;
+  esac
+done
