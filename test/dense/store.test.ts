@@ -148,9 +148,21 @@ test('DenseRetriever: pool restriction, excludeSelf and scores equal a brute for
     // Only articles of the queries and the pool were encoded (on demand).
     assert.deepEqual(store.presentIndices(), pool); // queries 3, 17, 50 are pool members
     // HNSW on this small pool finds the same lists (re-scored exactly).
-    const h = await new DenseRetriever({ name: 'tiny', store, distance: 'l2', hnsw: {} }).search({ queries, pool, k });
+    const cachePath = join(root, 'graph.usearch');
+    const hr = new DenseRetriever({ name: 'tiny', store, distance: 'l2', hnsw: { cachePath } });
+    const h = await hr.search({ queries, pool, k });
     assert.deepEqual(h.docs, r.docs);
     assert.deepEqual(h.scores, r.scores);
+    assert.ok(hr.lastBuildSeconds > 0 && existsSync(cachePath));
+    assert.deepEqual(await hr.search({ queries, pool, k }), h);
+    assert.equal(hr.lastBuildSeconds, 0, 'second search loads the cached graph');
+    // Another pool of the same size must not reuse that graph.
+    const pool2 = pool.map((x) => (x === 59 ? 58 : x)).sort();
+    assert.equal(pool2.length, pool.length);
+    const r2 = await retriever.search({ queries, pool: pool2, k });
+    const h2 = await hr.search({ queries, pool: pool2, k });
+    assert.ok(hr.lastBuildSeconds > 0, 'rebuilt for the other pool');
+    assert.deepEqual(h2, r2);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -4,7 +4,8 @@
  * exact search; what can differ is which articles are found (recall@k vs exact is reported by the benchmark).
  */
 import { cpus } from 'node:os';
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { writeFileAtomic } from '../../util/atomic.ts';
 import usearch from 'usearch';
 import type { Distance } from './models.ts';
 import type { PoolHits } from './search.ts';
@@ -17,8 +18,10 @@ export interface HnswOptions {
   /** Beam width while searching (ef; default max(2·k, 512)). */
   expansionSearch?: number;
   threads?: number;
-  /** Save the built graph here (atomically) and reuse it when present. */
+  /** Save the built graph here (atomically) and reuse it when present with the same cacheKey. */
   cachePath?: string;
+  /** Identity of pool + vectors + graph settings; a cached graph with another key is rebuilt. */
+  cacheKey?: string;
 }
 
 export interface HnswIndex {
@@ -38,7 +41,9 @@ export function buildHnsw(pool: Float32Array, d: number, distance: Distance, opt
     multi: false,
   });
   const n = pool.length / d;
-  if (opts.cachePath && existsSync(opts.cachePath)) {
+  const keyPath = `${opts.cachePath}.key`;
+  const key = `${opts.cacheKey ?? ''}/${n}/${d}/${distance}/${opts.connectivity ?? 16}/${opts.expansionAdd ?? 128}`;
+  if (opts.cachePath && existsSync(opts.cachePath) && existsSync(keyPath) && readFileSync(keyPath, 'utf8') === key) {
     index.load(opts.cachePath);
     if (index.size() === n) return { index, buildSeconds: 0, loaded: true };
   }
@@ -56,7 +61,9 @@ export function buildHnsw(pool: Float32Array, d: number, distance: Distance, opt
     const tmp = `${opts.cachePath}.tmp-${process.pid}`;
     rmSync(tmp, { force: true });
     index.save(tmp);
+    rmSync(keyPath, { force: true });
     renameSync(tmp, opts.cachePath);
+    writeFileAtomic(keyPath, key);
   }
   return { index, buildSeconds, loaded: false };
 }

@@ -3,6 +3,7 @@
  * request). Embeddings come from an EmbeddingStore; with an encoder attached, articles missing from the store
  * are encoded first (once per model — every later pool reuses them).
  */
+import { createHash } from 'node:crypto';
 import type { RankedLists, Retriever, SearchRequest } from '../retriever.ts';
 import type { TextSource } from '../../corpus/article.ts';
 import { CitebenchError } from '../../util/errors.ts';
@@ -67,7 +68,8 @@ export class DenseRetriever implements Retriever {
     if (store.manifest.kind === 'multi') {
       hits = await exactSearchMulti(qv, pv, d, { k, distance: this.opts.distance, exclude, tieRank, threads: this.opts.threads });
     } else if (this.opts.hnsw) {
-      const h = buildHnsw(pv.vectors, d, this.opts.distance, { ...this.opts.hnsw, threads: this.opts.threads }, k);
+      const cacheKey = createHash('sha256').update(store.manifest.fingerprint).update(new Uint8Array(pool.buffer, pool.byteOffset, pool.byteLength)).digest('hex');
+      const h = buildHnsw(pv.vectors, d, this.opts.distance, { ...this.opts.hnsw, cacheKey, threads: this.opts.threads }, k);
       this.lastBuildSeconds = h.buildSeconds;
       hits = searchHnsw(h, qv.vectors, pv.vectors, d, this.opts.distance, k, exclude, this.opts.threads, tieRank);
     } else {
