@@ -8,6 +8,7 @@ import { KNOWN_MODELS } from '../../retrieval/dense/models.ts';
 import { EmbeddingStore } from '../../retrieval/dense/store.ts';
 import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
 import { CitebenchError } from '../../util/errors.ts';
+import { Progress } from '../../util/progress.ts';
 import { readIdList, readPool } from './bm25-common.ts';
 import { corpusKey, defaultEmbDir, modelLabel, modelOptionSpec, modelOptionsUsage, resolveFromValues } from './dense-common.ts';
 
@@ -87,11 +88,14 @@ export async function run(args: string[]) {
         cachePath: values['hnsw-cache'],
       }
     : undefined;
+  const progress = new Progress({ label: 'dense search', total: queries.indices.length, unit: 'queries' });
   const retriever = new DenseRetriever({
     name: modelLabel(modelName), store, distance, encoder, texts: encoder ? corpus : undefined, hnsw, threads, tieKey: corpus.idOrder,
+    onProgress: (done) => progress.set(done),
   });
   const t0 = performance.now();
   const run = await retriever.search({ queries: queries.indices, pool, k, excludeSelf: !values['keep-self'] });
+  progress.finish();
   const secs = (performance.now() - t0) / 1000;
   writeRun(out, { qids: queries.ids, docnos: (d) => corpus.id(d), run, tag: values.tag ?? modelLabel(modelName) });
   console.log(

@@ -128,11 +128,12 @@ export class Encoder {
   }
 
   /** Encode articles (any number); vectors come back in input order. */
-  async encode(articles: ArticleText[]): Promise<EncodedBatch> {
-    return this.encodeTokenized(articles.map((a) => this.tokenize(a)));
+  async encode(articles: ArticleText[], onBatch?: (articles: number) => void): Promise<EncodedBatch> {
+    return this.encodeTokenized(articles.map((a) => this.tokenize(a)), onBatch);
   }
 
-  async encodeTokenized(toks: TokenizedArticle[]): Promise<EncodedBatch> {
+  /** `onBatch(n)` is called after each forward pass with the number of articles it encoded (for progress). */
+  async encodeTokenized(toks: TokenizedArticle[], onBatch?: (articles: number) => void): Promise<EncodedBatch> {
     const n = toks.length;
     const dim = this.dim;
     const counts = new Uint32Array(n);
@@ -177,6 +178,7 @@ export class Encoder {
           for (let s = 0; s < sp.length / 2; s++) meanRows(hidden, base, sp[2 * s], sp[2 * s + 1], dim, vectors, dst + s * dim);
         }
       });
+      onBatch?.(batch.length);
     }
     return { dim, offsets, vectors };
   }

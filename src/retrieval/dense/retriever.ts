@@ -28,6 +28,8 @@ export interface DenseRetrieverOptions {
    * ordered by paper id descending — the order trec_eval will use — instead of by corpus index.
    */
   tieKey?: Uint32Array;
+  /** Queries finished so far, during search (for a progress bar). */
+  onProgress?: (done: number) => void;
 }
 
 export class DenseRetriever implements Retriever {
@@ -66,14 +68,14 @@ export class DenseRetriever implements Retriever {
     const tieRank = tk ? Uint32Array.from(pool, (c) => 0xffffffff - tk[c]) : undefined;
     let hits: PoolHits;
     if (store.manifest.kind === 'multi') {
-      hits = await exactSearchMulti(qv, pv, d, { k, distance: this.opts.distance, exclude, tieRank, threads: this.opts.threads });
+      hits = await exactSearchMulti(qv, pv, d, { k, distance: this.opts.distance, exclude, tieRank, threads: this.opts.threads, onProgress: this.opts.onProgress });
     } else if (this.opts.hnsw) {
       const cacheKey = createHash('sha256').update(store.manifest.fingerprint).update(new Uint8Array(pool.buffer, pool.byteOffset, pool.byteLength)).digest('hex');
       const h = buildHnsw(pv.vectors, d, this.opts.distance, { ...this.opts.hnsw, cacheKey, threads: this.opts.threads }, k);
       this.lastBuildSeconds = h.buildSeconds;
       hits = searchHnsw(h, qv.vectors, pv.vectors, d, this.opts.distance, k, exclude, this.opts.threads, tieRank);
     } else {
-      hits = await exactSearch(qv.vectors, pv.vectors, d, { k, distance: this.opts.distance, exclude, tieRank, threads: this.opts.threads });
+      hits = await exactSearch(qv.vectors, pv.vectors, d, { k, distance: this.opts.distance, exclude, tieRank, threads: this.opts.threads, onProgress: this.opts.onProgress });
     }
     return { offsets: hits.offsets, docs: Uint32Array.from(hits.positions, (p) => pool[p]), scores: hits.scores };
   }

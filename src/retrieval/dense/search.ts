@@ -35,6 +35,8 @@ export interface ExactOptions {
   /** Pool vectors per Gemm call (single-vector: default 131,072; the score block is queryBlock × poolBlock float32). */
   poolBlock?: number;
   threads?: number;
+  /** Called with the number of queries finished so far (for progress). */
+  onProgress?: (done: number) => void;
 }
 
 const U = 2 ** -24;
@@ -156,6 +158,7 @@ export async function exactSearch(queries: Float32Array, pool: Float32Array, d: 
     });
   }
   const results: { pos: number[]; score: Float32Array }[] = new Array(nq);
+  let finished = 0;
 
   /** One pass over the pool for the given query rows with `want` candidates per block; returns rows that failed. */
   const pass = async (rows: number[], want: number): Promise<number[]> => {
@@ -218,9 +221,12 @@ export async function exactSearch(queries: Float32Array, pool: Float32Array, d: 
         const bound = (l2 ? T[i] - qN[r] : T[i]) + epsilon(d, l2, qN[r], pMax);
         const complete = T[i] === -Infinity;
         const certified = complete || (fin.pos.length >= k && Math.fround(bound) < Math.fround(fin.kth));
-        if (certified) results[r] = fin;
-        else failed.push(r);
+        if (certified) {
+          results[r] = fin;
+          finished++;
+        } else failed.push(r);
       });
+      opts.onProgress?.(finished);
     }
     return failed;
   };
@@ -229,7 +235,6 @@ export async function exactSearch(queries: Float32Array, pool: Float32Array, d: 
   let want = k + MARGIN + 1;
   for (;;) {
     pending = await pass(pending, want);
-    if (process.env.CB_DEBUG) console.error(`retry: ${pending.length} queries, want ${want}`);
     if (pending.length === 0) break;
     want = want >= np ? np : Math.min(np, want * 4);
   }
@@ -375,6 +380,7 @@ export async function exactSearchMulti(queries: MultiVectors, pool: MultiVectors
         }
       }
     }
+    opts.onProgress?.(q1);
     q0 = q1;
   }
   return toCsr(results);

@@ -193,12 +193,12 @@ export class EmbeddingStore {
       const missing = old ? asked.filter((x) => !sortedHas(old.indices, x)) : asked;
       if (missing.length > 0) {
         const arts = readTexts(texts, missing, c * S, Math.min((c + 1) * S, texts.size));
-        const enc = await encoder.encode(arts);
+        const enc = await encoder.encode(arts, (n) => progress.tick(n));
         this.writeChunk(c, old ? merge(old, missing, enc, m.dim) : { indices: Uint32Array.from(missing), offsets: enc.offsets, vectors: enc.vectors });
         encoded += missing.length;
         opts.onChunkWritten?.(c);
       }
-      progress.tick(asked.length);
+      progress.tick(asked.length - missing.length); // already stored ones
     }
     progress.finish();
     return encoded;
