@@ -6,7 +6,7 @@
  * Writes bench/out/eval/results.json.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../../src/util/atomic.ts';
@@ -78,6 +78,15 @@ for (const [i, m] of measures.entries()) {
   if (!line?.endsWith(`\t${formatFixed4(summary[i])}`)) throw new Error(`CLI and in-memory disagree on ${m.name}: ${line}`);
 }
 
+// 3. Cross-check on this file with a naive, string-based implementation written from the definitions (no trec_eval
+// or pytrec_eval can be installed here): Map of docno strings, comparator sort, float32 scores, ties by docno desc.
+const naive = naiveEvaluate(files.qrels, files.run);
+for (const [name, value] of Object.entries(naive)) {
+  const line = cliOutput.split('\n').find((l) => l.startsWith(name + ' '));
+  if (!line?.endsWith(`\t${formatFixed4(value)}`)) throw new Error(`naive cross-check disagrees on ${name}: ${line} vs ${value}`);
+}
+console.log(`naive string-based cross-check agrees: ${Object.entries(naive).map(([k, v]) => `${k} ${formatFixed4(v)}`).join(', ')}`);
+
 const results = {
   date: new Date().toISOString(),
   node: process.version,
@@ -87,6 +96,7 @@ const results = {
   inMemory: { runsS: mem, medianS: median(mem) },
   yardstick: { tool: 'trec_eval 9.0.8 (C), from the issue', wallS: 2.1, maxRssMB: 156 },
   output: cliOutput,
+  naiveCrossCheck: naive,
 };
 writeFileAtomic(join(OUT, 'results.json'), JSON.stringify(results, null, 2) + '\n');
 console.log(
@@ -94,3 +104,48 @@ console.log(
     `${results.cli.medianMaxRssMB.toFixed(0)} MB; in-memory ${(results.inMemory.medianS * 1000).toFixed(0)} ms; ` +
     `yardstick trec_eval 2.1 s / 156 MB`,
 );
+
+function naiveEvaluate(qrelsPath: string, runPath: string): Record<string, number> {
+  const judged = new Map<string, Map<string, number>>();
+  for (const line of readFileSync(qrelsPath, 'latin1').split('\n')) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 4) continue;
+    if (!judged.has(f[0])) judged.set(f[0], new Map());
+    judged.get(f[0])!.set(f[2], Number(f[3]));
+  }
+  const ranked = new Map<string, { doc: string; score: number }[]>();
+  for (const line of readFileSync(runPath, 'latin1').split('\n')) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 6) continue;
+    if (!ranked.has(f[0])) ranked.set(f[0], []);
+    ranked.get(f[0])!.push({ doc: f[2], score: Math.fround(Number(f[4])) });
+  }
+  let map = 0;
+  let ndcg = 0;
+  let recall = 0;
+  let n = 0;
+  for (const [qid, list] of ranked) {
+    const rels = judged.get(qid);
+    if (!rels) continue;
+    n++;
+    list.sort((a, b) => b.score - a.score || (a.doc < b.doc ? 1 : a.doc > b.doc ? -1 : 0));
+    const R = [...rels.values()].filter((l) => l >= 1).length;
+    let hits = 0;
+    let ap = 0;
+    let dcg = 0;
+    list.forEach((d, i) => {
+      const l = rels.get(d.doc) ?? 0;
+      if (l >= 1) {
+        hits++;
+        ap += hits / (i + 1);
+        if (i < 30) recall += 1 / R;
+      }
+      if (l > 0) dcg += l / Math.log2(i + 2);
+    });
+    const gains = [...rels.values()].filter((l) => l > 0).sort((a, b) => b - a);
+    const idcg = gains.reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
+    map += R ? ap / R : 0;
+    ndcg += idcg > 0 ? dcg / idcg : 0;
+  }
+  return { map: map / n, recall_30: recall / n, ndcg: ndcg / n };
+}
