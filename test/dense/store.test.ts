@@ -148,6 +148,23 @@ test('DenseRetriever: pool restriction, excludeSelf and scores equal a brute for
     // Only articles of the queries and the pool were encoded (on demand).
     assert.deepEqual(store.presentIndices(), pool); // queries 3, 17, 50 are pool members
     // HNSW on this small pool finds the same lists (re-scored exactly).
+    // MDCR-style fixed candidate lists: each query ranks only its own candidates (self dropped).
+    const candidates = [Uint32Array.of(9, 3, 30, 12), Uint32Array.of(0, 2), Uint32Array.of(3), Uint32Array.of(50, 45, 44)];
+    const c = await retriever.search({ queries, candidates, k: 3 });
+    for (let qi = 0; qi < queries.length; qi++) {
+      const q = queries[qi];
+      const want = Array.from(candidates[qi])
+        .filter((p) => p !== q)
+        .map((p) => {
+          let a = 0;
+          for (let j = 0; j < d; j++) a += (pv[row(q) + j] - pv[row(p) + j]) ** 2;
+          return { p, s: Math.fround(0 - a) };
+        })
+        .sort((a, b) => b.s - a.s || a.p - b.p)
+        .slice(0, 3);
+      assert.deepEqual(Array.from(c.docs.subarray(c.offsets[qi], c.offsets[qi + 1])), want.map((x) => x.p));
+      assert.deepEqual(Array.from(c.scores.subarray(c.offsets[qi], c.offsets[qi + 1])), want.map((x) => x.s));
+    }
     const cachePath = join(root, 'graph.usearch');
     const hr = new DenseRetriever({ name: 'tiny', store, distance: 'l2', hnsw: { cachePath } });
     const h = await hr.search({ queries, pool, k });
