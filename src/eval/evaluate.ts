@@ -6,6 +6,7 @@
 import { CitebenchError } from '../util/errors.ts';
 import type { Measure } from './measures/measure.ts';
 import { Ranker } from './ranking.ts';
+import { MIN_GEO_MEAN } from './measures/gm-map.ts';
 import type { DocOrder, EvalOptions, QrelsCsr, RunCsr } from './types.ts';
 
 export interface EvalResult {
@@ -124,7 +125,11 @@ export function evaluate(args: EvaluateArgs): EvalResult {
     let sum = 0;
     const values = perQuery[m];
     for (let i = 0; i < order.length; i++) if (evaluated[order[i]]) sum += values[order[i]];
-    summary[m] = meas.summary === 'mean' ? (numAveraged ? sum / numAveraged : 0) : sum;
+    if (meas.summary === 'gm') {
+      // Missing queries (-c) count as the floor value, log(1e-5), as trec_eval's te_calc_avg_meas_s_gm.
+      if (numAveraged) sum += (numAveraged - numEvaluated) * Math.log(MIN_GEO_MEAN);
+      summary[m] = numAveraged ? Math.exp(sum / numAveraged) : 0;
+    } else summary[m] = meas.summary === 'mean' ? (numAveraged ? sum / numAveraged : 0) : sum;
   }
   return { measures, perQuery, perQueryText, evaluated, summary, numEvaluated, numQrelsQueries, numMissingFromRun, numWithoutQrels, numAveraged };
 }

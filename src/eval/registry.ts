@@ -15,6 +15,11 @@ import { rprec } from './measures/rprec.ts';
 import { f1At } from './measures/f1.ts';
 import { SUCCESS_CUTOFFS, successAt } from './measures/success.ts';
 import { relstring } from './measures/relstring.ts';
+import { numNonrelJudgedRet, relativePrecisionAt, setF, setMap, setPrecision, setRecallMeasure, setRelativeP } from './measures/set.ts';
+import { elevenPointAverage, iprecAtRecall, R_MULTIPLES, RECALL_POINTS, rprecMult } from './measures/interpolated.ts';
+import { bpref } from './measures/bpref.ts';
+import { gmBpref, gmMap } from './measures/gm-map.ts';
+import { utility } from './measures/utility.ts';
 
 export type { Measure } from './measures/measure.ts';
 
@@ -23,6 +28,8 @@ interface Family {
   single?: Measure;
   cut?: (k: number) => Measure;
   defaultCutoffs?: readonly number[];
+  /** Parameters are fractions (recall points, multiples of R), not positive integer cutoffs. */
+  fractional?: boolean;
 }
 
 /** Implemented families, keyed by trec_eval name. */
@@ -42,6 +49,20 @@ const FAMILIES: Record<string, Family> = {
   success: { cut: successAt, defaultCutoffs: SUCCESS_CUTOFFS },
   F1: { cut: f1At, defaultCutoffs: DEFAULT_CUTOFFS },
   relstring: { cut: (k) => relstring(k, true), defaultCutoffs: [10] },
+  gm_map: { single: gmMap },
+  bpref: { single: bpref },
+  gm_bpref: { single: gmBpref },
+  iprec_at_recall: { cut: iprecAtRecall, defaultCutoffs: RECALL_POINTS, fractional: true },
+  Rprec_mult: { cut: rprecMult, defaultCutoffs: R_MULTIPLES, fractional: true },
+  utility: { single: utility },
+  '11pt_avg': { single: elevenPointAverage },
+  relative_P: { cut: relativePrecisionAt, defaultCutoffs: DEFAULT_CUTOFFS },
+  set_P: { single: setPrecision },
+  set_relative_P: { single: setRelativeP },
+  set_recall: { single: setRecallMeasure },
+  set_map: { single: setMap },
+  set_F: { single: setF },
+  num_nonrel_judged_ret: { single: numNonrelJudgedRet },
 };
 
 /**
@@ -108,7 +129,7 @@ function parseSpec(spec: string): MeasureSelection {
     const params = s.slice(dot + 1);
     if (!(fam in FAMILIES)) throw unknown(spec);
     if (!FAMILIES[fam].cut) throw new CitebenchError(`measure '${spec}': ${fam} takes no parameters`);
-    const ks = params.split(',').map((p) => cutoff(p, spec));
+    const ks = params.split(',').map((p) => (FAMILIES[fam].fractional ? fraction(p, spec) : cutoff(p, spec)));
     return { measures: expand(fam, ks, spec), runid: false };
   }
   if (s in FAMILIES) return { measures: expand(s, undefined, spec), runid: false };
@@ -157,6 +178,12 @@ function cutoff(s: string, spec: string): number {
     throw new CitebenchError(`measure '${spec}': cutoff '${s}' must be a positive integer`);
   }
   return Number(s);
+}
+
+function fraction(s: string, spec: string): number {
+  const x = Number(s);
+  if (s.trim() === '' || !Number.isFinite(x) || x < 0) throw new CitebenchError(`measure '${spec}': parameter '${s}' must be a non-negative number`);
+  return x;
 }
 
 function unknown(spec: string): CitebenchError {

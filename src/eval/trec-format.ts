@@ -46,7 +46,7 @@ export function formatTrecEval(r: EvalResult, o: TrecEvalPrintOptions): string {
       const qid = o.qid(q);
       for (let m = 0; m < r.measures.length; m++) {
         const meas = r.measures[m];
-        if (meas.summary === 'num_q') continue; // trec_eval prints num_q only in the summary
+        if (meas.printPerQuery === false) continue; // num_q, gm_map: summary only
         const v = r.perQuery[m][q];
         const text = meas.kind === 'string' ? `'${r.perQueryText[m]![q]}'` : meas.kind === 'long' ? formatLong(v) : formatFixed4(v);
         out.push(formatLine(meas.name, qid, text));

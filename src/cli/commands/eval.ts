@@ -10,10 +10,14 @@ Evaluate a TREC run against TREC qrels exactly as trec_eval 9.0.8 does, printing
   QRELS                 qrels file: 'qid iter docno relevance' per line
   RUN                   run file: 'qid Q0 docno rank score tag' per line (rank is ignored: docs are
                         ranked by score, float32-rounded, ties by docno descending)
-  -m, --measure M       measure to print (repeatable). trec names: map, ndcg, ndcg_cut[.k,..], P[.k,..],
-                        recall[.k,..], recip_rank, Rprec, map_cut[.k,..], success[.k,..], num_q, num_ret,
-                        num_rel, num_rel_ret, F1[.k,..], all_trec, official (default); paper names: MAP,
-                        nDCG, nDCG@10, R@30, P@5, MRR, F1@20
+  -m, --measure M       measure to print (repeatable; printed in trec_eval's order). trec names: map, ndcg,
+                        ndcg_cut[.k,..], P[.k,..], recall[.k,..], recip_rank, Rprec, num_q, num_ret,
+                        num_rel, num_rel_ret, map_cut[.k,..], success[.k,..], relative_P[.k,..], gm_map,
+                        bpref, gm_bpref, iprec_at_recall[.x,..], 11pt_avg, Rprec_mult[.x,..], utility,
+                        set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret,
+                        relstring[.n], F1[.k,..] (ours: harmonic mean of P@k and recall@k);
+                        all_trec, official (the default). Not implemented: infAP, binG, G, ndcg_rel, Rndcg.
+                        Paper names: MAP, nDCG, nDCG@10, R@30, P@5, MRR, F1@20
   -q, --per-query       also print each query's values
   -c, --complete        average over every qrels query; queries missing from the run score 0
   -M, --max-docs N      evaluate only the top N docs of each query

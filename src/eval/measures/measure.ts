@@ -16,8 +16,10 @@ export interface Measure {
   readonly cutoff?: number;
   /** 'long' values print as integers (`%ld`), 'float' as `%6.4f`, 'string' as `'text'` (per query only). */
   readonly kind: 'float' | 'long' | 'string';
-  /** 'none': no summary line (relstring). */
-  readonly summary: 'mean' | 'sum' | 'num_q' | 'num_rel' | 'none';
+  /** 'none': no summary line (relstring); 'gm': exp of the mean per-query value (gm_map). */
+  readonly summary: 'mean' | 'sum' | 'num_q' | 'num_rel' | 'none' | 'gm';
+  /** false: printed in the summary only (num_q, gm_map). Default true. */
+  readonly printPerQuery?: boolean;
   /** Per-query value from the ranked, judged view. */
   compute(v: JudgedRanking): number;
   /** Per-query text, for kind 'string'. */
