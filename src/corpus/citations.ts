@@ -18,6 +18,8 @@ export class CitationSpool {
   readonly files: string[] = [];
   private readonly fileNo = new Map<string, number>();
   records = 0;
+  /** Citation ids spooled (an upper bound on the in-corpus edges, used to size the edge list exactly). */
+  ids = 0;
 
   constructor(readonly path: string) {
     this.w = new BufferedWriter(path);
@@ -45,6 +47,7 @@ export class CitationSpool {
       }
     }
     this.records++;
+    this.ids += outbound.length + inbound.length;
   }
 
   close(): void {

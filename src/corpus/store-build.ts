@@ -101,8 +101,9 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     log(`pass 1: ${report.recordsRead} records read, ${n} accepted`);
 
     // ---- pass 2: citations -> edge list -----------------------------------------------------------------
-    const src = new Growable(Uint32Array, 1 << 20);
-    const dst = new Growable(Uint32Array, 1 << 20);
+    // Sized once from the spool's id count: no doubling slack on the largest arrays of the build.
+    const src = new Growable(Uint32Array, spool.ids);
+    const dst = new Growable(Uint32Array, spool.ids);
     resolveCitations(spool, idIndex, report, (i, j) => {
       src.push(i);
       dst.push(j);
