@@ -20,6 +20,7 @@ import { elevenPointAverage, iprecAtRecall, R_MULTIPLES, RECALL_POINTS, rprecMul
 import { bpref } from './measures/bpref.ts';
 import { gmBpref, gmMap } from './measures/gm-map.ts';
 import { utility } from './measures/utility.ts';
+import { binG, G, infAP, ndcgRel, rndcg } from './measures/gain.ts';
 
 export type { Measure } from './measures/measure.ts';
 
@@ -63,6 +64,11 @@ const FAMILIES: Record<string, Family> = {
   set_map: { single: setMap },
   set_F: { single: setF },
   num_nonrel_judged_ret: { single: numNonrelJudgedRet },
+  infAP: { single: infAP },
+  binG: { single: binG },
+  G: { single: G },
+  ndcg_rel: { single: ndcgRel },
+  Rndcg: { single: rndcg },
 };
 
 /**

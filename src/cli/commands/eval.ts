@@ -15,8 +15,8 @@ Evaluate a TREC run against TREC qrels exactly as trec_eval 9.0.8 does, printing
                         num_rel, num_rel_ret, map_cut[.k,..], success[.k,..], relative_P[.k,..], gm_map,
                         bpref, gm_bpref, iprec_at_recall[.x,..], 11pt_avg, Rprec_mult[.x,..], utility,
                         set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret,
-                        relstring[.n], F1[.k,..] (ours: harmonic mean of P@k and recall@k);
-                        all_trec, official (the default). Not implemented: infAP, binG, G, ndcg_rel, Rndcg.
+                        relstring[.n], infAP, binG, G, ndcg_rel, Rndcg, F1[.k,..] (ours: harmonic mean
+                        of P@k and recall@k); all_trec, official (the default)
                         Paper names: MAP, nDCG, nDCG@10, R@30, P@5, MRR, F1@20
   -q, --per-query       also print each query's values
   -c, --complete        average over every qrels query; queries missing from the run score 0
