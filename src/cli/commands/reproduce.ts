@@ -1,27 +1,34 @@
 import { parse, num } from '../args.ts';
 import { reproduce, REPRODUCE_DEFAULTS } from '../../experiments/reproduce.ts';
-import { describeStore } from '../../corpus/stats.ts';
 
-export const usage = `usage: citebench reproduce [--articles N] [--seed S] [--work DIR]
+export const usage = `usage: citebench reproduce [--articles N] [--seed S] [--scale F] [--repeats R] [--work DIR]
 
-The main job on the built-in default: synthesize an S2ORC-shaped corpus, prefilter it as in the paper (§3) and
-build the corpus store, then summarise it. Each stage resumes: outputs already there for the same
-configuration are reused.
+The main job on the built-in default: synthesize an S2ORC-shaped corpus, prefilter it as in the paper (§3),
+build the corpus store and the BM25 index, run the dataset-level protocol (§3.1: 2019 queries, pools that hold
+every cited article plus random ones, top 500, MAP / nDCG / R@30 with trec_eval semantics, mean over pool
+samples) and write a Markdown report in Table 1's layout. Every stage resumes: outputs already there for the
+same configuration are reused, finished cells are not recomputed.
 
 options:
   --articles N   synthetic corpus size before the prefilter (default ${REPRODUCE_DEFAULTS.articles})
-  --seed S       seed (default ${REPRODUCE_DEFAULTS.seed})
+  --seed S       seed of corpus, queries and pools (default ${REPRODUCE_DEFAULTS.seed})
+  --scale F      fraction of the paper's 3,800 queries and 200k/500k/1M/2M pools (default ${REPRODUCE_DEFAULTS.scale};
+                 1 needs ≥ 2 M prefiltered articles of 2019 or before, e.g. --articles 2600000)
+  --repeats R    pool samples per size (default ${REPRODUCE_DEFAULTS.repeats}, as in the paper)
   --work DIR     working directory (default ${REPRODUCE_DEFAULTS.workDir})`;
 
 export async function run(args: string[]) {
-  const { values } = parse(args, { articles: { type: 'string' }, seed: { type: 'string' }, work: { type: 'string' } }, usage);
-  const { store } = await reproduce({
+  const { values } = parse(args, {
+    articles: { type: 'string' }, seed: { type: 'string' }, work: { type: 'string' }, scale: { type: 'string' }, repeats: { type: 'string' },
+  }, usage);
+  const { store, report } = await reproduce({
+    ...REPRODUCE_DEFAULTS,
     articles: num('articles', values.articles, REPRODUCE_DEFAULTS.articles),
     seed: num('seed', values.seed, REPRODUCE_DEFAULTS.seed),
+    scale: num('scale', values.scale, REPRODUCE_DEFAULTS.scale),
+    repeats: num('repeats', values.repeats, REPRODUCE_DEFAULTS.repeats),
     workDir: values.work ?? REPRODUCE_DEFAULTS.workDir,
   });
-  const info = describeStore(store);
-  console.log(`corpus store ${store.dir}: ${info.articles} articles, ${info.citations} citations`);
-  console.log(`articles from 2019 (query candidates): ${info.years.y2019}; their mean references in the store: ${info.meanOutbound2019.toFixed(1)}`);
+  console.log(report);
   store.close();
 }
