@@ -1,11 +1,15 @@
 import { parse, num } from '../args.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { trecEvalText } from '../../eval/trec-eval.ts';
+import { compareTrecRuns, formatComparison } from '../../eval/compare.ts';
 
 export const usage = `usage: citebench eval QRELS RUN [-m MEASURE]... [-q] [-c] [-M N] [-l N] [--trec-eval-10]
+       citebench eval QRELS BASELINE_RUN RUN... [-m MEASURE]... [-c] [--trials N] [--seed N]
 
 Evaluate a TREC run against TREC qrels exactly as trec_eval 9.0.8 does, printing its text format
-(measure<TAB>qid<TAB>value; -q adds per-query lines before the 'all' lines).
+(measure<TAB>qid<TAB>value; -q adds per-query lines before the 'all' lines). With several runs: a table
+comparing each run with the first over the same queries (default measure map), with paired t-test and
+randomization-test p-values, Holm-corrected across all comparisons.
 
   QRELS                 qrels file: 'qid iter docno relevance' per line
   RUN                   run file: 'qid Q0 docno rank score tag' per line (rank is ignored: docs are
@@ -22,7 +26,9 @@ Evaluate a TREC run against TREC qrels exactly as trec_eval 9.0.8 does, printing
   -c, --complete        average over every qrels query; queries missing from the run score 0
   -M, --max-docs N      evaluate only the top N docs of each query
   -l, --level N         relevance level: labels >= N are relevant (default 1; nDCG uses the labels as gains)
-      --trec-eval-10    rank by double-precision scores (trec_eval 10) instead of float32 (9.0.8)`;
+      --trec-eval-10    rank by double-precision scores (trec_eval 10) instead of float32 (9.0.8)
+      --trials N        randomization test: sign-flip trials (default 10000)
+      --seed N          randomization test: seed (default 0; same seed => same p-values)`;
 
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parse(
@@ -34,21 +40,31 @@ export async function run(args: string[]): Promise<number> {
       'max-docs': { type: 'string', short: 'M' },
       level: { type: 'string', short: 'l' },
       'trec-eval-10': { type: 'boolean' },
+      trials: { type: 'string' },
+      seed: { type: 'string' },
     },
     usage,
   );
-  if (positionals.length !== 2) throw new CitebenchError(`eval needs QRELS and RUN files\n\n${usage}`);
+  if (positionals.length < 2) throw new CitebenchError(`eval needs QRELS and RUN files\n\n${usage}`);
   const maxDocs = values['max-docs'] === undefined ? undefined : num('max-docs', values['max-docs']);
   if (maxDocs !== undefined && (!Number.isInteger(maxDocs) || maxDocs < 1)) throw new CitebenchError('--max-docs must be a positive integer');
   const level = num('level', values.level, 1);
   if (!Number.isInteger(level)) throw new CitebenchError('--level must be an integer');
-  const text = trecEvalText(positionals[0], positionals[1], values.measure ?? [], {
-    perQuery: values['per-query'],
-    missing: values.complete ? 'zero' : 'skip',
+  const options = {
+    missing: values.complete ? ('zero' as const) : ('skip' as const),
     maxDocsPerQuery: maxDocs,
     relevanceLevel: level,
     trecEval10: values['trec-eval-10'],
-  });
+  };
+  if (positionals.length > 2) {
+    const trials = num('trials', values.trials, 10000);
+    const seed = num('seed', values.seed, 0);
+    if (!Number.isInteger(trials) || trials < 1) throw new CitebenchError('--trials must be a positive integer');
+    const rows = compareTrecRuns(positionals[0], positionals.slice(1), values.measure ?? [], options, { trials, seed });
+    process.stdout.write(formatComparison(rows));
+    return 0;
+  }
+  const text = trecEvalText(positionals[0], positionals[1], values.measure ?? [], { ...options, perQuery: values['per-query'] });
   process.stdout.write(Buffer.from(text, 'latin1'));
   return 0;
 }
