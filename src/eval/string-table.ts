@@ -10,6 +10,13 @@ export class StringTable {
   private starts = new Uint32Array(1024);
   private hashes = new Uint32Array(1024);
   private slots = new Int32Array(2048).fill(-1);
+  /**
+   * One bit per hash value modulo its size (≈ 16 bits per string, a few hundred KB): a clear bit proves a
+   * string absent without touching the table, which makes the common case of find(), a run docno that is not
+   * in the qrels, cheap and cache-friendly.
+   */
+  private filter = new Int32Array(2048);
+  private filterMask = 2048 * 32 - 1;
   private count = 0;
 
   get size(): number {
@@ -47,6 +54,13 @@ export class StringTable {
   find(buf: Uint8Array, start: number, end: number): number {
     const h = fnv1a(buf, start, end);
     this.lastHash = h;
+    return this.findHashed(buf, start, end, h);
+  }
+
+  /** find() with the hash already computed by the caller as fnv1a(buf, start, end). */
+  findHashed(buf: Uint8Array, start: number, end: number, h: number): number {
+    const bit = h & this.filterMask;
+    if ((this.filter[bit >>> 5] & (1 << (bit & 31))) === 0) return -1;
     const mask = this.slots.length - 1;
     let slot = h & mask;
     const len = end - start;
@@ -116,6 +130,8 @@ export class StringTable {
     this.starts[id + 1] = this.used;
     this.hashes[id] = h;
     this.slots[slot] = id;
+    const bit = h & this.filterMask;
+    this.filter[bit >>> 5] |= 1 << (bit & 31);
     this.count++;
     if (this.count * 2 > this.slots.length) this.rehash();
     return id;
@@ -130,6 +146,17 @@ export class StringTable {
       slots[slot] = id;
     }
     this.slots = slots;
+    // The filter keeps ≥ 16 bits per string.
+    if (this.count * 16 > this.filterMask + 1) {
+      const filter = new Int32Array(((this.filterMask + 1) * 4) >>> 5);
+      const fmask = filter.length * 32 - 1;
+      for (let id = 0; id < this.count; id++) {
+        const bit = this.hashes[id] & fmask;
+        filter[bit >>> 5] |= 1 << (bit & 31);
+      }
+      this.filter = filter;
+      this.filterMask = fmask;
+    }
   }
 }
 

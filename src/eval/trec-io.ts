@@ -25,7 +25,13 @@ export function newTrecTables(): TrecTables {
 export interface TrecEntries {
   file: string;
   count: number;
-  query: Uint32Array;
+  /**
+   * Query of each run of consecutive lines with the same qid: lines segStart[k] .. segStart[k+1]-1 (or to the
+   * end) belong to query segQuery[k]. Runs list a query's lines together, so this is far smaller than a
+   * query id per line.
+   */
+  segQuery: Uint32Array;
+  segStart: Uint32Array;
   doc: Uint32Array;
   /** Qrels: labels; run: scores (float32-rounded when read with float32). */
   value: Int32Array | Float32Array | Float64Array;
@@ -126,7 +132,7 @@ export class RunDocnos {
   }
 }
 
-const CHUNK = 1 << 22;
+const CHUNK = 1 << 20;
 const MAX_TOKENS = 6;
 const tokStart = new Int32Array(MAX_TOKENS);
 const tokEnd = new Int32Array(MAX_TOKENS);
@@ -230,7 +236,7 @@ class Entries {
       file,
       count: n,
       docnos,
-      query: this.query.subarray(0, n),
+      ...segmentsOf(this.query.subarray(0, n)),
       doc: this.doc.subarray(0, n),
       value: this.value.subarray(0, n),
       line: this.line.subarray(0, n),
@@ -294,15 +300,14 @@ export function readQrels(path: string, tables: TrecTables): TrecEntries {
 export function readRun(path: string, tables: TrecTables, opts: { float64?: boolean } = {}): TrecEntries {
   const float64 = opts.float64 ?? false;
   let cap = estimateLines(path);
-  let query = new Uint32Array(cap);
+  let segQuery = new Uint32Array(1024);
+  let segStart = new Uint32Array(1024);
+  let segCount = 0;
   let doc = new Uint32Array(cap);
   let value: Float32Array | Float64Array = float64 ? new Float64Array(cap) : new Float32Array(cap);
   let count = 0;
   const grow = () => {
     cap = Math.ceil(cap * 1.5) + 1024;
-    const q = new Uint32Array(cap);
-    q.set(query);
-    query = q;
     const d = new Uint32Array(cap);
     d.set(doc);
     doc = d;
@@ -373,10 +378,27 @@ export function readRun(path: string, tables: TrecTables, opts: { float64?: bool
             prevQidLen = qLen;
           } else prevQidLen = -1;
         }
-        let d = qrelsDocs.find(u8, ts[2], te[2]);
+        // fnv1a (string-table.ts) inlined: this is the hottest call of the parser.
+        let h = 0x811c9dc5;
+        for (let j = ts[2]; j < te[2]; j++) h = Math.imul(h ^ u8[j], 0x01000193);
+        h ^= h >>> 16;
+        h = Math.imul(h, 0x85ebca6b);
+        h ^= h >>> 13;
+        let d = qrelsDocs.findHashed(u8, ts[2], te[2], h >>> 0);
         if (d < 0) d = docnos.add(u8, ts[2], te[2]);
         if (count === cap) grow();
-        query[count] = lastQ;
+        if (segCount === 0 || segQuery[segCount - 1] !== lastQ) {
+          if (segCount === segQuery.length) {
+            const sq = new Uint32Array(segCount * 2);
+            sq.set(segQuery);
+            segQuery = sq;
+            const ss = new Uint32Array(segCount * 2);
+            ss.set(segStart);
+            segStart = ss;
+          }
+          segQuery[segCount] = lastQ;
+          segStart[segCount++] = count;
+        }
         doc[count] = d;
         value[count] = score;
         count++;
@@ -403,7 +425,8 @@ export function readRun(path: string, tables: TrecTables, opts: { float64?: bool
   return {
     file: path,
     count,
-    query: query.subarray(0, count),
+    segQuery: segQuery.slice(0, segCount),
+    segStart: segStart.slice(0, segCount),
     doc: doc.subarray(0, count),
     value: value.subarray(0, count),
     runId: latin1(tagBytes, 0, tagBytes.length),
@@ -434,7 +457,9 @@ function lineNumbersOf(path: string, ordinals: number[]): number[] {
 
 /** Group qrels entries by query (positions 0..numQueries-1); a doc judged twice for a query is an error. */
 export function qrelsToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): QrelsCsr {
-  const { offsets, perm } = groupByQuery(e, numQueries);
+  const grouped = groupByQuery(e, numQueries);
+  const { offsets } = grouped;
+  const perm = grouped.perm ?? identity(e.count);
   const docs = new Uint32Array(e.count);
   const labels = new Int32Array(e.count);
   for (let i = 0; i < e.count; i++) {
@@ -451,20 +476,13 @@ export function qrelsToCsr(e: TrecEntries, numQueries: number, tables: TrecTable
  * with no copy.
  */
 export function runToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): RunCsr {
-  let sorted = true;
-  for (let i = 1; i < e.count && sorted; i++) sorted = e.query[i - 1] <= e.query[i];
-  let offsets: Uint32Array;
-  let perm: Uint32Array | undefined;
+  const { offsets, perm } = groupByQuery(e, numQueries);
   let docs: Uint32Array;
   let scores: Float32Array | Float64Array;
-  if (sorted) {
-    offsets = new Uint32Array(numQueries + 1);
-    for (let i = 0; i < e.count; i++) offsets[e.query[i] + 1]++;
-    for (let q = 0; q < numQueries; q++) offsets[q + 1] += offsets[q];
+  if (!perm) {
     docs = e.doc;
     scores = e.value as Float32Array | Float64Array;
   } else {
-    ({ offsets, perm } = groupByQuery(e, numQueries));
     docs = new Uint32Array(e.count);
     scores = e.value instanceof Float64Array ? new Float64Array(e.count) : new Float32Array(e.count);
     for (let i = 0; i < e.count; i++) {
@@ -526,15 +544,44 @@ function checkRunDuplicates(e: TrecEntries, offsets: Uint32Array, perm: Uint32Ar
   }
 }
 
-/** Stable counting sort of entries by query: offsets and the entry permutation. */
-function groupByQuery(e: TrecEntries, numQueries: number): { offsets: Uint32Array; perm: Uint32Array } {
+/**
+ * Stable counting sort of entries by query: offsets, and the entry permutation — none when the entries are
+ * already in query order (each query one segment, ascending), as in runs written by sorting on the qid.
+ */
+function groupByQuery(e: TrecEntries, numQueries: number): { offsets: Uint32Array; perm?: Uint32Array } {
+  const nseg = e.segQuery.length;
+  const segEnd = (k: number) => (k + 1 < nseg ? e.segStart[k + 1] : e.count);
   const offsets = new Uint32Array(numQueries + 1);
-  for (let i = 0; i < e.count; i++) offsets[e.query[i] + 1]++;
+  let sorted = true;
+  for (let k = 0; k < nseg; k++) {
+    offsets[e.segQuery[k] + 1] += segEnd(k) - e.segStart[k];
+    if (k > 0 && e.segQuery[k - 1] >= e.segQuery[k]) sorted = false;
+  }
   for (let q = 0; q < numQueries; q++) offsets[q + 1] += offsets[q];
+  if (sorted) return { offsets };
   const fill = offsets.slice(0, numQueries);
   const perm = new Uint32Array(e.count);
-  for (let i = 0; i < e.count; i++) perm[fill[e.query[i]]++] = i;
+  for (let k = 0; k < nseg; k++) for (let i = e.segStart[k]; i < segEnd(k); i++) perm[fill[e.segQuery[k]]++] = i;
   return { offsets, perm };
+}
+
+function identity(n: number): Uint32Array {
+  const a = new Uint32Array(n);
+  for (let i = 0; i < n; i++) a[i] = i;
+  return a;
+}
+
+/** Segments (see TrecEntries) of a per-line query array. */
+function segmentsOf(query: Uint32Array): { segQuery: Uint32Array; segStart: Uint32Array } {
+  const q: number[] = [];
+  const st: number[] = [];
+  for (let i = 0; i < query.length; i++) {
+    if (i === 0 || query[i] !== query[i - 1]) {
+      q.push(query[i]);
+      st.push(i);
+    }
+  }
+  return { segQuery: Uint32Array.from(q), segStart: Uint32Array.from(st) };
 }
 
 function checkDuplicates(
