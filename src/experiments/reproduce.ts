@@ -62,8 +62,8 @@ export async function reproduce(cfg: ReproduceConfig, log: StageLog = console.er
     log(`[1/4] corpus store: up to date (${storeDir})`);
   } else {
     log(`[1/4] synthesizing ${cfg.articles} S2ORC-shaped articles (seed ${cfg.seed}), prefilter, corpus store`);
-    await synthesize({ ...SYNTH_DEFAULTS, articles: cfg.articles, seed: cfg.seed }, shards, { progress: true });
-    const s = await buildCorpusStore({ input: shards, out: storeDir, prefilter: PAPER_PREFILTER, progress: true, log: () => {} });
+    await synthesize({ ...SYNTH_DEFAULTS, articles: cfg.articles, seed: cfg.seed }, shards);
+    const s = await buildCorpusStore({ input: shards, out: storeDir, prefilter: PAPER_PREFILTER, log: () => {} });
     log(`      ${s.articles} articles, ${s.citations} citations`);
     writeFileAtomic(stamp, want);
   }
@@ -76,7 +76,7 @@ export async function reproduce(cfg: ReproduceConfig, log: StageLog = console.er
     log(`[2/4] BM25 index: up to date (${indexDir})`);
   } else {
     log(`[2/4] BM25 index of ${store.size} articles`);
-    const ix = await buildIndex(store, { workDir: `${indexDir}.work`, threads: availableParallelism(), workerSource: { kind: 'store', dir: resolve(storeDir) }, progress: true });
+    const ix = await buildIndex(store, { workDir: `${indexDir}.work`, threads: availableParallelism(), workerSource: { kind: 'store', dir: resolve(storeDir) } });
     saveIndex(ix, indexDir, { corpus: { dir: resolve(storeDir), articles: store.size } });
     removeWorkDir(`${indexDir}.work`);
     writeFileAtomic(indexStamp, want);
