@@ -2,7 +2,8 @@
  * The paper's large-scale experiments (§3): for each (model, protocol, field, pool size, repeat) cell, sample
  * the queries and the pool, retrieve the top k, evaluate with trec_eval semantics. Every cell's result is a
  * small JSON file written atomically under `resultsDir` and keyed by everything that determines it, so a
- * killed run resumes at the first missing cell and a changed setting never reuses a stale number.
+ * killed run resumes at the first missing cell and a changed setting never reuses a stale number. Cell files
+ * hold no timings: the same configuration and seed give byte-identical results.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,7 +50,6 @@ export interface CellResult {
   means: Record<string, number>;
   /** Measure name → per-query values, in query order (for significance tests). */
   perQuery: Record<string, number[]>;
-  seconds: number;
 }
 
 export interface RunLog {
@@ -99,10 +99,9 @@ export async function runLargeScale(
           queries: queries.length,
           means: Object.fromEntries(cfg.measures.map((name, m) => [name, res.summary[m]])),
           perQuery: Object.fromEntries(cfg.measures.map((name, m) => [name, Array.from(res.perQuery[m])])),
-          seconds: (performance.now() - t0) / 1000,
         };
         writeFileAtomic(path, JSON.stringify(cell) + '\n');
-        log(`${label}: ${cfg.measures.map((n) => `${n} ${(100 * cell.means[n]).toFixed(1)}`).join(', ')} (${cell.seconds.toFixed(1)} s)`);
+        log(`${label}: ${cfg.measures.map((n) => `${n} ${(100 * cell.means[n]).toFixed(1)}`).join(', ')} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
         out.push(cell);
         // Only one pool size exists when the field-cited set is exhausted: no repeats to draw.
         if (pool.exhausted) break;

@@ -1,5 +1,6 @@
 import { parse, num } from '../args.ts';
-import { reproduce, REPRODUCE_DEFAULTS } from '../../experiments/reproduce.ts';
+import { reproduce, REPRODUCE_DEFAULTS, ARTICLES_PER_SCALE } from '../../experiments/reproduce.ts';
+import { CitebenchError } from '../../util/errors.ts';
 
 export const usage = `usage: citebench reproduce [--articles N] [--seed S] [--scale F] [--repeats R] [--work DIR]
 
@@ -10,10 +11,11 @@ samples) and write a Markdown report in Table 1's layout. Every stage resumes: o
 same configuration are reused, finished cells are not recomputed.
 
 options:
-  --articles N   synthetic corpus size before the prefilter (default ${REPRODUCE_DEFAULTS.articles})
+  --articles N   synthetic corpus size before the prefilter (default: 21 M × scale, the paper's 16 M
+                 prefiltered S2ORC articles at that scale; ${REPRODUCE_DEFAULTS.articles} for the default scale)
   --seed S       seed of corpus, queries and pools (default ${REPRODUCE_DEFAULTS.seed})
-  --scale F      fraction of the paper's 3,800 queries and 200k/500k/1M/2M pools (default ${REPRODUCE_DEFAULTS.scale};
-                 1 needs ≥ 2 M prefiltered articles of 2019 or before, e.g. --articles 2600000)
+  --scale F      fraction of the paper's setting: 3,800 queries, 200k/500k/1M/2M pools, 16 M-article corpus
+                 (default ${REPRODUCE_DEFAULTS.scale}: 76 queries, pools of 4k–40k; 1 = the paper's full setting)
   --repeats R    pool samples per size (default ${REPRODUCE_DEFAULTS.repeats}, as in the paper)
   --work DIR     working directory (default ${REPRODUCE_DEFAULTS.workDir})`;
 
@@ -21,11 +23,13 @@ export async function run(args: string[]) {
   const { values } = parse(args, {
     articles: { type: 'string' }, seed: { type: 'string' }, work: { type: 'string' }, scale: { type: 'string' }, repeats: { type: 'string' },
   }, usage);
+  const scale = num('scale', values.scale, REPRODUCE_DEFAULTS.scale);
+  if (!(scale > 0 && scale <= 1)) throw new CitebenchError(`--scale must be in (0, 1], got ${values.scale}`);
   const { store, report } = await reproduce({
     ...REPRODUCE_DEFAULTS,
-    articles: num('articles', values.articles, REPRODUCE_DEFAULTS.articles),
+    articles: num('articles', values.articles, Math.round(scale * ARTICLES_PER_SCALE)),
     seed: num('seed', values.seed, REPRODUCE_DEFAULTS.seed),
-    scale: num('scale', values.scale, REPRODUCE_DEFAULTS.scale),
+    scale,
     repeats: num('repeats', values.repeats, REPRODUCE_DEFAULTS.repeats),
     workDir: values.work ?? REPRODUCE_DEFAULTS.workDir,
   });
