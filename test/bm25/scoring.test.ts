@@ -260,7 +260,7 @@ test('index save/load round trip, resumable chunked build, tf ≥ 255', async ()
   }
 });
 
-test('lossy scoring: per-term (tf, norm) tables give the same floats as per-posting arithmetic', async () => {
+test('lossy scoring: tables, accumulator blocks and candidates give the same floats as the plain path', async () => {
   const corpus = randomCorpus(3000, 17);
   corpus[5] = { title: 'wax', abstract: Array(40).fill('wax').join(' ') }; // tf above the table range
   const ix = await buildIndex(new InMemoryTexts(corpus));
@@ -270,9 +270,16 @@ test('lossy scoring: per-term (tf, norm) tables give the same floats as per-post
     const stats = new PoolStats(ix, { k1: 1.1, b: 0.6, accurate: false }, pool);
     const direct = new QueryScorer(stats.arrays(null), Infinity);
     const tabled = new QueryScorer(stats.arrays(null), 0);
+    const blocked = new QueryScorer(stats.arrays(null), 0, 100); // 30 accumulator blocks
+    const tinyBlocks = new QueryScorer(stats.arrays(null), Infinity, 7);
     for (let q = 0; q < 50; q++) {
       const pq = stats.prepare(queryTermIds(an, vocab, corpus[q * 7].abstract + ' wax'));
-      assert.deepEqual(tabled.search(pq, 200), direct.search(pq, 200), `query ${q}`);
+      const expect = direct.search(pq, 200, q * 7);
+      assert.deepEqual(tabled.search(pq, 200, q * 7), expect, `query ${q}`);
+      assert.deepEqual(blocked.search(pq, 200, q * 7), expect, `query ${q}, blocks of 100`);
+      assert.deepEqual(tinyBlocks.search(pq, 200, q * 7), expect, `query ${q}, blocks of 7`);
+      const cands = Uint32Array.from({ length: 40 }, (_, i) => (i * 71 + q) % 3000);
+      assert.deepEqual(blocked.search(pq, 30, q * 7, cands), direct.search(pq, 30, q * 7, cands), `query ${q}, candidates`);
     }
   }
 });

@@ -27,6 +27,8 @@ const TF_BIG = 255;
 /** Score tables cover tf 1..TABLE_TF × 256 norm bytes; used for terms with at least TABLE_MIN_POSTINGS postings. */
 const TABLE_TF = 16;
 const TABLE_MIN_POSTINGS = 8192;
+/** Documents per accumulator block: 64 Ki × 8 bytes of accumulators stay in the L2 cache. */
+const BLOCK_DOCS = 1 << 16;
 
 export interface Bm25Params {
   k1: number;
@@ -191,22 +193,35 @@ export interface TopK {
   scores: Float32Array;
 }
 
-/** Scores one query at a time into a reusable accumulator (term at a time), then selects the top k. */
+/**
+ * Scores one query at a time, term at a time, one block of documents at a time: each block's accumulators
+ * (8 bytes per document of the block) stay in cache while every query term's postings for that block are
+ * read sequentially — at a million documents, a whole-corpus accumulator made every posting a cache miss.
+ * Per document, contributions are still added in query-term order, so scores do not depend on the block size.
+ * The top k are kept in a size-k min-heap across blocks.
+ */
 export class QueryScorer {
   private readonly acc: Float64Array;
   private readonly touched: Uint32Array;
   private readonly mark: Uint8Array;
-  private readonly table = new Float32Array(TABLE_TF * 256);
+  private table = new Float32Array(TABLE_TF * 256 * 8);
+  private cursor = new Float64Array(0);
   private heapDocs = new Uint32Array(0);
   private heapScores = new Float32Array(0);
+  private heapSize = 0;
 
-  /** @param tableMinPostings postings count from which a term is scored via its table (tests force 0 or ∞). */
+  /**
+   * @param tableMinPostings postings count from which a term is scored via its table (tests force 0 or ∞).
+   * @param blockDocs documents per accumulator block (tests force small blocks).
+   */
   constructor(
     private readonly a: ScoringArrays,
     private readonly tableMinPostings = TABLE_MIN_POSTINGS,
+    private readonly blockDocs = BLOCK_DOCS,
   ) {
-    this.acc = new Float64Array(a.docCount);
-    this.touched = new Uint32Array(a.docCount);
+    const block = Math.max(1, Math.min(blockDocs, a.docCount));
+    this.acc = new Float64Array(block);
+    this.touched = new Uint32Array(block);
     this.mark = new Uint8Array(a.docCount);
   }
 
@@ -229,153 +244,191 @@ export class QueryScorer {
    * the pool's statistics (MDCR-style scoring of fixed candidates).
    */
   search(q: PreparedQuery, k: number, exclude = -1, candidates?: Uint32Array): TopK {
-    const { offsets, docs, tfs, normInv, postNorms } = this.a;
+    const { offsets, docs, tfs, normInv, postNorms, docCount } = this.a;
     const acc = this.acc;
     const touched = this.touched;
-    let n = 0;
+    const nTerms = q.terms.length;
     // Restriction: candidates (marked per query) or the pool's membership bitmap.
     let filter = this.a.member;
+    let sortedCands: Uint32Array | undefined;
     if (candidates) {
       filter = this.mark;
+      sortedCands = Uint32Array.from(candidates).sort();
       for (let i = 0; i < candidates.length; i++) {
         const d = candidates[i];
-        if (d >= this.a.docCount) throw new CitebenchError(`candidates: document ${d} is outside the index`);
+        if (d >= docCount) throw new CitebenchError(`candidates: document ${d} is outside the index`);
         this.mark[d] = 1;
       }
     }
     const cache = this.a.normCache;
-    for (let qi = 0; qi < q.terms.length; qi++) {
-      const t = q.terms[qi];
-      const w = q.weights[qi];
-      const from = offsets[t];
-      const end = offsets[t + 1];
-      if (cache === null) {
-        // Accurate lengths: normInverse per document.
-        for (let p = from; p < end; p++) {
-          const d = docs[p];
-          if (filter !== null && filter[d] === 0) continue;
-          let tf = tfs[p];
-          if (tf === TF_BIG) tf = this.tf(p);
-          const s = fround(w - fround(w / fround(1 + fround(tf * normInv[d]))));
-          const prev = acc[d];
-          if (prev === 0) touched[n++] = d;
-          acc[d] = prev + s;
-        }
-      } else if (end - from < this.tableMinPostings) {
-        for (let p = from; p < end; p++) {
-          const d = docs[p];
-          if (filter !== null && filter[d] === 0) continue;
-          let tf = tfs[p];
-          if (tf === TF_BIG) tf = this.tf(p);
-          const s = fround(w - fround(w / fround(1 + fround(tf * cache[postNorms[p]]))));
-          const prev = acc[d];
-          if (prev === 0) touched[n++] = d;
-          acc[d] = prev + s;
-        }
-      } else {
-        // Long postings: the term's score depends only on (tf, norm byte), so tabulate it once for small tf;
-        // the postings are then read sequentially with a table lookup per entry (same float values).
-        const table = this.table;
+    // Long postings in lossy mode: the term's score depends only on (tf, norm byte), tabulated once per query
+    // term for small tf; rows of terms below the threshold stay unused.
+    const useTable = new Int32Array(nTerms);
+    if (cache !== null) {
+      let nTables = 0;
+      for (let qi = 0; qi < nTerms; qi++) {
+        const t = q.terms[qi];
+        if (offsets[t + 1] - offsets[t] >= this.tableMinPostings) useTable[qi] = ++nTables;
+      }
+      if (this.table.length < nTables * TABLE_TF * 256) this.table = new Float32Array(nTables * TABLE_TF * 256);
+      for (let qi = 0; qi < nTerms; qi++) {
+        if (!useTable[qi]) continue;
+        const w = q.weights[qi];
+        const base = (useTable[qi] - 1) * TABLE_TF * 256;
         for (let tf = 1; tf <= TABLE_TF; tf++) {
-          const row = (tf - 1) << 8;
-          for (let nb = 0; nb < 256; nb++) table[row | nb] = fround(w - fround(w / fround(1 + fround(tf * cache[nb]))));
+          const row = base + ((tf - 1) << 8);
+          for (let nb = 0; nb < 256; nb++) this.table[row + nb] = fround(w - fround(w / fround(1 + fround(tf * cache[nb]))));
         }
-        for (let p = from; p < end; p++) {
-          const d = docs[p];
-          if (filter !== null && filter[d] === 0) continue;
-          const tf = tfs[p];
-          let s: number;
-          if (tf <= TABLE_TF) s = table[((tf - 1) << 8) | postNorms[p]];
-          else {
-            const f = tf === TF_BIG ? this.tf(p) : tf;
-            s = fround(w - fround(w / fround(1 + fround(f * cache[postNorms[p]]))));
+      }
+    }
+    const tables = this.table;
+    if (this.cursor.length < nTerms) this.cursor = new Float64Array(nTerms * 2);
+    const cursor = this.cursor;
+    for (let qi = 0; qi < nTerms; qi++) cursor[qi] = offsets[q.terms[qi]];
+    this.heapReset(k);
+    let candAt = 0;
+    for (let blockStart = 0; blockStart < docCount; blockStart += this.blockDocs) {
+      const blockEnd = Math.min(docCount, blockStart + this.blockDocs);
+      let n = 0;
+      for (let qi = 0; qi < nTerms; qi++) {
+        const w = q.weights[qi];
+        const end = offsets[q.terms[qi] + 1];
+        let p = cursor[qi];
+        if (cache === null) {
+          // Accurate lengths: normInverse per document.
+          for (; p < end; p++) {
+            const d = docs[p];
+            if (d >= blockEnd) break;
+            if (filter !== null && filter[d] === 0) continue;
+            let tf = tfs[p];
+            if (tf === TF_BIG) tf = this.tf(p);
+            const s = fround(w - fround(w / fround(1 + fround(tf * normInv[d]))));
+            const l = d - blockStart;
+            const prev = acc[l];
+            if (prev === 0) touched[n++] = l;
+            acc[l] = prev + s;
           }
-          const prev = acc[d];
-          if (prev === 0) touched[n++] = d;
-          acc[d] = prev + s;
+        } else if (useTable[qi] === 0) {
+          for (; p < end; p++) {
+            const d = docs[p];
+            if (d >= blockEnd) break;
+            if (filter !== null && filter[d] === 0) continue;
+            let tf = tfs[p];
+            if (tf === TF_BIG) tf = this.tf(p);
+            const s = fround(w - fround(w / fround(1 + fround(tf * cache[postNorms[p]]))));
+            const l = d - blockStart;
+            const prev = acc[l];
+            if (prev === 0) touched[n++] = l;
+            acc[l] = prev + s;
+          }
+        } else {
+          const base = (useTable[qi] - 1) * TABLE_TF * 256 - 256;
+          for (; p < end; p++) {
+            const d = docs[p];
+            if (d >= blockEnd) break;
+            if (filter !== null && filter[d] === 0) continue;
+            const tf = tfs[p];
+            let s: number;
+            if (tf <= TABLE_TF) s = tables[base + (tf << 8) + postNorms[p]];
+            else {
+              const f = tf === TF_BIG ? this.tf(p) : tf;
+              s = fround(w - fround(w / fround(1 + fround(f * cache[postNorms[p]]))));
+            }
+            const l = d - blockStart;
+            const prev = acc[l];
+            if (prev === 0) touched[n++] = l;
+            acc[l] = prev + s;
+          }
+        }
+        cursor[qi] = p;
+      }
+      if (sortedCands) {
+        // Every candidate is ranked; those no term reached enter with score 0.
+        for (; candAt < sortedCands.length && sortedCands[candAt] < blockEnd; candAt++) {
+          const d = sortedCands[candAt];
+          if (acc[d - blockStart] === 0 && this.mark[d] === 1) {
+            touched[n++] = d - blockStart;
+            this.mark[d] = 2;
+          }
         }
       }
-    }
-    if (candidates) {
-      // Every candidate is ranked; those no term reached enter with score 0.
-      for (let i = 0; i < candidates.length; i++) {
-        const d = candidates[i];
-        if (acc[d] === 0 && this.mark[d] === 1) {
-          touched[n++] = d;
-          this.mark[d] = 2;
-        }
+      for (let i = 0; i < n; i++) {
+        const l = touched[i];
+        const d = l + blockStart;
+        if (d !== exclude) this.heapOffer(fround(acc[l]), d);
+        acc[l] = 0;
       }
     }
-    const out = this.select(n, k, exclude);
-    for (let i = 0; i < n; i++) acc[touched[i]] = 0;
     if (candidates) for (let i = 0; i < candidates.length; i++) this.mark[candidates[i]] = 0;
-    return out;
+    return this.heapDrain();
   }
 
-  /** Top k of the touched documents by (float score desc, tie key desc), via a size-k min-heap. */
-  private select(n: number, k: number, exclude: number): TopK {
-    const acc = this.acc;
-    const touched = this.touched;
+  // ---- size-k min-heap by (float score, tie key): the root is the worst kept document ----
+  private k = 0;
+
+  private worse(sx: number, dx: number, sy: number, dy: number): boolean {
+    if (sx !== sy) return sx < sy;
     const key = this.a.tieKey;
+    return key === null ? dx < dy : key[dx] < key[dy];
+  }
+
+  private heapReset(k: number): void {
+    this.k = k;
+    this.heapSize = 0;
     if (this.heapDocs.length < k) {
       this.heapDocs = new Uint32Array(k);
       this.heapScores = new Float32Array(k);
     }
+  }
+
+  private heapOffer(s: number, d: number): void {
     const hd = this.heapDocs;
     const hs = this.heapScores;
-    // worse(x, y): x ranks below y.
-    const tk = (d: number) => (key === null ? d : key[d]);
-    const worse = (sx: number, dx: number, sy: number, dy: number) => sx < sy || (sx === sy && tk(dx) < tk(dy));
-    let size = 0;
-    const siftDown = (i: number) => {
-      const d = hd[i];
-      const s = hs[i];
-      for (;;) {
-        let c = 2 * i + 1;
-        if (c >= size) break;
-        if (c + 1 < size && worse(hs[c + 1], hd[c + 1], hs[c], hd[c])) c++;
-        if (!worse(hs[c], hd[c], s, d)) break;
-        hd[i] = hd[c];
-        hs[i] = hs[c];
-        i = c;
+    if (this.heapSize < this.k) {
+      let j = this.heapSize++;
+      while (j > 0) {
+        const parent = (j - 1) >> 1;
+        if (!this.worse(s, d, hs[parent], hd[parent])) break;
+        hd[j] = hd[parent];
+        hs[j] = hs[parent];
+        j = parent;
       }
-      hd[i] = d;
-      hs[i] = s;
-    };
-    for (let i = 0; i < n; i++) {
-      const d = touched[i];
-      if (d === exclude) continue;
-      const s = fround(acc[d]);
-      if (size < k) {
-        // Sift up.
-        let j = size++;
-        while (j > 0) {
-          const parent = (j - 1) >> 1;
-          if (!worse(s, d, hs[parent], hd[parent])) break;
-          hd[j] = hd[parent];
-          hs[j] = hs[parent];
-          j = parent;
-        }
-        hd[j] = d;
-        hs[j] = s;
-      } else if (k > 0 && worse(hs[0], hd[0], s, d)) {
-        hd[0] = d;
-        hs[0] = s;
-        siftDown(0);
-      }
+      hd[j] = d;
+      hs[j] = s;
+    } else if (this.k > 0 && this.worse(hs[0], hd[0], s, d)) {
+      this.siftDown(s, d);
     }
-    // Pop worst-first into the back of the output.
-    const docsOut = new Uint32Array(size);
-    const scoresOut = new Float32Array(size);
-    for (let i = size - 1; i >= 0; i--) {
-      docsOut[i] = hd[0];
-      scoresOut[i] = hs[0];
-      size--;
-      if (size > 0) {
-        hd[0] = hd[size];
-        hs[0] = hs[size];
-        siftDown(0);
-      }
+  }
+
+  /** Put (s, d) at the root and restore the heap. */
+  private siftDown(s: number, d: number): void {
+    const hd = this.heapDocs;
+    const hs = this.heapScores;
+    const size = this.heapSize;
+    let i = 0;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= size) break;
+      if (c + 1 < size && this.worse(hs[c + 1], hd[c + 1], hs[c], hd[c])) c++;
+      if (!this.worse(hs[c], hd[c], s, d)) break;
+      hd[i] = hd[c];
+      hs[i] = hs[c];
+      i = c;
+    }
+    hd[i] = d;
+    hs[i] = s;
+  }
+
+  /** Empty the heap, best first. */
+  private heapDrain(): TopK {
+    const n = this.heapSize;
+    const docsOut = new Uint32Array(n);
+    const scoresOut = new Float32Array(n);
+    for (let i = n - 1; i >= 0; i--) {
+      docsOut[i] = this.heapDocs[0];
+      scoresOut[i] = this.heapScores[0];
+      this.heapSize--;
+      if (this.heapSize > 0) this.siftDown(this.heapScores[this.heapSize], this.heapDocs[this.heapSize]);
     }
     return { docs: docsOut, scores: scoresOut };
   }

@@ -1,0 +1,75 @@
+/**
+ * Just the texts of a corpus store (text.bin + text.off.f64), for index building: CorpusStore.open also loads
+ * ids and the citation graph (~300 MB at a million articles), which index workers do not need.
+ * Same sequential block reading as CorpusStore.texts.
+ */
+import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ArticleText, TextSource } from '../../corpus/article.ts';
+import { FILES } from '../../corpus/store-format.ts';
+import { CitebenchError } from '../../util/errors.ts';
+
+export class StoreTexts implements TextSource {
+  readonly size: number;
+  private readonly off: Float64Array;
+  private readonly fd: number;
+  private readonly decoder = new TextDecoder();
+
+  constructor(readonly dir: string) {
+    const offPath = join(dir, FILES.textOff);
+    if (!existsSync(offPath) || !existsSync(join(dir, FILES.text))) {
+      throw new CitebenchError(`${dir}: not a corpus store (missing ${FILES.text} or ${FILES.textOff})`);
+    }
+    const b = readFileSync(offPath);
+    this.off = new Float64Array(b.byteLength / 8);
+    new Uint8Array(this.off.buffer).set(b);
+    if (this.off.length % 2 !== 1) throw new CitebenchError(`${offPath}: expected 2N+1 offsets, got ${this.off.length}`);
+    this.size = (this.off.length - 1) / 2;
+    this.fd = openSync(join(dir, FILES.text), 'r');
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+
+  private read(start: number, end: number, buf = Buffer.allocUnsafe(end - start)): Buffer {
+    let got = 0;
+    while (got < end - start) {
+      const r = readSync(this.fd, buf, got, end - start - got, start + got);
+      if (r <= 0) throw new CitebenchError(`${this.dir}: ${FILES.text} is shorter than its offsets say`);
+      got += r;
+    }
+    return buf;
+  }
+
+  text(i: number): ArticleText {
+    const [start, mid, end] = [this.off[2 * i], this.off[2 * i + 1], this.off[2 * i + 2]];
+    const buf = this.read(start, end);
+    return { title: buf.toString('utf8', 0, mid - start), abstract: buf.toString('utf8', mid - start) };
+  }
+
+  *texts(from = 0, to = this.size): Generator<ArticleText & { index: number }> {
+    const off = this.off;
+    let buf = Buffer.allocUnsafe(8 << 20);
+    let bufStart = 0;
+    let bufEnd = 0;
+    for (let i = from; i < to; i++) {
+      const start = off[2 * i];
+      const mid = off[2 * i + 1];
+      const end = off[2 * i + 2];
+      if (start < bufStart || end > bufEnd) {
+        if (end - start > buf.length) buf = Buffer.allocUnsafe(end - start);
+        const want = Math.min(buf.length, off[2 * to] - start);
+        this.read(start, start + want, buf);
+        bufStart = start;
+        bufEnd = start + want;
+      }
+      const a = start - bufStart;
+      yield {
+        index: i,
+        title: this.decoder.decode(buf.subarray(a, a + (mid - start))),
+        abstract: this.decoder.decode(buf.subarray(a + (mid - start), a + (end - start))),
+      };
+    }
+  }
+}
