@@ -31,6 +31,8 @@ export interface ReproduceConfig {
   /** Fraction of the paper's query count and pool sizes (1 = 3,800 queries, 200 k–2 M pools). */
   scale: number;
   repeats: number;
+  /** An existing corpus store (e.g. real S2ORC) instead of the synthetic corpus. */
+  store?: string;
   /** Paper numbers for side-by-side tables (read from ../shared when present). */
   paperNumbers?: string;
 }
@@ -57,12 +59,17 @@ export interface ReproduceResult {
 
 export async function reproduce(cfg: ReproduceConfig, log: StageLog = console.error): Promise<ReproduceResult> {
   const shards = join(cfg.workDir, 'shards');
-  const storeDir = join(cfg.workDir, 'store');
+  const storeDir = cfg.store ?? join(cfg.workDir, 'store');
   const stamp = join(cfg.workDir, 'store.config.json');
-  const want = JSON.stringify({ articles: cfg.articles, seed: cfg.seed, prefilter: PAPER_PREFILTER });
+  const want = cfg.store
+    ? JSON.stringify({ store: resolve(cfg.store), meta: readFileSync(join(cfg.store, 'meta.json'), 'utf8') })
+    : JSON.stringify({ articles: cfg.articles, seed: cfg.seed, prefilter: PAPER_PREFILTER });
 
   // 1. corpus
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want && existsSync(join(storeDir, 'meta.json'))) {
+  if (cfg.store) {
+    log(`[1/4] corpus store: ${cfg.store} (given)`);
+    writeFileAtomic(stamp, want);
+  } else if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want && existsSync(join(storeDir, 'meta.json'))) {
     log(`[1/4] corpus store: up to date (${storeDir})`);
   } else {
     log(`[1/4] synthesizing ${cfg.articles} S2ORC-shaped articles (seed ${cfg.seed}), prefilter, corpus store`);
@@ -106,7 +113,7 @@ export async function reproduce(cfg: ReproduceConfig, log: StageLog = console.er
   const report = [
     `# citebench reproduction — dataset level (Table 1 layout)`,
     '',
-    `Corpus: ${store.size} prefiltered articles (${cfg.articles} synthetic S2ORC-shaped, seed ${cfg.seed}), ` +
+    `Corpus: ${store.size} prefiltered articles (${cfg.store ? `store ${cfg.store}` : `${cfg.articles} synthetic S2ORC-shaped, seed ${cfg.seed}`}), ` +
       `${exp.queries} queries from 2019, pools of ${exp.poolSizes.map(poolLabel).join(', ')} (scale ${cfg.scale} of the paper's), ` +
       `${exp.repeats} pool samples each, top ${exp.k}; values ×100, mean over pool samples.`,
     '',

@@ -2,7 +2,7 @@ import { parse, num } from '../args.ts';
 import { reproduce, REPRODUCE_DEFAULTS, ARTICLES_PER_SCALE } from '../../experiments/reproduce.ts';
 import { CitebenchError } from '../../util/errors.ts';
 
-export const usage = `usage: citebench reproduce [--articles N] [--seed S] [--scale F] [--repeats R] [--work DIR]
+export const usage = `usage: citebench reproduce [--articles N] [--seed S] [--scale F] [--repeats R] [--store DIR] [--work DIR]
 
 The main job on the built-in default: synthesize an S2ORC-shaped corpus, prefilter it as in the paper (§3),
 build the corpus store and the BM25 index, run the dataset-level protocol (§3.1: 2019 queries, pools that hold
@@ -17,11 +17,13 @@ options:
   --scale F      fraction of the paper's setting: 3,800 queries, 200k/500k/1M/2M pools, 16 M-article corpus
                  (default ${REPRODUCE_DEFAULTS.scale}: 76 queries, pools of 4k–40k; 1 = the paper's full setting)
   --repeats R    pool samples per size (default ${REPRODUCE_DEFAULTS.repeats}, as in the paper)
+  --store DIR    run on an existing corpus store (e.g. real S2ORC, see citebench corpus build) instead of
+                 synthesizing one
   --work DIR     working directory (default ${REPRODUCE_DEFAULTS.workDir})`;
 
 export async function run(args: string[]) {
   const { values } = parse(args, {
-    articles: { type: 'string' }, seed: { type: 'string' }, work: { type: 'string' }, scale: { type: 'string' }, repeats: { type: 'string' },
+    articles: { type: 'string' }, seed: { type: 'string' }, work: { type: 'string' }, scale: { type: 'string' }, repeats: { type: 'string' }, store: { type: 'string' },
   }, usage);
   const scale = num('scale', values.scale, REPRODUCE_DEFAULTS.scale);
   if (!(scale > 0 && scale <= 1)) throw new CitebenchError(`--scale must be in (0, 1], got ${values.scale}`);
@@ -32,6 +34,7 @@ export async function run(args: string[]) {
     scale,
     repeats: num('repeats', values.repeats, REPRODUCE_DEFAULTS.repeats),
     workDir: values.work ?? REPRODUCE_DEFAULTS.workDir,
+    store: values.store,
   });
   console.log(report);
   store.close();
