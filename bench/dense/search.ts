@@ -39,6 +39,10 @@ if (mode === 'exact200k') {
   const h = await exactSearch(queries, pool, d, { k: K, distance: 'l2' });
   log({ what: 'citebench exact (ORT Gemm+TopK, exact rescoring)', queries: NQ, pool: 200_000, seconds: secs(t0) });
   saveIds(`${OUT}ours200k.ids`, h, NQ);
+  t0 = performance.now();
+  const hip = await exactSearch(queries, pool, d, { k: K, distance: 'ip' });
+  log({ what: 'citebench exact, inner product', queries: NQ, pool: 200_000, seconds: secs(t0) });
+  saveIds(`${OUT}ours200k-ip.ids`, hip, NQ);
   // usearch exactSearch on 380 queries (10 %), extrapolated.
   const sub = 380;
   t0 = performance.now();
