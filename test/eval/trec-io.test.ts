@@ -95,3 +95,11 @@ test('parseDecimal: correctly rounded, strict grammar', () => {
   for (const s of ['', '-', '.', 'e5', '1e', '1e+', 'abc', '0x10', '1,5', 'NaN', 'inf', '1..2']) assert.ok(Number.isNaN(p(s)), s);
   assert.equal(p('1e400'), Infinity);
 });
+
+test('float32 (default, trec_eval 9.0.8) vs --trec-eval-10 doubles on a run file', () => {
+  // a is relevant; a's score is larger only as a double: as float32 the two tie and docno 'b' > 'a' ranks b first.
+  const run = file('q1 Q0 a 1 1.0000000001 t\nq1 Q0 b 2 1.0 t\n');
+  const rr = (text: string) => text.split('\n').find((l) => l.startsWith('recip_rank'))!.split('\t')[2];
+  assert.equal(rr(trecEvalText(QRELS, run, ['recip_rank'])), '0.5000');
+  assert.equal(rr(trecEvalText(QRELS, run, ['recip_rank'], { trecEval10: true })), '1.0000');
+});
