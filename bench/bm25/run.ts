@@ -2,7 +2,7 @@
  * `npm run bench:bm25` (run under the heavy lock): citebench BM25 vs Python bm25s on synthetic abstracts.
  *
  *   node --import tsx bench/bm25/run.ts [--articles 1000000] [--queries 3800] [--k 500] [--threads 2]
- *                                       [--pool-articles 2000000] [--skip-peer] [--skip-pool]
+ *                                       [--pool-articles 2000000] [--skip-peer] [--skip-pool] [--name TAG]
  *
  * 1. a synthetic corpus of N articles (citebench synth + corpus build --no-prefilter, reused when present)
  * 2. citebench bm25 index, then bm25 search of Q title+abstract queries at top-k with T threads: wall time and
@@ -27,6 +27,7 @@ const { values } = parseArgs({
     'pool-articles': { type: 'string', default: '2000000' },
     'skip-peer': { type: 'boolean', default: false },
     'skip-pool': { type: 'boolean', default: false },
+    name: { type: 'string', default: '' },
   },
 });
 const N = Number(values.articles);
@@ -81,8 +82,9 @@ const summary: Record<string, unknown> = {
   date: new Date().toISOString(),
   machine: '2 cores, 24 GiB RAM (shared dev box), Node ' + process.versions.node,
   articles: N, queries: Q, k: K, threads: T,
+  git_commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim(),
 };
-const save = () => writeFileAtomic(join(outDir, `summary-${N}.json`), JSON.stringify(summary, null, 2) + '\n');
+const save = () => writeFileAtomic(join(outDir, `summary-${N}${values.name ? '-' + values.name : ''}.json`), JSON.stringify(summary, null, 2) + '\n');
 
 // 1. corpus
 const storeDir = ensureStore(N, 1);
@@ -118,7 +120,7 @@ if (!values['skip-peer']) {
   }
   const qFile = join(data, `queries-${N}.idx`);
   writeFileAtomic(qFile, qIdx.join('\n') + '\n');
-  const peerOut = join(outDir, `bm25s-${N}.json`);
+  const peerOut = join(outDir, `bm25s-${N}${values.name ? '-' + values.name : ''}.json`);
   const peer = timed('bm25s', 'python3', [join(root, 'bench/bm25/bm25s_peer.py'), textsFile, qFile, String(K), String(T), peerOut]);
   summary.bm25s = { ...JSON.parse(readFileSync(peerOut, 'utf8')), process_wall_s: peer.wall_s, process_peak_rss_mib: peer.peak_rss_mib };
   const p = summary.bm25s as { end_to_end_s: number };

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { CorpusStore } from '../../src/corpus/store.ts';
 import { loadIndex } from '../../src/retrieval/bm25/index.ts';
 import { Bm25Retriever } from '../../src/retrieval/bm25/retriever.ts';
+import { StoreTexts } from '../../src/retrieval/bm25/store-texts.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const cli = (...args: string[]) =>
@@ -24,6 +25,12 @@ test('bm25 index / search / tune on a synthetic store; unknown ids are named by 
     assert.equal(r.status, 0, r.stderr);
     assert.ok(!existsSync(join(dir, 'index.work')), 'chunk directory removed after the build');
     const store = CorpusStore.open(join(dir, 'store'));
+    // The index reads texts through StoreTexts (no ids or citations loaded): same texts as CorpusStore.
+    const texts = new StoreTexts(join(dir, 'store'));
+    assert.equal(texts.size, store.size);
+    assert.deepEqual([...texts.texts(100, 2100)], [...store.texts(100, 2100)]);
+    assert.deepEqual(texts.text(2999), store.text(2999));
+    texts.close();
     const qIdx = [0, 17, 999, 2500];
     writeFileSync(join(dir, 'queries.txt'), qIdx.map((i) => store.id(i)).join('\n') + '\n');
     const pool = Array.from({ length: 3000 }, (_, i) => i).filter((i) => i % 3 !== 1);

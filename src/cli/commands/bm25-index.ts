@@ -1,12 +1,12 @@
 import { join, resolve } from 'node:path';
 import { parse, num, required } from '../args.ts';
-import { CorpusStore } from '../../corpus/store.ts';
+import { StoreTexts } from '../../retrieval/bm25/store-texts.ts';
 import { buildIndex, saveIndex, removeWorkDir } from '../../retrieval/bm25/index.ts';
 import { fmtDuration } from '../../util/progress.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { availableParallelism } from 'node:os';
 
-export const usage = `usage: citebench bm25 index --corpus STORE --out INDEX [--chunk-docs 100000] [--threads N]
+export const usage = `usage: citebench bm25 index --corpus STORE --out INDEX [--chunk-docs 50000] [--threads N]
 
 Build the BM25 index of a corpus store: title + abstract of every article, analysed like Anserini/Lucene 8.7
 (EnglishAnalyzer). Chunks are kept in INDEX.work/ so a killed build resumes where it stopped; the index
@@ -17,11 +17,11 @@ export async function run(args: string[]) {
   const { values } = parse(args, { corpus: { type: 'string' }, out: { type: 'string' }, 'chunk-docs': { type: 'string' }, threads: { type: 'string' } }, usage);
   const storeDir = required('corpus', values.corpus);
   const out = required('out', values.out);
-  const chunkDocs = num('chunk-docs', values['chunk-docs'], 100_000);
+  const chunkDocs = num('chunk-docs', values['chunk-docs'], 50_000);
   const threads = num('threads', values.threads, availableParallelism());
   if (!Number.isInteger(chunkDocs) || chunkDocs < 1) throw new CitebenchError(`--chunk-docs must be a positive integer, got ${values['chunk-docs']}`);
   if (!Number.isInteger(threads) || threads < 1) throw new CitebenchError(`--threads must be a positive integer, got ${values.threads}`);
-  const store = CorpusStore.open(storeDir);
+  const store = new StoreTexts(storeDir); // texts only: the index needs neither ids nor citations
   const t0 = performance.now();
   const workDir = `${out}.work`;
   const ix = await buildIndex(store, { chunkDocs, workDir, threads, workerSource: { kind: 'store', dir: resolve(storeDir) } });

@@ -1,11 +1,11 @@
 /** Worker thread of buildIndex: analyses the chunks it is sent with its own ChunkBuilder. */
 import { parentPort, workerData } from 'node:worker_threads';
 import { InMemoryTexts, type TextSource } from '../../corpus/article.ts';
-import { CorpusStore } from '../../corpus/store.ts';
+import { StoreTexts } from './store-texts.ts';
 import { ChunkBuilder, type WorkerSource } from './index.ts';
 
 const src = workerData as WorkerSource;
-const source: TextSource = src.kind === 'store' ? CorpusStore.open(src.dir) : new InMemoryTexts(src.items);
+const source: TextSource = src.kind === 'store' ? new StoreTexts(src.dir) : new InMemoryTexts(src.items);
 const builder = new ChunkBuilder();
 parentPort!.on('message', ([index, from, to]: [number, number, number]) => {
   const c = builder.build(source, index, from, to);

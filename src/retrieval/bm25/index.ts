@@ -51,7 +51,7 @@ export interface Bm25Index {
 }
 
 export interface BuildOptions {
-  /** Documents per chunk (bounded build memory). Default 100,000. */
+  /** Documents per chunk (bounded build memory). Default 50,000. */
   chunkDocs?: number;
   /** Directory for chunk files: makes the build resumable. Without it chunks stay in memory. */
   workDir?: string;
@@ -300,7 +300,7 @@ function buildOnWorkers(
 
 /** Build the index of every document of `source` (title + abstract). */
 export async function buildIndex(source: TextSource, opts: BuildOptions = {}): Promise<Bm25Index> {
-  const chunkDocs = Math.max(1, opts.chunkDocs ?? 100_000);
+  const chunkDocs = Math.max(1, opts.chunkDocs ?? 50_000);
   const n = source.size;
   const vocab = new Map<string, number>();
   const terms: string[] = [];
