@@ -2,7 +2,7 @@
 # Dense retrieval benchmarks (npm run bench:dense, which takes the shared heavy lock). Results: one JSON line
 # per measurement appended to bench/out/dense/results.jsonl, plus wall time and peak RSS from /usr/bin/time.
 #   DENSE_STEPS   which steps (default: "encode search200k exact2m hnsw")
-#   DENSE_HNSW_N  pool size for the HNSW step (default 200000: a 2 M build runs ~2 h on 2 cores, see docs)
+#   DENSE_HNSW_N  pool size for the HNSW step (default 100000: a 2 M build would run ~2 h on 2 cores, see docs)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=bench/out/dense
@@ -27,7 +27,7 @@ for step in ${DENSE_STEPS:-encode search200k exact2m hnsw}; do
     exact2m)
       T $NODE bench/dense/search.ts exact2m ;;
     hnsw)
-      N=${DENSE_HNSW_N:-200000}
+      N=${DENSE_HNSW_N:-100000}
       DENSE_EXACT_N=$N T $NODE bench/dense/search.ts exact2m
       DENSE_HNSW_N=$N T $NODE bench/dense/search.ts hnsw2m ;;
   esac
