@@ -32,3 +32,11 @@ for step in ${DENSE_STEPS:-encode search200k exact2m hnsw}; do
       DENSE_HNSW_N=$N T $NODE bench/dense/search.ts hnsw2m ;;
   esac
 done
+# Selection variants back to back with the faiss peer (JS heap top-k is the default since this comparison).
+if [ -z "${DENSE_STEPS:-}" ]; then
+  echo "== search200k, ORT TopK selection then JS heap selection ($(date -u +%H:%M:%S))"
+  DENSE_SELECTION=ort T $NODE bench/dense/search.ts exact200k
+  T $NODE bench/dense/search.ts exact200k
+  T "$PY" bench/dense/search_peer.py
+  DENSE_EXACT_N=2000000 T $NODE bench/dense/search.ts exact2m
+fi

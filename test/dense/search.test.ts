@@ -78,9 +78,11 @@ for (const distance of ['l2', 'ip'] as const) {
     const nq = 13;
     const pool = rand(np * d, 1);
     const queries = rand(nq * d, 2);
-    for (const k of [1, 10, 150]) {
-      const hits = await exactSearch(queries, pool, d, { k, distance, poolBlock: 256, queryBlock: 5 });
-      assert.deepEqual(asLists(hits), brute(queries, ident(nq), pool, ident(np), d, k, distance === 'l2'));
+    for (const selection of ['js', 'ort'] as const) {
+      for (const k of [1, 10, 150]) {
+        const hits = await exactSearch(queries, pool, d, { k, distance, poolBlock: 256, queryBlock: 5, selection });
+        assert.deepEqual(asLists(hits), brute(queries, ident(nq), pool, ident(np), d, k, distance === 'l2'));
+      }
     }
   });
 }
@@ -102,7 +104,7 @@ test('exact search: excludeSelf drops exactly the query article; ties go to the 
   }
   for (const distance of ['l2', 'ip'] as const) {
     for (const k of [5, 40, 119]) {
-      const hits = await exactSearch(queries, pool, d, { k, distance, exclude, poolBlock: 50 });
+      const hits = await exactSearch(queries, pool, d, { k, distance, exclude, poolBlock: 50, selection: k === 40 ? 'ort' : 'js' });
       const want = brute(queries, ident(nq), pool, ident(120), d, k, distance === 'l2', exclude);
       assert.deepEqual(asLists(hits), want);
       for (let q = 0; q < nq; q++) assert.ok(!want[q].pos.includes(exclude[q]));

@@ -35,6 +35,8 @@ export interface ExactOptions {
   /** Pool vectors per Gemm call (single-vector: default 131,072; the score block is queryBlock × poolBlock float32). */
   poolBlock?: number;
   threads?: number;
+  /** Top-K per block by a JS heap over the Gemm scores (default) or by onnxruntime's TopK operator. */
+  selection?: 'js' | 'ort';
   /** Called with the number of queries finished so far (for progress). */
   onProgress?: (done: number) => void;
 }
@@ -45,12 +47,13 @@ const MARGIN = 32;
 
 const sessions = new Map<string, Promise<ort.InferenceSession>>();
 
-function session(kind: 'l2-topk' | 'ip-topk' | 'l2-full' | 'ip-full', d: number, threads: number): Promise<ort.InferenceSession> {
+function session(kind: 'l2-topk' | 'ip-topk' | 'l2-gemm' | 'ip-gemm' | 'l2-full' | 'ip-full', d: number, threads: number): Promise<ort.InferenceSession> {
   const key = `${kind}/${d}/${threads}`;
   let s = sessions.get(key);
   if (!s) {
     const l2 = kind.startsWith('l2');
     const topk = kind.endsWith('topk');
+    const full = kind.endsWith('full');
     const inputs: { name: string; type: number; shape: (number | string)[] }[] = [
       { name: 'Q', type: ElemType.FLOAT, shape: ['b', d] },
       { name: 'P', type: ElemType.FLOAT, shape: ['n', d] },
@@ -59,8 +62,8 @@ function session(kind: 'l2-topk' | 'ip-topk' | 'l2-full' | 'ip-full', d: number,
     if (l2) {
       // S = 2·Q·Pᵀ − |p|² (+ −|q|² for the full graph): −squared distance up to the per-query constant.
       inputs.push({ name: 'C', type: ElemType.FLOAT, shape: ['n'] });
-      nodes.push({ op: 'Gemm', inputs: ['Q', 'P', 'C'], outputs: [topk ? 'S' : 'G'], attrs: { alpha: { f: 2 }, transB: { i: 1 } } });
-      if (!topk) {
+      nodes.push({ op: 'Gemm', inputs: ['Q', 'P', 'C'], outputs: [full ? 'G' : 'S'], attrs: { alpha: { f: 2 }, transB: { i: 1 } } });
+      if (full) {
         inputs.push({ name: 'R', type: ElemType.FLOAT, shape: ['b', 1] });
         nodes.push({ op: 'Add', inputs: ['G', 'R'], outputs: ['S'] });
       }
@@ -141,7 +144,8 @@ export async function exactSearch(queries: Float32Array, pool: Float32Array, d: 
   const threads = opts.threads ?? cpus().length;
   const qBlock = opts.queryBlock ?? 512;
   const pBlock = opts.poolBlock ?? 131072;
-  const sess = await session(l2 ? 'l2-topk' : 'ip-topk', d, threads);
+  const selectInJs = (opts.selection ?? 'js') === 'js';
+  const sess = await session(l2 ? (selectInJs ? 'l2-gemm' : 'l2-topk') : selectInJs ? 'ip-gemm' : 'ip-topk', d, threads);
   const pN = norms2(pool, d);
   const qN = norms2(queries, d);
   let pMax = 0;
@@ -177,8 +181,19 @@ export async function exactSearch(queries: Float32Array, pool: Float32Array, d: 
       for (const blk of blocks) {
         const n = blk.hi - blk.lo;
         const K = Math.min(want, n);
-        const feeds: Record<string, ort.Tensor> = { Q: Qt, P: blk.P, K: new ort.Tensor('int64', BigInt64Array.of(BigInt(K)), [1]) };
+        const feeds: Record<string, ort.Tensor> = { Q: Qt, P: blk.P };
         if (blk.C) feeds.C = blk.C;
+        if (selectInJs) {
+          // Gemm only; a bounded min-heap per row picks the K best (most values fail one comparison).
+          const S = (await sess.run(feeds)).S.data as Float32Array;
+          for (let i = 0; i < part.length; i++) {
+            const thr = heapSelect(S, i * n, n, K, candPos, candG, i * stride + fill[i], blk.lo);
+            fill[i] += K;
+            if (K < n) T[i] = Math.max(T[i], thr);
+          }
+          continue;
+        }
+        feeds.K = new ort.Tensor('int64', BigInt64Array.of(BigInt(K)), [1]);
         const out = await sess.run(feeds);
         const V = out.V.data as Float32Array;
         const I = out.I.data as BigInt64Array;
@@ -251,6 +266,48 @@ function toCsr(results: { pos: number[]; score: Float32Array }[]): PoolHits {
     scores.set(r.score, offsets[i]);
   });
   return { offsets, positions, scores };
+}
+
+/**
+ * The K largest of S[off, off+n) into a min-heap at outG/outPos[o, o+K) (positions offset by `base`);
+ * returns the smallest kept value. Requires K ≤ n.
+ */
+function heapSelect(S: Float32Array, off: number, n: number, K: number, outPos: Int32Array, outG: Float32Array, o: number, base: number): number {
+  for (let j = 0; j < K; j++) {
+    // sift up
+    let c = j;
+    const v = S[off + j];
+    while (c > 0) {
+      const p = (c - 1) >> 1;
+      if (outG[o + p] <= v) break;
+      outG[o + c] = outG[o + p];
+      outPos[o + c] = outPos[o + p];
+      c = p;
+    }
+    outG[o + c] = v;
+    outPos[o + c] = base + j;
+  }
+  let thr = outG[o];
+  for (let j = K; j < n; j++) {
+    const v = S[off + j];
+    if (v <= thr) continue;
+    // replace the root, sift down
+    let c = 0;
+    for (;;) {
+      const l = 2 * c + 1;
+      if (l >= K) break;
+      const r = l + 1;
+      const m = r < K && outG[o + r] < outG[o + l] ? r : l;
+      if (outG[o + m] >= v) break;
+      outG[o + c] = outG[o + m];
+      outPos[o + c] = outPos[o + m];
+      c = m;
+    }
+    outG[o + c] = v;
+    outPos[o + c] = base + j;
+    thr = outG[o];
+  }
+  return thr;
 }
 
 /** The m-th largest value (1-based) of a (scratch) array, by quickselect. */
