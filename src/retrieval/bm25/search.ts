@@ -198,11 +198,12 @@ export interface TopK {
  * (8 bytes per document of the block) stay in cache while every query term's postings for that block are
  * read sequentially — at a million documents, a whole-corpus accumulator made every posting a cache miss.
  * Per document, contributions are still added in query-term order, so scores do not depend on the block size.
- * The top k are kept in a size-k min-heap across blocks.
+ * Each block is then swept in order; documents with a positive score compete for a size-k min-heap.
+ * (MaxScore pruning was tried: with title+abstract queries of ~100+ terms the non-essential bounds add up to
+ * about the top-k threshold, so nearly every document survives and probing cost more than scanning.)
  */
 export class QueryScorer {
   private readonly acc: Float64Array;
-  private readonly touched: Uint32Array;
   private readonly mark: Uint8Array;
   private table = new Float32Array(TABLE_TF * 256 * 8);
   private cursor = new Float64Array(0);
@@ -221,7 +222,6 @@ export class QueryScorer {
   ) {
     const block = Math.max(1, Math.min(blockDocs, a.docCount));
     this.acc = new Float64Array(block);
-    this.touched = new Uint32Array(block);
     this.mark = new Uint8Array(a.docCount);
   }
 
@@ -246,7 +246,6 @@ export class QueryScorer {
   search(q: PreparedQuery, k: number, exclude = -1, candidates?: Uint32Array): TopK {
     const { offsets, docs, tfs, normInv, postNorms, docCount } = this.a;
     const acc = this.acc;
-    const touched = this.touched;
     const nTerms = q.terms.length;
     // Restriction: candidates (marked per query) or the pool's membership bitmap.
     let filter = this.a.member;
@@ -289,7 +288,6 @@ export class QueryScorer {
     let candAt = 0;
     for (let blockStart = 0; blockStart < docCount; blockStart += this.blockDocs) {
       const blockEnd = Math.min(docCount, blockStart + this.blockDocs);
-      let n = 0;
       for (let qi = 0; qi < nTerms; qi++) {
         const w = q.weights[qi];
         const end = offsets[q.terms[qi] + 1];
@@ -303,10 +301,7 @@ export class QueryScorer {
             let tf = tfs[p];
             if (tf === TF_BIG) tf = this.tf(p);
             const s = fround(w - fround(w / fround(1 + fround(tf * normInv[d]))));
-            const l = d - blockStart;
-            const prev = acc[l];
-            if (prev === 0) touched[n++] = l;
-            acc[l] = prev + s;
+            acc[d - blockStart] += s;
           }
         } else if (useTable[qi] === 0) {
           for (; p < end; p++) {
@@ -316,10 +311,7 @@ export class QueryScorer {
             let tf = tfs[p];
             if (tf === TF_BIG) tf = this.tf(p);
             const s = fround(w - fround(w / fround(1 + fround(tf * cache[postNorms[p]]))));
-            const l = d - blockStart;
-            const prev = acc[l];
-            if (prev === 0) touched[n++] = l;
-            acc[l] = prev + s;
+            acc[d - blockStart] += s;
           }
         } else {
           const base = (useTable[qi] - 1) * TABLE_TF * 256 - 256;
@@ -334,29 +326,32 @@ export class QueryScorer {
               const f = tf === TF_BIG ? this.tf(p) : tf;
               s = fround(w - fround(w / fround(1 + fround(f * cache[postNorms[p]]))));
             }
-            const l = d - blockStart;
-            const prev = acc[l];
-            if (prev === 0) touched[n++] = l;
-            acc[l] = prev + s;
+            acc[d - blockStart] += s;
           }
         }
         cursor[qi] = p;
       }
       if (sortedCands) {
-        // Every candidate is ranked; those no term reached enter with score 0.
+        // Candidates: exactly those documents, each ranked (score 0 when no term reached it).
         for (; candAt < sortedCands.length && sortedCands[candAt] < blockEnd; candAt++) {
           const d = sortedCands[candAt];
-          if (acc[d - blockStart] === 0 && this.mark[d] === 1) {
-            touched[n++] = d - blockStart;
-            this.mark[d] = 2;
-          }
+          if (this.mark[d] !== 1) continue; // repeated candidate
+          this.mark[d] = 2;
+          if (d !== exclude) this.heapOffer(fround(acc[d - blockStart]), d);
         }
+        acc.fill(0, 0, blockEnd - blockStart);
+        continue;
       }
-      for (let i = 0; i < n; i++) {
-        const l = touched[i];
-        const d = l + blockStart;
-        if (d !== exclude) this.heapOffer(fround(acc[l]), d);
+      // Sequential sweep of the block: every document with a positive score competes for the top k.
+      const len = blockEnd - blockStart;
+      for (let l = 0; l < len; l++) {
+        const v = acc[l];
+        if (v === 0) continue;
         acc[l] = 0;
+        const sc = fround(v);
+        if (this.heapSize === this.k && sc < this.heapScores[0]) continue; // cannot enter the heap
+        const d = l + blockStart;
+        if (d !== exclude) this.heapOffer(sc, d);
       }
     }
     if (candidates) for (let i = 0; i < candidates.length; i++) this.mark[candidates[i]] = 0;
