@@ -71,6 +71,9 @@ test('bm25 index / search / tune on a synthetic store; unknown ids are named by 
     r = cli('bm25', 'search', '--index', join(dir, 'index'), '--corpus', join(dir, 'store'), '--queries', join(dir, 'queries.txt'), '--pool', join(dir, 'dup.txt'), '--out', join(dir, 'x.trec'));
     assert.equal(r.status, 2);
     assert.match(r.stderr, /dup\.txt:3 \[paper_id\]: paper id '.*' repeats line 1/);
+    r = cli('bm25', 'search', '--index', join(dir, 'index'), '--corpus', join(dir, 'store'), '--queries', join(dir, 'dup.txt'), '--out', join(dir, 'x.trec'));
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /dup\.txt:3 \[paper_id\]: paper id '.*' repeats line 1/);
     r = cli('bm25', 'search', '--index', join(dir, 'nope'), '--corpus', join(dir, 'store'), '--queries', join(dir, 'queries.txt'), '--out', join(dir, 'x.trec'));
     assert.equal(r.status, 2);
     assert.match(r.stderr, /not a BM25 index/);

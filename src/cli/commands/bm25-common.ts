@@ -18,12 +18,17 @@ function readLines(path: string): string[] {
 export function readIdList(path: string, store: CorpusStore): { indices: Uint32Array; ids: string[] } {
   const indices: number[] = [];
   const ids: string[] = [];
+  const lineOf = new Map<number, number>();
   readLines(path).forEach((raw, i) => {
     const id = raw.trim();
     if (id === '' || id.startsWith('#')) return;
     if (/\s/.test(id)) throw new InputError(path, i + 1, 'paper_id', `expected one paper id per line, got '${id}'`);
     const idx = store.indexOf(id);
     if (idx < 0) throw new InputError(path, i + 1, 'paper_id', `unknown paper id '${id}' (not in the corpus store ${store.dir})`);
+    // A repeated query would put two ranked lists under one qid in the run, which trec_eval rejects.
+    const prev = lineOf.get(idx);
+    if (prev !== undefined) throw new InputError(path, i + 1, 'paper_id', `paper id '${id}' repeats line ${prev}`);
+    lineOf.set(idx, i + 1);
     indices.push(idx);
     ids.push(id);
   });
