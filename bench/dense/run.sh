@@ -40,3 +40,10 @@ if [ -z "${DENSE_STEPS:-}" ]; then
   T "$PY" bench/dense/search_peer.py
   DENSE_EXACT_N=2000000 T $NODE bench/dense/search.ts exact2m
 fi
+# Block-size sweep of the ORT TopK path (query rows × pool rows per Gemm call).
+if [ -z "${DENSE_STEPS:-}" ]; then
+  echo "== block sweep ($(date -u +%H:%M:%S))"
+  for qp in 1024x131072 1024x262144 4096x32768 2048x65536; do
+    DENSE_ONLY_OURS=1 DENSE_SELECTION=ort DENSE_QBLOCK=${qp%x*} DENSE_PBLOCK=${qp#*x} T $NODE bench/dense/search.ts exact200k
+  done
+fi

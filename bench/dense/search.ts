@@ -27,7 +27,11 @@ const log = (o: Record<string, unknown>) => {
 const secs = (t0: number) => (performance.now() - t0) / 1000;
 const queries = cached(`${OUT}queries3800.f32`, NQ, d, 2);
 const selection = (process.env.DENSE_SELECTION ?? 'js') as 'js' | 'ort';
-const selLabel = selection === 'js' ? 'JS heap top-k' : 'ORT TopK';
+const blocksOpt = {
+  queryBlock: process.env.DENSE_QBLOCK ? Number(process.env.DENSE_QBLOCK) : undefined,
+  poolBlock: process.env.DENSE_PBLOCK ? Number(process.env.DENSE_PBLOCK) : undefined,
+};
+const selLabel = `${selection === 'js' ? 'JS heap top-k' : 'ORT TopK'}, blocks ${blocksOpt.queryBlock ?? 'default'}×${blocksOpt.poolBlock ?? 'default'}`;
 
 function saveIds(path: string, h: PoolHits, nq: number) {
   const ids = new Uint32Array(nq * K);
@@ -38,13 +42,14 @@ function saveIds(path: string, h: PoolHits, nq: number) {
 if (mode === 'exact200k') {
   const pool = cached(`${OUT}pool200k.f32`, 200_000, d, 1);
   let t0 = performance.now();
-  const h = await exactSearch(queries, pool, d, { k: K, distance: 'l2', selection });
+  const h = await exactSearch(queries, pool, d, { k: K, distance: 'l2', selection, ...blocksOpt });
   log({ what: `citebench exact L2 (ORT Gemm, ${selLabel}, exact rescoring)`, queries: NQ, pool: 200_000, seconds: secs(t0) });
   saveIds(`${OUT}ours200k.ids`, h, NQ);
   t0 = performance.now();
-  const hip = await exactSearch(queries, pool, d, { k: K, distance: 'ip', selection });
+  const hip = await exactSearch(queries, pool, d, { k: K, distance: 'ip', selection, ...blocksOpt });
   log({ what: `citebench exact inner product (ORT Gemm, ${selLabel}, exact rescoring)`, queries: NQ, pool: 200_000, seconds: secs(t0) });
   saveIds(`${OUT}ours200k-ip.ids`, hip, NQ);
+  if (process.env.DENSE_ONLY_OURS) process.exit(0);
   // usearch exactSearch on 380 queries (10 %), extrapolated.
   const sub = 380;
   t0 = performance.now();
@@ -80,7 +85,7 @@ if (mode === 'exact200k') {
   const pool = generate(n, d, 3);
   log({ what: 'generate pool in memory', pool: n, seconds: secs(t0) });
   t0 = performance.now();
-  const h = await exactSearch(queries, pool, d, { k: K, distance: 'l2', selection });
+  const h = await exactSearch(queries, pool, d, { k: K, distance: 'l2', selection, ...blocksOpt });
   log({ what: `citebench exact L2 (ORT Gemm, ${selLabel}, exact rescoring)`, queries: NQ, pool: n, seconds: secs(t0) });
   saveIds(`${OUT}exact${n}.ids`, h, NQ);
 } else if (mode === 'hnsw2m') {
