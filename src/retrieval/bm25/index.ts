@@ -29,6 +29,7 @@ import { EnglishAnalyzer, articleText } from './analyzer.ts';
 import { intToByte4 } from './norms.ts';
 import { tokenize } from './tokenizer.ts';
 import { TokenTable, hashRange, ABSENT } from './token-table.ts';
+import { tsWorker } from '../../util/ts-worker.ts';
 
 export const INDEX_FORMAT = 'citebench-bm25-index';
 export const INDEX_VERSION = 1;
@@ -266,8 +267,6 @@ function buildOnWorkers(
   threads: number,
   onChunk: (c: LocalChunk, worker: number) => void,
 ): Promise<void> {
-  const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); ` +
-    `return import(${JSON.stringify(new URL('./index-worker.ts', import.meta.url).href)}); })`;
   return new Promise<void>((resolve, reject) => {
     let next = 0;
     let done = 0;
@@ -281,7 +280,7 @@ function buildOnWorkers(
       if (next < ranges.length) w.postMessage(ranges[next++]);
     };
     for (let t = 0; t < Math.min(threads, ranges.length); t++) {
-      const w = new Worker(boot, { eval: true, workerData: src });
+      const w = tsWorker(new URL('./index-worker.ts', import.meta.url), { workerData: src });
       workers.push(w);
       w.on('message', (c: LocalChunk) => {
         try {

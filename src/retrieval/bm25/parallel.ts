@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type { RankedLists } from '../retriever.ts';
 import { QueryScorer, type PreparedQuery, type ScoringArrays, type TopK } from './search.ts';
 import type { WorkerBatch } from './search-worker.ts';
+import { tsWorker } from '../../util/ts-worker.ts';
 
 export interface BatchSearch {
   queries: PreparedQuery[];
@@ -21,10 +22,6 @@ export interface BatchSearch {
   onProgress?: (done: number) => void;
 }
 
-// Workers load the TypeScript worker module through tsx's loader, whichever way the main thread got it
-// (node --import tsx, bin/citebench.js's register(), the test runner).
-const WORKER_BOOT = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); ` +
-  `return import(${JSON.stringify(new URL('./search-worker.ts', import.meta.url).href)}); })`;
 
 function shared<T extends Uint8Array | Uint32Array | Float32Array | Float64Array>(a: T): T {
   if (a.buffer instanceof SharedArrayBuffer) return a;
@@ -92,7 +89,7 @@ export async function searchBatch(arrays: ScoringArrays, req: BatchSearch): Prom
         w.postMessage(batch);
       };
       for (let t = 0; t < threads; t++) {
-        const w = new Worker(WORKER_BOOT, { eval: true, workerData: sharedArrays });
+        const w = tsWorker(new URL('./search-worker.ts', import.meta.url), { workerData: sharedArrays });
         workers.push(w);
         w.on('message', (msg: { id: number; results: TopK[] }) => {
           const from = pending.get(msg.id)!;
