@@ -6,8 +6,19 @@
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
-const tsxApi = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href;
+/** URL of tsx's ESM API (the `import` condition of its `./esm/api` export). */
+function tsxEsmApi(): string {
+  const meta = import.meta as { resolve?: (s: string) => string };
+  if (typeof meta.resolve === 'function') return meta.resolve('tsx/esm/api');
+  const pkgPath = createRequire(import.meta.url).resolve('tsx/package.json');
+  const entry = JSON.parse(readFileSync(pkgPath, 'utf8')).exports['./esm/api'];
+  return pathToFileURL(join(dirname(pkgPath), entry.import.default ?? entry.import)).href;
+}
+
+const tsxApi = tsxEsmApi();
 
 /** A worker running `moduleUrl` (e.g. `new URL('./search-worker.ts', import.meta.url)`). */
 export function tsWorker(moduleUrl: URL, options: Omit<WorkerOptions, 'eval'> = {}): Worker {
