@@ -67,9 +67,9 @@ export function modelLabel(model: string): string {
   return KNOWN_MODELS.some((m) => m.name === model) ? model : basename(resolve(model));
 }
 
-/** Default embedding folder: embeddings/<corpus folder name>/<model>. */
+/** Default embedding folder: data/embeddings/<corpus folder name>/<model> (data/ is git-ignored). */
 export function defaultEmbDir(corpusDir: string, model: string): string {
-  return join('embeddings', basename(resolve(corpusDir)), modelLabel(model));
+  return join('data', 'embeddings', basename(resolve(corpusDir)), modelLabel(model));
 }
 
 /** Identity of a corpus store's index ↔ paper id mapping: SHA-256 of its id column. */

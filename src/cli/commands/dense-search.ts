@@ -23,7 +23,7 @@ descending as trec_eval ranks them). Exact search by default; ASPIRE models scor
 pair. Articles missing from the embedding store are encoded first when the model folder is available.
   --queries FILE   paper ids, one per line
   --pool FILE      paper ids of the candidate pool (default: the whole corpus)
-  --emb EMB_DIR    embedding store (default: embeddings/<corpus folder>/<model>, as citebench encode writes)
+  --emb EMB_DIR    embedding store (default: data/embeddings/<corpus folder>/<model>, as citebench encode writes)
   --hnsw           approximate search with an HNSW graph (usearch) instead of exact search
   --M, --ef-construction, --ef-search   HNSW connectivity and beam widths (defaults 16, 128, max(2k, 512))
   --hnsw-cache FILE  save the built graph there and reuse it (it must be for the same pool)

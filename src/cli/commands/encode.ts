@@ -14,7 +14,7 @@ store: chunked, written atomically, resumable (a killed run continues from the f
 reused by every later search (each article is encoded once per model; --ids runs add only what is missing).
   --corpus STORE   corpus store folder (citebench corpus build)
   --ids FILE       paper ids to encode, one per line (default: the whole corpus)
-  --out EMB_DIR    embedding store folder (default: embeddings/<corpus folder>/<model>)
+  --out EMB_DIR    embedding store folder (default: data/embeddings/<corpus folder>/<model>)
   --batch N        articles per forward pass (default 16; texts are length-sorted within a chunk)
   --fp16           store float16 (half the disk; searches widen to float32)
   --chunk N        articles per chunk file (default ${DEFAULT_CHUNK_SIZE}); fixed when the store is created
