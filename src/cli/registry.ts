@@ -19,6 +19,7 @@ export const commands: CommandEntry[] = [
   { name: 'synth', summary: 'generate a synthetic S2ORC-shaped corpus (jsonl.gz shards)', load: () => import('./commands/synth.ts') },
   { name: 'corpus build', summary: 'read S2ORC shards, validate, prefilter, write the compact corpus store', load: () => import('./commands/corpus-build.ts') },
   { name: 'corpus info', summary: 'summarise a corpus store (sizes, years, fields, citations)', load: () => import('./commands/corpus-info.ts') },
+  { name: 'sample', summary: 'sample queries, a candidate pool and qrels with the paper\'s protocol (§3)', load: () => import('./commands/sample.ts') },
   { name: 'corpus validate', summary: 'validate S2ORC shards and report problems by file, line and field', load: () => import('./commands/corpus-validate.ts') },
   { name: 'eval', summary: 'evaluate a TREC run against qrels exactly like trec_eval 9.0.8', load: () => import('./commands/eval.ts') },
   { name: 'mdcr-eval', summary: 'the MDCR benchmark evaluator: per-field map, ndcg, recall_5 and their AVG', load: () => import('./commands/mdcr-eval.ts') },

@@ -85,3 +85,26 @@ test('rng.sampleIndices: uniform enough and exact size in both regimes', () => {
   for (let t = 0; t < 20000; t++) for (const x of r.sampleIndices(10, 3)) counts[x]++;
   for (const c of counts) assert.ok(Math.abs(c - 6000) < 400, `count ${c}`);
 });
+
+test('citebench sample writes queries, pool and qrels that agree with the library', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { readFileSync } = await import('node:fs');
+  const { REPO } = await import('../helpers/shared.ts');
+  const out = join(dir, 'sample');
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), 'sample', '--corpus', join(dir, 'store'), '--out', out, '--queries', '50', '--pool-size', '3000', '--seed', '9'], { encoding: 'utf8', cwd: REPO });
+  assert.equal(r.status, 0, r.stderr);
+  const lines = (f: string) => readFileSync(join(out, f), 'utf8').trim().split('\n');
+  const q = sampleQueries(store, { count: 50, seed: 9 });
+  const p = samplePool(store, q, { size: 3000, repeat: 1, seed: 9 });
+  assert.deepEqual(lines('queries.txt'), Array.from(q, (i) => store.id(i)));
+  assert.deepEqual(lines('pool.txt'), Array.from(p.members, (i) => store.id(i)));
+  const qrels = lines('qrels.txt').map((l) => l.split(' '));
+  assert.equal(qrels.length, q.reduce((s, i) => s + store.outbound(i).length, 0));
+  for (const [qid, , doc, rel] of qrels) {
+    assert.equal(rel, '1');
+    assert.ok(store.outbound(store.indexOf(qid)).includes(store.indexOf(doc)));
+  }
+  const bad = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), 'sample', '--corpus', join(dir, 'store'), '--out', out, '--field', 'Alchemy'], { encoding: 'utf8', cwd: REPO });
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /unknown field 'Alchemy'/);
+});
