@@ -3,7 +3,8 @@
  * seconds; texts stay on disk and are read by position, so a store of millions of articles costs ~30 bytes
  * per article plus 4 per citation in memory.
  */
-import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { StoreTexts } from './store-texts.ts';
 import { join } from 'node:path';
 import type { ArticleText, TextSource } from './article.ts';
 import { FILES, STORE_FORMAT, STORE_VERSION } from './store-format.ts';
@@ -37,9 +38,7 @@ export class CorpusStore implements TextSource {
   private readonly idBytes: Buffer;
   private readonly idOff: Uint32Array;
   private readonly idSorted: Uint32Array;
-  private readonly textOff: Float64Array;
-  private readonly textFd: number;
-  private readonly decoder = new TextDecoder();
+  private readonly texts_: StoreTexts;
   private idHash: IdIndex | undefined;
 
   private constructor(
@@ -58,11 +57,11 @@ export class CorpusStore implements TextSource {
     this.outTargets = u32(FILES.outDst);
     this.inOffsets = u32(FILES.inOff);
     this.inSources = u32(FILES.inSrc);
-    this.textOff = readTyped(dir, FILES.textOff, Float64Array);
-    if (this.years.length !== this.size || this.idOff.length !== this.size + 1 || this.textOff.length !== 2 * this.size + 1) {
+    this.texts_ = new StoreTexts(dir);
+    if (this.years.length !== this.size || this.idOff.length !== this.size + 1 || this.texts_.size !== this.size) {
+      this.texts_.close();
       throw new CitebenchError(`${dir}: corpus store columns disagree with meta.json (${this.size} articles): rebuild it`);
     }
-    this.textFd = openSync(join(dir, FILES.text), 'r');
   }
 
   static open(dir: string): CorpusStore {
@@ -82,7 +81,7 @@ export class CorpusStore implements TextSource {
   }
 
   close(): void {
-    closeSync(this.textFd);
+    this.texts_.close();
   }
 
   id(i: number): string {
@@ -129,44 +128,12 @@ export class CorpusStore implements TextSource {
   }
 
   text(i: number): ArticleText {
-    const start = this.textOff[2 * i];
-    const mid = this.textOff[2 * i + 1];
-    const end = this.textOff[2 * i + 2];
-    const buf = Buffer.allocUnsafe(end - start);
-    let got = 0;
-    while (got < buf.length) got += readSync(this.textFd, buf, got, buf.length - got, start + got);
-    return { title: buf.toString('utf8', 0, mid - start), abstract: buf.toString('utf8', mid - start, end - start) };
+    return this.texts_.text(i);
   }
 
   /** Sequential scan of [from, to) reading text.bin in 8 MiB blocks. */
-  *texts(from = 0, to = this.size): Generator<ArticleText & { index: number }> {
-    const block = 8 << 20;
-    let buf = Buffer.allocUnsafe(block);
-    let bufStart = 0;
-    let bufEnd = 0;
-    for (let i = from; i < to; i++) {
-      const start = this.textOff[2 * i];
-      const mid = this.textOff[2 * i + 1];
-      const end = this.textOff[2 * i + 2];
-      if (start < bufStart || end > bufEnd) {
-        if (end - start > buf.length) buf = Buffer.allocUnsafe(end - start);
-        const want = Math.min(buf.length, this.textOff[2 * to] - start);
-        let got = 0;
-        while (got < want) {
-          const r = readSync(this.textFd, buf, got, want - got, start + got);
-          if (r <= 0) break;
-          got += r;
-        }
-        bufStart = start;
-        bufEnd = start + got;
-      }
-      const a = start - bufStart;
-      yield {
-        index: i,
-        title: this.decoder.decode(buf.subarray(a, a + (mid - start))),
-        abstract: this.decoder.decode(buf.subarray(a + (mid - start), a + (end - start))),
-      };
-    }
+  texts(from = 0, to = this.size): Generator<ArticleText & { index: number }> {
+    return this.texts_.texts(from, to);
   }
 }
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { CorpusStore } from '../../src/corpus/store.ts';
 import { loadIndex } from '../../src/retrieval/bm25/index.ts';
 import { Bm25Retriever } from '../../src/retrieval/bm25/retriever.ts';
-import { StoreTexts } from '../../src/retrieval/bm25/store-texts.ts';
+import { StoreTexts } from '../../src/corpus/store-texts.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const cli = (...args: string[]) =>

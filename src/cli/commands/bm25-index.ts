@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { parse, num, required } from '../args.ts';
-import { StoreTexts } from '../../retrieval/bm25/store-texts.ts';
+import { StoreTexts } from '../../corpus/store-texts.ts';
 import { buildIndex, saveIndex, removeWorkDir } from '../../retrieval/bm25/index.ts';
 import { fmtDuration } from '../../util/progress.ts';
 import { CitebenchError } from '../../util/errors.ts';

@@ -1,7 +1,7 @@
 /** Worker thread of buildIndex: analyses the chunks it is sent with its own ChunkBuilder. */
 import { parentPort, workerData } from 'node:worker_threads';
 import { InMemoryTexts, type TextSource } from '../../corpus/article.ts';
-import { StoreTexts } from './store-texts.ts';
+import { StoreTexts } from '../../corpus/store-texts.ts';
 import { ChunkBuilder, type WorkerSource } from './index.ts';
 
 const src = workerData as WorkerSource;

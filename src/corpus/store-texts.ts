@@ -1,13 +1,13 @@
 /**
- * Just the texts of a corpus store (text.bin + text.off.f64), for index building: CorpusStore.open also loads
- * ids and the citation graph (~300 MB at a million articles), which index workers do not need.
- * Same sequential block reading as CorpusStore.texts.
+ * The texts of a corpus store (text.bin + text.off.f64): read by position, or scanned sequentially in 8 MiB
+ * blocks. CorpusStore reads its texts through this class; index workers open it alone, because they need
+ * neither ids nor the citation graph (~300 MB at a million articles).
  */
 import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ArticleText, TextSource } from '../../corpus/article.ts';
-import { FILES } from '../../corpus/store-format.ts';
-import { CitebenchError } from '../../util/errors.ts';
+import type { ArticleText, TextSource } from './article.ts';
+import { FILES } from './store-format.ts';
+import { CitebenchError } from '../util/errors.ts';
 
 export class StoreTexts implements TextSource {
   readonly size: number;
