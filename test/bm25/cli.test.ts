@@ -39,6 +39,10 @@ test('bm25 index / search / tune on a synthetic store; unknown ids are named by 
       '--pool', join(dir, 'pool.txt'), '--k', '50', '--threads', '2', '--out', join(dir, 'run.trec'));
     assert.equal(r.status, 0, r.stderr);
     const lines = readFileSync(join(dir, 'run.trec'), 'utf8').trim().split('\n').map((l) => l.split(' '));
+    r = cli('bm25', 'search', '--index', join(dir, 'index'), '--corpus', join(dir, 'store'), '--queries', join(dir, 'queries.txt'),
+      '--pool', join(dir, 'pool.txt'), '--k', '50', '--threads', '2', '--processes', '--out', join(dir, 'run-procs.trec'));
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(readFileSync(join(dir, 'run-procs.trec'), 'utf8'), readFileSync(join(dir, 'run.trec'), 'utf8'));
     assert.equal(lines.length, 4 * 50);
     // Same lists as the library call, in trec_eval order, the query itself excluded, pool members only.
     const ret = new Bm25Retriever(loadIndex(join(dir, 'index')), store, { tieKey: store.idOrder });

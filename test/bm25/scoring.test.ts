@@ -200,7 +200,7 @@ test('query article excluded; candidates ranked with the pool statistics', async
   }
 });
 
-test('worker-thread search equals single-thread search', async () => {
+test('worker-thread and child-process search equal single-thread search', async () => {
   const corpus = randomCorpus(2000, 9);
   const ix = await buildIndex(new InMemoryTexts(corpus));
   const stats = new PoolStats(ix, { k1: 0.9, b: 0.4, accurate: false }, Uint32Array.from({ length: 1500 }, (_, i) => i + 300));
@@ -211,6 +211,15 @@ test('worker-thread search equals single-thread search', async () => {
   const one = await searchBatch(stats.arrays(null), { queries, k: 100, exclude, threads: 1 });
   const two = await searchBatch(stats.arrays(null), { queries, k: 100, exclude, threads: 2 });
   assert.deepEqual(two, one);
+  // Child processes loading the saved index give the same lists too.
+  const dir = mkdtempSync(join(tmpdir(), 'bm25-procs-'));
+  try {
+    saveIndex(ix, join(dir, 'index'));
+    const procs = await searchBatch(stats.arrays(null), { queries, k: 100, exclude, threads: 2, indexDir: join(dir, 'index') });
+    assert.deepEqual(procs, one);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   assert.ok(one.offsets[100] > 9000, `only ${one.offsets[100]} results`);
 });
 

@@ -5,6 +5,8 @@
  * depend on the number of threads.
  */
 import { Worker } from 'node:worker_threads';
+import { fork, type ChildProcess } from 'node:child_process';
+import type { ProcessInit } from './search-process.ts';
 import type { RankedLists } from '../retriever.ts';
 import { QueryScorer, type PreparedQuery, type ScoringArrays, type TopK } from './search.ts';
 import type { WorkerBatch } from './search-worker.ts';
@@ -20,6 +22,11 @@ export interface BatchSearch {
   threads?: number;
   /** Called with the number of queries finished so far. */
   onProgress?: (done: number) => void;
+  /**
+   * Use child processes that load the index from this directory instead of worker threads (threads of one
+   * process slowed each other down here; see search-process.ts). Costs one index copy per process.
+   */
+  indexDir?: string;
 }
 
 
@@ -56,6 +63,7 @@ export async function searchBatch(arrays: ScoringArrays, req: BatchSearch): Prom
     }
     return toRanked(results);
   }
+  if (req.indexDir) return toRanked(await searchOnProcesses(arrays, req, threads, results));
   const sharedArrays: ScoringArrays = {
     ...arrays,
     offsets: shared(arrays.offsets),
@@ -111,4 +119,59 @@ export async function searchBatch(arrays: ScoringArrays, req: BatchSearch): Prom
     await Promise.all(workers.map((w) => w.terminate()));
   }
   return toRanked(results);
+}
+
+async function searchOnProcesses(arrays: ScoringArrays, req: BatchSearch, procs: number, results: TopK[]): Promise<TopK[]> {
+  const n = req.queries.length;
+  const exclude = (q: number) => (req.exclude ? req.exclude[q] : -1);
+  const batchSize = Math.max(1, Math.min(32, Math.ceil(n / (procs * 8))));
+  const init: ProcessInit = {
+    indexDir: req.indexDir!, normCache: arrays.normCache, normInv: arrays.normInv, member: arrays.member, tieKey: arrays.tieKey,
+  };
+  const children: ChildProcess[] = [];
+  let next = 0;
+  let done = 0;
+  let batchId = 0;
+  const pending = new Map<number, number>();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const feed = (c: ChildProcess) => {
+        if (next >= n) return;
+        const from = next;
+        const to = Math.min(n, from + batchSize);
+        next = to;
+        const id = batchId++;
+        pending.set(id, from);
+        const batch: WorkerBatch = { id, k: req.k, queries: [] };
+        for (let q = from; q < to; q++) batch.queries.push({ q: req.queries[q], exclude: exclude(q), candidates: req.candidates?.[q] });
+        c.send({ batch });
+      };
+      for (let t = 0; t < procs; t++) {
+        const c = fork(new URL('./search-process.ts', import.meta.url).pathname, [], {
+          execArgv: ['--import', import.meta.resolve('tsx')],
+          serialization: 'advanced',
+          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        });
+        children.push(c);
+        c.on('message', (msg: { ready?: boolean; id: number; results: TopK[] }) => {
+          if (msg.ready) return feed(c);
+          const from = pending.get(msg.id)!;
+          pending.delete(msg.id);
+          msg.results.forEach((r, i) => (results[from + i] = r));
+          done += msg.results.length;
+          req.onProgress?.(done);
+          if (done === n) resolve();
+          else feed(c);
+        });
+        c.on('error', reject);
+        c.on('exit', (code) => {
+          if (done < n) reject(new Error(`bm25 search process exited with code ${code} before finishing`));
+        });
+        c.send({ init });
+      }
+    });
+  } finally {
+    for (const c of children) c.kill();
+  }
+  return results;
 }

@@ -15,6 +15,8 @@ export interface Bm25RetrieverOptions {
   /** Tie-break key per document (higher first among equal scores); the corpus store's idOrder = trec_eval. */
   tieKey?: Uint32Array;
   threads?: number;
+  /** The index's directory: parallel search then runs in child processes that load it (faster here). */
+  indexDir?: string;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -58,6 +60,7 @@ export class Bm25Retriever implements Retriever {
       exclude: excludeSelf ? Int32Array.from(req.queries) : undefined,
       candidates: req.candidates,
       threads: this.opts.threads ?? 1,
+      indexDir: this.opts.indexDir,
       onProgress: this.opts.onProgress && ((d) => this.opts.onProgress!(d, queries.length)),
     });
   }

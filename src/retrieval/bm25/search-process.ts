@@ -1,0 +1,34 @@
+/**
+ * Child process of parallel.ts (process mode): loads the index itself, then scores batches of prepared queries.
+ * Worker threads of one process slowed each other down ~2× on this machine (two threads: 1.4× the throughput
+ * of one; two processes: 1.95×), so large searches spread over processes instead; each holds its own copy of
+ * the postings (6 bytes per posting).
+ */
+import { loadIndex } from './index.ts';
+import { QueryScorer, type ScoringArrays } from './search.ts';
+import type { WorkerBatch } from './search-worker.ts';
+
+export interface ProcessInit {
+  indexDir: string;
+  normCache: Float32Array | null;
+  normInv: Float32Array;
+  member: Uint8Array | null;
+  tieKey: Uint32Array | null;
+}
+
+let scorer: QueryScorer | undefined;
+process.on('message', (msg: { init?: ProcessInit; batch?: WorkerBatch }) => {
+  if (msg.init) {
+    const ix = loadIndex(msg.init.indexDir);
+    const arrays: ScoringArrays = {
+      docCount: ix.docCount, offsets: ix.offsets, docs: ix.docs, tfs: ix.tfs, tfBigPos: ix.tfBigPos, tfBigVal: ix.tfBigVal,
+      postNorms: ix.postNorms, normCache: msg.init.normCache, normInv: msg.init.normInv, member: msg.init.member, tieKey: msg.init.tieKey,
+    };
+    scorer = new QueryScorer(arrays);
+    process.send!({ ready: true });
+    return;
+  }
+  const batch = msg.batch!;
+  const results = batch.queries.map((x) => scorer!.search(x.q, batch.k, x.exclude, x.candidates));
+  process.send!({ id: batch.id, results });
+});
