@@ -40,7 +40,7 @@ test('bm25 index / search / tune on a synthetic store; unknown ids are named by 
     assert.equal(r.status, 0, r.stderr);
     const lines = readFileSync(join(dir, 'run.trec'), 'utf8').trim().split('\n').map((l) => l.split(' '));
     r = cli('bm25', 'search', '--index', join(dir, 'index'), '--corpus', join(dir, 'store'), '--queries', join(dir, 'queries.txt'),
-      '--pool', join(dir, 'pool.txt'), '--k', '50', '--threads', '2', '--processes', '--out', join(dir, 'run-procs.trec'));
+      '--pool', join(dir, 'pool.txt'), '--k', '50', '--threads', '2', '--shared-memory', '--out', join(dir, 'run-procs.trec'));
     assert.equal(r.status, 0, r.stderr);
     assert.equal(readFileSync(join(dir, 'run-procs.trec'), 'utf8'), readFileSync(join(dir, 'run.trec'), 'utf8'));
     assert.equal(lines.length, 4 * 50);
