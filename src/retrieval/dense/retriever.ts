@@ -12,6 +12,7 @@ import type { Distance } from './models.ts';
 import { exactSearch, exactSearchMulti, type PoolHits } from './search.ts';
 import { buildHnsw, searchHnsw, type HnswOptions } from './hnsw.ts';
 import type { EmbeddingStore, VectorSet } from './store.ts';
+import { sortedFind } from '../../util/sorted.ts';
 
 export interface DenseRetrieverOptions {
   name: string;
@@ -132,16 +133,6 @@ function mergeSorted(a: Uint32Array, b: Uint32Array): Uint32Array {
   return out.slice(0, n);
 }
 
-function sortedFind(a: Uint32Array, x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid] < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < a.length && a[lo] === x ? lo : -1;
-}
 
 /** Rows of `set` (loaded for sorted unique `keys`) re-arranged in the order of `want` (duplicates allowed). */
 function gatherRows(set: VectorSet, keys: Uint32Array, want: Uint32Array): VectorSet {

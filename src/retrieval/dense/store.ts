@@ -18,6 +18,7 @@ import { CitebenchError } from '../../util/errors.ts';
 import { Progress } from '../../util/progress.ts';
 import { decodeHalf, encodeHalf } from './float16.ts';
 import type { Encoder } from './encoder.ts';
+import { sortedFind } from '../../util/sorted.ts';
 
 export type VectorKind = 'single' | 'multi';
 export type StoredType = 'float32' | 'float16';
@@ -275,16 +276,6 @@ export class EmbeddingStore {
   }
 }
 
-function sortedFind(a: Uint32Array, x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid] < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < a.length && a[lo] === x ? lo : -1;
-}
 
 function sortedHas(a: Uint32Array, x: number): boolean {
   return sortedFind(a, x) >= 0;
