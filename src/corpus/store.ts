@@ -31,10 +31,11 @@ export class CorpusStore implements TextSource {
   readonly fields: Uint32Array;
   /** Rank of each article's paper_id in byte-wise order — trec_eval's docno tie-break, as an integer. */
   readonly idOrder: Uint32Array;
-  readonly outOffsets: Uint32Array;
-  readonly outTargets: Uint32Array;
-  readonly inOffsets: Uint32Array;
-  readonly inSources: Uint32Array;
+  // The citation graph loads on first use: retrieval needs texts and ids, not citations.
+  private outOff_?: Uint32Array;
+  private outDst_?: Uint32Array;
+  private inOff_?: Uint32Array;
+  private inSrc_?: Uint32Array;
   private readonly idBytes: Buffer;
   private readonly idOff: Uint32Array;
   private readonly idSorted: Uint32Array;
@@ -53,10 +54,6 @@ export class CorpusStore implements TextSource {
     this.idSorted = u32(FILES.idSorted);
     this.idBytes = readFileSync(join(dir, FILES.ids));
     this.idOff = u32(FILES.idsOff);
-    this.outOffsets = u32(FILES.outOff);
-    this.outTargets = u32(FILES.outDst);
-    this.inOffsets = u32(FILES.inOff);
-    this.inSources = u32(FILES.inSrc);
     this.texts_ = new StoreTexts(dir);
     if (this.years.length !== this.size || this.idOff.length !== this.size + 1 || this.texts_.size !== this.size) {
       this.texts_.close();
@@ -117,6 +114,30 @@ export class CorpusStore implements TextSource {
 
   fieldsOf(i: number): Field[] {
     return fieldsOfMask(this.fields[i]);
+  }
+
+  /** CSR of outbound citations inside the store: article i cites outTargets[outOffsets[i]..outOffsets[i+1]). */
+  get outOffsets(): Uint32Array {
+    return (this.outOff_ ??= this.column(FILES.outOff, this.size + 1));
+  }
+
+  get outTargets(): Uint32Array {
+    return (this.outDst_ ??= readTyped(this.dir, FILES.outDst, Uint32Array));
+  }
+
+  /** CSR of inbound citations: article i is cited by inSources[inOffsets[i]..inOffsets[i+1]). */
+  get inOffsets(): Uint32Array {
+    return (this.inOff_ ??= this.column(FILES.inOff, this.size + 1));
+  }
+
+  get inSources(): Uint32Array {
+    return (this.inSrc_ ??= readTyped(this.dir, FILES.inSrc, Uint32Array));
+  }
+
+  private column(name: string, length: number): Uint32Array {
+    const a = readTyped(this.dir, name, Uint32Array);
+    if (a.length !== length) throw new CitebenchError(`${this.dir}: ${name} has ${a.length} entries, expected ${length}: rebuild the store`);
+    return a;
   }
 
   outbound(i: number): Uint32Array {
