@@ -92,7 +92,7 @@ export async function reproduce(cfg: ReproduceConfig, log: StageLog = console.er
     removeWorkDir(`${indexDir}.work`);
     writeFileAtomic(indexStamp, want);
   }
-  const bm25 = new Bm25Retriever(loadIndex(indexDir), store, { tieKey: store.idOrder, threads: availableParallelism() });
+  const bm25 = new Bm25Retriever(loadIndex(indexDir), store, { tieKey: store.idOrder, threads: availableParallelism(), indexDir });
 
   // 3. dataset-level protocol
   const exp: LargeScaleConfig = {
