@@ -4,13 +4,11 @@
  * Queries go out in small batches on demand; results are assembled in query order, so the output does not
  * depend on the number of threads.
  */
-import { Worker } from 'node:worker_threads';
-import { fork, type ChildProcess } from 'node:child_process';
 import type { ProcessInit } from './search-process.ts';
 import type { RankedLists } from '../retriever.ts';
 import { QueryScorer, type PreparedQuery, type ScoringArrays, type TopK } from './search.ts';
 import type { WorkerBatch } from './search-worker.ts';
-import { tsWorker } from '../../util/ts-worker.ts';
+import { tsFork, tsWorker } from '../../util/ts-worker.ts';
 
 export interface BatchSearch {
   queries: PreparedQuery[];
@@ -77,101 +75,95 @@ export async function searchBatch(arrays: ScoringArrays, req: BatchSearch): Prom
     member: arrays.member && shared(arrays.member),
     tieKey: arrays.tieKey && shared(arrays.tieKey),
   };
-  const batchSize = Math.max(1, Math.min(32, Math.ceil(n / (threads * 8))));
-  let next = 0;
-  let done = 0;
-  let batchId = 0;
-  const pending = new Map<number, number>(); // batch id → first query
-  const workers: Worker[] = [];
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const feed = (w: Worker) => {
-        if (next >= n) return;
-        const from = next;
-        const to = Math.min(n, from + batchSize);
-        next = to;
-        const id = batchId++;
-        pending.set(id, from);
-        const batch: WorkerBatch = { id, k: req.k, queries: [] };
-        for (let q = from; q < to; q++) batch.queries.push({ q: req.queries[q], exclude: exclude(q), candidates: req.candidates?.[q] });
-        w.postMessage(batch);
-      };
-      for (let t = 0; t < threads; t++) {
-        const w = tsWorker(new URL('./search-worker.ts', import.meta.url), { workerData: sharedArrays });
-        workers.push(w);
-        w.on('message', (msg: { id: number; results: TopK[] }) => {
-          const from = pending.get(msg.id)!;
-          pending.delete(msg.id);
-          msg.results.forEach((r, i) => (results[from + i] = r));
-          done += msg.results.length;
-          req.onProgress?.(done);
-          if (done === n) resolve();
-          else feed(w);
-        });
-        w.on('error', reject);
-        w.on('exit', (code) => {
-          if (done < n) reject(new Error(`bm25 search worker exited with code ${code} before finishing`));
-        });
-        feed(w);
-      }
-    });
-  } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
-  }
+  await dispatchBatches(req, threads, results, (on) => {
+    const w = tsWorker(new URL('./search-worker.ts', import.meta.url), { workerData: sharedArrays });
+    w.on('message', on.result);
+    w.on('error', on.fail);
+    w.on('exit', (code) => on.fail(new Error(`bm25 search worker exited with code ${code} before finishing`)));
+    queueMicrotask(on.ready); // a worker queues messages until it is up
+    return { post: (batch) => w.postMessage(batch), stop: () => w.terminate() };
+  });
   return toRanked(results);
 }
 
 async function searchOnProcesses(arrays: ScoringArrays, req: BatchSearch, procs: number, results: TopK[]): Promise<TopK[]> {
-  const n = req.queries.length;
-  const exclude = (q: number) => (req.exclude ? req.exclude[q] : -1);
-  const batchSize = Math.max(1, Math.min(32, Math.ceil(n / (procs * 8))));
   const init: ProcessInit = {
     indexDir: req.indexDir!, normCache: arrays.normCache, normInv: arrays.normInv, member: arrays.member, tieKey: arrays.tieKey,
   };
-  const children: ChildProcess[] = [];
+  await dispatchBatches(req, procs, results, (on) => {
+    const c = tsFork(new URL('./search-process.ts', import.meta.url));
+    c.on('message', (msg: { ready?: boolean } & BatchResult) => (msg.ready ? on.ready() : on.result(msg)));
+    c.on('error', on.fail);
+    c.on('exit', (code) => on.fail(new Error(`bm25 search process exited with code ${code} before finishing`)));
+    c.send({ init });
+    return { post: (batch) => c.send({ batch }), stop: () => void c.kill() };
+  });
+  return results;
+}
+
+interface BatchResult {
+  id: number;
+  results: TopK[];
+}
+
+interface Searcher {
+  post(batch: WorkerBatch): void;
+  stop(): unknown;
+}
+
+/**
+ * Hands out queries in small batches, on demand, to `count` searchers (threads or processes) made by `spawn`,
+ * and puts each answer at its queries' positions in `results`. A searcher calls `ready` once it can take work;
+ * a failure before every query is answered rejects. All searchers are stopped at the end.
+ */
+async function dispatchBatches(
+  req: BatchSearch,
+  count: number,
+  results: TopK[],
+  spawn: (on: { ready: () => void; result: (msg: BatchResult) => void; fail: (e: Error) => void }) => Searcher,
+): Promise<void> {
+  const n = req.queries.length;
+  const batchSize = Math.max(1, Math.min(32, Math.ceil(n / (count * 8))));
+  const pending = new Map<number, number>(); // batch id → first query
+  const searchers: Searcher[] = [];
   let next = 0;
   let done = 0;
   let batchId = 0;
-  const pending = new Map<number, number>();
   try {
     await new Promise<void>((resolve, reject) => {
-      const feed = (c: ChildProcess) => {
-        if (next >= n) return;
-        const from = next;
-        const to = Math.min(n, from + batchSize);
-        next = to;
-        const id = batchId++;
-        pending.set(id, from);
-        const batch: WorkerBatch = { id, k: req.k, queries: [] };
-        for (let q = from; q < to; q++) batch.queries.push({ q: req.queries[q], exclude: exclude(q), candidates: req.candidates?.[q] });
-        c.send({ batch });
-      };
-      for (let t = 0; t < procs; t++) {
-        const c = fork(new URL('./search-process.ts', import.meta.url).pathname, [], {
-          execArgv: ['--import', import.meta.resolve('tsx')],
-          serialization: 'advanced',
-          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      for (let t = 0; t < count; t++) {
+        const feed = () => {
+          if (next >= n) return;
+          const from = next;
+          const to = Math.min(n, from + batchSize);
+          next = to;
+          const id = batchId++;
+          pending.set(id, from);
+          const batch: WorkerBatch = { id, k: req.k, queries: [] };
+          for (let q = from; q < to; q++) {
+            batch.queries.push({ q: req.queries[q], exclude: req.exclude ? req.exclude[q] : -1, candidates: req.candidates?.[q] });
+          }
+          searcher.post(batch);
+        };
+        const searcher: Searcher = spawn({
+          ready: feed,
+          result: (msg) => {
+            const from = pending.get(msg.id)!;
+            pending.delete(msg.id);
+            msg.results.forEach((r, i) => (results[from + i] = r));
+            done += msg.results.length;
+            req.onProgress?.(done);
+            if (done === n) resolve();
+            else feed();
+          },
+          fail: (e) => {
+            if (done < n) reject(e);
+          },
         });
-        children.push(c);
-        c.on('message', (msg: { ready?: boolean; id: number; results: TopK[] }) => {
-          if (msg.ready) return feed(c);
-          const from = pending.get(msg.id)!;
-          pending.delete(msg.id);
-          msg.results.forEach((r, i) => (results[from + i] = r));
-          done += msg.results.length;
-          req.onProgress?.(done);
-          if (done === n) resolve();
-          else feed(c);
-        });
-        c.on('error', reject);
-        c.on('exit', (code) => {
-          if (done < n) reject(new Error(`bm25 search process exited with code ${code} before finishing`));
-        });
-        c.send({ init });
+        searchers.push(searcher);
       }
     });
   } finally {
-    for (const c of children) c.kill();
+    await Promise.all(searchers.map((s) => s.stop()));
   }
-  return results;
 }
