@@ -39,16 +39,8 @@ export interface Bm25Params {
 
 export const DEFAULT_PARAMS: Bm25Params = { k1: 0.9, b: 0.4, accurate: false };
 
-/** What a scorer needs — plain typed arrays, shareable with worker threads. */
-export interface ScoringArrays {
-  docCount: number;
-  offsets: Float64Array;
-  docs: Uint32Array;
-  tfs: Uint8Array;
-  tfBigPos: Float64Array;
-  tfBigVal: Uint32Array;
-  /** Norm byte of each posting's document (lossy mode). */
-  postNorms: Uint8Array;
+/** What a scorer needs — the index's postings plus pool statistics: plain typed arrays, shareable with workers. */
+export interface ScoringArrays extends Pick<Bm25Index, 'docCount' | 'offsets' | 'docs' | 'tfs' | 'tfBigPos' | 'tfBigVal' | 'postNorms'> {
   /** Lossy mode: normInverse of each of the 256 norm bytes (BM25Similarity's cache); null in accurate mode. */
   normCache: Float32Array | null;
   /** Accurate mode: normInverse of every document (exact length); empty in lossy mode. */
