@@ -13,6 +13,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { synthesize, SYNTH_DEFAULTS } from '../corpus/synth.ts';
 import { buildCorpusStore } from '../corpus/store-build.ts';
 import { CorpusStore } from '../corpus/store.ts';
@@ -46,7 +47,8 @@ export const REPRODUCE_DEFAULTS: ReproduceConfig = {
   workDir: 'data/default',
   scale: 0.02,
   repeats: 3,
-  paperNumbers: '../shared/reference/paper-numbers.json',
+  // ../shared beside the repository (development machines and CI); absent elsewhere, then no paper column.
+  paperNumbers: fileURLToPath(new URL('../../../shared/reference/paper-numbers.json', import.meta.url)),
 };
 
 export type StageLog = (line: string) => void;

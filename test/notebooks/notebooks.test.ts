@@ -33,7 +33,7 @@ for (const nb of notebooks) {
     const r = spawnSync('jupyter', ['nbconvert', '--to', 'notebook', '--execute', '--ExecutePreprocessor.kernel_name=tslab', '--ExecutePreprocessor.timeout=200', nb, '--output', join(work, nb)], {
       cwd: NB,
       encoding: 'utf8',
-      env: { ...process.env, CITEBENCH_ARTICLES: '4000', CITEBENCH_STORE: join(work, 'store'), CITEBENCH_DEMO_DIR: work, PYDEVD_DISABLE_FILE_VALIDATION: '1' },
+      env: { ...process.env, CITEBENCH_ARTICLES: '4000', CITEBENCH_SCALE: '0.002', CITEBENCH_STORE: join(work, 'store'), CITEBENCH_DEMO_DIR: work, PYDEVD_DISABLE_FILE_VALIDATION: '1' },
     });
     assert.equal(r.status, 0, r.stderr.split('\n').filter((l) => !/Debug|frozen|PYDEVD/.test(l)).slice(-25).join('\n'));
     const executed = JSON.parse(readFileSync(join(work, nb), 'utf8'));
