@@ -80,18 +80,10 @@ export interface LocalChunk {
   lengths: Uint32Array;
 }
 
-/** A chunk in global term ids, as merged (and as saved for resuming). */
-interface Chunk {
-  from: number;
-  to: number;
-  /** Global vocabulary size after this chunk, and the terms it added (in id order). */
+/** A chunk in global term ids, as merged (and as saved for resuming); newTerms are the terms it added. */
+interface Chunk extends Omit<LocalChunk, 'index'> {
+  /** Global vocabulary size after this chunk. */
   vocabAfter: number;
-  newTerms: string[];
-  groupTerms: Uint32Array;
-  groupCounts: Uint32Array;
-  docs: Uint32Array;
-  tfs: Uint32Array;
-  lengths: Uint32Array;
 }
 
 /** Term id lookup for a vocabulary. */
