@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CorpusStore } from '../../src/corpus/store.ts';
-import { loadIndex } from '../../src/retrieval/bm25/index.ts';
+import { buildIndex, loadIndex } from '../../src/retrieval/bm25/index.ts';
 import { Bm25Retriever } from '../../src/retrieval/bm25/retriever.ts';
 import { StoreTexts } from '../../src/corpus/store-texts.ts';
 
@@ -21,7 +21,7 @@ test('bm25 index / search / tune on a synthetic store; unknown ids are named by 
     assert.equal(r.status, 0, r.stderr);
     r = cli('corpus', 'build', '--input', join(dir, 'shards'), '--out', join(dir, 'store'), '--no-prefilter');
     assert.equal(r.status, 0, r.stderr);
-    r = cli('bm25', 'index', '--corpus', join(dir, 'store'), '--out', join(dir, 'index'), '--chunk-docs', '700');
+    r = cli('bm25', 'index', '--corpus', join(dir, 'store'), '--out', join(dir, 'index'), '--chunk-docs', '700', '--threads', '2');
     assert.equal(r.status, 0, r.stderr);
     assert.ok(!existsSync(join(dir, 'index.work')), 'chunk directory removed after the build');
     const store = CorpusStore.open(join(dir, 'store'));
@@ -30,6 +30,13 @@ test('bm25 index / search / tune on a synthetic store; unknown ids are named by 
     assert.equal(texts.size, store.size);
     assert.deepEqual([...texts.texts(100, 2100)], [...store.texts(100, 2100)]);
     assert.deepEqual(texts.text(2999), store.text(2999));
+    // The CLI built it on 2 child processes (chunks merged in chunk order): the same index as one builder.
+    const single = await buildIndex(texts, { chunkDocs: 700 });
+    const built = loadIndex(join(dir, 'index'));
+    assert.deepEqual(built.terms, single.terms);
+    for (const key of ['offsets', 'docs', 'tfs', 'tfBigPos', 'tfBigVal', 'postNorms', 'lengths'] as const) {
+      assert.deepEqual([...built[key]], [...single[key]], key);
+    }
     texts.close();
     const qIdx = [0, 17, 999, 2500];
     writeFileSync(join(dir, 'queries.txt'), qIdx.map((i) => store.id(i)).join('\n') + '\n');

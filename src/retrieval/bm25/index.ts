@@ -18,9 +18,10 @@
  *                   lossy-length scoring read postings sequentially, with no random access per document
  *   lengths.u32     analysed length (token count after stop words) of each document: exact, for `accurate`
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { tmpdir } from 'node:os';
+import { deserialize } from 'node:v8';
 import type { TextSource } from '../../corpus/article.ts';
 import { writeFileAtomic, commitDirectory } from '../../util/atomic.ts';
 import { CitebenchError } from '../../util/errors.ts';
@@ -29,7 +30,8 @@ import { EnglishAnalyzer, articleText } from './analyzer.ts';
 import { intToByte4 } from './norms.ts';
 import { tokenize } from './tokenizer.ts';
 import { TokenTable, hashRange, ABSENT } from './token-table.ts';
-import { tsWorker } from '../../util/ts-worker.ts';
+import { tsFork, tsWorker } from '../../util/ts-worker.ts';
+import type { BuildProcessInit } from './index-process.ts';
 
 export const INDEX_FORMAT = 'citebench-bm25-index';
 export const INDEX_VERSION = 1;
@@ -57,9 +59,12 @@ export interface BuildOptions {
   /** Directory for chunk files: makes the build resumable. Without it chunks stay in memory. */
   workDir?: string;
   progress?: boolean;
-  /** Worker threads analysing chunks in parallel (default 1). The index is identical for any count. */
+  /**
+   * Builders analysing chunks in parallel (default 1): child processes for a store source, worker threads for
+   * in-memory texts. The index is identical for any count.
+   */
   threads?: number;
-  /** How workers reach the texts; default: the source's texts copied to each worker (fine for small sources). */
+  /** How builders reach the texts; default: the source's texts copied to each worker (fine for small sources). */
   workerSource?: WorkerSource;
 }
 
@@ -252,39 +257,67 @@ function loadChunk(dir: string, i: number, withPostings: boolean): Chunk {
 /** Where worker threads read the texts from (they cannot share the caller's TextSource object). */
 export type WorkerSource = { kind: 'store'; dir: string } | { kind: 'texts'; items: { title: string; abstract: string }[] };
 
-/** Build chunks on worker threads; results arrive in any order. */
-function buildOnWorkers(
+/** Build chunks on child processes (store sources) or worker threads (in-memory texts); any order of arrival. */
+function buildInParallel(
   src: WorkerSource,
   ranges: [number, number, number][],
   threads: number,
-  onChunk: (c: LocalChunk, worker: number) => void,
+  scratchDir: string,
+  onChunk: (c: LocalChunk, builder: number) => void,
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let next = 0;
     let done = 0;
-    const workers: Worker[] = [];
+    let finished = false;
+    const stops: (() => unknown)[] = [];
     const finish = (e?: unknown) => {
-      for (const w of workers) void w.terminate();
+      if (finished) return;
+      finished = true;
+      for (const stop of stops) stop();
       if (e) reject(e);
       else resolve();
     };
-    const feed = (w: Worker) => {
-      if (next < ranges.length) w.postMessage(ranges[next++]);
+    const take = (c: LocalChunk, t: number, feed: () => void) => {
+      try {
+        onChunk(c, t);
+      } catch (e) {
+        return finish(e);
+      }
+      if (++done === ranges.length) finish();
+      else feed();
     };
     for (let t = 0; t < Math.min(threads, ranges.length); t++) {
-      const w = tsWorker(new URL('./index-worker.ts', import.meta.url), { workerData: src });
-      workers.push(w);
-      w.on('message', (c: LocalChunk) => {
-        try {
-          onChunk(c, t);
-        } catch (e) {
-          return finish(e);
-        }
-        if (++done === ranges.length) finish();
-        else feed(w);
-      });
-      w.on('error', finish);
-      feed(w);
+      if (src.kind === 'store') {
+        const c = tsFork(new URL('./index-process.ts', import.meta.url));
+        const feed = () => {
+          if (next < ranges.length) c.send({ range: ranges[next++] });
+        };
+        stops.push(() => c.kill());
+        c.on('message', (m: { index: number; path: string }) => {
+          let chunk: LocalChunk;
+          try {
+            chunk = deserialize(readFileSync(m.path)) as LocalChunk;
+            rmSync(m.path, { force: true });
+          } catch (e) {
+            return finish(e);
+          }
+          take(chunk, t, feed);
+        });
+        c.on('error', finish);
+        c.on('exit', (code) => finish(new Error(`bm25 index process exited with code ${code} before finishing`)));
+        const init: BuildProcessInit = { storeDir: src.dir, scratchDir };
+        c.send({ init });
+        feed();
+      } else {
+        const w = tsWorker(new URL('./index-worker.ts', import.meta.url), { workerData: src });
+        const feed = () => {
+          if (next < ranges.length) w.postMessage(ranges[next++]);
+        };
+        stops.push(() => void w.terminate());
+        w.on('message', (c: LocalChunk) => take(c, t, feed));
+        w.on('error', finish);
+        feed();
+      }
     }
   });
 }
@@ -299,7 +332,11 @@ export async function buildIndex(source: TextSource, opts: BuildOptions = {}): P
   const nChunks = Math.ceil(n / chunkDocs);
   const inMemory: (Chunk | undefined)[] = [];
   const dir = opts.workDir;
-  if (dir) mkdirSync(dir, { recursive: true });
+  if (dir) {
+    mkdirSync(dir, { recursive: true });
+    // Chunks a killed build's processes had analysed but not yet merged: built again below.
+    for (const f of readdirSync(dir)) if (f.startsWith('local-')) rmSync(join(dir, f), { force: true });
+  }
   // Resume: finished chunks on disk only contribute their new terms to the vocabulary.
   let resumed = 0;
   while (dir && resumed < nChunks && existsSync(join(dir, `${chunkName(resumed)}.json`))) {
@@ -353,7 +390,12 @@ export async function buildIndex(source: TextSource, opts: BuildOptions = {}): P
   if (threads > 1) {
     const src: WorkerSource = opts.workerSource ??
       { kind: 'texts', items: Array.from(source.texts(), (a) => ({ title: a.title, abstract: a.abstract })) };
-    await buildOnWorkers(src, ranges, threads, accept);
+    const scratch = dir ?? mkdtempSync(join(tmpdir(), 'citebench-bm25-'));
+    try {
+      await buildInParallel(src, ranges, threads, scratch, accept);
+    } finally {
+      if (!dir) rmSync(scratch, { recursive: true, force: true });
+    }
   } else {
     const builder = new ChunkBuilder();
     for (const [i, from, to] of ranges) accept(builder.build(source, i, from, to), 0);
@@ -548,5 +590,5 @@ export function loadIndex(dir: string): Bm25Index {
 
 /** Remove a build's chunk directory after the index is saved. */
 export function removeWorkDir(dir: string): void {
-  if (existsSync(dir) && readdirSync(dir).every((f) => f.startsWith('chunk-'))) rmSync(dir, { recursive: true, force: true });
+  if (existsSync(dir) && readdirSync(dir).every((f) => f.startsWith('chunk-') || f.startsWith('local-'))) rmSync(dir, { recursive: true, force: true });
 }
