@@ -34,7 +34,7 @@ test('bm25 index / search / tune on a synthetic store; unknown ids are named by 
     const single = await buildIndex(texts, { chunkDocs: 700 });
     const built = loadIndex(join(dir, 'index'));
     assert.deepEqual(built.terms, single.terms);
-    for (const key of ['offsets', 'docs', 'tfs', 'tfBigPos', 'tfBigVal', 'postNorms', 'lengths'] as const) {
+    for (const key of ['offsets', 'docs', 'tfNorms', 'tfBigPos', 'tfBigVal', 'lengths'] as const) {
       assert.deepEqual([...built[key]], [...single[key]], key);
     }
     texts.close();

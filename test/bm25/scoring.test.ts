@@ -235,7 +235,7 @@ test('index save/load round trip, resumable chunked build, tf ≥ 255', async ()
     saveIndex(ix, join(dir, 'index'));
     const back = loadIndex(join(dir, 'index'));
     assert.deepEqual(back.terms, ix.terms);
-    for (const key of ['offsets', 'docs', 'tfs', 'tfBigPos', 'tfBigVal', 'postNorms', 'lengths'] as const) {
+    for (const key of ['offsets', 'docs', 'tfNorms', 'tfBigPos', 'tfBigVal', 'lengths'] as const) {
       assert.deepEqual([...back[key]], [...ix[key]], key);
     }
     assert.ok(back.docs.buffer instanceof SharedArrayBuffer);

@@ -12,10 +12,11 @@
  *   terms.txt       the vocabulary, one term per line, line i = term id i (first-occurrence order)
  *   offsets.f64     postings of term t = [offsets[t], offsets[t+1])
  *   docs.u32        corpus index of each posting (ascending within a term)
- *   tf.u8           term frequency of each posting; 255 = look up tfbig.*
+ *   tfnorm.u16      per posting: term frequency << 8 | Lucene norm byte (SmallFloat.intToByte4 of the length) of
+ *                   its document. The norm next to the posting lets lossy-length scoring read postings
+ *                   sequentially, with no random access per document; one 16-bit load indexes the per-term
+ *                   score table directly. Frequency 255 = look up tfbig.*
  *   tfbig.pos.f64 / tfbig.val.u32   postings whose frequency is ≥ 255, ascending by position
- *   pnorm.u8        Lucene norm byte (SmallFloat.intToByte4 of the length) of each posting's document: lets
- *                   lossy-length scoring read postings sequentially, with no random access per document
  *   lengths.u32     analysed length (token count after stop words) of each document: exact, for `accurate`
  */
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -34,7 +35,7 @@ import { tsFork, tsWorker } from '../../util/ts-worker.ts';
 import type { BuildProcessInit } from './index-process.ts';
 
 export const INDEX_FORMAT = 'citebench-bm25-index';
-export const INDEX_VERSION = 1;
+export const INDEX_VERSION = 2;
 export const ANALYZER_NAME = 'lucene-8.7-english (StandardTokenizer, possessive, lowercase, 33 stop words, Porter)';
 const TF_BIG = 255;
 
@@ -45,11 +46,10 @@ export interface Bm25Index {
   terms: string[];
   offsets: Float64Array;
   docs: Uint32Array;
-  tfs: Uint8Array;
+  /** Per posting: min(tf, 255) << 8 | norm byte of its document (tf 255 = the frequency is in tfBig*). */
+  tfNorms: Uint16Array;
   tfBigPos: Float64Array;
   tfBigVal: Uint32Array;
-  /** Norm byte of each posting's document. */
-  postNorms: Uint8Array;
   lengths: Uint32Array;
 }
 
@@ -413,8 +413,7 @@ export async function buildIndex(source: TextSource, opts: BuildOptions = {}): P
   for (let t = 0; t < V; t++) offsets[t + 1] = offsets[t] + totals[t];
   const P = offsets[V];
   const docs = new Uint32Array(P);
-  const tfs = new Uint8Array(P);
-  const postNorms = new Uint8Array(P);
+  const tfNorms = new Uint16Array(P);
   const big: [number, number][] = [];
   const lengths = new Uint32Array(n);
   const cursor = offsets.slice(0, V);
@@ -429,12 +428,10 @@ export async function buildIndex(source: TextSource, opts: BuildOptions = {}): P
       const at = cursor[t];
       docs.set(c.docs.subarray(src, src + cnt), at);
       for (let j = 0; j < cnt; j++) {
-        postNorms[at + j] = docNorm[c.docs[src + j] - c.from];
+        const norm = docNorm[c.docs[src + j] - c.from];
         const tf = c.tfs[src + j];
-        if (tf >= TF_BIG) {
-          tfs[at + j] = TF_BIG;
-          big.push([at + j, tf]);
-        } else tfs[at + j] = tf;
+        if (tf >= TF_BIG) big.push([at + j, tf]);
+        tfNorms[at + j] = (Math.min(tf, TF_BIG) << 8) | norm;
       }
       cursor[t] = at + cnt;
       src += cnt;
@@ -447,17 +444,16 @@ export async function buildIndex(source: TextSource, opts: BuildOptions = {}): P
     terms,
     offsets,
     docs,
-    tfs,
+    tfNorms,
     tfBigPos: Float64Array.from(big, (x) => x[0]),
     tfBigVal: Uint32Array.from(big, (x) => x[1]),
-    postNorms,
     lengths,
   };
 }
 
 /** Term frequency of posting p (resolves the ≥ 255 escape). */
-export function postingTf(ix: Pick<Bm25Index, 'tfs' | 'tfBigPos' | 'tfBigVal'>, p: number): number {
-  const tf = ix.tfs[p];
+export function postingTf(ix: Pick<Bm25Index, 'tfNorms' | 'tfBigPos' | 'tfBigVal'>, p: number): number {
+  const tf = ix.tfNorms[p] >> 8;
   if (tf !== TF_BIG) return tf;
   let lo = 0;
   let hi = ix.tfBigPos.length - 1;
@@ -476,10 +472,9 @@ const FILES = {
   terms: 'terms.txt',
   offsets: 'offsets.f64',
   docs: 'docs.u32',
-  tfs: 'tf.u8',
+  tfNorms: 'tfnorm.u16',
   tfBigPos: 'tfbig.pos.f64',
   tfBigVal: 'tfbig.val.u32',
-  postNorms: 'pnorm.u8',
   lengths: 'lengths.u32',
 } as const;
 
@@ -506,10 +501,9 @@ export function saveIndex(ix: Bm25Index, dir: string, extra: Partial<IndexMeta> 
   writeFileAtomic(join(tmp, FILES.terms), ix.terms.join('\n'));
   writeFileAtomic(join(tmp, FILES.offsets), ix.offsets);
   writeFileAtomic(join(tmp, FILES.docs), ix.docs);
-  writeFileAtomic(join(tmp, FILES.tfs), ix.tfs);
+  writeFileAtomic(join(tmp, FILES.tfNorms), ix.tfNorms);
   writeFileAtomic(join(tmp, FILES.tfBigPos), ix.tfBigPos);
   writeFileAtomic(join(tmp, FILES.tfBigVal), ix.tfBigVal);
-  writeFileAtomic(join(tmp, FILES.postNorms), ix.postNorms);
   writeFileAtomic(join(tmp, FILES.lengths), ix.lengths);
   const meta: IndexMeta = {
     format: INDEX_FORMAT,
@@ -527,7 +521,7 @@ export function saveIndex(ix: Bm25Index, dir: string, extra: Partial<IndexMeta> 
 }
 
 /** Read a binary column straight into shared memory (worker threads then use it without copying). */
-function readShared<T extends Uint8Array | Uint32Array | Float64Array>(
+function readShared<T extends Uint8Array | Uint16Array | Uint32Array | Float64Array>(
   dir: string,
   name: string,
   ctor: { new (b: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number },
@@ -575,14 +569,13 @@ export function loadIndex(dir: string): Bm25Index {
     terms: termsText === '' ? [] : termsText.split('\n'),
     offsets: readShared(dir, FILES.offsets, Float64Array),
     docs: readShared(dir, FILES.docs, Uint32Array),
-    tfs: readShared(dir, FILES.tfs, Uint8Array),
+    tfNorms: readShared(dir, FILES.tfNorms, Uint16Array),
     tfBigPos: readShared(dir, FILES.tfBigPos, Float64Array),
     tfBigVal: readShared(dir, FILES.tfBigVal, Uint32Array),
-    postNorms: readShared(dir, FILES.postNorms, Uint8Array),
     lengths: readShared(dir, FILES.lengths, Uint32Array),
   };
   if (ix.terms.length !== meta.vocabulary || ix.offsets.length !== meta.vocabulary + 1 || ix.docs.length !== meta.postings ||
-    ix.tfs.length !== meta.postings || ix.postNorms.length !== meta.postings || ix.lengths.length !== meta.docCount || ix.tfBigPos.length !== ix.tfBigVal.length) {
+    ix.tfNorms.length !== meta.postings || ix.lengths.length !== meta.docCount || ix.tfBigPos.length !== ix.tfBigVal.length) {
     throw new CitebenchError(`${dir}: BM25 index files disagree with meta.json: rebuild it`);
   }
   return ix;

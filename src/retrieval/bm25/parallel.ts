@@ -28,7 +28,7 @@ export interface BatchSearch {
 }
 
 
-function shared<T extends Uint8Array | Uint32Array | Float32Array | Float64Array>(a: T): T {
+function shared<T extends Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array>(a: T): T {
   if (a.buffer instanceof SharedArrayBuffer) return a;
   const C = a.constructor as { new (b: SharedArrayBuffer): T };
   const copy = new C(new SharedArrayBuffer(a.byteLength));
@@ -66,11 +66,10 @@ export async function searchBatch(arrays: ScoringArrays, req: BatchSearch): Prom
     ...arrays,
     offsets: shared(arrays.offsets),
     docs: shared(arrays.docs),
-    tfs: shared(arrays.tfs),
+    tfNorms: shared(arrays.tfNorms),
     tfBigPos: shared(arrays.tfBigPos),
     tfBigVal: shared(arrays.tfBigVal),
     normInv: shared(arrays.normInv),
-    postNorms: shared(arrays.postNorms),
     normCache: arrays.normCache,
     member: arrays.member && shared(arrays.member),
     tieKey: arrays.tieKey && shared(arrays.tieKey),

@@ -21,8 +21,8 @@ process.on('message', (msg: { init?: ProcessInit; batch?: WorkerBatch }) => {
   if (msg.init) {
     const ix = loadIndex(msg.init.indexDir);
     const arrays: ScoringArrays = {
-      docCount: ix.docCount, offsets: ix.offsets, docs: ix.docs, tfs: ix.tfs, tfBigPos: ix.tfBigPos, tfBigVal: ix.tfBigVal,
-      postNorms: ix.postNorms, normCache: msg.init.normCache, normInv: msg.init.normInv, member: msg.init.member, tieKey: msg.init.tieKey,
+      docCount: ix.docCount, offsets: ix.offsets, docs: ix.docs, tfNorms: ix.tfNorms, tfBigPos: ix.tfBigPos, tfBigVal: ix.tfBigVal,
+      normCache: msg.init.normCache, normInv: msg.init.normInv, member: msg.init.member, tieKey: msg.init.tieKey,
     };
     scorer = new QueryScorer(arrays);
     process.send!({ ready: true });

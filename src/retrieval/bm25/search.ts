@@ -24,8 +24,12 @@ import { CitebenchError } from '../../util/errors.ts';
 
 const fround = Math.fround;
 const TF_BIG = 255;
-/** Score tables cover tf 1..TABLE_TF × 256 norm bytes; used for terms with at least TABLE_MIN_POSTINGS postings. */
+/**
+ * Score tables are indexed by a posting's tfNorm code (tf << 8 | norm byte) for tf 0..TABLE_TF (row 0 unused),
+ * so codes below TABLE_CODES read their score with one load; used for terms with ≥ TABLE_MIN_POSTINGS postings.
+ */
 const TABLE_TF = 16;
+const TABLE_CODES = (TABLE_TF + 1) << 8;
 const TABLE_MIN_POSTINGS = 8192;
 /** Documents per accumulator block: 64 Ki × 8 bytes of accumulators stay in the L2 cache. */
 const BLOCK_DOCS = 1 << 16;
@@ -40,7 +44,7 @@ export interface Bm25Params {
 export const DEFAULT_PARAMS: Bm25Params = { k1: 0.9, b: 0.4, accurate: false };
 
 /** What a scorer needs — the index's postings plus pool statistics: plain typed arrays, shareable with workers. */
-export interface ScoringArrays extends Pick<Bm25Index, 'docCount' | 'offsets' | 'docs' | 'tfs' | 'tfBigPos' | 'tfBigVal' | 'postNorms'> {
+export interface ScoringArrays extends Pick<Bm25Index, 'docCount' | 'offsets' | 'docs' | 'tfNorms' | 'tfBigPos' | 'tfBigVal'> {
   /** Lossy mode: normInverse of each of the 256 norm bytes (BM25Similarity's cache); null in accurate mode. */
   normCache: Float32Array | null;
   /** Accurate mode: normInverse of every document (exact length); empty in lossy mode. */
@@ -158,10 +162,9 @@ export class PoolStats {
       docCount: ix.docCount,
       offsets: ix.offsets,
       docs: ix.docs,
-      tfs: ix.tfs,
+      tfNorms: ix.tfNorms,
       tfBigPos: ix.tfBigPos,
       tfBigVal: ix.tfBigVal,
-      postNorms: ix.postNorms,
       normCache: this.normCache,
       normInv: this.normInv,
       member: this.member,
@@ -197,7 +200,7 @@ export interface TopK {
 export class QueryScorer {
   private readonly acc: Float64Array;
   private readonly mark: Uint8Array;
-  private table = new Float32Array(TABLE_TF * 256 * 8);
+  private table = new Float32Array(TABLE_CODES * 8);
   private cursor = new Float64Array(0);
   private heapDocs = new Uint32Array(0);
   private heapScores = new Float32Array(0);
@@ -236,7 +239,7 @@ export class QueryScorer {
    * the pool's statistics (MDCR-style scoring of fixed candidates).
    */
   search(q: PreparedQuery, k: number, exclude = -1, candidates?: Uint32Array): TopK {
-    const { offsets, docs, tfs, normInv, postNorms, docCount } = this.a;
+    const { offsets, docs, tfNorms, normInv, docCount } = this.a;
     const acc = this.acc;
     const nTerms = q.terms.length;
     // Restriction: candidates (marked per query) or the pool's membership bitmap.
@@ -261,13 +264,13 @@ export class QueryScorer {
         const t = q.terms[qi];
         if (offsets[t + 1] - offsets[t] >= this.tableMinPostings) useTable[qi] = ++nTables;
       }
-      if (this.table.length < nTables * TABLE_TF * 256) this.table = new Float32Array(nTables * TABLE_TF * 256);
+      if (this.table.length < nTables * TABLE_CODES) this.table = new Float32Array(nTables * TABLE_CODES);
       for (let qi = 0; qi < nTerms; qi++) {
         if (!useTable[qi]) continue;
         const w = q.weights[qi];
-        const base = (useTable[qi] - 1) * TABLE_TF * 256;
+        const base = (useTable[qi] - 1) * TABLE_CODES;
         for (let tf = 1; tf <= TABLE_TF; tf++) {
-          const row = base + ((tf - 1) << 8);
+          const row = base + (tf << 8);
           for (let nb = 0; nb < 256; nb++) this.table[row + nb] = fround(w - fround(w / fround(1 + fround(tf * cache[nb]))));
         }
       }
@@ -290,7 +293,7 @@ export class QueryScorer {
             const d = docs[p];
             if (d >= blockEnd) break;
             if (filter !== null && filter[d] === 0) continue;
-            let tf = tfs[p];
+            let tf = tfNorms[p] >> 8;
             if (tf === TF_BIG) tf = this.tf(p);
             const s = fround(w - fround(w / fround(1 + fround(tf * normInv[d]))));
             acc[d - blockStart] += s;
@@ -300,23 +303,25 @@ export class QueryScorer {
             const d = docs[p];
             if (d >= blockEnd) break;
             if (filter !== null && filter[d] === 0) continue;
-            let tf = tfs[p];
+            const code = tfNorms[p];
+            let tf = code >> 8;
             if (tf === TF_BIG) tf = this.tf(p);
-            const s = fround(w - fround(w / fround(1 + fround(tf * cache[postNorms[p]]))));
+            const s = fround(w - fround(w / fround(1 + fround(tf * cache[code & 255]))));
             acc[d - blockStart] += s;
           }
         } else {
-          const base = (useTable[qi] - 1) * TABLE_TF * 256 - 256;
+          const base = (useTable[qi] - 1) * TABLE_CODES;
           for (; p < end; p++) {
             const d = docs[p];
             if (d >= blockEnd) break;
             if (filter !== null && filter[d] === 0) continue;
-            const tf = tfs[p];
+            const code = tfNorms[p];
             let s: number;
-            if (tf <= TABLE_TF) s = tables[base + (tf << 8) + postNorms[p]];
+            if (code < TABLE_CODES) s = tables[base + code];
             else {
+              const tf = code >> 8;
               const f = tf === TF_BIG ? this.tf(p) : tf;
-              s = fround(w - fround(w / fround(1 + fround(f * cache[postNorms[p]]))));
+              s = fround(w - fround(w / fround(1 + fround(f * cache[code & 255]))));
             }
             acc[d - blockStart] += s;
           }
@@ -334,17 +339,20 @@ export class QueryScorer {
         acc.fill(0, 0, blockEnd - blockStart);
         continue;
       }
-      // Sequential sweep of the block: every document with a positive score competes for the top k.
+      // Sequential sweep of the block: every document with a positive score competes for the top k. Once the
+      // heap is full, a sum at or below the float just under its minimum cannot round to a score that enters,
+      // so most documents cost one comparison.
       const len = blockEnd - blockStart;
+      let floor = this.heapFloor();
       for (let l = 0; l < len; l++) {
         const v = acc[l];
-        if (v === 0) continue;
-        acc[l] = 0;
-        const sc = fround(v);
-        if (this.heapSize === this.k && sc < this.heapScores[0]) continue; // cannot enter the heap
+        if (v <= floor) continue;
         const d = l + blockStart;
-        if (d !== exclude) this.heapOffer(sc, d);
+        if (d === exclude) continue;
+        this.heapOffer(fround(v), d);
+        floor = this.heapFloor();
       }
+      acc.fill(0, 0, len);
     }
     if (candidates) for (let i = 0; i < candidates.length; i++) this.mark[candidates[i]] = 0;
     return this.heapDrain();
@@ -357,6 +365,20 @@ export class QueryScorer {
     if (sx !== sy) return sx < sy;
     const key = this.a.tieKey;
     return key === null ? dx < dy : key[dx] < key[dy];
+  }
+
+  private readonly f32 = new Float32Array(1);
+  private readonly u32 = new Uint32Array(this.f32.buffer);
+
+  /** Sums ≤ this cannot enter the heap: 0 until it is full, then the float just below its minimum score. */
+  private heapFloor(): number {
+    if (this.k === 0) return Infinity;
+    if (this.heapSize < this.k) return 0;
+    const min = this.heapScores[0];
+    if (!(min > 0)) return -Infinity; // (not reached with positive BM25 scores) let the heap decide
+    this.f32[0] = min;
+    this.u32[0]--;
+    return this.f32[0];
   }
 
   private heapReset(k: number): void {
