@@ -14,6 +14,11 @@ export interface SearchRequest {
   k: number;
   /** Drop the query article from its own list when it is a candidate (default true). */
   excludeSelf?: boolean;
+  /**
+   * Called once per query (position in `queries`, any order) as soon as its list is final, so long searches
+   * can checkpoint (see resumable.ts). Optional for retrievers: one that never calls it only loses resumption.
+   */
+  onResult?: (query: number, docs: Uint32Array, scores: Float32Array) => void;
 }
 
 /**

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CorpusStore } from '../../src/corpus/store.ts';
@@ -62,6 +62,38 @@ test('bm25 index / search / tune on a synthetic store; unknown ids are named by 
       assert.ok(!mine.some((l) => l[2] === store.id(qIdx[q])));
       for (const l of mine) assert.notEqual(store.indexOf(l[2]) % 3, 1);
     }
+    // A search SIGKILLed mid-way resumes from its journal: the final run is byte-identical to an uninterrupted
+    // one, and only the unfinished queries are searched again.
+    const many = Array.from({ length: 300 }, (_, i) => store.id(i * 10));
+    writeFileSync(join(dir, 'many.txt'), many.join('\n') + '\n');
+    const searchMany = (out: string, env: NodeJS.ProcessEnv = {}, pre: string[] = []) =>
+      spawnSync(process.execPath, ['--import', 'tsx', ...pre, join(root, 'src/cli.ts'), 'bm25', 'search', '--index', join(dir, 'index'),
+        '--corpus', join(dir, 'store'), '--queries', join(dir, 'many.txt'), '--pool', join(dir, 'pool.txt'), '--k', '40', '--threads', '2', '--out', out],
+      { encoding: 'utf8', cwd: root, env: { ...process.env, ...env } });
+    r = searchMany(join(dir, 'whole.trec'));
+    assert.equal(r.status, 0, r.stderr);
+    const killed = join(dir, 'killed.trec');
+    r = searchMany(killed, { KILL_AFTER_RECORDS: '120' }, ['--import', join(root, 'test/bm25/fixtures/kill-after-journal.mjs')]);
+    assert.equal(r.signal, 'SIGKILL', r.stderr);
+    assert.ok(!existsSync(killed) && existsSync(`${killed}.partial`));
+    appendFileSync(`${killed}.partial`, Buffer.from([7, 0, 0])); // a torn record, as a kill mid-write leaves
+    r = searchMany(killed);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stderr, /resuming: 120 of 300 queries already in/);
+    assert.equal(readFileSync(killed, 'utf8'), readFileSync(join(dir, 'whole.trec'), 'utf8'));
+    assert.ok(!existsSync(`${killed}.partial`), 'journal removed once the run is written');
+    // A journal of other arguments (here k) is discarded, not mixed in.
+    r = searchMany(killed, { KILL_AFTER_RECORDS: '50' }, ['--import', join(root, 'test/bm25/fixtures/kill-after-journal.mjs')]);
+    assert.equal(r.signal, 'SIGKILL', r.stderr);
+    r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli.ts'), 'bm25', 'search', '--index', join(dir, 'index'),
+      '--corpus', join(dir, 'store'), '--queries', join(dir, 'many.txt'), '--pool', join(dir, 'pool.txt'), '--k', '30', '--threads', '1', '--out', killed],
+    { encoding: 'utf8', cwd: root });
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /resuming/);
+    const k30 = readFileSync(killed, 'utf8').trim().split('\n');
+    const k40 = readFileSync(join(dir, 'whole.trec'), 'utf8').trim().split('\n');
+    assert.ok(k30.length > 280 * 30);
+    assert.deepEqual(k30, k40.filter((l) => Number(l.split(' ')[3]) <= 30));
     // Tuning: a qrels of each query's outbound citations; the grid is reported and the best one picked.
     const qrels = qIdx.flatMap((q) => [...store.outbound(q)].map((d) => `${store.id(q)} 0 ${store.id(d)} 1`));
     writeFileSync(join(dir, 'qrels.txt'), qrels.join('\n') + '\nother 0 x 1\n');

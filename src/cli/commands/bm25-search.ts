@@ -7,6 +7,11 @@ import { Progress } from '../../util/progress.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { checkIndexMatchesStore, readIdList, readPool } from './bm25-common.ts';
 import { availableParallelism } from 'node:os';
+import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
+import { removeJournal, searchResumable } from '../../retrieval/resumable.ts';
+
+const digest = (a: Uint32Array) => createHash('sha256').update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength)).digest('hex');
 
 export const usage = `usage: citebench bm25 search --index INDEX --corpus STORE --queries FILE --out RUN.trec
                              [--pool FILE] [--k 500] [--k1 0.9] [--b 0.4] [--accurate] [--threads N]
@@ -22,7 +27,9 @@ Rank documents for each query article (title + abstract) with Lucene-exact BM25 
                    copy of the postings (6 bytes per posting): on the development machine two worker threads
                    of one process slowed each other down (3,800 queries over 1 M abstracts: 164.6 s with
                    threads, 96.9 s with processes)
-  --shared-memory  use worker threads sharing one copy of the index instead (less memory, slower here)`;
+  --shared-memory  use worker threads sharing one copy of the index instead (less memory, slower here)
+Finished queries are journalled in RUN.trec.partial: a killed search, run again with the same arguments,
+searches only the queries it had not finished (a journal of other arguments is discarded).`;
 
 export async function run(args: string[]) {
   const { values } = parse(args, {
@@ -48,18 +55,34 @@ export async function run(args: string[]) {
   const meta = readIndexMeta(indexDir);
   const ix = loadIndex(indexDir);
   checkIndexMatchesStore(meta, ix, store, indexDir);
+  const journal = `${out}.partial`;
+  const fingerprint = JSON.stringify({
+    index: { dir: resolve(indexDir), version: meta.version, docCount: meta.docCount, vocabulary: meta.vocabulary, postings: meta.postings, sumTotalTermFreq: meta.sumTotalTermFreq },
+    store: { dir: resolve(store.dir), size: store.size },
+    queries: digest(queries.indices),
+    pool: pool ? digest(pool) : null,
+    k, k1, b, accurate: values.accurate ?? false, keepSelf: values['keep-self'] ?? false,
+  });
+  let resumed = 0;
   const progress = new Progress({ label: 'bm25 search', total: queries.indices.length, unit: 'queries' });
   const retriever = new Bm25Retriever(ix, store, {
     params: { k1, b, accurate: values.accurate ?? false },
     tieKey: store.idOrder,
     threads,
     indexDir: values['shared-memory'] ? undefined : indexDir,
-    onProgress: (done) => progress.set(done),
+    onProgress: (done) => progress.set(resumed + done),
   });
   const t0 = performance.now();
-  const run = await retriever.search({ queries: queries.indices, pool, k, excludeSelf: !values['keep-self'] });
+  const run = await searchResumable(retriever, { queries: queries.indices, pool, k, excludeSelf: !values['keep-self'] }, journal, {
+    fingerprint,
+    onResume: (done) => {
+      resumed = done;
+      console.error(`resuming: ${done} of ${queries.indices.length} queries already in ${journal}`);
+    },
+  });
   progress.finish();
   const secs = (performance.now() - t0) / 1000;
   writeRun(out, { qids: queries.ids, docnos: (d) => store.id(d), run, tag: values.tag ?? 'bm25' });
+  removeJournal(journal);
   console.log(`${out}: ${queries.indices.length} queries, ${run.docs.length} results, ${pool ? `pool of ${pool.length}` : `all ${store.size} articles`} (${secs.toFixed(1)} s, ${(queries.indices.length / secs).toFixed(1)} queries/s)`);
 }

@@ -20,6 +20,8 @@ export interface BatchSearch {
   threads?: number;
   /** Called with the number of queries finished so far. */
   onProgress?: (done: number) => void;
+  /** Called with each query's final list (query position, any order). */
+  onResult?: (query: number, top: TopK) => void;
   /**
    * Use child processes that load the index from this directory instead of worker threads (threads of one
    * process slowed each other down here; see search-process.ts). Costs one index copy per process.
@@ -57,6 +59,7 @@ export async function searchBatch(arrays: ScoringArrays, req: BatchSearch): Prom
     const scorer = new QueryScorer(arrays);
     for (let q = 0; q < n; q++) {
       results[q] = scorer.search(req.queries[q], req.k, exclude(q), req.candidates?.[q]);
+      req.onResult?.(q, results[q]);
       req.onProgress?.(q + 1);
     }
     return toRanked(results);
@@ -149,7 +152,10 @@ async function dispatchBatches(
           result: (msg) => {
             const from = pending.get(msg.id)!;
             pending.delete(msg.id);
-            msg.results.forEach((r, i) => (results[from + i] = r));
+            msg.results.forEach((r, i) => {
+              results[from + i] = r;
+              req.onResult?.(from + i, r);
+            });
             done += msg.results.length;
             req.onProgress?.(done);
             if (done === n) resolve();

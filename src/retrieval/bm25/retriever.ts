@@ -62,6 +62,7 @@ export class Bm25Retriever implements Retriever {
       threads: this.opts.threads ?? 1,
       indexDir: this.opts.indexDir,
       onProgress: this.opts.onProgress && ((d) => this.opts.onProgress!(d, queries.length)),
+      onResult: req.onResult && ((q, top) => req.onResult!(q, top.docs, top.scores)),
     });
   }
 }
