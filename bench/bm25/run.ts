@@ -11,7 +11,7 @@
  * 4. a pool of P documents sampled from a corpus of P·1.1 articles, searched as if indexed alone, Q queries
  * Everything lands in data/bench/bm25/ (ignored by git); the summary in bench/out/bm25/summary-N.json.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, readdirSync, createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -49,16 +49,44 @@ function du(path: string): number {
   return readdirSync(path).reduce((s, f) => s + du(join(path, f)), 0);
 }
 
-/** Run a command under /usr/bin/time; returns wall seconds and peak RSS (MiB), echoing its output. */
-function timed(label: string, cmd: string, args: string[]): { wall_s: number; peak_rss_mib: number } {
+/** Summed RSS (KiB) of a process and all its descendants, from /proc. */
+function treeRssKib(pid: number): number {
+  let sum = 0;
+  const stack = [pid];
+  while (stack.length) {
+    const p = stack.pop()!;
+    try {
+      const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
+      if (m) sum += Number(m[1]);
+      for (const t of readdirSync(`/proc/${p}/task`)) {
+        const kids = readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').trim();
+        if (kids) stack.push(...kids.split(/\s+/).map(Number));
+      }
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return sum;
+}
+
+/**
+ * Run a command under /usr/bin/time; returns wall seconds, the peak RSS of its largest process (MiB) and the
+ * peak of the summed RSS of its whole process tree (sampled every 0.2 s: searchers and builders are child
+ * processes), echoing its output.
+ */
+async function timed(label: string, cmd: string, args: string[]): Promise<{ wall_s: number; peak_rss_mib: number; tree_peak_rss_mib: number }> {
   const timeFile = join(data, `time-${process.pid}.txt`);
   console.log(`\n== ${label}\n$ ${cmd} ${args.join(' ')}`);
-  const r = spawnSync('/usr/bin/time', ['-o', timeFile, '-f', '%e %M', cmd, ...args], { stdio: 'inherit', cwd: root });
-  if (r.status !== 0) throw new Error(`${label} failed with exit code ${r.status}`);
+  const child = spawn('/usr/bin/time', ['-o', timeFile, '-f', '%e %M', cmd, ...args], { stdio: 'inherit', cwd: root });
+  let treePeak = 0;
+  const sampler = setInterval(() => (treePeak = Math.max(treePeak, treeRssKib(child.pid!))), 200);
+  const status = await new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  clearInterval(sampler);
+  if (status !== 0) throw new Error(`${label} failed with exit code ${status}`);
   const [wall, kb] = readFileSync(timeFile, 'utf8').trim().split(/\s+/).map(Number);
   rmSync(timeFile);
-  console.log(`   ${label}: ${wall.toFixed(1)} s, peak RSS ${(kb / 1024).toFixed(0)} MiB`);
-  return { wall_s: wall, peak_rss_mib: kb / 1024 };
+  console.log(`   ${label}: ${wall.toFixed(1)} s, peak RSS ${(kb / 1024).toFixed(0)} MiB (process tree ${(treePeak / 1024).toFixed(0)} MiB)`);
+  return { wall_s: wall, peak_rss_mib: kb / 1024, tree_peak_rss_mib: treePeak / 1024 };
 }
 
 function ensureStore(n: number, seed: number): string {
@@ -97,12 +125,12 @@ writeFileAtomic(queriesFile, qIdx.map((i) => store.id(i)).join('\n') + '\n');
 const indexDir = join(data, `index-${N}`);
 rmSync(indexDir, { recursive: true, force: true });
 rmSync(`${indexDir}.work`, { recursive: true, force: true });
-const ourIndex = timed('citebench bm25 index', process.execPath, [...cli, 'bm25', 'index', '--corpus', storeDir, '--out', indexDir]);
-const ourSearch = timed('citebench bm25 search', process.execPath,
+const ourIndex = await timed('citebench bm25 index', process.execPath, [...cli, 'bm25', 'index', '--corpus', storeDir, '--out', indexDir]);
+const ourSearch = await timed('citebench bm25 search', process.execPath,
   [...cli, 'bm25', 'search', '--index', indexDir, '--corpus', storeDir, '--queries', queriesFile, '--k', String(K), '--threads', String(T), '--out', join(data, `run-${N}.trec`)]);
 summary.citebench = {
-  index_s: ourIndex.wall_s, index_peak_rss_mib: ourIndex.peak_rss_mib, index_mib: du(indexDir) / 2 ** 20,
-  search_s: ourSearch.wall_s, search_peak_rss_mib: ourSearch.peak_rss_mib, queries_per_s: Q / ourSearch.wall_s,
+  index_s: ourIndex.wall_s, index_peak_rss_mib: ourIndex.peak_rss_mib, index_tree_peak_rss_mib: ourIndex.tree_peak_rss_mib, index_mib: du(indexDir) / 2 ** 20,
+  search_s: ourSearch.wall_s, search_peak_rss_mib: ourSearch.peak_rss_mib, search_tree_peak_rss_mib: ourSearch.tree_peak_rss_mib, queries_per_s: Q / ourSearch.wall_s,
   end_to_end_s: ourIndex.wall_s + ourSearch.wall_s,
   note: 'wall times of whole CLI processes: start-up, loading the store/index and writing the TREC run included',
 };
@@ -121,7 +149,7 @@ if (!values['skip-peer']) {
   const qFile = join(data, `queries-${N}.idx`);
   writeFileAtomic(qFile, qIdx.join('\n') + '\n');
   const peerOut = join(outDir, `bm25s-${N}${values.name ? '-' + values.name : ''}.json`);
-  const peer = timed('bm25s', 'python3', [join(root, 'bench/bm25/bm25s_peer.py'), textsFile, qFile, String(K), String(T), peerOut]);
+  const peer = await timed('bm25s', 'python3', [join(root, 'bench/bm25/bm25s_peer.py'), textsFile, qFile, String(K), String(T), peerOut]);
   summary.bm25s = { ...JSON.parse(readFileSync(peerOut, 'utf8')), process_wall_s: peer.wall_s, process_peak_rss_mib: peer.peak_rss_mib };
   const p = summary.bm25s as { end_to_end_s: number };
   summary.speedup_end_to_end = p.end_to_end_s / (summary.citebench as { end_to_end_s: number }).end_to_end_s;
@@ -144,11 +172,11 @@ if (!values['skip-pool']) {
   big.close();
   const bigIndex = join(data, `index-${M}`);
   if (!existsSync(join(bigIndex, 'meta.json'))) {
-    summary.pool_corpus_index = timed('citebench bm25 index (pool corpus)', process.execPath, [...cli, 'bm25', 'index', '--corpus', bigStore, '--out', bigIndex]);
+    summary.pool_corpus_index = await timed('citebench bm25 index (pool corpus)', process.execPath, [...cli, 'bm25', 'index', '--corpus', bigStore, '--out', bigIndex]);
   }
-  const poolSearch = timed(`citebench bm25 search, pool of ${P}`, process.execPath,
+  const poolSearch = await timed(`citebench bm25 search, pool of ${P}`, process.execPath,
     [...cli, 'bm25', 'search', '--index', bigIndex, '--corpus', bigStore, '--queries', poolQueries, '--pool', poolFile, '--k', String(K), '--threads', String(T), '--out', join(data, `run-pool-${P}.trec`)]);
-  summary.pool = { corpus_articles: M, pool_docs: pool.length, queries: Q, search_s: poolSearch.wall_s, peak_rss_mib: poolSearch.peak_rss_mib, queries_per_s: Q / poolSearch.wall_s };
+  summary.pool = { corpus_articles: M, pool_docs: pool.length, queries: Q, search_s: poolSearch.wall_s, peak_rss_mib: poolSearch.peak_rss_mib, tree_peak_rss_mib: poolSearch.tree_peak_rss_mib, queries_per_s: Q / poolSearch.wall_s };
   save();
 }
 console.log('\n' + JSON.stringify(summary, null, 2));
