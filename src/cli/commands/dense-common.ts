@@ -3,11 +3,17 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { CitebenchError } from '../../util/errors.ts';
-import { KNOWN_MODELS, resolveModel, type ModelOptions, type Pooling, type Distance, type ResolvedModel } from '../../retrieval/dense/models.ts';
+import { hubFolderName } from '../../retrieval/dense/hub.ts';
+import { KNOWN_MODELS, hubRepoOf, resolveModelAsync, type ModelOptions, type Pooling, type Distance, type ResolvedModel } from '../../retrieval/dense/models.ts';
 
 export const modelOptionsUsage = `model options:
   --model NAME|DIR   ${KNOWN_MODELS.map((m) => m.name).join(', ')} (looked up as <models-dir>/<NAME>/), or a model folder
-                     in Hugging Face layout with ONNX weights (config.json, tokenizer.json, onnx/model.onnx)
+                     in Hugging Face layout with ONNX weights (config.json, tokenizer.json, onnx/model.onnx),
+                     or a Hugging Face id ORG/NAME (looked up as <models-dir>/ORG--NAME/)
+  --allow-remote     download a model missing from <models-dir> from the Hugging Face hub ($HF_ENDPOINT,
+                     $HF_TOKEN): config.json, tokenizer files and onnx/model.onnx; repos without ONNX weights
+                     (the paper's models) need an export first (docs/dense.md). Off: nothing is downloaded
+  --revision REV     with --allow-remote: hub branch, tag or commit to download (default main)
   --models-dir DIR   where named models live (default: $CITEBENCH_MODELS or ./models)
   --pooling P        cls | mean | aspire (default: the registry's; custom folders: cls)
   --layers L         aspire only: all (mean over layers, the paper) | last (final layer, ASPIRE's example code)
@@ -23,6 +29,8 @@ export const modelOptionSpec = {
   distance: { type: 'string' },
   'max-length': { type: 'string' },
   quantized: { type: 'boolean' },
+  'allow-remote': { type: 'boolean' },
+  revision: { type: 'string' },
 } as const;
 
 export interface ModelValues {
@@ -33,6 +41,8 @@ export interface ModelValues {
   distance?: string;
   'max-length'?: string;
   quantized?: boolean;
+  'allow-remote'?: boolean;
+  revision?: string;
 }
 
 export function modelOverrides(v: ModelValues): Partial<ModelOptions> {
@@ -57,14 +67,25 @@ export function modelOverrides(v: ModelValues): Partial<ModelOptions> {
   return o;
 }
 
-export function resolveFromValues(v: ModelValues): ResolvedModel {
+/** Resolve --model; with --allow-remote a missing model is downloaded first (progress on a TTY). */
+export async function resolveFromValues(v: ModelValues): Promise<ResolvedModel> {
   if (!v.model) throw new CitebenchError('--model is required');
-  return resolveModel(v.model, { modelsDir: v['models-dir'], overrides: modelOverrides(v), quantized: v.quantized });
+  if (v.revision !== undefined && !v['allow-remote']) throw new CitebenchError('--revision needs --allow-remote');
+  return resolveModelAsync(v.model, {
+    modelsDir: v['models-dir'],
+    overrides: modelOverrides(v),
+    quantized: v.quantized,
+    allowRemote: v['allow-remote'] ?? false,
+    revision: v.revision,
+    log: (line) => console.error(`citebench: ${line}`),
+  });
 }
 
-/** Short model name for folder names: registry name, or the custom folder's base name. */
+/** Short model name for folder names: registry name, ORG--NAME for a hub id, or the custom folder's base name. */
 export function modelLabel(model: string): string {
-  return KNOWN_MODELS.some((m) => m.name === model) ? model : basename(resolve(model));
+  if (KNOWN_MODELS.some((m) => m.name === model)) return model;
+  const repo = hubRepoOf(model);
+  return repo ? hubFolderName(repo) : basename(resolve(model));
 }
 
 /** Default embedding folder: data/embeddings/<corpus folder name>/<model> (data/ is git-ignored). */

@@ -64,7 +64,7 @@ export async function run(args: string[]) {
   let store: EmbeddingStore;
   const known = KNOWN_MODELS.find((m) => m.name === modelName);
   if (!values['no-encode']) {
-    const model = resolveFromValues(values);
+    const model = await resolveFromValues(values);
     encoder = await Encoder.load(model, { threads });
     const existing = existsSync(join(embDir, 'manifest.json')) ? EmbeddingStore.open(embDir).manifest : undefined;
     store = EmbeddingStore.openOrCreate(embDir, {

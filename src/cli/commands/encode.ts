@@ -41,7 +41,7 @@ export async function run(args: string[]) {
   if (!Number.isInteger(chunk) || chunk < 1) throw new CitebenchError(`--chunk must be a positive integer, got ${values.chunk}`);
   if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw new CitebenchError(`--threads must be a positive integer`);
   const corpus = CorpusStore.open(corpusDir);
-  const model = resolveFromValues(values);
+  const model = await resolveFromValues(values);
   const ids = values.ids ? readPool(values.ids, corpus) : undefined;
   const out = values.out ?? defaultEmbDir(corpusDir, modelName);
   const encoder = await Encoder.load(model, { batchSize: batch, threads });

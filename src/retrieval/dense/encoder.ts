@@ -5,7 +5,7 @@
  * order. Batch composition does not change results beyond float rounding (attention masks exclude padding).
  */
 import { cpus } from 'node:os';
-import { dirname, basename } from 'node:path';
+import { resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { AutoTokenizer, env } from '@huggingface/transformers';
 import type { ArticleText } from '../../corpus/article.ts';
@@ -59,10 +59,11 @@ export class Encoder {
   static async load(model: ResolvedModel, opts: EncoderOptions = {}): Promise<Encoder> {
     env.allowRemoteModels = false;
     env.allowLocalModels = true;
-    env.localModelPath = dirname(model.dir) + '/';
     let tokenizer: Tokenizer;
     try {
-      tokenizer = (await AutoTokenizer.from_pretrained(basename(model.dir))) as unknown as Tokenizer;
+      // The absolute folder path, not localModelPath + base name: transformers.js reads a name that is not a
+      // valid hub id (e.g. 'org--name', as --allow-remote names folders) relative to the working directory.
+      tokenizer = (await AutoTokenizer.from_pretrained(resolve(model.dir))) as unknown as Tokenizer;
     } catch (e) {
       throw new CitebenchError(`${model.dir}: cannot load the tokenizer (${(e as Error).message})`);
     }

@@ -1,12 +1,14 @@
 /**
  * The article encoders of the paper (Medić & Šnajder 2022, §3) and how each turns `title [SEP] abstract` into
  * vectors. Real weights are not shipped: a model resolves to a local folder in Hugging Face layout with ONNX
- * weights (`config.json`, `tokenizer.json`, `onnx/model.onnx` or `onnx/model_quantized.onnx`).
+ * weights (`config.json`, `tokenizer.json`, `onnx/model.onnx` or `onnx/model_quantized.onnx`). Only with
+ * `allowRemote` (`--allow-remote`) does `resolveModelAsync` download a missing folder from the hub (hub.ts).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync, openSync, readSync, closeSync } from 'node:fs';
 import { join, resolve, basename } from 'node:path';
 import { CitebenchError } from '../../util/errors.ts';
+import { DOWNLOAD_RECORD, downloadModel, hubFolderName, isHubId } from './hub.ts';
 
 /**
  * - `cls`: final-layer [CLS] vector (SciBERT, SPECTER, SciNCL as the paper uses them).
@@ -99,7 +101,8 @@ export function exportHint(hfId: string, dir: string): string {
     `ASPIRE with --layers all (the paper's pooling) also needs a 'mean_hidden_states' output: see docs/dense.md\n` +
     `(or use --layers last with the plain export). Then pass --model ${dir}, or put the folder at\n` +
     `<models-dir>/<name>/ (default ./models, or $CITEBENCH_MODELS) and pass the name.\n` +
-    `citebench never downloads models: the paper's models are not published with ONNX weights.`
+    `citebench downloads only with --allow-remote, and only hub repos with ONNX weights (onnx/model.onnx):\n` +
+    `the paper's models are published with PyTorch weights only, so they need this export.`
   );
 }
 
@@ -146,37 +149,78 @@ export interface ResolveOptions {
   overrides?: Partial<ModelOptions>;
   /** Prefer onnx/model_quantized.onnx when both exist (default false: fp32 first). */
   quantized?: boolean;
+  /**
+   * Download a missing model from the Hugging Face hub (`resolveModelAsync` only; default false: nothing
+   * touches the network). Endpoint: $HF_ENDPOINT or https://huggingface.co; $HF_TOKEN is sent as a bearer token.
+   */
+  allowRemote?: boolean;
+  /** Hub revision to download (default `main`); with allowRemote only. */
+  revision?: string;
+  /** Download progress on stderr (default: stderr is a TTY). */
+  progress?: boolean;
+  /** Download start/end lines. */
+  log?: (line: string) => void;
+}
+
+interface Location {
+  dir: string;
+  base: ModelOptions & { name: string };
+  /** Hub repo the folder can be downloaded from: a registry name's hfId or an `ORG/NAME` argument. */
+  repo?: string;
+  /** Hub id for messages. */
+  hf: string;
+}
+
+const CUSTOM_DEFAULTS: ModelOptions = { pooling: 'cls', distance: 'l2', maxLength: 512, layers: 'all' };
+
+function modelsDirOf(opts: ResolveOptions): string {
+  return opts.modelsDir ?? process.env.CITEBENCH_MODELS ?? 'models';
 }
 
 /**
- * Resolve a registry name or a model folder to a loadable model. Throws a CitebenchError with export
- * instructions when nothing usable is found.
+ * The hub repo named by a `--model` argument that is `ORG/NAME` and not a local path, else undefined.
+ * Such a model lives in `<models-dir>/ORG--NAME/`.
+ */
+export function hubRepoOf(nameOrDir: string): string | undefined {
+  if (KNOWN_MODELS.some((m) => m.name === nameOrDir)) return undefined;
+  return isHubId(nameOrDir) && !existsSync(resolve(nameOrDir)) ? nameOrDir : undefined;
+}
+
+/** Where a registry name, folder or `ORG/NAME` hub id lives on disk, and its default options. */
+function locate(nameOrDir: string, modelsDir: string): Location {
+  const known = KNOWN_MODELS.find((m) => m.name === nameOrDir);
+  if (known) return { dir: resolve(modelsDir, known.name), base: known, repo: known.hfId, hf: known.hfId };
+  const repo = hubRepoOf(nameOrDir);
+  if (repo) {
+    // A paper model named by its hub id keeps the registry's pooling and distance.
+    const same = KNOWN_MODELS.find((m) => m.hfId === repo);
+    const name = hubFolderName(repo);
+    return { dir: resolve(modelsDir, name), base: { ...(same ?? CUSTOM_DEFAULTS), name }, repo, hf: repo };
+  }
+  const dir = resolve(nameOrDir);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new CitebenchError(
+      `unknown model '${nameOrDir}': not one of ${KNOWN_MODELS.map((m) => m.name).join(', ')}, not a folder ` +
+        `and not a Hugging Face id ORG/NAME.\n` +
+        exportHint('allenai/specter', 'specter-onnx'),
+    );
+  }
+  return { dir, base: { ...CUSTOM_DEFAULTS, name: basename(dir) }, hf: 'ORG/MODEL' };
+}
+
+/**
+ * Resolve a registry name, a model folder or a hub id `ORG/NAME` (looked up as `<models-dir>/ORG--NAME/`) to a
+ * loadable local model. Never touches the network. Throws a CitebenchError with export instructions when
+ * nothing usable is found.
  */
 export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): ResolvedModel {
-  const known = KNOWN_MODELS.find((m) => m.name === nameOrDir);
-  const modelsDir = opts.modelsDir ?? process.env.CITEBENCH_MODELS ?? 'models';
-  let dir: string;
-  let base: ModelOptions & { name: string };
-  if (known) {
-    dir = resolve(modelsDir, known.name);
-    base = known;
-  } else {
-    dir = resolve(nameOrDir);
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-      throw new CitebenchError(
-        `unknown model '${nameOrDir}': not one of ${KNOWN_MODELS.map((m) => m.name).join(', ')} and not a folder.\n` +
-          exportHint('allenai/specter', 'specter-onnx'),
-      );
-    }
-    base = { name: basename(dir), pooling: 'cls', distance: 'l2', maxLength: 512, layers: 'all' };
-  }
-  const hf = known?.hfId ?? 'ORG/MODEL';
+  const { dir, base, repo, hf } = locate(nameOrDir, modelsDirOf(opts));
   const configPath = join(dir, 'config.json');
   const tokPath = join(dir, 'tokenizer.json');
   const onnxFile = existsSync(dir) ? pickOnnx(dir, opts.quantized ?? false) : undefined;
   if (!existsSync(dir) || !existsSync(configPath) || !existsSync(tokPath) || !onnxFile) {
     const missing = !existsSync(dir)
-      ? `folder ${dir} does not exist`
+      ? `${repo === nameOrDir ? `no local folder '${nameOrDir}', and ` : ''}folder ${dir} does not exist`
       : `folder ${dir} lacks ${[
           !existsSync(configPath) && 'config.json',
           !existsSync(tokPath) && 'tokenizer.json',
@@ -184,7 +228,14 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
         ]
           .filter(Boolean)
           .join(', ')}`;
-    throw new CitebenchError(`model '${nameOrDir}' (${hf}) is not available locally: ${missing}.\n` + exportHint(hf, dir));
+    const remote = !repo
+      ? ''
+      : !opts.allowRemote
+        ? ` (--allow-remote downloads ${repo} from the Hugging Face hub, if the repo has ONNX weights)`
+        : existsSync(dir)
+          ? ` (--allow-remote downloads only into a folder that does not exist: remove ${dir} to download ${repo})`
+          : ` (resolveModel never downloads: use resolveModelAsync with allowRemote)`;
+    throw new CitebenchError(`model '${nameOrDir}' (${hf}) is not available locally: ${missing}${remote}.\n` + exportHint(hf, dir));
   }
   let hiddenSize: number;
   try {
@@ -218,4 +269,34 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
     layers,
     fingerprint: fp,
   };
+}
+
+/**
+ * `resolveModel`, but with `allowRemote` a registry model or `ORG/NAME` whose folder does not exist yet is
+ * first downloaded from the Hugging Face hub (config.json, tokenizer.json, tokenizer_config.json, one ONNX
+ * file) into `<models-dir>/<name>/`, atomically. Without `allowRemote` it is exactly `resolveModel`.
+ */
+export async function resolveModelAsync(nameOrDir: string, opts: ResolveOptions = {}): Promise<ResolvedModel> {
+  if (opts.allowRemote) {
+    const { dir, repo } = locate(nameOrDir, modelsDirOf(opts));
+    if (repo && !existsSync(dir)) {
+      await downloadModel(repo, dir, {
+        revision: opts.revision,
+        quantized: opts.quantized,
+        progress: opts.progress,
+        log: opts.log,
+        hint: exportHint(repo, dir),
+      });
+    } else if (repo && opts.revision !== undefined && existsSync(join(dir, DOWNLOAD_RECORD))) {
+      let had: unknown;
+      try {
+        had = (JSON.parse(readFileSync(join(dir, DOWNLOAD_RECORD), 'utf8')) as { revision?: unknown }).revision;
+      } catch {
+        had = undefined;
+      }
+      if (typeof had === 'string' && had !== opts.revision)
+        throw new CitebenchError(`${dir} holds ${repo} at revision '${had}', not '${opts.revision}': remove the folder to download '${opts.revision}'`);
+    }
+  }
+  return resolveModel(nameOrDir, opts);
 }
