@@ -17,7 +17,7 @@ export function generate(n: number, d: number, seed: number, centres = 1024): Fl
   };
   const C = new Float32Array(centres * d);
   for (let i = 0; i < C.length; i++) C[i] = next();
-  const out = new Float32Array(n * d);
+  const out = new Float32Array(new SharedArrayBuffer(n * d * 4)); // shared, as EmbeddingStore.load returns
   for (let i = 0; i < n; i++) {
     const c = Math.floor((next() + 0.5) * centres) * d;
     const o = i * d;
@@ -37,7 +37,7 @@ export function writeF32(path: string, a: Float32Array): void {
 
 export function readF32(path: string): Float32Array {
   const size = statSync(path).size;
-  const out = new Float32Array(size / 4);
+  const out = new Float32Array(new SharedArrayBuffer(size)); // shared, as EmbeddingStore.load returns
   const bytes = new Uint8Array(out.buffer);
   const fd = openSync(path, 'r');
   for (let off = 0; off < size; ) off += readSync(fd, bytes, off, Math.min(1 << 30, size - off), off);

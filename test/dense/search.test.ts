@@ -87,6 +87,43 @@ for (const distance of ['l2', 'ip'] as const) {
   });
 }
 
+test('exact search on worker threads (shared pool, one session each) equals the single-session search', async () => {
+  const d = 32;
+  const np = 900;
+  const nq = 40;
+  const pool = new Float32Array(new SharedArrayBuffer(np * d * 4));
+  pool.set(rand(np * d, 11));
+  const queries = rand(nq * d, 12);
+  const exclude = Int32Array.from({ length: nq }, (_, q) => (q * 7) % np);
+  for (const distance of ['l2', 'ip'] as const) {
+    let progress = 0;
+    const par = await exactSearch(queries, pool, d, { k: 60, distance, exclude, queryBlock: 8, poolBlock: 300, threads: 2, onProgress: (n) => (progress = n) });
+    const one = await exactSearch(queries, pool.slice(), d, { k: 60, distance, exclude, queryBlock: 8, poolBlock: 300, threads: 1 });
+    assert.deepEqual(asLists(par), asLists(one));
+    assert.deepEqual(asLists(par), brute(queries, ident(nq), pool, ident(np), d, 60, distance === 'l2', exclude));
+    assert.equal(progress, nq);
+  }
+});
+
+test("scores 'float32' (faiss's semantics): float32 Gemm scores, same lists as exact on data without near-ties", async () => {
+  const d = 24;
+  const np = 700;
+  const nq = 13;
+  const pool = rand(np * d, 1);
+  const queries = rand(nq * d, 2);
+  for (const distance of ['l2', 'ip'] as const) {
+    for (const threads of [1, 2]) {
+      const fast = asLists(await exactSearch(queries, pool, d, { k: 50, distance, scores: 'float32', poolBlock: 256, queryBlock: 5, threads }));
+      const exact = brute(queries, ident(nq), pool, ident(np), d, 50, distance === 'l2');
+      for (let q = 0; q < nq; q++) {
+        assert.deepEqual(fast[q].pos, exact[q].pos);
+        for (let j = 0; j < 50; j++) assert.ok(Math.abs(fast[q].score[j] - exact[q].score[j]) < 1e-5, `${fast[q].score[j]} vs ${exact[q].score[j]}`);
+        assert.ok(fast[q].score.some((x, j) => x !== exact[q].score[j]) || distance === 'ip', 'float32 scores are the Gemm values, not re-scored');
+      }
+    }
+  }
+});
+
 test('exact search: excludeSelf drops exactly the query article; ties go to the lower position', async () => {
   const d = 8;
   // Small-integer vectors: many exactly equal scores, plus exact duplicates of some pool rows.

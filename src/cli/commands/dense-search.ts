@@ -15,7 +15,7 @@ import { corpusKey, defaultEmbDir, modelLabel, modelOptionSpec, modelOptionsUsag
 export const usage = `usage: citebench dense search --model NAME|DIR --corpus STORE --queries FILE --out RUN.trec
                             [--pool FILE] [--k 500] [--emb EMB_DIR] [--hnsw [--M 16] [--ef-construction 128]
                             [--ef-search N] [--hnsw-cache FILE]] [--keep-self] [--tag NAME] [--threads N]
-                            [--no-encode] [model options]
+                            [--scores exact|float32] [--no-encode] [model options]
 
 Rank pool articles for each query article by embedding similarity and write a TREC run (qid Q0 docno rank
 score tag; paper ids; scores: −squared L2 distance for l2 models, inner product for ip; ties by docno
@@ -27,6 +27,9 @@ pair. Articles missing from the embedding store are encoded first when the model
   --hnsw           approximate search with an HNSW graph (usearch) instead of exact search
   --M, --ef-construction, --ef-search   HNSW connectivity and beam widths (defaults 16, 128, max(2k, 512))
   --hnsw-cache FILE  save the built graph there and reuse it (it must be for the same pool)
+  --scores S       exact (default): candidates re-scored in float64, results equal a brute force;
+                   float32: ranked by float32 Gemm scores as faiss IndexFlat ranks them (faster, no re-scoring;
+                   near-ties may order differently)
   --keep-self      keep the query article in its own list (default: excluded)
   --no-encode      never encode: a missing article is an error
   --threads N      threads (default: all cores)
@@ -41,7 +44,7 @@ export async function run(args: string[]) {
       corpus: { type: 'string' }, queries: { type: 'string' }, pool: { type: 'string' }, out: { type: 'string' },
       k: { type: 'string' }, emb: { type: 'string' }, hnsw: { type: 'boolean' }, M: { type: 'string' },
       'ef-construction': { type: 'string' }, 'ef-search': { type: 'string' }, 'hnsw-cache': { type: 'string' },
-      'keep-self': { type: 'boolean' }, tag: { type: 'string' }, threads: { type: 'string' }, 'no-encode': { type: 'boolean' },
+      'keep-self': { type: 'boolean' }, tag: { type: 'string' }, scores: { type: 'string' }, threads: { type: 'string' }, 'no-encode': { type: 'boolean' },
     },
     usage,
   );
@@ -88,9 +91,11 @@ export async function run(args: string[]) {
         cachePath: values['hnsw-cache'],
       }
     : undefined;
+  if (values.scores !== undefined && values.scores !== 'exact' && values.scores !== 'float32') throw new CitebenchError(`--scores must be exact or float32, got '${values.scores}'`);
   const progress = new Progress({ label: 'dense search', total: queries.indices.length, unit: 'queries' });
   const retriever = new DenseRetriever({
     name: modelLabel(modelName), store, distance, encoder, texts: encoder ? corpus : undefined, hnsw, threads, tieKey: corpus.idOrder,
+    scores: values.scores as 'exact' | 'float32' | undefined,
     onProgress: (done) => progress.set(done),
   });
   const t0 = performance.now();

@@ -29,6 +29,8 @@ export interface DenseRetrieverOptions {
    * ordered by paper id descending — the order trec_eval will use — instead of by corpus index.
    */
   tieKey?: Uint32Array;
+  /** Single-vector exact search: float64 re-scoring (default) or faiss-like float32 Gemm scores. */
+  scores?: 'exact' | 'float32';
   /** Queries finished so far, during search (for a progress bar). */
   onProgress?: (done: number) => void;
 }
@@ -76,7 +78,7 @@ export class DenseRetriever implements Retriever {
       this.lastBuildSeconds = h.buildSeconds;
       hits = searchHnsw(h, qv.vectors, pv.vectors, d, this.opts.distance, k, exclude, this.opts.threads, tieRank);
     } else {
-      hits = await exactSearch(qv.vectors, pv.vectors, d, { k, distance: this.opts.distance, exclude, tieRank, threads: this.opts.threads, onProgress: this.opts.onProgress });
+      hits = await exactSearch(qv.vectors, pv.vectors, d, { k, distance: this.opts.distance, exclude, tieRank, threads: this.opts.threads, scores: this.opts.scores, onProgress: this.opts.onProgress });
     }
     return { offsets: hits.offsets, docs: Uint32Array.from(hits.positions, (p) => pool[p]), scores: hits.scores };
   }

@@ -239,7 +239,7 @@ export class EmbeddingStore {
     }
     if (m.kind === 'single') {
       // One pass: rows are known up front.
-      const vectors = new Float32Array(indices.length * m.dim);
+      const vectors = sharedF32(indices.length * m.dim);
       for (const g of groups) {
         const ch = this.readChunk(g.c);
         for (let i = g.lo; i < g.hi; i++) {
@@ -263,7 +263,7 @@ export class EmbeddingStore {
       }
       rows.push({ c: g.c, pos });
     }
-    const vectors = new Float32Array(offsets[indices.length] * m.dim);
+    const vectors = sharedF32(offsets[indices.length] * m.dim);
     groups.forEach((g, k) => {
       const ch = this.readChunk(g.c)!;
       const pos = rows[k].pos;
@@ -312,4 +312,9 @@ function merge(old: Chunk, added: Uint32Array, enc: { offsets: Uint32Array; vect
     offsets[k + 1] = offsets[k] + rows;
   }
   return { indices, offsets, vectors };
+}
+
+/** Loaded vectors live in shared memory: exact search's worker threads then read the pool without a copy. */
+function sharedF32(n: number): Float32Array {
+  return new Float32Array(new SharedArrayBuffer(n * 4));
 }

@@ -1,0 +1,13 @@
+/** Worker thread of exactSearch: one single-threaded onnxruntime session over the shared pool, one query slice. */
+import { parentPort, workerData } from 'node:worker_threads';
+import { searchBlocks, type ExactWorkerInit, type ExactWorkerTask } from './search.ts';
+
+const init = workerData as ExactWorkerInit;
+parentPort!.once('message', async (task: ExactWorkerTask) => {
+  const hits = await searchBlocks(task.queries, init.pool, init.d, {
+    ...init.opts,
+    exclude: task.exclude,
+    onProgress: (done) => parentPort!.postMessage({ progress: done }),
+  }, 1, init.pN);
+  parentPort!.postMessage({ hits }, [hits.offsets.buffer, hits.positions.buffer, hits.scores.buffer] as ArrayBuffer[]);
+});
