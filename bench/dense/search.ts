@@ -92,12 +92,13 @@ if (mode === 'exact200k') {
   const n = Number(process.env.DENSE_HNSW_N ?? 2_000_000);
   const M = Number(process.env.DENSE_HNSW_M ?? 16);
   const efc = Number(process.env.DENSE_HNSW_EFC ?? 128);
+  const quant = (process.env.DENSE_HNSW_Q ?? 'f32') as 'f32' | 'bf16' | 'f16' | 'i8';
   let t0 = performance.now();
   const pool = generate(n, d, 3);
   log({ what: 'generate pool in memory', pool: n, seconds: secs(t0) });
   const ef = Number(process.env.DENSE_HNSW_EF ?? 1000);
-  const idx = buildHnsw(pool, d, 'l2', { connectivity: M, expansionAdd: efc, expansionSearch: ef }, K);
-  log({ what: `HNSW build (usearch, M ${M}, efConstruction ${efc}, 2 threads)`, pool: n, seconds: idx.buildSeconds, vectorsPerSecond: n / idx.buildSeconds });
+  const idx = buildHnsw(pool, d, 'l2', { connectivity: M, expansionAdd: efc, expansionSearch: ef, quantization: quant }, K);
+  log({ what: `HNSW build (usearch, M ${M}, efConstruction ${efc}, ${quant} vectors, 2 threads)`, pool: n, seconds: idx.buildSeconds, vectorsPerSecond: n / idx.buildSeconds });
   const exactPath = `${OUT}exact${n}.ids`;
   t0 = performance.now();
   const h = searchHnsw(idx, queries, pool, d, 'l2', K);
@@ -112,7 +113,7 @@ if (mode === 'exact200k') {
     }
     recall = hit / (NQ * K);
   }
-  log({ what: `HNSW search ef ${ef} (+ exact rescoring of its candidates)`, queries: NQ, pool: n, seconds: s, recallAt500VsExact: recall });
+  log({ what: `HNSW search ef ${ef}, ${quant} graph vectors (+ exact rescoring of its candidates)`, queries: NQ, pool: n, seconds: s, recallAt500VsExact: recall });
 } else {
   console.error('usage: search.ts exact200k|exact2m|hnsw2m');
   process.exit(2);

@@ -1,9 +1,8 @@
 /** Worker thread of exactSearch: one single-threaded onnxruntime session over the shared pool, one query slice. */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { searchBlocks, type ExactWorkerInit, type ExactWorkerTask } from './search.ts';
 
-const init = workerData as ExactWorkerInit;
-parentPort!.once('message', async (task: ExactWorkerTask) => {
+parentPort!.once('message', async ({ init, task }: { init: ExactWorkerInit; task: ExactWorkerTask }) => {
   const hits = await searchBlocks(task.queries, init.pool, init.d, {
     ...init.opts,
     exclude: task.exclude,

@@ -15,6 +15,12 @@ export interface HnswOptions {
   connectivity?: number;
   /** Beam width while building (efConstruction; default 128). */
   expansionAdd?: number;
+  /**
+   * How the graph stores its copy of the vectors: f32 (default), bf16 or f16 (half the memory, ~3× faster to
+   * build here), i8 (usearch maps [−1, 1] to int8: only for vectors in that range). Candidates are always
+   * re-scored from the float32 pool, so this affects which articles are found, not their scores.
+   */
+  quantization?: 'f32' | 'bf16' | 'f16' | 'i8';
   /** Beam width while searching (ef; default max(2·k, 512)). */
   expansionSearch?: number;
   threads?: number;
@@ -34,7 +40,7 @@ export function buildHnsw(pool: Float32Array, d: number, distance: Distance, opt
   const index = new usearch.Index({
     dimensions: d,
     metric: distance === 'l2' ? usearch.MetricKind.L2sq : usearch.MetricKind.IP,
-    quantization: usearch.ScalarKind.F32,
+    quantization: (opts.quantization ?? 'f32') as unknown as typeof usearch.ScalarKind.F32,
     connectivity: opts.connectivity ?? 16,
     expansion_add: opts.expansionAdd ?? 128,
     expansion_search: opts.expansionSearch ?? Math.max(2 * kHint, 512),
@@ -42,7 +48,7 @@ export function buildHnsw(pool: Float32Array, d: number, distance: Distance, opt
   });
   const n = pool.length / d;
   const keyPath = `${opts.cachePath}.key`;
-  const key = `${opts.cacheKey ?? ''}/${n}/${d}/${distance}/${opts.connectivity ?? 16}/${opts.expansionAdd ?? 128}`;
+  const key = `${opts.cacheKey ?? ''}/${n}/${d}/${distance}/${opts.connectivity ?? 16}/${opts.expansionAdd ?? 128}/${opts.quantization ?? 'f32'}`;
   if (opts.cachePath && existsSync(opts.cachePath) && existsSync(keyPath) && readFileSync(keyPath, 'utf8') === key) {
     index.load(opts.cachePath);
     if (index.size() === n) return { index, buildSeconds: 0, loaded: true };

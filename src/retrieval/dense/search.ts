@@ -98,7 +98,30 @@ function session(kind: 'l2-topk' | 'ip-topk' | 'l2-gemm' | 'ip-gemm' | 'l2-full'
 function norms2(v: Float32Array, d: number, shared = false): Float64Array {
   const n = v.length / d;
   const out = shared ? new Float64Array(new SharedArrayBuffer(n * 8)) : new Float64Array(n);
-  for (let i = 0; i < n; i++) {
+  let i = 0;
+  // Four rows per sweep (independent sums, each in its own order, as in exactScores).
+  for (; i + 4 <= n; i += 4) {
+    const o = i * d;
+    let a0 = 0;
+    let a1 = 0;
+    let a2 = 0;
+    let a3 = 0;
+    for (let j = 0; j < d; j++) {
+      const x0 = v[o + j];
+      const x1 = v[o + d + j];
+      const x2 = v[o + 2 * d + j];
+      const x3 = v[o + 3 * d + j];
+      a0 += x0 * x0;
+      a1 += x1 * x1;
+      a2 += x2 * x2;
+      a3 += x3 * x3;
+    }
+    out[i] = a0;
+    out[i + 1] = a1;
+    out[i + 2] = a2;
+    out[i + 3] = a3;
+  }
+  for (; i < n; i++) {
     let a = 0;
     for (let j = i * d, e = j + d; j < e; j++) a += v[j] * v[j];
     out[i] = a;
@@ -218,6 +241,8 @@ export async function exactSearch(queries: Float32Array, pool: Float32Array, d: 
   const threads = opts.threads ?? cpus().length;
   const workers = Math.min(threads, Math.ceil(nq / (opts.queryBlock ?? 512)));
   if (workers <= 1) return searchBlocks(queries, pool, d, opts, threads);
+  // Workers start (module loading, onnxruntime) while this thread computes the pool's norms.
+  const spawned = Array.from({ length: workers }, () => tsWorker(new URL('./exact-worker.ts', import.meta.url)));
   const sharedPool = pool.buffer instanceof SharedArrayBuffer ? pool : shareCopy(pool);
   const pN = norms2(sharedPool, d, true);
   const tieRank = opts.tieRank;
@@ -231,7 +256,7 @@ export async function exactSearch(queries: Float32Array, pool: Float32Array, d: 
   const hits = await Promise.all(
     parts.map(([q0, q1], w) =>
       new Promise<PoolHits>((resolve, reject) => {
-        const worker = tsWorker(new URL('./exact-worker.ts', import.meta.url), { workerData: init });
+        const worker = spawned[w];
         worker.on('message', (m: { progress?: number; hits?: PoolHits }) => {
           if (m.hits) {
             resolve(m.hits);
@@ -244,7 +269,7 @@ export async function exactSearch(queries: Float32Array, pool: Float32Array, d: 
         worker.on('error', reject);
         worker.on('exit', (code) => reject(new Error(`exact search worker exited with code ${code} before finishing`)));
         const task: ExactWorkerTask = { queries: queries.slice(q0 * d, q1 * d), exclude: opts.exclude?.slice(q0, q1) };
-        worker.postMessage(task, [task.queries.buffer as ArrayBuffer]);
+        worker.postMessage({ init, task }, [task.queries.buffer as ArrayBuffer]);
       }),
     ),
   );
