@@ -49,6 +49,13 @@ if (mode === 'exact200k') {
   const hip = await exactSearch(queries, pool, d, { k: K, distance: 'ip', selection, ...blocksOpt });
   log({ what: `citebench exact inner product (ORT Gemm, ${selLabel}, exact rescoring)`, queries: NQ, pool: 200_000, seconds: secs(t0) });
   saveIds(`${OUT}ours200k-ip.ids`, hip, NQ);
+  // faiss's semantics (float32 Gemm scores, no re-scoring): the like-for-like comparison with IndexFlat.
+  for (const distance of ['l2', 'ip'] as const) {
+    t0 = performance.now();
+    const f = await exactSearch(queries, pool, d, { k: K, distance, selection, scores: 'float32', ...blocksOpt });
+    log({ what: `citebench --scores float32 ${distance} (ORT Gemm, ${selLabel}, Gemm scores as faiss)`, queries: NQ, pool: 200_000, seconds: secs(t0) });
+    saveIds(`${OUT}ours200k-f32${distance === 'ip' ? '-ip' : ''}.ids`, f, NQ);
+  }
   if (process.env.DENSE_ONLY_OURS) process.exit(0);
   // usearch exactSearch on 380 queries (10 %), extrapolated.
   const sub = 380;
@@ -88,6 +95,9 @@ if (mode === 'exact200k') {
   const h = await exactSearch(queries, pool, d, { k: K, distance: 'l2', selection, ...blocksOpt });
   log({ what: `citebench exact L2 (ORT Gemm, ${selLabel}, exact rescoring)`, queries: NQ, pool: n, seconds: secs(t0) });
   saveIds(`${OUT}exact${n}.ids`, h, NQ);
+  t0 = performance.now();
+  await exactSearch(queries, pool, d, { k: K, distance: 'l2', selection, scores: 'float32', ...blocksOpt });
+  log({ what: `citebench --scores float32 L2 (ORT Gemm, ${selLabel}, Gemm scores as faiss)`, queries: NQ, pool: n, seconds: secs(t0) });
 } else if (mode === 'hnsw2m') {
   const n = Number(process.env.DENSE_HNSW_N ?? 2_000_000);
   const M = Number(process.env.DENSE_HNSW_M ?? 16);
