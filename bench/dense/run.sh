@@ -32,11 +32,11 @@ for step in ${DENSE_STEPS:-encode search200k exact2m hnsw}; do
       DENSE_HNSW_N=$N T $NODE bench/dense/search.ts hnsw2m ;;
   esac
 done
-# Selection variants back to back with the faiss peer (JS heap top-k is the default since this comparison).
+# Selection variants back to back with the faiss peer (ORT TopK, the default, then the JS heap).
 if [ -z "${DENSE_STEPS:-}" ]; then
   echo "== search200k, ORT TopK selection then JS heap selection ($(date -u +%H:%M:%S))"
-  DENSE_SELECTION=ort T $NODE bench/dense/search.ts exact200k
   T $NODE bench/dense/search.ts exact200k
+  DENSE_SELECTION=js T $NODE bench/dense/search.ts exact200k
   T "$PY" bench/dense/search_peer.py
   DENSE_EXACT_N=2000000 T $NODE bench/dense/search.ts exact2m
 fi
@@ -44,6 +44,6 @@ fi
 if [ -z "${DENSE_STEPS:-}" ]; then
   echo "== block sweep ($(date -u +%H:%M:%S))"
   for qp in 1024x131072 1024x262144 4096x32768 2048x65536; do
-    DENSE_ONLY_OURS=1 DENSE_SELECTION=ort DENSE_QBLOCK=${qp%x*} DENSE_PBLOCK=${qp#*x} T $NODE bench/dense/search.ts exact200k
+    DENSE_ONLY_OURS=1 DENSE_QBLOCK=${qp%x*} DENSE_PBLOCK=${qp#*x} T $NODE bench/dense/search.ts exact200k
   done
 fi

@@ -26,7 +26,7 @@ const log = (o: Record<string, unknown>) => {
 };
 const secs = (t0: number) => (performance.now() - t0) / 1000;
 const queries = cached(`${OUT}queries3800.f32`, NQ, d, 2);
-const selection = (process.env.DENSE_SELECTION ?? 'js') as 'js' | 'ort';
+const selection = (process.env.DENSE_SELECTION ?? 'ort') as 'js' | 'ort'; // the library's default
 const blocksOpt = {
   queryBlock: process.env.DENSE_QBLOCK ? Number(process.env.DENSE_QBLOCK) : undefined,
   poolBlock: process.env.DENSE_PBLOCK ? Number(process.env.DENSE_PBLOCK) : undefined,
