@@ -60,7 +60,8 @@ if (mode === 'exact200k') {
   // usearch exactSearch on 380 queries (10 %), extrapolated.
   const sub = 380;
   t0 = performance.now();
-  const u = usearch.exactSearch(pool, queries.subarray(0, sub * d), d, K, usearch.MetricKind.L2sq, 2) as unknown as { keys: BigUint64Array };
+  // (a private copy: usearch.exactSearch refuses SharedArrayBuffer memory; Index.add/search take it)
+  const u = usearch.exactSearch(pool.slice(), queries.subarray(0, sub * d), d, K, usearch.MetricKind.L2sq, 2) as unknown as { keys: BigUint64Array };
   const us = secs(t0);
   let same = 0;
   for (let q = 0; q < sub; q++) {
