@@ -61,7 +61,7 @@ if (mode === 'exact200k') {
   const sub = 380;
   t0 = performance.now();
   // (a private copy: usearch.exactSearch refuses SharedArrayBuffer memory; Index.add/search take it)
-  const u = usearch.exactSearch(pool.slice(), queries.subarray(0, sub * d), d, K, usearch.MetricKind.L2sq, 2) as unknown as { keys: BigUint64Array };
+  const u = usearch.exactSearch(pool.slice(), queries.slice(0, sub * d), d, K, usearch.MetricKind.L2sq, 2) as unknown as { keys: BigUint64Array };
   const us = secs(t0);
   let same = 0;
   for (let q = 0; q < sub; q++) {

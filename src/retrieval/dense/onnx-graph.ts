@@ -55,7 +55,7 @@ class PbWriter {
   }
 }
 
-export const ElemType = { FLOAT: 1, INT32: 6, INT64: 7 } as const;
+export const ElemType = { FLOAT: 1, INT64: 7 } as const;
 type Dim = number | string;
 
 export interface NodeSpec {

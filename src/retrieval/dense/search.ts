@@ -80,11 +80,8 @@ function session(kind: 'l2-topk' | 'ip-topk' | 'l2-gemm' | 'ip-gemm' | 'l2-full'
     const outputs = [] as { name: string; type: number; shape: (number | string)[] }[];
     if (topk) {
       inputs.push({ name: 'K', type: ElemType.INT64, shape: [1] });
-      // Unsorted: the candidates are ordered later anyway; the smallest kept value is found while reading them.
-      nodes.push({ op: 'TopK', inputs: ['S', 'K'], outputs: ['V', 'I64'], attrs: { axis: { i: 1 }, largest: { i: 1 }, sorted: { i: 0 } } });
-      // Indices as int32: reading int64 costs a BigInt per candidate in JS.
-      nodes.push({ op: 'Cast', inputs: ['I64'], outputs: ['I'], attrs: { to: { i: ElemType.INT32 } } });
-      outputs.push({ name: 'V', type: ElemType.FLOAT, shape: ['b', 'k'] }, { name: 'I', type: ElemType.INT32, shape: ['b', 'k'] });
+      nodes.push({ op: 'TopK', inputs: ['S', 'K'], outputs: ['V', 'I'], attrs: { axis: { i: 1 }, largest: { i: 1 }, sorted: { i: 1 } } });
+      outputs.push({ name: 'V', type: ElemType.FLOAT, shape: ['b', 'k'] }, { name: 'I', type: ElemType.INT64, shape: ['b', 'k'] });
     } else {
       outputs.push({ name: 'S', type: ElemType.FLOAT, shape: ['b', 'n'] });
     }
@@ -395,19 +392,16 @@ export async function searchBlocks(queries: Float32Array, pool: Float32Array, d:
           feeds.K = new ort.Tensor('int64', BigInt64Array.of(BigInt(K)), [1]);
           const out = await sess.run(feeds);
           const V = out.V.data as Float32Array;
-          const I = out.I.data as Int32Array;
+          const I = out.I.data as BigInt64Array;
           for (let i = 0; i < m; i++) {
             const row = first + i;
             const o = row * stride + fill[row];
-            let least = Infinity;
             for (let j = 0; j < K; j++) {
-              const v = V[i * K + j];
-              candPos[o + j] = blk.lo + I[i * K + j];
-              candG[o + j] = v;
-              if (v < least) least = v;
+              candPos[o + j] = blk.lo + Number(I[i * K + j]);
+              candG[o + j] = V[i * K + j];
             }
             fill[row] += K;
-            if (K < n) T[row] = Math.max(T[row], least);
+            if (K < n) T[row] = Math.max(T[row], V[i * K + K - 1]);
           }
         }
         // Queries are only final after the last pool block: report the scanned share meanwhile.
