@@ -3,7 +3,8 @@ import { parentPort } from 'node:worker_threads';
 import { searchBlocks, type ExactWorkerInit, type ExactWorkerTask } from './search.ts';
 
 parentPort!.once('message', async ({ init, task }: { init: ExactWorkerInit; task: ExactWorkerTask }) => {
-  const hits = await searchBlocks(task.queries, init.pool, init.d, {
+  const pool = new Float32Array(init.pool.buffer, init.pool.byteOffset, init.pool.length);
+  const hits = await searchBlocks(task.queries, pool, init.d, {
     ...init.opts,
     exclude: task.exclude,
     onProgress: (done) => parentPort!.postMessage({ progress: done }),

@@ -247,7 +247,8 @@ export async function exactSearch(queries: Float32Array, pool: Float32Array, d: 
   const pN = norms2(sharedPool, d, true);
   const tieRank = opts.tieRank;
   const init: ExactWorkerInit = {
-    pool: sharedPool, d, pN,
+    // The buffer, not the view: Node 20 clones a typed array over more than 4 GiB with a truncated length.
+    pool: { buffer: sharedPool.buffer as SharedArrayBuffer, byteOffset: sharedPool.byteOffset, length: sharedPool.length }, d, pN,
     opts: { k: opts.k, distance: opts.distance, tieRank, queryBlock: opts.queryBlock, poolBlock: opts.poolBlock, selection: opts.selection, scores: opts.scores },
   };
   // Equal contiguous slices: every query costs the same (one pass over the pool).
@@ -278,7 +279,7 @@ export async function exactSearch(queries: Float32Array, pool: Float32Array, d: 
 
 /** What exact-worker.ts receives once (shared pool and its squared norms) and per task (a slice of queries). */
 export interface ExactWorkerInit {
-  pool: Float32Array;
+  pool: { buffer: SharedArrayBuffer; byteOffset: number; length: number };
   d: number;
   pN: Float64Array;
   opts: Omit<ExactOptions, 'exclude' | 'threads' | 'onProgress'>;
