@@ -10,7 +10,7 @@ export const usage = `usage: citebench bm25 index --corpus STORE --out INDEX [--
 
 Build the BM25 index of a corpus store: title + abstract of every article, analysed like Anserini/Lucene 8.7
 (EnglishAnalyzer). Chunks are kept in INDEX.work/ so a killed build resumes where it stopped; the index
-directory is written atomically at the end. --threads N analyses chunks on N worker threads (default: number
+directory is written atomically at the end. --threads N analyses chunks in N child processes (default: number
 of CPUs); the index is identical for any N.`;
 
 export async function run(args: string[]) {

@@ -25,8 +25,7 @@ Rank documents for each query article (title + abstract) with Lucene-exact BM25 
   --keep-self      keep the query article in its own list (default: excluded)
   --threads N      parallel searchers (default: number of CPUs), child processes that each load their own
                    copy of the postings (6 bytes per posting): on the development machine two worker threads
-                   of one process slowed each other down (3,800 queries over 1 M abstracts: 164.6 s with
-                   threads, 96.9 s with processes)
+                   of one process slowed each other down ~40 % (docs/benchmarks.md)
   --shared-memory  use worker threads sharing one copy of the index instead (less memory, slower here)
 Finished queries are journalled in RUN.trec.partial: a killed search, run again with the same arguments,
 searches only the queries it had not finished (a journal of other arguments is discarded).`;
