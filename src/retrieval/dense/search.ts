@@ -11,7 +11,7 @@
  *
  * Scores: `l2` → −squared Euclidean distance (what faiss IndexFlatL2 reports, negated); `ip` → inner product.
  */
-import { cpus } from 'node:os';
+import { cpus, endianness } from 'node:os';
 import * as ort from 'onnxruntime-node';
 import { buildModel, ElemType, type NodeSpec } from './onnx-graph.ts';
 import type { Distance } from './models.ts';
@@ -49,6 +49,7 @@ export interface ExactOptions {
 }
 
 const U = 2 ** -24;
+if (endianness() !== 'LE') throw new Error('citebench dense search reads int64 indices as 32-bit words: little-endian CPUs only');
 /** Extra candidates beyond k fetched per block, so the certificate usually holds on the first pass. */
 const MARGIN = 32;
 
@@ -393,12 +394,15 @@ export async function searchBlocks(queries: Float32Array, pool: Float32Array, d:
           feeds.K = new ort.Tensor('int64', BigInt64Array.of(BigInt(K)), [1]);
           const out = await sess.run(feeds);
           const V = out.V.data as Float32Array;
-          const I = out.I.data as BigInt64Array;
+          const I64 = out.I.data as BigInt64Array;
+          // The int64 indices (< 2^31) read as their low 32-bit words (little-endian, checked at load): no
+          // BigInt per candidate.
+          const I = new Int32Array(I64.buffer, I64.byteOffset, I64.length * 2);
           for (let i = 0; i < m; i++) {
             const row = first + i;
             const o = row * stride + fill[row];
             for (let j = 0; j < K; j++) {
-              candPos[o + j] = blk.lo + Number(I[i * K + j]);
+              candPos[o + j] = blk.lo + I[2 * (i * K + j)];
               candG[o + j] = V[i * K + j];
             }
             fill[row] += K;
