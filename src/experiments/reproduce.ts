@@ -18,7 +18,7 @@ import { synthesize, SYNTH_DEFAULTS } from '../corpus/synth.ts';
 import { buildCorpusStore } from '../corpus/store-build.ts';
 import { CorpusStore } from '../corpus/store.ts';
 import { PAPER_PREFILTER } from '../corpus/prefilter.ts';
-import { buildIndex, loadIndex, removeWorkDir, saveIndex } from '../retrieval/bm25/index.ts';
+import { INDEX_VERSION, buildIndex, loadIndex, readIndexMeta, removeWorkDir, saveIndex } from '../retrieval/bm25/index.ts';
 import { Bm25Retriever } from '../retrieval/bm25/retriever.ts';
 import { runLargeScale, meanOverRepeats, PAPER_DATASET_LEVEL, type LargeScaleConfig } from './large-scale.ts';
 import { datasetLevelTable, loadPaperNumbers, paperTable1, poolLabel } from '../report/tables.ts';
@@ -85,7 +85,15 @@ export async function reproduce(cfg: ReproduceConfig, log: StageLog = console.er
   // 2. BM25 index (the index directory appears atomically; a killed build resumes from its chunks)
   const indexDir = join(cfg.workDir, 'bm25-index');
   const indexStamp = join(cfg.workDir, 'bm25-index.config.json');
-  if (existsSync(join(indexDir, 'meta.json')) && existsSync(indexStamp) && readFileSync(indexStamp, 'utf8') === want) {
+  // An index this citebench cannot read (older format version, damaged meta) is rebuilt, not reused.
+  const indexCurrent = existsSync(join(indexDir, 'meta.json')) && (() => {
+    try {
+      return readIndexMeta(indexDir).version === INDEX_VERSION;
+    } catch {
+      return false;
+    }
+  })();
+  if (indexCurrent && existsSync(indexStamp) && readFileSync(indexStamp, 'utf8') === want) {
     log(`[2/4] BM25 index: up to date (${indexDir})`);
   } else {
     log(`[2/4] BM25 index of ${store.size} articles`);
