@@ -98,7 +98,9 @@ test('exact search on worker threads (shared pool, one session each) equals the 
   for (const distance of ['l2', 'ip'] as const) {
     let progress = 0;
     const par = await exactSearch(queries, pool, d, { k: 60, distance, exclude, queryBlock: 8, poolBlock: 300, threads: 2, onProgress: (n) => (progress = n) });
-    const one = await exactSearch(queries, pool.slice(), d, { k: 60, distance, exclude, queryBlock: 8, poolBlock: 300, threads: 1 });
+    const sharedQueries = new Float32Array(new SharedArrayBuffer(queries.byteLength));
+    sharedQueries.set(queries); // shared memory on the single-session path too (tensors are built from copies)
+    const one = await exactSearch(sharedQueries, pool, d, { k: 60, distance, exclude, queryBlock: 8, poolBlock: 300, threads: 1 });
     assert.deepEqual(asLists(par), asLists(one));
     assert.deepEqual(asLists(par), brute(queries, ident(nq), pool, ident(np), d, 60, distance === 'l2', exclude));
     assert.equal(progress, nq);

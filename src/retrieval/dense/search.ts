@@ -325,7 +325,6 @@ export async function searchBlocks(queries: Float32Array, pool: Float32Array, d:
   const gemmScores = opts.scores === 'float32';
   const sess = await session(l2 ? (selectInJs ? 'l2-gemm' : 'l2-topk') : selectInJs ? 'ip-gemm' : 'ip-topk', d, threads);
   const pN = poolNorms ?? norms2(pool, d);
-  if (queries.buffer instanceof SharedArrayBuffer) queries = queries.slice(); // (see poolTensor)
   const qN = norms2(queries, d);
   let pMax = 0;
   for (let i = 0; i < np; i++) pMax = Math.max(pMax, pN[i]);
