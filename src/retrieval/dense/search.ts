@@ -16,6 +16,7 @@ import * as ort from 'onnxruntime-node';
 import { buildModel, ElemType, type NodeSpec } from './onnx-graph.ts';
 import type { Distance } from './models.ts';
 import { tsWorker } from '../../util/ts-worker.ts';
+import type { Worker } from 'node:worker_threads';
 
 /** Per-query results in CSR form over pool positions (0..poolSize-1), best first. */
 export interface PoolHits {
@@ -244,6 +245,17 @@ export async function exactSearch(queries: Float32Array, pool: Float32Array, d: 
   if (workers <= 1) return searchBlocks(queries, pool, d, opts, threads);
   // Workers start (module loading, onnxruntime) while this thread computes the pool's norms.
   const spawned = Array.from({ length: workers }, () => tsWorker(new URL('./exact-worker.ts', import.meta.url)));
+  try {
+    return await searchOnWorkers(spawned, queries, pool, d, opts);
+  } finally {
+    // Also on failure: a worker left running would keep the process alive.
+    await Promise.all(spawned.map((w) => w.terminate()));
+  }
+}
+
+async function searchOnWorkers(spawned: Worker[], queries: Float32Array, pool: Float32Array, d: number, opts: ExactOptions): Promise<PoolHits> {
+  const nq = queries.length / d;
+  const workers = spawned.length;
   const sharedPool = pool.buffer instanceof SharedArrayBuffer ? pool : shareCopy(pool);
   const pN = norms2(sharedPool, d, true);
   const tieRank = opts.tieRank;
@@ -260,11 +272,7 @@ export async function exactSearch(queries: Float32Array, pool: Float32Array, d: 
       new Promise<PoolHits>((resolve, reject) => {
         const worker = spawned[w];
         worker.on('message', (m: { progress?: number; hits?: PoolHits }) => {
-          if (m.hits) {
-            resolve(m.hits);
-            void worker.terminate();
-            return;
-          }
+          if (m.hits) return resolve(m.hits);
           doneBy[w] = m.progress!;
           opts.onProgress?.(doneBy.reduce((a, b) => a + b, 0));
         });
