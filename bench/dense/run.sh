@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Dense retrieval benchmarks (npm run bench:dense, which takes the shared heavy lock). Results: one JSON line
 # per measurement appended to bench/out/dense/results.jsonl, plus wall time and peak RSS from /usr/bin/time.
-#   DENSE_STEPS   which steps (default: "encode search200k exact2m hnsw")
+#   DENSE_STEPS   which steps (default: "encode search200k exact2m hnsw"; also "int8", after search200k made its data)
 #   DENSE_HNSW_N  pool size for the HNSW step (default 100000: a 2 M build would run ~2 h on 2 cores, see docs)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -30,6 +30,10 @@ for step in ${DENSE_STEPS:-encode search200k exact2m hnsw}; do
       N=${DENSE_HNSW_N:-100000}
       DENSE_EXACT_N=$N T $NODE bench/dense/search.ts exact2m
       DENSE_HNSW_N=$N T $NODE bench/dense/search.ts hnsw2m ;;
+    int8)
+      # Would an exact int8 pre-filter pay? onnxruntime's int8 vs float32 multiply, and the re-scoring it needs.
+      $NODE bench/dense/int8-gemm.ts
+      "$PY" bench/dense/int8_prefilter_estimate.py ;;
   esac
 done
 # Selection variants back to back with the faiss peer (ORT TopK, the default, then the JS heap).
