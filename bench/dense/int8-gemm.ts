@@ -9,9 +9,6 @@ import { buildModel, ElemType } from '../../src/retrieval/dense/onnx-graph.ts';
 
 const d = 768;
 const [m, n, reps] = [512, 16384, 5].map((dflt, i) => Number(process.argv[2 + i] ?? dflt));
-const UINT8 = 2;
-const INT8 = 3;
-const INT32 = 6;
 
 async function rate(model: Uint8Array, feeds: Record<string, ort.Tensor>): Promise<number> {
   const s = await ort.InferenceSession.create(model, { intraOpNumThreads: 1, interOpNumThreads: 1 });
@@ -35,8 +32,8 @@ const f32 = await rate(
 );
 const i8 = await rate(
   buildModel({
-    inputs: [{ name: 'Q', type: UINT8, shape: ['b', d] }, { name: 'P', type: INT8, shape: [d, 'n'] }],
-    outputs: [{ name: 'S', type: INT32, shape: ['b', 'n'] }],
+    inputs: [{ name: 'Q', type: ElemType.UINT8, shape: ['b', d] }, { name: 'P', type: ElemType.INT8, shape: [d, 'n'] }],
+    outputs: [{ name: 'S', type: ElemType.INT32, shape: ['b', 'n'] }],
     nodes: [{ op: 'MatMulInteger', inputs: ['Q', 'P'], outputs: ['S'] }],
   }),
   {

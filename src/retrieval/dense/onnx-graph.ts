@@ -55,7 +55,8 @@ class PbWriter {
   }
 }
 
-export const ElemType = { FLOAT: 1, INT64: 7 } as const;
+/** onnx.TensorProto.DataType codes. */
+export const ElemType = { FLOAT: 1, UINT8: 2, INT8: 3, INT32: 6, INT64: 7 } as const;
 type Dim = number | string;
 
 export interface NodeSpec {
