@@ -1,6 +1,12 @@
-/** Significance tests against values computed with scipy 1.x (stats.t.sf, special.betainc, stats.ttest_rel). */
+/**
+ * Significance tests against reference values computed with scipy (special.gammaln, special.betainc,
+ * stats.t.sf/cdf, stats.ttest_rel), an exact randomization distribution by enumeration, and statsmodels'
+ * Holm correction: test/eval/fixtures/significance.json, written by make_significance_fixture.py in the same
+ * folder (its provenance block names the command and the library versions). No Python is needed here.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import {
   compareWithBaseline,
   holm,
@@ -11,81 +17,86 @@ import {
   studentTwoSidedP,
 } from '../../src/eval/significance.ts';
 
+const F = JSON.parse(readFileSync(new URL('./fixtures/significance.json', import.meta.url), 'utf8'));
+
 const close = (a: number, b: number, rel = 1e-10) => assert.ok(Math.abs(a - b) <= rel * Math.max(Math.abs(b), 1e-300), `${a} vs ${b}`);
+/** A Monte-Carlo p from `trials` draws is within 5 standard errors (plus the (k+1)/(n+1) offset) of the exact p. */
+const nearExact = (p: number, exact: number, trials: number) =>
+  assert.ok(Math.abs(p - exact) <= 5 * Math.sqrt((exact * (1 - exact)) / trials) + 2 / trials, `${p} ≈ exact ${exact}`);
+
+test('fixture provenance names the generating script and library versions', () => {
+  const p = F.provenance;
+  assert.equal(p.script, 'test/eval/fixtures/make_significance_fixture.py');
+  assert.ok(readFileSync(new URL('./fixtures/make_significance_fixture.py', import.meta.url), 'utf8').includes('scipy'));
+  assert.match(p.scipy, /^\d+\.\d+/);
+  assert.match(p.numpy, /^\d+\.\d+/);
+  assert.match(p.date, /^\d{4}-\d{2}-\d{2}$/);
+});
 
 test('log-gamma and the regularized incomplete beta equal scipy', () => {
-  for (const [x, v] of [[0.5, 0.5723649429247], [1, 0], [2.5, 0.2846828704729192], [10, 12.801827480081469], [100.5, 361.43554046777757]]) {
-    assert.ok(Math.abs(logGamma(x) - v) < 1e-12, `lgamma(${x})`);
+  assert.ok(F.lgamma.length >= 5);
+  for (const { x, value } of F.lgamma) assert.ok(Math.abs(logGamma(x) - value) < 1e-12, `lgamma(${x}): ${logGamma(x)} vs ${value}`);
+  assert.ok(F.betainc.length >= 6);
+  for (const { x, a, b, value } of F.betainc) {
+    if (value === 1) assert.ok(Math.abs(regularizedIncompleteBeta(x, a, b) - 1) < 1e-15, `I_${x}(${a}, ${b})`);
+    else close(regularizedIncompleteBeta(x, a, b), value, 1e-9);
   }
-  const cases: [number, number, number, number][] = [
-    [0.3, 2, 3, 0.34829999999999994],
-    [0.9, 0.5, 0.5, 0.7951672353008665],
-    [0.01, 10, 0.5, 1.770034965528571e-21],
-    [0.5, 50, 0.5, 9.90168898459413e-17],
-    [0.2, 100, 0.5, 7.976289553984886e-72],
-  ];
-  for (const [x, a, b, v] of cases) close(regularizedIncompleteBeta(x, a, b), v, 1e-9);
-  assert.ok(Math.abs(regularizedIncompleteBeta(0.999, 3, 7) - 1) < 1e-15);
 });
 
 test('two-sided Student t p-values equal scipy (2·t.sf(|t|, df))', () => {
-  const cases: [number, number, number][] = [
-    [2.0, 10, 0.07338803477074037],
-    [1.96, 1000, 0.050273184955748736],
-    [0.5, 3, 0.651447964848151],
-    [4.2, 5, 0.008489558963066208],
-    [-2.571, 5, 0.0499746346838514], // the textbook 5% critical value for df = 5
-    [12.0, 199, 2.5799606747931776e-25],
-  ];
-  for (const [t, df, p] of cases) close(studentTwoSidedP(t, df), p, 1e-9);
+  assert.ok(F.studentTwoSided.length >= 6);
+  for (const { t, df, p, cdf } of F.studentTwoSided) {
+    close(studentTwoSidedP(t, df), p, 1e-9);
+    // the same numbers seen through the CDF: p = 2·min(cdf, 1 − cdf) (where 1 − cdf keeps its digits)
+    if (Math.min(cdf, 1 - cdf) > 1e-6) close(studentTwoSidedP(t, df), 2 * Math.min(cdf, 1 - cdf), 1e-9);
+  }
 });
 
 test('paired t-test equals scipy.stats.ttest_rel', () => {
-  const a = [0.5, 0.2, 0.9, 0.4, 0.7, 0.1, 0.3, 0.8];
-  const b = [0.4, 0.25, 0.6, 0.35, 0.5, 0.15, 0.2, 0.55];
+  const { a, b, t, p, df } = F.ttestRel;
   const r = pairedTTest(a, b);
-  close(r.t, 2.4430352131378665, 1e-12);
-  close(r.p, 0.04456011484099075, 1e-9);
-  assert.equal(r.df, 7);
+  close(r.t, t, 1e-12);
+  close(r.p, p, 1e-9);
+  assert.equal(r.df, df);
   assert.equal(pairedTTest(a, a).p, 1);
   assert.equal(pairedTTest([1, 2, 3], [0, 1, 2]).p, 0); // constant shift, no variance
   assert.throws(() => pairedTTest([1, NaN], [1, 2]), /no value in one run/);
   assert.throws(() => pairedTTest([1, 2], [1]), /equal lengths/);
 });
 
-test('randomization test: deterministic given the seed, sensible p-values', () => {
-  const a = [0.5, 0.2, 0.9, 0.4, 0.7, 0.1, 0.3, 0.8];
-  const b = [0.4, 0.25, 0.6, 0.35, 0.5, 0.15, 0.2, 0.55];
+test('randomization test: deterministic given the seed, close to the exact enumerated p', () => {
+  const { a, b, p: exact, signPatterns } = F.exactRandomization;
+  assert.equal(signPatterns, 2 ** a.length);
   const r1 = pairedRandomizationTest(a, b, { trials: 20000, seed: 7 });
   const r2 = pairedRandomizationTest(a, b, { trials: 20000, seed: 7 });
   assert.equal(r1.p, r2.p);
   assert.notEqual(pairedRandomizationTest(a, b, { trials: 20000, seed: 8 }).p, r1.p);
-  // The exact permutation p over all 2^8 sign patterns, counted here.
-  const d = a.map((x, i) => x - b[i]);
-  const obs = Math.abs(d.reduce((s, x) => s + x, 0));
-  let k = 0;
-  for (let m = 0; m < 256; m++) if (Math.abs(d.reduce((s, x, i) => s + (m >> i & 1 ? -x : x), 0)) >= obs - 1e-12) k++;
-  assert.ok(Math.abs(r1.p - k / 256) < 0.01, `${r1.p} ≈ exact ${k / 256}`);
+  nearExact(r1.p, exact, 20000);
   assert.equal(pairedRandomizationTest(a, a, { trials: 100, seed: 1 }).p, 1);
 });
 
-test('Holm correction', () => {
-  // m = 4: sorted 0.01, 0.02, 0.03, 0.04 → 0.04, 0.06, 0.06, 0.06 (monotone), returned in input order.
-  assert.deepEqual(holm([0.03, 0.01, 0.04, 0.02]).map((x) => +x.toFixed(12)), [0.06, 0.04, 0.06, 0.06]);
-  assert.deepEqual(holm([0.5, 0.9]), [1, 1]);
+test('Holm correction equals statsmodels multipletests(method="holm")', () => {
+  assert.ok(F.holm.length >= 4);
+  for (const { p, adjusted } of F.holm) {
+    const got = holm(p);
+    assert.equal(got.length, adjusted.length);
+    got.forEach((x, i) => assert.ok(Math.abs(x - adjusted[i]) < 1e-15, `holm(${p})[${i}] = ${x} vs ${adjusted[i]}`));
+  }
   assert.deepEqual(holm([]), []);
 });
 
-test('compareWithBaseline: Holm-adjusted p-values per system, reproducible', () => {
-  const base = { name: 'bm25', values: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6] };
-  const systems = [
-    { name: 'better', values: [0.3, 0.35, 0.5, 0.6, 0.65, 0.9] },
-    { name: 'same', values: [0.1, 0.25, 0.28, 0.4, 0.52, 0.6] },
-  ];
+test('compareWithBaseline: p-values equal scipy and the exact randomization p, Holm across systems, reproducible', () => {
+  const C = F.compareWithBaseline;
+  const base = { name: 'bm25', values: C.baseline };
+  const systems = C.systems.map((s: { name: string; values: number[] }) => ({ name: s.name, values: s.values }));
   const rows = compareWithBaseline(base, systems, { randomizationTrials: 2000, seed: 3 });
-  assert.equal(rows.length, 2);
-  assert.ok(rows[0].tTest.p < 0.01 && rows[1].tTest.p > 0.3);
-  assert.deepEqual(rows.map((r) => r.tTestPHolm), holm(rows.map((r) => r.tTest.p)));
+  assert.equal(rows.length, C.systems.length);
+  rows.forEach((r, i) => {
+    assert.equal(r.system, C.systems[i].name);
+    close(r.tTest.p, C.systems[i].tTestP, 1e-9);
+    close(r.tTestPHolm, C.tTestPHolm[i], 1e-9);
+    nearExact(r.randomization!.p, C.systems[i].exactRandomizationP, 2000);
+  });
   assert.deepEqual(rows.map((r) => r.randomizationPHolm), holm(rows.map((r) => r.randomization!.p)));
   assert.deepEqual(compareWithBaseline(base, systems, { randomizationTrials: 2000, seed: 3 }), rows);
 });
