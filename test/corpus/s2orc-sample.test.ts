@@ -10,7 +10,7 @@ import { readArticles } from '../../src/corpus/s2orc-reader.ts';
 import { ValidationReport } from '../../src/corpus/validation.ts';
 import { buildCorpusStore } from '../../src/corpus/store-build.ts';
 import { CorpusStore } from '../../src/corpus/store.ts';
-import { PAPER_PREFILTER } from '../../src/corpus/prefilter.ts';
+import { EmptyCorpusError, PAPER_PREFILTER } from '../../src/corpus/prefilter.ts';
 import { FIELDS } from '../../src/corpus/fields.ts';
 
 const SAMPLE = join(SHARED, 'data/s2orc-sample/metadata.jsonl');
@@ -75,7 +75,9 @@ test('store build: validation counts and prefilter (both citation scopes) match 
   const dir = mkdtempSync(join(tmpdir(), 'cb-s2orc-'));
 
   // corpus scope: citations between sample articles only
-  const s1 = await buildCorpusStore({ input: SAMPLE, out: join(dir, 'a'), prefilter: PAPER_PREFILTER });
+  // (it keeps no article: an EmptyCorpusError that carries the counts)
+  let s1!: EmptyCorpusError;
+  await assert.rejects(buildCorpusStore({ input: SAMPLE, out: join(dir, 'a'), prefilter: PAPER_PREFILTER }), (e: unknown) => e instanceof EmptyCorpusError && !!(s1 = e));
   assert.equal(s1.validation.count('unknown-citation'), unknown);
   assert.equal(s1.validation.count('self-citation'), self);
   const noYear = recs.filter((r: any) => r.year === null).length;
