@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, copyFileSync, mkdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { REPO } from '../helpers/shared.ts';
 import { synthesize, SYNTH_DEFAULTS, SYNTH_VERSION } from '../../src/corpus/synth.ts';
 import { buildCorpusStore } from '../../src/corpus/store-build.ts';
 import { CorpusStore } from '../../src/corpus/store.ts';
@@ -187,5 +189,24 @@ test('config errors are CitebenchErrors', async () => {
   ];
   for (const b of bad) {
     await assert.rejects(runLargeScale(store, bm25, { ...cfg, ...b }, join(root, 'results-bad')), (e: unknown) => e instanceof CitebenchError, JSON.stringify(b));
+  }
+});
+
+test('CLI reproduce: a bad --store, --seed, --repeats, --scale or --work is one line, exit 2, no stack trace', () => {
+  const work = join(root, 'cli-work');
+  const cases: [string[], RegExp][] = [
+    [['--store', join(root, 'shards')], /not a corpus store \(no meta\.json\)/],
+    [['--seed', '1.5'], /--seed must be an integer/],
+    [['--repeats', '0'], /--repeats must be a positive integer/],
+    [['--scale', '0.0001'], /--scale 0\.0001 leaves no queries/],
+    [['--work', join(root, 'a-file', 'work')], /ENOTDIR: not a directory, mkdir '.*a-file/],
+  ];
+  writeFileSync(join(root, 'a-file'), '');
+  for (const [args, want] of cases) {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), 'reproduce', ...(args[0] === '--work' ? [] : ['--work', work]), ...args], { encoding: 'utf8', cwd: REPO });
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    const errors = r.stderr.trim().split('\n').filter((l) => !l.startsWith('[')); // stage lines aside
+    assert.equal(errors.length, 1, r.stderr);
+    assert.match(errors[0], new RegExp(`^citebench: .*${want.source}`));
   }
 });
