@@ -58,6 +58,12 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** A file-system error that names its path (Node's message: "CODE: description, syscall 'path'"). */
+function isPathError(e: unknown): e is NodeJS.ErrnoException {
+  const x = e as NodeJS.ErrnoException;
+  return e instanceof Error && typeof x.code === 'string' && typeof x.syscall === 'string' && typeof x.path === 'string';
+}
+
 // `citebench … | head` closes the pipe early: that is not an error.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   if (e.code === 'EPIPE') process.exit(0);
@@ -70,6 +76,10 @@ main(process.argv.slice(2)).then(
   },
   (e: unknown) => {
     if (e instanceof CitebenchError) {
+      console.error(`citebench: ${e.message}`);
+      process.exitCode = 2;
+    } else if (isPathError(e)) {
+      // A path the user gave that cannot be read or written (ENOTDIR, EACCES, ENOSPC …): not a bug.
       console.error(`citebench: ${e.message}`);
       process.exitCode = 2;
     } else {

@@ -10,6 +10,9 @@
  * Rules are applied independently; an article failing several is counted under each rule, and once under
  * the first rule it fails ("removed by" counts, which add up to the total removed).
  */
+import { CitebenchError } from '../util/errors.ts';
+import type { ValidationReport } from './validation.ts';
+
 export type CitationDirection = 'inbound' | 'outbound' | 'both' | 'either';
 
 export interface PrefilterConfig {
@@ -123,6 +126,43 @@ export function formatPrefilterReport(r: PrefilterReport): string {
   };
   for (const rule of RULES) lines.push(`  ${label[rule].padEnd(25)} ${String(r.failing[rule]).padStart(9)} ${String(r.removedBy[rule]).padStart(9)}`);
   return lines.join('\n');
+}
+
+/**
+ * A build that would keep no article: an empty store only fails later (no queries to sample) or, worse, looks
+ * like a finished corpus. The message says which rules removed the articles and, when rule 4 counted links
+ * inside an input that cites outside itself (a subset of S2ORC), suggests the record scope.
+ */
+export class EmptyCorpusError extends CitebenchError {
+  constructor(
+    readonly input: string,
+    readonly validation: ValidationReport,
+    readonly prefilter: PrefilterReport | null,
+  ) {
+    super(emptyCorpusMessage(input, validation, prefilter));
+  }
+}
+
+function emptyCorpusMessage(input: string, v: ValidationReport, pf: PrefilterReport | null): string {
+  if (!pf || pf.input === 0) {
+    return `${input}: no article to build a corpus from (${v.recordsRead} records read, ${v.recordsAccepted} valid; see 'citebench corpus validate --input ${input}')`;
+  }
+  const c = pf.config;
+  const label: Record<Rule, string> = {
+    'no-year': 'no year',
+    'empty-title': 'empty title',
+    'short-abstract': `abstract < ${c.minAbstractChars} chars`,
+    'few-citations': `< ${c.minCitations} ${c.citationDirection} citations (${c.citationScope} scope)`,
+  };
+  const by = RULES.filter((r) => pf.removedBy[r] > 0).map((r) => `${label[r]}: ${pf.removedBy[r]}`).join(', ');
+  let msg = `${input}: the prefilter kept 0 of ${pf.input} articles (removed by first failing rule: ${by}; articles failing ${label['few-citations']}: ${pf.failing['few-citations']})`;
+  if (c.citationScope === 'corpus' && pf.failing['few-citations'] > 0) {
+    const outside = v.count('unknown-citation');
+    msg +=
+      `. Rule 4 counted citations between input articles only${outside ? `, and ${outside} citations point outside the input` : ''}: ` +
+      `if the input is a subset of S2ORC, use --citation-scope record (each record's own S2ORC citation lists)`;
+  }
+  return msg;
 }
 
 function codePointLength(s: string): number {

@@ -12,7 +12,7 @@ import type { Readable } from 'node:stream';
 import type { Article } from './article.ts';
 import { fieldBit } from './fields.ts';
 import { ValidationReport } from './validation.ts';
-import { CitebenchError } from '../util/errors.ts';
+import { CitebenchError, InputError } from '../util/errors.ts';
 
 /** The shard files under `path` (a file, or a directory scanned non-recursively), sorted by name. */
 export function listShards(path: string): string[] {
@@ -34,16 +34,23 @@ export interface RawLine {
 }
 
 /**
- * Lines of one shard as raw bytes. A corrupt or truncated gzip stream, or an I/O error, ends the file with a
- * 'corrupt-file' problem; an incomplete last line of a truncated stream is not yielded.
+ * Lines of one shard as raw bytes. A corrupt or truncated gzip stream, or an I/O error, is an InputError naming
+ * the file, the line and the byte offsets where reading stopped: a shard silently cut short would shrink the
+ * corpus and change every citation count. With `allowTruncated` it is instead a counted 'corrupt-file' problem
+ * and the rest of the file is skipped; an incomplete last line of a truncated stream is never yielded.
  */
-export async function* readShardLines(file: string, report: ValidationReport): AsyncGenerator<RawLine> {
-  let stream: Readable = createReadStream(file, { highWaterMark: 1 << 20 });
-  if (file.endsWith('.gz')) stream = stream.pipe(createGunzip({ chunkSize: 1 << 20 }));
+export async function* readShardLines(file: string, report: ValidationReport, opts: { allowTruncated?: boolean } = {}): AsyncGenerator<RawLine> {
+  const raw = createReadStream(file, { highWaterMark: 1 << 20 });
+  const gunzip = file.endsWith('.gz') ? createGunzip({ chunkSize: 1 << 20 }) : undefined;
+  const stream: Readable = gunzip ? raw.pipe(gunzip) : raw;
+  // A failing read stream does not end the gunzip it pipes into: forward the error.
+  if (gunzip) raw.on('error', (e) => gunzip.destroy(e));
   let carry: Buffer | null = null;
   let line = 0;
+  let bytes = 0; // decompressed bytes read so far
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
       let buf: Buffer = carry ? Buffer.concat([carry, chunk]) : chunk;
       let start = 0;
       for (;;) {
@@ -58,13 +65,35 @@ export async function* readShardLines(file: string, report: ValidationReport): A
       carry = start < buf.length ? Buffer.from(buf.subarray(start)) : null;
     }
   } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code === 'Z_BUF_ERROR' ? 'gzip stream is truncated' : (e as Error).message;
+    const err = e as NodeJS.ErrnoException;
+    // zlib gives no exact position: the damage lies between the compressed input it had accepted and what was
+    // read from the file (whole 1 MiB reads). A failed checksum ('incorrect data check') is only seen at the end.
+    const from = gunzip ? gunzip.bytesWritten : bytes;
+    const to = raw.bytesRead;
+    const kind = gunzip ? 'compressed ' : '';
+    const span = from === to ? `at ${kind}byte ${from}` : `in ${kind}bytes ${from}–${to}`;
+    const where = gunzip ? `${span} of ${fileSize(file)}, after decompressed byte ${bytes}` : span;
+    const why =
+      err.code === 'Z_BUF_ERROR'
+        ? `gzip stream is truncated (${where})`
+        : err.code === 'Z_DATA_ERROR'
+          ? `corrupt gzip data, zlib: ${err.message} (${where})`
+          : `read error: ${err.code ?? err.message} (${where})`;
+    if (!opts.allowTruncated) throw new InputError(file, line + 1, undefined, `${why}; --allow-truncated skips the rest of the file (counted)`);
     report.add('corrupt-file', file, line + 1, undefined, `${why}; rest of file skipped`);
     return;
   }
   if (carry && carry.length) {
     line++;
     yield { file, line, bytes: carry };
+  }
+}
+
+function fileSize(file: string): number | string {
+  try {
+    return statSync(file).size;
+  } catch {
+    return '?';
   }
 }
 
@@ -159,6 +188,8 @@ function describe(v: unknown): string {
 
 export interface ReadOptions {
   report: ValidationReport;
+  /** A truncated or corrupt shard is a counted skip of the rest of that file instead of an error. */
+  allowTruncated?: boolean;
   /** Called once per shard before its first record (progress, logging). */
   onShard?: (file: string, i: number, n: number) => void;
 }
@@ -171,7 +202,7 @@ export async function* readArticles(path: string, opts: ReadOptions): AsyncGener
   const shards = listShards(path);
   for (let i = 0; i < shards.length; i++) {
     opts.onShard?.(shards[i], i, shards.length);
-    for await (const raw of readShardLines(shards[i], opts.report)) {
+    for await (const raw of readShardLines(shards[i], opts.report, { allowTruncated: opts.allowTruncated })) {
       opts.report.recordsRead++;
       const a = parseRecord(raw, opts.report);
       if (a) yield Object.assign(a, { file: raw.file, line: raw.line });

@@ -14,7 +14,7 @@ import { readArticles } from './s2orc-reader.ts';
 import { CitationSpool, resolveCitations } from './citations.ts';
 import { ValidationReport } from './validation.ts';
 import {
-  applyPrefilter, formatPrefilterReport, textRuleFlags, type PrefilterConfig, type PrefilterReport,
+  EmptyCorpusError, applyPrefilter, formatPrefilterReport, textRuleFlags, type PrefilterConfig, type PrefilterReport,
 } from './prefilter.ts';
 import { FILES, STORE_FORMAT, STORE_VERSION } from './store-format.ts';
 import { Growable } from '../util/growable.ts';
@@ -29,6 +29,8 @@ export interface BuildOptions {
   /** null = keep every valid article (no prefilter). */
   prefilter: PrefilterConfig | null;
   strict?: boolean;
+  /** A truncated or corrupt shard: skip the rest of it (counted as 'corrupt-file') instead of failing. */
+  allowTruncated?: boolean;
   progress?: boolean;
   log?: (line: string) => void;
 }
@@ -69,7 +71,7 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     const spool = new CitationSpool(join(tmp, 'citations.spool'));
     let n = 0;
     const p1 = new Progress({ label: 'pass 1/2 read', unit: 'records', enabled: opts.progress });
-    for await (const a of readArticles(opts.input, { report })) {
+    for await (const a of readArticles(opts.input, { report, allowTruncated: opts.allowTruncated })) {
       p1.tick();
       if (idIndex.add(a.id, n) !== n) {
         report.add('duplicate-id', a.file, a.line, 'paper_id', `duplicate paper_id ${a.id}: this record is skipped, the first one kept`);
@@ -120,6 +122,7 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     const record = cfg.citationScope === 'record';
     const { keep, report: pf } = applyPrefilter(cfg, flags.view(), record ? recordIn.view() : inDeg, record ? recordOut.view() : outDeg);
     if (opts.prefilter) log(formatPrefilterReport(pf));
+    if (pf.kept === 0) throw new EmptyCorpusError(opts.input, report, opts.prefilter ? pf : null);
     const newIndex = new Int32Array(n).fill(-1);
     let m = 0;
     for (let i = 0; i < n; i++) if (keep[i]) newIndex[i] = m++;

@@ -38,6 +38,12 @@ export interface SynthConfig {
   refs2019: number;
 }
 
+/**
+ * Version of the generator's output: bump it with any change to what synthesize() writes for a given config, so
+ * shards, corpus stores and result cells stamped with the old version are rebuilt rather than reused.
+ */
+export const SYNTH_VERSION = 1;
+
 export const SYNTH_DEFAULTS: Omit<SynthConfig, 'articles' | 'seed'> = {
   shardSize: 100_000,
   vocabulary: 60_000,
@@ -75,7 +81,7 @@ export async function synthesize(cfg: SynthConfig, outDir: string, opts: { progr
   const T = cfg.topics ?? Math.max(50, Math.round(n / 1000));
   mkdirSync(outDir, { recursive: true });
   const manifestPath = join(outDir, 'synth.json');
-  const manifest = JSON.stringify({ generator: 'citebench-synth', version: 1, ...cfg, topics: T }, null, 1) + '\n';
+  const manifest = JSON.stringify({ generator: 'citebench-synth', version: SYNTH_VERSION, ...cfg, topics: T }, null, 1) + '\n';
   // Resume: shards already written for this exact config are kept; anything else in the way is replaced.
   const resume = existsSync(manifestPath) && readFileSync(manifestPath, 'utf8') === manifest;
   if (!resume) {

@@ -37,7 +37,7 @@ export interface MdcrResult {
   avg: Record<MdcrMetric, number>;
   /** Negative type evaluated alone (paper Table 4), or undefined for all types. */
   candidateType?: MdcrNegativeType;
-  /** Queries lacking a negative list (treated as empty; evaluate.py would stop with a KeyError). */
+  /** Negative lists missing from the benchmark, treated as empty (only with `lenient`; else an error). */
   missingLists: number;
 }
 
@@ -142,6 +142,11 @@ export function parseCandidateType(s: string): MdcrNegativeType {
 
 export interface MdcrEvalOptions {
   candidateType?: MdcrNegativeType;
+  /**
+   * A query lacking a negative candidate list: false (default) = an InputError naming field, query and type
+   * (evaluate.py stops with a KeyError there); true = the list counts as empty and is counted in missingLists.
+   */
+  lenient?: boolean;
   /** File names for error messages. */
   benchmarkPath?: string;
   scoresPath?: string;
@@ -184,7 +189,10 @@ export function evaluateMdcr(benchmark: unknown, scores: unknown, opts: MdcrEval
       for (const type of types) {
         const list = lists[type];
         if (list === undefined) {
-          if (type === 'true' || type === opts.candidateType) throw new InputError(bPath, undefined, `${where} / ${type}`, `missing candidate list '${type}'`);
+          if (type === 'true' || type === opts.candidateType || !opts.lenient) {
+            const hint = type === 'true' || type === opts.candidateType ? '' : ' (--lenient evaluates it as an empty list)';
+            throw new InputError(bPath, undefined, `${where} / ${type}`, `missing candidate list '${type}' of query '${qid}' in field ${field}${hint}`);
+          }
           missingLists++;
           continue;
         }

@@ -13,6 +13,7 @@ import type { Retriever } from '../retrieval/retriever.ts';
 import { sampleQueries, samplePool, citationQrels } from '../sampling/pools.ts';
 import { evaluateRankedLists, parseMeasure, type Measure } from '../eval/index.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
+import { CitebenchError } from '../util/errors.ts';
 import { hashString } from '../sampling/rng.ts';
 
 export interface LargeScaleConfig {
@@ -30,6 +31,11 @@ export interface LargeScaleConfig {
   /** Field level: the fields to run (default all 19). */
   fields?: Field[];
   queryYear?: number;
+  /**
+   * A sampled query whose ranked list comes back empty: 'zero' (default) counts it as 0 in every mean, as
+   * trec_eval -c does, so "MAP over 3,800 queries" averages 3,800 values; 'error' fails the cell instead.
+   */
+  emptyLists?: 'zero' | 'error';
 }
 
 export const PAPER_DATASET_LEVEL: LargeScaleConfig = {
@@ -45,7 +51,14 @@ export interface CellResult {
   /** Actual pool size (smaller than poolSize only for an exhausted field-cited set). */
   poolMembers: number;
   repeat: number;
+  /** Queries averaged in the means (sampled queries with at least one relevant pool article). */
   queries: number;
+  /** Queries sampled for the cell. */
+  sampled: number;
+  /** How sampled queries with an empty ranked list entered the means ('zero': as 0, like trec_eval -c). */
+  emptyLists: 'zero' | 'error';
+  /** Sampled queries whose ranked list was empty (each counted as 0 under 'zero'). */
+  emptyListQueries: number;
   /** Measure name (as given in the config) → mean over queries. */
   means: Record<string, number>;
   /** Measure name → per-query values, in query order (for significance tests). */
@@ -64,9 +77,10 @@ export async function runLargeScale(
   resultsDir: string,
   log: RunLog = () => {},
 ): Promise<CellResult[]> {
+  checkConfig(cfg);
   const measures: Measure[] = cfg.measures.map((name) => {
     const m = parseMeasure(name);
-    if (m.length !== 1) throw new Error(`measure ${name} expands to ${m.length} measures; name one cutoff`);
+    if (m.length !== 1) throw new CitebenchError(`measure ${name} expands to ${m.length} measures; name one cutoff`);
     return m[0];
   });
   const fields: (Field | null)[] = cfg.protocol === 'dataset' ? [null] : (cfg.fields ?? (Object.keys(FIELD_ABBREV) as Field[]));
@@ -75,7 +89,7 @@ export async function runLargeScale(
     const queries = sampleQueries(store, { count: cfg.queries, seed: cfg.seed, field: field ?? undefined, queryYear: cfg.queryYear });
     for (const size of cfg.poolSizes) {
       for (let repeat = 1; repeat <= cfg.repeats; repeat++) {
-        const key = cellKey(store, retriever.name, cfg, field, size, repeat);
+        const key = cellKey(store, retriever, cfg, field, size, repeat);
         const path = join(resultsDir, retriever.name, cfg.protocol, field ? FIELD_ABBREV[field] : 'all', `${size}-r${repeat}-${key}.json`);
         if (existsSync(path)) {
           out.push(JSON.parse(readFileSync(path, 'utf8')));
@@ -88,7 +102,15 @@ export async function runLargeScale(
         const lists = await retriever.search({ queries, pool: pool.members, k: cfg.k, excludeSelf: true });
         const rel = citationQrels(store, queries, pool.members);
         const qrels = { offsets: rel.offsets, docs: rel.docs, labels: new Int32Array(rel.docs.length).fill(1) };
-        const res = evaluateRankedLists(lists, qrels, measures, { docOrder: store.idOrder });
+        const emptyLists = cfg.emptyLists ?? 'zero';
+        const res = evaluateRankedLists(lists, qrels, measures, { docOrder: store.idOrder, options: { missing: 'zero' } });
+        if (emptyLists === 'error' && res.numMissingFromRun > 0) {
+          const first = queries.findIndex((_, q) => lists.offsets[q + 1] === lists.offsets[q]);
+          throw new CitebenchError(
+            `${label}: ${res.numMissingFromRun} of ${queries.length} queries got an empty ranked list (first: ${store.id(queries[first])}); ` +
+              `emptyLists 'zero' counts them as 0, as trec_eval -c`,
+          );
+        }
         const cell: CellResult = {
           model: retriever.name,
           protocol: cfg.protocol,
@@ -96,7 +118,10 @@ export async function runLargeScale(
           poolSize: size,
           poolMembers: pool.members.length,
           repeat,
-          queries: queries.length,
+          queries: res.numAveraged,
+          sampled: queries.length,
+          emptyLists,
+          emptyListQueries: res.numMissingFromRun,
           means: Object.fromEntries(cfg.measures.map((name, m) => [name, res.summary[m]])),
           perQuery: Object.fromEntries(cfg.measures.map((name, m) => [name, Array.from(res.perQuery[m])])),
         };
@@ -111,11 +136,33 @@ export async function runLargeScale(
   return out;
 }
 
-/** Everything that determines a cell's numbers, hashed: store identity, model, protocol settings. */
-function cellKey(store: CorpusStore, model: string, cfg: LargeScaleConfig, field: Field | null, size: number, repeat: number): string {
+/** Settings that would otherwise fail deep inside sampling, or silently give another experiment. */
+function checkConfig(cfg: LargeScaleConfig): void {
+  const bad = (what: string) => {
+    throw new CitebenchError(`large-scale config: ${what}`);
+  };
+  const posInt = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 1;
+  if (cfg.protocol !== 'dataset' && cfg.protocol !== 'field') bad(`protocol must be 'dataset' or 'field', got ${JSON.stringify(cfg.protocol)}`);
+  if (!posInt(cfg.queries)) bad(`queries must be a positive integer, got ${cfg.queries}`);
+  if (!Array.isArray(cfg.poolSizes) || cfg.poolSizes.length === 0 || !cfg.poolSizes.every(posInt)) bad(`poolSizes must be positive integers, got ${JSON.stringify(cfg.poolSizes)}`);
+  if (!posInt(cfg.repeats)) bad(`repeats must be a positive integer, got ${cfg.repeats}`);
+  if (!posInt(cfg.k)) bad(`k must be a positive integer, got ${cfg.k}`);
+  // rngFor reads the seed as a 32-bit unsigned integer: 1.5 or 2³² + 1 would silently be seed 1.
+  if (!(Number.isInteger(cfg.seed) && cfg.seed >= 0 && cfg.seed < 2 ** 32)) bad(`seed must be an integer in [0, 2^32), got ${cfg.seed}`);
+  if (!Array.isArray(cfg.measures) || cfg.measures.length === 0) bad('measures: name at least one measure');
+  if (cfg.queryYear !== undefined && !(Number.isInteger(cfg.queryYear) && cfg.queryYear > 0 && cfg.queryYear < 65535)) bad(`queryYear must be a year, got ${cfg.queryYear}`);
+  for (const f of cfg.fields ?? []) if (!(f in FIELD_ABBREV)) bad(`unknown field ${JSON.stringify(f)} (fields are the 19 MAG names: ${Object.keys(FIELD_ABBREV).join(', ')})`);
+  if (cfg.emptyLists !== undefined && cfg.emptyLists !== 'zero' && cfg.emptyLists !== 'error') bad(`emptyLists must be 'zero' or 'error', got ${JSON.stringify(cfg.emptyLists)}`);
+}
+
+/**
+ * Everything that determines a cell's numbers, hashed: store identity, the retriever's name and fingerprint
+ * (its parameters, model or index content), protocol settings.
+ */
+export function cellKey(store: CorpusStore, retriever: Retriever, cfg: LargeScaleConfig, field: Field | null, size: number, repeat: number): string {
   const ident = JSON.stringify({
-    store: [store.size, store.outTargets.length, store.meta.input],
-    model, protocol: cfg.protocol, queries: cfg.queries, seed: cfg.seed, k: cfg.k, measures: cfg.measures,
+    store: [store.size, store.outTargets.length, store.meta.input, store.meta.version, store.meta.prefilter],
+    model: retriever.name, retriever: retriever.fingerprint, protocol: cfg.protocol, emptyLists: cfg.emptyLists ?? 'zero', queries: cfg.queries, seed: cfg.seed, k: cfg.k, measures: cfg.measures,
     year: cfg.queryYear ?? 2019, field, size, repeat,
   });
   return hashString(ident).toString(16).padStart(8, '0');

@@ -14,9 +14,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { synthesize, SYNTH_DEFAULTS } from '../corpus/synth.ts';
+import { synthesize, SYNTH_DEFAULTS, SYNTH_VERSION } from '../corpus/synth.ts';
 import { buildCorpusStore } from '../corpus/store-build.ts';
 import { CorpusStore } from '../corpus/store.ts';
+import { STORE_VERSION } from '../corpus/store-format.ts';
 import { PAPER_PREFILTER } from '../corpus/prefilter.ts';
 import { INDEX_VERSION, buildIndex, loadIndex, readIndexMeta, removeWorkDir, saveIndex } from '../retrieval/bm25/index.ts';
 import { Bm25Retriever } from '../retrieval/bm25/retriever.ts';
@@ -59,13 +60,23 @@ export interface ReproduceResult {
   reportPath: string;
 }
 
+/**
+ * What the corpus store (and the BM25 index built from it) must have been made from to be reused: a given
+ * store's identity, or the synthetic corpus's size, seed, generator version and settings, prefilter and store
+ * format version.
+ */
+export function corpusStamp(cfg: Pick<ReproduceConfig, 'articles' | 'seed' | 'store'>): string {
+  return cfg.store
+    ? JSON.stringify({ store: resolve(cfg.store), meta: readFileSync(join(cfg.store, 'meta.json'), 'utf8') })
+    : JSON.stringify({ articles: cfg.articles, seed: cfg.seed, synth: { version: SYNTH_VERSION, ...SYNTH_DEFAULTS }, prefilter: PAPER_PREFILTER, storeVersion: STORE_VERSION });
+}
+
 export async function reproduce(cfg: ReproduceConfig, log: StageLog = console.error): Promise<ReproduceResult> {
   const shards = join(cfg.workDir, 'shards');
   const storeDir = cfg.store ?? join(cfg.workDir, 'store');
   const stamp = join(cfg.workDir, 'store.config.json');
-  const want = cfg.store
-    ? JSON.stringify({ store: resolve(cfg.store), meta: readFileSync(join(cfg.store, 'meta.json'), 'utf8') })
-    : JSON.stringify({ articles: cfg.articles, seed: cfg.seed, prefilter: PAPER_PREFILTER });
+  if (cfg.store) CorpusStore.open(cfg.store).close(); // a clear error when it is not a corpus store
+  const want = corpusStamp(cfg);
 
   // 1. corpus
   if (cfg.store) {

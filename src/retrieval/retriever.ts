@@ -34,5 +34,11 @@ export interface RankedLists {
 export interface Retriever {
   /** Short name used in run tags and result tables, e.g. "bm25", "specter". */
   readonly name: string;
+  /**
+   * Identity of everything that determines the lists this retriever returns for a request: parameters, model
+   * or index content, format versions, tie-breaking. Result caches (large-scale cells) key on it, so a changed
+   * setting can never reuse a stale number. Not a file path: the same settings elsewhere give the same value.
+   */
+  readonly fingerprint: string;
   search(request: SearchRequest): Promise<RankedLists>;
 }

@@ -163,6 +163,41 @@ test('mdcr errors: missing score key, malformed JSON position, empty query, unkn
   const p = join(dir, 'broken.json');
   writeFileSync(p, '{\n  "a": 1,\n  "b": oops\n}');
   assert.throws(() => readJsonFile(p), (e: unknown) => e instanceof InputError && e.line === 3 && /malformed JSON at column 8/.test(e.message));
-  assert.throws(() => evaluateMdcr({ Art: { q: { true: [] } } }, {}), /no candidates/);
+  assert.throws(() => evaluateMdcr({ Art: { q: { true: [] } } }, {}, { lenient: true }), /no candidates/);
   assert.throws(() => evaluateMdcr({ Arts: {} }, {}), /unknown field 'Arts'/);
+});
+
+test('mdcr: a missing negative list is an error naming field, query and type; lenient evaluates it as empty', () => {
+  const { bench, scores } = buildBenchmark();
+  const qid = Object.keys(bench.Art)[2];
+  const holed = structuredClone(bench);
+  delete holed.Art[qid].graph;
+  assert.throws(
+    () => evaluateMdcr(holed, scores, { benchmarkPath: 'b.json' }),
+    (e: unknown) => e instanceof InputError && e.field === `Art / ${qid} / graph` && /^b\.json \[Art \/ \w+ \/ graph\]: missing candidate list 'graph' of query '\w+' in field Art \(--lenient/.test(e.message),
+  );
+  const lenient = evaluateMdcr(holed, scores, { lenient: true });
+  assert.equal(lenient.missingLists, 1);
+  const emptied = structuredClone(bench);
+  emptied.Art[qid].graph = [];
+  const want = evaluateMdcr(emptied, scores);
+  assert.deepEqual(lenient.avg, want.avg);
+  assert.equal(want.missingLists, 0);
+  // Evaluating one other candidate type does not need the missing list.
+  assert.equal(evaluateMdcr(holed, scores, { candidateType: 'bm25' }).missingLists, 0);
+
+  const b = join(dir, 'holed.json');
+  const s = join(dir, 'holed-scores.json');
+  writeFileSync(b, JSON.stringify(holed));
+  writeFileSync(s, JSON.stringify(scores));
+  const cli = (...extra: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'mdcr-eval', '--benchmark', b, '--scores', s, ...extra], { cwd: ROOT, encoding: 'utf8' });
+  const r = cli();
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /^citebench: .*holed\.json \[Art \/ \w+ \/ graph\]: missing candidate list 'graph'/);
+  assert.equal(r.stderr.trim().split('\n').length, 1);
+  assert.equal(r.stdout, '');
+  const l = cli('--lenient', '--json');
+  assert.equal(l.status, 0, l.stderr);
+  assert.deepEqual(JSON.parse(l.stdout).AVG, want.avg);
+  assert.match(l.stderr, /warning: 1 candidate lists missing from .* were treated as empty/);
 });

@@ -19,6 +19,8 @@ options:
   --citation-scope S        where rule 4 counts: corpus (default: links between input articles; = "in S2ORC"
                             for the full S2ORC) or record (the record's own S2ORC citation lists; for subsets)
   --strict                  fail on the first data problem instead of counting and skipping it
+  --allow-truncated         a truncated or corrupt .jsonl.gz shard is read up to the damage and the rest skipped
+                            (counted and reported) instead of stopping the build
   --json                    print the summary as JSON`;
 
 export async function run(args: string[]) {
@@ -31,6 +33,7 @@ export async function run(args: string[]) {
     'citation-direction': { type: 'string' },
     'citation-scope': { type: 'string' },
     strict: { type: 'boolean' },
+    'allow-truncated': { type: 'boolean' },
     json: { type: 'boolean' },
   }, usage);
   const dir = (values['citation-direction'] ?? 'inbound') as CitationDirection;
@@ -52,6 +55,7 @@ export async function run(args: string[]) {
     out: required('out', values.out),
     prefilter,
     strict: values.strict,
+    allowTruncated: values['allow-truncated'],
     log: values.json ? undefined : (l) => console.error(l),
   });
   const secs = (performance.now() - t0) / 1000;

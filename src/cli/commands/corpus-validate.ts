@@ -7,23 +7,24 @@ import { ValidationReport } from '../../corpus/validation.ts';
 import { IdIndex } from '../../corpus/id-index.ts';
 import { CitationSpool, resolveCitations } from '../../corpus/citations.ts';
 
-export const usage = `usage: citebench corpus validate --input SHARDS [--strict] [--json]
+export const usage = `usage: citebench corpus validate --input SHARDS [--strict] [--allow-truncated] [--json]
 
 Check S2ORC metadata shards without building anything: every problem is counted by kind, with the first
 examples located by file, line and field, then every citation id is resolved (ids outside the shards are
 counted; --strict makes them errors, as it does every other problem). Exit status 1 when problems were found
 (informational counts such as citations to ids outside the corpus do not count), 2 with --strict at the first
-problem.`;
+problem. A truncated or corrupt .jsonl.gz shard stops the check with an error naming the file and offset;
+--allow-truncated counts it as a problem and goes on with the next file.`;
 
 export async function run(args: string[]) {
-  const { values } = parse(args, { input: { type: 'string' }, strict: { type: 'boolean' }, json: { type: 'boolean' } }, usage);
+  const { values } = parse(args, { input: { type: 'string' }, strict: { type: 'boolean' }, 'allow-truncated': { type: 'boolean' }, json: { type: 'boolean' } }, usage);
   const report = new ValidationReport(values.strict);
   const ids = new IdIndex();
   const spoolDir = mkdtempSync(join(tmpdir(), 'citebench-validate-'));
   try {
     const spool = new CitationSpool(join(spoolDir, 'citations.spool'));
     let n = 0;
-    for await (const a of readArticles(required('input', values.input), { report })) {
+    for await (const a of readArticles(required('input', values.input), { report, allowTruncated: values['allow-truncated'] })) {
       if (ids.add(a.id, n) !== n) {
         report.add('duplicate-id', a.file, a.line, 'paper_id', `duplicate paper_id ${a.id}`);
         continue;

@@ -1,7 +1,7 @@
 import { parse, required } from '../args.ts';
 import { evaluateMdcr, formatMdcrTable, parseCandidateType, readJsonFile, MDCR_METRICS } from '../../eval/mdcr.ts';
 
-export const usage = `usage: citebench mdcr-eval --benchmark MDCR.json --scores SCORES.json [--candidate-type TYPE] [--json]
+export const usage = `usage: citebench mdcr-eval --benchmark MDCR.json --scores SCORES.json [--candidate-type TYPE] [--lenient] [--json]
 
 The MDCR benchmark's official evaluation (zoranmedic/mdcr evaluate.py): per field, map, ndcg and recall_5
 (trec_eval 9.0.8 via pytrec_eval semantics: float32 scores, ties by candidate id descending) averaged over the
@@ -11,6 +11,8 @@ field's queries, x100, rounded to 4 decimals; AVG = mean of the rounded per-fiel
   --scores FILE           { "<query_id>_<candidate_id>": score } for every query-candidate pair (higher = better)
   --candidate-type TYPE   evaluate 5 positives + the negatives of one type only (paper Table 4):
                           bm25, graph, most_cited, random, scincl, specter
+  --lenient               a query lacking a negative candidate list is evaluated as if the list were empty
+                          (with a warning); default: an error naming the field, query and list
   --json                  machine-readable output`;
 
 export async function run(args: string[]): Promise<number> {
@@ -20,6 +22,7 @@ export async function run(args: string[]): Promise<number> {
       benchmark: { type: 'string' },
       scores: { type: 'string' },
       'candidate-type': { type: 'string' },
+      lenient: { type: 'boolean' },
       json: { type: 'boolean' },
     },
     usage,
@@ -27,7 +30,7 @@ export async function run(args: string[]): Promise<number> {
   const benchmarkPath = required('benchmark', values.benchmark);
   const scoresPath = required('scores', values.scores);
   const candidateType = values['candidate-type'] === undefined ? undefined : parseCandidateType(values['candidate-type']);
-  const result = evaluateMdcr(readJsonFile(benchmarkPath), readJsonFile(scoresPath), { candidateType, benchmarkPath, scoresPath });
+  const result = evaluateMdcr(readJsonFile(benchmarkPath), readJsonFile(scoresPath), { candidateType, lenient: values.lenient, benchmarkPath, scoresPath });
   if (values.json) {
     const fields = Object.fromEntries(result.fields.map((f) => [f.field, { queries: f.queries, ...f.values }]));
     process.stdout.write(JSON.stringify({ candidateType: result.candidateType ?? 'all', fields, AVG: result.avg, metrics: MDCR_METRICS }, null, 2) + '\n');

@@ -27,12 +27,17 @@ export async function run(args: string[]) {
   }, usage);
   const scale = num('scale', values.scale, REPRODUCE_DEFAULTS.scale);
   if (!(scale > 0 && scale <= 1)) throw new CitebenchError(`--scale must be in (0, 1], got ${values.scale}`);
+  if (Math.round(3800 * scale) < 1) throw new CitebenchError(`--scale ${values.scale} leaves no queries (3,800 × scale rounds to 0)`);
+  const seed = num('seed', values.seed, REPRODUCE_DEFAULTS.seed);
+  if (!(Number.isInteger(seed) && seed >= 0 && seed < 2 ** 32)) throw new CitebenchError(`--seed must be an integer in [0, 2^32), got ${values.seed}`);
+  const repeats = num('repeats', values.repeats, REPRODUCE_DEFAULTS.repeats);
+  if (!(Number.isInteger(repeats) && repeats >= 1)) throw new CitebenchError(`--repeats must be a positive integer, got ${values.repeats}`);
   const { store, report } = await reproduce({
     ...REPRODUCE_DEFAULTS,
     articles: num('articles', values.articles, Math.round(scale * ARTICLES_PER_SCALE)),
-    seed: num('seed', values.seed, REPRODUCE_DEFAULTS.seed),
+    seed,
     scale,
-    repeats: num('repeats', values.repeats, REPRODUCE_DEFAULTS.repeats),
+    repeats,
     workDir: values.work ?? REPRODUCE_DEFAULTS.workDir,
     store: values.store,
   });

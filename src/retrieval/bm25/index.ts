@@ -464,7 +464,7 @@ export function postingTf(ix: Pick<Bm25Index, 'tfNorms' | 'tfBigPos' | 'tfBigVal
     if (v < p) lo = mid + 1;
     else hi = mid - 1;
   }
-  throw new Error(`bm25 index: posting ${p} has the ≥255 marker but no stored frequency`);
+  throw new CitebenchError(`bm25 index: posting ${p} has the ≥255 marker but no stored frequency (damaged index files): rebuild the index`);
 }
 
 const FILES = {

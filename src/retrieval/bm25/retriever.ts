@@ -2,11 +2,12 @@
  * Bm25Retriever: the Retriever interface over a BM25 index and its corpus (queries are corpus articles,
  * analysed from their title + abstract). Pool statistics are computed once per distinct pool and reused.
  */
+import { createHash } from 'node:crypto';
 import type { RankedLists, Retriever, SearchRequest } from '../retriever.ts';
 import type { TextSource } from '../../corpus/article.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { EnglishAnalyzer, articleText } from './analyzer.ts';
-import { termIdMap, type Bm25Index } from './index.ts';
+import { ANALYZER_NAME, INDEX_VERSION, termIdMap, type Bm25Index } from './index.ts';
 import { DEFAULT_PARAMS, PoolStats, queryTermIds, type Bm25Params } from './search.ts';
 import { searchBatch } from './parallel.ts';
 
@@ -26,6 +27,7 @@ export class Bm25Retriever implements Retriever {
   private readonly analyzer = new EnglishAnalyzer();
   private readonly vocab: Map<string, number>;
   private lastPool: { pool: Uint32Array | undefined; stats: PoolStats } | undefined;
+  private fingerprint_: string | undefined;
 
   constructor(
     private readonly index: Bm25Index,
@@ -37,6 +39,22 @@ export class Bm25Retriever implements Retriever {
     }
     this.params = { ...DEFAULT_PARAMS, ...opts.params };
     this.vocab = termIdMap(index.terms);
+  }
+
+  /**
+   * k1, b, exact or lossy lengths, the index format and analyzer, the index's content (see indexIdentity) and
+   * the tie-break key. Computed on first use (hashing a large index takes a fraction of a second).
+   */
+  get fingerprint(): string {
+    this.fingerprint_ ??= JSON.stringify({
+      retriever: 'bm25',
+      k1: this.params.k1,
+      b: this.params.b,
+      lengths: this.params.accurate ? 'accurate' : 'lossy',
+      index: { version: INDEX_VERSION, analyzer: ANALYZER_NAME, content: indexIdentity(this.index) },
+      tieKey: this.opts.tieKey ? digest(this.opts.tieKey) : null,
+    });
+    return this.fingerprint_;
   }
 
   /** Statistics of a pool (cached for the last pool used, by identity). */
@@ -65,4 +83,26 @@ export class Bm25Retriever implements Retriever {
       onResult: req.onResult && ((q, top) => req.onResult!(q, top.docs, top.scores)),
     });
   }
+}
+
+/**
+ * Content identity of an index: its counts, plus SHA-256 over the document lengths, the term offsets (every
+ * term's document frequency) and the vocabulary. The postings themselves are left out (billions of entries at
+ * S2ORC scale); an index is a pure function of its corpus and analyzer, and these columns already differ for any
+ * other corpus or analysis.
+ */
+export function indexIdentity(ix: Bm25Index): string {
+  const h = createHash('sha256');
+  h.update(JSON.stringify([ix.docCount, ix.terms.length, ix.docs.length, ix.tfBigPos.length]));
+  h.update(bytes(ix.lengths)).update(bytes(ix.offsets));
+  for (let i = 0; i < ix.terms.length; i += 65536) h.update(ix.terms.slice(i, i + 65536).join('\n') + '\n');
+  return h.digest('hex').slice(0, 32);
+}
+
+function digest(a: Uint32Array): string {
+  return createHash('sha256').update(bytes(a)).digest('hex').slice(0, 32);
+}
+
+function bytes(a: ArrayBufferView): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 }

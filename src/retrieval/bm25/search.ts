@@ -230,7 +230,7 @@ export class QueryScorer {
       if (tfBigPos[mid] < p) lo = mid + 1;
       else hi = mid - 1;
     }
-    throw new Error(`bm25: posting ${p} lacks its stored frequency`);
+    throw new CitebenchError(`bm25 index: posting ${p} lacks its stored frequency (damaged index files): rebuild the index`);
   }
 
   /**

@@ -142,6 +142,35 @@ function fileDigest(path: string): string {
   return h.digest('hex');
 }
 
+const contentHashes = new Map<string, string>();
+
+/**
+ * SHA-256 of a whole file (an ONNX model: any changed weight changes it, unlike the sampled fileDigest), computed
+ * once per process for each (path, size, mtime).
+ */
+export function fileContentHash(path: string): string {
+  const st = statSync(path);
+  const key = `${resolve(path)}\u0000${st.size}\u0000${st.mtimeMs}`;
+  let h = contentHashes.get(key);
+  if (h === undefined) {
+    const hash = createHash('sha256');
+    const fd = openSync(path, 'r');
+    try {
+      const b = Buffer.alloc(Math.min(st.size, 16 << 20) || 1);
+      for (let pos = 0; ; ) {
+        const r = readSync(fd, b, 0, b.length, pos);
+        if (r === 0) break;
+        hash.update(b.subarray(0, r));
+        pos += r;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    contentHashes.set(key, (h = hash.digest('hex')));
+  }
+  return h;
+}
+
 export interface ResolveOptions {
   /** Folder that holds one sub-folder per registry name (default: ./models, or $CITEBENCH_MODELS). */
   modelsDir?: string;

@@ -4,11 +4,12 @@
  * are encoded first (once per model — every later pool reuses them).
  */
 import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
 import type { RankedLists, Retriever, SearchRequest } from '../retriever.ts';
 import type { TextSource } from '../../corpus/article.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import type { Encoder } from './encoder.ts';
-import type { Distance } from './models.ts';
+import { fileContentHash, type Distance } from './models.ts';
 import { exactSearch, exactSearchMulti, type PoolHits } from './search.ts';
 import { buildHnsw, searchHnsw, type HnswOptions } from './hnsw.ts';
 import type { EmbeddingStore, VectorSet } from './store.ts';
@@ -39,10 +40,39 @@ export class DenseRetriever implements Retriever {
   readonly name: string;
   /** Seconds spent building the HNSW graph in the last search (0 when exact or loaded from cache). */
   lastBuildSeconds = 0;
+  private fingerprint_: string | undefined;
 
   constructor(private readonly opts: DenseRetrieverOptions) {
     this.name = opts.name;
     if (opts.hnsw && opts.store.manifest.kind === 'multi') throw new CitebenchError(`HNSW search is for single-vector models; ${opts.name} has sentence vectors`);
+  }
+
+  /**
+   * The stored vectors' model (weights, tokenizer, pooling as the store recorded them), dtype and corpus; the
+   * attached encoder's ONNX file (full content hash; model.onnx vs model_quantized.onnx), pooling and length;
+   * distance; exact (and its score mode) or HNSW with its parameters; the tie-break key.
+   */
+  get fingerprint(): string {
+    if (this.fingerprint_ !== undefined) return this.fingerprint_;
+    const { store, encoder, hnsw, tieKey } = this.opts;
+    const m = store.manifest;
+    const model = encoder?.model;
+    this.fingerprint_ = JSON.stringify({
+      retriever: 'dense',
+      store: { format: m.format, version: m.version, model: m.model, fingerprint: m.fingerprint, dim: m.dim, dtype: m.dtype, kind: m.kind, corpusSize: m.corpusSize, corpusKey: m.corpusKey ?? null },
+      encoder: model
+        ? { onnx: basename(model.onnxFile), onnxSha256: fileContentHash(model.onnxFile), fingerprint: model.fingerprint, pooling: model.pooling, layers: model.layers ?? null, maxLength: model.maxLength }
+        : null,
+      distance: this.opts.distance,
+      // Multi-vector models always search exactly (exactSearchMulti); HNSW settings do not apply to them.
+      search: m.kind === 'multi'
+        ? { mode: 'exact-multi' }
+        : hnsw
+          ? { mode: 'hnsw', M: hnsw.connectivity ?? 16, efConstruction: hnsw.expansionAdd ?? 128, efSearch: hnsw.expansionSearch ?? 'max(2k,512)', quantization: hnsw.quantization ?? 'f32' }
+          : { mode: 'exact', scores: this.opts.scores ?? 'exact' },
+      tieKey: tieKey ? createHash('sha256').update(new Uint8Array(tieKey.buffer, tieKey.byteOffset, tieKey.byteLength)).digest('hex').slice(0, 32) : null,
+    });
+    return this.fingerprint_;
   }
 
   async search(req: SearchRequest): Promise<RankedLists> {
