@@ -193,6 +193,8 @@ export function buildMdcrSplit(store: MdcrGraph, opts: MdcrBuildOptions): MdcrBu
 
   // Top negatives of every model for every query (fields in FIELDS order, queries in the given order).
   const negatives: Uint32Array[][] = modelNames.map(() => []);
+  // Lists with fewer than `depth` negatives: the pool (or the run) was too small; noted, not fatal.
+  const shallow = modelNames.map(() => 0);
   for (const f of fields) {
     const qs = opts.queries.get(f)!;
     modelNames.forEach((name, m) => {
@@ -201,13 +203,14 @@ export function buildMdcrSplit(store: MdcrGraph, opts: MdcrBuildOptions): MdcrBu
       if (r.offsets.length !== qs.length + 1) throw new CitebenchError(`model '${name}', field ${f}: ${r.offsets.length - 1} ranked lists for ${qs.length} queries`);
       qs.forEach((q, k) => {
         const neg = topNegatives(store, q, r.docs.subarray(r.offsets[k], r.offsets[k + 1]), depth);
-        if (neg.length < depth) throw new CitebenchError(
-          `model '${name}', field ${f}, query ${store.id(q)}: its ranked list has only ${neg.length} negatives (uncited articles), ${depth} needed: rank deeper`,
-        );
+        if (neg.length < depth) shallow[m]++;
         negatives[m].push(neg);
       });
     });
   }
+  modelNames.forEach((name, m) => {
+    if (shallow[m]) notes.push(`${opts.split}: model '${name}' ranked fewer than ${depth} negatives for ${shallow[m]} queries (small pool or short run): its top negatives are all it ranked`);
+  });
   const jaccard = jaccardMatrix(modelNames, negatives);
   let chosen: string[];
   if (opts.chosen) {
