@@ -12,9 +12,14 @@ import { FIELDS } from '../corpus/fields.ts';
 import { evaluate } from './evaluate.ts';
 import { parseMeasure } from './registry.ts';
 
-/** The negative candidate types of MDCR, in evaluate.py's NEG_TYPES order (before 'true'). */
+/**
+ * The negative candidate types of the official MDCR files, in evaluate.py's NEG_TYPES order (before 'true').
+ * The evaluator itself accepts any type key a file holds (every key other than `true` is a negative type), so
+ * benchmarks built with other models (`citebench mdcr build`) evaluate too.
+ */
 export const MDCR_NEGATIVE_TYPES = ['bm25', 'graph', 'most_cited', 'random', 'scincl', 'specter'] as const;
-export type MdcrNegativeType = (typeof MDCR_NEGATIVE_TYPES)[number];
+/** A candidate-type key: one of MDCR_NEGATIVE_TYPES in the official files, any key other than `true` in general. */
+export type MdcrNegativeType = string;
 export const MDCR_METRICS = ['map', 'ndcg', 'recall_5'] as const;
 export type MdcrMetric = (typeof MDCR_METRICS)[number];
 
@@ -135,9 +140,20 @@ export function jsonErrorOffset(text: string): number {
   }
 }
 
+/** A --candidate-type value: any key but `true` (checked against the benchmark's keys by evaluateMdcr). */
 export function parseCandidateType(s: string): MdcrNegativeType {
-  if ((MDCR_NEGATIVE_TYPES as readonly string[]).includes(s)) return s as MdcrNegativeType;
-  throw new CitebenchError(`unknown candidate type '${s}': choose one of ${MDCR_NEGATIVE_TYPES.join(', ')}`);
+  if (s !== '' && s !== 'true') return s;
+  throw new CitebenchError(`candidate type '${s}' is not a negative type: choose a key of the benchmark other than 'true' (official files: ${MDCR_NEGATIVE_TYPES.join(', ')})`);
+}
+
+/** Every negative-type key of a benchmark (keys other than `true` of any query), byte-sorted like NEG_TYPES. */
+export function mdcrNegativeTypes(benchmark: MdcrBenchmark): string[] {
+  const types = new Set<string>();
+  for (const fieldData of Object.values(benchmark)) {
+    if (!isObject(fieldData)) continue;
+    for (const lists of Object.values(fieldData)) if (isObject(lists)) for (const k of Object.keys(lists)) if (k !== 'true') types.add(k);
+  }
+  return [...types].sort(compareBytes);
 }
 
 export interface MdcrEvalOptions {
@@ -163,7 +179,12 @@ export function evaluateMdcr(benchmark: unknown, scores: unknown, opts: MdcrEval
       throw new InputError(bPath, undefined, f, `unknown field '${f}' (MDCR fields are the 19 MAG names: ${FIELDS.join(', ')})`);
     }
   }
-  const types: string[] = opts.candidateType ? [opts.candidateType, 'true'] : [...MDCR_NEGATIVE_TYPES, 'true'];
+  const present = mdcrNegativeTypes(benchmark as MdcrBenchmark);
+  if (opts.candidateType !== undefined && !present.includes(opts.candidateType)) {
+    throw new CitebenchError(`${bPath}: unknown candidate type '${opts.candidateType}': this benchmark has ${present.join(', ') || 'none'}`);
+  }
+  // A query lacking a type that other queries have is counted in missingLists.
+  const types: string[] = opts.candidateType ? [opts.candidateType, 'true'] : [...present, 'true'];
   const measures = MDCR_METRICS.flatMap((m) => parseMeasure(m));
   const fields: MdcrFieldResult[] = [];
   let missingLists = 0;

@@ -25,23 +25,35 @@ export interface QueryOptions {
   queryYear?: number;
   /** Restrict to articles labelled with this field (field-level protocol). */
   field?: Field;
+  /** Only articles citing at least this many store articles (default 1; MDCR needs 5 positives). */
+  minCited?: number;
 }
 
-/** Query articles: `count` random articles of `queryYear` (of `field`) citing ≥ 1 store article. */
-export function sampleQueries(store: Graph, opts: QueryOptions): Uint32Array {
+/** Articles that may be queries: of `queryYear` (and `field`), citing ≥ `minCited` store articles; ascending. */
+export function eligibleQueries(store: Graph, opts: Omit<QueryOptions, 'count' | 'seed'>): number[] {
   const year = opts.queryYear ?? 2019;
+  const minCited = Math.max(1, opts.minCited ?? 1);
   const bit = opts.field ? 1 << FIELDS.indexOf(opts.field) : 0;
   const eligible: number[] = [];
   for (let i = 0; i < store.size; i++) {
     if (store.years[i] !== year) continue;
     if (bit && !(store.fields[i] & bit)) continue;
-    if (store.outOffsets[i + 1] > store.outOffsets[i]) eligible.push(i);
+    if (store.outOffsets[i + 1] - store.outOffsets[i] >= minCited) eligible.push(i);
   }
-  const what = `${year} articles${opts.field ? ` of ${opts.field}` : ''} citing the corpus`;
+  return eligible;
+}
+
+/** Query articles: `count` random articles of `queryYear` (of `field`) citing ≥ `minCited` (1) store articles. */
+export function sampleQueries(store: Graph, opts: QueryOptions): Uint32Array {
+  const year = opts.queryYear ?? 2019;
+  const minCited = Math.max(1, opts.minCited ?? 1);
+  const eligible = eligibleQueries(store, opts);
+  const what = `${year} articles${opts.field ? ` of ${opts.field}` : ''} citing ${minCited > 1 ? `≥ ${minCited} articles of ` : ''}the corpus`;
   if (eligible.length < opts.count) {
     throw new CitebenchError(`cannot sample ${opts.count} queries: only ${eligible.length} ${what}`);
   }
-  const stream = `queries/${opts.field ?? 'dataset'}/${year}/${opts.count}`;
+  // The default keeps the stream name of earlier versions, so their query sets are unchanged.
+  const stream = `queries/${opts.field ?? 'dataset'}/${year}/${opts.count}${minCited > 1 ? `/min-cited-${minCited}` : ''}`;
   const pick = rngFor(opts.seed, stream).sampleIndices(eligible.length, opts.count);
   return pick.map((k) => eligible[k]);
 }

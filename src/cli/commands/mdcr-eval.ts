@@ -10,7 +10,8 @@ field's queries, x100, rounded to 4 decimals; AVG = mean of the rounded per-fiel
   --benchmark FILE        mdcr_val.json / mdcr_test.json: { field: { query_id: { "true": [ids], "bm25": [...], ... } } }
   --scores FILE           { "<query_id>_<candidate_id>": score } for every query-candidate pair (higher = better)
   --candidate-type TYPE   evaluate 5 positives + the negatives of one type only (paper Table 4):
-                          bm25, graph, most_cited, random, scincl, specter
+                          any key of the benchmark but 'true' (official files: bm25, graph,
+                          most_cited, random, scincl, specter)
   --lenient               a query lacking a negative candidate list is evaluated as if the list were empty
                           (with a warning); default: an error naming the field, query and list
   --json                  machine-readable output`;

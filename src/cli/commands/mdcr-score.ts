@@ -1,0 +1,68 @@
+import { parse, num, required } from '../args.ts';
+import { evaluateMdcr, formatMdcrTable, readJsonFile } from '../../eval/mdcr.ts';
+import { mdcrPairs, mdcrScoresText, readMdcrData, scoreMdcrBm25, scoreMdcrDense } from '../../retrieval/mdcr-score.ts';
+import { Encoder } from '../../retrieval/dense/encoder.ts';
+import { writeFileAtomic } from '../../util/atomic.ts';
+import { Progress } from '../../util/progress.ts';
+import { CitebenchError } from '../../util/errors.ts';
+import { modelOptionSpec, modelOptionsUsage, resolveFromValues } from './dense-common.ts';
+
+export const usage = `usage: citebench mdcr score --benchmark MDCR.json --data MDCR_DATA.jsonl --model bm25|NAME|DIR --out SCORES.json
+                          [--k1 0.9] [--b 0.4] [--batch 16] [--threads N] [--eval] [model options]
+
+Score every query–candidate pair of an MDCR benchmark (the official takelab files or \`citebench mdcr build\`
+output; no corpus store needed) and write the official scores file { "<qid>_<cid>": score } (float32 values,
+keys in byte order). Evaluate it with \`citebench mdcr-eval --benchmark MDCR.json --scores SCORES.json\`
+(paper Table 3; --candidate-type T for Table 4), or add --eval to print Table 3's numbers directly.
+
+  --model bm25     Lucene-exact BM25 (title + abstract); collection statistics are those of all papers of the
+                   data file (the fixed candidate set), --k1/--b as in bm25 search (default 0.9 / 0.4)
+  --model NAME|DIR a dense encoder: the data file's papers are encoded in memory and each pair is scored by the
+                   model's distance (−squared L2 or inner product; ASPIRE: the best sentence pair)
+  --batch N        dense: articles per forward pass (default 16)
+  --threads N      dense: onnxruntime threads (default: all cores)
+
+${modelOptionsUsage}`;
+
+export async function run(args: string[]) {
+  const { values } = parse(args, {
+    ...modelOptionSpec,
+    benchmark: { type: 'string' }, data: { type: 'string' }, out: { type: 'string' }, k1: { type: 'string' }, b: { type: 'string' },
+    batch: { type: 'string' }, threads: { type: 'string' }, eval: { type: 'boolean' },
+  }, usage);
+  const benchmarkPath = required('benchmark', values.benchmark);
+  const dataPath = required('data', values.data);
+  const out = required('out', values.out);
+  const model = required('model', values.model);
+  const benchmark = readJsonFile(benchmarkPath);
+  const data = readMdcrData(dataPath);
+  const pairs = mdcrPairs(benchmark, data, { benchmark: benchmarkPath, data: dataPath });
+  const nPairs = pairs.candidates.reduce((s, c) => s + c.length, 0);
+  const t0 = performance.now();
+  let scores;
+  if (model === 'bm25') {
+    const k1 = num('k1', values.k1, 0.9);
+    const b = num('b', values.b, 0.4);
+    if (k1 < 0) throw new CitebenchError(`--k1 must be ≥ 0, got ${k1}`);
+    if (b < 0 || b > 1) throw new CitebenchError(`--b must be in [0, 1], got ${b}`);
+    scores = await scoreMdcrBm25(data, pairs, { k1, b });
+  } else {
+    const batch = num('batch', values.batch, 16);
+    if (!Number.isInteger(batch) || batch < 1) throw new CitebenchError(`--batch must be a positive integer, got ${values.batch}`);
+    const threads = values.threads === undefined ? undefined : num('threads', values.threads);
+    const resolved = await resolveFromValues(values);
+    const encoder = await Encoder.load(resolved, { batchSize: batch, threads });
+    const progress = new Progress({ label: `encode ${resolved.name}`, total: data.ids.length, unit: 'papers' });
+    let done = 0;
+    scores = await scoreMdcrDense(data, pairs, encoder, resolved.distance, (n) => progress.set((done += n)));
+    progress.finish();
+    await encoder.release();
+  }
+  writeFileAtomic(out, mdcrScoresText(data, pairs, scores));
+  const secs = (performance.now() - t0) / 1000;
+  console.log(`${out}: ${nPairs} query–candidate pairs of ${pairs.queries.length} queries scored with ${model} (${secs.toFixed(1)} s)`);
+  if (values.eval) {
+    const result = evaluateMdcr(benchmark, readJsonFile(out), { benchmarkPath, scoresPath: out });
+    process.stdout.write(formatMdcrTable(result));
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * MDCR end to end over a corpus store (paper §4): sample both splits' field-level queries and pools, get each
+ * model's ranked lists (BM25 searched here, other models from TREC runs or in-memory lists), build the splits
+ * and write the official files. The runner calls, in order:
+ *   planMdcr(store, cfg)                        queries + field-level pools per split and field
+ *   bm25MdcrLists(store, retriever, plan)       BM25's ranked lists (or any Retriever's) for every split/field
+ *   readRunLists(store, path, plan)             a TREC run (path may hold {split} and {field}) as ranked lists
+ *   buildMdcr(store, plan, lists, seed)         both splits; val reuses the models test chose
+ *   writeMdcr(dir, store, built)                mdcr_{val,test}.json, mdcr_{val,test}_data.jsonl, report
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CorpusStore } from '../corpus/store.ts';
+import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
+import { samplePool } from '../sampling/pools.ts';
+import {
+  buildMdcrSplit, mdcrBenchmarkText, mdcrDataRecords, mdcrDataText, sampleMdcrQueries,
+  type MdcrBuild, type MdcrSplit, type RankedIds,
+} from '../sampling/mdcr-build.ts';
+import type { Retriever } from '../retrieval/retriever.ts';
+import { writeFileAtomic } from '../util/atomic.ts';
+import { CitebenchError, InputError } from '../util/errors.ts';
+
+export const MDCR_SPLITS: readonly MdcrSplit[] = ['test', 'val'];
+
+export interface MdcrPlanConfig {
+  fields?: readonly Field[];
+  /** Queries per field and split (paper: 200). */
+  queriesPerField?: number;
+  /** Field-level pool size (paper: 100,000; the whole field-cited set when smaller). */
+  poolSize?: number;
+  seed: number;
+  queryYear?: number;
+}
+
+export interface MdcrPlan {
+  fields: Field[];
+  queries: Record<MdcrSplit, Map<Field, Uint32Array>>;
+  pools: Record<MdcrSplit, Map<Field, Uint32Array>>;
+  seed: number;
+}
+
+/** Model name → split → field → ranked lists (rows in plan.queries order). */
+export type MdcrModelLists = Record<string, Record<MdcrSplit, Map<Field, RankedIds>>>;
+
+/** Depth a model's lists need: 200 negatives after dropping up to all the query's cited articles. */
+export function mdcrListDepth(store: CorpusStore, queries: Uint32Array, negatives = 200): number {
+  let most = 0;
+  for (const q of queries) most = Math.max(most, store.outOffsets[q + 1] - store.outOffsets[q]);
+  return negatives + most + 1;
+}
+
+export function planMdcr(store: CorpusStore, cfg: MdcrPlanConfig): MdcrPlan {
+  const fields = FIELDS.filter((f) => (cfg.fields ?? FIELDS).includes(f));
+  const count = cfg.queriesPerField ?? 200;
+  const { test, val } = sampleMdcrQueries(store, { fields, count, seed: cfg.seed, queryYear: cfg.queryYear });
+  const queries = { test, val };
+  const pools = { test: new Map<Field, Uint32Array>(), val: new Map<Field, Uint32Array>() };
+  for (const split of MDCR_SPLITS) {
+    for (const f of fields) {
+      const p = samplePool(store, queries[split].get(f)!, { size: cfg.poolSize ?? 100_000, repeat: 1, seed: cfg.seed, field: f, queryYear: cfg.queryYear });
+      pools[split].set(f, p.members);
+    }
+  }
+  return { fields, queries, pools, seed: cfg.seed };
+}
+
+/** A retriever's ranked lists over each split's field-level pools (the query itself excluded). */
+export async function bm25MdcrLists(store: CorpusStore, retriever: Retriever, plan: MdcrPlan): Promise<Record<MdcrSplit, Map<Field, RankedIds>>> {
+  const out = { test: new Map<Field, RankedIds>(), val: new Map<Field, RankedIds>() };
+  for (const split of MDCR_SPLITS) {
+    for (const f of plan.fields) {
+      const queries = plan.queries[split].get(f)!;
+      out[split].set(f, await retriever.search({ queries, pool: plan.pools[split].get(f)!, k: mdcrListDepth(store, queries) }));
+    }
+  }
+  return out;
+}
+
+/**
+ * Ranked lists from a TREC run (`qid Q0 docno rank score tag`, ids = paper ids), best first by score, ties by
+ * docno descending as trec_eval orders them. `path` may contain `{split}` (test, val) and `{field}` (the paper's
+ * abbreviation, e.g. CS) to read one file per split and field; otherwise one file serves every query (a query
+ * sampled in two fields then gets the same list in both).
+ */
+export function readRunLists(store: CorpusStore, path: string, plan: MdcrPlan): Record<MdcrSplit, Map<Field, RankedIds>> {
+  const out = { test: new Map<Field, RankedIds>(), val: new Map<Field, RankedIds>() };
+  const cache = new Map<string, Map<string, number[]>>();
+  for (const split of MDCR_SPLITS) {
+    for (const f of plan.fields) {
+      const file = path.replaceAll('{split}', split).replaceAll('{field}', FIELD_ABBREV[f]);
+      let lists = cache.get(file);
+      if (!lists) cache.set(file, (lists = parseRun(store, file)));
+      const queries = plan.queries[split].get(f)!;
+      const offsets = new Uint32Array(queries.length + 1);
+      const docs: number[] = [];
+      queries.forEach((q, k) => {
+        const l = lists!.get(store.id(q));
+        if (!l) throw new InputError(file, undefined, store.id(q), `no ranked list for ${split} query ${store.id(q)} (${f}); write the plan with --write-plan to see the queries`);
+        docs.push(...l);
+        offsets[k + 1] = docs.length;
+      });
+      out[split].set(f, { offsets, docs: Uint32Array.from(docs) });
+    }
+    if (cache.size > 4) cache.clear(); // one file per split and field: keep memory bounded
+  }
+  return out;
+}
+
+function parseRun(store: CorpusStore, file: string): Map<string, number[]> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new InputError(file, undefined, undefined, `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  const byQuery = new Map<string, { doc: number; score: number; docno: string }[]>();
+  const lines = text.split('\n');
+  for (let l = 0; l < lines.length; l++) {
+    const line = lines[l].trim();
+    if (line === '') continue;
+    const t = line.split(/\s+/);
+    if (t.length < 5) throw new InputError(file, l + 1, undefined, `expected 'qid Q0 docno rank score tag', got ${t.length} columns`);
+    const score = Number(t[4]);
+    if (!Number.isFinite(score)) throw new InputError(file, l + 1, 'score', `'${t[4]}' is not a number`);
+    const doc = store.indexOf(t[2]);
+    if (doc < 0) throw new InputError(file, l + 1, 'docno', `paper ${t[2]} is not in the corpus store`);
+    let list = byQuery.get(t[0]);
+    if (!list) byQuery.set(t[0], (list = []));
+    list.push({ doc, score, docno: t[2] });
+  }
+  const out = new Map<string, number[]>();
+  for (const [qid, list] of byQuery) {
+    list.sort((a, b) => b.score - a.score || (a.docno < b.docno ? 1 : a.docno > b.docno ? -1 : 0));
+    out.set(qid, list.map((x) => x.doc));
+  }
+  return out;
+}
+
+export interface MdcrBuilt {
+  test: MdcrBuild;
+  val: MdcrBuild;
+}
+
+/** Both splits: test chooses the model-based types by Jaccard, val uses the same models. */
+export function buildMdcr(store: CorpusStore, plan: MdcrPlan, models: MdcrModelLists): MdcrBuilt {
+  const listsOf = (split: MdcrSplit) => Object.fromEntries(Object.entries(models).map(([name, per]) => [name, per[split]]));
+  const test = buildMdcrSplit(store, { queries: plan.queries.test, modelLists: listsOf('test'), seed: plan.seed, split: 'test' });
+  const val = buildMdcrSplit(store, { queries: plan.queries.val, modelLists: listsOf('val'), seed: plan.seed, split: 'val', chosen: test.chosen });
+  return { test, val };
+}
+
+/** The official files and a build report (Jaccard matrices, chosen models, notes, counts), each written atomically. */
+export function writeMdcr(dir: string, store: CorpusStore, built: MdcrBuilt, config: Record<string, unknown> = {}): string[] {
+  const files: string[] = [];
+  for (const split of MDCR_SPLITS) {
+    const b = built[split];
+    const json = join(dir, `mdcr_${split}.json`);
+    const data = join(dir, `mdcr_${split}_data.jsonl`);
+    writeFileAtomic(json, mdcrBenchmarkText(b.benchmark));
+    writeFileAtomic(data, mdcrDataText(mdcrDataRecords(store, b.benchmark)));
+    files.push(json, data);
+  }
+  const report = join(dir, 'mdcr_build_report.json');
+  const summary = (b: MdcrBuild) => ({ chosen: b.chosen, jaccard: b.jaccard, counts: b.counts, notes: b.notes });
+  writeFileAtomic(report, JSON.stringify({ config, test: summary(built.test), val: summary(built.val) }, null, 2) + '\n');
+  files.push(report);
+  return files;
+}
+
+/** The Jaccard matrix as a small text table. */
+export function formatJaccard(b: MdcrBuild): string {
+  const j = b.jaccard;
+  if (j.models.length === 0) return `${b.split}: no models\n`;
+  const w = Math.max(8, ...j.models.map((m) => m.length));
+  const head = `${''.padEnd(w)}  ${j.models.map((m) => m.padStart(w)).join('  ')}  ${'average'.padStart(w)}`;
+  const rows = j.models.map(
+    (m, i) => `${m.padEnd(w)}  ${j.matrix[i].map((v) => v.toFixed(4).padStart(w)).join('  ')}  ${(j.average[i] === null ? '–' : j.average[i]!.toFixed(4)).padStart(w)}`,
+  );
+  return [`${b.split}: mean Jaccard index of the models' top-200 negatives over ${j.queries} queries`, head, ...rows, `chosen: ${b.chosen.join(', ') || 'none'}`].join('\n') + '\n';
+}
+
+export function checkPlanFields(fields: string[] | undefined, parse: (s: string) => Field | undefined): Field[] | undefined {
+  if (!fields) return undefined;
+  return fields.map((s) => {
+    const f = parse(s.trim());
+    if (!f) throw new CitebenchError(`unknown field '${s}' (use a MAG field name or abbreviation)`);
+    return f;
+  });
+}

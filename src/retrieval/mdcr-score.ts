@@ -1,0 +1,201 @@
+/**
+ * Scores every query–candidate pair of an MDCR benchmark (paper §4.3, Tables 3–4) from the benchmark JSON and its
+ * data jsonl alone — no corpus store — so the official takelab files and `citebench mdcr build` output work alike.
+ *
+ *  - BM25: an in-memory index over the data file's papers (title + abstract, the project's Lucene-exact
+ *    analysis). Collection statistics (N, df, avgdl) are those of the whole data file — "BM25 over the fixed
+ *    candidate set": every query's candidates are scored under the same statistics, not under per-query pools.
+ *  - Dense: the data file's papers encoded in memory; a pair scores −squared L2 distance (or the inner product)
+ *    computed in float64 as the dense retriever's exact search does, and for multi-vector models (ASPIRE) the
+ *    best sentence pair.
+ * Scores are float32 values; the scores JSON lists keys `<qid>_<cid>` in byte order, so the same input gives
+ * the same bytes.
+ */
+import { readFileSync } from 'node:fs';
+import { InMemoryTexts, type ArticleText } from '../corpus/article.ts';
+import { CitebenchError, InputError } from '../util/errors.ts';
+import type { RankedLists } from './retriever.ts';
+import { buildIndex } from './bm25/index.ts';
+import { Bm25Retriever } from './bm25/retriever.ts';
+import type { Bm25Params } from './bm25/search.ts';
+import type { EncodedBatch } from './dense/encoder.ts';
+import type { Distance } from './dense/models.ts';
+
+export interface MdcrData {
+  /** Paper ids in file order; position = index into `texts`. */
+  ids: string[];
+  texts: InMemoryTexts;
+  indexOf: Map<string, number>;
+}
+
+/** Read an MDCR data jsonl: one `{ paper_id, title, abstract }` per line (null title/abstract = empty). */
+export function readMdcrData(path: string): MdcrData {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new InputError(path, undefined, undefined, `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  const ids: string[] = [];
+  const items: ArticleText[] = [];
+  const indexOf = new Map<string, number>();
+  const lines = text.split('\n');
+  for (let l = 0; l < lines.length; l++) {
+    const line = lines[l].trim();
+    if (line === '') continue;
+    let rec: Record<string, unknown>;
+    try {
+      rec = JSON.parse(line);
+    } catch (e) {
+      throw new InputError(path, l + 1, undefined, `malformed JSON: ${(e as Error).message.split('\n')[0]}`);
+    }
+    if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) throw new InputError(path, l + 1, undefined, 'expected a JSON object');
+    const id = rec.paper_id;
+    if (typeof id !== 'string' && typeof id !== 'number') throw new InputError(path, l + 1, 'paper_id', `expected a string, got ${JSON.stringify(id)}`);
+    const str = (k: 'title' | 'abstract') => {
+      const v = rec[k];
+      if (v === null || v === undefined) return '';
+      if (typeof v !== 'string') throw new InputError(path, l + 1, k, `expected a string or null, got ${typeof v}`);
+      return v;
+    };
+    const item = { title: str('title'), abstract: str('abstract') };
+    const sid = String(id);
+    const had = indexOf.get(sid);
+    if (had !== undefined) {
+      // A repeated paper is harmless when identical; two different texts for one id would make scores ambiguous.
+      if (items[had].title !== item.title || items[had].abstract !== item.abstract) throw new InputError(path, l + 1, 'paper_id', `paper ${sid} appears twice with different texts`);
+      continue;
+    }
+    indexOf.set(sid, ids.length);
+    ids.push(sid);
+    items.push(item);
+  }
+  if (ids.length === 0) throw new InputError(path, undefined, undefined, 'no papers');
+  return { ids, texts: new InMemoryTexts(items), indexOf };
+}
+
+/** Each distinct query with every candidate it has in any field and list (data-file positions). */
+export interface MdcrPairs {
+  queries: Uint32Array;
+  candidates: Uint32Array[];
+}
+
+export function mdcrPairs(benchmark: unknown, data: MdcrData, paths: { benchmark?: string; data?: string } = {}): MdcrPairs {
+  const bPath = paths.benchmark ?? 'benchmark';
+  const dPath = paths.data ?? 'data';
+  if (!isObject(benchmark)) throw new InputError(bPath, undefined, undefined, 'expected a JSON object { field: { query_id: { type: [ids] } } }');
+  const byQuery = new Map<number, Set<number>>();
+  const pos = (id: unknown, where: string) => {
+    if (typeof id !== 'string' && typeof id !== 'number') throw new InputError(bPath, undefined, where, `candidate id ${JSON.stringify(id)} is not a string`);
+    const i = data.indexOf.get(String(id));
+    if (i === undefined) throw new InputError(bPath, undefined, where, `paper ${id} is not in ${dPath}`);
+    return i;
+  };
+  for (const [field, queries] of Object.entries(benchmark)) {
+    if (!isObject(queries)) throw new InputError(bPath, undefined, field, 'expected an object of queries');
+    for (const [qid, lists] of Object.entries(queries)) {
+      const where = `${field} / ${qid}`;
+      if (!isObject(lists)) throw new InputError(bPath, undefined, where, 'expected an object of candidate lists');
+      const q = pos(qid, where);
+      let set = byQuery.get(q);
+      if (!set) byQuery.set(q, (set = new Set()));
+      for (const [type, list] of Object.entries(lists)) {
+        if (!Array.isArray(list)) throw new InputError(bPath, undefined, `${where} / ${type}`, 'expected an array of candidate ids');
+        for (const c of list) set.add(pos(c, `${where} / ${type}`));
+      }
+    }
+  }
+  const queries = Uint32Array.from(byQuery.keys()).sort();
+  return { queries, candidates: Array.from(queries, (q) => Uint32Array.from(byQuery.get(q)!).sort()) };
+}
+
+/** BM25 scores of every pair, collection statistics of the whole data file. */
+export async function scoreMdcrBm25(data: MdcrData, pairs: MdcrPairs, params: Partial<Bm25Params> = {}): Promise<RankedLists> {
+  const ix = await buildIndex(data.texts, { chunkDocs: 1 << 20 });
+  const bm25 = new Bm25Retriever(ix, data.texts, { params });
+  const k = Math.max(1, ...pairs.candidates.map((c) => c.length));
+  const r = await bm25.search({ queries: pairs.queries, candidates: pairs.candidates, k, excludeSelf: false });
+  pairs.candidates.forEach((c, q) => {
+    if (r.offsets[q + 1] - r.offsets[q] !== c.length) throw new Error(`bm25 scored ${r.offsets[q + 1] - r.offsets[q]} of ${c.length} candidates`);
+  });
+  return r;
+}
+
+/** What dense scoring needs of an encoder (Encoder fits). */
+export interface PaperEncoder {
+  encode(articles: ArticleText[], onBatch?: (articles: number) => void): Promise<EncodedBatch>;
+}
+
+/** Dense scores of every pair: the data file's papers encoded once, each pair scored exactly. */
+export async function scoreMdcrDense(data: MdcrData, pairs: MdcrPairs, encoder: PaperEncoder, distance: Distance, onBatch?: (articles: number) => void): Promise<RankedLists> {
+  const used = new Uint8Array(data.ids.length);
+  pairs.queries.forEach((q, k) => {
+    used[q] = 1;
+    for (const c of pairs.candidates[k]) used[c] = 1;
+  });
+  const which: number[] = [];
+  for (let i = 0; i < used.length; i++) if (used[i]) which.push(i);
+  const enc = await encoder.encode(
+    which.map((i) => data.texts.text(i)),
+    onBatch,
+  );
+  const row = new Int32Array(data.ids.length).fill(-1);
+  which.forEach((i, k) => (row[i] = k));
+  return scorePairs(enc, row, pairs, distance);
+}
+
+/** Exact pair scores from encoded vectors (`row[paper]` = its position in `enc`); max over sentence pairs. */
+export function scorePairs(enc: EncodedBatch, row: Int32Array, pairs: MdcrPairs, distance: Distance): RankedLists {
+  const d = enc.dim;
+  const v = enc.vectors;
+  const off = enc.offsets;
+  const total = pairs.candidates.reduce((s, c) => s + c.length, 0);
+  const offsets = new Uint32Array(pairs.queries.length + 1);
+  const docs = new Uint32Array(total);
+  const scores = new Float32Array(total);
+  let n = 0;
+  pairs.queries.forEach((q, k) => {
+    const qr = row[q];
+    for (const c of pairs.candidates[k]) {
+      const cr = row[c];
+      let best = -Infinity;
+      for (let a = off[qr]; a < off[qr + 1]; a++) {
+        for (let b = off[cr]; b < off[cr + 1]; b++) {
+          let s = 0;
+          if (distance === 'l2') {
+            for (let j = 0; j < d; j++) {
+              const t = v[a * d + j] - v[b * d + j];
+              s += t * t;
+            }
+            s = 0 - s; // +0, not −0, for identical vectors
+          } else for (let j = 0; j < d; j++) s += v[a * d + j] * v[b * d + j];
+          if (s > best) best = s;
+        }
+      }
+      // An article without vectors (no sentence) cannot match: the lowest float32.
+      docs[n] = c;
+      scores[n++] = best === -Infinity ? -3.4028234663852886e38 : best;
+    }
+    offsets[k + 1] = n;
+  });
+  return { offsets, docs, scores };
+}
+
+/** The official scores JSON `{ "<qid>_<cid>": score }`, keys in byte order, float32 values written exactly. */
+export function mdcrScoresText(data: MdcrData, pairs: MdcrPairs, r: RankedLists): string {
+  const entries: [Buffer, string][] = [];
+  pairs.queries.forEach((q, k) => {
+    for (let i = r.offsets[k]; i < r.offsets[k + 1]; i++) {
+      const key = `${data.ids[q]}_${data.ids[r.docs[i]]}`;
+      const s = r.scores[i];
+      if (!Number.isFinite(s)) throw new CitebenchError(`score of ${key} is ${s}`);
+      entries.push([Buffer.from(key, 'utf8'), `${JSON.stringify(key)}:${JSON.stringify(s)}`]);
+    }
+  });
+  entries.sort((a, b) => Buffer.compare(a[0], b[0]));
+  return '{' + entries.map((e) => e[1]).join(',\n') + '}\n';
+}
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
