@@ -19,5 +19,6 @@ export { sampleQueries, samplePool, citedBy, fieldCited, citationQrels } from '.
 export { evaluate, evaluateRankedLists, parseMeasure } from './eval/index.ts';
 export { Bm25Retriever } from './retrieval/bm25/retriever.ts';
 export { buildIndex, loadIndex, saveIndex } from './retrieval/bm25/index.ts';
-export { datasetLevelTable, paperTable1, loadPaperNumbers } from './report/tables.ts';
+export { datasetLevelTable, paperTable1 } from './report/tables.ts';
+export { loadPaperNumbers, PAPER_NUMBERS_FILE, type PaperNumbers } from './report/paper-numbers.ts';
 export type { Retriever, SearchRequest, RankedLists } from './retrieval/retriever.ts';

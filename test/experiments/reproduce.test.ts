@@ -30,6 +30,8 @@ test('reproduce: report, resumable cells, byte-identical results, MAP = independ
   const b = mkdtempSync(join(tmpdir(), 'cb-repro-b-'));
   const ra = await reproduce(cfg(a), () => {});
   assert.match(ra.report, /\| bm25 \| [0-9.]+ \|/);
+  // the paper's Table 1 beside ours, from the repository's copy: every model the paper reports, ASPIRE-BM included
+  for (const m of ['bm25', 'scibert', 'specter', 'scincl', 'aspire-bm']) assert.match(ra.report, new RegExp(`\\| ${m} \\| [0-9]+\\.[0-9] \\|`), m);
   const cells = files(join(a, 'results'));
   assert.equal(cells.length, 4 * 2, '4 pool sizes × 2 repeats');
 
