@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import type { CorpusStore } from '../corpus/store.ts';
 import { FIELD_ABBREV, type Field } from '../corpus/fields.ts';
 import type { Retriever } from '../retrieval/retriever.ts';
-import { sampleQueries, samplePool, citationQrels } from '../sampling/pools.ts';
+import { sampleQuerySet, samplePool, citationQrels } from '../sampling/pools.ts';
+import { loadQueryExclusion, describeExclusion, type ExclusionFile } from '../sampling/exclusions.ts';
 import { evaluateRankedLists, parseMeasure, type Measure } from '../eval/index.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { hashString } from '../sampling/rng.ts';
@@ -30,6 +31,11 @@ export interface LargeScaleConfig {
   /** Field level: the fields to run (default all 19). */
   fields?: Field[];
   queryYear?: number;
+  /**
+   * Files of paper ids never used as queries (one per line): the paper left out SPECTER's and SciNCL's training
+   * queries (§3.1). Part of the cell key through the files' sha256.
+   */
+  excludeQueries?: string[];
 }
 
 export const PAPER_DATASET_LEVEL: LargeScaleConfig = {
@@ -50,6 +56,14 @@ export interface CellResult {
   means: Record<string, number>;
   /** Measure name → per-query values, in query order (for significance tests). */
   perQuery: Record<string, number[]>;
+  /** The query exclusion applied (null: none; absent in cells written before exclusions existed). */
+  queryExclusion?: {
+    /** Articles eligible as queries (year, field, citing the corpus) before the exclusion. */
+    candidates: number;
+    /** Of those, how many the lists left out. */
+    excluded: number;
+    files: ExclusionFile[];
+  } | null;
 }
 
 export interface RunLog {
@@ -70,12 +84,19 @@ export async function runLargeScale(
     return m[0];
   });
   const fields: (Field | null)[] = cfg.protocol === 'dataset' ? [null] : (cfg.fields ?? (Object.keys(FIELD_ABBREV) as Field[]));
+  const exclusion = cfg.excludeQueries?.length ? loadQueryExclusion(store, cfg.excludeQueries) : undefined;
+  if (exclusion) {
+    for (const f of exclusion.files) log(`query exclusion ${f.path}: ${f.ids} ids, ${f.notInStore} not in the store`);
+  }
   const out: CellResult[] = [];
   for (const field of fields) {
-    const queries = sampleQueries(store, { count: cfg.queries, seed: cfg.seed, field: field ?? undefined, queryYear: cfg.queryYear });
+    const set = sampleQuerySet(store, { count: cfg.queries, seed: cfg.seed, field: field ?? undefined, queryYear: cfg.queryYear, exclude: exclusion?.indices });
+    const queries = set.queries;
+    const queryExclusion = exclusion ? { candidates: set.candidates, excluded: set.excluded, files: exclusion.files } : null;
+    if (exclusion) log(`${field ?? 'dataset'}: ${describeExclusion(exclusion.files, set.excluded, set.candidates)}`);
     for (const size of cfg.poolSizes) {
       for (let repeat = 1; repeat <= cfg.repeats; repeat++) {
-        const key = cellKey(store, retriever.name, cfg, field, size, repeat);
+        const key = cellKey(store, retriever.name, cfg, field, size, repeat, exclusion?.files);
         const path = join(resultsDir, retriever.name, cfg.protocol, field ? FIELD_ABBREV[field] : 'all', `${size}-r${repeat}-${key}.json`);
         if (existsSync(path)) {
           out.push(JSON.parse(readFileSync(path, 'utf8')));
@@ -99,6 +120,7 @@ export async function runLargeScale(
           queries: queries.length,
           means: Object.fromEntries(cfg.measures.map((name, m) => [name, res.summary[m]])),
           perQuery: Object.fromEntries(cfg.measures.map((name, m) => [name, Array.from(res.perQuery[m])])),
+          queryExclusion,
         };
         writeFileAtomic(path, JSON.stringify(cell) + '\n');
         log(`${label}: ${cfg.measures.map((n) => `${n} ${(100 * cell.means[n]).toFixed(1)}`).join(', ')} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
@@ -112,11 +134,15 @@ export async function runLargeScale(
 }
 
 /** Everything that determines a cell's numbers, hashed: store identity, model, protocol settings. */
-function cellKey(store: CorpusStore, model: string, cfg: LargeScaleConfig, field: Field | null, size: number, repeat: number): string {
+function cellKey(store: CorpusStore, model: string, cfg: LargeScaleConfig, field: Field | null, size: number, repeat: number, exclude?: ExclusionFile[]): string {
   const ident = JSON.stringify({
     store: [store.size, store.outTargets.length, store.meta.input],
     model, protocol: cfg.protocol, queries: cfg.queries, seed: cfg.seed, k: cfg.k, measures: cfg.measures,
     year: cfg.queryYear ?? 2019, field, size, repeat,
+    // Absent (so keys of earlier cells stay valid) when nothing changed: no exclusion, dataset level.
+    exclude: exclude ? [...new Set(exclude.map((f) => f.sha256))].sort() : undefined,
+    // Field level: fill from field-cited sets over all input records (store version 2), not the store alone.
+    fieldCited: cfg.protocol === 'field' ? 'all-input' : undefined,
   });
   return hashString(ident).toString(16).padStart(8, '0');
 }

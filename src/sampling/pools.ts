@@ -8,7 +8,9 @@
  * articles published in or before `queryYear`.
  * Field level (§3.2): per MAG field, queries are random `queryYear` articles labelled with the field; the pool
  * holds every article the field's queries cite, filled up to S (100 k) with random "field-cited" articles —
- * articles cited by some article labelled with the field — published in or before `queryYear`. When the
+ * articles cited by some input article labelled with the field, prefiltered out or not (the paper: "cited in
+ * all S2ORC articles labeled with a specific MAG field"; the store's citedByFields column) — published in or
+ * before `queryYear`. When the
  * field-cited set does not exceed S, the pool is all of it and there is one repeat (paper: Art, History,
  * Philosophy).
  */
@@ -17,7 +19,7 @@ import { FIELDS, type Field } from '../corpus/fields.ts';
 import { rngFor } from './rng.ts';
 import { CitebenchError } from '../util/errors.ts';
 
-type Graph = Pick<CorpusStore, 'size' | 'years' | 'fields' | 'outOffsets' | 'outTargets'>;
+type Graph = Pick<CorpusStore, 'size' | 'years' | 'fields' | 'citedByFields' | 'outOffsets' | 'outTargets'>;
 
 export interface QueryOptions {
   count: number;
@@ -25,25 +27,57 @@ export interface QueryOptions {
   queryYear?: number;
   /** Restrict to articles labelled with this field (field-level protocol). */
   field?: Field;
+  /**
+   * Corpus indices never used as queries (sorted Uint32Array or a Set), e.g. the training queries of the models
+   * evaluated (the paper left out SPECTER's and SciNCL's; see exclusions.ts).
+   */
+  exclude?: Uint32Array | Set<number>;
+}
+
+export interface QuerySet {
+  /** The sampled queries, in draw order. */
+  queries: Uint32Array;
+  /** Articles eligible as queries before the exclusion. */
+  candidates: number;
+  /** Of those, the ones the exclusion left out. */
+  excluded: number;
 }
 
 /** Query articles: `count` random articles of `queryYear` (of `field`) citing ≥ 1 store article. */
 export function sampleQueries(store: Graph, opts: QueryOptions): Uint32Array {
+  return sampleQuerySet(store, opts).queries;
+}
+
+/** sampleQueries, also saying how many candidates there were and how many the exclusion removed. */
+export function sampleQuerySet(store: Graph, opts: QueryOptions): QuerySet {
   const year = opts.queryYear ?? 2019;
   const bit = opts.field ? 1 << FIELDS.indexOf(opts.field) : 0;
+  const skip = exclusionMask(store.size, opts.exclude);
   const eligible: number[] = [];
+  let excluded = 0;
   for (let i = 0; i < store.size; i++) {
     if (store.years[i] !== year) continue;
     if (bit && !(store.fields[i] & bit)) continue;
-    if (store.outOffsets[i + 1] > store.outOffsets[i]) eligible.push(i);
+    if (store.outOffsets[i + 1] === store.outOffsets[i]) continue;
+    if (skip && skip[i]) excluded++;
+    else eligible.push(i);
   }
   const what = `${year} articles${opts.field ? ` of ${opts.field}` : ''} citing the corpus`;
   if (eligible.length < opts.count) {
-    throw new CitebenchError(`cannot sample ${opts.count} queries: only ${eligible.length} ${what}`);
+    const ex = excluded ? ` (${excluded} more are on the query exclusion list)` : '';
+    throw new CitebenchError(`cannot sample ${opts.count} queries: only ${eligible.length} ${what}${ex}`);
   }
+  // The same stream with or without an exclusion: the draw is over the remaining candidates.
   const stream = `queries/${opts.field ?? 'dataset'}/${year}/${opts.count}`;
   const pick = rngFor(opts.seed, stream).sampleIndices(eligible.length, opts.count);
-  return pick.map((k) => eligible[k]);
+  return { queries: pick.map((k) => eligible[k]), candidates: eligible.length + excluded, excluded };
+}
+
+function exclusionMask(size: number, exclude: Uint32Array | Set<number> | undefined): Uint8Array | undefined {
+  if (!exclude) return undefined;
+  const mask = new Uint8Array(size);
+  for (const i of exclude) if (i < size) mask[i] = 1;
+  return mask;
 }
 
 /** Sorted union of the articles cited by `queries`. */
@@ -53,14 +87,14 @@ export function citedBy(store: Graph, queries: Uint32Array): Uint32Array {
   return indicesOf(mark);
 }
 
-/** Articles cited by at least one article labelled with `field` (the paper's "field-cited" set). */
+/**
+ * Stored articles cited by at least one input article labelled with `field` — the paper's "field-cited" set,
+ * counting citing articles the prefilter removed (only the cited article must be in the store).
+ */
 export function fieldCited(store: Graph, field: Field): Uint32Array {
   const bit = 1 << FIELDS.indexOf(field);
   const mark = new Uint8Array(store.size);
-  for (let i = 0; i < store.size; i++) {
-    if (!(store.fields[i] & bit)) continue;
-    for (let e = store.outOffsets[i]; e < store.outOffsets[i + 1]; e++) mark[store.outTargets[e]] = 1;
-  }
+  for (let i = 0; i < store.size; i++) if (store.citedByFields[i] & bit) mark[i] = 1;
   return indicesOf(mark);
 }
 
