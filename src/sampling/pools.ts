@@ -10,9 +10,8 @@
  * holds every article the field's queries cite, filled up to S (100 k) with random "field-cited" articles —
  * articles cited by some input article labelled with the field, prefiltered out or not (the paper: "cited in
  * all S2ORC articles labeled with a specific MAG field"; the store's citedByFields column) — published in or
- * before `queryYear`. When the
- * field-cited set does not exceed S, the pool is all of it and there is one repeat (paper: Art, History,
- * Philosophy).
+ * before `queryYear`. When the field-cited set does not exceed S, the pool is all of it and there is one
+ * repeat (paper: Art, History, Philosophy).
  */
 import type { CorpusStore } from '../corpus/store.ts';
 import { FIELDS, type Field } from '../corpus/fields.ts';
