@@ -117,6 +117,14 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     for (let e = 0; e < full.targets.length; e++) inDeg[full.targets[e]]++;
     const outDeg = new Uint32Array(n);
     for (let i = 0; i < n; i++) outDeg[i] = full.offsets[i + 1] - full.offsets[i];
+    // Fields of every citing input record, before the prefilter removes any: the paper's field-cited sets are
+    // over all of S2ORC (§3.2). `full` merges both S2ORC lists, so a citing record counts whichever lists it.
+    const fieldsAll = fields.view();
+    const citedByAll = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      const f = fieldsAll[i];
+      if (f) for (let e = full.offsets[i]; e < full.offsets[i + 1]; e++) citedByAll[full.targets[e]] |= f;
+    }
 
     // ---- prefilter + renumbering --------------------------------------------------------------------------
     const record = cfg.citationScope === 'record';
@@ -135,8 +143,8 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     const keptIdParts: Buffer[] = [];
     const year = new Uint16Array(m);
     const fieldMask = new Uint32Array(m);
+    const citedBy = new Uint32Array(m);
     const yearsAll = years.view();
-    const fieldsAll = fields.view();
     let pos = 0;
     for (let i = 0; i < n; i++) {
       const k = newIndex[i];
@@ -147,6 +155,7 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
       keptIdOff[k + 1] = pos;
       year[k] = yearsAll[i];
       fieldMask[k] = fieldsAll[i];
+      citedBy[k] = citedByAll[i];
     }
     const keptIds = Buffer.concat(keptIdParts);
     const { order, sorted } = idOrdering(keptIds, keptIdOff, m);
@@ -184,6 +193,7 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     w(FILES.idSorted, sorted);
     w(FILES.year, year);
     w(FILES.fields, fieldMask);
+    w(FILES.citedByFields, citedBy);
     w(FILES.outOff, outOff);
     w(FILES.outDst, outDst);
     w(FILES.inOff, inCsr.offsets);

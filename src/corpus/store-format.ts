@@ -8,6 +8,8 @@
  *   idsorted.u32     corpus indices sorted by id bytes (binary search for id → index)
  *   year.u16         publication year (0 = unknown, only possible when the prefilter is off)
  *   fields.u32       MAG field bitmask (bit i = FIELDS[i])
+ *   citedby-fields.u32  OR of the field bitmasks of every INPUT record citing the article (either S2ORC list),
+ *                    prefiltered out or not: the paper's field-cited sets (§3.2) are over all of S2ORC
  *   out.off.u32 / out.dst.u32   CSR of outbound citations inside the store, targets ascending
  *   in.off.u32  / in.src.u32    CSR of inbound citations inside the store, sources ascending
  *   text.bin         title then abstract of each article, UTF-8;  text.off.f64 (2N+1) byte offsets:
@@ -16,7 +18,8 @@
  * Citation CSR offsets are u32: up to 4.29 billion edges.
  */
 export const STORE_FORMAT = 'citebench-corpus-store';
-export const STORE_VERSION = 1;
+/** 2: citedby-fields.u32 added (a version-1 store must be rebuilt). */
+export const STORE_VERSION = 2;
 
 export const FILES = {
   meta: 'meta.json',
@@ -26,6 +29,7 @@ export const FILES = {
   idSorted: 'idsorted.u32',
   year: 'year.u16',
   fields: 'fields.u32',
+  citedByFields: 'citedby-fields.u32',
   outOff: 'out.off.u32',
   outDst: 'out.dst.u32',
   inOff: 'in.off.u32',

@@ -29,6 +29,11 @@ export class CorpusStore implements TextSource {
   readonly years: Uint16Array;
   /** MAG field bitmask per article (bit i = FIELDS[i]). */
   readonly fields: Uint32Array;
+  /**
+   * Per article, the OR of the field bitmasks of every input record that cites it, including records the
+   * prefilter removed: article i is "field-cited" for field f (§3.2) iff citedByFields[i] & (1 << f).
+   */
+  readonly citedByFields: Uint32Array;
   /** Rank of each article's paper_id in byte-wise order — trec_eval's docno tie-break, as an integer. */
   readonly idOrder: Uint32Array;
   // The citation graph loads on first use: retrieval needs texts and ids, not citations.
@@ -50,12 +55,13 @@ export class CorpusStore implements TextSource {
     this.size = meta.articles;
     this.years = readTyped(dir, FILES.year, Uint16Array);
     this.fields = u32(FILES.fields);
+    this.citedByFields = u32(FILES.citedByFields);
     this.idOrder = u32(FILES.idOrder);
     this.idSorted = u32(FILES.idSorted);
     this.idBytes = readFileSync(join(dir, FILES.ids));
     this.idOff = u32(FILES.idsOff);
     this.texts_ = new StoreTexts(dir);
-    if (this.years.length !== this.size || this.idOff.length !== this.size + 1 || this.texts_.size !== this.size) {
+    if (this.years.length !== this.size || this.citedByFields.length !== this.size || this.idOff.length !== this.size + 1 || this.texts_.size !== this.size) {
       this.texts_.close();
       throw new CitebenchError(`${dir}: corpus store columns disagree with meta.json (${this.size} articles): rebuild it`);
     }
@@ -73,7 +79,12 @@ export class CorpusStore implements TextSource {
       throw new CitebenchError(`${metaPath}: unreadable (${(e as Error).message})`);
     }
     if (meta.format !== STORE_FORMAT) throw new CitebenchError(`${metaPath}: format is '${meta.format}', expected '${STORE_FORMAT}'`);
-    if (meta.version !== STORE_VERSION) throw new CitebenchError(`${metaPath}: store version ${meta.version}, this citebench reads version ${STORE_VERSION}: rebuild it`);
+    if (meta.version !== STORE_VERSION) {
+      // No silent fallback for older stores: field-cited sets computed from the store alone would change the
+      // field-level pools (and which fields are exhausted) without a word.
+      const why = meta.version === 1 ? ' (version 1 lacks the cited-by-fields column that field-level pools need)' : '';
+      throw new CitebenchError(`${metaPath}: store version ${meta.version}, this citebench reads version ${STORE_VERSION}${why}: rebuild it with citebench corpus build --input SHARDS --out ${dir}`);
+    }
     return new CorpusStore(dir, meta);
   }
 

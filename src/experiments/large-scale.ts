@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import type { CorpusStore } from '../corpus/store.ts';
 import { FIELD_ABBREV, type Field } from '../corpus/fields.ts';
 import type { Retriever } from '../retrieval/retriever.ts';
-import { sampleQueries, samplePool, citationQrels } from '../sampling/pools.ts';
+import { sampleQuerySet, samplePool, citationQrels } from '../sampling/pools.ts';
+import { loadQueryExclusion, describeExclusion, type ExclusionFile } from '../sampling/exclusions.ts';
 import { evaluateRankedLists, parseMeasure, type Measure } from '../eval/index.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { CitebenchError } from '../util/errors.ts';
@@ -36,6 +37,11 @@ export interface LargeScaleConfig {
    * trec_eval -c does, so "MAP over 3,800 queries" averages 3,800 values; 'error' fails the cell instead.
    */
   emptyLists?: 'zero' | 'error';
+  /**
+   * Files of paper ids never used as queries (one per line): the paper left out SPECTER's and SciNCL's training
+   * queries (§3.1). Part of the cell key through the files' sha256.
+   */
+  excludeQueries?: string[];
 }
 
 export const PAPER_DATASET_LEVEL: LargeScaleConfig = {
@@ -63,6 +69,14 @@ export interface CellResult {
   means: Record<string, number>;
   /** Measure name → per-query values, in query order (for significance tests). */
   perQuery: Record<string, number[]>;
+  /** The query exclusion applied (null: none; absent in cells written before exclusions existed). */
+  queryExclusion?: {
+    /** Articles eligible as queries (year, field, citing the corpus) before the exclusion. */
+    candidates: number;
+    /** Of those, how many the lists left out. */
+    excluded: number;
+    files: ExclusionFile[];
+  } | null;
 }
 
 export interface RunLog {
@@ -84,12 +98,19 @@ export async function runLargeScale(
     return m[0];
   });
   const fields: (Field | null)[] = cfg.protocol === 'dataset' ? [null] : (cfg.fields ?? (Object.keys(FIELD_ABBREV) as Field[]));
+  const exclusion = cfg.excludeQueries?.length ? loadQueryExclusion(store, cfg.excludeQueries) : undefined;
+  if (exclusion) {
+    for (const f of exclusion.files) log(`query exclusion ${f.path}: ${f.ids} ids, ${f.notInStore} not in the store`);
+  }
   const out: CellResult[] = [];
   for (const field of fields) {
-    const queries = sampleQueries(store, { count: cfg.queries, seed: cfg.seed, field: field ?? undefined, queryYear: cfg.queryYear });
+    const set = sampleQuerySet(store, { count: cfg.queries, seed: cfg.seed, field: field ?? undefined, queryYear: cfg.queryYear, exclude: exclusion?.indices });
+    const queries = set.queries;
+    const queryExclusion = exclusion ? { candidates: set.candidates, excluded: set.excluded, files: exclusion.files } : null;
+    if (exclusion) log(`${field ?? 'dataset'}: ${describeExclusion(exclusion.files, set.excluded, set.candidates)}`);
     for (const size of cfg.poolSizes) {
       for (let repeat = 1; repeat <= cfg.repeats; repeat++) {
-        const key = cellKey(store, retriever, cfg, field, size, repeat);
+        const key = cellKey(store, retriever, cfg, field, size, repeat, exclusion?.files);
         const path = join(resultsDir, retriever.name, cfg.protocol, field ? FIELD_ABBREV[field] : 'all', `${size}-r${repeat}-${key}.json`);
         if (existsSync(path)) {
           out.push(JSON.parse(readFileSync(path, 'utf8')));
@@ -124,6 +145,7 @@ export async function runLargeScale(
           emptyListQueries: res.numMissingFromRun,
           means: Object.fromEntries(cfg.measures.map((name, m) => [name, res.summary[m]])),
           perQuery: Object.fromEntries(cfg.measures.map((name, m) => [name, Array.from(res.perQuery[m])])),
+          queryExclusion,
         };
         writeFileAtomic(path, JSON.stringify(cell) + '\n');
         log(`${label}: ${cfg.measures.map((n) => `${n} ${(100 * cell.means[n]).toFixed(1)}`).join(', ')} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
@@ -159,11 +181,15 @@ function checkConfig(cfg: LargeScaleConfig): void {
  * Everything that determines a cell's numbers, hashed: store identity, the retriever's name and fingerprint
  * (its parameters, model or index content), protocol settings.
  */
-export function cellKey(store: CorpusStore, retriever: Retriever, cfg: LargeScaleConfig, field: Field | null, size: number, repeat: number): string {
+export function cellKey(store: CorpusStore, retriever: Retriever, cfg: LargeScaleConfig, field: Field | null, size: number, repeat: number, exclude?: ExclusionFile[]): string {
   const ident = JSON.stringify({
     store: [store.size, store.outTargets.length, store.meta.input, store.meta.version, store.meta.prefilter],
     model: retriever.name, retriever: retriever.fingerprint, protocol: cfg.protocol, emptyLists: cfg.emptyLists ?? 'zero', queries: cfg.queries, seed: cfg.seed, k: cfg.k, measures: cfg.measures,
     year: cfg.queryYear ?? 2019, field, size, repeat,
+    // Absent (so keys of earlier cells stay valid) when nothing changed: no exclusion, dataset level.
+    exclude: exclude ? [...new Set(exclude.map((f) => f.sha256))].sort() : undefined,
+    // Field level: fill from field-cited sets over all input records (store version 2), not the store alone.
+    fieldCited: cfg.protocol === 'field' ? 'all-input' : undefined,
   });
   return hashString(ident).toString(16).padStart(8, '0');
 }

@@ -17,12 +17,14 @@ import { fileURLToPath } from 'node:url';
 import { synthesize, SYNTH_DEFAULTS, SYNTH_VERSION } from '../corpus/synth.ts';
 import { buildCorpusStore } from '../corpus/store-build.ts';
 import { CorpusStore } from '../corpus/store.ts';
-import { STORE_VERSION } from '../corpus/store-format.ts';
+import { FILES, STORE_VERSION } from '../corpus/store-format.ts';
 import { PAPER_PREFILTER } from '../corpus/prefilter.ts';
 import { INDEX_VERSION, buildIndex, loadIndex, readIndexMeta, removeWorkDir, saveIndex } from '../retrieval/bm25/index.ts';
 import { Bm25Retriever } from '../retrieval/bm25/retriever.ts';
-import { runLargeScale, meanOverRepeats, PAPER_DATASET_LEVEL, type LargeScaleConfig } from './large-scale.ts';
-import { datasetLevelTable, loadPaperNumbers, paperTable1, poolLabel } from '../report/tables.ts';
+import { runLargeScale, meanOverRepeats, PAPER_DATASET_LEVEL, type CellResult, type LargeScaleConfig } from './large-scale.ts';
+import { datasetLevelTable, paperTable1, poolLabel } from '../report/tables.ts';
+import { describeExclusion } from '../sampling/exclusions.ts';
+import { loadPaperNumbers } from '../report/paper-numbers.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { availableParallelism } from 'node:os';
 
@@ -35,7 +37,9 @@ export interface ReproduceConfig {
   repeats: number;
   /** An existing corpus store (e.g. real S2ORC) instead of the synthetic corpus. */
   store?: string;
-  /** Paper numbers for side-by-side tables (read from ../shared when present). */
+  /** Files of paper ids never used as queries (the paper left out SPECTER's and SciNCL's training queries). */
+  excludeQueries?: string[];
+  /** Another file of the paper's numbers for the side-by-side table (default: the repository's copy). */
   paperNumbers?: string;
 }
 
@@ -48,8 +52,6 @@ export const REPRODUCE_DEFAULTS: ReproduceConfig = {
   workDir: 'data/default',
   scale: 0.02,
   repeats: 3,
-  // ../shared beside the repository (development machines and CI); absent elsewhere, then no paper column.
-  paperNumbers: fileURLToPath(new URL('../../../shared/reference/paper-numbers.json', import.meta.url)),
 };
 
 export type StageLog = (line: string) => void;
@@ -82,7 +84,7 @@ export async function reproduce(cfg: ReproduceConfig, log: StageLog = console.er
   if (cfg.store) {
     log(`[1/4] corpus store: ${cfg.store} (given)`);
     writeFileAtomic(stamp, want);
-  } else if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want && existsSync(join(storeDir, 'meta.json'))) {
+  } else if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want && storeVersion(storeDir) === STORE_VERSION) {
     log(`[1/4] corpus store: up to date (${storeDir})`);
   } else {
     log(`[1/4] synthesizing ${cfg.articles} S2ORC-shaped articles (seed ${cfg.seed}), prefilter, corpus store`);
@@ -122,6 +124,7 @@ export async function reproduce(cfg: ReproduceConfig, log: StageLog = console.er
     poolSizes: PAPER_DATASET_LEVEL.poolSizes.map((s) => Math.round(s * cfg.scale)),
     repeats: cfg.repeats,
     seed: cfg.seed,
+    excludeQueries: cfg.excludeQueries,
   };
   log(`[3/4] dataset level: ${exp.queries} queries of 2019, pools ${exp.poolSizes.map(poolLabel).join('/')} × ${exp.repeats} repeats, top ${exp.k}`);
   const cells = await runLargeScale(store, bm25, exp, join(cfg.workDir, 'results'), (l) => log(`      ${l}`));
@@ -129,7 +132,7 @@ export async function reproduce(cfg: ReproduceConfig, log: StageLog = console.er
   // 4. report
   const rows = meanOverRepeats(cells);
   const ours = datasetLevelTable(rows, exp.measures);
-  const paper = cfg.paperNumbers ? loadPaperNumbers(cfg.paperNumbers) : undefined;
+  const paper = loadPaperNumbers(cfg.paperNumbers);
   const sizes = PAPER_DATASET_LEVEL.poolSizes.map(poolLabel);
   const report = [
     `# citebench reproduction — dataset level (Table 1 layout)`,
@@ -138,14 +141,33 @@ export async function reproduce(cfg: ReproduceConfig, log: StageLog = console.er
       `${exp.queries} queries from 2019, pools of ${exp.poolSizes.map(poolLabel).join(', ')} (scale ${cfg.scale} of the paper's), ` +
       `${exp.repeats} pool samples each, top ${exp.k}; values ×100, mean over pool samples.`,
     '',
+    exclusionLine(cells),
+    '',
     ours,
     '',
-    ...(paper
-      ? [`The paper's Table 1 (S2ORC, pools ${sizes.join('/')}), for orientation only: a synthetic corpus at another scale does not reproduce its values.`, '', paperTable1(paper, ['bm25', 'scibert', 'specter', 'scincl', 'aspire'], sizes, exp.measures), '']
-      : []),
+    `The paper's Table 1 (S2ORC, pools ${sizes.join('/')}; ASPIRE is its BioMed variant), for orientation only: a synthetic corpus at another scale does not reproduce its values.`,
+    '',
+    paperTable1(paper, sizes, exp.measures),
+    '',
   ].join('\n');
   const reportPath = join(cfg.workDir, 'report.md');
   writeFileAtomic(reportPath, report);
   log(`[4/4] report: ${reportPath}`);
   return { store, report, reportPath };
+}
+
+/** What the report says about training-set queries: which lists left out how many query candidates. */
+function exclusionLine(cells: CellResult[]): string {
+  const x = cells.find((c) => c.queryExclusion)?.queryExclusion;
+  if (!x) return `Query exclusion: none (the paper left out SPECTER's and SciNCL's training queries; give their ids with --exclude-queries).`;
+  return `Query exclusion: ${describeExclusion(x.files, x.excluded, x.candidates)}.`;
+}
+
+/** Format version of the store in `dir`, or undefined: a store of an older format is rebuilt, not reused. */
+function storeVersion(dir: string): number | undefined {
+  try {
+    return JSON.parse(readFileSync(join(dir, FILES.meta), 'utf8')).version;
+  } catch {
+    return undefined;
+  }
 }

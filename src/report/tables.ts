@@ -1,9 +1,9 @@
 /**
  * Result tables in the paper's layout (values ×100, one decimal), as Markdown, with the paper's own numbers
- * side by side when ../shared/reference/paper-numbers.json (or a given file) is available.
+ * (paper-numbers.ts) side by side.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import type { meanOverRepeats } from '../experiments/large-scale.ts';
+import type { PaperNumbers } from './paper-numbers.ts';
 
 type Row = ReturnType<typeof meanOverRepeats>[number];
 
@@ -29,24 +29,18 @@ export function datasetLevelTable(rows: Row[], measures: string[]): string {
   return lines.join('\n');
 }
 
-export interface PaperNumbers {
-  table1_dataset_level: { values: Record<string, Record<string, Record<string, number>>> };
-  [k: string]: unknown;
-}
-
-/** The paper's numbers, if the reference file is present (it lives in ../shared, never in the repository). */
-export function loadPaperNumbers(path: string): PaperNumbers | undefined {
-  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as PaperNumbers) : undefined;
-}
-
-/** The paper's Table 1 in the same layout, for the models and sizes given. */
-export function paperTable1(paper: PaperNumbers, models: string[], sizes: string[], measures: string[]): string {
+/**
+ * The paper's Table 1 in the same layout: every model the paper reports, in the paper's order (or only
+ * `models`, when given), for the sizes and measures given. Values print as the paper prints them (one decimal).
+ */
+export function paperTable1(paper: PaperNumbers, sizes: string[], measures: string[], models?: string[]): string {
+  const values = paper.table1_dataset_level.values as Record<string, Record<string, Record<string, number>> | undefined>;
   const head = ['model (paper)', ...sizes.flatMap((s) => measures.map((m) => `${s} ${m}`))];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i ? '---:' : '---')).join('|')}|`];
-  for (const model of models) {
-    const v = paper.table1_dataset_level.values[model];
+  for (const model of models ?? Object.keys(values)) {
+    const v = values[model];
     if (!v) continue;
-    lines.push(`| ${model} | ${sizes.flatMap((s) => measures.map((m) => (v[s]?.[m] ?? '–').toString())).join(' | ')} |`);
+    lines.push(`| ${model} | ${sizes.flatMap((s) => measures.map((m) => (v[s]?.[m] === undefined ? '–' : v[s][m].toFixed(1)))).join(' | ')} |`);
   }
   return lines.join('\n');
 }

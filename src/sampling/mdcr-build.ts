@@ -24,7 +24,7 @@ import { FIELDS, type Field } from '../corpus/fields.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { sortedFind } from '../util/sorted.ts';
 import { rngFor } from './rng.ts';
-import { eligibleQueries, sampleQueries } from './pools.ts';
+import { sampleQueries } from './pools.ts';
 import type { TextSource } from '../corpus/article.ts';
 
 export type MdcrGraph = Pick<CorpusStore, 'size' | 'fields' | 'idOrder' | 'outOffsets' | 'outTargets' | 'inOffsets' | 'inSources'> & {
@@ -340,14 +340,8 @@ export function sampleMdcrQueries(store: Parameters<typeof sampleQueries>[0], op
   const val = new Map<Field, Uint32Array>();
   for (const field of opts.fields) {
     const t = sampleQueries(store, { count: opts.count, seed: opts.seed, field, queryYear: opts.queryYear, minCited });
-    const inTest = new Set(t);
-    const rest = eligibleQueries(store, { field, queryYear: opts.queryYear, minCited }).filter((i) => !inTest.has(i));
-    if (rest.length < opts.count) {
-      throw new CitebenchError(`field ${field}: ${rest.length + t.length} eligible queries (citing ≥ ${minCited} store articles) cannot give ${opts.count} test + ${opts.count} val queries`);
-    }
-    const pick = rngFor(opts.seed, `mdcr/val-queries/${field}/${opts.queryYear ?? 2019}/${opts.count}`).sampleIndices(rest.length, opts.count);
     test.set(field, t);
-    val.set(field, pick.map((k) => rest[k]));
+    val.set(field, sampleQueries(store, { count: opts.count, seed: opts.seed, field, queryYear: opts.queryYear, minCited, exclude: new Set(t), split: 'val' }));
   }
   return { test, val };
 }

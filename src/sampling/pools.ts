@@ -8,16 +8,17 @@
  * articles published in or before `queryYear`.
  * Field level (§3.2): per MAG field, queries are random `queryYear` articles labelled with the field; the pool
  * holds every article the field's queries cite, filled up to S (100 k) with random "field-cited" articles —
- * articles cited by some article labelled with the field — published in or before `queryYear`. When the
- * field-cited set does not exceed S, the pool is all of it and there is one repeat (paper: Art, History,
- * Philosophy).
+ * articles cited by some input article labelled with the field, prefiltered out or not (the paper: "cited in
+ * all S2ORC articles labeled with a specific MAG field"; the store's citedByFields column) — published in or
+ * before `queryYear`. When the field-cited set does not exceed S, the pool is all of it and there is one
+ * repeat (paper: Art, History, Philosophy).
  */
 import type { CorpusStore } from '../corpus/store.ts';
 import { FIELDS, type Field } from '../corpus/fields.ts';
 import { rngFor } from './rng.ts';
 import { CitebenchError } from '../util/errors.ts';
 
-type Graph = Pick<CorpusStore, 'size' | 'years' | 'fields' | 'outOffsets' | 'outTargets'>;
+type Graph = Pick<CorpusStore, 'size' | 'years' | 'fields' | 'citedByFields' | 'outOffsets' | 'outTargets'>;
 
 export interface QueryOptions {
   count: number;
@@ -27,35 +28,78 @@ export interface QueryOptions {
   field?: Field;
   /** Only articles citing at least this many store articles (default 1; MDCR needs 5 positives). */
   minCited?: number;
+  /**
+   * Corpus indices never used as queries (sorted Uint32Array or a Set), e.g. the training queries of the models
+   * evaluated (the paper left out SPECTER's and SciNCL's; see exclusions.ts).
+   */
+  exclude?: Uint32Array | Set<number>;
+  /**
+   * Which split the draw is for: 'test' (default) keeps the stream of earlier versions; another name ('val')
+   * draws from a stream of its own, so a validation split is an independent sample (exclude the test queries
+   * to make it disjoint).
+   */
+  split?: string;
 }
 
-/** Articles that may be queries: of `queryYear` (and `field`), citing ≥ `minCited` store articles; ascending. */
+export interface QuerySet {
+  /** The sampled queries, in draw order. */
+  queries: Uint32Array;
+  /** Articles eligible as queries before the exclusion. */
+  candidates: number;
+  /** Of those, the ones the exclusion left out. */
+  excluded: number;
+}
+
+/** Articles that may be queries: of `queryYear` (and `field`), citing ≥ `minCited` store articles, not excluded; ascending. */
 export function eligibleQueries(store: Graph, opts: Omit<QueryOptions, 'count' | 'seed'>): number[] {
+  return eligible(store, opts).eligible;
+}
+
+function eligible(store: Graph, opts: Omit<QueryOptions, 'count' | 'seed'>): { eligible: number[]; excluded: number } {
   const year = opts.queryYear ?? 2019;
   const minCited = Math.max(1, opts.minCited ?? 1);
   const bit = opts.field ? 1 << FIELDS.indexOf(opts.field) : 0;
-  const eligible: number[] = [];
+  const skip = exclusionMask(store.size, opts.exclude);
+  const out: number[] = [];
+  let excluded = 0;
   for (let i = 0; i < store.size; i++) {
     if (store.years[i] !== year) continue;
     if (bit && !(store.fields[i] & bit)) continue;
-    if (store.outOffsets[i + 1] - store.outOffsets[i] >= minCited) eligible.push(i);
+    if (store.outOffsets[i + 1] - store.outOffsets[i] < minCited) continue;
+    if (skip && skip[i]) excluded++;
+    else out.push(i);
   }
-  return eligible;
+  return { eligible: out, excluded };
 }
 
 /** Query articles: `count` random articles of `queryYear` (of `field`) citing ≥ `minCited` (1) store articles. */
 export function sampleQueries(store: Graph, opts: QueryOptions): Uint32Array {
+  return sampleQuerySet(store, opts).queries;
+}
+
+/** sampleQueries, also saying how many candidates there were and how many the exclusion removed. */
+export function sampleQuerySet(store: Graph, opts: QueryOptions): QuerySet {
   const year = opts.queryYear ?? 2019;
   const minCited = Math.max(1, opts.minCited ?? 1);
-  const eligible = eligibleQueries(store, opts);
+  const { eligible: pool, excluded } = eligible(store, opts);
   const what = `${year} articles${opts.field ? ` of ${opts.field}` : ''} citing ${minCited > 1 ? `≥ ${minCited} articles of ` : ''}the corpus`;
-  if (eligible.length < opts.count) {
-    throw new CitebenchError(`cannot sample ${opts.count} queries: only ${eligible.length} ${what}`);
+  if (pool.length < opts.count) {
+    const ex = excluded ? ` (${excluded} more are excluded: the exclusion list${opts.split && opts.split !== 'test' ? ' or the test queries' : ''})` : '';
+    throw new CitebenchError(`cannot sample ${opts.count} ${opts.split && opts.split !== 'test' ? `${opts.split} ` : ''}queries: only ${pool.length} ${what}${ex}`);
   }
-  // The default keeps the stream name of earlier versions, so their query sets are unchanged.
-  const stream = `queries/${opts.field ?? 'dataset'}/${year}/${opts.count}${minCited > 1 ? `/min-cited-${minCited}` : ''}`;
-  const pick = rngFor(opts.seed, stream).sampleIndices(eligible.length, opts.count);
-  return pick.map((k) => eligible[k]);
+  // The default keeps the stream name of earlier versions, so their query sets are unchanged; with or without an
+  // exclusion the stream is the same (the draw is over the remaining candidates).
+  const split = opts.split && opts.split !== 'test' ? `${opts.split}/` : '';
+  const stream = `queries/${split}${opts.field ?? 'dataset'}/${year}/${opts.count}${minCited > 1 ? `/min-cited-${minCited}` : ''}`;
+  const pick = rngFor(opts.seed, stream).sampleIndices(pool.length, opts.count);
+  return { queries: pick.map((k) => pool[k]), candidates: pool.length + excluded, excluded };
+}
+
+function exclusionMask(size: number, exclude: Uint32Array | Set<number> | undefined): Uint8Array | undefined {
+  if (!exclude) return undefined;
+  const mask = new Uint8Array(size);
+  for (const i of exclude) if (i < size) mask[i] = 1;
+  return mask;
 }
 
 /** Sorted union of the articles cited by `queries`. */
@@ -65,14 +109,14 @@ export function citedBy(store: Graph, queries: Uint32Array): Uint32Array {
   return indicesOf(mark);
 }
 
-/** Articles cited by at least one article labelled with `field` (the paper's "field-cited" set). */
+/**
+ * Stored articles cited by at least one input article labelled with `field` — the paper's "field-cited" set,
+ * counting citing articles the prefilter removed (only the cited article must be in the store).
+ */
 export function fieldCited(store: Graph, field: Field): Uint32Array {
   const bit = 1 << FIELDS.indexOf(field);
   const mark = new Uint8Array(store.size);
-  for (let i = 0; i < store.size; i++) {
-    if (!(store.fields[i] & bit)) continue;
-    for (let e = store.outOffsets[i]; e < store.outOffsets[i + 1]; e++) mark[store.outTargets[e]] = 1;
-  }
+  for (let i = 0; i < store.size; i++) if (store.citedByFields[i] & bit) mark[i] = 1;
   return indicesOf(mark);
 }
 
@@ -83,6 +127,8 @@ export interface PoolOptions {
   queryYear?: number;
   /** Field-level protocol: fill from this field's field-cited set instead of the whole corpus. */
   field?: Field;
+  /** The queries' split: 'test' (default, the stream of earlier versions) or another name with its own stream. */
+  split?: string;
 }
 
 export interface Pool {
@@ -118,7 +164,8 @@ export function samplePool(store: Graph, queries: Uint32Array, opts: PoolOptions
     exhausted = true;
     for (const i of fill) inPool[i] = 1;
   } else {
-    const stream = `pool/${opts.field ?? 'dataset'}/${opts.size}/${opts.repeat}`;
+    const split = opts.split && opts.split !== 'test' ? `${opts.split}/` : '';
+    const stream = `pool/${split}${opts.field ?? 'dataset'}/${opts.size}/${opts.repeat}`;
     for (const k of rngFor(opts.seed, stream).sampleIndices(fill.length, need)) inPool[fill[k]] = 1;
   }
   return { members: indicesOf(inPool), cited: cited.length, exhausted };

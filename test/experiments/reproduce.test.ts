@@ -3,7 +3,7 @@
 // computation over the same ranked lists.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { reproduce } from '../../src/experiments/reproduce.ts';
@@ -30,6 +30,8 @@ test('reproduce: report, resumable cells, byte-identical results, MAP = independ
   const b = mkdtempSync(join(tmpdir(), 'cb-repro-b-'));
   const ra = await reproduce(cfg(a), () => {});
   assert.match(ra.report, /\| bm25 \| [0-9.]+ \|/);
+  // the paper's Table 1 beside ours, from the repository's copy: every model the paper reports, ASPIRE-BM included
+  for (const m of ['bm25', 'scibert', 'specter', 'scincl', 'aspire-bm']) assert.match(ra.report, new RegExp(`\\| ${m} \\| [0-9]+\\.[0-9] \\|`), m);
   const cells = files(join(a, 'results'));
   assert.equal(cells.length, 4 * 2, '4 pool sizes × 2 repeats');
 
@@ -44,9 +46,19 @@ test('reproduce: report, resumable cells, byte-identical results, MAP = independ
   assert.equal(rb.report, ra.report);
   for (const f of files(join(a, 'results'))) assert.ok(readFileSync(f).equals(readFileSync(f.replace(a, b))), f);
 
+  // training-set queries left out: the report says how many and from which file; the cells are new ones
+  assert.match(ra.report, /Query exclusion: none/);
+  const q0 = sampleQueries(ra.store, { count: 40, seed: 4 });
+  const list = join(a, 'train-ids.txt');
+  writeFileSync(list, Array.from(q0.subarray(0, 10), (i) => ra.store.id(i)).concat('not-in-store').join('\n') + '\n');
+  const rx = await reproduce({ ...cfg(a), excludeQueries: [list] }, () => {});
+  assert.match(rx.report, new RegExp(`Query exclusion: 10 of \\d+ query candidates excluded, listed in ${list.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(sha256 [0-9a-f]{64}, 11 ids, 1 not in the store\\)`));
+  assert.equal(files(join(a, 'results')).length, 16);
+  rx.store.close();
+
   // independent AP over the same ranked lists (ties: docno descending, as trec_eval)
   const store = ra.store;
-  const cell = JSON.parse(readFileSync(files(join(a, 'results'))[0], 'utf8'));
+  const cell = files(join(a, 'results')).map((f) => JSON.parse(readFileSync(f, 'utf8'))).find((c) => !c.queryExclusion);
   const queries = sampleQueries(store, { count: cell.queries, seed: 4 });
   const pool = samplePool(store, queries, { size: cell.poolSize, repeat: cell.repeat, seed: 4 });
   const bm25 = new Bm25Retriever(loadIndex(join(a, 'bm25-index')), store, { tieKey: store.idOrder });

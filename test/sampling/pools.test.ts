@@ -8,8 +8,13 @@ import { buildCorpusStore } from '../../src/corpus/store-build.ts';
 import { CorpusStore } from '../../src/corpus/store.ts';
 import { PAPER_PREFILTER } from '../../src/corpus/prefilter.ts';
 import { FIELDS } from '../../src/corpus/fields.ts';
-import { sampleQueries, samplePool, citedBy, fieldCited, citationQrels } from '../../src/sampling/pools.ts';
+import { sampleQueries, sampleQuerySet, samplePool, citedBy, fieldCited, citationQrels } from '../../src/sampling/pools.ts';
+import { loadQueryExclusion } from '../../src/sampling/exclusions.ts';
+import { runLargeScale, type CellResult } from '../../src/experiments/large-scale.ts';
+import type { Retriever } from '../../src/retrieval/retriever.ts';
 import { Rng } from '../../src/sampling/rng.ts';
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 
 const dir = mkdtempSync(join(tmpdir(), 'cb-pools-'));
 let store: CorpusStore;
@@ -59,9 +64,9 @@ test('field level: queries labelled with the field; pool = cited ∪ field-cited
   const bit = 1 << FIELDS.indexOf(field);
   const q = sampleQueries(store, { count: 40, seed: 1, field });
   for (const i of q) assert.ok(store.fields[i] & bit);
-  const fc = new Set<number>();
-  for (let i = 0; i < store.size; i++) if (store.fields[i] & bit) for (const c of store.outbound(i)) fc.add(c);
-  assert.deepEqual([...fieldCited(store, field)], [...fc].sort((a, b) => a - b));
+  // citing articles the store kept are among those counted (the full definition: test/sampling/field-cited)
+  const fc = new Set<number>(fieldCited(store, field));
+  for (let i = 0; i < store.size; i++) if (store.fields[i] & bit) for (const c of store.outbound(i)) assert.ok(fc.has(c));
   const cited = new Set(citedBy(store, q));
   const p = samplePool(store, q, { size: 1500, repeat: 1, seed: 1, field });
   assert.equal(p.members.length, 1500);
@@ -107,4 +112,85 @@ test('citebench sample writes queries, pool and qrels that agree with the librar
   const bad = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), 'sample', '--corpus', join(dir, 'store'), '--out', out, '--field', 'Alchemy'], { encoding: 'utf8', cwd: REPO });
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /unknown field 'Alchemy'/);
+});
+
+test('query exclusion: listed articles are never queries; deterministic; ids not in the store counted', () => {
+  const base = sampleQueries(store, { count: 100, seed: 5 });
+  const listed = Array.from(base.subarray(0, 60), (i) => store.id(i));
+  const f1 = join(dir, 'specter-train.txt');
+  const f2 = join(dir, 'scincl-train.txt');
+  writeFileSync(f1, ['# SPECTER training queries', ...listed.slice(0, 40), '', 'not-in-store-1', 'not-in-store-2', listed[0]].join('\n') + '\n');
+  writeFileSync(f2, [...listed.slice(30), 'not-in-store-3'].join('\r\n'));
+  const x = loadQueryExclusion(store, [f1, f2]);
+  assert.deepEqual(x.files.map((f) => [f.path, f.ids, f.notInStore]), [[f1, 42, 2], [f2, 31, 1]]);
+  assert.equal(x.files[0].sha256, createHash('sha256').update(readFileSync(f1)).digest('hex'));
+  assert.deepEqual(Array.from(x.indices), Array.from(base.subarray(0, 60)).sort((a, b) => a - b));
+
+  const all = sampleQuerySet(store, { count: 100, seed: 5 });
+  const set = sampleQuerySet(store, { count: 100, seed: 5, exclude: x.indices });
+  assert.equal(set.excluded, 60, 'every listed 2019 article citing the corpus is a candidate left out');
+  assert.equal(set.candidates, all.candidates);
+  assert.equal(all.excluded, 0);
+  const banned = new Set(x.indices);
+  for (const q of set.queries) assert.ok(!banned.has(q), `excluded article ${store.id(q)} sampled as a query`);
+  assert.equal(new Set(set.queries).size, 100);
+  assert.deepEqual(sampleQuerySet(store, { count: 100, seed: 5, exclude: x.indices }), set, 'deterministic');
+  assert.deepEqual(sampleQuerySet(store, { count: 100, seed: 5, exclude: new Set(x.indices) }).queries, set.queries, 'a Set works the same');
+  // a field-level set excludes the same way
+  const med = sampleQuerySet(store, { count: 20, seed: 5, field: 'Medicine', exclude: x.indices });
+  for (const q of med.queries) assert.ok(!banned.has(q));
+
+  writeFileSync(join(dir, 'bad.txt'), 'abc\nid1\tid2\n');
+  assert.throws(() => loadQueryExclusion(store, [join(dir, 'bad.txt')]), /bad\.txt:2 \[paper_id\]: 'id1\tid2' is not one paper id/);
+  assert.throws(() => loadQueryExclusion(store, [join(dir, 'missing.txt')]), /missing\.txt: query exclusion file not found/);
+});
+
+test('large-scale cells record the exclusion (count, files, sha256) and key on it', async () => {
+  const f1 = join(dir, 'specter-train.txt');
+  const calls: Uint32Array[] = [];
+  const stub: Retriever = {
+    name: 'stub',
+    fingerprint: 'stub',
+    async search(req) {
+      calls.push(req.queries);
+      const docs = Uint32Array.from(req.pool!.subarray(0, 5));
+      const offsets = Uint32Array.from({ length: req.queries.length + 1 }, (_, q) => q * docs.length);
+      const all = new Uint32Array(req.queries.length * docs.length);
+      for (let q = 0; q < req.queries.length; q++) all.set(docs, q * docs.length);
+      return { offsets, docs: all, scores: new Float32Array(all.length).fill(1) };
+    },
+  };
+  const cfg = { protocol: 'dataset' as const, queries: 100, poolSizes: [4000], repeats: 1, seed: 5, k: 10, measures: ['MAP'] };
+  const results = join(dir, 'results');
+  const [plain] = await runLargeScale(store, stub, cfg, results);
+  const [ex] = await runLargeScale(store, stub, { ...cfg, excludeQueries: [f1] }, results);
+  assert.equal(plain.queryExclusion, null);
+  const x = ex.queryExclusion!;
+  assert.equal(x.excluded, 40);
+  assert.deepEqual(x.files.map((f) => [f.path, f.sha256, f.ids, f.notInStore]), [[f1, createHash('sha256').update(readFileSync(f1)).digest('hex'), 42, 2]]);
+  const banned = new Set(loadQueryExclusion(store, [f1]).indices);
+  assert.equal(calls.length, 2, 'two cells computed: the exclusion is part of the key');
+  for (const q of calls[1]) assert.ok(!banned.has(q));
+  const files = readdirSync(join(results, 'stub', 'dataset', 'all'));
+  assert.equal(files.length, 2);
+  const written = files.map((f) => JSON.parse(readFileSync(join(results, 'stub', 'dataset', 'all', f), 'utf8')) as CellResult);
+  assert.ok(written.some((c) => c.queryExclusion?.excluded === 40));
+  // cached: no new search
+  await runLargeScale(store, stub, { ...cfg, excludeQueries: [f1] }, results);
+  assert.equal(calls.length, 2);
+});
+
+test('citebench sample --exclude-queries: no listed article among the queries; the count is reported', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { REPO } = await import('../helpers/shared.ts');
+  const out = join(dir, 'sample-ex');
+  const f1 = join(dir, 'specter-train.txt');
+  const f2 = join(dir, 'scincl-train.txt');
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), 'sample', '--corpus', join(dir, 'store'), '--out', out, '--queries', '100', '--pool-size', '5000', '--seed', '5', '--exclude-queries', f1, '--exclude-queries', f2], { encoding: 'utf8', cwd: REPO });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /60 of \d+ query candidates excluded, listed in .*specter-train\.txt \(sha256 [0-9a-f]{64}, 42 ids, 2 not in the store\); .*scincl-train\.txt/);
+  const banned = new Set(readFileSync(f1, 'utf8').split(/\r?\n/).concat(readFileSync(f2, 'utf8').split(/\r?\n/)));
+  const queries = readFileSync(join(out, 'queries.txt'), 'utf8').trim().split('\n');
+  assert.equal(queries.length, 100);
+  for (const q of queries) assert.ok(!banned.has(q), q);
 });

@@ -3,6 +3,7 @@ import { reproduce, REPRODUCE_DEFAULTS, ARTICLES_PER_SCALE } from '../../experim
 import { CitebenchError } from '../../util/errors.ts';
 
 export const usage = `usage: citebench reproduce [--articles N] [--seed S] [--scale F] [--repeats R] [--store DIR] [--work DIR]
+                          [--exclude-queries FILE]...
 
 The main job on the built-in default: synthesize an S2ORC-shaped corpus, prefilter it as in the paper (§3),
 build the corpus store and the BM25 index, run the dataset-level protocol (§3.1: 2019 queries, pools that hold
@@ -19,11 +20,16 @@ options:
   --repeats R    pool samples per size (default ${REPRODUCE_DEFAULTS.repeats}, as in the paper)
   --store DIR    run on an existing corpus store (e.g. real S2ORC, see citebench corpus build) instead of
                  synthesizing one
-  --work DIR     working directory (default ${REPRODUCE_DEFAULTS.workDir})`;
+  --work DIR     working directory (default ${REPRODUCE_DEFAULTS.workDir})
+  --exclude-queries FILE
+                 paper ids (one per line) never used as queries, e.g. SPECTER's and SciNCL's training queries,
+                 which the paper left out; repeatable. Ids not in the store are counted, not an error; the report
+                 says how many query candidates each run left out and names the files (path, sha256)`;
 
 export async function run(args: string[]) {
   const { values } = parse(args, {
     articles: { type: 'string' }, seed: { type: 'string' }, work: { type: 'string' }, scale: { type: 'string' }, repeats: { type: 'string' }, store: { type: 'string' },
+    'exclude-queries': { type: 'string', multiple: true },
   }, usage);
   const scale = num('scale', values.scale, REPRODUCE_DEFAULTS.scale);
   if (!(scale > 0 && scale <= 1)) throw new CitebenchError(`--scale must be in (0, 1], got ${values.scale}`);
@@ -40,6 +46,7 @@ export async function run(args: string[]) {
     repeats,
     workDir: values.work ?? REPRODUCE_DEFAULTS.workDir,
     store: values.store,
+    excludeQueries: values['exclude-queries'],
   });
   console.log(report);
   store.close();
