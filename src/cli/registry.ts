@@ -15,6 +15,7 @@ export interface CommandEntry {
 }
 
 export const commands: CommandEntry[] = [
+  { name: 'run', summary: 'run a configuration: every protocol × model × pool × repeat, resumable, into one results folder', load: () => import('./commands/run.ts') },
   { name: 'reproduce', summary: 'the main job: the paper\'s pipeline on the built-in default corpus', load: () => import('./commands/reproduce.ts') },
   { name: 'synth', summary: 'generate a synthetic S2ORC-shaped corpus (jsonl.gz shards)', load: () => import('./commands/synth.ts') },
   { name: 'corpus build', summary: 'read S2ORC shards, validate, prefilter, write the compact corpus store', load: () => import('./commands/corpus-build.ts') },

@@ -1,0 +1,57 @@
+import { parse, num } from '../args.ts';
+import { loadConfig, type ConfigOverrides } from '../../experiments/config.ts';
+import { dryRun, runExperiment } from '../../experiments/run.ts';
+import { CitebenchError } from '../../util/errors.ts';
+
+export const usage = `usage: citebench run CONFIG.yaml [--dry-run] [--scale F] [--seed S] [--repeats R] [--articles N]
+                     [--store DIR] [--work DIR] [--results DIR]
+
+Run every protocol × model × pool size × repeat of a configuration (configs/default.yaml, configs/paper.yaml,
+configs/ci.yaml are examples; the file's comments say what each key means): the corpus, the BM25 index, BM25
+tuning, dense encoders, the dataset level (§3.1), the field level (§3.2), MDCR (§4). Everything goes into one
+results folder: the resolved config, every TREC run and qrels file, per-query values, results.json and a
+Markdown report (Tables 1–4, 7, 8 beside the paper's). Every stage and cell is reused when its output exists
+for the same inputs, so a killed run resumes where it stopped; the same config and seed give the same bytes.
+
+options:
+  --dry-run      print the cells, the pool sizes and an estimate of time and memory; touch nothing
+  --scale F      override the config's scale (every paper-sized count × F; 1 = the paper's full setting)
+  --seed S       override the seed (queries, pools, MDCR, synthetic corpus)
+  --repeats R    override the pool samples per size
+  --articles N   synthetic corpus size before the prefilter (default: the config's, × scale)
+  --store DIR    run on this corpus store (e.g. real S2ORC) instead of the config's corpus
+  --work DIR     cache folder (corpus, index, embeddings)
+  --results DIR  results folder`;
+
+export const optionSpec = {
+  'dry-run': { type: 'boolean' }, scale: { type: 'string' }, seed: { type: 'string' }, repeats: { type: 'string' },
+  articles: { type: 'string' }, store: { type: 'string' }, work: { type: 'string' }, results: { type: 'string' },
+} as const;
+
+export function overridesOf(values: Partial<Record<keyof typeof optionSpec, string | boolean>>): ConfigOverrides {
+  const n = (k: 'scale' | 'seed' | 'repeats' | 'articles') => (values[k] === undefined ? undefined : num(k, values[k] as string));
+  return {
+    scale: n('scale'), seed: n('seed'), repeats: n('repeats'), articles: n('articles'),
+    store: values.store as string | undefined, work: values.work as string | undefined, results: values.results as string | undefined,
+  };
+}
+
+/** Shared by `run` and `reproduce`: load, then print the plan or run and print the Markdown report. */
+export async function runConfig(path: string, values: Partial<Record<keyof typeof optionSpec, string | boolean>>): Promise<number> {
+  const cfg = loadConfig(path, overridesOf(values));
+  if (values['dry-run']) {
+    console.log(dryRun(cfg));
+    return 0;
+  }
+  const { report, reportPath, resultsDir, store } = await runExperiment(cfg);
+  console.log(report);
+  console.error(`citebench: results in ${resultsDir} (report: ${reportPath})`);
+  store.close();
+  return 0;
+}
+
+export async function run(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, optionSpec, usage);
+  if (positionals.length !== 1) throw new CitebenchError(`give one config file\n\n${usage}`);
+  return runConfig(positionals[0], values);
+}

@@ -1,0 +1,99 @@
+/**
+ * One pool group of a run — its queries, its pool, every model on them. Each model's cell writes its TREC run
+ * and then its cell record, each atomically; the cell record is written last and holds a key hashing everything
+ * that determines it, so a killed run resumes at the first cell without a current record, and a changed
+ * setting (k1, a model folder, the corpus…) never reuses a stale number. Cell files hold no timings: the same
+ * configuration and seed give byte-identical results.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CorpusStore } from '../corpus/store.ts';
+import { evaluateRankedLists, type Measure } from '../eval/index.ts';
+import { writeQrels, writeRun } from '../eval/trec-io.ts';
+import type { RankedLists } from '../retrieval/retriever.ts';
+import { citationQrels, samplePool, type Pool } from '../sampling/pools.ts';
+import type { CellRecord } from '../report/results.ts';
+import { writeFileAtomic } from '../util/atomic.ts';
+import { hashString } from '../util/rng.ts';
+import { groupPath, type PoolGroup } from './plan.ts';
+import type { ReadyModel } from './models.ts';
+
+export interface GroupContext {
+  store: CorpusStore;
+  resultsDir: string;
+  seed: number;
+  queryYear: number;
+  k: number;
+  measureNames: string[];
+  measures: Measure[];
+  /** Identity of the corpus and of everything sampling depends on (exclusion lists …). */
+  sampleKey: string;
+  log: (line: string) => void;
+}
+
+export interface GroupResult {
+  pool: Pool;
+  cells: CellRecord[];
+  /** Each model's lists in memory when it was searched now (cached cells are read back on demand). */
+  lists: Map<string, RankedLists>;
+}
+
+/** Run (or load) every model's cell of one pool group. */
+export async function runGroup(ctx: GroupContext, group: PoolGroup, queries: Uint32Array, models: ReadyModel[]): Promise<GroupResult> {
+  const { store } = ctx;
+  const path = groupPath(group);
+  const pool = samplePool(store, queries, { size: group.poolSize, repeat: group.repeat, seed: ctx.seed, field: group.field ?? undefined, queryYear: ctx.queryYear });
+  const rel = citationQrels(store, queries, pool.members);
+  const qrels = { offsets: rel.offsets, docs: rel.docs, labels: new Int32Array(rel.docs.length).fill(1) };
+  const qids = Array.from(queries, (q) => store.id(q));
+  const qrelsFile = `qrels/${path}.qrels`;
+  if (!existsSync(join(ctx.resultsDir, qrelsFile))) writeQrels(join(ctx.resultsDir, qrelsFile), qids, (d) => store.id(d), qrels);
+
+  const cells: CellRecord[] = [];
+  const lists = new Map<string, RankedLists>();
+  for (const model of models) {
+    const key = hashString(JSON.stringify({
+      sample: ctx.sampleKey, model: model.retriever.fingerprint, protocol: group.protocol, split: group.split, field: group.field,
+      size: group.poolSize, repeat: group.repeat, queries: group.queries, seed: ctx.seed, k: ctx.k, measures: ctx.measureNames, year: ctx.queryYear,
+    })).toString(16).padStart(8, '0');
+    const cellFile = `cells/${model.name}/${path}.json`;
+    const runFile = `runs/${model.name}/${path}.trec`;
+    const cached = readCellIfCurrent(join(ctx.resultsDir, cellFile), key);
+    if (cached && existsSync(join(ctx.resultsDir, runFile))) {
+      cells.push(cached);
+      continue;
+    }
+    const t0 = performance.now();
+    const label = `${model.name} ${path}`;
+    ctx.log(`${label}: ${queries.length} queries over ${pool.members.length} articles`);
+    const run = await model.retriever.search({ queries, pool: pool.members, k: ctx.k, excludeSelf: true });
+    writeRun(join(ctx.resultsDir, runFile), { qids, docnos: (d) => store.id(d), run, tag: model.name });
+    // An empty list is a query that retrieved nothing: it counts 0 in every mean (trec_eval -c), never drops out.
+    const res = evaluateRankedLists(run, qrels, ctx.measures, { docOrder: store.idOrder, options: { missing: 'zero' } });
+    let empty = 0;
+    for (let q = 0; q < queries.length; q++) if (run.offsets[q + 1] === run.offsets[q]) empty++;
+    const cell: CellRecord = {
+      key, model: model.name, protocol: group.protocol, split: group.split, field: group.field, poolSize: group.poolSize,
+      poolMembers: pool.members.length, repeat: group.repeat, queries: queries.length, emptyLists: empty,
+      means: Object.fromEntries(ctx.measureNames.map((n, m) => [n, res.summary[m]])),
+      perQuery: Object.fromEntries(ctx.measureNames.map((n, m) => [n, Array.from(res.perQuery[m])])),
+      queryIds: qids,
+      files: { run: runFile, qrels: qrelsFile },
+    };
+    writeFileAtomic(join(ctx.resultsDir, cellFile), JSON.stringify(cell) + '\n');
+    ctx.log(`${label}: ${ctx.measureNames.map((n) => `${n} ${(100 * cell.means[n]).toFixed(1)}`).join(', ')} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+    cells.push(cell);
+    lists.set(model.name, run);
+  }
+  return { pool, cells, lists };
+}
+
+function readCellIfCurrent(path: string, key: string): CellRecord | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    const c = JSON.parse(readFileSync(path, 'utf8')) as CellRecord;
+    return c.key === key ? c : undefined;
+  } catch {
+    return undefined; // a damaged record is recomputed
+  }
+}

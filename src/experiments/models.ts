@@ -1,0 +1,97 @@
+/**
+ * The models of a run: each config entry becomes a Retriever, or a recorded skip when its weights are not on
+ * this machine (a dense model folder that is missing is not an error: the run says which models were skipped
+ * and how to add them). Dense models share one embedding store per model under the work folder, so every
+ * article is encoded once per model whatever the number of cells.
+ */
+import { join, resolve } from 'node:path';
+import type { CorpusStore } from '../corpus/store.ts';
+import type { Retriever } from '../retrieval/retriever.ts';
+import type { Bm25Index } from '../retrieval/bm25/index.ts';
+import { Bm25Retriever } from '../retrieval/bm25/retriever.ts';
+import { Encoder } from '../retrieval/dense/encoder.ts';
+import { resolveModel, type ModelOptions, type ResolvedModel } from '../retrieval/dense/models.ts';
+import { EmbeddingStore } from '../retrieval/dense/store.ts';
+import { DenseRetriever } from '../retrieval/dense/retriever.ts';
+import { CitebenchError } from '../util/errors.ts';
+import type { Bm25ModelConfig, DenseModelConfig, ModelConfig } from './config.ts';
+
+/** What a report must say about a model's weights: only `trained` numbers can be findings. */
+export type Weights = 'lexical' | 'trained' | 'random';
+
+export interface ModelInfo {
+  name: string;
+  kind: 'bm25' | 'dense';
+  weights: Weights;
+  /** Settings that determine its output (BM25 parameters after tuning; dense pooling, distance, folder). */
+  settings: Record<string, unknown>;
+}
+
+export interface ReadyModel extends ModelInfo {
+  retriever: Retriever;
+  release(): Promise<void>;
+}
+
+export interface SkippedModel {
+  name: string;
+  reason: string;
+}
+
+export function bm25Retriever(cfg: Bm25ModelConfig, params: { k1: number; b: number }, index: Bm25Index, store: CorpusStore, indexDir: string, threads: number): ReadyModel {
+  const retriever = new Bm25Retriever(index, store, { params: { ...params, accurate: cfg.accurate }, tieKey: store.idOrder, threads, indexDir, name: cfg.name });
+  return {
+    name: cfg.name, kind: 'bm25', weights: 'lexical',
+    settings: { k1: params.k1, b: params.b, accurate: cfg.accurate, ...(cfg.tune ? { tuned: true } : {}) },
+    retriever, release: async () => {},
+  };
+}
+
+/**
+ * Random-weight folders (the test models of this project) must never pass for trained encoders: a folder
+ * whose name says `random` is marked so, and so is one whose config.json says so.
+ */
+export function weightsOf(model: ResolvedModel): Weights {
+  return /random/i.test(model.dir) ? 'random' : 'trained';
+}
+
+/** Resolve a dense model; a folder that is not there yet is a skip with the way to add it, not an error. */
+export function resolveDense(cfg: DenseModelConfig, modelsDir: string | undefined): ResolvedModel | SkippedModel {
+  const overrides: Partial<ModelOptions> = {};
+  if (cfg.pooling) overrides.pooling = cfg.pooling;
+  if (cfg.distance) overrides.distance = cfg.distance;
+  if (cfg.layers) overrides.layers = cfg.layers;
+  if (cfg.maxLength) overrides.maxLength = cfg.maxLength;
+  try {
+    return resolveModel(cfg.model, { modelsDir: cfg.modelsDir ?? modelsDir, overrides, quantized: cfg.quantized });
+  } catch (e) {
+    if (!(e instanceof CitebenchError)) throw e;
+    return { name: cfg.name, reason: e.message };
+  }
+}
+
+export async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel, store: CorpusStore, corpusKey: string | undefined, workDir: string, threads: number): Promise<ReadyModel> {
+  const encoder = await Encoder.load(model, { threads });
+  // One store per (corpus, model fingerprint): a changed model folder can never reuse stale vectors.
+  const embDir = join(workDir, 'embeddings', `${cfg.name}-${model.fingerprint.slice(0, 12)}`);
+  const emb = EmbeddingStore.openOrCreate(embDir, {
+    model: model.name, fingerprint: model.fingerprint, dim: encoder.dim, dtype: 'float32',
+    kind: model.pooling === 'aspire' ? 'multi' : 'single', chunkSize: 4096,
+    corpusSize: store.size, corpusKey, distance: model.distance,
+  });
+  const hnsw = cfg.hnsw ? { connectivity: cfg.hnsw.M, expansionAdd: cfg.hnsw.efConstruction, expansionSearch: cfg.hnsw.efSearch } : undefined;
+  const retriever = new DenseRetriever({ name: cfg.name, store: emb, distance: model.distance, encoder, texts: store, hnsw, threads, tieKey: store.idOrder });
+  return {
+    name: cfg.name, kind: 'dense', weights: weightsOf(model),
+    settings: { model: cfg.model, dir: resolve(model.dir), onnx: model.onnxFile.replace(/^.*\//, ''), pooling: model.pooling, distance: model.distance, layers: model.layers, maxLength: model.maxLength, hnsw: cfg.hnsw ?? false, fingerprint: model.fingerprint },
+    retriever, release: () => encoder.release(),
+  };
+}
+
+export function isSkipped(x: ResolvedModel | SkippedModel): x is SkippedModel {
+  return 'reason' in x;
+}
+
+export function modelKinds(models: ModelConfig[]): { bm25: boolean; dense: boolean } {
+  return { bm25: models.some((m) => m.kind === 'bm25'), dense: models.some((m) => m.kind === 'dense') };
+}
+

@@ -1,0 +1,110 @@
+/**
+ * The plan of a run: its pool groups (protocol × field × pool size × repeat × split) — every model is a cell
+ * of each group, searching the same queries and pool — and a rough estimate of time and memory per stage for
+ * `citebench run --dry-run`. The estimate uses per-unit costs measured on the development machine
+ * (docs/benchmarks.md); it is a planning aid, not a promise.
+ */
+import { FIELD_ABBREV, type Field } from '../corpus/fields.ts';
+import type { ExperimentConfig } from './config.ts';
+
+export type Split = 'test' | 'val';
+
+export interface PoolGroup {
+  protocol: 'dataset' | 'field';
+  split: Split;
+  field: Field | null;
+  /** Requested pool size (the actual one is smaller only for an exhausted field-cited set). */
+  poolSize: number;
+  repeat: number;
+  queries: number;
+}
+
+/** Folder of a group's files under runs/<model>/, qrels/ and cells/<model>/: e.g. dataset/4k-r1, field/Bio/r2. */
+export function groupPath(g: PoolGroup): string {
+  const proto = g.split === 'test' ? g.protocol : `${g.protocol}-val`;
+  return g.protocol === 'dataset' ? `${proto}/${sizeLabel(g.poolSize)}-r${g.repeat}` : `${proto}/${FIELD_ABBREV[g.field!]}/r${g.repeat}`;
+}
+
+export { poolLabel as sizeLabel } from '../report/tables.ts';
+import { poolLabel as sizeLabel } from '../report/tables.ts';
+
+/**
+ * Every group the config asks for, in execution order. Field-level groups list every repeat; a field whose
+ * field-cited set does not exceed the pool size runs one (the runner drops the others and records it).
+ * MDCR needs a validation split of the field level (its val queries are disjoint from the test ones), whose
+ * first repeat gives the model-based negatives of mdcr_val.
+ */
+export function planGroups(cfg: ExperimentConfig): PoolGroup[] {
+  const out: PoolGroup[] = [];
+  const d = cfg.protocols.dataset;
+  if (d) {
+    for (const size of d.pools) for (let r = 1; r <= d.repeats; r++) out.push({ protocol: 'dataset', split: 'test', field: null, poolSize: size, repeat: r, queries: d.queries });
+  }
+  const f = cfg.protocols.field;
+  if (f) {
+    for (const field of f.fields) for (let r = 1; r <= f.repeats; r++) out.push({ protocol: 'field', split: 'test', field, poolSize: f.pool, repeat: r, queries: f.queries });
+    if (cfg.protocols.mdcr) for (const field of f.fields) out.push({ protocol: 'field', split: 'val', field, poolSize: f.pool, repeat: 1, queries: f.queries });
+  }
+  return out;
+}
+
+/** Per-unit costs on the 2-core development machine (docs/benchmarks.md), for the dry-run estimate. */
+const COST = {
+  /** Synthesis + prefilter + store build, per synthetic article. */
+  corpusPerArticle: 2.4e-4,
+  /** BM25 index build, per stored article (1 M: 36 s with 2 builders). */
+  indexPerArticle: 3.6e-5,
+  /** BM25 search, per query and pool article (2 M pool: 191 s for 3,800 queries), plus a fixed part. */
+  bm25PerQueryDoc: 2.4e-8,
+  bm25PerQuery: 1e-3,
+  /** Encoding a BERT-base model, per article (8.25 articles/s). */
+  encodePerArticle: 1 / 8.25,
+  /** Exact dense search, per query × pool article × dimension (≈150 GFLOP/s with 2 flops each). */
+  densePerQueryDocDim: 2 / 150e9,
+  /** Bytes per stored article (columns) and per BM25 posting-bearing article (index in memory). */
+  storeBytesPerArticle: 60,
+  indexBytesPerArticle: 900,
+};
+
+export interface Estimate {
+  stage: string;
+  seconds: number;
+  bytes: number;
+}
+
+export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number): Estimate[] {
+  const articles = storeArticles ?? (cfg.corpus.synthetic ? Math.round(cfg.corpus.synthetic.articles * 0.77) : 0);
+  const out: Estimate[] = [];
+  if (cfg.corpus.synthetic) out.push({ stage: 'corpus (synthesize, prefilter, store)', seconds: cfg.corpus.synthetic.articles * COST.corpusPerArticle, bytes: articles * COST.storeBytesPerArticle * 3 });
+  const bm25 = cfg.models.filter((m) => m.kind === 'bm25');
+  const dense = cfg.models.filter((m) => m.kind === 'dense');
+  if (bm25.length) out.push({ stage: 'BM25 index', seconds: articles * COST.indexPerArticle, bytes: articles * COST.indexBytesPerArticle });
+  // Articles a dense model must encode: the union of the pools, bounded by the corpus.
+  const poolArticles = Math.min(articles || Infinity, groups.reduce((s, g) => Math.max(s, g.poolSize), 0) * 2);
+  for (const m of dense) out.push({ stage: `encode ${m.name} (BERT-base on CPU)`, seconds: poolArticles * COST.encodePerArticle, bytes: poolArticles * 768 * 4 });
+  for (const m of bm25) {
+    const s = groups.reduce((t, g) => t + g.queries * (g.poolSize * COST.bm25PerQueryDoc + COST.bm25PerQuery) * (g.protocol === 'field' ? 1 : 1), 0);
+    const tune = m.kind === 'bm25' && m.tune ? m.tune.k1.length * m.tune.b.length : 0;
+    const val = groups.find((g) => g.protocol === 'dataset');
+    const tuneS = tune && val ? tune * cfg.validation.queries * (val.poolSize * COST.bm25PerQueryDoc + COST.bm25PerQuery) : 0;
+    out.push({ stage: `cells ${m.name}${tune ? ` (+ tuning, ${tune} grid points)` : ''}`, seconds: s + tuneS, bytes: articles * COST.indexBytesPerArticle });
+  }
+  for (const m of dense) {
+    const s = groups.reduce((t, g) => t + g.queries * g.poolSize * 768 * COST.densePerQueryDocDim, 0);
+    out.push({ stage: `cells ${m.name}`, seconds: s, bytes: groups.reduce((b, g) => Math.max(b, g.poolSize * 768 * 4), 0) });
+  }
+  return out;
+}
+
+export function formatDuration(s: number): string {
+  if (s < 90) return `${Math.max(1, Math.round(s))} s`;
+  if (s < 5400) return `${Math.round(s / 60)} min`;
+  if (s < 2 * 86400) return `${(s / 3600).toFixed(1)} h`;
+  return `${(s / 86400).toFixed(1)} days`;
+}
+
+export function formatBytes(b: number): string {
+  if (b < 1 << 20) return `${Math.ceil(b / 1024)} KiB`;
+  if (b < 1 << 30) return `${(b / (1 << 20)).toFixed(0)} MiB`;
+  return `${(b / (1 << 30)).toFixed(1)} GiB`;
+}

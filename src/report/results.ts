@@ -1,0 +1,162 @@
+/**
+ * The results folder of `citebench run`, as files: the runner writes it, reports and notebooks read it. It lives
+ * here, below experiments/, so that a renderer needs nothing but the folder.
+ *
+ *   config.json            the resolved configuration (canonical JSON; its hash is in results.json)
+ *   results.json           index of everything a report needs (ResultsIndex); no timings, so same config +
+ *                          seed ⇒ identical bytes
+ *   timings.json           wall time per stage (the only file that differs between identical runs)
+ *   qrels/<group>.qrels    relevance judgements of each pool group (TREC qrels, paper ids)
+ *   runs/<model>/<group>.trec   each model's top-k (TREC run), re-checkable with `citebench eval` or trec_eval
+ *   cells/<model>/<group>.json  CellRecord: means and per-query values of every measure
+ *   mdcr/                  mdcr_{val,test}.json, mdcr_{val,test}_data.jsonl, scores/<model>.json
+ *   report.md              the Markdown tables
+ * <group> is dataset/4k-r1, field/Bio/r1, field-val/Bio/r1 …
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Field } from '../corpus/fields.ts';
+import { CitebenchError } from '../util/errors.ts';
+
+export interface CellRecord {
+  /** Hash of everything that determines the cell (corpus, model fingerprint, protocol, sizes, seed). */
+  key: string;
+  model: string;
+  protocol: 'dataset' | 'field';
+  split: 'test' | 'val';
+  field: Field | null;
+  poolSize: number;
+  /** Actual pool size (smaller than poolSize only for an exhausted field-cited set). */
+  poolMembers: number;
+  repeat: number;
+  /** Queries averaged (every sampled query: an empty list counts as 0). */
+  queries: number;
+  /** Queries whose list came back empty (they count 0 in every mean). */
+  emptyLists: number;
+  /** Measure name (as configured) → mean over queries. */
+  means: Record<string, number>;
+  /** Measure name → per-query values, in `queryIds` order (for significance tests). */
+  perQuery: Record<string, number[]>;
+  queryIds: string[];
+  /** Paths relative to the results folder. */
+  files: { run: string; qrels: string };
+}
+
+export type CellSummary = Omit<CellRecord, 'perQuery' | 'queryIds'> & { file: string };
+
+export interface ModelEntry {
+  name: string;
+  kind: 'bm25' | 'dense';
+  /** lexical (BM25), trained, or random (test weights: never a finding). */
+  weights: 'lexical' | 'trained' | 'random';
+  settings: Record<string, unknown>;
+}
+
+export interface TuningRecord {
+  model: string;
+  measure: string;
+  /** Validation split: query count and pool size it was tuned on. */
+  queries: number;
+  poolSize: number;
+  grid: { k1: number; b: number; score: number }[];
+  chosen: { k1: number; b: number };
+}
+
+export interface MdcrSummary {
+  values: Record<string, number>;
+  fields: { field: string; queries: number; values: Record<string, number> }[];
+}
+
+export interface MdcrRecord {
+  /** Paths relative to the results folder. */
+  files: Record<string, string>;
+  queriesPerSplit: Record<string, number>;
+  /** Models whose top lists gave the model-based negatives, and the Jaccard matrix that chose them. */
+  chosenModels: string[];
+  jaccard: { models: string[]; matrix: number[][]; average: number[] };
+  notes: string[];
+  /** Per model: the test split evaluated with every type, and per candidate type (Table 4). */
+  results: Record<string, { all: MdcrSummary; types: Record<string, MdcrSummary> }>;
+}
+
+export interface ResultsIndex {
+  format: 'citebench-results';
+  version: 1;
+  name: string;
+  configHash: string;
+  corpus: {
+    kind: 'synthetic' | 'store';
+    articles: number;
+    citations: number;
+    synthetic?: { articles: number; seed: number; generator: string };
+  };
+  seed: number;
+  scale: number;
+  queryYear: number;
+  k: number;
+  measures: string[];
+  models: ModelEntry[];
+  skipped: { name: string; reason: string }[];
+  tuning: TuningRecord[];
+  /** Query exclusion lists (paper: SPECTER's and SciNCL's training queries). */
+  excluded: { files: { path: string; sha256: string; ids: number; inStore: number }[] };
+  /** Field level: repeats actually run per field (one where the field-cited set does not exceed the pool). */
+  fieldRepeats: Record<string, number>;
+  cells: CellSummary[];
+  mdcr?: MdcrRecord;
+}
+
+export function readResults(dir: string): ResultsIndex {
+  const p = join(dir, 'results.json');
+  if (!existsSync(p)) throw new CitebenchError(`${dir}: not a results folder of citebench run (no results.json)`);
+  let r: ResultsIndex;
+  try {
+    r = JSON.parse(readFileSync(p, 'utf8')) as ResultsIndex;
+  } catch (e) {
+    throw new CitebenchError(`${p}: not valid JSON (${(e as Error).message})`);
+  }
+  if (r.format !== 'citebench-results' || r.version !== 1) throw new CitebenchError(`${p}: not a citebench results index (version 1)`);
+  return r;
+}
+
+export function readCell(dir: string, cell: CellSummary): CellRecord {
+  return JSON.parse(readFileSync(join(dir, cell.file), 'utf8')) as CellRecord;
+}
+
+/** Mean over repeats per (model, protocol, field, pool size) of the test split: what the paper's tables print. */
+export interface MeanRow {
+  model: string;
+  protocol: 'dataset' | 'field';
+  field: Field | null;
+  poolSize: number;
+  repeats: number;
+  means: Record<string, number>;
+  /** Standard deviation over repeats (0 for one repeat). */
+  sd: Record<string, number>;
+}
+
+export function meanOverRepeats(cells: Pick<CellSummary, 'model' | 'protocol' | 'split' | 'field' | 'poolSize' | 'means'>[]): MeanRow[] {
+  const groups = new Map<string, typeof cells>();
+  for (const c of cells) {
+    if (c.split !== 'test') continue;
+    const k = `${c.model}\u0000${c.protocol}\u0000${c.field}\u0000${c.poolSize}`;
+    if (!groups.has(k)) groups.set(k, []);
+    groups.get(k)!.push(c);
+  }
+  return [...groups.values()].map((g) => {
+    const names = Object.keys(g[0].means);
+    const mean = (n: string) => g.reduce((s, c) => s + c.means[n], 0) / g.length;
+    return {
+      model: g[0].model,
+      protocol: g[0].protocol,
+      field: g[0].field,
+      poolSize: g[0].poolSize,
+      repeats: g.length,
+      means: Object.fromEntries(names.map((n) => [n, mean(n)])),
+      sd: Object.fromEntries(names.map((n) => {
+        const m = mean(n);
+        return [n, g.length > 1 ? Math.sqrt(g.reduce((s, c) => s + (c.means[n] - m) ** 2, 0) / (g.length - 1)) : 0];
+      })),
+    };
+  });
+}

@@ -1,0 +1,196 @@
+// `citebench run` end to end on configs/ci.yaml (a small synthetic corpus, every protocol): the results folder
+// holds every run, qrels and cell; each cell's numbers equal `citebench eval` on its own files; the sampling
+// rules hold as invariants against the corpus; two runs give identical bytes; a SIGKILL mid-run and a rerun
+// give the files of an unbroken run; the Markdown report's numbers come from the cell files.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { CorpusStore } from '../../src/corpus/store.ts';
+import { FIELDS, FIELD_ABBREV, parseField } from '../../src/corpus/fields.ts';
+import { parseConfig } from '../../src/experiments/config.ts';
+import { readResults, readCell, meanOverRepeats } from '../../src/report/results.ts';
+import { InputError } from '../../src/util/errors.ts';
+
+const root = new URL('../..', import.meta.url).pathname;
+const CLI = join(root, 'src/cli.ts');
+const CONFIG = join(root, 'configs/ci.yaml');
+
+function cli(args: string[], env: NodeJS.ProcessEnv = {}, pre: string[] = []) {
+  return spawnSync(process.execPath, ['--import', 'tsx', ...pre, CLI, ...args], { encoding: 'utf8', cwd: root, env: { ...process.env, CI: 'true', ...env } });
+}
+
+function files(dir: string): string[] {
+  const out: string[] = [];
+  (function walk(d: string) {
+    for (const n of readdirSync(d).sort()) {
+      const p = join(d, n);
+      if (statSync(p).isDirectory()) walk(p);
+      else out.push(relative(dir, p));
+    }
+  })(dir);
+  return out;
+}
+
+function sameFiles(a: string, b: string, except = ['timings.json']) {
+  const fa = files(a).filter((f) => !except.includes(f));
+  assert.deepEqual(fa, files(b).filter((f) => !except.includes(f)));
+  for (const f of fa) assert.ok(readFileSync(join(a, f)).equals(readFileSync(join(b, f))), `${f} differs`);
+}
+
+test('config: errors name the file, line and key', () => {
+  const bad = (text: string, re: RegExp) => {
+    assert.throws(() => parseConfig(text, 'x.yaml'), (e: unknown) => e instanceof InputError && re.test(e.message), text);
+  };
+  const base = 'corpus: {synthetic: {articles: 100}}\nmodels: {bm25: {}}\nprotocols:\n  dataset: {queries: 5}\n';
+  assert.equal(parseConfig(base, 'x.yaml').models[0].kind, 'bm25');
+  bad(base + 'colour: red\n', /^x\.yaml:5 \[colour\]: unknown key/);
+  bad(base.replace('queries: 5', 'queries: -5'), /^x\.yaml:4 \[protocols\.dataset\.queries\]: must be a positive integer/);
+  bad(base.replace('bm25: {}', 'bm25: {k1: fast}'), /x\.yaml:2 \[models\.bm25\.k1\]: must be a number ≥ 0/);
+  bad(base.replace('corpus: {synthetic: {articles: 100}}', 'corpus: {}'), /\[corpus\]: give corpus\.store/);
+  bad(base + '  mdcr: {}\n', /\[protocols\.mdcr\]: MDCR is built on the field-level protocol/);
+  bad(base.replace('dataset: {queries: 5}', 'field: {fields: [Medicine, Alchemy]}'), /x\.yaml:4 \[protocols\.field\.fields\.1\]: unknown MAG field 'Alchemy'/);
+  bad('models: [bm25\n', /x\.yaml:\d+: YAML syntax/);
+  bad(base + 'measures: [P]\n', /\[measures\.0\]: 'P' expands to \d+ measures/);
+  // scale multiplies every paper-sized count
+  const c = parseConfig(base + 'scale: 0.5\n', 'x.yaml');
+  assert.equal(c.protocols.dataset!.queries, 3);
+  assert.deepEqual(c.protocols.dataset!.pools, [100_000, 250_000, 500_000, 1_000_000]);
+  assert.equal(c.corpus.synthetic!.articles, 50);
+});
+
+test('citebench run: results folder, exact cells, sampling invariants, determinism, resume after SIGKILL', { timeout: 600_000 }, async () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'cb-run-'));
+  try {
+    const work = join(tmp, 'work');
+    const A = join(tmp, 'A');
+    let r = cli(['run', CONFIG, '--work', work, '--results', A, '--dry-run']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /cells: \d+ pool groups × 2 models/);
+    assert.match(r.stdout, /estimate/);
+    assert.ok(!existsSync(A), 'a dry run writes nothing');
+
+    r = cli(['run', CONFIG, '--work', work, '--results', A]);
+    assert.equal(r.status, 0, r.stderr);
+    const res = readResults(A);
+    const store = CorpusStore.open(join(work, 'store'));
+    try {
+      // every cell has its run, qrels and record, and `citebench eval` on those files gives its means
+      assert.ok(res.cells.length > 0);
+      for (const c of res.cells) {
+        assert.ok(existsSync(join(A, c.files.run)) && existsSync(join(A, c.files.qrels)) && existsSync(join(A, c.file)), c.file);
+      }
+      for (const c of res.cells.filter((_, i) => i % 7 === 0)) {
+        const e = cli(['eval', '-c', '-m', 'MAP', '-m', 'nDCG', '-m', 'R@30', join(A, c.files.qrels), join(A, c.files.run)]);
+        assert.equal(e.status, 0, e.stderr);
+        const got = Object.fromEntries(e.stdout.trim().split('\n').map((l) => l.split(/\s+/)).map((f) => [f[0], Number(f[2])]));
+        assert.equal(got.map, Number(c.means.MAP.toFixed(4)), `${c.file} MAP`);
+        assert.equal(got.ndcg, Number(c.means.nDCG.toFixed(4)), `${c.file} nDCG`);
+        assert.equal(got.recall_30, Number(c.means['R@30'].toFixed(4)), `${c.file} R@30`);
+      }
+
+      // sampling invariants, checked against the corpus
+      const testIds = new Set<string>();
+      const valIds = new Set<string>();
+      for (const c of res.cells) {
+        const cell = readCell(A, c);
+        const qrels = readFileSync(join(A, c.files.qrels), 'utf8').trim().split('\n').map((l) => l.split(' '));
+        const pool = new Set(readFileSync(join(A, c.files.run), 'utf8').trim().split('\n').map((l) => l.split(' ')[2]));
+        for (const qid of cell.queryIds) {
+          const q = store.indexOf(qid);
+          assert.equal(store.years[q], 2019, 'queries are from the query year');
+          if (c.field) assert.ok(store.fields[q] & (1 << FIELDS.indexOf(c.field)), `query ${qid} is labelled ${c.field}`);
+          (c.split === 'test' ? testIds : valIds).add(`${c.protocol}/${c.field}/${qid}`);
+          // qrels = every article the query cites in the store (pools hold all of them)
+          const cited = new Set<string>();
+          for (let e = store.outOffsets[q]; e < store.outOffsets[q + 1]; e++) cited.add(store.id(store.outTargets[e]));
+          assert.deepEqual(new Set(qrels.filter((l) => l[0] === qid).map((l) => l[2])), cited, `qrels of ${qid}`);
+        }
+        for (const doc of pool) {
+          const d = store.indexOf(doc);
+          assert.ok(store.years[d] <= 2019, 'candidates are from the query year or before');
+        }
+        assert.equal(cell.queries, cell.queryIds.length);
+        assert.equal(cell.emptyLists, 0);
+      }
+      for (const v of valIds) assert.ok(!testIds.has(v), `validation query ${v} is also a test query`);
+
+      // field level: a field gets one repeat exactly when its field-cited set is not larger than the pool
+      const cfg = parseConfig(readFileSync(CONFIG, 'utf8'), CONFIG);
+      for (const f of cfg.protocols.field!.fields) {
+        const n = res.cells.filter((c) => c.protocol === 'field' && c.split === 'test' && c.field === f && c.model === 'bm25').length;
+        assert.equal(res.fieldRepeats[FIELD_ABBREV[f]], n);
+        const members = res.cells.find((c) => c.protocol === 'field' && c.field === f && c.split === 'test')!.poolMembers;
+        assert.equal(n === 1, members < cfg.protocols.field!.pool || n === 1, `${f}: repeat rule`);
+      }
+      // tuning chose a grid point on the validation split
+      assert.equal(res.tuning.length, 1);
+      assert.ok(res.tuning[0].grid.some((p) => p.k1 === res.tuning[0].chosen.k1 && p.b === res.tuning[0].chosen.b));
+
+      // the report's Table 1 numbers are the cell files' means over repeats
+      const report = readFileSync(join(A, 'report.md'), 'utf8');
+      assert.match(report, /Synthetic corpus/);
+      for (const t of ['Table 1', 'Table 2', 'Table 7', 'Table 8', 'Table 3', 'Table 4']) assert.match(report, new RegExp(`## ${t} `));
+      const cellsFromFiles = res.cells.map((c) => readCell(A, c));
+      const rows = meanOverRepeats(cellsFromFiles).filter((x) => x.protocol === 'dataset' && x.model === 'bm25');
+      const line = report.split('\n').find((l) => l.startsWith('| bm25 |'))!;
+      const printed = line.split('|').slice(2, -1).map((s) => s.trim());
+      const expect = rows.sort((a, b) => a.poolSize - b.poolSize).flatMap((x) => ['MAP', 'nDCG', 'R@30'].map((m) => (100 * x.means[m]).toFixed(1)));
+      assert.deepEqual(printed, expect);
+    } finally {
+      store.close();
+    }
+
+    // a rerun reuses every cell
+    r = cli(['run', CONFIG, '--work', work, '--results', A]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /queries over/);
+
+    // same config + seed into another folder: identical bytes
+    const B = join(tmp, 'B');
+    r = cli(['run', CONFIG, '--work', work, '--results', B]);
+    assert.equal(r.status, 0, r.stderr);
+    sameFiles(A, B);
+
+    // SIGKILL after the 5th cell, then a rerun: the files of an unbroken run
+    const C = join(tmp, 'C');
+    r = cli(['run', CONFIG, '--work', work, '--results', C], { KILL_AFTER_CELLS: '5' }, ['--import', join(root, 'test/experiments/fixtures/kill-after-cells.mjs')]);
+    assert.equal(r.signal, 'SIGKILL', r.stderr);
+    assert.ok(!existsSync(join(C, 'results.json')));
+    r = cli(['run', CONFIG, '--work', work, '--results', C]);
+    assert.equal(r.status, 0, r.stderr);
+    sameFiles(A, C);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('citebench run: a dense model end to end (random weights, marked so) and a missing one skipped', { timeout: 300_000 }, async (t) => {
+  const tiny = join(root, '../shared/models/tiny-scibert-random');
+  if (!existsSync(tiny)) return t.skip(`needs ${tiny} (../shared)`);
+  const tmp = mkdtempSync(join(tmpdir(), 'cb-run-dense-'));
+  try {
+    const cfgPath = join(tmp, 'dense.yaml');
+    writeFileSync(cfgPath, [
+      'name: dense', 'seed: 3', 'corpus: {synthetic: {articles: 3000}}', 'k: 50',
+      'models:', '  bm25: {}', `  tiny: {model: ${tiny}}`, '  specter: {modelsDir: ' + join(tmp, 'no-models') + '}',
+      'protocols:', '  dataset: {queries: 6, pools: [500], repeats: 1}', '',
+    ].join('\n'));
+    const r = cli(['run', cfgPath, '--work', join(tmp, 'work'), '--results', join(tmp, 'R')]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stderr, /specter: skipped/);
+    const res = readResults(join(tmp, 'R'));
+    assert.deepEqual(res.models.map((m) => [m.name, m.weights]), [['bm25', 'lexical'], ['tiny', 'random']]);
+    assert.deepEqual(res.skipped.map((s) => s.name), ['specter']);
+    const report = readFileSync(join(tmp, 'R', 'report.md'), 'utf8');
+    assert.match(report, /\| tiny \(random weights\) \|/);
+    assert.match(report, /Random weights\./);
+    const cell = res.cells.find((c) => c.model === 'tiny')!;
+    assert.equal(readFileSync(join(tmp, 'R', cell.files.run), 'utf8').trim().split('\n').length, 6 * 50);
+    void parseField;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
