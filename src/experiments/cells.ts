@@ -14,9 +14,10 @@ import type { RankedLists } from '../retrieval/retriever.ts';
 import { citationQrels, samplePool, type Pool } from '../sampling/pools.ts';
 import type { CellRecord } from '../report/results.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
-import { hashString } from '../util/rng.ts';
+import { hashString } from '../sampling/rng.ts';
 import { groupPath, type PoolGroup } from './plan.ts';
-import type { ReadyModel } from './models.ts';
+import type { Retriever } from '../retrieval/retriever.ts';
+import { CitebenchError } from '../util/errors.ts';
 
 export interface GroupContext {
   store: CorpusStore;
@@ -28,6 +29,11 @@ export interface GroupContext {
   measures: Measure[];
   /** Identity of the corpus and of everything sampling depends on (exclusion lists …). */
   sampleKey: string;
+  /**
+   * A query whose ranked list comes back empty: 'zero' (default) counts it 0 in every mean, as trec_eval -c
+   * does, so "MAP over 3,800 queries" averages 3,800 values; 'error' fails the cell instead.
+   */
+  emptyLists?: 'zero' | 'error';
   log: (line: string) => void;
 }
 
@@ -38,11 +44,29 @@ export interface GroupResult {
   lists: Map<string, RankedLists>;
 }
 
+/** What a cell needs of a model: its name (file names, tables) and its retriever. */
+export interface CellModel {
+  name: string;
+  retriever: Retriever;
+}
+
+/**
+ * Everything that determines a cell's numbers, hashed: the corpus and sampling identity, the retriever's
+ * fingerprint (its parameters, model or index content), the protocol settings of the group.
+ */
+export function cellKey(ctx: Pick<GroupContext, 'sampleKey' | 'seed' | 'k' | 'measureNames' | 'queryYear' | 'emptyLists'>, group: PoolGroup, retriever: Retriever): string {
+  return hashString(JSON.stringify({
+    sample: ctx.sampleKey, model: retriever.fingerprint, protocol: group.protocol, split: group.split, field: group.field,
+    size: group.poolSize, repeat: group.repeat, queries: group.queries, seed: ctx.seed, k: ctx.k, measures: ctx.measureNames,
+    year: ctx.queryYear, emptyLists: ctx.emptyLists ?? 'zero',
+  })).toString(16).padStart(8, '0');
+}
+
 /** Run (or load) every model's cell of one pool group. */
-export async function runGroup(ctx: GroupContext, group: PoolGroup, queries: Uint32Array, models: ReadyModel[]): Promise<GroupResult> {
+export async function runGroup(ctx: GroupContext, group: PoolGroup, queries: Uint32Array, models: CellModel[]): Promise<GroupResult> {
   const { store } = ctx;
   const path = groupPath(group);
-  const pool = samplePool(store, queries, { size: group.poolSize, repeat: group.repeat, seed: ctx.seed, field: group.field ?? undefined, queryYear: ctx.queryYear });
+  const pool = samplePool(store, queries, { size: group.poolSize, repeat: group.repeat, seed: ctx.seed, field: group.field ?? undefined, queryYear: ctx.queryYear, split: group.split });
   const rel = citationQrels(store, queries, pool.members);
   const qrels = { offsets: rel.offsets, docs: rel.docs, labels: new Int32Array(rel.docs.length).fill(1) };
   const qids = Array.from(queries, (q) => store.id(q));
@@ -52,10 +76,7 @@ export async function runGroup(ctx: GroupContext, group: PoolGroup, queries: Uin
   const cells: CellRecord[] = [];
   const lists = new Map<string, RankedLists>();
   for (const model of models) {
-    const key = hashString(JSON.stringify({
-      sample: ctx.sampleKey, model: model.retriever.fingerprint, protocol: group.protocol, split: group.split, field: group.field,
-      size: group.poolSize, repeat: group.repeat, queries: group.queries, seed: ctx.seed, k: ctx.k, measures: ctx.measureNames, year: ctx.queryYear,
-    })).toString(16).padStart(8, '0');
+    const key = cellKey(ctx, group, model.retriever);
     const cellFile = `cells/${model.name}/${path}.json`;
     const runFile = `runs/${model.name}/${path}.trec`;
     const cached = readCellIfCurrent(join(ctx.resultsDir, cellFile), key);
@@ -67,11 +88,15 @@ export async function runGroup(ctx: GroupContext, group: PoolGroup, queries: Uin
     const label = `${model.name} ${path}`;
     ctx.log(`${label}: ${queries.length} queries over ${pool.members.length} articles`);
     const run = await model.retriever.search({ queries, pool: pool.members, k: ctx.k, excludeSelf: true });
+    let empty = 0;
+    for (let q = 0; q < queries.length; q++) if (run.offsets[q + 1] === run.offsets[q]) empty++;
+    if (empty && ctx.emptyLists === 'error') {
+      const first = queries.find((_, q) => run.offsets[q + 1] === run.offsets[q])!;
+      throw new CitebenchError(`${label}: ${empty} of ${queries.length} queries got an empty ranked list (first: ${store.id(first)}); with emptyLists 'zero' they count 0`);
+    }
     writeRun(join(ctx.resultsDir, runFile), { qids, docnos: (d) => store.id(d), run, tag: model.name });
     // An empty list is a query that retrieved nothing: it counts 0 in every mean (trec_eval -c), never drops out.
     const res = evaluateRankedLists(run, qrels, ctx.measures, { docOrder: store.idOrder, options: { missing: 'zero' } });
-    let empty = 0;
-    for (let q = 0; q < queries.length; q++) if (run.offsets[q + 1] === run.offsets[q]) empty++;
     const cell: CellRecord = {
       key, model: model.name, protocol: group.protocol, split: group.split, field: group.field, poolSize: group.poolSize,
       poolMembers: pool.members.length, repeat: group.repeat, queries: queries.length, emptyLists: empty,

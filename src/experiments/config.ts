@@ -86,14 +86,16 @@ export interface ExperimentConfig {
   validation: { queries: number };
   models: ModelConfig[];
   protocols: { dataset?: DatasetProtocolConfig; field?: FieldProtocolConfig; mdcr?: MdcrProtocolConfig };
-  /** Models without weights on this machine: listed in the results and the report, never silently dropped. */
+  /** Where named dense models live (<modelsDir>/<name>/); a missing folder is a recorded skip, not an error. */
   modelsDir?: string;
+  /** A query whose ranked list comes back empty counts 0 in every mean ('zero', trec_eval -c) or fails the cell. */
+  emptyLists: 'zero' | 'error';
 }
 
 export const DEFAULT_TUNE_GRID = { k1: [0.6, 0.9, 1.2, 1.5], b: [0.3, 0.4, 0.6, 0.75], measure: 'map' };
 
 const KNOWN_KEYS: Record<string, string[]> = {
-  '': ['name', 'seed', 'scale', 'work', 'results', 'corpus', 'queryYear', 'excludeQueries', 'k', 'measures', 'validation', 'models', 'protocols', 'modelsDir'],
+  '': ['name', 'seed', 'scale', 'work', 'results', 'corpus', 'queryYear', 'excludeQueries', 'k', 'measures', 'validation', 'models', 'protocols', 'modelsDir', 'emptyLists'],
   corpus: ['synthetic', 'store', 'prefilter'],
   'corpus.synthetic': ['articles', 'seed'],
   validation: ['queries'],
@@ -213,9 +215,14 @@ export function parseConfig(text: string, file: string, overrides: ConfigOverrid
   for (const [p, allowed] of Object.entries(KNOWN_KEYS)) if (p === '' || r.has(p.split('.'))) r.checkKeys(p ? p.split('.') : [], allowed);
 
   const name = r.str(['name'], file.replace(/^.*\//, '').replace(/\.ya?ml$/, ''))!;
-  const seed = overrides.seed ?? r.num(['seed'], 1, Number.isInteger, 'an integer');
+  // rngFor reads the seed as a 32-bit unsigned integer: 1.5 or 2³² + 1 would silently be another seed.
+  const seedOk = (n: number) => Number.isInteger(n) && n >= 0 && n < 2 ** 32;
+  if (overrides.seed !== undefined && !seedOk(overrides.seed)) throw new CitebenchError(`--seed must be an integer in [0, 2^32), got ${overrides.seed}`);
+  if (overrides.repeats !== undefined && !posInt(overrides.repeats)) throw new CitebenchError(`--repeats must be a positive integer, got ${overrides.repeats}`);
+  if (overrides.articles !== undefined && !posInt(overrides.articles)) throw new CitebenchError(`--articles must be a positive integer, got ${overrides.articles}`);
+  const seed = overrides.seed ?? r.num(['seed'], 1, seedOk, 'an integer in [0, 2^32)');
   const scale = overrides.scale ?? r.num(['scale'], 1, (n) => n > 0 && n <= 1, 'in (0, 1]');
-  if (!(scale > 0 && scale <= 1)) throw new CitebenchError(`scale must be in (0, 1], got ${scale}`);
+  if (!(scale > 0 && scale <= 1)) throw new CitebenchError(`--scale must be in (0, 1], got ${scale}`);
   const work = overrides.work ?? r.str(['work'], `data/${name}`)!;
   const results = overrides.results ?? r.str(['results'], `${work}/results`)!;
 
@@ -235,7 +242,7 @@ export function parseConfig(text: string, file: string, overrides: ConfigOverrid
   const k = r.num(['k'], 500, posInt, 'a positive integer');
   const measures = r.has(['measures']) ? r.list(['measures'], (p) => r.str(p)!) : ['MAP', 'nDCG', 'R@30'];
   measures.forEach((m, i) => {
-    let n: number;
+    let n = 0;
     try {
       n = parseMeasure(m).length;
     } catch (e) {
@@ -248,6 +255,8 @@ export function parseConfig(text: string, file: string, overrides: ConfigOverrid
 
   const models = parseModels(r);
   const modelsDir = r.str(['modelsDir']);
+  const emptyLists = r.str(['emptyLists'], 'zero');
+  if (emptyLists !== 'zero' && emptyLists !== 'error') r.fail(['emptyLists'], `must be zero or error, got '${emptyLists}'`);
 
   const protocols: ExperimentConfig['protocols'] = {};
   if (r.has(['protocols', 'dataset'])) {
@@ -286,7 +295,7 @@ export function parseConfig(text: string, file: string, overrides: ConfigOverrid
     };
   }
   if (!protocols.dataset && !protocols.field) r.fail(['protocols'], 'name at least one protocol: dataset, field (and mdcr)');
-  return { name, seed, scale, work, results, corpus: { synthetic, store, prefilter: 'paper' }, queryYear, excludeQueries, k, measures, validation, models, protocols, modelsDir };
+  return { name, seed, scale, work, results, corpus: { synthetic, store, prefilter: 'paper' }, queryYear, excludeQueries, k, measures, validation, models, protocols, modelsDir, emptyLists: emptyLists as 'zero' | 'error' };
 }
 
 function parseModels(r: Reader): ModelConfig[] {
@@ -348,9 +357,13 @@ function parseModels(r: Reader): ModelConfig[] {
   });
 }
 
-/** The resolved config as canonical JSON (key order fixed): what the results folder records and hashes. */
+/**
+ * The resolved config as canonical JSON (key order fixed): what the results folder records and hashes. Where
+ * outputs go (work, results) is left out: the same experiment in another folder has the same identity and bytes.
+ */
 export function canonicalConfig(cfg: ExperimentConfig): string {
-  return JSON.stringify(cfg, (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.keys(v).sort().filter((k) => v[k] !== undefined).map((k) => [k, v[k]])) : v), 2) + '\n';
+  const { work: _w, results: _r, ...what } = cfg;
+  return JSON.stringify(what, (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.keys(v).sort().filter((k) => v[k] !== undefined).map((k) => [k, v[k]])) : v), 2) + '\n';
 }
 
 export function configHash(cfg: ExperimentConfig): string {

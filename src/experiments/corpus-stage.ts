@@ -7,7 +7,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
-import { synthesize, SYNTH_DEFAULTS } from '../corpus/synth.ts';
+import { synthesize, SYNTH_DEFAULTS, SYNTH_VERSION } from '../corpus/synth.ts';
+import { FILES, STORE_VERSION } from '../corpus/store-format.ts';
 import { buildCorpusStore } from '../corpus/store-build.ts';
 import { CorpusStore } from '../corpus/store.ts';
 import { PAPER_PREFILTER } from '../corpus/prefilter.ts';
@@ -30,19 +31,29 @@ export interface CorpusInfo {
   stamp: string;
 }
 
+/**
+ * What the corpus is made of: a given store's identity, or the synthetic corpus's size, seed, generator version
+ * and settings, prefilter and store format — a changed generator or an older store layout rebuilds the corpus.
+ */
+export function corpusStamp(cfg: Pick<ExperimentConfig, 'corpus'>): string {
+  if (cfg.corpus.store) {
+    const meta = join(cfg.corpus.store, 'meta.json');
+    if (!existsSync(meta)) throw new CitebenchError(`corpus store ${cfg.corpus.store}: not a corpus store (no meta.json); build one with 'citebench corpus build'`);
+    return JSON.stringify({ store: resolve(cfg.corpus.store), meta: readFileSync(meta, 'utf8') });
+  }
+  const syn = cfg.corpus.synthetic!;
+  return JSON.stringify({ articles: syn.articles, seed: syn.seed, synth: { version: SYNTH_VERSION, ...SYNTH_DEFAULTS }, prefilter: PAPER_PREFILTER, storeVersion: STORE_VERSION });
+}
+
 export async function prepareCorpus(cfg: ExperimentConfig, log: StageLog): Promise<{ store: CorpusStore; info: CorpusInfo }> {
   const storeDir = cfg.corpus.store ?? join(cfg.work, 'store');
   const stampPath = join(cfg.work, 'store.config.json');
-  let want: string;
+  const want = corpusStamp(cfg);
   if (cfg.corpus.store) {
-    const meta = join(cfg.corpus.store, 'meta.json');
-    if (!existsSync(meta)) throw new CitebenchError(`corpus.store ${cfg.corpus.store}: not a corpus store (no meta.json); build one with 'citebench corpus build'`);
-    want = JSON.stringify({ store: resolve(cfg.corpus.store), meta: readFileSync(meta, 'utf8') });
     log(`corpus store: ${cfg.corpus.store} (given)`);
   } else {
     const syn = cfg.corpus.synthetic!;
-    want = JSON.stringify({ articles: syn.articles, seed: syn.seed, generator: SYNTH_DEFAULTS.version, prefilter: PAPER_PREFILTER });
-    if (existsSync(stampPath) && readFileSync(stampPath, 'utf8') === want && existsSync(join(storeDir, 'meta.json'))) {
+    if (existsSync(stampPath) && readFileSync(stampPath, 'utf8') === want && storeVersion(storeDir) === STORE_VERSION) {
       log(`corpus store: up to date (${storeDir})`);
     } else {
       log(`synthesizing ${syn.articles} S2ORC-shaped articles (seed ${syn.seed}), prefilter, corpus store`);
@@ -61,7 +72,7 @@ export async function prepareCorpus(cfg: ExperimentConfig, log: StageLog): Promi
       dir: storeDir,
       articles: store.size,
       citations: store.outTargets.length,
-      synthetic: syn ? { ...syn, generator: SYNTH_DEFAULTS.version } : undefined,
+      synthetic: syn ? { ...syn, generator: `citebench synth v${SYNTH_VERSION}` } : undefined,
       stamp: want,
     },
   };
@@ -88,4 +99,12 @@ export async function prepareBm25Index(cfg: ExperimentConfig, store: CorpusStore
     writeFileAtomic(stampPath, info.stamp);
   }
   return { index: loadIndex(dir), dir };
+}
+
+function storeVersion(dir: string): number | undefined {
+  try {
+    return JSON.parse(readFileSync(join(dir, FILES.meta), 'utf8')).version;
+  } catch {
+    return undefined;
+  }
 }

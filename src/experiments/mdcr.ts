@@ -58,7 +58,7 @@ export function planMdcr(store: CorpusStore, cfg: MdcrPlanConfig): MdcrPlan {
   const pools = { test: new Map<Field, Uint32Array>(), val: new Map<Field, Uint32Array>() };
   for (const split of MDCR_SPLITS) {
     for (const f of fields) {
-      const p = samplePool(store, queries[split].get(f)!, { size: cfg.poolSize ?? 100_000, repeat: 1, seed: cfg.seed, field: f, queryYear: cfg.queryYear });
+      const p = samplePool(store, queries[split].get(f)!, { size: cfg.poolSize ?? 100_000, repeat: 1, seed: cfg.seed, field: f, queryYear: cfg.queryYear, split });
       pools[split].set(f, p.members);
     }
   }
@@ -80,15 +80,15 @@ export async function bm25MdcrLists(store: CorpusStore, retriever: Retriever, pl
 /**
  * Ranked lists from a TREC run (`qid Q0 docno rank score tag`, ids = paper ids), best first by score, ties by
  * docno descending as trec_eval orders them. `path` may contain `{split}` (test, val) and `{field}` (the paper's
- * abbreviation, e.g. CS) to read one file per split and field; otherwise one file serves every query (a query
- * sampled in two fields then gets the same list in both).
+ * abbreviation, e.g. CS) to read one file per split and field, or be a function of both; otherwise one file
+ * serves every query (a query sampled in two fields then gets the same list in both).
  */
-export function readRunLists(store: CorpusStore, path: string, plan: MdcrPlan): Record<MdcrSplit, Map<Field, RankedIds>> {
+export function readRunLists(store: CorpusStore, path: string | ((split: MdcrSplit, field: Field) => string), plan: MdcrPlan): Record<MdcrSplit, Map<Field, RankedIds>> {
   const out = { test: new Map<Field, RankedIds>(), val: new Map<Field, RankedIds>() };
   const cache = new Map<string, Map<string, number[]>>();
   for (const split of MDCR_SPLITS) {
     for (const f of plan.fields) {
-      const file = path.replaceAll('{split}', split).replaceAll('{field}', FIELD_ABBREV[f]);
+      const file = typeof path === 'function' ? path(split, f) : path.replaceAll('{split}', split).replaceAll('{field}', FIELD_ABBREV[f]);
       let lists = cache.get(file);
       if (!lists) cache.set(file, (lists = parseRun(store, file)));
       const queries = plan.queries[split].get(f)!;

@@ -29,6 +29,8 @@ export interface ModelInfo {
 
 export interface ReadyModel extends ModelInfo {
   retriever: Retriever;
+  /** Dense models: the loaded encoder (MDCR scores its pairs with it). */
+  encoder?: Encoder;
   release(): Promise<void>;
 }
 
@@ -83,7 +85,7 @@ export async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel
   return {
     name: cfg.name, kind: 'dense', weights: weightsOf(model),
     settings: { model: cfg.model, dir: resolve(model.dir), onnx: model.onnxFile.replace(/^.*\//, ''), pooling: model.pooling, distance: model.distance, layers: model.layers, maxLength: model.maxLength, hnsw: cfg.hnsw ?? false, fingerprint: model.fingerprint },
-    retriever, release: () => encoder.release(),
+    retriever, encoder, release: () => encoder.release(),
   };
 }
 

@@ -4,8 +4,6 @@
  * → pool groups (dataset level §3.1, field level §3.2) → MDCR (§4) → results.json → Markdown report.
  * Every stage and cell is reused when its output exists for the same inputs.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import type { CorpusStore } from '../corpus/store.ts';
@@ -13,6 +11,7 @@ import { FIELD_ABBREV, type Field } from '../corpus/fields.ts';
 import { parseMeasure } from '../eval/registry.ts';
 import { evalObjective, tuneBm25 } from '../retrieval/bm25/tune.ts';
 import { sampleQueries, samplePool, citationQrels } from '../sampling/pools.ts';
+import { loadQueryExclusion } from '../sampling/exclusions.ts';
 import { meanOverRepeats, type CellRecord, type CellSummary, type ResultsIndex, type TuningRecord } from '../report/results.ts';
 import { renderMarkdownReport } from '../report/markdown.ts';
 import { loadPaperNumbers } from '../report/paper-numbers.ts';
@@ -25,7 +24,7 @@ import { bm25Retriever, denseRetriever, isSkipped, resolveDense, type ReadyModel
 import { runGroup, type GroupContext } from './cells.ts';
 import { estimate, formatBytes, formatDuration, groupPath, planGroups, sizeLabel, type PoolGroup } from './plan.ts';
 import { runMdcrStage } from './mdcr-stage.ts';
-import { corpusKey } from '../retrieval/dense/store-key.ts';
+import { corpusKey } from '../corpus/store-key.ts';
 
 export interface RunOptions {
   log?: StageLog;
@@ -85,7 +84,8 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
   const bm25Index = bm25Models.length ? await timed('bm25 index', () => prepareBm25Index(cfg, store, info, (l) => log(`[index] ${l}`))) : undefined;
 
   // Query exclusion lists (paper: SPECTER's and SciNCL's training queries) and the splits.
-  const excluded = readExclusions(cfg, store);
+  const excluded = loadQueryExclusion(store, cfg.excludeQueries);
+  for (const f of excluded.files) log(`[queries] excluded ${f.path}: ${f.ids} ids, ${f.notInStore} not in the store`);
   const sampleKey = JSON.stringify({ corpus: info.stamp, exclude: excluded.files.map((f) => f.sha256) });
   const splits = new QuerySplits(cfg, store, excluded.indices);
 
@@ -117,7 +117,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
 
   // 4. pool groups: every model searches the same queries and pool
   const ctx: GroupContext = {
-    store, resultsDir: dir, seed: cfg.seed, queryYear: cfg.queryYear, k: cfg.k, measureNames: cfg.measures, measures, sampleKey,
+    store, resultsDir: dir, seed: cfg.seed, queryYear: cfg.queryYear, k: cfg.k, measureNames: cfg.measures, measures, sampleKey, emptyLists: cfg.emptyLists,
     log: (l) => log(`[cells] ${l}`),
   };
   const groups = planGroups(cfg);
@@ -125,7 +125,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
   const cells: CellSummary[] = [];
   const fieldRepeats: Record<string, number> = {};
   const exhausted = new Set<string>();
-  const groupLists = new Map<string, Map<string, import('../retrieval/retriever.ts').RankedLists>>();
+  const fieldPools = new Map<string, Uint32Array>();
   await timed('cells', async () => {
     for (const g of groups) {
       const fkey = `${g.split}/${g.field}`;
@@ -138,7 +138,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
       if (g.protocol === 'field' && r.pool.exhausted) exhausted.add(fkey);
       if (g.protocol === 'field' && g.split === 'test') fieldRepeats[FIELD_ABBREV[g.field!]] = g.repeat;
       for (const c of r.cells) cells.push(summary(c, `cells/${c.model}/${groupPath(g)}.json`));
-      if (g.protocol === 'field' && g.repeat === 1) groupLists.set(groupPath(g), r.lists);
+      if (g.protocol === 'field' && g.repeat === 1) fieldPools.set(groupPath(g), r.pool.members);
       progress.tick(ready.length);
     }
   });
@@ -146,7 +146,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
 
   // 5. MDCR (§4): built from the field-level queries and the models' top lists, then scored and evaluated.
   const mdcr = cfg.protocols.mdcr
-    ? await timed('mdcr', () => runMdcrStage({ cfg, store, dir, models: ready, splits, groupLists, log: (l) => log(`[mdcr] ${l}`) }))
+    ? await timed('mdcr', () => runMdcrStage({ cfg, store, dir, models: ready, splits, pools: fieldPools, log: (l) => log(`[mdcr] ${l}`) }))
     : undefined;
 
   for (const m of ready) await m.release();
@@ -218,29 +218,4 @@ async function tune(cfg: ExperimentConfig, store: CorpusStore, splits: QuerySpli
   });
   log(`[tune] ${m.name}: k1=${r.best.k1} b=${r.best.b} (${m.tune!.measure} ${r.best.score.toFixed(4)})`);
   return { model: m.name, measure: m.tune!.measure, queries: queries.length, poolSize: pool.members.length, grid: r.grid, chosen: { k1: r.best.k1, b: r.best.b } };
-}
-
-interface Exclusions {
-  indices: Uint32Array;
-  files: ResultsIndex['excluded']['files'];
-}
-
-function readExclusions(cfg: ExperimentConfig, store: CorpusStore): Exclusions {
-  const set = new Set<number>();
-  const files: Exclusions['files'] = [];
-  for (const path of cfg.excludeQueries) {
-    if (!existsSync(path)) throw new CitebenchError(`excludeQueries: ${path} does not exist`);
-    const text = readFileSync(path);
-    const ids = text.toString('utf8').split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
-    let inStore = 0;
-    for (const id of ids) {
-      const i = store.indexOf(id);
-      if (i >= 0) {
-        inStore++;
-        set.add(i);
-      }
-    }
-    files.push({ path, sha256: createHash('sha256').update(text).digest('hex'), ids: ids.length, inStore });
-  }
-  return { indices: Uint32Array.from(set).sort(), files };
 }

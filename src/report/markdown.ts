@@ -7,7 +7,8 @@
 import { FIELDS, FIELD_ABBREV } from '../corpus/fields.ts';
 import { meanOverRepeats, type MeanRow, type ResultsIndex } from './results.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
-import { poolLabel as sizeLabel } from './tables.ts';
+import { paperTable1, poolLabel as sizeLabel } from './tables.ts';
+import { mdcrTable3, mdcrTable4 } from './mdcr-tables.ts';
 
 const ABBREVS = FIELDS.map((f) => FIELD_ABBREV[f]);
 
@@ -57,10 +58,7 @@ export function table1(r: ResultsIndex, rows: MeanRow[], paper?: PaperNumbers): 
   const parts = [`## Table 1 — dataset level (§3.1)`, '', `${ds[0] ? cellsNote(r, 'dataset') : ''} Mean over ${repeats} pool sample${repeats > 1 ? 's' : ''} per size.`, '', mdTable(head, body)];
   if (paper) {
     const psizes = ['200k', '500k', '1M', '2M'];
-    const pm = Object.keys(paper.table1_dataset_level.values);
-    const ms = r.measures.filter((m) => psizes.some((s) => pm.some((x) => paper.table1_dataset_level.values[x][s]?.[m] !== undefined)));
-    parts.push('', `The paper's Table 1 (S2ORC, ${psizes.join('/')} pools, 3,800 queries):`, '',
-      mdTable(['model (paper)', ...psizes.flatMap((s) => ms.map((m) => `${s} ${m}`))], pm.map((model) => [model, ...psizes.flatMap((s) => ms.map((m) => printed(paper.table1_dataset_level.values[model][s]?.[m])))])));
+    parts.push('', `The paper's Table 1 (S2ORC, ${psizes.join('/')} pools, 3,800 queries):`, '', paperTable1(paper, psizes, r.measures.filter((m) => ['MAP', 'nDCG', 'R@30'].includes(m))));
   }
   return parts.join('\n');
 }
@@ -96,7 +94,7 @@ export function fieldTables(r: ResultsIndex, rows: MeanRow[], paper?: PaperNumbe
       return [label(r, model), ...vals.map(pct), pct(ok.length === vals.length ? ok.reduce((s, v) => s + v, 0) / ok.length : undefined)];
     });
     parts.push(`## Table ${t.n} — field level, ${t.measure} (§3.2)`, '', `${cellsNote(r, 'field')} Mean over pool samples (one for ${one.length ? one.join(', ') : 'no field'}: the field-cited set is not larger than the pool); AVG over the fields shown.`, '', mdTable(['model', ...present, 'AVG'], body));
-    const p = paper?.[t.key];
+    const p = paper?.[t.key] as Record<string, Record<string, number>> | undefined;
     if (p) {
       parts.push('', `The paper's Table ${t.n} (S2ORC, 200 queries per field, 100k pools):`, '',
         mdTable(['model (paper)', ...ABBREVS, 'AVG'], Object.keys(p).map((model) => [model, ...[...ABBREVS, 'AVG'].map((a) => printed(p[model][a]))])));
@@ -112,25 +110,26 @@ export function mdcrTables(r: ResultsIndex, paper?: PaperNumbers): string {
   if (!m) return '';
   const models = paperOrder(Object.keys(m.results));
   const metrics = [['map', 'MAP'], ['recall_5', 'R@5']] as const;
-  const fieldNames = FIELDS.filter((f) => models.some((x) => m.results[x].all.fields.some((y) => y.field === f)));
-  const rows3 = [...fieldNames.map((f) => [FIELD_ABBREV[f], ...models.flatMap((x) => metrics.map(([k]) => printed(m.results[x].all.fields.find((y) => y.field === f)?.values[k])))]),
-    ['AVG', ...models.flatMap((x) => metrics.map(([k]) => printed(m.results[x].all.values[k])))]];
   const q = m.queriesPerSplit.test;
-  const parts = [`## Table 3 — MDCR (§4)`, '', `MDCR built by citebench from this corpus: ${q} test queries (the field-level ones), ${r.mdcr!.notes.length ? r.mdcr!.notes.join('; ') + '; ' : ''}model-based negatives from ${m.chosenModels.join(', ')}. evaluate.py's numbers (×100).`, '',
-    mdTable(['field', ...models.flatMap((x) => metrics.map(([, n]) => `${label(r, x)} ${n}`))], rows3)];
+  const parts = [`## Table 3 — MDCR (§4)`, '',
+    `MDCR built by citebench from this corpus (${q} test queries: the field-level ones; ${m.queriesPerSplit.val} disjoint val queries), ` +
+      `model-based negatives from ${m.chosenModels.join(', ') || 'no model'}${m.notes.length ? ` (${m.notes.join('; ')})` : ''}. evaluate.py's numbers (×100).`, '',
+    mdcrTable3(models.map((x) => ({ model: label(r, x), result: m.results[x].all })))];
+  const paperModels = (t: Record<string, unknown> | undefined) => Object.keys(t ?? {}) as (keyof NonNullable<typeof t>)[];
   if (paper?.table3_mdcr) {
-    const pm = Object.keys(paper.table3_mdcr);
-    parts.push('', `The paper's Table 3 (the published MDCR test split):`, '',
-      mdTable(['field', ...pm.flatMap((x) => metrics.map(([, n]) => `${x} ${n}`))], [...ABBREVS, 'AVG'].map((a) => [a, ...pm.flatMap((x) => metrics.map(([, n]) => printed(paper.table3_mdcr[x][a]?.[n])))])));
+    const t3 = paper.table3_mdcr as unknown as Record<string, Record<string, Record<string, number>>>;
+    const pm = paperModels(t3) as string[];
+    parts.push(`The paper's Table 3 (the published MDCR test split):`, '',
+      mdTable(['field', ...pm.flatMap((x) => metrics.map(([, n]) => `${x} ${n}`))], [...ABBREVS, 'AVG'].map((a) => [a, ...pm.flatMap((x) => metrics.map(([, n]) => printed(t3[x][a]?.[n])))])), '');
   }
-  const types = [...new Set(models.flatMap((x) => Object.keys(m.results[x].types)))];
-  parts.push('', `## Table 4 — MDCR candidate types (§4.4)`, '', `Each type evaluated alone: the ${r.mdcr ? 'positives' : ''} plus that type's negatives.`, '',
-    mdTable(['model', ...types.flatMap((t) => metrics.map(([, n]) => `${t} ${n}`))], models.map((x) => [label(r, x), ...types.flatMap((t) => metrics.map(([k]) => printed(m.results[x].types[t]?.values[k])))])));
+  parts.push(`## Table 4 — MDCR candidate types (§4.4)`, '', `Each type evaluated alone: the positives plus that type's negatives; AVG over fields.`, '',
+    mdcrTable4(models.map((x) => ({ model: label(r, x), byType: m.results[x].types }))));
   if (paper?.table4_candidate_types) {
-    const pm = Object.keys(paper.table4_candidate_types);
-    const pt = Object.keys(paper.table4_candidate_types[pm[0]]);
-    parts.push('', `The paper's Table 4:`, '',
-      mdTable(['model (paper)', ...pt.flatMap((t) => metrics.map(([, n]) => `${t} ${n}`))], pm.map((x) => [x, ...pt.flatMap((t) => metrics.map(([, n]) => printed(paper.table4_candidate_types[x][t]?.[n])))])));
+    const t4 = paper.table4_candidate_types as unknown as Record<string, Record<string, Record<string, number>>>;
+    const pm = paperModels(t4) as string[];
+    const pt = Object.keys(t4[pm[0]]);
+    parts.push(`The paper's Table 4:`, '',
+      mdTable(['model (paper)', ...pt.flatMap((t) => metrics.map(([, n]) => `${t} ${n}`))], pm.map((x) => [x, ...pt.flatMap((t) => metrics.map(([, n]) => printed(t4[x][t]?.[n])))])));
   }
   return parts.join('\n');
 }
@@ -142,7 +141,7 @@ export function renderMarkdownReport(r: ResultsIndex, paper?: PaperNumbers): str
   head.push(`Models: ${r.models.map((m) => `${m.name}${m.kind === 'bm25' ? ` (k1 ${m.settings.k1}, b ${m.settings.b}${m.settings.tuned ? ', tuned' : ''})` : m.weights === 'random' ? ' (random weights)' : ''}`).join(', ')}.`);
   if (r.skipped.length) head.push(`Skipped (no weights on this machine; see docs/dense.md to add them): ${r.skipped.map((s) => s.name).join(', ')}.`);
   for (const t of r.tuning) head.push(`Tuning: ${t.model} k1 ${t.chosen.k1}, b ${t.chosen.b} — best ${t.measure} of ${t.grid.length} grid points on ${t.queries} validation queries (pool ${sizeLabel(t.poolSize)}), disjoint from the test queries.`);
-  if (r.excluded.files.length) head.push(`Excluded query ids: ${r.excluded.files.map((f) => `${f.path} (${f.inStore} of ${f.ids} in the store)`).join(', ')}.`);
+  if (r.excluded.files.length) head.push(`Excluded query ids: ${r.excluded.files.map((f) => `${f.path} (sha256 ${f.sha256.slice(0, 12)}…, ${f.ids} ids, ${f.notInStore} not in the store)`).join(', ')}.`);
   head.push(`The paper's tables follow ours for orientation${r.corpus.kind === 'synthetic' ? ' only: a synthetic corpus at another scale does not reproduce their values' : ''}.`, '');
   return [...head, table1(r, rows, paper), '', fieldTables(r, rows, paper), mdcrTables(r, paper), ''].filter((s, i, a) => !(s === '' && a[i - 1] === '')).join('\n');
 }

@@ -6,17 +6,20 @@
  * Values are evaluate.py's (×100, 4 dp), printed with `digits` decimals (paper: 1).
  */
 import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
-import type { MdcrResult } from '../eval/mdcr.ts';
+import type { MdcrFieldResult, MdcrResult } from '../eval/mdcr.ts';
+
+/** What a table needs of an evaluation: AVG and per-field values (an MdcrResult, or its summary in results.json). */
+export type MdcrValues = Pick<MdcrResult, 'avg'> & { fields: Pick<MdcrFieldResult, 'field' | 'values'>[] };
 
 export interface ModelMdcr {
   model: string;
-  result: MdcrResult;
+  result: MdcrValues;
 }
 
 export interface ModelMdcrByType {
   model: string;
   /** Candidate type → result of evaluating 5 positives + that type's negatives. */
-  byType: Record<string, MdcrResult>;
+  byType: Record<string, MdcrValues>;
 }
 
 const fmt = (x: number | undefined, digits: number) => (x === undefined ? '–' : x.toFixed(digits));

@@ -16,6 +16,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Field } from '../corpus/fields.ts';
+import type { MdcrFieldResult, MdcrResult } from '../eval/mdcr.ts';
 import { CitebenchError } from '../util/errors.ts';
 
 export interface CellRecord {
@@ -62,10 +63,8 @@ export interface TuningRecord {
   chosen: { k1: number; b: number };
 }
 
-export interface MdcrSummary {
-  values: Record<string, number>;
-  fields: { field: string; queries: number; values: Record<string, number> }[];
-}
+/** evaluate.py's numbers of one model on one benchmark (×100, 4 dp), as `evaluateMdcr` gives them. */
+export type MdcrSummary = Pick<MdcrResult, 'avg'> & { fields: Pick<MdcrFieldResult, 'field' | 'queries' | 'values'>[] };
 
 export interface MdcrRecord {
   /** Paths relative to the results folder. */
@@ -73,7 +72,7 @@ export interface MdcrRecord {
   queriesPerSplit: Record<string, number>;
   /** Models whose top lists gave the model-based negatives, and the Jaccard matrix that chose them. */
   chosenModels: string[];
-  jaccard: { models: string[]; matrix: number[][]; average: number[] };
+  jaccard: { models: string[]; matrix: number[][]; average: (number | null)[] };
   notes: string[];
   /** Per model: the test split evaluated with every type, and per candidate type (Table 4). */
   results: Record<string, { all: MdcrSummary; types: Record<string, MdcrSummary> }>;
@@ -99,7 +98,7 @@ export interface ResultsIndex {
   skipped: { name: string; reason: string }[];
   tuning: TuningRecord[];
   /** Query exclusion lists (paper: SPECTER's and SciNCL's training queries). */
-  excluded: { files: { path: string; sha256: string; ids: number; inStore: number }[] };
+  excluded: { files: { path: string; sha256: string; ids: number; notInStore: number }[] };
   /** Field level: repeats actually run per field (one where the field-cited set does not exceed the pool). */
   fieldRepeats: Record<string, number>;
   cells: CellSummary[];

@@ -2,31 +2,12 @@
  * Result tables in the paper's layout (values ×100, one decimal), as Markdown, with the paper's own numbers
  * (paper-numbers.ts) side by side.
  */
-import type { meanOverRepeats } from '../experiments/large-scale.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
-
-type Row = ReturnType<typeof meanOverRepeats>[number];
 
 export function poolLabel(n: number): string {
   if (n >= 1_000_000 && n % 1_000_000 === 0) return `${n / 1_000_000}M`;
   if (n >= 1000 && n % 1000 === 0) return `${n / 1000}k`;
   return String(n);
-}
-
-/** Table 1 layout: one row per model, columns pool size × measure. */
-export function datasetLevelTable(rows: Row[], measures: string[]): string {
-  const sizes = [...new Set(rows.map((r) => r.poolSize))].sort((a, b) => a - b);
-  const models = [...new Set(rows.map((r) => r.model))];
-  const head = ['model', ...sizes.flatMap((s) => measures.map((m) => `${poolLabel(s)} ${m}`))];
-  const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i ? '---:' : '---')).join('|')}|`];
-  for (const model of models) {
-    const cells = sizes.flatMap((s) => {
-      const r = rows.find((x) => x.model === model && x.poolSize === s);
-      return measures.map((m) => (r ? (100 * r.means[m]).toFixed(1) : '–'));
-    });
-    lines.push(`| ${model} | ${cells.join(' | ')} |`);
-  }
-  return lines.join('\n');
 }
 
 /**

@@ -9,8 +9,11 @@ import { join, relative } from 'node:path';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { CorpusStore } from '../../src/corpus/store.ts';
-import { FIELDS, FIELD_ABBREV, parseField } from '../../src/corpus/fields.ts';
+import { FIELDS, FIELD_ABBREV } from '../../src/corpus/fields.ts';
+import { fieldCited } from '../../src/sampling/pools.ts';
 import { parseConfig } from '../../src/experiments/config.ts';
+import { runExperiment } from '../../src/experiments/run.ts';
+import { createHash } from 'node:crypto';
 import { readResults, readCell, meanOverRepeats } from '../../src/report/results.ts';
 import { InputError } from '../../src/util/errors.ts';
 
@@ -54,6 +57,18 @@ test('config: errors name the file, line and key', () => {
   bad(base.replace('dataset: {queries: 5}', 'field: {fields: [Medicine, Alchemy]}'), /x\.yaml:4 \[protocols\.field\.fields\.1\]: unknown MAG field 'Alchemy'/);
   bad('models: [bm25\n', /x\.yaml:\d+: YAML syntax/);
   bad(base + 'measures: [P]\n', /\[measures\.0\]: 'P' expands to \d+ measures/);
+  bad(base + 'measures: [NoSuch]\n', /\[measures\.0\]: /);
+  bad(base.replace('queries: 5', 'queries: 2.5'), /\[protocols\.dataset\.queries\]: must be a positive integer/);
+  bad(base.replace('queries: 5', 'queries: 5, pools: [-5]'), /\[protocols\.dataset\.pools\.0\]: must be a positive integer/);
+  bad(base.replace('queries: 5', 'queries: 5, repeats: 0'), /\[protocols\.dataset\.repeats\]/);
+  bad(base + 'k: 0\n', /\[k\]: must be a positive integer/);
+  bad(base + 'seed: 1.5\n', /\[seed\]: must be an integer in \[0, 2\^32\)/);
+  bad(base + 'seed: 4294967297\n', /\[seed\]/);
+  bad(base + 'emptyLists: skip\n', /\[emptyLists\]: must be zero or error/);
+  bad(base.replace('bm25: {}', 'bm25: {kind: sparse}'), /\[models\.bm25\.kind\]: must be bm25 or dense/);
+  bad(base.replace('bm25: {}', 'specter: {pooling: max}'), /\[models\.specter\.pooling\]: must be one of cls, mean, aspire/);
+  assert.throws(() => parseConfig(base, 'x.yaml', { seed: 1.5 }), /--seed must be an integer/);
+  assert.throws(() => parseConfig(base, 'x.yaml', { repeats: 0 }), /--repeats must be a positive integer/);
   // scale multiplies every paper-sized count
   const c = parseConfig(base + 'scale: 0.5\n', 'x.yaml');
   assert.equal(c.protocols.dataset!.queries, 3);
@@ -122,8 +137,10 @@ test('citebench run: results folder, exact cells, sampling invariants, determini
       for (const f of cfg.protocols.field!.fields) {
         const n = res.cells.filter((c) => c.protocol === 'field' && c.split === 'test' && c.field === f && c.model === 'bm25').length;
         assert.equal(res.fieldRepeats[FIELD_ABBREV[f]], n);
-        const members = res.cells.find((c) => c.protocol === 'field' && c.field === f && c.split === 'test')!.poolMembers;
-        assert.equal(n === 1, members < cfg.protocols.field!.pool || n === 1, `${f}: repeat rule`);
+        // the fill set: articles cited by any input record of the field (verified against the raw shards in
+        // test/sampling/field-cited.test.ts), published in or before the query year
+        const fill = Array.from(fieldCited(store, f)).filter((i) => store.years[i] > 0 && store.years[i] <= 2019).length;
+        assert.equal(n, fill <= cfg.protocols.field!.pool ? 1 : cfg.protocols.field!.repeats, `${f}: repeat rule (${fill} field-cited articles)`);
       }
       // tuning chose a grid point on the validation split
       assert.equal(res.tuning.length, 1);
@@ -189,7 +206,31 @@ test('citebench run: a dense model end to end (random weights, marked so) and a 
     assert.match(report, /Random weights\./);
     const cell = res.cells.find((c) => c.model === 'tiny')!;
     assert.equal(readFileSync(join(tmp, 'R', cell.files.run), 'utf8').trim().split('\n').length, 6 * 50);
-    void parseField;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('runExperiment: query exclusion lists are honoured, recorded (path, sha256, counts) and part of the cell key', { timeout: 120_000 }, async () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'cb-run-excl-'));
+  try {
+    const text = 'name: x\nseed: 2\ncorpus: {synthetic: {articles: 4000}}\nk: 50\nmodels: {bm25: {}}\nprotocols:\n  dataset: {queries: 10, pools: [600], repeats: 1}\n';
+    const work = join(tmp, 'work');
+    const plain = await runExperiment(parseConfig(text, 'x.yaml', { work, results: join(tmp, 'A') }), { log: () => {} });
+    const cellA = readCell(join(tmp, 'A'), plain.results.cells[0]);
+    const listed = cellA.queryIds.slice(0, 4);
+    const file = join(tmp, 'specter-train.txt');
+    writeFileSync(file, ['# training queries', ...listed, 'not-in-store'].join('\n') + '\n');
+    const cfg = parseConfig(text + `excludeQueries: [${file}]\n`, 'x.yaml', { work, results: join(tmp, 'B') });
+    const ex = await runExperiment(cfg, { log: () => {} });
+    assert.deepEqual(ex.results.excluded.files, [{ path: file, sha256: createHash('sha256').update(readFileSync(file)).digest('hex'), ids: 5, notInStore: 1 }]);
+    const cellB = readCell(join(tmp, 'B'), ex.results.cells[0]);
+    for (const id of listed) assert.ok(!cellB.queryIds.includes(id), `${id} is excluded`);
+    assert.equal(cellB.queryIds.length, 10);
+    assert.notEqual(cellB.key, cellA.key);
+    assert.match(ex.report, /Excluded query ids: .*specter-train\.txt \(sha256 [0-9a-f]{12}…, 5 ids, 1 not in the store\)/);
+    plain.store.close();
+    ex.store.close();
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -10,11 +10,9 @@ import { PAPER_PREFILTER } from '../../src/corpus/prefilter.ts';
 import { FIELDS } from '../../src/corpus/fields.ts';
 import { sampleQueries, sampleQuerySet, samplePool, citedBy, fieldCited, citationQrels } from '../../src/sampling/pools.ts';
 import { loadQueryExclusion } from '../../src/sampling/exclusions.ts';
-import { runLargeScale, type CellResult } from '../../src/experiments/large-scale.ts';
-import type { Retriever } from '../../src/retrieval/retriever.ts';
 import { Rng } from '../../src/sampling/rng.ts';
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 const dir = mkdtempSync(join(tmpdir(), 'cb-pools-'));
 let store: CorpusStore;
@@ -143,41 +141,6 @@ test('query exclusion: listed articles are never queries; deterministic; ids not
   writeFileSync(join(dir, 'bad.txt'), 'abc\nid1\tid2\n');
   assert.throws(() => loadQueryExclusion(store, [join(dir, 'bad.txt')]), /bad\.txt:2 \[paper_id\]: 'id1\tid2' is not one paper id/);
   assert.throws(() => loadQueryExclusion(store, [join(dir, 'missing.txt')]), /missing\.txt: query exclusion file not found/);
-});
-
-test('large-scale cells record the exclusion (count, files, sha256) and key on it', async () => {
-  const f1 = join(dir, 'specter-train.txt');
-  const calls: Uint32Array[] = [];
-  const stub: Retriever = {
-    name: 'stub',
-    fingerprint: 'stub',
-    async search(req) {
-      calls.push(req.queries);
-      const docs = Uint32Array.from(req.pool!.subarray(0, 5));
-      const offsets = Uint32Array.from({ length: req.queries.length + 1 }, (_, q) => q * docs.length);
-      const all = new Uint32Array(req.queries.length * docs.length);
-      for (let q = 0; q < req.queries.length; q++) all.set(docs, q * docs.length);
-      return { offsets, docs: all, scores: new Float32Array(all.length).fill(1) };
-    },
-  };
-  const cfg = { protocol: 'dataset' as const, queries: 100, poolSizes: [4000], repeats: 1, seed: 5, k: 10, measures: ['MAP'] };
-  const results = join(dir, 'results');
-  const [plain] = await runLargeScale(store, stub, cfg, results);
-  const [ex] = await runLargeScale(store, stub, { ...cfg, excludeQueries: [f1] }, results);
-  assert.equal(plain.queryExclusion, null);
-  const x = ex.queryExclusion!;
-  assert.equal(x.excluded, 40);
-  assert.deepEqual(x.files.map((f) => [f.path, f.sha256, f.ids, f.notInStore]), [[f1, createHash('sha256').update(readFileSync(f1)).digest('hex'), 42, 2]]);
-  const banned = new Set(loadQueryExclusion(store, [f1]).indices);
-  assert.equal(calls.length, 2, 'two cells computed: the exclusion is part of the key');
-  for (const q of calls[1]) assert.ok(!banned.has(q));
-  const files = readdirSync(join(results, 'stub', 'dataset', 'all'));
-  assert.equal(files.length, 2);
-  const written = files.map((f) => JSON.parse(readFileSync(join(results, 'stub', 'dataset', 'all', f), 'utf8')) as CellResult);
-  assert.ok(written.some((c) => c.queryExclusion?.excluded === 40));
-  // cached: no new search
-  await runLargeScale(store, stub, { ...cfg, excludeQueries: [f1] }, results);
-  assert.equal(calls.length, 2);
 });
 
 test('citebench sample --exclude-queries: no listed article among the queries; the count is reported', async () => {

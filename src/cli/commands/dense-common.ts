@@ -1,6 +1,4 @@
 /** Shared option handling of `citebench encode` and `citebench dense search`. */
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { CitebenchError } from '../../util/errors.ts';
 import { hubFolderName } from '../../retrieval/dense/hub.ts';
@@ -91,12 +89,4 @@ export function modelLabel(model: string): string {
 /** Default embedding folder: data/embeddings/<corpus folder name>/<model> (data/ is git-ignored). */
 export function defaultEmbDir(corpusDir: string, model: string): string {
   return join('data', 'embeddings', basename(resolve(corpusDir)), modelLabel(model));
-}
-
-/** Identity of a corpus store's index ↔ paper id mapping: SHA-256 of its id column. */
-export function corpusKey(corpusDir: string): string | undefined {
-  const p = join(corpusDir, 'ids.bin');
-  const o = join(corpusDir, 'ids.off');
-  if (!existsSync(p) || !existsSync(o)) return undefined;
-  return createHash('sha256').update(readFileSync(o)).update(readFileSync(p)).digest('hex').slice(0, 32);
 }

@@ -10,7 +10,8 @@ import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { Progress } from '../../util/progress.ts';
 import { readIdList, readPool } from './bm25-common.ts';
-import { corpusKey, defaultEmbDir, modelLabel, modelOptionSpec, modelOptionsUsage, resolveFromValues } from './dense-common.ts';
+import { defaultEmbDir, modelLabel, modelOptionSpec, modelOptionsUsage, resolveFromValues } from './dense-common.ts';
+import { corpusKey } from '../../corpus/store-key.ts';
 
 export const usage = `usage: citebench dense search --model NAME|DIR --corpus STORE --queries FILE --out RUN.trec
                             [--pool FILE] [--k 500] [--emb EMB_DIR] [--hnsw [--M 16] [--ef-construction 128]

@@ -4,7 +4,8 @@ import { Encoder } from '../../retrieval/dense/encoder.ts';
 import { EmbeddingStore, DEFAULT_CHUNK_SIZE } from '../../retrieval/dense/store.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { readPool } from './bm25-common.ts';
-import { corpusKey, defaultEmbDir, modelOptionSpec, modelOptionsUsage, resolveFromValues } from './dense-common.ts';
+import { defaultEmbDir, modelOptionSpec, modelOptionsUsage, resolveFromValues } from './dense-common.ts';
+import { corpusKey } from '../../corpus/store-key.ts';
 
 export const usage = `usage: citebench encode --model NAME|DIR --corpus STORE [--ids FILE] [--out EMB_DIR] [--batch 16] [--fp16]
                         [--chunk ${DEFAULT_CHUNK_SIZE}] [--threads N] [model options]

@@ -19,10 +19,12 @@ export interface Bm25RetrieverOptions {
   /** The index's directory: parallel search then runs in child processes that load it (faster here). */
   indexDir?: string;
   onProgress?: (done: number, total: number) => void;
+  /** Name in run tags and tables (default bm25): a config may hold several BM25 models. */
+  name?: string;
 }
 
 export class Bm25Retriever implements Retriever {
-  readonly name = 'bm25';
+  readonly name: string;
   readonly params: Bm25Params;
   private readonly analyzer = new EnglishAnalyzer();
   private readonly vocab: Map<string, number>;
@@ -38,6 +40,7 @@ export class Bm25Retriever implements Retriever {
       throw new CitebenchError(`BM25 index has ${index.docCount} documents but the corpus has ${texts.size}: rebuild the index`);
     }
     this.params = { ...DEFAULT_PARAMS, ...opts.params };
+    this.name = opts.name ?? 'bm25';
     this.vocab = termIdMap(index.terms);
   }
 

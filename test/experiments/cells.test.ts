@@ -1,9 +1,10 @@
-// Large-scale cells: the cache key holds every setting that determines a cell (a changed BM25 or dense setting
-// reruns the cell instead of reusing it), a query with an empty ranked list counts as 0 (trec_eval -c) or fails
-// the cell, and a bad config is a CitebenchError.
+// Cells of a pool group (experiments/cells.ts): the cache key holds every setting that determines a cell (a
+// changed BM25 or dense setting reruns the cell instead of reusing it), a cell's MAP equals an independent AP
+// over the same ranked lists, a query with an empty ranked list counts as 0 (trec_eval -c) or fails the cell,
+// and bad options of the main job are one-line errors.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, copyFileSync, mkdirSync, utimesSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync, mkdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
@@ -20,53 +21,76 @@ import { EmbeddingStore } from '../../src/retrieval/dense/store.ts';
 import type { Encoder } from '../../src/retrieval/dense/encoder.ts';
 import type { ResolvedModel } from '../../src/retrieval/dense/models.ts';
 import type { RankedLists, Retriever, SearchRequest } from '../../src/retrieval/retriever.ts';
-import { runLargeScale, cellKey, type LargeScaleConfig } from '../../src/experiments/large-scale.ts';
-import { corpusStamp } from '../../src/experiments/reproduce.ts';
+import { parseMeasure } from '../../src/eval/registry.ts';
+import { sampleQueries, samplePool, citationQrels } from '../../src/sampling/pools.ts';
+import { cellKey, runGroup, type GroupContext } from '../../src/experiments/cells.ts';
+import { corpusStamp } from '../../src/experiments/corpus-stage.ts';
+import type { PoolGroup } from '../../src/experiments/plan.ts';
 import { CitebenchError } from '../../src/util/errors.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'cb-large-'));
+const root = mkdtempSync(join(tmpdir(), 'cb-cells-'));
 let store: CorpusStore;
 let index: Bm25Index;
-const cfg: LargeScaleConfig = { protocol: 'dataset', queries: 12, poolSizes: [800], repeats: 1, seed: 3, k: 100, measures: ['MAP', 'R@30'] };
+let queries: Uint32Array;
+const group: PoolGroup = { protocol: 'dataset', split: 'test', field: null, poolSize: 800, repeat: 1, queries: 12 };
+const names = ['MAP', 'R@30'];
+const ctx = (dir: string, extra: Partial<GroupContext> = {}): GroupContext => ({
+  store, resultsDir: dir, seed: 3, queryYear: 2019, k: 100, measureNames: names, measures: names.map((m) => parseMeasure(m)[0]),
+  sampleKey: 'test', log: () => {}, ...extra,
+});
 
 before(async () => {
   await synthesize({ ...SYNTH_DEFAULTS, articles: 5000, seed: 5, shardSize: 5000 }, join(root, 'shards'));
   await buildCorpusStore({ input: join(root, 'shards'), out: join(root, 'store'), prefilter: PAPER_PREFILTER });
   store = CorpusStore.open(join(root, 'store'));
   index = await buildIndex(store);
+  queries = sampleQueries(store, { count: 12, seed: 3 });
 });
 after(() => {
   store?.close();
   rmSync(root, { recursive: true, force: true });
 });
 
-function cellFiles(dir: string): string[] {
-  const out: string[] = [];
-  (function walk(d: string) {
-    for (const n of readdirSync(d).sort()) statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : out.push(join(d, n));
-  })(dir);
-  return out;
-}
+const bm25 = (opts: ConstructorParameters<typeof Bm25Retriever>[2] = {}, ix = index) => new Bm25Retriever(ix, store, { tieKey: store.idOrder, ...opts });
 
-test('cell cache: a changed k1 reruns the cell instead of reusing the old one', async () => {
+test('cell cache: a changed k1 reruns the cell instead of reusing the old one; MAP = independent AP', async () => {
   const dir = join(root, 'results-k1');
   const computed: string[] = [];
   const log = (l: string) => computed.push(l);
-  const a = await runLargeScale(store, new Bm25Retriever(index, store, { tieKey: store.idOrder }), cfg, dir, log);
-  assert.equal(cellFiles(dir).length, 1);
+  const a = await runGroup(ctx(dir, { log }), group, queries, [{ name: 'bm25', retriever: bm25() }]);
+  assert.ok(existsSync(join(dir, 'cells/bm25/dataset/800-r1.json')) && existsSync(join(dir, 'runs/bm25/dataset/800-r1.trec')));
   computed.length = 0;
-  const same = await runLargeScale(store, new Bm25Retriever(index, store, { tieKey: store.idOrder }), cfg, dir, log);
-  assert.deepEqual(same, a);
+  const same = await runGroup(ctx(dir, { log }), group, queries, [{ name: 'bm25', retriever: bm25() }]);
+  assert.deepEqual(same.cells, a.cells);
   assert.equal(computed.length, 0, 'same settings: the cell is loaded, not recomputed');
-  const b = await runLargeScale(store, new Bm25Retriever(index, store, { tieKey: store.idOrder, params: { k1: 2.5 } }), cfg, dir, log);
+  const b = await runGroup(ctx(dir, { log }), group, queries, [{ name: 'bm25', retriever: bm25({ params: { k1: 2.5 } }) }]);
   assert.ok(computed.length > 0, 'k1 2.5: the cell is recomputed');
-  assert.equal(cellFiles(dir).length, 2, 'a second cell file beside the first');
-  assert.notDeepEqual(b[0].perQuery.MAP, a[0].perQuery.MAP, 'k1 changes the numbers');
+  assert.notDeepEqual(b.cells[0].perQuery.MAP, a.cells[0].perQuery.MAP, 'k1 changes the numbers');
+  assert.notEqual(b.cells[0].key, a.cells[0].key);
+
+  // independent AP over the same ranked lists (ties: docno descending, as trec_eval)
+  const pool = samplePool(store, queries, { size: 800, repeat: 1, seed: 3 });
+  const lists = await bm25().search({ queries, pool: pool.members, k: 100 });
+  const rel = citationQrels(store, queries, pool.members);
+  let sum = 0;
+  for (let q = 0; q < queries.length; q++) {
+    const relevant = new Set(rel.docs.subarray(rel.offsets[q], rel.offsets[q + 1]));
+    const docs = Array.from(lists.docs.subarray(lists.offsets[q], lists.offsets[q + 1]));
+    const score = new Map(docs.map((d, k) => [d, Math.fround(lists.scores[lists.offsets[q] + k])]));
+    docs.sort((x, y) => score.get(y)! - score.get(x)! || (store.id(y) < store.id(x) ? -1 : store.id(y) > store.id(x) ? 1 : 0));
+    assert.ok(!docs.includes(queries[q]), 'the query article is not in its own list');
+    let hits = 0;
+    let ap = 0;
+    docs.forEach((d, r) => {
+      if (relevant.has(d)) ap += ++hits / (r + 1);
+    });
+    sum += relevant.size ? ap / relevant.size : 0;
+  }
+  assert.ok(Math.abs(sum / queries.length - a.cells[0].means.MAP) < 1e-12, `MAP ${a.cells[0].means.MAP} vs independent ${sum / queries.length}`);
 });
 
 test('cell key: every BM25 setting and the index content change it', async () => {
-  const key = (r: Retriever) => cellKey(store, r, cfg, null, 800, 1);
-  const bm25 = (opts: ConstructorParameters<typeof Bm25Retriever>[2] = {}, ix = index) => new Bm25Retriever(ix, store, { tieKey: store.idOrder, ...opts });
+  const key = (r: Retriever) => cellKey(ctx(root), group, r);
   const base = key(bm25());
   assert.equal(key(bm25()), base, 'same settings, same key');
   assert.equal(key(bm25({ threads: 2 })), base, 'threads do not change results');
@@ -78,7 +102,9 @@ test('cell key: every BM25 setting and the index content change it', async () =>
   const other = await buildIndex(new InMemoryTexts(Array.from({ length: store.size }, (_, i) => ({ title: `t${i % 7}`, abstract: 'other words' }))));
   assert.notEqual(key(bm25({}, other)), base, 'index content');
   // Protocol settings too.
-  assert.notEqual(cellKey(store, bm25(), { ...cfg, emptyLists: 'error' }, null, 800, 1), base, 'empty-list policy');
+  assert.notEqual(cellKey(ctx(root, { emptyLists: 'error' }), group, bm25()), base, 'empty-list policy');
+  assert.notEqual(cellKey(ctx(root, { sampleKey: 'another corpus' }), group, bm25()), base, 'corpus / exclusion identity');
+  assert.notEqual(cellKey(ctx(root), { ...group, repeat: 2 }, bm25()), base, 'repeat');
 });
 
 test('cell key: dense model file, pooling, distance, dtype, HNSW parameters and score mode change it', () => {
@@ -97,7 +123,7 @@ test('cell key: dense model file, pooling, distance, dtype, HNSW parameters and 
   const enc = (m: Partial<ResolvedModel> = {}) => ({ model: { ...model, ...m } }) as unknown as Encoder;
   const dense = (o: Partial<ConstructorParameters<typeof DenseRetriever>[0]> = {}) =>
     new DenseRetriever({ name: 'm', store: emb, distance: 'l2', tieKey: store.idOrder, ...o });
-  const key = (r: Retriever) => cellKey(store, r, cfg, null, 800, 1);
+  const key = (r: Retriever) => cellKey(ctx(root), group, r);
   const base = key(dense());
   assert.equal(key(dense()), base);
   assert.notEqual(key(dense({ store: embOther })), base, 'stored vectors of another model');
@@ -124,8 +150,8 @@ test('cell key: dense model file, pooling, distance, dtype, HNSW parameters and 
   assert.notEqual(key(dense({ encoder: enc() })), withEnc, 'ONNX content');
 });
 
-test('reproduce stamp: the synthetic generator version is part of it', () => {
-  const stamp = JSON.parse(corpusStamp({ articles: 1000, seed: 1 }));
+test('corpus stamp: the synthetic generator version is part of it', () => {
+  const stamp = JSON.parse(corpusStamp({ corpus: { synthetic: { articles: 1000, seed: 1 }, prefilter: 'paper' } }));
   assert.equal(stamp.synth.version, SYNTH_VERSION);
   assert.equal(stamp.synth.vocabulary, SYNTH_DEFAULTS.vocabulary);
 });
@@ -151,43 +177,28 @@ class Dropping implements Retriever {
 }
 
 test('empty ranked lists: counted as 0 in the mean over all queries (trec_eval -c), recorded in the cell', async () => {
-  const bm25 = new Bm25Retriever(index, store, { tieKey: store.idOrder });
-  const [full] = await runLargeScale(store, bm25, cfg, join(root, 'results-full'));
-  const [cell] = await runLargeScale(store, new Dropping(bm25, new Set([0, 5])), cfg, join(root, 'results-drop'));
+  const [full] = (await runGroup(ctx(join(root, 'results-full')), group, queries, [{ name: 'bm25', retriever: bm25() }])).cells;
+  const [cell] = (await runGroup(ctx(join(root, 'results-drop')), group, queries, [{ name: 'bm25', retriever: new Dropping(bm25(), new Set([0, 5])) }])).cells;
   assert.ok(full.perQuery.MAP[0] > 0 && full.perQuery.MAP[5] > 0);
-  for (const m of cfg.measures) {
-    const want = full.perQuery[m].reduce((s, v, q) => s + (q === 0 || q === 5 ? 0 : v), 0) / cfg.queries;
-    assert.ok(Math.abs(cell.means[m] - want) < 1e-12, `${m}: ${cell.means[m]}, want ${want} (the mean over all ${cfg.queries} queries)`);
+  for (const m of names) {
+    const want = full.perQuery[m].reduce((s, v, q) => s + (q === 0 || q === 5 ? 0 : v), 0) / queries.length;
+    assert.ok(Math.abs(cell.means[m] - want) < 1e-12, `${m}: ${cell.means[m]}, want ${want} (the mean over all ${queries.length} queries)`);
     assert.equal(cell.perQuery[m][0], 0);
     assert.equal(cell.perQuery[m][5], 0);
   }
-  assert.equal(cell.queries, cfg.queries, 'every sampled query is averaged');
-  assert.equal(cell.sampled, cfg.queries);
-  assert.equal(cell.emptyLists, 'zero');
-  assert.equal(cell.emptyListQueries, 2);
-  assert.equal(full.emptyListQueries, 0);
-  assert.equal(full.queries, cfg.queries);
+  assert.equal(cell.queries, queries.length, 'every sampled query is averaged');
+  assert.equal(cell.emptyLists, 2);
+  assert.equal(full.emptyLists, 0);
+  assert.equal(full.queries, queries.length);
 });
 
 test('empty ranked lists: emptyLists "error" fails the cell, naming the count and a query', async () => {
-  const bm25 = new Bm25Retriever(index, store, { tieKey: store.idOrder });
+  const dir = join(root, 'results-err');
   await assert.rejects(
-    runLargeScale(store, new Dropping(bm25, new Set([3])), { ...cfg, emptyLists: 'error' }, join(root, 'results-err')),
+    runGroup(ctx(dir, { emptyLists: 'error' }), group, queries, [{ name: 'bm25', retriever: new Dropping(bm25(), new Set([3])) }]),
     (e: unknown) => e instanceof CitebenchError && /1 of 12 queries got an empty ranked list \(first: /.test(e.message),
   );
-  assert.deepEqual(readdirSync(root).filter((f) => f === 'results-err'), [], 'no cell written');
-});
-
-test('config errors are CitebenchErrors', async () => {
-  const bm25 = new Bm25Retriever(index, store, { tieKey: store.idOrder });
-  const bad: Partial<LargeScaleConfig>[] = [
-    { measures: ['P'] }, { measures: ['NoSuch'] }, { queries: 0 }, { queries: 2.5 }, { poolSizes: [] }, { poolSizes: [-5] },
-    { repeats: 0 }, { k: 0 }, { seed: 1.5 }, { seed: 2 ** 32 + 1 }, { protocol: 'other' as 'field' }, { fields: ['Alchemy' as 'Art'] },
-    { emptyLists: 'skip' as 'zero' },
-  ];
-  for (const b of bad) {
-    await assert.rejects(runLargeScale(store, bm25, { ...cfg, ...b }, join(root, 'results-bad')), (e: unknown) => e instanceof CitebenchError, JSON.stringify(b));
-  }
+  assert.ok(!existsSync(join(dir, 'cells')), 'no cell written');
 });
 
 test('CLI reproduce: a bad --store, --seed, --repeats, --scale or --work is one line, exit 2, no stack trace', () => {
@@ -196,7 +207,7 @@ test('CLI reproduce: a bad --store, --seed, --repeats, --scale or --work is one 
     [['--store', join(root, 'shards')], /not a corpus store \(no meta\.json\)/],
     [['--seed', '1.5'], /--seed must be an integer/],
     [['--repeats', '0'], /--repeats must be a positive integer/],
-    [['--scale', '0.0001'], /--scale 0\.0001 leaves no queries/],
+    [['--scale', '2'], /--scale must be in \(0, 1\]/],
     [['--work', join(root, 'a-file', 'work')], /ENOTDIR: not a directory, mkdir '.*a-file/],
   ];
   writeFileSync(join(root, 'a-file'), '');
