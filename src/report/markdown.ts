@@ -93,7 +93,7 @@ export function fieldTables(r: ResultsIndex, rows: MeanRow[], paper?: PaperNumbe
       const ok = vals.filter((v): v is number => v !== undefined);
       return [label(r, model), ...vals.map(pct), pct(ok.length === vals.length ? ok.reduce((s, v) => s + v, 0) / ok.length : undefined)];
     });
-    parts.push(`## Table ${t.n} — field level, ${t.measure} (§3.2)`, '', `${cellsNote(r, 'field')} Mean over pool samples (one for ${one.length ? one.join(', ') : 'no field'}: the field-cited set is not larger than the pool); AVG over the fields shown.`, '', mdTable(['model', ...present, 'AVG'], body));
+    parts.push(`## Table ${t.n} — field level, ${t.measure} (§3.2)`, '', `${cellsNote(r, 'field')} Mean over ${Math.max(...Object.values(r.fieldRepeats))} pool samples${one.length ? ` (one for ${one.join(', ')}: the field-cited set is not larger than the pool)` : ''}; AVG over the fields shown.`, '', mdTable(['model', ...present, 'AVG'], body));
     const p = paper?.[t.key] as Record<string, Record<string, number>> | undefined;
     if (p) {
       parts.push('', `The paper's Table ${t.n} (S2ORC, 200 queries per field, 100k pools):`, '',
