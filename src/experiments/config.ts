@@ -186,6 +186,8 @@ export interface ConfigOverrides {
   store?: string;
   work?: string;
   results?: string;
+  /** Added to the config's excludeQueries. */
+  excludeQueries?: string[];
 }
 
 /**
@@ -238,7 +240,7 @@ export function parseConfig(text: string, file: string, overrides: ConfigOverrid
   if (prefilter !== 'paper') r.fail(['corpus', 'prefilter'], `only 'paper' is supported (§3's four rules), got '${prefilter}'`);
 
   const queryYear = r.num(['queryYear'], 2019, Number.isInteger, 'a year');
-  const excludeQueries = r.has(['excludeQueries']) ? r.list(['excludeQueries'], (p) => r.str(p)!) : [];
+  const excludeQueries = [...(r.has(['excludeQueries']) ? r.list(['excludeQueries'], (p) => r.str(p)!) : []), ...(overrides.excludeQueries ?? [])];
   const k = r.num(['k'], 500, posInt, 'a positive integer');
   const measures = r.has(['measures']) ? r.list(['measures'], (p) => r.str(p)!) : ['MAP', 'nDCG', 'R@30'];
   measures.forEach((m, i) => {

@@ -22,7 +22,9 @@ options:
   --store DIR    run on an existing corpus store (e.g. real S2ORC, see citebench corpus build)
   --work DIR     working directory (default data/default)
   --results DIR  results folder (default <work>/results)
-  --dry-run      print the plan and an estimate of time and memory`;
+  --dry-run      print the plan and an estimate of time and memory
+  --exclude-queries FILE   paper ids (one per line) never used as queries, e.g. SPECTER's and SciNCL's training
+                 queries, which the paper left out; repeatable. Ids not in the store are counted, not an error`;
 
 export async function run(args: string[]): Promise<number> {
   const { values } = parse(args, optionSpec, usage);

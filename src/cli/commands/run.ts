@@ -21,23 +21,28 @@ options:
   --articles N   synthetic corpus size before the prefilter (default: the config's, × scale)
   --store DIR    run on this corpus store (e.g. real S2ORC) instead of the config's corpus
   --work DIR     cache folder (corpus, index, embeddings)
-  --results DIR  results folder`;
+  --results DIR  results folder
+  --exclude-queries FILE   paper ids (one per line) never used as queries, added to the config's list; repeatable`;
 
 export const optionSpec = {
   'dry-run': { type: 'boolean' }, scale: { type: 'string' }, seed: { type: 'string' }, repeats: { type: 'string' },
   articles: { type: 'string' }, store: { type: 'string' }, work: { type: 'string' }, results: { type: 'string' },
+  'exclude-queries': { type: 'string', multiple: true },
 } as const;
 
-export function overridesOf(values: Partial<Record<keyof typeof optionSpec, string | boolean>>): ConfigOverrides {
+type Values = { [K in keyof typeof optionSpec]?: string | boolean | string[] };
+
+export function overridesOf(values: Values): ConfigOverrides {
   const n = (k: 'scale' | 'seed' | 'repeats' | 'articles') => (values[k] === undefined ? undefined : num(k, values[k] as string));
   return {
     scale: n('scale'), seed: n('seed'), repeats: n('repeats'), articles: n('articles'),
     store: values.store as string | undefined, work: values.work as string | undefined, results: values.results as string | undefined,
+    excludeQueries: values['exclude-queries'] as string[] | undefined,
   };
 }
 
 /** Shared by `run` and `reproduce`: load, then print the plan or run and print the Markdown report. */
-export async function runConfig(path: string, values: Partial<Record<keyof typeof optionSpec, string | boolean>>): Promise<number> {
+export async function runConfig(path: string, values: Values): Promise<number> {
   const cfg = loadConfig(path, overridesOf(values));
   if (values['dry-run']) {
     console.log(dryRun(cfg));
