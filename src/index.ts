@@ -12,7 +12,7 @@ export { buildCorpusStore } from './corpus/store-build.ts';
 export { CorpusStore } from './corpus/store.ts';
 export { synthesize, SYNTH_DEFAULTS } from './corpus/synth.ts';
 export { describeStore } from './corpus/stats.ts';
-export { Rng, rngFor } from './sampling/rng.ts';
+export { Rng, rngFor } from './util/rng.ts';
 export { reproduce, REPRODUCE_DEFAULTS, ARTICLES_PER_SCALE } from './experiments/reproduce.ts';
 export { runLargeScale, meanOverRepeats, PAPER_DATASET_LEVEL, type LargeScaleConfig, type CellResult } from './experiments/large-scale.ts';
 export { sampleQueries, samplePool, citedBy, fieldCited, citationQrels } from './sampling/pools.ts';

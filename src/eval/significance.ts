@@ -4,7 +4,7 @@
  * randomization test (random sign flips of the differences), and Holm's step-down correction across comparisons.
  */
 import { CitebenchError } from '../util/errors.ts';
-import { Rng } from '../sampling/rng.ts';
+import { Rng } from '../util/rng.ts';
 
 export interface TTestResult {
   n: number;

@@ -13,7 +13,7 @@ import type { Retriever } from '../retrieval/retriever.ts';
 import { sampleQueries, samplePool, citationQrels } from '../sampling/pools.ts';
 import { evaluateRankedLists, parseMeasure, type Measure } from '../eval/index.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
-import { hashString } from '../sampling/rng.ts';
+import { hashString } from '../util/rng.ts';
 
 export interface LargeScaleConfig {
   protocol: 'dataset' | 'field';

@@ -9,7 +9,7 @@ import { CorpusStore } from '../../src/corpus/store.ts';
 import { PAPER_PREFILTER } from '../../src/corpus/prefilter.ts';
 import { FIELDS } from '../../src/corpus/fields.ts';
 import { sampleQueries, samplePool, citedBy, fieldCited, citationQrels } from '../../src/sampling/pools.ts';
-import { Rng } from '../../src/sampling/rng.ts';
+import { Rng } from '../../src/util/rng.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cb-pools-'));
 let store: CorpusStore;
