@@ -14,6 +14,9 @@ import { sampleQueries, samplePool, citationQrels } from '../sampling/pools.ts';
 import { evaluateRankedLists, parseMeasure, type Measure } from '../eval/index.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { hashString } from '../util/rng.ts';
+import type { CellResult, MeanRow } from '../report/results-format.ts';
+
+export type { CellResult, MeanRow } from '../report/results-format.ts';
 
 export interface LargeScaleConfig {
   protocol: 'dataset' | 'field';
@@ -36,21 +39,6 @@ export const PAPER_DATASET_LEVEL: LargeScaleConfig = {
   protocol: 'dataset', queries: 3800, poolSizes: [200_000, 500_000, 1_000_000, 2_000_000], repeats: 3, seed: 1, k: 500,
   measures: ['MAP', 'nDCG', 'R@30'],
 };
-
-export interface CellResult {
-  model: string;
-  protocol: 'dataset' | 'field';
-  field: Field | null;
-  poolSize: number;
-  /** Actual pool size (smaller than poolSize only for an exhausted field-cited set). */
-  poolMembers: number;
-  repeat: number;
-  queries: number;
-  /** Measure name (as given in the config) → mean over queries. */
-  means: Record<string, number>;
-  /** Measure name → per-query values, in query order (for significance tests). */
-  perQuery: Record<string, number[]>;
-}
 
 export interface RunLog {
   (line: string): void;
@@ -122,7 +110,7 @@ function cellKey(store: CorpusStore, model: string, cfg: LargeScaleConfig, field
 }
 
 /** Mean over repeats per (model, field, pool size): the numbers the paper's tables print. */
-export function meanOverRepeats(cells: CellResult[]): { model: string; field: Field | null; poolSize: number; repeats: number; means: Record<string, number> }[] {
+export function meanOverRepeats(cells: CellResult[]): MeanRow[] {
   const groups = new Map<string, CellResult[]>();
   for (const c of cells) {
     const k = `${c.model}\u0000${c.field}\u0000${c.poolSize}`;

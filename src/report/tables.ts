@@ -3,9 +3,7 @@
  * side by side when ../shared/reference/paper-numbers.json (or a given file) is available.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import type { meanOverRepeats } from '../experiments/large-scale.ts';
-
-type Row = ReturnType<typeof meanOverRepeats>[number];
+import type { MeanRow } from './results-format.ts';
 
 export function poolLabel(n: number): string {
   if (n >= 1_000_000 && n % 1_000_000 === 0) return `${n / 1_000_000}M`;
@@ -14,7 +12,7 @@ export function poolLabel(n: number): string {
 }
 
 /** Table 1 layout: one row per model, columns pool size × measure. */
-export function datasetLevelTable(rows: Row[], measures: string[]): string {
+export function datasetLevelTable(rows: MeanRow[], measures: string[]): string {
   const sizes = [...new Set(rows.map((r) => r.poolSize))].sort((a, b) => a - b);
   const models = [...new Set(rows.map((r) => r.model))];
   const head = ['model', ...sizes.flatMap((s) => measures.map((m) => `${poolLabel(s)} ${m}`))];
