@@ -27,17 +27,16 @@ import type { TextSource } from '../../corpus/article.ts';
 import { writeFileAtomic, commitDirectory } from '../../util/atomic.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { Progress } from '../../util/progress.ts';
-import { EnglishAnalyzer, articleText } from './analyzer.ts';
 import { intToByte4 } from './norms.ts';
-import { tokenize } from './tokenizer.ts';
-import { TokenTable, hashRange, ABSENT } from './token-table.ts';
+import { ChunkBuilder, type LocalChunk, type WorkerSource } from './chunk-builder.ts';
 import { tsFork, tsWorker } from '../../util/ts-worker.ts';
 import type { BuildProcessInit } from './index-process.ts';
 
 export const INDEX_FORMAT = 'citebench-bm25-index';
 export const INDEX_VERSION = 2;
 export const ANALYZER_NAME = 'lucene-8.7-english (StandardTokenizer, possessive, lowercase, 33 stop words, Porter)';
-const TF_BIG = 255;
+/** tfNorm frequency marker: the posting's frequency is ≥ 255 and stored in tfBig*. */
+export const TF_BIG = 255;
 
 export interface Bm25Index {
   /** Number of documents (= corpus size; documents without any term included). */
@@ -68,23 +67,6 @@ export interface BuildOptions {
   workerSource?: WorkerSource;
 }
 
-/**
- * One chunk's postings as its builder produced them, in the builder's own (local) term ids: `newTerms` are
- * the terms the builder met for the first time in this chunk (local ids continue from its earlier chunks).
- */
-export interface LocalChunk {
-  index: number;
-  from: number;
-  to: number;
-  newTerms: string[];
-  /** Postings grouped by local term id ascending: group g = term groupTerms[g], groupCounts[g] postings. */
-  groupTerms: Uint32Array;
-  groupCounts: Uint32Array;
-  docs: Uint32Array;
-  tfs: Uint32Array;
-  lengths: Uint32Array;
-}
-
 /** A chunk in global term ids, as merged (and as saved for resuming); newTerms are the terms it added. */
 interface Chunk extends Omit<LocalChunk, 'index'> {
   /** Global vocabulary size after this chunk. */
@@ -96,121 +78,6 @@ export function termIdMap(terms: string[]): Map<string, number> {
   const m = new Map<string, number>();
   for (let i = 0; i < terms.length; i++) m.set(terms[i], i);
   return m;
-}
-
-class Growable {
-  a: Uint32Array;
-  n = 0;
-  constructor(cap = 1 << 16) {
-    this.a = new Uint32Array(cap);
-  }
-  push(v: number) {
-    if (this.n === this.a.length) {
-      const g = new Uint32Array(this.a.length * 2);
-      g.set(this.a);
-      this.a = g;
-    }
-    this.a[this.n++] = v;
-  }
-}
-
-/**
- * Analyses chunks of documents into postings with its own vocabulary. One per thread: the merger maps each
- * builder's local ids to global ids in chunk order, so the index does not depend on the number of threads.
- */
-export class ChunkBuilder {
-  private readonly analyzer = new EnglishAnalyzer(0);
-  private readonly rawIds = new TokenTable();
-  private readonly vocab = new Map<string, number>();
-  private termCount = 0;
-  private seenDoc = new Int32Array(1 << 16).fill(-1);
-  private seenSlot = new Uint32Array(1 << 16);
-
-  build(source: TextSource, index: number, from: number, to: number, onDoc?: () => void): LocalChunk {
-    const analyzer = this.analyzer;
-    const rawIds = this.rawIds;
-    const vocab = this.vocab;
-    const newTerms: string[] = [];
-    const pTerm = new Growable();
-    const pDoc = new Growable();
-    const pTf = new Growable();
-    const lengths = new Uint32Array(to - from);
-    // Per-document term counting: slot of each term in the current document's list, tagged by document.
-    let seenDoc = this.seenDoc;
-    let seenSlot = this.seenSlot;
-    for (const a of source.texts(from, to)) {
-      const d = a.index;
-      let len = 0;
-      const text = articleText(a);
-      tokenize(text, (s, e) => {
-        const h = hashRange(text, s, e);
-        let id = rawIds.get(text, s, e, h);
-        if (id === ABSENT) {
-          const raw = text.slice(s, e);
-          const t = analyzer.term(raw);
-          if (t === null) id = -1;
-          else {
-            const known = vocab.get(t);
-            if (known !== undefined) id = known;
-            else {
-              id = this.termCount++;
-              newTerms.push(t);
-              vocab.set(t, id);
-              if (id >= seenDoc.length) {
-                const sd = new Int32Array(seenDoc.length * 2).fill(-1);
-                sd.set(seenDoc);
-                seenDoc = this.seenDoc = sd;
-                const ss = new Uint32Array(seenSlot.length * 2);
-                ss.set(seenSlot);
-                seenSlot = this.seenSlot = ss;
-              }
-            }
-          }
-          rawIds.add(raw, h, id);
-        }
-        if (id < 0) return; // stop word
-        len++;
-        if (seenDoc[id] === d) {
-          pTf.a[seenSlot[id]]++;
-        } else {
-          seenDoc[id] = d;
-          seenSlot[id] = pTerm.n;
-          pTerm.push(id);
-          pDoc.push(d);
-          pTf.push(1);
-        }
-      });
-      lengths[d - from] = len;
-      onDoc?.();
-    }
-    // Group by local term id (stable counting sort keeps documents ascending within a term).
-    const V = this.termCount;
-    const counts = new Uint32Array(V);
-    for (let i = 0; i < pTerm.n; i++) counts[pTerm.a[i]]++;
-    let groups = 0;
-    for (let t = 0; t < V; t++) if (counts[t] > 0) groups++;
-    const groupTerms = new Uint32Array(groups);
-    const groupCounts = new Uint32Array(groups);
-    const start = new Float64Array(V);
-    let g = 0;
-    let at = 0;
-    for (let t = 0; t < V; t++) {
-      if (counts[t] === 0) continue;
-      groupTerms[g] = t;
-      groupCounts[g++] = counts[t];
-      start[t] = at;
-      at += counts[t];
-    }
-    const docs = new Uint32Array(pTerm.n);
-    const tfs = new Uint32Array(pTerm.n);
-    for (let i = 0; i < pTerm.n; i++) {
-      const t = pTerm.a[i];
-      const k = start[t]++;
-      docs[k] = pDoc.a[i];
-      tfs[k] = pTf.a[i];
-    }
-    return { index, from, to, newTerms, groupTerms, groupCounts, docs, tfs, lengths };
-  }
 }
 
 function chunkName(i: number) {
@@ -253,9 +120,6 @@ function loadChunk(dir: string, i: number, withPostings: boolean): Chunk {
     lengths: u32('lengths'),
   };
 }
-
-/** Where worker threads read the texts from (they cannot share the caller's TextSource object). */
-export type WorkerSource = { kind: 'store'; dir: string } | { kind: 'texts'; items: { title: string; abstract: string }[] };
 
 /** Build chunks on child processes (store sources) or worker threads (in-memory texts); any order of arrival. */
 function buildInParallel(
