@@ -16,7 +16,8 @@ export { evaluateTrecFiles, trecEvalText } from './trec-eval.ts';
 export { formatTrecEval, formatFixed4 } from './trec-format.ts';
 export { readQrels, readRun, qrelsToCsr, runToCsr, writeRun, writeQrels, newTrecTables } from './trec-io.ts';
 export { evaluateMdcr, formatMdcrTable } from './mdcr.ts';
-export { pairedTTest, pairedRandomizationTest, holm, compareWithBaseline } from './significance.ts';
+export { pairedTTest, pairedRandomizationTest, holm } from './significance.ts';
+export { compareTrecRuns, formatComparison, type RunComparisonRow } from './compare.ts';
 
 /**
  * Evaluate a Retriever's RankedLists: list q (query position q of the SearchRequest) against qrels row q, doc ids
