@@ -6,7 +6,8 @@ import { tuneBm25, evalObjective } from '../../retrieval/bm25/tune.ts';
 import type { QrelsCsr } from '../../eval/types.ts';
 import { CitebenchError, InputError } from '../../util/errors.ts';
 import { writeFileAtomic } from '../../util/atomic.ts';
-import { checkIndexMatchesStore, numList, readIdList, readPool } from './bm25-common.ts';
+import { checkIndexMatchesStore, numList } from './bm25-common.ts';
+import { readIdList, readPool } from './id-lists.ts';
 import { availableParallelism } from 'node:os';
 
 export const usage = `usage: citebench bm25 tune --index INDEX --corpus STORE --queries FILE --qrels QRELS

@@ -9,7 +9,7 @@ import { EmbeddingStore } from '../../retrieval/dense/store.ts';
 import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { Progress } from '../../util/progress.ts';
-import { readIdList, readPool } from './bm25-common.ts';
+import { readIdList, readPool } from './id-lists.ts';
 import { corpusKey, defaultEmbDir, modelLabel, modelOptionSpec, modelOptionsUsage, resolveFromValues } from './dense-common.ts';
 
 export const usage = `usage: citebench dense search --model NAME|DIR --corpus STORE --queries FILE --out RUN.trec
