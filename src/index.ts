@@ -19,6 +19,7 @@ export type { CellResult, MeanRow } from './report/results-format.ts';
 export { sampleQueries, samplePool, citedBy, fieldCited, citationQrels } from './sampling/pools.ts';
 export { evaluate, evaluateRankedLists, parseMeasure } from './eval/index.ts';
 export { Bm25Retriever } from './retrieval/bm25/retriever.ts';
-export { buildIndex, loadIndex, saveIndex } from './retrieval/bm25/index.ts';
+export { buildIndex } from './retrieval/bm25/index.ts';
+export { loadIndex, saveIndex } from './retrieval/bm25/index-format.ts';
 export { datasetLevelTable, paperTable1, loadPaperNumbers } from './report/tables.ts';
 export type { Retriever, SearchRequest, RankedLists } from './retrieval/retriever.ts';

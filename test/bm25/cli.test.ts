@@ -6,7 +6,8 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync, exist
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CorpusStore } from '../../src/corpus/store.ts';
-import { buildIndex, loadIndex } from '../../src/retrieval/bm25/index.ts';
+import { buildIndex } from '../../src/retrieval/bm25/index.ts';
+import { loadIndex } from '../../src/retrieval/bm25/index-format.ts';
 import { Bm25Retriever } from '../../src/retrieval/bm25/retriever.ts';
 import { StoreTexts } from '../../src/corpus/store-texts.ts';
 

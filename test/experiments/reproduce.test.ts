@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { reproduce } from '../../src/experiments/reproduce.ts';
 import { sampleQueries, samplePool, citationQrels } from '../../src/sampling/pools.ts';
 import { Bm25Retriever } from '../../src/retrieval/bm25/retriever.ts';
-import { loadIndex } from '../../src/retrieval/bm25/index.ts';
+import { loadIndex } from '../../src/retrieval/bm25/index-format.ts';
 
 const cfg = (workDir: string) => ({ articles: 16000, seed: 4, workDir, scale: 0.004, repeats: 2 });
 

@@ -1,7 +1,7 @@
 /** Shared by the bm25 commands: the index/store check and numeric grid options. */
 import { CitebenchError } from '../../util/errors.ts';
 import type { CorpusStore } from '../../corpus/store.ts';
-import type { Bm25Index, IndexMeta } from '../../retrieval/bm25/index.ts';
+import type { Bm25Index, IndexMeta } from '../../retrieval/bm25/index-format.ts';
 
 /** The index must have been built from this store. */
 export function checkIndexMatchesStore(meta: IndexMeta, ix: Bm25Index, store: CorpusStore, indexDir: string): void {

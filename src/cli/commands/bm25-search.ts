@@ -1,6 +1,6 @@
 import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
-import { loadIndex, readIndexMeta } from '../../retrieval/bm25/index.ts';
+import { loadIndex, readIndexMeta } from '../../retrieval/bm25/index-format.ts';
 import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
 import { writeRun } from '../../eval/trec-io.ts';
 import { Progress } from '../../util/progress.ts';

@@ -1,6 +1,6 @@
 import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
-import { loadIndex, readIndexMeta } from '../../retrieval/bm25/index.ts';
+import { loadIndex, readIndexMeta } from '../../retrieval/bm25/index-format.ts';
 import { tuneBm25, evalObjective } from '../../retrieval/bm25/tune.ts';
 import type { QrelsCsr } from '../../eval/types.ts';
 import { newTrecTables, qrelsToCsr, readQrels } from '../../eval/trec-io.ts';

@@ -17,7 +17,7 @@
  * Ranking: score descending, ties by `tieKey` descending — with the corpus store's idOrder this is trec_eval's
  * order (equal scores: docno descending), so evaluation sees exactly our ranking. Default tie key: corpus index.
  */
-import { TF_BIG, type Bm25Index } from './index.ts';
+import { TF_BIG, type Bm25Index } from './index-format.ts';
 import { EnglishAnalyzer } from './analyzer.ts';
 import { LENGTH_TABLE } from './norms.ts';
 import { CitebenchError } from '../../util/errors.ts';
