@@ -14,7 +14,9 @@ export { parseMeasure, selectMeasures, type Measure, type MeasureSelection } fro
 export type { DocOrder, EvalOptions, QrelsCsr, RankedLists, RunCsr } from './types.ts';
 export { evaluateTrecFiles, trecEvalText } from './trec-eval.ts';
 export { formatTrecEval, formatFixed4 } from './trec-format.ts';
-export { readQrels, readRun, qrelsToCsr, runToCsr, writeRun, writeQrels, newTrecTables } from './trec-io.ts';
+export { readQrels, readRun, newTrecTables } from './trec-io.ts';
+export { qrelsToCsr, runToCsr } from './trec-csr.ts';
+export { writeRun, writeQrels } from './trec-write.ts';
 export { evaluateMdcr, formatMdcrTable } from './mdcr.ts';
 export { pairedTTest, pairedRandomizationTest, holm } from './significance.ts';
 export { compareTrecRuns, formatComparison, type RunComparisonRow } from './compare.ts';

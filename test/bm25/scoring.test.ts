@@ -11,7 +11,7 @@ import { PoolStats, QueryScorer, queryTermIds, type Bm25Params } from '../../src
 import { searchBatch } from '../../src/retrieval/bm25/parallel.ts';
 import { Bm25Retriever } from '../../src/retrieval/bm25/retriever.ts';
 import { byte4ToInt, intToByte4 } from '../../src/retrieval/bm25/norms.ts';
-import { writeRun } from '../../src/eval/trec-io.ts';
+import { writeRun } from '../../src/eval/trec-write.ts';
 import { readFileSync } from 'node:fs';
 
 // Words the analyzer leaves as they are (no stop word, Porter-stable), so the test can count terms by hand.

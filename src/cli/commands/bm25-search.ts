@@ -2,7 +2,7 @@ import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
 import { loadIndex, readIndexMeta } from '../../retrieval/bm25/index-format.ts';
 import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
-import { writeRun } from '../../eval/trec-io.ts';
+import { writeRun } from '../../eval/trec-write.ts';
 import { Progress } from '../../util/progress.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { checkIndexMatchesStore } from './bm25-common.ts';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
-import { writeRun } from '../../eval/trec-io.ts';
+import { writeRun } from '../../eval/trec-write.ts';
 import { Encoder } from '../../retrieval/dense/encoder.ts';
 import { KNOWN_MODELS } from '../../retrieval/dense/models.ts';
 import { EmbeddingStore } from '../../retrieval/dense/store.ts';

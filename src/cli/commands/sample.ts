@@ -3,7 +3,7 @@ import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
 import { parseField } from '../../corpus/fields.ts';
 import { sampleQueries, samplePool, citationQrels } from '../../sampling/pools.ts';
-import { writeQrels } from '../../eval/trec-io.ts';
+import { writeQrels } from '../../eval/trec-write.ts';
 import { writeFileAtomic } from '../../util/atomic.ts';
 import { CitebenchError } from '../../util/errors.ts';
 
