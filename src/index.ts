@@ -12,7 +12,7 @@ export { buildCorpusStore } from './corpus/store-build.ts';
 export { CorpusStore } from './corpus/store.ts';
 export { synthesize, SYNTH_DEFAULTS } from './corpus/synth.ts';
 export { describeStore } from './corpus/stats.ts';
-export { Rng, rngFor } from './sampling/rng.ts';
+export { Rng, rngFor } from './util/rng.ts';
 export { loadConfig, parseConfig, canonicalConfig, type ExperimentConfig, type ModelConfig } from './experiments/config.ts';
 export { runExperiment, dryRun } from './experiments/run.ts';
 export { planGroups, groupPath, type PoolGroup } from './experiments/plan.ts';
@@ -22,7 +22,8 @@ export { sampleQueries, sampleQuerySet, samplePool, citedBy, fieldCited, citatio
 export { loadQueryExclusion, type QueryExclusion, type ExclusionFile } from './sampling/exclusions.ts';
 export { evaluate, evaluateRankedLists, parseMeasure } from './eval/index.ts';
 export { Bm25Retriever } from './retrieval/bm25/retriever.ts';
-export { buildIndex, loadIndex, saveIndex } from './retrieval/bm25/index.ts';
+export { buildIndex } from './retrieval/bm25/index.ts';
+export { loadIndex, saveIndex } from './retrieval/bm25/index-format.ts';
 export { paperTable1, poolLabel } from './report/tables.ts';
 export { loadPaperNumbers, PAPER_NUMBERS_FILE, type PaperNumbers } from './report/paper-numbers.ts';
 export type { Retriever, SearchRequest, RankedLists } from './retrieval/retriever.ts';

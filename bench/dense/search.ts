@@ -9,7 +9,8 @@
  */
 import { mkdirSync, existsSync, writeFileSync, readFileSync } from 'node:fs';
 import usearch from 'usearch';
-import { exactSearch, type PoolHits } from '../../src/retrieval/dense/search.ts';
+import { exactSearch } from '../../src/retrieval/dense/search.ts';
+import type { PoolHits } from '../../src/retrieval/dense/hits.ts';
 import { buildHnsw, searchHnsw } from '../../src/retrieval/dense/hnsw.ts';
 import { cached, generate, peakRssMiB } from './vectors.ts';
 

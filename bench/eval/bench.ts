@@ -13,7 +13,8 @@ import { writeFileAtomic } from '../../src/util/atomic.ts';
 import { evaluate } from '../../src/eval/evaluate.ts';
 import { selectMeasures } from '../../src/eval/registry.ts';
 import { formatFixed4 } from '../../src/eval/trec-format.ts';
-import { newTrecTables, qrelsToCsr, readQrels, readRun, runToCsr } from '../../src/eval/trec-io.ts';
+import { newTrecTables, readQrels, readRun } from '../../src/eval/trec-io.ts';
+import { qrelsToCsr, runToCsr } from '../../src/eval/trec-csr.ts';
 import { generateBenchFiles } from './generate.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -5,7 +5,7 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { Rng } from '../../src/sampling/rng.ts';
+import { Rng } from '../../src/util/rng.ts';
 
 export interface BenchFiles {
   qrels: string;

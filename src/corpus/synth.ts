@@ -17,8 +17,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { AliasTable, zipfWeights } from '../sampling/alias.ts';
-import { Rng, rngFor, hashString } from '../sampling/rng.ts';
+import { AliasTable, zipfWeights } from '../util/alias.ts';
+import { Rng, rngFor, hashString } from '../util/rng.ts';
 import { FIELDS } from './fields.ts';
 import { Growable } from '../util/growable.ts';
 import { transposeCsr } from './store-build.ts';

@@ -5,19 +5,21 @@
  *   const r = evaluate({ qrels, run, measures, docOrder });        // typed arrays in, Float64Array per measure out
  *   const r2 = evaluateRankedLists(lists, qrels, measures, { docOrder });  // a Retriever's RankedLists directly
  */
-import type { RankedLists } from '../retrieval/retriever.ts';
 import { evaluate, type EvalResult } from './evaluate.ts';
 import type { Measure } from './measures/measure.ts';
-import type { DocOrder, EvalOptions, QrelsCsr } from './types.ts';
+import type { DocOrder, EvalOptions, QrelsCsr, RankedLists } from './types.ts';
 
 export { evaluate, type EvalResult, type EvaluateArgs } from './evaluate.ts';
 export { parseMeasure, selectMeasures, type Measure, type MeasureSelection } from './registry.ts';
-export type { DocOrder, EvalOptions, QrelsCsr, RunCsr } from './types.ts';
+export type { DocOrder, EvalOptions, QrelsCsr, RankedLists, RunCsr } from './types.ts';
 export { evaluateTrecFiles, trecEvalText } from './trec-eval.ts';
 export { formatTrecEval, formatFixed4 } from './trec-format.ts';
-export { readQrels, readRun, qrelsToCsr, runToCsr, writeRun, writeQrels, newTrecTables } from './trec-io.ts';
+export { readQrels, readRun, newTrecTables } from './trec-io.ts';
+export { qrelsToCsr, runToCsr } from './trec-csr.ts';
+export { writeRun, writeQrels } from './trec-write.ts';
 export { evaluateMdcr, formatMdcrTable } from './mdcr.ts';
-export { pairedTTest, pairedRandomizationTest, holm, compareWithBaseline } from './significance.ts';
+export { pairedTTest, pairedRandomizationTest, holm } from './significance.ts';
+export { compareTrecRuns, formatComparison, type RunComparisonRow } from './compare.ts';
 
 /**
  * Evaluate a Retriever's RankedLists: list q (query position q of the SearchRequest) against qrels row q, doc ids

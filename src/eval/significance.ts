@@ -4,7 +4,7 @@
  * randomization test (random sign flips of the differences), and Holm's step-down correction across comparisons.
  */
 import { CitebenchError } from '../util/errors.ts';
-import { Rng } from '../sampling/rng.ts';
+import { Rng } from '../util/rng.ts';
 
 export interface TTestResult {
   n: number;
@@ -103,39 +103,6 @@ export function holm(pValues: readonly number[]): number[] {
     adjusted[i] = running;
   });
   return adjusted;
-}
-
-export interface Comparison {
-  system: string;
-  baseline: string;
-  meanDiff: number;
-  tTest: TTestResult;
-  randomization?: RandomizationResult;
-  /** Holm-adjusted p-values across all comparisons of this call. */
-  tTestPHolm: number;
-  randomizationPHolm?: number;
-}
-
-/**
- * Compare several systems with one baseline over the same queries; p-values are Holm-corrected across the
- * comparisons. Each system's randomization stream is derived from the seed and its name (reproducible).
- */
-export function compareWithBaseline(
-  baseline: { name: string; values: Values },
-  systems: { name: string; values: Values }[],
-  opts: { randomizationTrials?: number; seed?: number } = {},
-): Comparison[] {
-  const rows = systems.map((s) => {
-    const tTest = pairedTTest(s.values, baseline.values);
-    const randomization =
-      opts.randomizationTrials === 0
-        ? undefined
-        : pairedRandomizationTest(s.values, baseline.values, { trials: opts.randomizationTrials, seed: `${opts.seed ?? 0}/${s.name}` });
-    return { system: s.name, baseline: baseline.name, meanDiff: tTest.meanDiff, tTest, randomization };
-  });
-  const tHolm = holm(rows.map((r) => r.tTest.p));
-  const rHolm = rows.every((r) => r.randomization) ? holm(rows.map((r) => r.randomization!.p)) : undefined;
-  return rows.map((r, i) => ({ ...r, tTestPHolm: tHolm[i], randomizationPHolm: rHolm?.[i] }));
 }
 
 /** ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; ~15 significant digits). */

@@ -174,3 +174,8 @@ function bytesEqual(a: Uint8Array, as: number, b: Uint8Array, bs: number, len: n
   for (let i = 0; i < len; i++) if (a[as + i] !== b[bs + i]) return false;
   return true;
 }
+
+/** Bytes as a latin1 string (one char per byte, as every reader and writer of TREC files decodes them). */
+export function latin1(buf: Uint8Array, s: number, e: number): string {
+  return Buffer.from(buf.buffer, buf.byteOffset + s, e - s).toString('latin1');
+}

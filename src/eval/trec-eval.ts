@@ -6,7 +6,8 @@ import { CitebenchError } from '../util/errors.ts';
 import { evaluate, type EvalResult } from './evaluate.ts';
 import { selectMeasures } from './registry.ts';
 import { formatTrecEval } from './trec-format.ts';
-import { newTrecTables, qrelsToCsr, readQrels, readRun, runToCsr, type TrecTables } from './trec-io.ts';
+import { newTrecTables, readQrels, readRun, type TrecTables } from './trec-io.ts';
+import { qrelsToCsr, runToCsr } from './trec-csr.ts';
 import type { EvalOptions } from './types.ts';
 
 export interface TrecFileEvaluation {

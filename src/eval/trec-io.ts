@@ -1,15 +1,15 @@
 /**
  * TREC qrels (`qid iter docno rel`) and run (`qid Q0 docno rank score tag`) files: streaming byte parsers that
- * map qids and docnos to integer ids (StringTable) and build the evaluator's CSR, with errors naming file,
- * line and field; and writers. Parsing follows trec_eval 9.0.8: whitespace-separated fields, blank lines and
- * `#` comment lines skipped, fields after the run tag ignored, the run tag of the last line kept, the rank
- * column ignored. Unlike trec_eval (atof/atol), numbers must be well-formed: a bad score is an error, not 0.
+ * map qids and docnos to integer ids (StringTable), with errors naming file, line and field. Parsing follows
+ * trec_eval 9.0.8: whitespace-separated fields, blank lines and `#` comment lines skipped, fields after the run
+ * tag ignored, the run tag of the last line kept, the rank column ignored. Unlike trec_eval (atof/atol), numbers
+ * must be well-formed: a bad score is an error, not 0 (trec-numbers.ts). Parsed entries become the evaluator's
+ * CSR in trec-csr.ts; trec-write.ts writes runs and qrels.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../util/errors.ts';
-import { writeFileAtomic } from '../util/atomic.ts';
-import { StringTable, fnv1a } from './string-table.ts';
-import type { QrelsCsr, RunCsr } from './types.ts';
+import { StringTable, fnv1a, latin1 } from './string-table.ts';
+import { parseDecimal, parseInteger } from './trec-numbers.ts';
 
 /** The id spaces shared by one qrels file and the runs evaluated against it. */
 export interface TrecTables {
@@ -139,6 +139,7 @@ const tokEnd = new Int32Array(MAX_TOKENS);
 
 /** C isspace(): space, \t, \n, \v, \f, \r. */
 const SPACE = new Uint8Array(256);
+
 for (const c of [32, 9, 10, 11, 12, 13]) SPACE[c] = 1;
 
 /** Split buf[s, e) into at most `max` whitespace-separated tokens (into tokStart/tokEnd). */
@@ -264,7 +265,6 @@ function estimateLines(path: string): number {
     return 1024;
   }
 }
-
 
 const QRELS_FIELDS = ['qid', 'iter', 'docno', 'relevance'];
 const RUN_FIELDS = ['qid', 'Q0', 'docno', 'rank', 'score', 'tag'];
@@ -443,7 +443,7 @@ function openInput(path: string): number {
 }
 
 /** Line numbers of the given content-line ordinals (0-based, blank and # lines not counted): the error path. */
-function lineNumbersOf(path: string, ordinals: number[]): number[] {
+export function lineNumbersOf(path: string, ordinals: number[]): number[] {
   const want = new Map(ordinals.map((o) => [o, 0]));
   let ordinal = 0;
   forEachLine(path, (buf, s, e, line) => {
@@ -453,122 +453,6 @@ function lineNumbersOf(path: string, ordinals: number[]): number[] {
     ordinal++;
   });
   return ordinals.map((o) => want.get(o) ?? 0);
-}
-
-/** Group qrels entries by query (positions 0..numQueries-1); a doc judged twice for a query is an error. */
-export function qrelsToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): QrelsCsr {
-  const grouped = groupByQuery(e, numQueries);
-  const { offsets } = grouped;
-  const perm = grouped.perm ?? identity(e.count);
-  const docs = new Uint32Array(e.count);
-  const labels = new Int32Array(e.count);
-  for (let i = 0; i < e.count; i++) {
-    docs[i] = e.doc[perm[i]];
-    labels[i] = e.value[perm[i]];
-  }
-  checkDuplicates(e, offsets, perm, docs, tables, 'judged');
-  return { offsets, docs, labels };
-}
-
-/**
- * Group run entries by query; a docno retrieved twice for a query is an error. When the file already lists
- * queries in query-id order (the usual case: run and qrels sorted alike) the entry arrays are used as they are,
- * with no copy.
- */
-export function runToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): RunCsr {
-  const { offsets, perm } = groupByQuery(e, numQueries);
-  let docs: Uint32Array;
-  let scores: Float32Array | Float64Array;
-  if (!perm) {
-    docs = e.doc;
-    scores = e.value as Float32Array | Float64Array;
-  } else {
-    docs = new Uint32Array(e.count);
-    scores = e.value instanceof Float64Array ? new Float64Array(e.count) : new Float32Array(e.count);
-    for (let i = 0; i < e.count; i++) {
-      docs[i] = e.doc[perm[i]];
-      scores[i] = e.value[perm[i]];
-    }
-  }
-  checkRunDuplicates(e, offsets, perm, docs, tables);
-  return { offsets, docs, scores };
-}
-
-/** Per query, a small hash set over the docno hashes (fresh ids) plus stamps on qrels ids. */
-function checkRunDuplicates(e: TrecEntries, offsets: Uint32Array, perm: Uint32Array | undefined, docs: Uint32Array, tables: TrecTables): void {
-  const docnos = e.docnos!;
-  const stamp = new Int32Array(docnos.base);
-  let table = new Int32Array(1024);
-  for (let q = 0; q + 1 < offsets.length; q++) {
-    const start = offsets[q];
-    const n = offsets[q + 1] - start;
-    let size = 1024;
-    while (size < 2 * n) size *= 2;
-    if (table.length < size) table = new Int32Array(size);
-    table.fill(0, 0, size);
-    const mask = size - 1;
-    for (let i = start; i < start + n; i++) {
-      const d = docs[i];
-      let dup = -1;
-      if (d < docnos.base) {
-        if (stamp[d] === q + 1) dup = d;
-        stamp[d] = q + 1;
-      } else {
-        const h = docnos.hash(d);
-        let slot = h & mask;
-        for (;;) {
-          const other = table[slot] - 1;
-          if (other < 0) {
-            table[slot] = i + 1;
-            break;
-          }
-          if (docnos.compare(docs[other], d) === 0) {
-            dup = d;
-            break;
-          }
-          slot = (slot + 1) & mask;
-        }
-      }
-      if (dup >= 0) {
-        let firstEntry = start;
-        while (docnos.compare(docs[firstEntry], d) !== 0) firstEntry++;
-        const [line, first] = lineNumbersOf(e.file, perm ? [perm[i], perm[firstEntry]] : [i, firstEntry]);
-        throw new InputError(
-          e.file,
-          line,
-          'docno',
-          `query '${tables.queries.get(q)}' has docno '${docnos.get(d)}' retrieved twice (first at line ${first})`,
-        );
-      }
-    }
-  }
-}
-
-/**
- * Stable counting sort of entries by query: offsets, and the entry permutation — none when the entries are
- * already in query order (each query one segment, ascending), as in runs written by sorting on the qid.
- */
-function groupByQuery(e: TrecEntries, numQueries: number): { offsets: Uint32Array; perm?: Uint32Array } {
-  const nseg = e.segQuery.length;
-  const segEnd = (k: number) => (k + 1 < nseg ? e.segStart[k + 1] : e.count);
-  const offsets = new Uint32Array(numQueries + 1);
-  let sorted = true;
-  for (let k = 0; k < nseg; k++) {
-    offsets[e.segQuery[k] + 1] += segEnd(k) - e.segStart[k];
-    if (k > 0 && e.segQuery[k - 1] >= e.segQuery[k]) sorted = false;
-  }
-  for (let q = 0; q < numQueries; q++) offsets[q + 1] += offsets[q];
-  if (sorted) return { offsets };
-  const fill = offsets.slice(0, numQueries);
-  const perm = new Uint32Array(e.count);
-  for (let k = 0; k < nseg; k++) for (let i = e.segStart[k]; i < segEnd(k); i++) perm[fill[e.segQuery[k]]++] = i;
-  return { offsets, perm };
-}
-
-function identity(n: number): Uint32Array {
-  const a = new Uint32Array(n);
-  for (let i = 0; i < n; i++) a[i] = i;
-  return a;
 }
 
 /** Segments (see TrecEntries) of a per-line query array. */
@@ -582,171 +466,4 @@ function segmentsOf(query: Uint32Array): { segQuery: Uint32Array; segStart: Uint
     }
   }
   return { segQuery: Uint32Array.from(q), segStart: Uint32Array.from(st) };
-}
-
-function checkDuplicates(
-  e: TrecEntries,
-  offsets: Uint32Array,
-  perm: Uint32Array,
-  docs: Uint32Array,
-  tables: TrecTables,
-  verb: string,
-): void {
-  const stamp = new Int32Array(tables.docs.size);
-  const first = new Uint32Array(tables.docs.size);
-  for (let q = 0; q + 1 < offsets.length; q++) {
-    for (let i = offsets[q]; i < offsets[q + 1]; i++) {
-      const d = docs[i];
-      if (stamp[d] === q + 1) {
-        throw new InputError(
-          e.file,
-          e.line![perm[i]],
-          'docno',
-          `query '${tables.queries.get(q)}' has docno '${tables.docs.get(d)}' ${verb} twice (first at line ${first[d]})`,
-        );
-      }
-      stamp[d] = q + 1;
-      first[d] = e.line![perm[i]];
-    }
-  }
-}
-
-function bytesEqual(a: Uint8Array, as: number, b: Uint8Array, bs: number, len: number): boolean {
-  for (let i = 0; i < len; i++) if (a[as + i] !== b[bs + i]) return false;
-  return true;
-}
-
-function latin1(buf: Uint8Array, s: number, e: number): string {
-  return Buffer.from(buf.buffer, buf.byteOffset + s, e - s).toString('latin1');
-}
-
-/** Optional sign and digits; undefined if malformed. */
-function parseInteger(buf: Uint8Array, s: number, e: number): number | undefined {
-  let i = s;
-  let neg = false;
-  if (buf[i] === 45 || buf[i] === 43) {
-    neg = buf[i] === 45;
-    i++;
-  }
-  if (i >= e || e - i > 9) return undefined;
-  let v = 0;
-  for (; i < e; i++) {
-    const c = buf[i] - 48;
-    if (c < 0 || c > 9) return undefined;
-    v = v * 10 + c;
-  }
-  return neg ? -v : v;
-}
-
-const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
-const TWO53 = 9007199254740992;
-
-/**
- * A decimal number `[+-]digits[.digits][e[+-]digits]` (or `.5`, `5.`), correctly rounded to a double.
- * NaN for anything else ("abc", "nan", "inf", "0x1"); ±Infinity when it overflows.
- * Fast path (Clinger): an exact integer mantissa and a power of ten ≤ 22 give a correctly rounded quotient.
- */
-export function parseDecimal(buf: Uint8Array, s: number, e: number): number {
-  let i = s;
-  let neg = false;
-  if (i < e && (buf[i] === 45 || buf[i] === 43)) {
-    neg = buf[i] === 45;
-    i++;
-  }
-  const body = i;
-  let mant = 0;
-  let exact = true;
-  let digits = 0;
-  let fracDigits = 0;
-  while (i < e) {
-    const c = buf[i] - 48;
-    if (c < 0 || c > 9) break;
-    mant = mant * 10 + c;
-    digits++;
-    i++;
-  }
-  if (i < e && buf[i] === 46) {
-    i++;
-    while (i < e) {
-      const c = buf[i] - 48;
-      if (c < 0 || c > 9) break;
-      mant = mant * 10 + c;
-      digits++;
-      fracDigits++;
-      i++;
-    }
-  }
-  if (digits === 0) return NaN;
-  if (mant >= TWO53) exact = false;
-  let exp = 0;
-  if (i < e && (buf[i] === 101 || buf[i] === 69)) {
-    i++;
-    let eneg = false;
-    if (i < e && (buf[i] === 45 || buf[i] === 43)) {
-      eneg = buf[i] === 45;
-      i++;
-    }
-    const start = i;
-    while (i < e) {
-      const c = buf[i] - 48;
-      if (c < 0 || c > 9) break;
-      if (exp < 100000) exp = exp * 10 + c;
-      i++;
-    }
-    if (i === start) return NaN;
-    if (eneg) exp = -exp;
-  }
-  if (i !== e) return NaN;
-  const p = exp - fracDigits;
-  let v: number;
-  if (exact && p >= -22 && p <= 22) v = p < 0 ? mant / POW10[-p] : mant * POW10[p];
-  else v = Number(latin1(buf, body, e));
-  return neg ? -v : v;
-}
-
-/** One ranked list per query for writing. */
-export interface RunToWrite {
-  qids: string[];
-  docnos: (doc: number) => string;
-  run: RunCsr;
-  tag: string;
-}
-
-/**
- * Write a TREC run: per query (in the given query order) docs best first — by score descending, ties by docno
- * descending, as trec_eval will rank them — with ranks 1..n. Float32 scores are written with the fewest digits
- * that read back to the same float32.
- */
-export function writeRun(path: string, r: RunToWrite): void {
-  const parts: string[] = [];
-  const { offsets, docs, scores } = r.run;
-  const f32 = scores instanceof Float32Array;
-  for (let q = 0; q < r.qids.length; q++) {
-    const idx: number[] = [];
-    for (let i = offsets[q]; i < offsets[q + 1]; i++) idx.push(i);
-    const names = new Map<number, string>();
-    for (const i of idx) names.set(i, r.docnos(docs[i]));
-    idx.sort((a, b) => scores[b] - scores[a] || (names.get(b)! < names.get(a)! ? -1 : names.get(b)! > names.get(a)! ? 1 : 0));
-    let rank = 1;
-    for (const i of idx) parts.push(`${r.qids[q]} Q0 ${names.get(i)} ${rank++} ${f32 ? float32Text(scores[i]) : String(scores[i])} ${r.tag}\n`);
-  }
-  writeFileAtomic(path, Buffer.from(parts.join(''), 'latin1'));
-}
-
-/** Write qrels lines `qid 0 docno label`, queries in the given order, docs as stored. */
-export function writeQrels(path: string, qids: string[], docnos: (doc: number) => string, qrels: QrelsCsr): void {
-  const parts: string[] = [];
-  for (let q = 0; q < qids.length; q++) {
-    for (let i = qrels.offsets[q]; i < qrels.offsets[q + 1]; i++) parts.push(`${qids[q]} 0 ${docnos(qrels.docs[i])} ${qrels.labels[i]}\n`);
-  }
-  writeFileAtomic(path, Buffer.from(parts.join(''), 'latin1'));
-}
-
-/** Shortest decimal text that reads back (via a double) to the same float32. */
-export function float32Text(x: number): string {
-  for (let p = 1; p <= 9; p++) {
-    const t = x.toPrecision(p);
-    if (Math.fround(Number(t)) === x) return String(Number(t));
-  }
-  return String(x);
 }

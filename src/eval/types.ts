@@ -18,6 +18,17 @@ export interface RunCsr {
 }
 
 /**
+ * Ranked lists for all queries in CSR form: query q's results are docs[offsets[q]..offsets[q+1]],
+ * best first, with their scores (higher = better; dense L2 models report negative distance).
+ * What a Retriever returns; defined here, below retrieval, so the evaluator can take it directly.
+ */
+export interface RankedLists {
+  offsets: Uint32Array;
+  docs: Uint32Array;
+  scores: Float32Array;
+}
+
+/**
  * Tie-breaking order of documents, standing in for trec_eval's byte-wise docno comparison:
  * either a rank per doc id (docOrder[a] < docOrder[b] ⇔ docno(a) < docno(b)) or a comparator with strcmp's sign.
  * Equal scores are ranked by docno DESCENDING.

@@ -10,7 +10,7 @@ import { LineCounter, parseDocument, isMap, isSeq, type Document, type Node } fr
 import { FIELDS, parseField, type Field } from '../corpus/fields.ts';
 import { parseMeasure } from '../eval/registry.ts';
 import { CitebenchError, InputError } from '../util/errors.ts';
-import { hashString } from '../sampling/rng.ts';
+import { hashString } from '../util/rng.ts';
 
 export interface Bm25ModelConfig {
   kind: 'bm25';

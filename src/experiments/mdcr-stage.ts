@@ -16,7 +16,7 @@ import type { ExperimentConfig } from './config.ts';
 import { buildMdcr, readRunLists, writeMdcr, type MdcrModelLists, type MdcrPlan } from './mdcr.ts';
 import type { ReadyModel } from './models.ts';
 import { groupPath } from './plan.ts';
-import type { QuerySplits } from './run.ts';
+import type { QuerySplits } from './splits.ts';
 
 export interface MdcrStageArgs {
   cfg: ExperimentConfig;

@@ -7,7 +7,7 @@
 import { join, resolve } from 'node:path';
 import type { CorpusStore } from '../corpus/store.ts';
 import type { Retriever } from '../retrieval/retriever.ts';
-import type { Bm25Index } from '../retrieval/bm25/index.ts';
+import type { Bm25Index } from '../retrieval/bm25/index-format.ts';
 import { Bm25Retriever } from '../retrieval/bm25/retriever.ts';
 import { Encoder } from '../retrieval/dense/encoder.ts';
 import { resolveModel, type ModelOptions, type ResolvedModel } from '../retrieval/dense/models.ts';

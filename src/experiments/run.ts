@@ -7,10 +7,10 @@
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import type { CorpusStore } from '../corpus/store.ts';
-import { FIELD_ABBREV, type Field } from '../corpus/fields.ts';
+import { FIELD_ABBREV } from '../corpus/fields.ts';
 import { parseMeasure } from '../eval/registry.ts';
 import { evalObjective, tuneBm25 } from '../retrieval/bm25/tune.ts';
-import { sampleQueries, samplePool, citationQrels } from '../sampling/pools.ts';
+import { samplePool, citationQrels } from '../sampling/pools.ts';
 import { loadQueryExclusion } from '../sampling/exclusions.ts';
 import { meanOverRepeats, type CellRecord, type CellSummary, type ResultsIndex, type TuningRecord } from '../report/results.ts';
 import { renderMarkdownReport } from '../report/markdown.ts';
@@ -24,6 +24,7 @@ import { bm25Retriever, denseRetriever, isSkipped, resolveDense, type ReadyModel
 import { runGroup, type GroupContext } from './cells.ts';
 import { estimate, formatBytes, formatDuration, groupPath, planGroups, sizeLabel, type PoolGroup } from './plan.ts';
 import { runMdcrStage } from './mdcr-stage.ts';
+import { QuerySplits } from './splits.ts';
 import { corpusKey } from '../corpus/store-key.ts';
 
 export interface RunOptions {
@@ -172,38 +173,8 @@ function summary(c: CellRecord, file: string): CellSummary {
   return { ...rest, file };
 }
 
-/**
- * Query sets of every protocol and split, sampled once. Validation queries are drawn like the test ones from a
- * stream of their own, never one of the test queries (nor an excluded id), so tuning never sees a test query.
- */
-export class QuerySplits {
-  private readonly memo = new Map<string, Uint32Array>();
 
-  constructor(
-    private readonly cfg: ExperimentConfig,
-    private readonly store: CorpusStore,
-    private readonly exclude: Uint32Array,
-  ) {}
-
-  get(protocol: 'dataset' | 'field', split: 'test' | 'val', field: Field | null): Uint32Array {
-    const key = `${protocol}/${split}/${field}`;
-    let q = this.memo.get(key);
-    if (q) return q;
-    const count = protocol === 'dataset' ? (split === 'test' ? this.cfg.protocols.dataset!.queries : this.cfg.validation.queries) : this.cfg.protocols.field!.queries;
-    const exclude = split === 'test' ? this.exclude : union(this.exclude, this.get(protocol, 'test', field));
-    // MDCR draws 5 positives from each field-level query's cited articles: such queries must cite that many.
-    const minCited = protocol === 'field' && this.cfg.protocols.mdcr ? this.cfg.protocols.mdcr.positives : 1;
-    q = sampleQueries(this.store, { count, seed: this.cfg.seed, queryYear: this.cfg.queryYear, field: field ?? undefined, exclude, split, minCited });
-    this.memo.set(key, q);
-    return q;
-  }
-}
-
-function union(a: Uint32Array, b: Uint32Array): Uint32Array {
-  return Uint32Array.from(new Set([...a, ...b])).sort();
-}
-
-async function tune(cfg: ExperimentConfig, store: CorpusStore, splits: QuerySplits, m: Extract<ExperimentConfig['models'][number], { kind: 'bm25' }>, index: import('../retrieval/bm25/index.ts').Bm25Index, threads: number, log: StageLog): Promise<TuningRecord> {
+async function tune(cfg: ExperimentConfig, store: CorpusStore, splits: QuerySplits, m: Extract<ExperimentConfig['models'][number], { kind: 'bm25' }>, index: import('../retrieval/bm25/index-format.ts').Bm25Index, threads: number, log: StageLog): Promise<TuningRecord> {
   const d = cfg.protocols.dataset;
   if (!d) throw new CitebenchError(`models.${m.name}.tune: tuning uses the dataset-level validation split; add protocols.dataset or give k1 and b`);
   const queries = splits.get('dataset', 'val', null);

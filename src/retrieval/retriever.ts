@@ -2,6 +2,7 @@
  * The one interface every retrieval model implements (BM25, dense encoders, future re-rankers).
  * Queries and candidates are articles of one corpus store, named by their dense corpus index.
  */
+import type { RankedLists } from '../eval/types.ts';
 
 export interface SearchRequest {
   /** Corpus indices of the query articles. */
@@ -21,15 +22,8 @@ export interface SearchRequest {
   onResult?: (query: number, docs: Uint32Array, scores: Float32Array) => void;
 }
 
-/**
- * Ranked lists for all queries in CSR form: query q's results are docs[offsets[q]..offsets[q+1]],
- * best first, with their scores (higher = better; dense L2 models report negative distance).
- */
-export interface RankedLists {
-  offsets: Uint32Array;
-  docs: Uint32Array;
-  scores: Float32Array;
-}
+// Ranked lists live in eval/ (a lower floor) so the evaluator takes them without importing retrieval/.
+export type { RankedLists } from '../eval/types.ts';
 
 export interface Retriever {
   /** Short name used in run tags and result tables, e.g. "bm25", "specter". */

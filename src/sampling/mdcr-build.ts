@@ -23,7 +23,7 @@ import type { CorpusStore } from '../corpus/store.ts';
 import { FIELDS, type Field } from '../corpus/fields.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { sortedFind } from '../util/sorted.ts';
-import { rngFor } from './rng.ts';
+import { rngFor } from '../util/rng.ts';
 import { sampleQueries } from './pools.ts';
 import type { TextSource } from '../corpus/article.ts';
 

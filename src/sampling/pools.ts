@@ -15,7 +15,7 @@
  */
 import type { CorpusStore } from '../corpus/store.ts';
 import { FIELDS, type Field } from '../corpus/fields.ts';
-import { rngFor } from './rng.ts';
+import { rngFor } from '../util/rng.ts';
 import { CitebenchError } from '../util/errors.ts';
 
 type Graph = Pick<CorpusStore, 'size' | 'years' | 'fields' | 'citedByFields' | 'outOffsets' | 'outTargets'>;

@@ -31,6 +31,11 @@ export class Growable<T extends TypedArray> {
     return this.buf[i];
   }
 
+  /** Add to element i in place (counters kept beside pushed columns). */
+  add(i: number, delta: number): void {
+    this.buf[i] += delta;
+  }
+
   /** A view of the filled part (shares memory until the next push that grows). */
   view(): T {
     return this.buf.subarray(0, this.length) as T;

@@ -6,7 +6,8 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync, exist
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CorpusStore } from '../../src/corpus/store.ts';
-import { buildIndex, loadIndex } from '../../src/retrieval/bm25/index.ts';
+import { buildIndex } from '../../src/retrieval/bm25/index.ts';
+import { loadIndex } from '../../src/retrieval/bm25/index-format.ts';
 import { Bm25Retriever } from '../../src/retrieval/bm25/retriever.ts';
 import { StoreTexts } from '../../src/corpus/store-texts.ts';
 
@@ -104,6 +105,12 @@ test('bm25 index / search / tune on a synthetic store; unknown ids are named by 
     assert.equal(tuned.grid.length, 4);
     assert.equal(tuned.best.score, Math.max(...tuned.grid.map((p: { score: number }) => p.score)));
     assert.match(r.stdout, /1 qrels lines of other queries skipped/);
+    // The qrels go through the eval module's reader: a doc judged twice is named by file and line.
+    writeFileSync(join(dir, 'dup-qrels.txt'), `${qrels[0]}\n${qrels[0]}\n`);
+    r = cli('bm25', 'tune', '--index', join(dir, 'index'), '--corpus', join(dir, 'store'), '--queries', join(dir, 'queries.txt'),
+      '--qrels', join(dir, 'dup-qrels.txt'), '--k1-grid', '0.5', '--b-grid', '0.3', '--threads', '1');
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /dup-qrels\.txt:2 \[docno\]: query '.*' has docno '.*' judged twice \(first at line 1\)/);
     // Bad input: an unknown paper id names file, line and field; no stack trace.
     writeFileSync(join(dir, 'bad.txt'), `${store.id(3)}\n\nno-such-paper\n`);
     r = cli('bm25', 'search', '--index', join(dir, 'index'), '--corpus', join(dir, 'store'), '--queries', join(dir, 'bad.txt'), '--out', join(dir, 'x.trec'));

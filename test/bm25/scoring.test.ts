@@ -5,12 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InMemoryTexts, type ArticleText } from '../../src/corpus/article.ts';
 import { EnglishAnalyzer } from '../../src/retrieval/bm25/analyzer.ts';
-import { buildIndex, loadIndex, saveIndex, termIdMap, postingTf, type Bm25Index } from '../../src/retrieval/bm25/index.ts';
+import { buildIndex } from '../../src/retrieval/bm25/index.ts';
+import { loadIndex, saveIndex, termIdMap, postingTf, type Bm25Index } from '../../src/retrieval/bm25/index-format.ts';
 import { PoolStats, QueryScorer, queryTermIds, type Bm25Params } from '../../src/retrieval/bm25/search.ts';
 import { searchBatch } from '../../src/retrieval/bm25/parallel.ts';
 import { Bm25Retriever } from '../../src/retrieval/bm25/retriever.ts';
 import { byte4ToInt, intToByte4 } from '../../src/retrieval/bm25/norms.ts';
-import { writeRun } from '../../src/eval/trec-io.ts';
+import { writeRun } from '../../src/eval/trec-write.ts';
 import { readFileSync } from 'node:fs';
 
 // Words the analyzer leaves as they are (no stop word, Porter-stable), so the test can count terms by hand.

@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { exactSearch, exactSearchMulti, kthLargest, type PoolHits } from '../../src/retrieval/dense/search.ts';
+import { exactSearch } from '../../src/retrieval/dense/search.ts';
+import { exactSearchMulti } from '../../src/retrieval/dense/multi-vector.ts';
+import { kthLargest } from '../../src/retrieval/dense/selection.ts';
+import type { PoolHits } from '../../src/retrieval/dense/hits.ts';
 
 /** Deterministic pseudo-random floats (LCG), so failures reproduce. */
 function rand(n: number, seed: number, scale = 1): Float32Array {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { evaluateMdcr, readJsonFile, MDCR_NEGATIVE_TYPES } from '../../src/eval/mdcr.ts';
 import { InputError } from '../../src/util/errors.ts';
-import { Rng } from '../../src/sampling/rng.ts';
+import { Rng } from '../../src/util/rng.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'citebench-mdcr-'));

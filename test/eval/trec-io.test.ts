@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newTrecTables, readQrels, readRun, runToCsr, qrelsToCsr, parseDecimal } from '../../src/eval/trec-io.ts';
+import { newTrecTables, readQrels, readRun } from '../../src/eval/trec-io.ts';
+import { runToCsr, qrelsToCsr } from '../../src/eval/trec-csr.ts';
+import { parseDecimal } from '../../src/eval/trec-numbers.ts';
 import { trecEvalText } from '../../src/eval/trec-eval.ts';
 import { InputError } from '../../src/util/errors.ts';
 

@@ -14,12 +14,13 @@ import { CorpusStore } from '../../src/corpus/store.ts';
 import { PAPER_PREFILTER } from '../../src/corpus/prefilter.ts';
 import { FIELDS, FIELD_ABBREV, type Field } from '../../src/corpus/fields.ts';
 import { sampleQueries } from '../../src/sampling/pools.ts';
-import { Rng } from '../../src/sampling/rng.ts';
+import { Rng } from '../../src/util/rng.ts';
 import {
   buildMdcrSplit, mdcrBenchmarkText, mdcrDataRecords, mdcrDataText, sampleMdcrQueries, type MdcrBuild, type RankedIds,
 } from '../../src/sampling/mdcr-build.ts';
 import { evaluateMdcr } from '../../src/eval/mdcr.ts';
-import { buildIndex, saveIndex } from '../../src/retrieval/bm25/index.ts';
+import { buildIndex } from '../../src/retrieval/bm25/index.ts';
+import { saveIndex } from '../../src/retrieval/bm25/index-format.ts';
 import { REPO } from '../helpers/shared.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cb-mdcr-build-'));

@@ -10,7 +10,7 @@ import { PAPER_PREFILTER } from '../../src/corpus/prefilter.ts';
 import { FIELDS } from '../../src/corpus/fields.ts';
 import { sampleQueries, sampleQuerySet, samplePool, citedBy, fieldCited, citationQrels } from '../../src/sampling/pools.ts';
 import { loadQueryExclusion } from '../../src/sampling/exclusions.ts';
-import { Rng } from '../../src/sampling/rng.ts';
+import { Rng } from '../../src/util/rng.ts';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 

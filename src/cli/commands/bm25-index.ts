@@ -1,7 +1,8 @@
 import { join, resolve } from 'node:path';
 import { parse, num, required } from '../args.ts';
 import { StoreTexts } from '../../corpus/store-texts.ts';
-import { buildIndex, saveIndex, removeWorkDir } from '../../retrieval/bm25/index.ts';
+import { buildIndex, removeWorkDir } from '../../retrieval/bm25/index.ts';
+import { saveIndex } from '../../retrieval/bm25/index-format.ts';
 import { fmtDuration } from '../../util/progress.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { availableParallelism } from 'node:os';

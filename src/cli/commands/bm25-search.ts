@@ -1,11 +1,12 @@
 import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
-import { loadIndex, readIndexMeta } from '../../retrieval/bm25/index.ts';
+import { loadIndex, readIndexMeta } from '../../retrieval/bm25/index-format.ts';
 import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
-import { writeRun } from '../../eval/trec-io.ts';
+import { writeRun } from '../../eval/trec-write.ts';
 import { Progress } from '../../util/progress.ts';
 import { CitebenchError } from '../../util/errors.ts';
-import { checkIndexMatchesStore, readIdList, readPool } from './bm25-common.ts';
+import { checkIndexMatchesStore } from './bm25-common.ts';
+import { readIdList, readPool } from './id-lists.ts';
 import { availableParallelism } from 'node:os';
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';

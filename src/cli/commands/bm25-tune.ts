@@ -1,12 +1,14 @@
-import { readFileSync } from 'node:fs';
 import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
-import { loadIndex, readIndexMeta } from '../../retrieval/bm25/index.ts';
+import { loadIndex, readIndexMeta } from '../../retrieval/bm25/index-format.ts';
 import { tuneBm25, evalObjective } from '../../retrieval/bm25/tune.ts';
 import type { QrelsCsr } from '../../eval/types.ts';
-import { CitebenchError, InputError } from '../../util/errors.ts';
+import { newTrecTables, readQrels } from '../../eval/trec-io.ts';
+import { qrelsToCsr } from '../../eval/trec-csr.ts';
+import { CitebenchError } from '../../util/errors.ts';
 import { writeFileAtomic } from '../../util/atomic.ts';
-import { checkIndexMatchesStore, numList, readIdList, readPool } from './bm25-common.ts';
+import { checkIndexMatchesStore, numList } from './bm25-common.ts';
+import { readIdList, readPool } from './id-lists.ts';
 import { availableParallelism } from 'node:os';
 
 export const usage = `usage: citebench bm25 tune --index INDEX --corpus STORE --queries FILE --qrels QRELS
@@ -18,38 +20,34 @@ the eval module (trec_eval semantics). QRELS: TREC qrels 'qid iter docno relevan
 of queries not in FILE are skipped and counted; relevant papers outside the corpus still count as relevant.`;
 
 
+/**
+ * The qrels rows of the given queries, read with the eval module's reader (same syntax and errors as `eval`),
+ * docs mapped to corpus indices; a relevant paper outside the corpus gets an id after the corpus's.
+ */
 function readQrelsForQueries(path: string, qids: string[], store: CorpusStore) {
-  const qpos = new Map(qids.map((q, i) => [q, i]));
-  const perQuery: [number, number][][] = qids.map(() => []);
-  const outside = new Map<string, number>();
-  let skipped = 0;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new InputError(path, undefined, undefined, `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  const tables = newTrecTables();
+  // Interned first, the listed queries take ids 0..n-1: their rows come first in the CSR, in list order.
+  // The reader keeps bytes (latin1 strings); paper ids are UTF-8, so both directions go through bytes.
+  for (const q of qids) {
+    const b = Buffer.from(q, 'utf8');
+    tables.queries.intern(b, 0, b.length);
   }
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const f = raw.trim().split(/\s+/);
-    if (f[0] === '' || f[0].startsWith('#')) return;
-    const names = ['qid', 'iter', 'docno', 'relevance'];
-    if (f.length < 4) throw new InputError(path, i + 1, names[f.length], `missing field (a qrels line is 'qid iter docno relevance')`);
-    const rel = Number(f[3]);
-    if (!Number.isInteger(rel)) throw new InputError(path, i + 1, 'relevance', `not an integer: '${f[3]}'`);
-    const q = qpos.get(f[0]);
-    if (q === undefined) return void skipped++;
-    let d = store.indexOf(f[2]);
-    if (d < 0) {
-      d = outside.get(f[2]) ?? store.size + outside.size;
-      outside.set(f[2], d);
+  const all = qrelsToCsr(readQrels(path, tables), tables.queries.size, tables);
+  const n = qids.length;
+  const skipped = all.offsets[tables.queries.size] - all.offsets[n];
+  const docOf = new Int32Array(tables.docs.size).fill(-1);
+  let outside = 0;
+  const docs = new Uint32Array(all.offsets[n]);
+  for (let i = 0; i < docs.length; i++) {
+    const d = all.docs[i];
+    if (docOf[d] < 0) {
+      const idx = store.indexOf(Buffer.from(tables.docs.get(d), 'latin1').toString('utf8'));
+      docOf[d] = idx >= 0 ? idx : store.size + outside++;
     }
-    perQuery[q].push([d, rel]);
-  });
-  const offsets = new Uint32Array(qids.length + 1);
-  perQuery.forEach((l, q) => (offsets[q + 1] = offsets[q] + l.length));
-  const flat = perQuery.flat();
-  const qrels: QrelsCsr = { offsets, docs: Uint32Array.from(flat, (x) => x[0]), labels: Int32Array.from(flat, (x) => x[1]) };
-  return { qrels, skipped, outside: outside.size };
+    docs[i] = docOf[d];
+  }
+  const qrels: QrelsCsr = { offsets: all.offsets.slice(0, n + 1), docs, labels: all.labels.slice(0, docs.length) };
+  return { qrels, skipped, outside };
 }
 
 export async function run(args: string[]) {

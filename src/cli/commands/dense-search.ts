@@ -2,14 +2,14 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
-import { writeRun } from '../../eval/trec-io.ts';
+import { writeRun } from '../../eval/trec-write.ts';
 import { Encoder } from '../../retrieval/dense/encoder.ts';
 import { KNOWN_MODELS } from '../../retrieval/dense/models.ts';
 import { EmbeddingStore } from '../../retrieval/dense/store.ts';
 import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { Progress } from '../../util/progress.ts';
-import { readIdList, readPool } from './bm25-common.ts';
+import { readIdList, readPool } from './id-lists.ts';
 import { defaultEmbDir, modelLabel, modelOptionSpec, modelOptionsUsage, resolveFromValues } from './dense-common.ts';
 import { corpusKey } from '../../corpus/store-key.ts';
 

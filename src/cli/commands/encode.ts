@@ -3,7 +3,7 @@ import { CorpusStore } from '../../corpus/store.ts';
 import { Encoder } from '../../retrieval/dense/encoder.ts';
 import { EmbeddingStore, DEFAULT_CHUNK_SIZE } from '../../retrieval/dense/store.ts';
 import { CitebenchError } from '../../util/errors.ts';
-import { readPool } from './bm25-common.ts';
+import { readPool } from './id-lists.ts';
 import { defaultEmbDir, modelOptionSpec, modelOptionsUsage, resolveFromValues } from './dense-common.ts';
 import { corpusKey } from '../../corpus/store-key.ts';
 

@@ -4,7 +4,7 @@ import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
 import { FIELD_ABBREV, parseField } from '../../corpus/fields.ts';
 import { checkModelName } from '../../sampling/mdcr-build.ts';
-import { loadIndex, readIndexMeta } from '../../retrieval/bm25/index.ts';
+import { loadIndex, readIndexMeta } from '../../retrieval/bm25/index-format.ts';
 import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
 import { writeFileAtomic } from '../../util/atomic.ts';
 import { CitebenchError } from '../../util/errors.ts';

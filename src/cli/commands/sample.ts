@@ -4,7 +4,7 @@ import { CorpusStore } from '../../corpus/store.ts';
 import { parseField } from '../../corpus/fields.ts';
 import { sampleQuerySet, samplePool, citationQrels } from '../../sampling/pools.ts';
 import { loadQueryExclusion, describeExclusion } from '../../sampling/exclusions.ts';
-import { writeQrels } from '../../eval/trec-io.ts';
+import { writeQrels } from '../../eval/trec-write.ts';
 import { writeFileAtomic } from '../../util/atomic.ts';
 import { CitebenchError } from '../../util/errors.ts';
 

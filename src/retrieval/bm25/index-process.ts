@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serialize } from 'node:v8';
 import { StoreTexts } from '../../corpus/store-texts.ts';
-import { ChunkBuilder } from './index.ts';
+import { ChunkBuilder } from './chunk-builder.ts';
 
 export interface BuildProcessInit {
   storeDir: string;

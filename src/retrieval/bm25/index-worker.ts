@@ -2,7 +2,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { InMemoryTexts, type TextSource } from '../../corpus/article.ts';
 import { StoreTexts } from '../../corpus/store-texts.ts';
-import { ChunkBuilder, type WorkerSource } from './index.ts';
+import { ChunkBuilder, type WorkerSource } from './chunk-builder.ts';
 
 const src = workerData as WorkerSource;
 const source: TextSource = src.kind === 'store' ? new StoreTexts(src.dir) : new InMemoryTexts(src.items);

@@ -7,51 +7,20 @@
  * The merge then places every chunk's per-term segments into one postings array (docs ascending per term),
  * so peak memory is the final index plus one chunk, not the corpus text.
  *
- * Layout of an index directory:
- *   meta.json       format, version, counts, analyzer, text field
- *   terms.txt       the vocabulary, one term per line, line i = term id i (first-occurrence order)
- *   offsets.f64     postings of term t = [offsets[t], offsets[t+1])
- *   docs.u32        corpus index of each posting (ascending within a term)
- *   tfnorm.u16      per posting: term frequency << 8 | Lucene norm byte (SmallFloat.intToByte4 of the length) of
- *                   its document. The norm next to the posting lets lossy-length scoring read postings
- *                   sequentially, with no random access per document; one 16-bit load indexes the per-term
- *                   score table directly. Frequency 255 = look up tfbig.*
- *   tfbig.pos.f64 / tfbig.val.u32   postings whose frequency is ≥ 255, ascending by position
- *   lengths.u32     analysed length (token count after stop words) of each document: exact, for `accurate`
+ * Parts: chunk-builder.ts (analysis), index-parallel.ts (builders on processes / threads), index-format.ts
+ * (the index directory: layout, save, load).
  */
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { deserialize } from 'node:v8';
 import type { TextSource } from '../../corpus/article.ts';
-import { writeFileAtomic, commitDirectory } from '../../util/atomic.ts';
+import { writeFileAtomic } from '../../util/atomic.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { Progress } from '../../util/progress.ts';
-import { EnglishAnalyzer, articleText } from './analyzer.ts';
 import { intToByte4 } from './norms.ts';
-import { tokenize } from './tokenizer.ts';
-import { TokenTable, hashRange, ABSENT } from './token-table.ts';
-import { tsFork, tsWorker } from '../../util/ts-worker.ts';
-import type { BuildProcessInit } from './index-process.ts';
-
-export const INDEX_FORMAT = 'citebench-bm25-index';
-export const INDEX_VERSION = 2;
-export const ANALYZER_NAME = 'lucene-8.7-english (StandardTokenizer, possessive, lowercase, 33 stop words, Porter)';
-const TF_BIG = 255;
-
-export interface Bm25Index {
-  /** Number of documents (= corpus size; documents without any term included). */
-  docCount: number;
-  /** Term id → term. */
-  terms: string[];
-  offsets: Float64Array;
-  docs: Uint32Array;
-  /** Per posting: min(tf, 255) << 8 | norm byte of its document (tf 255 = the frequency is in tfBig*). */
-  tfNorms: Uint16Array;
-  tfBigPos: Float64Array;
-  tfBigVal: Uint32Array;
-  lengths: Uint32Array;
-}
+import { ChunkBuilder, type LocalChunk, type WorkerSource } from './chunk-builder.ts';
+import { TF_BIG, type Bm25Index } from './index-format.ts';
+import { buildInParallel } from './index-parallel.ts';
 
 export interface BuildOptions {
   /** Documents per chunk (bounded build memory). Default 50,000. */
@@ -68,149 +37,10 @@ export interface BuildOptions {
   workerSource?: WorkerSource;
 }
 
-/**
- * One chunk's postings as its builder produced them, in the builder's own (local) term ids: `newTerms` are
- * the terms the builder met for the first time in this chunk (local ids continue from its earlier chunks).
- */
-export interface LocalChunk {
-  index: number;
-  from: number;
-  to: number;
-  newTerms: string[];
-  /** Postings grouped by local term id ascending: group g = term groupTerms[g], groupCounts[g] postings. */
-  groupTerms: Uint32Array;
-  groupCounts: Uint32Array;
-  docs: Uint32Array;
-  tfs: Uint32Array;
-  lengths: Uint32Array;
-}
-
 /** A chunk in global term ids, as merged (and as saved for resuming); newTerms are the terms it added. */
 interface Chunk extends Omit<LocalChunk, 'index'> {
   /** Global vocabulary size after this chunk. */
   vocabAfter: number;
-}
-
-/** Term id lookup for a vocabulary. */
-export function termIdMap(terms: string[]): Map<string, number> {
-  const m = new Map<string, number>();
-  for (let i = 0; i < terms.length; i++) m.set(terms[i], i);
-  return m;
-}
-
-class Growable {
-  a: Uint32Array;
-  n = 0;
-  constructor(cap = 1 << 16) {
-    this.a = new Uint32Array(cap);
-  }
-  push(v: number) {
-    if (this.n === this.a.length) {
-      const g = new Uint32Array(this.a.length * 2);
-      g.set(this.a);
-      this.a = g;
-    }
-    this.a[this.n++] = v;
-  }
-}
-
-/**
- * Analyses chunks of documents into postings with its own vocabulary. One per thread: the merger maps each
- * builder's local ids to global ids in chunk order, so the index does not depend on the number of threads.
- */
-export class ChunkBuilder {
-  private readonly analyzer = new EnglishAnalyzer(0);
-  private readonly rawIds = new TokenTable();
-  private readonly vocab = new Map<string, number>();
-  private termCount = 0;
-  private seenDoc = new Int32Array(1 << 16).fill(-1);
-  private seenSlot = new Uint32Array(1 << 16);
-
-  build(source: TextSource, index: number, from: number, to: number, onDoc?: () => void): LocalChunk {
-    const analyzer = this.analyzer;
-    const rawIds = this.rawIds;
-    const vocab = this.vocab;
-    const newTerms: string[] = [];
-    const pTerm = new Growable();
-    const pDoc = new Growable();
-    const pTf = new Growable();
-    const lengths = new Uint32Array(to - from);
-    // Per-document term counting: slot of each term in the current document's list, tagged by document.
-    let seenDoc = this.seenDoc;
-    let seenSlot = this.seenSlot;
-    for (const a of source.texts(from, to)) {
-      const d = a.index;
-      let len = 0;
-      const text = articleText(a);
-      tokenize(text, (s, e) => {
-        const h = hashRange(text, s, e);
-        let id = rawIds.get(text, s, e, h);
-        if (id === ABSENT) {
-          const raw = text.slice(s, e);
-          const t = analyzer.term(raw);
-          if (t === null) id = -1;
-          else {
-            const known = vocab.get(t);
-            if (known !== undefined) id = known;
-            else {
-              id = this.termCount++;
-              newTerms.push(t);
-              vocab.set(t, id);
-              if (id >= seenDoc.length) {
-                const sd = new Int32Array(seenDoc.length * 2).fill(-1);
-                sd.set(seenDoc);
-                seenDoc = this.seenDoc = sd;
-                const ss = new Uint32Array(seenSlot.length * 2);
-                ss.set(seenSlot);
-                seenSlot = this.seenSlot = ss;
-              }
-            }
-          }
-          rawIds.add(raw, h, id);
-        }
-        if (id < 0) return; // stop word
-        len++;
-        if (seenDoc[id] === d) {
-          pTf.a[seenSlot[id]]++;
-        } else {
-          seenDoc[id] = d;
-          seenSlot[id] = pTerm.n;
-          pTerm.push(id);
-          pDoc.push(d);
-          pTf.push(1);
-        }
-      });
-      lengths[d - from] = len;
-      onDoc?.();
-    }
-    // Group by local term id (stable counting sort keeps documents ascending within a term).
-    const V = this.termCount;
-    const counts = new Uint32Array(V);
-    for (let i = 0; i < pTerm.n; i++) counts[pTerm.a[i]]++;
-    let groups = 0;
-    for (let t = 0; t < V; t++) if (counts[t] > 0) groups++;
-    const groupTerms = new Uint32Array(groups);
-    const groupCounts = new Uint32Array(groups);
-    const start = new Float64Array(V);
-    let g = 0;
-    let at = 0;
-    for (let t = 0; t < V; t++) {
-      if (counts[t] === 0) continue;
-      groupTerms[g] = t;
-      groupCounts[g++] = counts[t];
-      start[t] = at;
-      at += counts[t];
-    }
-    const docs = new Uint32Array(pTerm.n);
-    const tfs = new Uint32Array(pTerm.n);
-    for (let i = 0; i < pTerm.n; i++) {
-      const t = pTerm.a[i];
-      const k = start[t]++;
-      docs[k] = pDoc.a[i];
-      tfs[k] = pTf.a[i];
-    }
-    return { index, from, to, newTerms, groupTerms, groupCounts, docs, tfs, lengths };
-  }
 }
 
 function chunkName(i: number) {
@@ -252,74 +82,6 @@ function loadChunk(dir: string, i: number, withPostings: boolean): Chunk {
     tfs: u32('tfs'),
     lengths: u32('lengths'),
   };
-}
-
-/** Where worker threads read the texts from (they cannot share the caller's TextSource object). */
-export type WorkerSource = { kind: 'store'; dir: string } | { kind: 'texts'; items: { title: string; abstract: string }[] };
-
-/** Build chunks on child processes (store sources) or worker threads (in-memory texts); any order of arrival. */
-function buildInParallel(
-  src: WorkerSource,
-  ranges: [number, number, number][],
-  threads: number,
-  scratchDir: string,
-  onChunk: (c: LocalChunk, builder: number) => void,
-): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    let next = 0;
-    let done = 0;
-    let finished = false;
-    const stops: (() => unknown)[] = [];
-    const finish = (e?: unknown) => {
-      if (finished) return;
-      finished = true;
-      for (const stop of stops) stop();
-      if (e) reject(e);
-      else resolve();
-    };
-    const take = (c: LocalChunk, t: number, feed: () => void) => {
-      try {
-        onChunk(c, t);
-      } catch (e) {
-        return finish(e);
-      }
-      if (++done === ranges.length) finish();
-      else feed();
-    };
-    for (let t = 0; t < Math.min(threads, ranges.length); t++) {
-      if (src.kind === 'store') {
-        const c = tsFork(new URL('./index-process.ts', import.meta.url));
-        const feed = () => {
-          if (next < ranges.length) c.send({ range: ranges[next++] });
-        };
-        stops.push(() => c.kill());
-        c.on('message', (m: { index: number; path: string }) => {
-          let chunk: LocalChunk;
-          try {
-            chunk = deserialize(readFileSync(m.path)) as LocalChunk;
-            rmSync(m.path, { force: true });
-          } catch (e) {
-            return finish(e);
-          }
-          take(chunk, t, feed);
-        });
-        c.on('error', finish);
-        c.on('exit', (code) => finish(new Error(`bm25 index process exited with code ${code} before finishing`)));
-        const init: BuildProcessInit = { storeDir: src.dir, scratchDir };
-        c.send({ init });
-        feed();
-      } else {
-        const w = tsWorker(new URL('./index-worker.ts', import.meta.url), { workerData: src });
-        const feed = () => {
-          if (next < ranges.length) w.postMessage(ranges[next++]);
-        };
-        stops.push(() => void w.terminate());
-        w.on('message', (c: LocalChunk) => take(c, t, feed));
-        w.on('error', finish);
-        feed();
-      }
-    }
-  });
 }
 
 /** Build the index of every document of `source` (title + abstract). */
@@ -449,136 +211,6 @@ export async function buildIndex(source: TextSource, opts: BuildOptions = {}): P
     tfBigVal: Uint32Array.from(big, (x) => x[1]),
     lengths,
   };
-}
-
-/** Term frequency of posting p (resolves the ≥ 255 escape). */
-export function postingTf(ix: Pick<Bm25Index, 'tfNorms' | 'tfBigPos' | 'tfBigVal'>, p: number): number {
-  const tf = ix.tfNorms[p] >> 8;
-  if (tf !== TF_BIG) return tf;
-  let lo = 0;
-  let hi = ix.tfBigPos.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = ix.tfBigPos[mid];
-    if (v === p) return ix.tfBigVal[mid];
-    if (v < p) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  throw new CitebenchError(`bm25 index: posting ${p} has the ≥255 marker but no stored frequency (damaged index files): rebuild the index`);
-}
-
-const FILES = {
-  meta: 'meta.json',
-  terms: 'terms.txt',
-  offsets: 'offsets.f64',
-  docs: 'docs.u32',
-  tfNorms: 'tfnorm.u16',
-  tfBigPos: 'tfbig.pos.f64',
-  tfBigVal: 'tfbig.val.u32',
-  lengths: 'lengths.u32',
-} as const;
-
-export interface IndexMeta {
-  format: string;
-  version: number;
-  docCount: number;
-  vocabulary: number;
-  postings: number;
-  sumTotalTermFreq: number;
-  analyzer: string;
-  text: string;
-  corpus?: { dir: string; articles: number };
-}
-
-/** Write the index directory atomically (built aside, then swapped in). */
-export function saveIndex(ix: Bm25Index, dir: string, extra: Partial<IndexMeta> = {}): void {
-  const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
-  let sum = 0;
-  for (let i = 0; i < ix.lengths.length; i++) sum += ix.lengths[i];
-  for (const t of ix.terms) if (t.includes('\n')) throw new Error(`bm25 index: term contains a newline: ${JSON.stringify(t)}`);
-  writeFileAtomic(join(tmp, FILES.terms), ix.terms.join('\n'));
-  writeFileAtomic(join(tmp, FILES.offsets), ix.offsets);
-  writeFileAtomic(join(tmp, FILES.docs), ix.docs);
-  writeFileAtomic(join(tmp, FILES.tfNorms), ix.tfNorms);
-  writeFileAtomic(join(tmp, FILES.tfBigPos), ix.tfBigPos);
-  writeFileAtomic(join(tmp, FILES.tfBigVal), ix.tfBigVal);
-  writeFileAtomic(join(tmp, FILES.lengths), ix.lengths);
-  const meta: IndexMeta = {
-    format: INDEX_FORMAT,
-    version: INDEX_VERSION,
-    docCount: ix.docCount,
-    vocabulary: ix.terms.length,
-    postings: ix.docs.length,
-    sumTotalTermFreq: sum,
-    analyzer: ANALYZER_NAME,
-    text: 'title + " " + abstract',
-    ...extra,
-  };
-  writeFileAtomic(join(tmp, FILES.meta), JSON.stringify(meta, null, 2) + '\n');
-  commitDirectory(tmp, dir);
-}
-
-/** Read a binary column straight into shared memory (worker threads then use it without copying). */
-function readShared<T extends Uint8Array | Uint16Array | Uint32Array | Float64Array>(
-  dir: string,
-  name: string,
-  ctor: { new (b: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number },
-): T {
-  const path = join(dir, name);
-  if (!existsSync(path)) throw new CitebenchError(`${dir}: BM25 index is missing ${name}: rebuild it`);
-  const size = statSync(path).size;
-  if (size % ctor.BYTES_PER_ELEMENT) throw new CitebenchError(`${path}: size ${size} is not a multiple of ${ctor.BYTES_PER_ELEMENT}`);
-  const sab = new SharedArrayBuffer(size);
-  const bytes = new Uint8Array(sab);
-  const fd = openSync(path, 'r');
-  try {
-    let got = 0;
-    while (got < size) {
-      const r = readSync(fd, bytes, got, Math.min(size - got, 1 << 30), got);
-      if (r <= 0) throw new CitebenchError(`${path}: short read`);
-      got += r;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return new ctor(sab);
-}
-
-export function readIndexMeta(dir: string): IndexMeta {
-  const path = join(dir, FILES.meta);
-  if (!existsSync(path)) throw new CitebenchError(`${dir}: not a BM25 index (no meta.json). Build one with: citebench bm25 index --corpus STORE --out ${dir}`);
-  let meta: IndexMeta;
-  try {
-    meta = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (e) {
-    throw new CitebenchError(`${path}: unreadable (${(e as Error).message})`);
-  }
-  if (meta.format !== INDEX_FORMAT) throw new CitebenchError(`${path}: format is '${meta.format}', expected '${INDEX_FORMAT}'`);
-  if (meta.version !== INDEX_VERSION) throw new CitebenchError(`${path}: index version ${meta.version}, this citebench reads ${INDEX_VERSION}: rebuild it`);
-  return meta;
-}
-
-/** Load an index directory; postings land in SharedArrayBuffers. */
-export function loadIndex(dir: string): Bm25Index {
-  const meta = readIndexMeta(dir);
-  const termsText = readFileSync(join(dir, FILES.terms), 'utf8');
-  const ix: Bm25Index = {
-    docCount: meta.docCount,
-    terms: termsText === '' ? [] : termsText.split('\n'),
-    offsets: readShared(dir, FILES.offsets, Float64Array),
-    docs: readShared(dir, FILES.docs, Uint32Array),
-    tfNorms: readShared(dir, FILES.tfNorms, Uint16Array),
-    tfBigPos: readShared(dir, FILES.tfBigPos, Float64Array),
-    tfBigVal: readShared(dir, FILES.tfBigVal, Uint32Array),
-    lengths: readShared(dir, FILES.lengths, Uint32Array),
-  };
-  if (ix.terms.length !== meta.vocabulary || ix.offsets.length !== meta.vocabulary + 1 || ix.docs.length !== meta.postings ||
-    ix.tfNorms.length !== meta.postings || ix.lengths.length !== meta.docCount || ix.tfBigPos.length !== ix.tfBigVal.length) {
-    throw new CitebenchError(`${dir}: BM25 index files disagree with meta.json: rebuild it`);
-  }
-  return ix;
 }
 
 /** Remove a build's chunk directory after the index is saved. */

@@ -7,7 +7,7 @@ import type { RankedLists, Retriever, SearchRequest } from '../retriever.ts';
 import type { TextSource } from '../../corpus/article.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { EnglishAnalyzer, articleText } from './analyzer.ts';
-import { ANALYZER_NAME, INDEX_VERSION, termIdMap, type Bm25Index } from './index.ts';
+import { ANALYZER_NAME, INDEX_VERSION, termIdMap, type Bm25Index } from './index-format.ts';
 import { DEFAULT_PARAMS, PoolStats, queryTermIds, type Bm25Params } from './search.ts';
 import { searchBatch } from './parallel.ts';
 

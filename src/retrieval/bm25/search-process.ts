@@ -4,7 +4,7 @@
  * of one; two processes: 1.95×), so large searches spread over processes instead; each holds its own copy of
  * the postings (6 bytes per posting).
  */
-import { loadIndex } from './index.ts';
+import { loadIndex } from './index-format.ts';
 import { QueryScorer, type ScoringArrays } from './search.ts';
 import type { WorkerBatch } from './search-worker.ts';
 

@@ -17,13 +17,12 @@
  * Ranking: score descending, ties by `tieKey` descending — with the corpus store's idOrder this is trec_eval's
  * order (equal scores: docno descending), so evaluation sees exactly our ranking. Default tie key: corpus index.
  */
-import type { Bm25Index } from './index.ts';
+import { TF_BIG, type Bm25Index } from './index-format.ts';
 import { EnglishAnalyzer } from './analyzer.ts';
 import { LENGTH_TABLE } from './norms.ts';
 import { CitebenchError } from '../../util/errors.ts';
 
 const fround = Math.fround;
-const TF_BIG = 255;
 /**
  * Score tables are indexed by a posting's tfNorm code (tf << 8 | norm byte) for tf 0..TABLE_TF (row 0 unused),
  * so codes below TABLE_CODES read their score with one load; used for terms with ≥ TABLE_MIN_POSTINGS postings.

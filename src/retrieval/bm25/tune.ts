@@ -5,7 +5,7 @@
  */
 import type { RankedLists, SearchRequest } from '../retriever.ts';
 import type { TextSource } from '../../corpus/article.ts';
-import type { Bm25Index } from './index.ts';
+import type { Bm25Index } from './index-format.ts';
 import { Bm25Retriever } from './retriever.ts';
 import { evaluate } from '../../eval/evaluate.ts';
 import { parseMeasure } from '../../eval/registry.ts';

@@ -1,6 +1,6 @@
 /** Worker thread of exactSearch: one single-threaded onnxruntime session over the shared pool, one query slice. */
 import { parentPort } from 'node:worker_threads';
-import { searchBlocks, type ExactWorkerInit, type ExactWorkerTask } from './search.ts';
+import { searchBlocks, type ExactWorkerInit, type ExactWorkerTask } from './exact-blocks.ts';
 
 parentPort!.once('message', async ({ init, task }: { init: ExactWorkerInit; task: ExactWorkerTask }) => {
   const pool = new Float32Array(init.pool.buffer, init.pool.byteOffset, init.pool.length);

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { writeFileAtomic } from '../../util/atomic.ts';
 import usearch from 'usearch';
 import type { Distance } from './models.ts';
-import type { PoolHits } from './search.ts';
+import type { PoolHits } from './hits.ts';
 
 export interface HnswOptions {
   /** Graph degree M (usearch "connectivity"; default 16). */

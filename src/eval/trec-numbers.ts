@@ -1,0 +1,98 @@
+/**
+ * Numbers in TREC files: strict integer and decimal parsing from bytes (malformed input is an error, not 0 as
+ * with C's atof/atol), and the shortest decimal text of a float32 score.
+ */
+import { latin1 } from './string-table.ts';
+
+/** Optional sign and digits; undefined if malformed. */
+export function parseInteger(buf: Uint8Array, s: number, e: number): number | undefined {
+  let i = s;
+  let neg = false;
+  if (buf[i] === 45 || buf[i] === 43) {
+    neg = buf[i] === 45;
+    i++;
+  }
+  if (i >= e || e - i > 9) return undefined;
+  let v = 0;
+  for (; i < e; i++) {
+    const c = buf[i] - 48;
+    if (c < 0 || c > 9) return undefined;
+    v = v * 10 + c;
+  }
+  return neg ? -v : v;
+}
+
+export const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+export const TWO53 = 9007199254740992;
+
+/**
+ * A decimal number `[+-]digits[.digits][e[+-]digits]` (or `.5`, `5.`), correctly rounded to a double.
+ * NaN for anything else ("abc", "nan", "inf", "0x1"); ±Infinity when it overflows.
+ * Fast path (Clinger): an exact integer mantissa and a power of ten ≤ 22 give a correctly rounded quotient.
+ */
+export function parseDecimal(buf: Uint8Array, s: number, e: number): number {
+  let i = s;
+  let neg = false;
+  if (i < e && (buf[i] === 45 || buf[i] === 43)) {
+    neg = buf[i] === 45;
+    i++;
+  }
+  const body = i;
+  let mant = 0;
+  let exact = true;
+  let digits = 0;
+  let fracDigits = 0;
+  while (i < e) {
+    const c = buf[i] - 48;
+    if (c < 0 || c > 9) break;
+    mant = mant * 10 + c;
+    digits++;
+    i++;
+  }
+  if (i < e && buf[i] === 46) {
+    i++;
+    while (i < e) {
+      const c = buf[i] - 48;
+      if (c < 0 || c > 9) break;
+      mant = mant * 10 + c;
+      digits++;
+      fracDigits++;
+      i++;
+    }
+  }
+  if (digits === 0) return NaN;
+  if (mant >= TWO53) exact = false;
+  let exp = 0;
+  if (i < e && (buf[i] === 101 || buf[i] === 69)) {
+    i++;
+    let eneg = false;
+    if (i < e && (buf[i] === 45 || buf[i] === 43)) {
+      eneg = buf[i] === 45;
+      i++;
+    }
+    const start = i;
+    while (i < e) {
+      const c = buf[i] - 48;
+      if (c < 0 || c > 9) break;
+      if (exp < 100000) exp = exp * 10 + c;
+      i++;
+    }
+    if (i === start) return NaN;
+    if (eneg) exp = -exp;
+  }
+  if (i !== e) return NaN;
+  const p = exp - fracDigits;
+  let v: number;
+  if (exact && p >= -22 && p <= 22) v = p < 0 ? mant / POW10[-p] : mant * POW10[p];
+  else v = Number(latin1(buf, body, e));
+  return neg ? -v : v;
+}
+
+/** Shortest decimal text that reads back (via a double) to the same float32. */
+export function float32Text(x: number): string {
+  for (let p = 1; p <= 9; p++) {
+    const t = x.toPrecision(p);
+    if (Math.fround(Number(t)) === x) return String(Number(t));
+  }
+  return String(x);
+}

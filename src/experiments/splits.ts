@@ -1,0 +1,35 @@
+import type { CorpusStore } from '../corpus/store.ts';
+import type { Field } from '../corpus/fields.ts';
+import { sampleQueries } from '../sampling/pools.ts';
+import type { ExperimentConfig } from './config.ts';
+
+/**
+ * Query sets of every protocol and split, sampled once. Validation queries are drawn like the test ones from a
+ * stream of their own, never one of the test queries (nor an excluded id), so tuning never sees a test query.
+ */
+export class QuerySplits {
+  private readonly memo = new Map<string, Uint32Array>();
+
+  constructor(
+    private readonly cfg: ExperimentConfig,
+    private readonly store: CorpusStore,
+    private readonly exclude: Uint32Array,
+  ) {}
+
+  get(protocol: 'dataset' | 'field', split: 'test' | 'val', field: Field | null): Uint32Array {
+    const key = `${protocol}/${split}/${field}`;
+    let q = this.memo.get(key);
+    if (q) return q;
+    const count = protocol === 'dataset' ? (split === 'test' ? this.cfg.protocols.dataset!.queries : this.cfg.validation.queries) : this.cfg.protocols.field!.queries;
+    const exclude = split === 'test' ? this.exclude : union(this.exclude, this.get(protocol, 'test', field));
+    // MDCR draws 5 positives from each field-level query's cited articles: such queries must cite that many.
+    const minCited = protocol === 'field' && this.cfg.protocols.mdcr ? this.cfg.protocols.mdcr.positives : 1;
+    q = sampleQueries(this.store, { count, seed: this.cfg.seed, queryYear: this.cfg.queryYear, field: field ?? undefined, exclude, split, minCited });
+    this.memo.set(key, q);
+    return q;
+  }
+}
+
+function union(a: Uint32Array, b: Uint32Array): Uint32Array {
+  return Uint32Array.from(new Set([...a, ...b])).sort();
+}
