@@ -6,7 +6,8 @@
  */
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
-import type { CorpusStore } from '../corpus/store.ts';
+import { CorpusStore } from '../corpus/store.ts';
+import { existsSync } from 'node:fs';
 import { FIELD_ABBREV } from '../corpus/fields.ts';
 import { parseMeasure } from '../eval/registry.ts';
 import { evalObjective, tuneBm25 } from '../retrieval/bm25/tune.ts';
@@ -54,7 +55,11 @@ export function dryRun(cfg: ExperimentConfig): string {
   lines.push(`cells: ${groups.length} pool groups × ${cfg.models.length} models = ${groups.length * cfg.models.length} (top ${cfg.k}; ${cfg.measures.join(', ')})`);
   lines.push('', 'estimate on a 2-core machine (per-unit costs from docs/benchmarks.md; rough):');
   let total = 0;
-  for (const e of estimate(cfg, groups)) {
+  // A given store's size, when it is there; otherwise the paper's 16 M prefiltered articles × scale.
+  let storeArticles: number | undefined;
+  if (cfg.corpus.store && existsSync(join(cfg.corpus.store, 'meta.json'))) storeArticles = CorpusStore.open(cfg.corpus.store).size;
+  if (cfg.corpus.store && storeArticles === undefined) lines.push(`(corpus store ${cfg.corpus.store} not found: assuming ${Math.round(16e6 * cfg.scale)} articles, the paper's prefiltered S2ORC × scale)`);
+  for (const e of estimate(cfg, groups, storeArticles)) {
     total += e.seconds;
     lines.push(`  ${e.stage.padEnd(44)} ${formatDuration(e.seconds).padStart(9)}   peak ≈ ${formatBytes(e.bytes)}`);
   }
