@@ -59,11 +59,13 @@ export function dryRun(cfg: ExperimentConfig): string {
   let storeArticles: number | undefined;
   if (cfg.corpus.store && existsSync(join(cfg.corpus.store, 'meta.json'))) storeArticles = CorpusStore.open(cfg.corpus.store).size;
   if (cfg.corpus.store && storeArticles === undefined) lines.push(`(corpus store ${cfg.corpus.store} not found: assuming ${Math.round(16e6 * cfg.scale)} articles, the paper's prefiltered S2ORC × scale)`);
-  for (const e of estimate(cfg, groups, storeArticles)) {
+  const est = estimate(cfg, groups, storeArticles);
+  const w = Math.max(...est.map((e) => e.stage.length));
+  for (const e of est) {
     total += e.seconds;
-    lines.push(`  ${e.stage.padEnd(44)} ${formatDuration(e.seconds).padStart(9)}   peak ≈ ${formatBytes(e.bytes)}`);
+    lines.push(`  ${e.stage.padEnd(w)} ${formatDuration(e.seconds).padStart(9)}   peak ≈ ${formatBytes(e.bytes)}`);
   }
-  lines.push(`  ${'total'.padEnd(44)} ${formatDuration(total).padStart(9)}`);
+  lines.push(`  ${'total'.padEnd(w)} ${formatDuration(total).padStart(9)}`);
   lines.push('', 'pool groups:', ...groups.map((g) => `  ${groupPath(g)}  (${g.queries} queries, pool ${g.poolSize})`));
   return lines.join('\n');
 }
