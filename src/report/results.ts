@@ -13,10 +13,10 @@
  *   report.md              the Markdown tables
  * <group> is dataset/4k-r1, field/Bio/r1, field-val/Bio/r1 …
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Field } from '../corpus/fields.ts';
-import type { MdcrFieldResult, MdcrResult } from '../eval/mdcr.ts';
+import { readJsonFile, type MdcrFieldResult, type MdcrResult } from '../eval/mdcr.ts';
 import { CitebenchError } from '../util/errors.ts';
 
 export interface CellRecord {
@@ -108,18 +108,14 @@ export interface ResultsIndex {
 export function readResults(dir: string): ResultsIndex {
   const p = join(dir, 'results.json');
   if (!existsSync(p)) throw new CitebenchError(`${dir}: not a results folder of citebench run (no results.json)`);
-  let r: ResultsIndex;
-  try {
-    r = JSON.parse(readFileSync(p, 'utf8')) as ResultsIndex;
-  } catch (e) {
-    throw new CitebenchError(`${p}: not valid JSON (${(e as Error).message})`);
-  }
-  if (r.format !== 'citebench-results' || r.version !== 1) throw new CitebenchError(`${p}: not a citebench results index (version 1)`);
+  const r = readJsonFile(p) as ResultsIndex;
+  if (r?.format !== 'citebench-results' || r.version !== 1) throw new CitebenchError(`${p}: not a citebench results index (version 1)`);
   return r;
 }
 
-export function readCell(dir: string, cell: CellSummary): CellRecord {
-  return JSON.parse(readFileSync(join(dir, cell.file), 'utf8')) as CellRecord;
+/** A cell's full record (per-query values and query ids) from its file in the results folder. */
+export function readCell(dir: string, cell: Pick<CellSummary, 'file'>): CellRecord {
+  return readJsonFile(join(dir, cell.file)) as CellRecord;
 }
 
 /** Mean over repeats per (model, protocol, field, pool size) of the test split: what the paper's tables print. */
