@@ -61,6 +61,11 @@ ul.drill { columns: 3; font-size: 13px; }
   table.rt { font-size: 10px; } table.rt .pp, table.rt .sd { font-size: 8.5px; }
   table.rt th, table.rt td { padding: 2px 3px; }
   tr { break-inside: avoid; }
+  /* Field tables (20 columns) fit the page width by wrapping inside cells. */
+  table.rt.wide { width: 100%; table-layout: fixed; font-size: 8px; }
+  table.rt.wide th.row { width: 64px; white-space: normal; }
+  table.rt.wide td.num, table.rt.wide thead th { white-space: normal; padding: 1px 2px; }
+  table.rt.wide .pp, table.rt.wide .sd { font-size: 7px; }
   .banner { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   .delta { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
 }`;
@@ -95,7 +100,7 @@ export function tableHtml(t: ReportTable): string {
   if (t.groups) head.push(`<tr class="groups"><th></th>${t.groups.map((g) => `<th colspan="${g.span}">${esc(g.text)}</th>`).join('')}</tr>`);
   head.push(`<tr class="cols"><th class="row">${esc(t.rowHead)}</th>${t.columns.map((c) => `<th>${esc(c)}</th>`).join('')}</tr>`);
   const body = t.rows.map((r) => `<tr><th class="row" scope="row"><span class="label">${esc(r.label)}</span>${r.note ? `<span class="rnote">${esc(r.note)}</span>` : ''}</th>${r.cells.map(cellHtml).join('')}</tr>`);
-  return `<div class="scroll"><table class="rt" id="${t.id}-table" data-table="${t.number}"><thead>${head.join('')}</thead><tbody>${body.join('')}</tbody></table></div>`;
+  return `<div class="scroll"><table class="rt${t.columns.length > 12 ? ' wide' : ''}" id="${t.id}-table" data-table="${t.number}"><thead>${head.join('')}</thead><tbody>${body.join('')}</tbody></table></div>`;
 }
 
 export const LEGEND = 'Bold underlined: best value in the column (Table 3: best model in the row, per measure). ' +
