@@ -143,7 +143,7 @@ export function metaHtml({ r, resultsDir, timings, versions }: MetaInput): strin
   if (r.excluded.files.length) rows.push(['excluded queries', r.excluded.files.map((f) => `${esc(f.path)} (sha256 ${esc(f.sha256.slice(0, 12))}…, ${f.ids} ids)`).join('; ')]);
   if (timings) {
     const total = Object.values(timings).reduce((s, x) => s + x, 0);
-    rows.push(['wall time', `${total.toFixed(1)} s (${Object.entries(timings).map(([k, v]) => `${esc(k)} ${v.toFixed(1)} s`).join(', ')})`]);
+    rows.push(['wall time (last run, timings.json)', `${total.toFixed(1)} s (${Object.entries(timings).map(([k, v]) => `${esc(k)} ${v.toFixed(1)} s`).join(', ')})`]);
   }
   rows.push(['versions', Object.entries(versions).map(([k, v]) => `${esc(k)} ${esc(v)}`).join(', ')]);
   return `<dl class="meta">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>`;

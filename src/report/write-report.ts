@@ -3,7 +3,7 @@
  * and <out>/drill/<field>/<model>.html. The same results give the same HTML bytes (no dates, seeded tests).
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { chartSvg, reportCharts, vegaVersions, type Chart } from './charts.ts';
 import { PerQuery } from './compare.ts';
@@ -85,12 +85,12 @@ export async function writeReport(resultsDir: string, opts: ReportOptions): Prom
   const toc = [...tables.map((t) => `<a href="#${t.id}">Table ${t.number}</a>`), charts.length ? '<a href="#charts">Charts</a>' : '', drill.length ? '<a href="#drilldown">Drill-down</a>' : '', notes ? '<a href="#notes">Notes</a>' : ''].filter(Boolean);
   const body = [
     `<header><h1>citebench report — ${esc(r.name)}</h1>${bannerHtml(r)}`,
-    metaHtml({ r, resultsDir: resolve(resultsDir), timings: timingsOf(resultsDir), versions }),
+    metaHtml({ r, resultsDir, timings: timingsOf(resultsDir), versions }),
     `<nav class="toc">${toc.join(' ')}</nav>`,
     `<p class="intro">Tables follow the paper's numbering (Medić &amp; Šnajder 2022). ${r.corpus.kind === 'synthetic' ? 'The paper\'s values beside ours are for orientation only: a synthetic corpus at another scale does not reproduce them.' : 'The paper\'s values stand beside ours with the difference.'} The paper's figures come from the repository's copy (src/report/paper-numbers.json; ${esc(paper.source.transcribed_from)}).</p></header>`,
     ...tables.map(tableSection),
     charts.length ? `<section class="charts" id="charts"><h2>Charts</h2>${charts.map((c) => `<figure class="chart" id="${c.id}">${c.svg}<figcaption>${esc(c.caption)}</figcaption></figure>`).join('')}</section>` : '',
-    drill.length ? `<section class="drilldown" id="drilldown"><h2>Drill-down: worst and best queries per field and model</h2><p class="intro">${storeDir ? `Titles and years from the corpus store ${esc(resolve(storeDir))}.` : 'No corpus store found beside the results (pass --store): the pages show paper ids only.'}</p><ul class="drill">${drill.map((p) => `<li><a href="${esc(p.path)}">${esc(p.field)} — ${esc(p.model)}</a></li>`).join('')}</ul></section>` : '',
+    drill.length ? `<section class="drilldown" id="drilldown"><h2>Drill-down: worst and best queries per field and model</h2><p class="intro">${storeDir ? `Titles and years from the corpus store ${esc(storeDir)}.` : 'No corpus store found beside the results (pass --store): the pages show paper ids only.'}</p><ul class="drill">${drill.map((p) => `<li><a href="${esc(p.path)}">${esc(p.field)} — ${esc(p.model)}</a></li>`).join('')}</ul></section>` : '',
     notes ? `<section class="notes" id="notes"><h2>Notes (notes.md)</h2><div class="notes">${notes}</div></section>` : '',
   ].join('\n');
 
