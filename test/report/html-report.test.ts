@@ -341,3 +341,18 @@ test('notebook helpers: a table as HTML and a chart as SVG, through the notebook
   assert.match(h, /<style>/);
   assert.equal(s, '<svg');
 });
+
+test('citebench report: bad input is one line naming the file, exit 2, no stack trace', () => {
+  const run = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', CLI, 'report', ...args], { encoding: 'utf8', cwd: root });
+  for (const [args, re] of [
+    [[join(tmp, 'nowhere'), '--out', join(tmp, 'x')], /nowhere: not a results folder of citebench run/],
+    [[ci(), '--out', join(tmp, 'x'), '--store', fab()], /not a corpus store \(no meta\.json\)/],
+    [[ci(), '--out', join(tmp, 'x'), '--trials', '0'], /--trials must be a positive integer/],
+    [[ci()], /--out DIR is required/],
+  ] as const) {
+    const p = run([...args]);
+    assert.equal(p.status, 2, p.stderr);
+    assert.match(p.stderr.split('\n')[0], re);
+    assert.ok(!/\n\s+at /.test(p.stderr), p.stderr);
+  }
+});
