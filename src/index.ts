@@ -27,3 +27,5 @@ export { loadIndex, saveIndex } from './retrieval/bm25/index-format.ts';
 export { paperTable1, poolLabel } from './report/tables.ts';
 export { loadPaperNumbers, PAPER_NUMBERS_FILE, type PaperNumbers } from './report/paper-numbers.ts';
 export type { Retriever, SearchRequest, RankedLists } from './retrieval/retriever.ts';
+export { writeReport, type ReportOptions, type ReportOutcome } from './report/write-report.ts';
+export { reportTableHtml, reportChartSvg, type ChartName } from './report/notebook.ts';

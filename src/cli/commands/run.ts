@@ -2,6 +2,7 @@ import { parse, num } from '../args.ts';
 import { loadConfig, type ConfigOverrides } from '../../experiments/config.ts';
 import { dryRun, runExperiment } from '../../experiments/run.ts';
 import { CitebenchError } from '../../util/errors.ts';
+import { writeReport } from '../../report/write-report.ts';
 
 export const usage = `usage: citebench run CONFIG.yaml [--dry-run] [--scale F] [--seed S] [--repeats R] [--articles N]
                      [--store DIR] [--work DIR] [--results DIR]
@@ -22,12 +23,14 @@ options:
   --store DIR    run on this corpus store (e.g. real S2ORC) instead of the config's corpus
   --work DIR     cache folder (corpus, index, embeddings)
   --results DIR  results folder
-  --exclude-queries FILE   paper ids (one per line) never used as queries, added to the config's list; repeatable`;
+  --exclude-queries FILE   paper ids (one per line) never used as queries, added to the config's list; repeatable
+  --report DIR   also write the HTML + PDF report there (citebench report RESULTS --out DIR)
+  --no-pdf       with --report: the HTML only`;
 
 export const optionSpec = {
   'dry-run': { type: 'boolean' }, scale: { type: 'string' }, seed: { type: 'string' }, repeats: { type: 'string' },
   articles: { type: 'string' }, store: { type: 'string' }, work: { type: 'string' }, results: { type: 'string' },
-  'exclude-queries': { type: 'string', multiple: true },
+  'exclude-queries': { type: 'string', multiple: true }, report: { type: 'string' }, 'no-pdf': { type: 'boolean' },
 } as const;
 
 type Values = { [K in keyof typeof optionSpec]?: string | boolean | string[] };
@@ -51,7 +54,14 @@ export async function runConfig(path: string, values: Values): Promise<number> {
   const { report, reportPath, resultsDir, store } = await runExperiment(cfg);
   console.log(report);
   console.error(`citebench: results in ${resultsDir} (report: ${reportPath})`);
-  store.close();
+  try {
+    if (values.report) {
+      const o = await writeReport(resultsDir, { out: values.report as string, pdf: !values['no-pdf'], store: store.dir });
+      console.error(`citebench: HTML report ${o.html}${o.pdf ? `, PDF ${o.pdf}` : ''}`);
+    }
+  } finally {
+    store.close();
+  }
   return 0;
 }
 

@@ -1,0 +1,172 @@
+/**
+ * The report's charts as vega-lite specs, compiled and rendered to SVG in Node (vega's headless renderer: no
+ * browser, no canvas). vega is an ES module with top-level await, so it is imported lazily: notebooks load
+ * src/index.ts through require(), which such a module would break.
+ *
+ *  - metric vs pool size per model (dataset level; the paper's central finding: encoders fall faster than BM25)
+ *  - per-field heat map, model × field (field level)
+ *  - candidate-type bars (MDCR, Table 4)
+ *  - BM25 tuning grid, k1 × b (one per tuned model)
+ * Every chart encodes models by shape/dash as well as colour, and heat maps print their values: legible in
+ * greyscale print.
+ */
+import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
+import { meanOverRepeats, type ResultsIndex, type TuningRecord } from './results.ts';
+import { paperOrder } from './report-tables.ts';
+import { poolLabel } from './tables.ts';
+
+// A vega-lite spec (kept loose: the compiler checks it).
+export type ChartSpec = Record<string, unknown>;
+
+export interface Chart {
+  id: string;
+  title: string;
+  caption: string;
+  spec: ChartSpec;
+}
+
+const CONFIG = {
+  font: 'DejaVu Sans, Helvetica, Arial, sans-serif',
+  view: { stroke: '#bbb' },
+  axis: { labelFontSize: 11, titleFontSize: 11 },
+  legend: { labelFontSize: 11, titleFontSize: 11 },
+};
+
+function base(title: string): ChartSpec {
+  return { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', title: { text: title, anchor: 'start', fontSize: 13 }, config: CONFIG, background: 'white' };
+}
+
+const r1 = (x: number) => Math.round(x * 10) / 10;
+
+/** Metric (×100) vs pool size per model, one panel per measure: the dataset level. */
+export function poolSizeChart(r: ResultsIndex): Chart | undefined {
+  const rows = meanOverRepeats(r.cells).filter((x) => x.protocol === 'dataset');
+  if (!rows.length) return undefined;
+  const models = paperOrder([...new Set(rows.map((x) => x.model))]);
+  const sizes = [...new Set(rows.map((x) => x.poolSize))].sort((a, b) => a - b);
+  const values = rows.flatMap((x) => r.measures.map((m) => ({
+    model: x.model, pool: x.poolSize, poolLabel: poolLabel(x.poolSize), measure: m,
+    value: r1(100 * x.means[m]), lo: r1(100 * (x.means[m] - x.sd[m])), hi: r1(100 * (x.means[m] + x.sd[m])),
+  })));
+  const x = { field: 'pool', type: 'quantitative', scale: { type: 'log', nice: false }, axis: { values: sizes, labelExpr: 'datum.value >= 1e6 ? datum.value / 1e6 + "M" : datum.value >= 1e3 ? datum.value / 1e3 + "k" : datum.value', title: 'pool size (log)' } };
+  const model = { field: 'model', type: 'nominal', sort: models, title: 'model' };
+  return {
+    id: 'chart-pool', title: 'Metric vs pool size', caption: 'Dataset level: each model\'s mean (±1 sd over repeats) as the candidate pool grows. In the paper, the encoders fall faster than BM25 as pools grow.',
+    spec: {
+      ...base('Dataset level: metric vs pool size'),
+      data: { values },
+      facet: { column: { field: 'measure', type: 'nominal', sort: r.measures, title: null, header: { labelFontSize: 12 } } },
+      resolve: { scale: { y: 'independent' } },
+      spec: {
+        width: 190, height: 170,
+        layer: [
+          { mark: { type: 'errorbar', ticks: true }, encoding: { x, y: { field: 'lo', type: 'quantitative', title: 'value ×100' }, y2: { field: 'hi' }, color: model } },
+          { mark: { type: 'line', point: { size: 45, filled: true } }, encoding: { x, y: { field: 'value', type: 'quantitative', title: 'value ×100', scale: { zero: false } }, color: model, strokeDash: model, shape: model } },
+        ],
+      },
+    },
+  };
+}
+
+/** Model × field heat map of one measure (field level), values printed in the cells. */
+export function fieldHeatmap(r: ResultsIndex, measureName?: string): Chart | undefined {
+  const measure = measureName ?? r.measures[0];
+  const rows = meanOverRepeats(r.cells).filter((x) => x.protocol === 'field' && x.means[measure] !== undefined);
+  if (!rows.length) return undefined;
+  const fields = FIELDS.filter((f) => rows.some((x) => x.field === f)).map((f) => FIELD_ABBREV[f]);
+  const models = paperOrder([...new Set(rows.map((x) => x.model))]);
+  const values = rows.map((x) => ({ model: x.model, field: FIELD_ABBREV[x.field as Field], value: r1(100 * x.means[measure]) }));
+  const max = Math.max(...values.map((v) => v.value));
+  const enc = { x: { field: 'field', type: 'nominal', sort: fields, title: 'field', axis: { labelAngle: 0 } }, y: { field: 'model', type: 'nominal', sort: models, title: null } };
+  return {
+    id: 'chart-fields', title: `Field level ${measure} per model and field`, caption: `Field level: ${measure} ×100 per model (rows) and field (columns); darker is higher.`,
+    spec: {
+      ...base(`Field level: ${measure} ×100`),
+      data: { values },
+      width: Math.max(200, 34 * fields.length), height: 26 * models.length,
+      layer: [
+        { mark: 'rect', encoding: { ...enc, color: { field: 'value', type: 'quantitative', scale: { scheme: 'blues', zero: true }, title: measure } } },
+        { mark: { type: 'text', fontSize: 10 }, encoding: { ...enc, text: { field: 'value', type: 'quantitative', format: '.1f' }, color: { condition: { test: `datum.value > ${0.6 * max}`, value: 'white' }, value: 'black' } } },
+      ],
+    },
+  };
+}
+
+/** MDCR MAP per candidate type, a bar per model (Table 4). */
+export function candidateTypeChart(r: ResultsIndex): Chart | undefined {
+  const m = r.mdcr;
+  if (!m) return undefined;
+  const models = paperOrder(Object.keys(m.results));
+  const types = [...new Set(models.flatMap((x) => Object.keys(m.results[x].types)))];
+  const values = models.flatMap((model) => types.filter((t) => m.results[model].types[t]).map((t) => ({ model, type: t, MAP: m.results[model].types[t].avg.map })));
+  return {
+    id: 'chart-types', title: 'MDCR candidate types', caption: 'MDCR: MAP of each model when a query\'s candidates are its positives plus one type of negatives (AVG over fields). Lower bars: harder negatives.',
+    spec: {
+      ...base('MDCR: MAP per candidate type'),
+      data: { values },
+      width: Math.max(260, 70 * types.length), height: 200,
+      mark: { type: 'bar', stroke: 'black', strokeWidth: 0.5 },
+      encoding: {
+        x: { field: 'type', type: 'nominal', sort: types, title: 'candidate type', axis: { labelAngle: 0 } },
+        xOffset: { field: 'model', type: 'nominal', sort: models },
+        y: { field: 'MAP', type: 'quantitative', title: 'MAP ×100', scale: { domain: [0, 100] } },
+        color: { field: 'model', type: 'nominal', sort: models, scale: { scheme: 'greys' }, title: 'model' },
+      },
+    },
+  };
+}
+
+/** One tuned BM25 model's validation score over the k1 × b grid; the chosen point outlined. */
+export function tuningChart(t: TuningRecord): Chart {
+  const values = t.grid.map((g) => ({ k1: g.k1, b: g.b, score: Math.round(10000 * g.score) / 100, chosen: g.k1 === t.chosen.k1 && g.b === t.chosen.b }));
+  const k1s = [...new Set(t.grid.map((g) => g.k1))].sort((a, b) => a - b);
+  const bs = [...new Set(t.grid.map((g) => g.b))].sort((a, b) => b - a);
+  const enc = { x: { field: 'k1', type: 'ordinal', sort: k1s, axis: { labelAngle: 0 } }, y: { field: 'b', type: 'ordinal', sort: bs } };
+  return {
+    id: `chart-tuning-${t.model.replace(/[^A-Za-z0-9_-]/g, '_')}`, title: `BM25 tuning grid of ${t.model}`,
+    caption: `${t.model}: validation ${t.measure} ×100 over k1 × b (${t.queries} validation queries, pool ${poolLabel(t.poolSize)}); the chosen k1 ${t.chosen.k1}, b ${t.chosen.b} outlined.`,
+    spec: {
+      ...base(`BM25 tuning: ${t.model} (${t.measure} ×100)`),
+      data: { values },
+      width: Math.max(160, 44 * k1s.length), height: Math.max(100, 28 * bs.length),
+      layer: [
+        { mark: 'rect', encoding: { ...enc, color: { field: 'score', type: 'quantitative', scale: { zero: false, range: ['#f7fbff', '#6baed6'] }, title: t.measure } } },
+        { mark: { type: 'rect', fill: null, stroke: 'black', strokeWidth: 3 }, transform: [{ filter: 'datum.chosen' }], encoding: enc },
+        { mark: { type: 'text', fontSize: 10 }, encoding: { ...enc, text: { field: 'score', type: 'quantitative', format: '.2f' }, color: { value: 'black' } } },
+      ],
+    },
+  };
+}
+
+/** Every chart the results support, in report order. */
+export function reportCharts(r: ResultsIndex): Chart[] {
+  return [poolSizeChart(r), fieldHeatmap(r), candidateTypeChart(r), ...r.tuning.map(tuningChart)].filter((c): c is Chart => !!c);
+}
+
+type VegaModule = typeof import('vega');
+type VegaLiteModule = typeof import('vega-lite');
+let modules: Promise<[VegaModule, VegaLiteModule]> | undefined;
+
+/** Versions of the chart libraries (for the report's metadata). */
+export async function vegaVersions(): Promise<{ vega: string; 'vega-lite': string }> {
+  modules ??= Promise.all([import('vega'), import('vega-lite')]);
+  const [vega, vl] = await modules;
+  return { vega: vega.version, 'vega-lite': vl.version };
+}
+
+/**
+ * SVG of a vega-lite spec. Element ids get `idPrefix` so several charts can sit inline in one HTML page
+ * without their clip paths and gradients colliding.
+ */
+export async function chartSvg(spec: ChartSpec, idPrefix = 'c'): Promise<string> {
+  modules ??= Promise.all([import('vega'), import('vega-lite')]);
+  const [vega, vl] = await modules;
+  const compiled = vl.compile(spec as unknown as Parameters<VegaLiteModule['compile']>[0]).spec;
+  const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
+  try {
+    const svg = await view.toSVG();
+    return svg.replace(/\bid="([^"]+)"/g, `id="${idPrefix}-$1"`).replace(/url\(#([^)]+)\)/g, `url(#${idPrefix}-$1)`);
+  } finally {
+    view.finalize();
+  }
+}

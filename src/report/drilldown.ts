@@ -1,0 +1,159 @@
+/**
+ * Drill-down pages, one per field and model (field level, test split, first pool sample): the worst and the
+ * best queries by the first measure, each with its top-10 candidates (title, year, cited or not) and its cited
+ * articles with their ranks — so a reviewer can see why a field is hard. Titles and years come from the corpus
+ * store when one is given (and matches the results); without it the pages show paper ids only.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
+import { CorpusStore } from '../corpus/store.ts';
+import { CitebenchError } from '../util/errors.ts';
+import { readCell, type CellSummary, type ResultsIndex } from './results.ts';
+import { esc, fmt1, page } from './html.ts';
+import { paperOrder } from './report-tables.ts';
+
+export interface ArticleInfo {
+  title: string;
+  year?: number;
+}
+export type ArticleLookup = (paperId: string) => ArticleInfo | undefined;
+
+/** Titles and years from a corpus store; the store stays open until close(). */
+export function storeLookup(dir: string): { lookup: ArticleLookup; close: () => void } {
+  const store = CorpusStore.open(dir);
+  return {
+    lookup: (id) => {
+      const i = store.indexOfSorted(id);
+      if (i < 0) return undefined;
+      const y = store.years[i];
+      return { title: store.text(i).title, year: y || undefined };
+    },
+    close: () => store.close(),
+  };
+}
+
+export interface DrillPage {
+  /** Path relative to the report folder. */
+  path: string;
+  field: Field;
+  model: string;
+  html: string;
+}
+
+/** File-safe name of a model. */
+export const slug = (s: string) => s.replace(/[^A-Za-z0-9_.-]/g, '_');
+
+/** TREC run lines of the wanted queries: query → doc ids in rank order. */
+function runOf(file: string, wanted: Set<string>): Map<string, string[]> {
+  const out = new Map<string, { rank: number; doc: string }[]>();
+  const text = readFileSync(file, 'latin1');
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const sp = text.indexOf(' ', start);
+    if (sp > start && sp < end) {
+      const q = text.slice(start, sp);
+      if (wanted.has(q)) {
+        const f = text.slice(start, end).trim().split(/\s+/);
+        if (!out.has(q)) out.set(q, []);
+        out.get(q)!.push({ rank: Number(f[3]), doc: f[2] });
+      }
+    }
+    start = end + 1;
+  }
+  return new Map([...out].map(([q, l]) => [q, l.sort((a, b) => a.rank - b.rank).map((x) => x.doc)]));
+}
+
+function qrelsOf(file: string, wanted: Set<string>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const line of readFileSync(file, 'latin1').split('\n')) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 4 || !wanted.has(f[0]) || Number(f[3]) <= 0) continue;
+    if (!out.has(f[0])) out.set(f[0], []);
+    out.get(f[0])!.push(f[2]);
+  }
+  return out;
+}
+
+export interface DrillOptions {
+  /** Queries shown at each end (worst and best); default 3. */
+  perEnd?: number;
+  lookup?: ArticleLookup;
+}
+
+function articleCell(id: string, lookup?: ArticleLookup): string {
+  const a = lookup?.(id);
+  return `<td class="id">${esc(id)}</td><td>${a ? esc(a.title) : '<span class="muted">(no title: no corpus store)</span>'}</td><td>${a?.year ?? '–'}</td>`;
+}
+
+export function drillPages(dir: string, r: ResultsIndex, opts: DrillOptions = {}): DrillPage[] {
+  const perEnd = opts.perEnd ?? 3;
+  const measure = r.measures[0];
+  const cells = r.cells.filter((c) => c.protocol === 'field' && c.split === 'test' && c.repeat === 1);
+  const pages: DrillPage[] = [];
+  const models = paperOrder([...new Set(cells.map((c) => c.model))]);
+  cells.sort((a, b) => FIELDS.indexOf(a.field!) - FIELDS.indexOf(b.field!) || models.indexOf(a.model) - models.indexOf(b.model));
+  for (const c of cells) {
+    pages.push(drillPage(dir, r, c, measure, perEnd, opts.lookup));
+  }
+  return pages;
+}
+
+function drillPage(dir: string, r: ResultsIndex, c: CellSummary, measure: string, perEnd: number, lookup?: ArticleLookup): DrillPage {
+  const rec = readCell(dir, c);
+  const vals = rec.perQuery[measure];
+  const order = rec.queryIds.map((q, i) => ({ q, v: vals[i] })).sort((a, b) => a.v - b.v || (a.q < b.q ? -1 : a.q > b.q ? 1 : 0));
+  const worst = order.slice(0, Math.min(perEnd, order.length));
+  const best = order.slice(Math.max(worst.length, order.length - perEnd)).reverse();
+  const wanted = new Set([...worst, ...best].map((x) => x.q));
+  const run = runOf(join(dir, c.files.run), wanted);
+  const qrels = qrelsOf(join(dir, c.files.qrels), wanted);
+  const abbrev = FIELD_ABBREV[c.field!];
+  const random = r.models.find((m) => m.name === c.model)?.weights === 'random';
+  const block = (x: { q: string; v: number }) => {
+    const list = run.get(x.q) ?? [];
+    const cited = new Set(qrels.get(x.q) ?? []);
+    const rankOf = new Map(list.map((d, i) => [d, i + 1]));
+    const q = lookup?.(x.q);
+    const top = list.slice(0, 10).map((d, i) => `<tr class="${cited.has(d) ? 'cited' : ''}"><td>${i + 1}</td>${articleCell(d, lookup)}<td>${cited.has(d) ? '✔ cited' : ''}</td></tr>`);
+    const citedRows = [...cited].map((d) => ({ d, rank: rankOf.get(d) })).sort((a, b) => (a.rank ?? 1e12) - (b.rank ?? 1e12) || (a.d < b.d ? -1 : 1))
+      .map(({ d, rank }) => `<tr><td>${rank ?? `not in top ${r.k}`}</td>${articleCell(d, lookup)}</tr>`);
+    return `<article class="query"><h3>Query ${esc(x.q)}${q ? ` — ${esc(q.title)} (${q.year ?? '?'})` : ''}</h3>` +
+      `<p>${esc(measure)} ${fmt1(100 * x.v)} · ${cited.size} cited articles in the pool · ${list.length} retrieved</p>` +
+      `<h4>Top 10</h4><table class="dl"><thead><tr><th>rank</th><th>paper id</th><th>title</th><th>year</th><th></th></tr></thead><tbody>${top.join('') || '<tr><td colspan="5">empty list</td></tr>'}</tbody></table>` +
+      `<h4>Cited articles and their ranks</h4><table class="dl"><thead><tr><th>rank</th><th>paper id</th><th>title</th><th>year</th></tr></thead><tbody>${citedRows.join('')}</tbody></table></article>`;
+  };
+  const body = `<p><a href="../../index.html">← report</a></p><h1>${esc(c.field!)} (${esc(abbrev)}) — ${esc(c.model)}</h1>` +
+    (random ? `<div class="banner"><strong>Random weights.</strong> ${esc(c.model)} has untrained weights: these rankings say nothing about retrieval quality.</div>` : '') +
+    (r.corpus.kind === 'synthetic' ? `<div class="banner"><strong>Synthetic corpus.</strong> Titles and citations are generated.</div>` : '') +
+    `<p class="intro">Field level, test queries, pool sample 1 of ${r.fieldRepeats[abbrev] ?? 1} (${c.poolMembers} candidates), top ${r.k}. ${c.queries} queries, mean ${esc(measure)} ${fmt1(100 * c.means[measure])}. ` +
+    `The ${worst.length} worst and ${best.length} best queries by ${esc(measure)}; cited rows are marked.</p>` +
+    `<h2>Worst queries</h2>${worst.map(block).join('')}<h2>Best queries</h2>${best.map(block).join('')}`;
+  const css = `<style>table.dl{border-collapse:collapse;font-size:12px;margin:4px 0 10px}table.dl td,table.dl th{border-bottom:1px solid #ddd;padding:2px 6px;text-align:left}tr.cited td{font-weight:bold;background:#eef5ea}td.id{font-family:monospace}.muted{color:#777}article.query{break-inside:avoid}</style>`;
+  return { path: `drill/${slug(abbrev)}/${slug(c.model)}.html`, field: c.field!, model: c.model, html: page(`${c.field} — ${c.model}`, css + body) };
+}
+
+/**
+ * The drill-down's corpus store: `given` (an error when it is not the results' corpus), else <results>/../store
+ * (the runner's layout) when it holds the same number of articles, else none.
+ */
+export function findStore(resultsDir: string, r: ResultsIndex, given?: string): string | undefined {
+  const dir = given ?? join(resultsDir, '..', 'store');
+  const metaPath = join(dir, 'meta.json');
+  if (!existsSync(metaPath)) {
+    if (given) throw new CitebenchError(`${given}: not a corpus store (no meta.json)`);
+    return undefined;
+  }
+  let articles: unknown;
+  try {
+    articles = JSON.parse(readFileSync(metaPath, 'utf8')).articles;
+  } catch (e) {
+    if (given) throw new CitebenchError(`${metaPath}: not valid JSON (${(e as Error).message})`);
+    return undefined;
+  }
+  if (articles === r.corpus.articles) return dir;
+  if (given) throw new CitebenchError(`${metaPath}: ${articles} articles, but the results were computed on ${r.corpus.articles}: not this run's corpus`);
+  return undefined;
+}
