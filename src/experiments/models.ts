@@ -31,6 +31,8 @@ export interface ReadyModel extends ModelInfo {
   retriever: Retriever;
   /** Dense models: the loaded encoder (MDCR scores its pairs with it). */
   encoder?: Encoder;
+  /** Dense models: their embedding store (the runner's encode stage fills it, shard by shard). */
+  embeddings?: EmbeddingStore;
   release(): Promise<void>;
 }
 
@@ -85,7 +87,7 @@ export async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel
   return {
     name: cfg.name, kind: 'dense', weights: weightsOf(model),
     settings: { model: cfg.model, dir: resolve(model.dir), onnx: model.onnxFile.replace(/^.*\//, ''), pooling: model.pooling, distance: model.distance, layers: model.layers, maxLength: model.maxLength, hnsw: cfg.hnsw ?? false, fingerprint: model.fingerprint },
-    retriever, encoder, release: () => encoder.release(),
+    retriever, encoder, embeddings: emb, release: () => encoder.release(),
   };
 }
 

@@ -210,8 +210,10 @@ export class EmbeddingStore {
       const asked = want.subarray(lo, hi);
       lo = hi;
       if (!inShard(c, opts.shard)) continue;
-      const old = this.readChunk(c);
-      const missing = old ? asked.filter((x) => !sortedHas(old.indices, x)) : asked;
+      // The header's index list says whether anything is missing; the vectors are read only to merge into.
+      const have = this.chunkIndices(c);
+      const missing = have ? asked.filter((x) => !sortedHas(have, x)) : asked;
+      const old = have && missing.length > 0 ? this.readChunk(c) : undefined;
       if (missing.length > 0) {
         const arts = readTexts(texts, missing, c * S, Math.min((c + 1) * S, texts.size));
         const enc = await encoder.encode(arts, (n) => progress.tick(n));
