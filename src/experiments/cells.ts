@@ -6,7 +6,7 @@
  * configuration and seed give byte-identical results. While a cell is computed its lock file
  * (cells/<model>/<group>.json.lock, util/lock.ts) keeps other workers sharing the results folder off it.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CorpusStore } from '../corpus/store.ts';
 import { evaluateRankedLists, type Measure } from '../eval/index.ts';
@@ -19,7 +19,7 @@ import { hashString } from '../util/rng.ts';
 import { groupPath, type PoolGroup } from './plan.ts';
 import type { Retriever } from '../retrieval/retriever.ts';
 import { CitebenchError } from '../util/errors.ts';
-import { tryLock, type HeldLock } from '../util/lock.ts';
+import { staleReason, tryLock, type HeldLock } from '../util/lock.ts';
 
 export interface GroupContext {
   store: CorpusStore;
@@ -95,12 +95,15 @@ export async function runGroup(ctx: GroupContext, group: PoolGroup, queries: Uin
       const c = readCellIfCurrent(join(ctx.resultsDir, cellFile), key);
       return c && existsSync(join(ctx.resultsDir, runFile)) ? c : undefined;
     };
+    const lockPath = join(ctx.resultsDir, `${cellFile}.lock`);
     let cached = current();
     if (cached) {
+      // A worker killed between writing its cell and releasing the lock leaves the lock behind: tidy it.
+      if (existsSync(lockPath) && staleReason(lockPath, { staleMs: ctx.lockStaleMs })) rmSync(lockPath, { force: true });
       cells.push(cached);
       continue;
     }
-    const lock = await lockCell(ctx, join(ctx.resultsDir, `${cellFile}.lock`), `${model.name} ${path}`, current);
+    const lock = await lockCell(ctx, lockPath, `${model.name} ${path}`, current);
     if (!lock) {
       skipped.push(model.name);
       continue;

@@ -9,7 +9,7 @@ import type { CorpusStore } from '../corpus/store.ts';
 import type { Retriever } from '../retrieval/retriever.ts';
 import type { Bm25Index } from '../retrieval/bm25/index-format.ts';
 import { Bm25Retriever } from '../retrieval/bm25/retriever.ts';
-import { Encoder } from '../retrieval/dense/encoder.ts';
+import { Encoder, type Device } from '../retrieval/dense/encoder.ts';
 import { resolveModel, type ModelOptions, type ResolvedModel } from '../retrieval/dense/models.ts';
 import { EmbeddingStore } from '../retrieval/dense/store.ts';
 import { DenseRetriever } from '../retrieval/dense/retriever.ts';
@@ -73,8 +73,8 @@ export function resolveDense(cfg: DenseModelConfig, modelsDir: string | undefine
   }
 }
 
-export async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel, store: CorpusStore, corpusKey: string | undefined, workDir: string, threads: number): Promise<ReadyModel> {
-  const encoder = await Encoder.load(model, { threads });
+export async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel, store: CorpusStore, corpusKey: string | undefined, workDir: string, threads: number, device?: Device): Promise<ReadyModel> {
+  const encoder = await Encoder.load(model, { threads, device });
   // One store per (corpus, model fingerprint): a changed model folder can never reuse stale vectors.
   const embDir = join(workDir, 'embeddings', `${cfg.name}-${model.fingerprint.slice(0, 12)}`);
   const emb = EmbeddingStore.openOrCreate(embDir, {

@@ -37,12 +37,15 @@ import { estimate, formatBytes, formatDuration, groupPath, planGroups, sizeLabel
 import { runMdcrStage } from './mdcr-stage.ts';
 import { QuerySplits } from './splits.ts';
 import { corpusKey } from '../corpus/store-key.ts';
+import type { Device } from '../retrieval/dense/encoder.ts';
 
 export interface RunOptions {
   log?: StageLog;
   threads?: number;
   /** Lock staleness timeout for cells and the prepare stage (default: util/lock.ts). */
   lockStaleMs?: number;
+  /** Where dense encoders run (default cpu; docs/cluster.md). */
+  device?: Device;
 }
 
 /** A part of a run for one cluster task (see the module comment). */
@@ -161,7 +164,7 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
         log(`[models] ${m.name}: skipped — ${resolved.reason.split('\n')[0]} (docs/dense.md says how to add it)`);
         continue;
       }
-      ready.push(await denseRetriever(m, resolved, store, key, cfg.work, threads));
+      ready.push(await denseRetriever(m, resolved, store, key, cfg.work, threads, opts.device));
     }
   }
   if (ready.length === 0) throw new CitebenchError(`no model of ${cfg.name} can run here: ${skipped.map((s) => s.name).join(', ')} skipped (see above)`);

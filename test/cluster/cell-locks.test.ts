@@ -96,7 +96,7 @@ test('citebench run --worker: two workers share one results folder (a stale lock
     assert.match(logs, /bm25-tuned field\/Bio\/r1: another worker holds it; skipped/);
     // Every cell was computed once: the two workers' "computed now" counts add up to all cells but the held one.
     const computed = [a.err, b.err].map((e) => Number(/cells done \((\d+) now\)/.exec(e)![1]));
-    const total = readdirSync(join(root, 'r1', 'cells'), { recursive: true }).filter((f) => String(f).endsWith('.json')).length;
+    const total = (readdirSync(join(root, 'r1', 'cells'), { recursive: true }) as string[]).filter((f) => f.endsWith('.json')).length;
     assert.equal(computed[0] + computed[1], total - 1);
     assert.ok(!existsSync(join(root, 'r2', 'results.json')), 'workers write no results.json');
     // The holder dies; the final run takes its lock over and assembles.

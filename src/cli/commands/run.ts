@@ -3,6 +3,7 @@ import { loadConfig, type ConfigOverrides } from '../../experiments/config.ts';
 import { dryRun, runExperiment, runStage, type RunStage } from '../../experiments/run.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { parseShard, shardLabel } from '../../util/shard.ts';
+import { parseDevice } from '../../retrieval/dense/encoder.ts';
 
 export const usage = `usage: citebench run CONFIG.yaml [--dry-run] [--scale F] [--seed S] [--repeats R] [--articles N]
                      [--store DIR] [--work DIR] [--results DIR] [--threads N]
@@ -26,6 +27,7 @@ options:
   --results DIR  results folder
   --exclude-queries FILE   paper ids (one per line) never used as queries, added to the config's list; repeatable
   --threads N    searcher/encoder threads (default: all cores; on a cluster: the task's CPUs)
+  --device D     dense encoders on cpu (default) | cuda (onnxruntime's CUDA provider; an error when absent) | auto
 
 cluster stages (docs/cluster.md; \`citebench slurm CONFIG\` writes the SLURM jobs): several processes, on one
 machine or several sharing the work and results folders, split one run; a final plain \`citebench run CONFIG\`
@@ -43,7 +45,7 @@ export const optionSpec = {
   'dry-run': { type: 'boolean' }, scale: { type: 'string' }, seed: { type: 'string' }, repeats: { type: 'string' },
   articles: { type: 'string' }, store: { type: 'string' }, work: { type: 'string' }, results: { type: 'string' },
   'exclude-queries': { type: 'string', multiple: true },
-  threads: { type: 'string' }, stage: { type: 'string' }, shard: { type: 'string' }, worker: { type: 'boolean' },
+  threads: { type: 'string' }, device: { type: 'string' }, stage: { type: 'string' }, shard: { type: 'string' }, worker: { type: 'boolean' },
 } as const;
 
 type Values = { [K in keyof typeof optionSpec]?: string | boolean | string[] };
@@ -67,12 +69,13 @@ export async function runConfig(path: string, values: Values): Promise<number> {
   const threads = values.threads === undefined ? undefined : num('threads', values.threads as string);
   if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw new CitebenchError(`--threads must be a positive integer, got ${values.threads}`);
   const shard = parseShard(values.shard as string | undefined);
+  const device = parseDevice(values.device as string | undefined);
   const stage = values.worker ? 'cells' : (values.stage as string | undefined);
   if (values.worker && values.stage !== undefined && values.stage !== 'cells') throw new CitebenchError(`--worker is --stage cells; it cannot go with --stage ${values.stage}`);
   if (stage !== undefined) {
     if (stage !== 'prepare' && stage !== 'encode' && stage !== 'cells') throw new CitebenchError(`--stage must be prepare, encode or cells, got '${stage}'`);
     if (stage === 'prepare' && shard) throw new CitebenchError(`--stage prepare is one task; --shard is for encode and cells`);
-    const o = await runStage(cfg, { stage: stage as RunStage, shard, threads });
+    const o = await runStage(cfg, { stage: stage as RunStage, shard, threads, device });
     console.error(
       `citebench: stage ${o.stage} (${shardLabel(o.shard)}) done` +
         (o.stage === 'encode' ? `: ${o.encoded} articles encoded now` : '') +
@@ -81,7 +84,7 @@ export async function runConfig(path: string, values: Values): Promise<number> {
     return 0;
   }
   if (shard) throw new CitebenchError(`--shard needs --stage encode or --stage cells (a plain run does every cell)`);
-  const { report, reportPath, resultsDir, store } = await runExperiment(cfg, { threads });
+  const { report, reportPath, resultsDir, store } = await runExperiment(cfg, { threads, device });
   console.log(report);
   console.error(`citebench: results in ${resultsDir} (report: ${reportPath})`);
   store.close();
