@@ -11,7 +11,9 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 #  - liblucene8-java + default-jdk-headless: real Lucene 8.7, the BM25 parity oracle in the tests.
 #  - Jupyter (nbconvert, nbclient, ipykernel) from Debian: runs the tslab notebooks, headless in the tests.
 #    (`python3` on PATH may be a pyenv build without Jupyter, so the kernel is registered with /usr/bin/python3.)
-APT_PACKAGES=(liblucene8-java default-jdk-headless jupyter-nbconvert jupyter-client jupyter-core python3-nbclient python3-nbformat python3-ipykernel)
+#  - slurm-wlm + munge: the single-node SLURM cluster of test/cluster/slurm.test.ts (scripts/slurm-local.sh);
+#    nothing is started here.
+APT_PACKAGES=(liblucene8-java default-jdk-headless jupyter-nbconvert jupyter-client jupyter-core python3-nbclient python3-nbformat python3-ipykernel slurm-wlm munge)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -2,7 +2,7 @@
  * SLURM batch scripts for a run (`citebench slurm CONFIG`): one sbatch job per stage — prepare (one task),
  * encode (an array of store-chunk shards, only with dense models), cells (an array of pool-group shards), and
  * assemble (one task: MDCR, results.json, the report) — chained with --dependency=afterok at submission. Each
- * task runs `citebench run CONFIG --stage … --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT` in the
+ * task runs `citebench run CONFIG --stage … --shard $SLURM_ARRAY_TASK_ID/N` in the
  * submitting checkout: nothing but the repository and `bash scripts/setup.sh` is needed on the nodes.
  * Default time and memory requests come from the dry-run estimate (plan.ts), which is for one 2-core machine.
  */
@@ -105,12 +105,13 @@ export function slurmScripts(cfg: ExperimentConfig, o: SlurmOptions): SlurmScrip
     ];
     const run = [q(o.node), '--import', 'tsx', q(o.cli), 'run', ...o.runArgs, '--threads', '"${SLURM_CPUS_PER_TASK:-1}"'];
     if (stage === 'prepare') run.push('--stage', 'prepare');
-    if (stage === 'encode') run.push('--stage', 'encode', '--shard', '"${SLURM_ARRAY_TASK_ID:-0}/${SLURM_ARRAY_TASK_COUNT:-1}"', ...(gpu ? ['--device', 'cuda'] : []));
-    if (stage === 'cells') run.push('--stage', 'cells', '--shard', '"${SLURM_ARRAY_TASK_ID:-0}/${SLURM_ARRAY_TASK_COUNT:-1}"');
+    // N is fixed here, not $SLURM_ARRAY_TASK_COUNT: a failed task resubmitted alone (sbatch --array=I) is still I/N.
+    if (stage === 'encode') run.push('--stage', 'encode', '--shard', `"\${SLURM_ARRAY_TASK_ID:-0}/${tasks}"`, ...(gpu ? ['--device', 'cuda'] : []));
+    if (stage === 'cells') run.push('--stage', 'cells', '--shard', `"\${SLURM_ARRAY_TASK_ID:-0}/${tasks}"`);
     const body = [
-      'echo "citebench: $(date -Is) start on $(hostname) (job ${SLURM_JOB_ID:-none} task ${SLURM_ARRAY_TASK_ID:-0})"',
+      'echo "citebench: start $(date +%s.%N) on $(hostname) (job ${SLURM_JOB_ID:-none} task ${SLURM_ARRAY_TASK_ID:-0})"',
       `${run.join(' ')}${stage === 'assemble' ? ' > /dev/null' : ''}`,
-      'echo "citebench: $(date -Is) done"',
+      'echo "citebench: done $(date +%s.%N)"',
     ];
     return { stage, file: `${o.dir}/${stage}.sbatch`, tasks, text: [...head, ...body].join('\n') + '\n' };
   });

@@ -15,11 +15,13 @@ export const usage = `usage: citebench slurm CONFIG.yaml [--dry-run | --submit] 
 Write the SLURM batch scripts of a run (docs/cluster.md): prepare (one task: corpus, BM25 index, tuning),
 encode (an --array of store-chunk shards; only with dense models), cells (an --array of pool-group shards;
 a lock per cell), assemble (one task: MDCR, results.json, report.md — the bytes one process writes). Each task
-runs \`citebench run CONFIG --stage … --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT\` in this
+runs \`citebench run CONFIG --stage … --shard $SLURM_ARRAY_TASK_ID/N\` in this
 checkout (the nodes need the repository and \`bash scripts/setup.sh\`, and the work/results folders shared).
 Time and memory requests default to the dry-run estimate per task (\`citebench run CONFIG --dry-run\`).
   --dry-run        print the scripts, write and submit nothing
-  --submit         write the scripts and submit them with sbatch, each stage --dependency=afterok on the last
+  --submit         write the scripts and submit them with sbatch, each stage --dependency=afterok on the last;
+                   a failed or cancelled task I: \`sbatch --array=I DIR/<stage>.sbatch\`, then the later stages
+                   again (docs/cluster.md)
   --dir DIR        where the scripts go; logs in DIR/logs/<stage>-<job>_<task>.out (default <results>/slurm)
   --encode-tasks N --cell-tasks N   array sizes (default 8 each)
   --cpus N         CPUs per task (default 2; the tasks run with --threads $SLURM_CPUS_PER_TASK)
