@@ -35,6 +35,7 @@ import { bm25Retriever, denseRetriever, isSkipped, resolveDense, type ReadyModel
 import { runGroup, type GroupContext } from './cells.ts';
 import { estimate, formatBytes, formatDuration, groupPath, planGroups, sizeLabel, type PoolGroup } from './plan.ts';
 import { runMdcrStage } from './mdcr-stage.ts';
+import { storeArticles } from './slurm.ts';
 import { QuerySplits } from './splits.ts';
 import { corpusKey } from '../corpus/store-key.ts';
 import type { Device } from '../retrieval/dense/encoder.ts';
@@ -86,9 +87,11 @@ export function dryRun(cfg: ExperimentConfig): string {
   if (f) lines.push(`field level: ${f.fields.length} fields × ${f.queries} queries, pools of ${sizeLabel(f.pool)} × ≤ ${f.repeats} repeats (one where the field-cited set is not larger)`);
   if (cfg.protocols.mdcr) lines.push(`MDCR: test = the field-level queries, val = ${f!.queries} disjoint queries per field; ${cfg.protocols.mdcr.positives} positives + 6 types × ${cfg.protocols.mdcr.perType} negatives`);
   lines.push(`cells: ${groups.length} pool groups × ${cfg.models.length} models = ${groups.length * cfg.models.length} (top ${cfg.k}; ${cfg.measures.join(', ')})`);
+  const articles = storeArticles(cfg);
   lines.push('', 'estimate on a 2-core machine (per-unit costs from docs/benchmarks.md; rough):');
+  if (cfg.corpus.store && articles === undefined) lines.push(`  (corpus store ${cfg.corpus.store} not built yet: index and BM25 sizes below leave it out)`);
   let total = 0;
-  for (const e of estimate(cfg, groups)) {
+  for (const e of estimate(cfg, groups, articles)) {
     total += e.seconds;
     lines.push(`  ${e.stage.padEnd(44)} ${formatDuration(e.seconds).padStart(9)}   peak ≈ ${formatBytes(e.bytes)}`);
   }

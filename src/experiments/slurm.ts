@@ -6,6 +6,8 @@
  * submitting checkout: nothing but the repository and `bash scripts/setup.sh` is needed on the nodes.
  * Default time and memory requests come from the dry-run estimate (plan.ts), which is for one 2-core machine.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ExperimentConfig } from './config.ts';
 import { estimate, formatBytes, formatDuration, planGroups } from './plan.ts';
 
@@ -60,8 +62,20 @@ function slurmMem(bytes: number): string {
 }
 
 /** Per-stage time and memory of the dry-run estimate, per task (with a 2× margin on time). */
+/** Articles of the config's corpus store when it is built already (the estimate needs it for index sizes). */
+export function storeArticles(cfg: ExperimentConfig): number | undefined {
+  const meta = cfg.corpus.store ? join(cfg.corpus.store, 'meta.json') : undefined;
+  if (!meta || !existsSync(meta)) return undefined;
+  try {
+    const n = (JSON.parse(readFileSync(meta, 'utf8')) as { articles?: number }).articles;
+    return typeof n === 'number' ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function stageNeeds(cfg: ExperimentConfig, encodeTasks: number, cellTasks: number): Record<SlurmStage, { seconds: number; bytes: number; note: string }> {
-  const est = estimate(cfg, planGroups(cfg));
+  const est = estimate(cfg, planGroups(cfg), storeArticles(cfg));
   const sum = (f: (s: string) => boolean) => est.filter((e) => f(e.stage)).reduce((a, e) => a + e.seconds, 0);
   const peak = (f: (s: string) => boolean) => est.filter((e) => f(e.stage)).reduce((a, e) => Math.max(a, e.bytes), 0);
   const isPrep = (s: string) => s.startsWith('corpus') || s.startsWith('BM25 index');

@@ -10,7 +10,7 @@ import { optionSpec as runSpec, overridesOf } from './run.ts';
 
 export const usage = `usage: citebench slurm CONFIG.yaml [--dry-run | --submit] [--dir DIR] [--encode-tasks 8] [--cell-tasks 8]
                        [--cpus 2] [--partition P] [--gpu-partition P --gpus 1] [--account A]
-                       [--mem STAGE=4G …] [--time STAGE=2:00:00 …] [--sbatch '--qos=long' …] [run options]
+                       [--mem STAGE=4G …] [--time STAGE=2:00:00 …] [--sbatch=--qos=long …] [run options]
 
 Write the SLURM batch scripts of a run (docs/cluster.md): prepare (one task: corpus, BM25 index, tuning),
 encode (an --array of store-chunk shards; only with dense models), cells (an --array of pool-group shards;
@@ -28,7 +28,7 @@ Time and memory requests default to the dry-run estimate per task (\`citebench r
   --partition P    partition of every job;  --gpu-partition P, --gpus N: the encode stage on GPUs instead
                    (--gres=gpu:N, encoders with --device cuda; docs/cluster.md says what the nodes need)
   --mem S=M, --time S=T   per stage (prepare, encode, cells, assemble); repeatable
-  --sbatch OPT     an extra #SBATCH line for every job; repeatable
+  --sbatch=OPT     an extra #SBATCH line for every job (--sbatch=--qos=long); repeatable
 run options (passed to every task): --scale --seed --repeats --articles --store --work --results --exclude-queries`;
 
 const spec = {
