@@ -59,7 +59,7 @@ export function parseDevice(v: string | undefined): Device {
 /**
  * Where onnxruntime-node's CUDA execution provider would be: the npm package ships the CPU runtime only and
  * fetches libonnxruntime_providers_cuda.so at install time (a machine with internet and the CUDA toolkit,
- * ONNXRUNTIME_NODE_INSTALL_CUDA not 'skip'). Undefined when this installation has it.
+ * forced with ONNXRUNTIME_NODE_INSTALL=cuda12). Undefined when this installation has it.
  */
 export function cudaProviderMissing(): string | undefined {
   let bin: string;
@@ -75,7 +75,7 @@ export function cudaProviderMissing(): string | undefined {
 
 const NO_CUDA_HINT =
   'onnxruntime-node downloads its CUDA provider when it is installed on a machine with internet access and the CUDA ' +
-  'toolkit: run `ONNXRUNTIME_NODE_INSTALL_CUDA=v12 npm rebuild onnxruntime-node` there (docs/cluster.md), or use --device cpu';
+  'toolkit: run `ONNXRUNTIME_NODE_INSTALL=cuda12 npm rebuild onnxruntime-node` there (docs/cluster.md), or use --device cpu';
 
 export class Encoder {
   readonly dim: number;
