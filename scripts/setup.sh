@@ -13,7 +13,9 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 #    (`python3` on PATH may be a pyenv build without Jupyter, so the kernel is registered with /usr/bin/python3.)
 #  - chromium (driven by playwright-core: nothing downloads a browser) prints the report's PDF and runs the
 #    report's browser test; poppler-utils (pdftotext, pdfinfo) checks the PDF; fonts-dejavu-core is the font.
-APT_PACKAGES=(liblucene8-java default-jdk-headless jupyter-nbconvert jupyter-client jupyter-core python3-nbclient python3-nbformat python3-ipykernel chromium poppler-utils fonts-dejavu-core)
+#  - slurm-wlm + munge: the single-node SLURM cluster of test/cluster/slurm.test.ts (scripts/slurm-local.sh);
+#    nothing is started here.
+APT_PACKAGES=(liblucene8-java default-jdk-headless jupyter-nbconvert jupyter-client jupyter-core python3-nbclient python3-nbformat python3-ipykernel chromium poppler-utils fonts-dejavu-core slurm-wlm munge)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -32,5 +32,7 @@ export const commands: CommandEntry[] = [
   { name: 'bm25 search', summary: 'BM25 top-k for query articles over the corpus or a pool; writes a TREC run', load: () => import('./commands/bm25-search.ts') },
   { name: 'bm25 tune', summary: 'grid search of BM25 k1 and b on a validation split (eval module measure)', load: () => import('./commands/bm25-tune.ts') },
   { name: 'encode', summary: 'encode corpus articles with a transformer encoder into a resumable embedding store', load: () => import('./commands/encode.ts') },
+  { name: 'merge-runs', summary: 'join the TREC runs of query shards (--shard I/N) into the unsharded run, byte for byte', load: () => import('./commands/merge-runs.ts') },
   { name: 'dense search', summary: 'dense top-k (exact or HNSW) for query articles over a pool; writes a TREC run', load: () => import('./commands/dense-search.ts') },
+  { name: 'slurm', summary: 'write (and submit) SLURM array jobs for a configuration: prepare, encode shards, cells, assemble', load: () => import('./commands/slurm.ts') },
 ];

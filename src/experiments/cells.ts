@@ -3,9 +3,10 @@
  * and then its cell record, each atomically; the cell record is written last and holds a key hashing everything
  * that determines it, so a killed run resumes at the first cell without a current record, and a changed
  * setting (k1, a model folder, the corpus…) never reuses a stale number. Cell files hold no timings: the same
- * configuration and seed give byte-identical results.
+ * configuration and seed give byte-identical results. While a cell is computed its lock file
+ * (cells/<model>/<group>.json.lock, util/lock.ts) keeps other workers sharing the results folder off it.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CorpusStore } from '../corpus/store.ts';
 import { evaluateRankedLists, type Measure } from '../eval/index.ts';
@@ -18,6 +19,7 @@ import { hashString } from '../util/rng.ts';
 import { groupPath, type PoolGroup } from './plan.ts';
 import type { Retriever } from '../retrieval/retriever.ts';
 import { CitebenchError } from '../util/errors.ts';
+import { staleReason, tryLock, type HeldLock } from '../util/lock.ts';
 
 export interface GroupContext {
   store: CorpusStore;
@@ -35,6 +37,13 @@ export interface GroupContext {
    */
   emptyLists?: 'zero' | 'error';
   log: (line: string) => void;
+  /**
+   * A cell whose lock a live worker holds: 'wait' (default) until that worker finishes it or dies; 'skip' it
+   * (a `--worker` moves on to other cells; the final run picks up whatever is left).
+   */
+  locked?: 'wait' | 'skip';
+  /** Lock staleness timeout (default: util/lock.ts). */
+  lockStaleMs?: number;
 }
 
 export interface GroupResult {
@@ -42,6 +51,8 @@ export interface GroupResult {
   cells: CellRecord[];
   /** Each model's lists in memory when it was searched now (cached cells are read back on demand). */
   lists: Map<string, RankedLists>;
+  /** Models whose cell another live worker holds (locked: 'skip' only); not in `cells`. */
+  skipped: string[];
 }
 
 /** What a cell needs of a model: its name (file names, tables) and its retriever. */
@@ -75,42 +86,95 @@ export async function runGroup(ctx: GroupContext, group: PoolGroup, queries: Uin
 
   const cells: CellRecord[] = [];
   const lists = new Map<string, RankedLists>();
+  const skipped: string[] = [];
   for (const model of models) {
     const key = cellKey(ctx, group, model.retriever);
     const cellFile = `cells/${model.name}/${path}.json`;
     const runFile = `runs/${model.name}/${path}.trec`;
-    const cached = readCellIfCurrent(join(ctx.resultsDir, cellFile), key);
-    if (cached && existsSync(join(ctx.resultsDir, runFile))) {
+    const current = () => {
+      const c = readCellIfCurrent(join(ctx.resultsDir, cellFile), key);
+      return c && existsSync(join(ctx.resultsDir, runFile)) ? c : undefined;
+    };
+    const lockPath = join(ctx.resultsDir, `${cellFile}.lock`);
+    let cached = current();
+    if (cached) {
+      // A worker killed between writing its cell and releasing the lock leaves the lock behind: tidy it.
+      if (existsSync(lockPath) && staleReason(lockPath, { staleMs: ctx.lockStaleMs })) rmSync(lockPath, { force: true });
       cells.push(cached);
       continue;
     }
-    const t0 = performance.now();
-    const label = `${model.name} ${path}`;
-    ctx.log(`${label}: ${queries.length} queries over ${pool.members.length} articles`);
-    const run = await model.retriever.search({ queries, pool: pool.members, k: ctx.k, excludeSelf: true });
-    let empty = 0;
-    for (let q = 0; q < queries.length; q++) if (run.offsets[q + 1] === run.offsets[q]) empty++;
-    if (empty && ctx.emptyLists === 'error') {
-      const first = queries.find((_, q) => run.offsets[q + 1] === run.offsets[q])!;
-      throw new CitebenchError(`${label}: ${empty} of ${queries.length} queries got an empty ranked list (first: ${store.id(first)}); with emptyLists 'zero' they count 0`);
+    const lock = await lockCell(ctx, lockPath, `${model.name} ${path}`, current);
+    if (!lock) {
+      skipped.push(model.name);
+      continue;
     }
-    writeRun(join(ctx.resultsDir, runFile), { qids, docnos: (d) => store.id(d), run, tag: model.name });
-    // An empty list is a query that retrieved nothing: it counts 0 in every mean (trec_eval -c), never drops out.
-    const res = evaluateRankedLists(run, qrels, ctx.measures, { docOrder: store.idOrder, options: { missing: 'zero' } });
-    const cell: CellRecord = {
-      key, model: model.name, protocol: group.protocol, split: group.split, field: group.field, poolSize: group.poolSize,
-      poolMembers: pool.members.length, repeat: group.repeat, queries: queries.length, emptyLists: empty,
-      means: Object.fromEntries(ctx.measureNames.map((n, m) => [n, res.summary[m]])),
-      perQuery: Object.fromEntries(ctx.measureNames.map((n, m) => [n, Array.from(res.perQuery[m])])),
-      queryIds: qids,
-      files: { run: runFile, qrels: qrelsFile },
-    };
-    writeFileAtomic(join(ctx.resultsDir, cellFile), JSON.stringify(cell) + '\n');
-    ctx.log(`${label}: ${ctx.measureNames.map((n) => `${n} ${(100 * cell.means[n]).toFixed(1)}`).join(', ')} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
-    cells.push(cell);
-    lists.set(model.name, run);
+    try {
+      // Another worker may have finished the cell between our check and our lock.
+      cached = current();
+      if (cached) {
+        cells.push(cached);
+        continue;
+      }
+      const r = await computeCell(ctx, group, model, key, queries, pool, qids, qrels, qrelsFile, cellFile, runFile);
+      cells.push(r.cell);
+      lists.set(model.name, r.run);
+    } finally {
+      if (lock !== 'done') lock.release();
+    }
   }
-  return { pool, cells, lists };
+  return { pool, cells, lists, skipped };
+}
+
+/**
+ * Take a cell's lock. A live holder: with locked 'skip' return undefined; with 'wait' poll until the cell is
+ * written ('done') or the lock is free or stale (a dead worker's lock is taken over, util/lock.ts).
+ */
+async function lockCell(ctx: GroupContext, path: string, label: string, done: () => CellRecord | undefined): Promise<HeldLock | 'done' | undefined> {
+  let said = false;
+  for (;;) {
+    const held = tryLock(path, { staleMs: ctx.lockStaleMs, onTakeover: (why, was) => ctx.log(`${label}: taking over a stale lock (${why}; was ${was})`) });
+    if (held) return held;
+    if (ctx.locked === 'skip') {
+      ctx.log(`${label}: another worker holds it; skipped`);
+      return undefined;
+    }
+    if (!said) ctx.log(`${label}: another worker holds it; waiting`);
+    said = true;
+    await new Promise((r) => setTimeout(r, 500));
+    if (done()) return 'done';
+  }
+}
+
+async function computeCell(
+  ctx: GroupContext, group: PoolGroup, model: CellModel, key: string, queries: Uint32Array, pool: Pool, qids: string[],
+  qrels: { offsets: Uint32Array; docs: Uint32Array; labels: Int32Array }, qrelsFile: string, cellFile: string, runFile: string,
+): Promise<{ cell: CellRecord; run: RankedLists }> {
+  const { store } = ctx;
+  const path = groupPath(group);
+  const t0 = performance.now();
+  const label = `${model.name} ${path}`;
+  ctx.log(`${label}: ${queries.length} queries over ${pool.members.length} articles`);
+  const run = await model.retriever.search({ queries, pool: pool.members, k: ctx.k, excludeSelf: true });
+  let empty = 0;
+  for (let q = 0; q < queries.length; q++) if (run.offsets[q + 1] === run.offsets[q]) empty++;
+  if (empty && ctx.emptyLists === 'error') {
+    const first = queries.find((_, q) => run.offsets[q + 1] === run.offsets[q])!;
+    throw new CitebenchError(`${label}: ${empty} of ${queries.length} queries got an empty ranked list (first: ${store.id(first)}); with emptyLists 'zero' they count 0`);
+  }
+  writeRun(join(ctx.resultsDir, runFile), { qids, docnos: (d) => store.id(d), run, tag: model.name });
+  // An empty list is a query that retrieved nothing: it counts 0 in every mean (trec_eval -c), never drops out.
+  const res = evaluateRankedLists(run, qrels, ctx.measures, { docOrder: store.idOrder, options: { missing: 'zero' } });
+  const cell: CellRecord = {
+    key, model: model.name, protocol: group.protocol, split: group.split, field: group.field, poolSize: group.poolSize,
+    poolMembers: pool.members.length, repeat: group.repeat, queries: queries.length, emptyLists: empty,
+    means: Object.fromEntries(ctx.measureNames.map((n, m) => [n, res.summary[m]])),
+    perQuery: Object.fromEntries(ctx.measureNames.map((n, m) => [n, Array.from(res.perQuery[m])])),
+    queryIds: qids,
+    files: { run: runFile, qrels: qrelsFile },
+  };
+  writeFileAtomic(join(ctx.resultsDir, cellFile), JSON.stringify(cell) + '\n');
+  ctx.log(`${label}: ${ctx.measureNames.map((n) => `${n} ${(100 * cell.means[n]).toFixed(1)}`).join(', ')} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  return { cell, run };
 }
 
 function readCellIfCurrent(path: string, key: string): CellRecord | undefined {

@@ -9,7 +9,7 @@ import type { CorpusStore } from '../corpus/store.ts';
 import type { Retriever } from '../retrieval/retriever.ts';
 import type { Bm25Index } from '../retrieval/bm25/index-format.ts';
 import { Bm25Retriever } from '../retrieval/bm25/retriever.ts';
-import { Encoder } from '../retrieval/dense/encoder.ts';
+import { Encoder, type Device } from '../retrieval/dense/encoder.ts';
 import { resolveModel, type ModelOptions, type ResolvedModel } from '../retrieval/dense/models.ts';
 import { EmbeddingStore } from '../retrieval/dense/store.ts';
 import { DenseRetriever } from '../retrieval/dense/retriever.ts';
@@ -31,6 +31,8 @@ export interface ReadyModel extends ModelInfo {
   retriever: Retriever;
   /** Dense models: the loaded encoder (MDCR scores its pairs with it). */
   encoder?: Encoder;
+  /** Dense models: their embedding store (the runner's encode stage fills it, shard by shard). */
+  embeddings?: EmbeddingStore;
   release(): Promise<void>;
 }
 
@@ -71,8 +73,8 @@ export function resolveDense(cfg: DenseModelConfig, modelsDir: string | undefine
   }
 }
 
-export async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel, store: CorpusStore, corpusKey: string | undefined, workDir: string, threads: number): Promise<ReadyModel> {
-  const encoder = await Encoder.load(model, { threads });
+export async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel, store: CorpusStore, corpusKey: string | undefined, workDir: string, threads: number, device?: Device): Promise<ReadyModel> {
+  const encoder = await Encoder.load(model, { threads, device });
   // One store per (corpus, model fingerprint): a changed model folder can never reuse stale vectors.
   const embDir = join(workDir, 'embeddings', `${cfg.name}-${model.fingerprint.slice(0, 12)}`);
   const emb = EmbeddingStore.openOrCreate(embDir, {
@@ -85,7 +87,7 @@ export async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel
   return {
     name: cfg.name, kind: 'dense', weights: weightsOf(model),
     settings: { model: cfg.model, dir: resolve(model.dir), onnx: model.onnxFile.replace(/^.*\//, ''), pooling: model.pooling, distance: model.distance, layers: model.layers, maxLength: model.maxLength, hnsw: cfg.hnsw ?? false, fingerprint: model.fingerprint },
-    retriever, encoder, release: () => encoder.release(),
+    retriever, encoder, embeddings: emb, release: () => encoder.release(),
   };
 }
 

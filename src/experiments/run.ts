@@ -1,9 +1,17 @@
 /**
  * `citebench run CONFIG`: every protocol × model × pool size × repeat of a configuration, resumably, into one
  * results folder (layout in report/results.ts). Stages: corpus → BM25 index → models (tuning, dense encoders)
- * → pool groups (dataset level §3.1, field level §3.2) → MDCR (§4) → results.json → Markdown report.
- * Every stage and cell is reused when its output exists for the same inputs.
+ * → encode (dense models: every article of the plan's pools and queries) → pool groups (dataset level §3.1,
+ * field level §3.2) → MDCR (§4) → results.json → Markdown report. Every stage and cell is reused when its
+ * output exists for the same inputs.
+ *
+ * On a cluster (docs/cluster.md) the same run is split into stages that share the work and results folders:
+ * `runStage` 'prepare' (corpus, index, tuning, store manifests; one task), 'encode' with a shard (chunks
+ * c mod N = I of every dense store), 'cells' with a shard (pool groups g mod N = I; a lock per cell), then a
+ * plain `runExperiment` assembles: every cell exists, so it only reads them back, runs MDCR and writes the
+ * report — the same bytes as one process.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { CorpusStore } from '../corpus/store.ts';
@@ -19,18 +27,45 @@ import { loadPaperNumbers } from '../report/paper-numbers.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { Progress } from '../util/progress.ts';
+import { hashString } from '../util/rng.ts';
+import { tryLock } from '../util/lock.ts';
+import { inShard, shardLabel, type Shard } from '../util/shard.ts';
 import { canonicalConfig, configHash, type ExperimentConfig } from './config.ts';
 import { prepareBm25Index, prepareCorpus, type CorpusInfo, type StageLog } from './corpus-stage.ts';
 import { bm25Retriever, denseRetriever, isSkipped, resolveDense, type ReadyModel, type SkippedModel } from './models.ts';
 import { runGroup, type GroupContext } from './cells.ts';
 import { estimate, formatBytes, formatDuration, groupPath, planGroups, sizeLabel, type PoolGroup } from './plan.ts';
 import { runMdcrStage } from './mdcr-stage.ts';
+import { storeArticles } from './slurm.ts';
 import { QuerySplits } from './splits.ts';
 import { corpusKey } from '../corpus/store-key.ts';
+import type { Device } from '../retrieval/dense/encoder.ts';
 
 export interface RunOptions {
   log?: StageLog;
   threads?: number;
+  /** Lock staleness timeout for cells and the prepare stage (default: util/lock.ts). */
+  lockStaleMs?: number;
+  /** Where dense encoders run (default cpu; docs/cluster.md). */
+  device?: Device;
+}
+
+/** A part of a run for one cluster task (see the module comment). */
+export type RunStage = 'prepare' | 'encode' | 'cells';
+
+export interface StageOptions extends RunOptions {
+  stage: RunStage;
+  /** encode: chunks c mod N = I; cells: pool groups g mod N = I (plan order). Default: all. */
+  shard?: Shard;
+}
+
+export interface StageOutcome {
+  stage: RunStage;
+  shard?: Shard;
+  /** Articles encoded now (encode stage). */
+  encoded: number;
+  /** Cells of this task's groups: already there or computed now; held by another live worker and skipped. */
+  cells: { done: number; computed: number; skipped: number };
 }
 
 export interface RunOutcome {
@@ -53,13 +88,11 @@ export function dryRun(cfg: ExperimentConfig): string {
   if (f) lines.push(`field level: ${f.fields.length} fields × ${f.queries} queries, pools of ${sizeLabel(f.pool)} × ≤ ${f.repeats} repeats (one where the field-cited set is not larger)`);
   if (cfg.protocols.mdcr) lines.push(`MDCR: test = the field-level queries, val = ${f!.queries} disjoint queries per field; ${cfg.protocols.mdcr.positives} positives + 6 types × ${cfg.protocols.mdcr.perType} negatives`);
   lines.push(`cells: ${groups.length} pool groups × ${cfg.models.length} models = ${groups.length * cfg.models.length} (top ${cfg.k}; ${cfg.measures.join(', ')})`);
+  const articles = storeArticles(cfg);
   lines.push('', 'estimate on a 2-core machine (per-unit costs from docs/benchmarks.md; rough):');
+  if (cfg.corpus.store && articles === undefined) lines.push(`  (corpus store ${cfg.corpus.store} not built yet: assuming ${Math.round(16e6 * cfg.scale)} articles, the paper's prefiltered S2ORC × scale)`);
   let total = 0;
-  // A given store's size, when it is there; otherwise the paper's 16 M prefiltered articles × scale.
-  let storeArticles: number | undefined;
-  if (cfg.corpus.store && existsSync(join(cfg.corpus.store, 'meta.json'))) storeArticles = CorpusStore.open(cfg.corpus.store).size;
-  if (cfg.corpus.store && storeArticles === undefined) lines.push(`(corpus store ${cfg.corpus.store} not found: assuming ${Math.round(16e6 * cfg.scale)} articles, the paper's prefiltered S2ORC × scale)`);
-  const est = estimate(cfg, groups, storeArticles);
+  const est = estimate(cfg, groups, articles);
   const w = Math.max(...est.map((e) => e.stage.length));
   for (const e of est) {
     total += e.seconds;
@@ -70,7 +103,23 @@ export function dryRun(cfg: ExperimentConfig): string {
   return lines.join('\n');
 }
 
-export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}): Promise<RunOutcome> {
+interface Prepared {
+  store: CorpusStore;
+  info: CorpusInfo;
+  ready: ReadyModel[];
+  skipped: SkippedModel[];
+  tuning: TuningRecord[];
+  splits: QuerySplits;
+  excluded: ReturnType<typeof loadQueryExclusion>;
+  ctx: GroupContext;
+  groups: PoolGroup[];
+  timed: <T>(stage: string, f: () => Promise<T>) => Promise<T>;
+  timings: Record<string, number>;
+  log: StageLog;
+}
+
+/** Stages 1–3: corpus, BM25 index (under a lock: concurrent workers build them once), models. */
+async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepared> {
   const log = opts.log ?? ((l: string) => console.error(l));
   const threads = opts.threads ?? availableParallelism();
   const timings: Record<string, number> = {};
@@ -87,9 +136,12 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
   const measures = cfg.measures.map((m) => parseMeasure(m)[0]);
 
   // 1–2. corpus and index
-  const { store, info } = await timed('corpus', () => prepareCorpus(cfg, (l) => log(`[corpus] ${l}`)));
   const bm25Models = cfg.models.filter((m) => m.kind === 'bm25');
-  const bm25Index = bm25Models.length ? await timed('bm25 index', () => prepareBm25Index(cfg, store, info, (l) => log(`[index] ${l}`))) : undefined;
+  const { store, info, bm25Index } = await underLock(join(cfg.work, 'prepare.lock'), opts, log, async () => {
+    const { store, info } = await timed('corpus', () => prepareCorpus(cfg, (l) => log(`[corpus] ${l}`)));
+    const bm25Index = bm25Models.length ? await timed('bm25 index', () => prepareBm25Index(cfg, store, info, (l) => log(`[index] ${l}`))) : undefined;
+    return { store, info, bm25Index };
+  });
 
   // Query exclusion lists (paper: SPECTER's and SciNCL's training queries) and the splits.
   const excluded = loadQueryExclusion(store, cfg.excludeQueries);
@@ -106,7 +158,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
     if (m.kind === 'bm25') {
       let params = { k1: m.k1, b: m.b };
       if (m.tune) {
-        const t = await timed(`tune ${m.name}`, () => tune(cfg, store, splits, m, bm25Index!.index, threads, log));
+        const t = await timed(`tune ${m.name}`, () => tuneCached(cfg, store, splits, m, bm25Index!.index, threads, log, sampleKey));
         tuning.push(t);
         params = t.chosen;
       }
@@ -118,32 +170,126 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
         log(`[models] ${m.name}: skipped — ${resolved.reason.split('\n')[0]} (docs/dense.md says how to add it)`);
         continue;
       }
-      ready.push(await denseRetriever(m, resolved, store, key, cfg.work, threads));
+      ready.push(await denseRetriever(m, resolved, store, key, cfg.work, threads, opts.device));
     }
   }
   if (ready.length === 0) throw new CitebenchError(`no model of ${cfg.name} can run here: ${skipped.map((s) => s.name).join(', ')} skipped (see above)`);
 
-  // 4. pool groups: every model searches the same queries and pool
   const ctx: GroupContext = {
     store, resultsDir: dir, seed: cfg.seed, queryYear: cfg.queryYear, k: cfg.k, measureNames: cfg.measures, measures, sampleKey, emptyLists: cfg.emptyLists,
-    log: (l) => log(`[cells] ${l}`),
+    log: (l) => log(`[cells] ${l}`), lockStaleMs: opts.lockStaleMs,
   };
-  const groups = planGroups(cfg);
+  return { store, info, ready, skipped, tuning, splits, excluded, ctx, groups: planGroups(cfg), timed, timings, log };
+}
+
+/** Run `f` holding the lock at `path`, waiting while a live worker holds it. */
+async function underLock<T>(path: string, opts: RunOptions, log: StageLog, f: () => Promise<T>): Promise<T> {
+  let said = false;
+  for (;;) {
+    const held = tryLock(path, { staleMs: opts.lockStaleMs, onTakeover: (why) => log(`[prepare] taking over a stale lock ${path} (${why})`) });
+    if (held) {
+      try {
+        return await f();
+      } finally {
+        held.release();
+      }
+    }
+    if (!said) log(`[prepare] another worker is preparing the corpus and index (${path}); waiting`);
+    said = true;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/**
+ * Field-level repeats beyond the first are dropped where the field-cited set holds no more than one pool
+ * (exhaustion does not depend on the repeat, so a shard that did not run repeat 1 can tell too).
+ */
+function exhaustedField(p: Prepared, cfg: ExperimentConfig, g: PoolGroup, memo: Map<string, boolean>): boolean {
+  if (g.protocol !== 'field') return false;
+  const fkey = `${g.split}/${g.field}`;
+  if (!memo.has(fkey)) {
+    const queries = p.splits.get(g.protocol, g.split, g.field);
+    memo.set(fkey, samplePool(p.store, queries, { size: g.poolSize, repeat: 1, seed: cfg.seed, field: g.field ?? undefined, queryYear: cfg.queryYear, split: g.split }).exhausted);
+  }
+  return memo.get(fkey)!;
+}
+
+/**
+ * Stage 3b: every article a dense model will search — the queries and pools of every group — encoded before
+ * any cell, chunk by chunk (a shard: chunks c mod N = I). Each chunk is encoded in one call whichever process
+ * does it, so a sharded encode and a single process write the same bytes.
+ */
+async function encodePlan(p: Prepared, cfg: ExperimentConfig, shard?: Shard): Promise<number> {
+  const dense = p.ready.filter((m) => m.embeddings && m.encoder);
+  if (!dense.length) return 0;
+  const mark = new Uint8Array(p.store.size);
+  const memo = new Map<string, boolean>();
+  for (const g of p.groups) {
+    if (g.repeat > 1 && exhaustedField(p, cfg, g, memo)) continue;
+    const queries = p.splits.get(g.protocol, g.split, g.field);
+    for (const q of queries) mark[q] = 1;
+    const pool = samplePool(p.store, queries, { size: g.poolSize, repeat: g.repeat, seed: cfg.seed, field: g.field ?? undefined, queryYear: cfg.queryYear, split: g.split });
+    for (const d of pool.members) mark[d] = 1;
+  }
+  let n = 0;
+  for (let i = 0; i < mark.length; i++) n += mark[i];
+  const union = new Uint32Array(n);
+  for (let i = 0, k = 0; i < mark.length; i++) if (mark[i]) union[k++] = i;
+  let encoded = 0;
+  for (const m of dense) {
+    const now = await p.timed(`encode ${m.name}`, () => m.embeddings!.encodeMissing(m.encoder!, p.store, union, { shard, progress: true }));
+    p.log(`[encode] ${m.name}: ${now} articles encoded now (${shardLabel(shard)} of the ${union.length} the plan searches)`);
+    encoded += now;
+  }
+  return encoded;
+}
+
+/** One stage of a run for a cluster task; the final `runExperiment` assembles (module comment). */
+export async function runStage(cfg: ExperimentConfig, opts: StageOptions): Promise<StageOutcome> {
+  const p = await prepare(cfg, opts);
+  const out: StageOutcome = { stage: opts.stage, shard: opts.shard, encoded: 0, cells: { done: 0, computed: 0, skipped: 0 } };
+  try {
+    if (opts.stage === 'prepare') return out;
+    out.encoded = await encodePlan(p, cfg, opts.stage === 'encode' ? opts.shard : undefined);
+    if (opts.stage === 'encode') return out;
+    const ctx: GroupContext = { ...p.ctx, locked: 'skip' };
+    const memo = new Map<string, boolean>();
+    for (const [gi, g] of p.groups.entries()) {
+      if (!inShard(gi, opts.shard)) continue;
+      if (g.repeat > 1 && exhaustedField(p, cfg, g, memo)) continue;
+      const r = await runGroup(ctx, g, p.splits.get(g.protocol, g.split, g.field), p.ready);
+      out.cells.done += r.cells.length;
+      out.cells.computed += r.lists.size;
+      out.cells.skipped += r.skipped.length;
+    }
+    return out;
+  } finally {
+    for (const m of p.ready) await m.release();
+    p.store.close();
+  }
+}
+
+export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}): Promise<RunOutcome> {
+  const p = await prepare(cfg, opts);
+  const { store, info, ready, skipped, tuning, splits, excluded, ctx, groups, timed, timings, log } = p;
+  const dir = cfg.results;
+  await encodePlan(p, cfg);
+
+  // 4. pool groups: every model searches the same queries and pool
   const progress = new Progress({ label: 'cells', total: groups.length * ready.length, unit: 'cells' });
   const cells: CellSummary[] = [];
   const fieldRepeats: Record<string, number> = {};
-  const exhausted = new Set<string>();
+  const exhausted = new Map<string, boolean>();
   const fieldPools = new Map<string, Uint32Array>();
   await timed('cells', async () => {
     for (const g of groups) {
-      const fkey = `${g.split}/${g.field}`;
-      if (g.protocol === 'field' && exhausted.has(fkey)) {
+      if (g.repeat > 1 && exhaustedField(p, cfg, g, exhausted)) {
         progress.tick(ready.length);
         continue; // the field-cited set holds no more than one pool: no other repeat to draw
       }
       const queries = splits.get(g.protocol, g.split, g.field);
       const r = await runGroup(ctx, g, queries, ready);
-      if (g.protocol === 'field' && r.pool.exhausted) exhausted.add(fkey);
+      if (g.protocol === 'field' && g.repeat === 1) exhausted.set(`${g.split}/${g.field}`, r.pool.exhausted);
       if (g.protocol === 'field' && g.split === 'test') fieldRepeats[FIELD_ABBREV[g.field!]] = g.repeat;
       for (const c of r.cells) cells.push(summary(c, `cells/${c.model}/${groupPath(g)}.json`));
       if (g.protocol === 'field' && g.repeat === 1) fieldPools.set(groupPath(g), r.pool.members);
@@ -180,6 +326,27 @@ function summary(c: CellRecord, file: string): CellSummary {
   return { ...rest, file };
 }
 
+
+/**
+ * BM25 tuning, cached in the work folder under a key of everything it depends on: every cluster task of a run
+ * (and every resumed run) reuses the first one's choice instead of searching the grid again.
+ */
+async function tuneCached(cfg: ExperimentConfig, store: CorpusStore, splits: QuerySplits, m: Extract<ExperimentConfig['models'][number], { kind: 'bm25' }>, index: import('../retrieval/bm25/index-format.ts').Bm25Index, threads: number, log: StageLog, sampleKey: string): Promise<TuningRecord> {
+  const key = hashString(JSON.stringify({ sampleKey, model: m, seed: cfg.seed, k: cfg.k, year: cfg.queryYear, validation: cfg.validation, dataset: cfg.protocols.dataset ?? null })).toString(16).padStart(8, '0');
+  const path = join(cfg.work, 'tuning', `${m.name}-${key}.json`);
+  if (existsSync(path)) {
+    try {
+      const t = JSON.parse(readFileSync(path, 'utf8')) as TuningRecord;
+      log(`[tune] ${m.name}: k1=${t.chosen.k1} b=${t.chosen.b} (tuned before: ${path})`);
+      return t;
+    } catch {
+      /* a damaged cache is recomputed */
+    }
+  }
+  const t = await tune(cfg, store, splits, m, index, threads, log);
+  writeFileAtomic(path, JSON.stringify(t) + '\n');
+  return t;
+}
 
 async function tune(cfg: ExperimentConfig, store: CorpusStore, splits: QuerySplits, m: Extract<ExperimentConfig['models'][number], { kind: 'bm25' }>, index: import('../retrieval/bm25/index-format.ts').Bm25Index, threads: number, log: StageLog): Promise<TuningRecord> {
   const d = cfg.protocols.dataset;

@@ -1,5 +1,9 @@
-import { closeSync, fsyncSync, openSync, renameSync, writeSync, mkdirSync, rmSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, writeSync, mkdirSync, rmSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
+
+/** Temp-file suffix unique across the machines that share a folder (NFS): pids repeat between hosts. */
+const tmpSuffix = () => `.tmp-${hostname()}-${process.pid}`;
 
 /**
  * Write a file so that a reader never sees it half-written: write to a sibling temp file, fsync, rename.
@@ -7,7 +11,32 @@ import { dirname } from 'node:path';
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array | ArrayBufferView): void {
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
+  const tmp = path + tmpSuffix();
+  writeTmp(tmp, data);
+  renameSync(tmp, path);
+}
+
+/**
+ * Create `path` with `data` only if it does not exist yet, atomically (a complete file or none): write a temp
+ * file, then hard-link it into place — link(2) fails with EEXIST when another writer was first, also on NFS.
+ * Returns the file's content after the call: `data` when this call created it, else the existing content.
+ */
+export function createFileExclusive(path: string, data: string): { created: boolean; content: string } {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = path + tmpSuffix();
+  writeTmp(tmp, data);
+  try {
+    linkSync(tmp, path);
+    return { created: true, content: data };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    return { created: false, content: readFileSync(path, 'utf8') };
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+function writeTmp(tmp: string, data: string | Uint8Array | ArrayBufferView): void {
   const fd = openSync(tmp, 'w');
   try {
     const bytes =
@@ -23,7 +52,6 @@ export function writeFileAtomic(path: string, data: string | Uint8Array | ArrayB
     throw e;
   }
   closeSync(fd);
-  renameSync(tmp, path);
 }
 
 /** Atomically replace a whole directory's contents: build in `${dir}.tmp-*`, then swap. */

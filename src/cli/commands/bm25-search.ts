@@ -11,12 +11,13 @@ import { availableParallelism } from 'node:os';
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { removeJournal, searchResumable } from '../../retrieval/resumable.ts';
+import { parseShard, shardRange } from '../../util/shard.ts';
 
 const digest = (a: Uint32Array) => createHash('sha256').update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength)).digest('hex');
 
 export const usage = `usage: citebench bm25 search --index INDEX --corpus STORE --queries FILE --out RUN.trec
                              [--pool FILE] [--k 500] [--k1 0.9] [--b 0.4] [--accurate] [--threads N]
-                             [--tag bm25] [--keep-self] [--shared-memory]
+                             [--tag bm25] [--keep-self] [--shared-memory] [--shard I/N]
 
 Rank documents for each query article (title + abstract) with Lucene-exact BM25 and write a TREC run
 (qid Q0 docno rank score tag; qid and docno are paper ids; ties ranked like trec_eval: docno descending).
@@ -28,6 +29,9 @@ Rank documents for each query article (title + abstract) with Lucene-exact BM25 
                    copy of the postings (6 bytes per posting): on the development machine two worker threads
                    of one process slowed each other down ~40 % (docs/benchmarks.md)
   --shared-memory  use worker threads sharing one copy of the index instead (less memory, slower here)
+  --shard I/N      search only the I-th of N contiguous blocks of the query list (0 ≤ I < N, e.g.
+                   $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT); \`citebench merge-runs OUT SHARD-RUNS…\` joins
+                   the shards' runs into the unsharded run, byte for byte
 Finished queries are journalled in RUN.trec.partial: a killed search, run again with the same arguments,
 searches only the queries it had not finished (a journal of other arguments is discarded).`;
 
@@ -36,8 +40,9 @@ export async function run(args: string[]) {
     index: { type: 'string' }, corpus: { type: 'string' }, queries: { type: 'string' }, out: { type: 'string' },
     pool: { type: 'string' }, k: { type: 'string' }, k1: { type: 'string' }, b: { type: 'string' },
     accurate: { type: 'boolean' }, threads: { type: 'string' }, tag: { type: 'string' }, 'keep-self': { type: 'boolean' },
-    'shared-memory': { type: 'boolean' },
+    'shared-memory': { type: 'boolean' }, shard: { type: 'string' },
   }, usage);
+  const shard = parseShard(values.shard);
   const indexDir = required('index', values.index);
   const store = CorpusStore.open(required('corpus', values.corpus));
   const queriesFile = required('queries', values.queries);
@@ -50,7 +55,9 @@ export async function run(args: string[]) {
   if (k1 < 0) throw new CitebenchError(`--k1 must be ≥ 0, got ${k1}`);
   if (b < 0 || b > 1) throw new CitebenchError(`--b must be in [0, 1], got ${b}`);
   if (!Number.isInteger(threads) || threads < 1) throw new CitebenchError(`--threads must be a positive integer, got ${values.threads}`);
-  const queries = readIdList(queriesFile, store);
+  const allQueries = readIdList(queriesFile, store);
+  const { from, to } = shardRange(allQueries.indices.length, shard);
+  const queries = { ids: allQueries.ids.slice(from, to), indices: allQueries.indices.slice(from, to) };
   const pool = values.pool ? readPool(values.pool, store) : undefined;
   const meta = readIndexMeta(indexDir);
   const ix = loadIndex(indexDir);

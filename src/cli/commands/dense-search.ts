@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
 import { writeRun } from '../../eval/trec-write.ts';
-import { Encoder } from '../../retrieval/dense/encoder.ts';
+import { Encoder, parseDevice } from '../../retrieval/dense/encoder.ts';
 import { KNOWN_MODELS } from '../../retrieval/dense/models.ts';
 import { EmbeddingStore } from '../../retrieval/dense/store.ts';
-import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
+import { DenseRetriever, sortedUnique } from '../../retrieval/dense/retriever.ts';
+import { parseShard, shardRange } from '../../util/shard.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { Progress } from '../../util/progress.ts';
 import { readIdList, readPool } from './id-lists.ts';
@@ -16,7 +17,8 @@ import { corpusKey } from '../../corpus/store-key.ts';
 export const usage = `usage: citebench dense search --model NAME|DIR --corpus STORE --queries FILE --out RUN.trec
                             [--pool FILE] [--k 500] [--emb EMB_DIR] [--hnsw [--M 16] [--ef-construction 128]
                             [--ef-search N] [--hnsw-cache FILE]] [--keep-self] [--tag NAME] [--threads N]
-                            [--scores exact|float32] [--no-encode] [model options]
+                            [--scores exact|float32] [--no-encode] [--device cpu|cuda|auto] [--shard I/N]
+                            [model options]
 
 Rank pool articles for each query article by embedding similarity and write a TREC run (qid Q0 docno rank
 score tag; paper ids; scores: −squared L2 distance for l2 models, inner product for ip; ties by docno
@@ -36,6 +38,11 @@ pair. Articles missing from the embedding store are encoded first when the model
   --keep-self      keep the query article in its own list (default: excluded)
   --no-encode      never encode: a missing article is an error
   --threads N      threads (default: all cores)
+  --device D       encoder device: cpu (default) | cuda (onnxruntime's CUDA provider; an error when absent) | auto
+  --shard I/N      search only the I-th of N contiguous blocks of the query list (0 ≤ I < N); \`citebench
+                   merge-runs OUT SHARD-RUNS…\` joins the shards' runs into the unsharded run, byte for byte.
+                   Missing articles of every query and the pool are encoded first (the same set in every shard,
+                   so concurrent shards write identical chunks); better: \`citebench encode --shard\` beforehand
 
 ${modelOptionsUsage}`;
 
@@ -48,6 +55,7 @@ export async function run(args: string[]) {
       k: { type: 'string' }, emb: { type: 'string' }, hnsw: { type: 'boolean' }, M: { type: 'string' },
       'ef-construction': { type: 'string' }, 'ef-search': { type: 'string' }, 'hnsw-cache': { type: 'string' }, 'hnsw-quantization': { type: 'string' },
       'keep-self': { type: 'boolean' }, tag: { type: 'string' }, scores: { type: 'string' }, threads: { type: 'string' }, 'no-encode': { type: 'boolean' },
+      device: { type: 'string' }, shard: { type: 'string' },
     },
     usage,
   );
@@ -58,8 +66,12 @@ export async function run(args: string[]) {
   if (!Number.isInteger(k) || k < 1) throw new CitebenchError(`--k must be a positive integer, got ${values.k}`);
   const threads = values.threads === undefined ? undefined : num('threads', values.threads);
   if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw new CitebenchError(`--threads must be a positive integer`);
+  const shard = parseShard(values.shard);
+  const device = parseDevice(values.device);
   const corpus = CorpusStore.open(corpusDir);
-  const queries = readIdList(required('queries', values.queries), corpus);
+  const allQueries = readIdList(required('queries', values.queries), corpus);
+  const { from, to } = shardRange(allQueries.indices.length, shard);
+  const queries = { ids: allQueries.ids.slice(from, to), indices: allQueries.indices.slice(from, to) };
   const pool = values.pool ? readPool(values.pool, corpus) : undefined;
   const embDir = values.emb ?? defaultEmbDir(corpusDir, modelName);
   if (!existsSync(join(embDir, 'manifest.json')) && values['no-encode'])
@@ -71,7 +83,7 @@ export async function run(args: string[]) {
   const known = KNOWN_MODELS.find((m) => m.name === modelName);
   if (!values['no-encode']) {
     const model = await resolveFromValues(values);
-    encoder = await Encoder.load(model, { threads });
+    encoder = await Encoder.load(model, { threads, device, log: (l) => console.error(`citebench: ${l}`) });
     const existing = existsSync(join(embDir, 'manifest.json')) ? EmbeddingStore.open(embDir).manifest : undefined;
     store = EmbeddingStore.openOrCreate(embDir, {
       model: model.name, fingerprint: model.fingerprint, dim: encoder.dim, dtype: existing?.dtype ?? 'float32',
@@ -103,6 +115,10 @@ export async function run(args: string[]) {
     onProgress: (done) => progress.set(done),
   });
   const t0 = performance.now();
+  if (shard && encoder) {
+    const all = sortedUnique(allQueries.indices);
+    await store.encodeMissing(encoder, corpus, pool ? sortedUnique([...all, ...pool]) : undefined);
+  }
   const run = await retriever.search({ queries: queries.indices, pool, k, excludeSelf: !values['keep-self'] });
   progress.finish();
   const secs = (performance.now() - t0) / 1000;

@@ -1,14 +1,18 @@
 import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
-import { Encoder } from '../../retrieval/dense/encoder.ts';
-import { EmbeddingStore, DEFAULT_CHUNK_SIZE } from '../../retrieval/dense/store.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Encoder, parseDevice } from '../../retrieval/dense/encoder.ts';
+import { EmbeddingStore, DEFAULT_CHUNK_SIZE, type StoreStatus } from '../../retrieval/dense/store.ts';
+import { parseShard, shardLabel } from '../../util/shard.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { readPool } from './id-lists.ts';
 import { defaultEmbDir, modelOptionSpec, modelOptionsUsage, resolveFromValues } from './dense-common.ts';
 import { corpusKey } from '../../corpus/store-key.ts';
 
 export const usage = `usage: citebench encode --model NAME|DIR --corpus STORE [--ids FILE] [--out EMB_DIR] [--batch 16] [--fp16]
-                        [--chunk ${DEFAULT_CHUNK_SIZE}] [--threads N] [model options]
+                        [--chunk ${DEFAULT_CHUNK_SIZE}] [--threads N] [--device cpu|cuda|auto] [--shard I/N] [model options]
+       citebench encode --status --corpus STORE [--ids FILE] (--out EMB_DIR | --model NAME)
 
 Encode articles (title [SEP] abstract) of a corpus store with a transformer article encoder into an embedding
 store: chunked, written atomically, resumable (a killed run continues from the first missing chunk), and
@@ -20,6 +24,14 @@ reused by every later search (each article is encoded once per model; --ids runs
   --fp16           store float16 (half the disk; searches widen to float32)
   --chunk N        articles per chunk file (default ${DEFAULT_CHUNK_SIZE}); fixed when the store is created
   --threads N      onnxruntime threads (default: all cores)
+  --device D       cpu (default) | cuda: onnxruntime's CUDA execution provider (an error when this installation
+                   has none; docs/cluster.md) | auto: cuda when available, else cpu
+  --shard I/N      encode only chunks c with c mod N = I (0 ≤ I < N, e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT):
+                   N shards may run at once on one store folder (also from several machines over a shared file
+                   system); each writes only its own chunk files, and together they give the same bytes as one
+                   process. A killed shard, run again, continues with its first missing chunk
+  --status         say which chunks of the request are missing (reads chunk headers only; loads no model);
+                   exit status 0 when complete, 1 when chunks are missing
 
 ${modelOptionsUsage}`;
 
@@ -30,11 +42,15 @@ export async function run(args: string[]) {
       ...modelOptionSpec,
       corpus: { type: 'string' }, ids: { type: 'string' }, out: { type: 'string' }, batch: { type: 'string' },
       fp16: { type: 'boolean' }, chunk: { type: 'string' }, threads: { type: 'string' },
+      device: { type: 'string' }, shard: { type: 'string' }, status: { type: 'boolean' },
     },
     usage,
   );
   const corpusDir = required('corpus', values.corpus);
+  if (values.status) return status(corpusDir, values.out ?? defaultEmbDir(corpusDir, required('model', values.model)), values.ids);
   const modelName = required('model', values.model);
+  const shard = parseShard(values.shard);
+  const device = parseDevice(values.device);
   const batch = num('batch', values.batch, 16);
   const chunk = num('chunk', values.chunk, DEFAULT_CHUNK_SIZE);
   const threads = values.threads === undefined ? undefined : num('threads', values.threads);
@@ -45,7 +61,7 @@ export async function run(args: string[]) {
   const model = await resolveFromValues(values);
   const ids = values.ids ? readPool(values.ids, corpus) : undefined;
   const out = values.out ?? defaultEmbDir(corpusDir, modelName);
-  const encoder = await Encoder.load(model, { batchSize: batch, threads });
+  const encoder = await Encoder.load(model, { batchSize: batch, threads, device, log: (l) => console.error(`citebench: ${l}`) });
   const store = EmbeddingStore.openOrCreate(out, {
     model: model.name,
     fingerprint: model.fingerprint,
@@ -58,13 +74,48 @@ export async function run(args: string[]) {
     distance: model.distance,
   });
   const t0 = performance.now();
-  const n = await store.encodeMissing(encoder, corpus, ids);
+  const n = await store.encodeMissing(encoder, corpus, ids, { shard });
   const secs = (performance.now() - t0) / 1000;
   const asked = ids ? ids.length : corpus.size;
   console.log(
     `${out}: ${model.name} (${model.pooling}${model.layers ? `/${model.layers}` : ''}, dim ${encoder.dim}), ` +
-      `${n} of ${asked} requested articles encoded now, ${asked - n} already stored` +
+      (shard ? `${shardLabel(shard)}: ${n} articles encoded now` : `${n} of ${asked} requested articles encoded now, ${asked - n} already stored`) +
       (n > 0 ? ` (${secs.toFixed(1)} s, ${(n / secs).toFixed(1)} articles/s)` : ''),
   );
   await encoder.release();
+}
+
+function status(corpusDir: string, out: string, idsFile: string | undefined): number {
+  const corpus = CorpusStore.open(corpusDir);
+  const ids = idsFile ? readPool(idsFile, corpus) : undefined;
+  const asked = ids ? ids.length : corpus.size;
+  if (!existsSync(join(out, 'manifest.json'))) {
+    console.log(`${out}: no embedding store yet; all ${asked} requested articles are missing`);
+    return 1;
+  }
+  const store = EmbeddingStore.open(out);
+  const st = store.status(ids);
+  console.log(formatStatus(out, st, store.manifest.chunkSize));
+  return st.missing.length ? 1 : 0;
+}
+
+export function formatStatus(out: string, st: StoreStatus, chunkSize: number): string {
+  const head = `${out}: ${st.present} of ${st.requested} requested articles stored; ${st.chunks.length - st.missing.length} of ${st.chunks.length} chunks complete (chunk size ${chunkSize})`;
+  if (!st.missing.length) return head;
+  const lines = [head, `missing chunks (${st.missing.length}): ${ranges(st.missing.map((m) => m.chunk))}`];
+  for (const m of st.missing.slice(0, 20)) lines.push(`  chunk ${m.chunk}: ${m.articles} articles missing`);
+  if (st.missing.length > 20) lines.push(`  … ${st.missing.length - 20} more`);
+  return lines.join('\n');
+}
+
+/** 3, 5-9, 12: compact list of ascending integers. */
+function ranges(xs: number[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < xs.length; ) {
+    let j = i;
+    while (j + 1 < xs.length && xs[j + 1] === xs[j] + 1) j++;
+    out.push(j > i ? `${xs[i]}-${xs[j]}` : `${xs[i]}`);
+    i = j + 1;
+  }
+  return out.join(', ');
 }

@@ -1,11 +1,14 @@
 import { parse, num } from '../args.ts';
 import { loadConfig, type ConfigOverrides } from '../../experiments/config.ts';
-import { dryRun, runExperiment } from '../../experiments/run.ts';
+import { dryRun, runExperiment, runStage, type RunStage } from '../../experiments/run.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { writeReport } from '../../report/write-report.ts';
+import { parseShard, shardLabel } from '../../util/shard.ts';
+import { parseDevice } from '../../retrieval/dense/encoder.ts';
 
 export const usage = `usage: citebench run CONFIG.yaml [--dry-run] [--scale F] [--seed S] [--repeats R] [--articles N]
-                     [--store DIR] [--work DIR] [--results DIR]
+                     [--store DIR] [--work DIR] [--results DIR] [--threads N]
+                     [--stage prepare|encode|cells [--shard I/N]] [--worker]
 
 Run every protocol × model × pool size × repeat of a configuration (configs/default.yaml, configs/paper.yaml,
 configs/ci.yaml are examples; the file's comments say what each key means): the corpus, the BM25 index, BM25
@@ -25,12 +28,27 @@ options:
   --results DIR  results folder
   --exclude-queries FILE   paper ids (one per line) never used as queries, added to the config's list; repeatable
   --report DIR   also write the HTML + PDF report there (citebench report RESULTS --out DIR)
-  --no-pdf       with --report: the HTML only`;
+  --no-pdf       with --report: the HTML only
+  --threads N    searcher/encoder threads (default: all cores; on a cluster: the task's CPUs)
+  --device D     dense encoders on cpu (default) | cuda (onnxruntime's CUDA provider; an error when absent) | auto
+
+cluster stages (docs/cluster.md; \`citebench slurm CONFIG\` writes the SLURM jobs): several processes, on one
+machine or several sharing the work and results folders, split one run; a final plain \`citebench run CONFIG\`
+then finds every cell done, runs MDCR and writes results.json and the report — the bytes one process writes.
+  --stage prepare  corpus, BM25 index, BM25 tuning, embedding-store manifests (one task, before the others)
+  --stage encode   dense models: encode the articles the plan searches; with --shard I/N only the store chunks
+                   c with c mod N = I (0 ≤ I < N), so N tasks encode at once
+  --stage cells    the cells of pool groups g with g mod N = I (plan order; all without --shard); a lock per cell
+                   (cells/<model>/<group>.json.lock: pid, host, time) keeps workers apart, a cell another live
+                   worker holds is skipped, a dead worker's lock (pid gone on this host, or no heartbeat for
+                   $CITEBENCH_LOCK_STALE_S, default 600 s) is taken over
+  --worker         = --stage cells`;
 
 export const optionSpec = {
   'dry-run': { type: 'boolean' }, scale: { type: 'string' }, seed: { type: 'string' }, repeats: { type: 'string' },
   articles: { type: 'string' }, store: { type: 'string' }, work: { type: 'string' }, results: { type: 'string' },
   'exclude-queries': { type: 'string', multiple: true }, report: { type: 'string' }, 'no-pdf': { type: 'boolean' },
+  threads: { type: 'string' }, device: { type: 'string' }, stage: { type: 'string' }, shard: { type: 'string' }, worker: { type: 'boolean' },
 } as const;
 
 type Values = { [K in keyof typeof optionSpec]?: string | boolean | string[] };
@@ -51,7 +69,25 @@ export async function runConfig(path: string, values: Values): Promise<number> {
     console.log(dryRun(cfg));
     return 0;
   }
-  const { report, reportPath, resultsDir, store } = await runExperiment(cfg);
+  const threads = values.threads === undefined ? undefined : num('threads', values.threads as string);
+  if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw new CitebenchError(`--threads must be a positive integer, got ${values.threads}`);
+  const shard = parseShard(values.shard as string | undefined);
+  const device = parseDevice(values.device as string | undefined);
+  const stage = values.worker ? 'cells' : (values.stage as string | undefined);
+  if (values.worker && values.stage !== undefined && values.stage !== 'cells') throw new CitebenchError(`--worker is --stage cells; it cannot go with --stage ${values.stage}`);
+  if (stage !== undefined) {
+    if (stage !== 'prepare' && stage !== 'encode' && stage !== 'cells') throw new CitebenchError(`--stage must be prepare, encode or cells, got '${stage}'`);
+    if (stage === 'prepare' && shard) throw new CitebenchError(`--stage prepare is one task; --shard is for encode and cells`);
+    const o = await runStage(cfg, { stage: stage as RunStage, shard, threads, device });
+    console.error(
+      `citebench: stage ${o.stage} (${shardLabel(o.shard)}) done` +
+        (o.stage === 'encode' ? `: ${o.encoded} articles encoded now` : '') +
+        (o.stage === 'cells' ? `: ${o.cells.done} cells done (${o.cells.computed} now), ${o.cells.skipped} held by other workers` : ''),
+    );
+    return 0;
+  }
+  if (shard) throw new CitebenchError(`--shard needs --stage encode or --stage cells (a plain run does every cell)`);
+  const { report, reportPath, resultsDir, store } = await runExperiment(cfg, { threads, device });
   console.log(report);
   console.error(`citebench: results in ${resultsDir} (report: ${reportPath})`);
   try {

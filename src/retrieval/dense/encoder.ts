@@ -4,8 +4,10 @@
  * Texts are sorted by token length inside each call so batches carry little padding; results come back in input
  * order. Batch composition does not change results beyond float rounding (attention masks exclude padding).
  */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { AutoTokenizer, env } from '@huggingface/transformers';
 import type { ArticleText } from '../../corpus/article.ts';
@@ -40,7 +42,40 @@ export interface EncoderOptions {
   batchSize?: number;
   /** onnxruntime intra-op threads (default: all cores). */
   threads?: number;
+  /** cpu (default); cuda: onnxruntime's CUDA execution provider, an error when absent; auto: cuda if present. */
+  device?: Device;
+  /** Told which device `auto` chose. */
+  log?: (line: string) => void;
 }
+
+export type Device = 'cpu' | 'cuda' | 'auto';
+
+export function parseDevice(v: string | undefined): Device {
+  if (v === undefined) return 'cpu';
+  if (v === 'cpu' || v === 'cuda' || v === 'auto') return v;
+  throw new CitebenchError(`--device must be cpu, cuda or auto, got '${v}'`);
+}
+
+/**
+ * Where onnxruntime-node's CUDA execution provider would be: the npm package ships the CPU runtime only and
+ * fetches libonnxruntime_providers_cuda.so at install time (a machine with internet and the CUDA toolkit,
+ * forced with ONNXRUNTIME_NODE_INSTALL=cuda12). Undefined when this installation has it.
+ */
+export function cudaProviderMissing(): string | undefined {
+  let bin: string;
+  try {
+    const pkg = createRequire(import.meta.url).resolve('onnxruntime-node/package.json');
+    bin = join(dirname(pkg), 'bin', 'napi-v6', process.platform, process.arch);
+  } catch {
+    return 'onnxruntime-node is not installed';
+  }
+  const lib = join(bin, 'libonnxruntime_providers_cuda.so');
+  return existsSync(lib) ? undefined : `${lib} is missing`;
+}
+
+const NO_CUDA_HINT =
+  'onnxruntime-node downloads its CUDA provider when it is installed on a machine with internet access and the CUDA ' +
+  'toolkit: run `ONNXRUNTIME_NODE_INSTALL=cuda12 npm rebuild onnxruntime-node` there (docs/cluster.md), or use --device cpu';
 
 export class Encoder {
   readonly dim: number;
@@ -69,15 +104,26 @@ export class Encoder {
     }
     const special = tokenizer.encode('', { add_special_tokens: true });
     if (special.length !== 2) throw new CitebenchError(`${model.dir}: tokenizer does not add [CLS] … [SEP] (got ${special})`);
+    let device = opts.device ?? 'cpu';
+    const missing = device === 'cpu' ? undefined : cudaProviderMissing();
+    if (device === 'cuda' && missing) throw new CitebenchError(`--device cuda: this onnxruntime-node installation has no CUDA execution provider (${missing}); ${NO_CUDA_HINT}`);
+    if (device === 'auto') {
+      device = missing ? 'cpu' : 'cuda';
+      opts.log?.(`device auto: ${device}${missing ? ` (no CUDA execution provider: ${missing})` : ''}`);
+    }
     let session: ort.InferenceSession;
     try {
       session = await ort.InferenceSession.create(model.onnxFile, {
         intraOpNumThreads: opts.threads ?? cpus().length,
         interOpNumThreads: 1,
         graphOptimizationLevel: 'all',
+        // On CUDA, nodes the provider lacks fall back to the CPU provider, as onnxruntime places them.
+        ...(device === 'cuda' ? { executionProviders: ['cuda', 'cpu'] } : {}),
       });
     } catch (e) {
-      throw new CitebenchError(`${model.onnxFile}: onnxruntime cannot load it (${(e as Error).message})`);
+      const msg = (e as Error).message;
+      if (device === 'cuda') throw new CitebenchError(`--device cuda: onnxruntime could not start its CUDA execution provider for ${model.onnxFile} (${msg}); ${NO_CUDA_HINT}`);
+      throw new CitebenchError(`${model.onnxFile}: onnxruntime cannot load it (${msg})`);
     }
     for (const name of ['input_ids', 'attention_mask'])
       if (!session.inputNames.includes(name)) throw new CitebenchError(`${model.onnxFile}: ONNX input '${name}' missing (has ${session.inputNames})`);

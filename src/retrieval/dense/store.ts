@@ -10,10 +10,11 @@
  * chunk that already holds the requested articles and continues with the first missing one. Each article is
  * encoded once per model; later runs with other --ids add only the missing articles to their chunks.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TextSource, ArticleText } from '../../corpus/article.ts';
-import { writeFileAtomic } from '../../util/atomic.ts';
+import { createFileExclusive, writeFileAtomic } from '../../util/atomic.ts';
+import { inShard, type Shard } from '../../util/shard.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { Progress } from '../../util/progress.ts';
 import { decodeHalf, encodeHalf } from './float16.ts';
@@ -61,6 +62,22 @@ export interface EncodeOptions {
   /** Called after each chunk file is committed (tests use it to simulate a kill). */
   onChunkWritten?: (chunk: number) => void;
   progress?: boolean;
+  /**
+   * Encode only the chunks c with c mod N = I. Shards never write the same chunk file, so any number may run
+   * at once on one store; together they write exactly the chunks one process would, with the same bytes
+   * (each chunk's missing articles are encoded in one call, whichever process does it).
+   */
+  shard?: Shard;
+}
+
+/** Which chunks of a request are complete (`citebench encode --status`). */
+export interface StoreStatus {
+  /** Chunks that hold requested articles, ascending. */
+  chunks: number[];
+  /** Those that lack at least one requested article, with how many they lack. */
+  missing: { chunk: number; articles: number }[];
+  requested: number;
+  present: number;
 }
 
 export class EmbeddingStore {
@@ -89,23 +106,24 @@ export class EmbeddingStore {
    */
   static openOrCreate(dir: string, want: Omit<StoreManifest, 'format' | 'version'>): EmbeddingStore {
     const p = join(dir, 'manifest.json');
-    if (existsSync(p)) {
-      const s = EmbeddingStore.open(dir);
-      const m = s.manifest;
-      const clash: string[] = [];
-      if (m.fingerprint !== want.fingerprint) clash.push(`model fingerprint ${m.fingerprint} (model '${m.model}') ≠ ${want.fingerprint} (model '${want.model}')`);
-      if (m.dtype !== want.dtype) clash.push(`dtype ${m.dtype} ≠ ${want.dtype}`);
-      if (m.dim !== want.dim) clash.push(`dim ${m.dim} ≠ ${want.dim}`);
-      if (m.kind !== want.kind) clash.push(`kind ${m.kind} ≠ ${want.kind}`);
-      if (m.corpusSize !== want.corpusSize) clash.push(`corpus size ${m.corpusSize} ≠ ${want.corpusSize}`);
-      if (m.corpusKey && want.corpusKey && m.corpusKey !== want.corpusKey) clash.push(`corpus key ${m.corpusKey} ≠ ${want.corpusKey}`);
-      if (clash.length)
-        throw new CitebenchError(`${p}: this embedding store was made with different settings: ${clash.join('; ')}. Use another --out folder or delete this one.`);
-      return s;
+    // Several shards may start at once on one (shared) folder: the manifest is created exclusively, and a
+    // process that finds one already there checks it was made with the same settings.
+    if (!existsSync(p)) {
+      const m: StoreManifest = { format: 'citebench-embeddings', version: 1, ...want };
+      if (createFileExclusive(p, JSON.stringify(m, null, 2) + '\n').created) return new EmbeddingStore(dir, m);
     }
-    const m: StoreManifest = { format: 'citebench-embeddings', version: 1, ...want };
-    writeFileAtomic(p, JSON.stringify(m, null, 2) + '\n');
-    return new EmbeddingStore(dir, m);
+    const s = EmbeddingStore.open(dir);
+    const m = s.manifest;
+    const clash: string[] = [];
+    if (m.fingerprint !== want.fingerprint) clash.push(`model fingerprint ${m.fingerprint} (model '${m.model}') ≠ ${want.fingerprint} (model '${want.model}')`);
+    if (m.dtype !== want.dtype) clash.push(`dtype ${m.dtype} ≠ ${want.dtype}`);
+    if (m.dim !== want.dim) clash.push(`dim ${m.dim} ≠ ${want.dim}`);
+    if (m.kind !== want.kind) clash.push(`kind ${m.kind} ≠ ${want.kind}`);
+    if (m.corpusSize !== want.corpusSize) clash.push(`corpus size ${m.corpusSize} ≠ ${want.corpusSize}`);
+    if (m.corpusKey && want.corpusKey && m.corpusKey !== want.corpusKey) clash.push(`corpus key ${m.corpusKey} ≠ ${want.corpusKey}`);
+    if (clash.length)
+      throw new CitebenchError(`${p}: this embedding store was made with different settings: ${clash.join('; ')}. Use another --out folder or delete this one.`);
+    return s;
   }
 
   chunkPath(c: number): string {
@@ -182,7 +200,8 @@ export class EmbeddingStore {
       if (want[i] >= texts.size) throw new CitebenchError(`corpus index ${want[i]} out of range (corpus size ${texts.size})`);
       if (i > 0 && want[i] <= want[i - 1]) throw new CitebenchError(`requested indices must be sorted and distinct (at position ${i})`);
     }
-    const progress = new Progress({ label: `encode ${m.model}`, total: want.length, unit: 'articles', enabled: opts.progress });
+    const total = opts.shard ? countInShard(want, S, opts.shard) : want.length;
+    const progress = new Progress({ label: `encode ${m.model}`, total, unit: 'articles', enabled: opts.progress });
     let encoded = 0;
     for (let lo = 0; lo < want.length; ) {
       const c = Math.floor(want[lo] / S);
@@ -190,8 +209,11 @@ export class EmbeddingStore {
       while (hi < want.length && want[hi] < (c + 1) * S) hi++;
       const asked = want.subarray(lo, hi);
       lo = hi;
-      const old = this.readChunk(c);
-      const missing = old ? asked.filter((x) => !sortedHas(old.indices, x)) : asked;
+      if (!inShard(c, opts.shard)) continue;
+      // The header's index list says whether anything is missing; the vectors are read only to merge into.
+      const have = this.chunkIndices(c);
+      const missing = have ? asked.filter((x) => !sortedHas(have, x)) : asked;
+      const old = have && missing.length > 0 ? this.readChunk(c) : undefined;
       if (missing.length > 0) {
         const arts = readTexts(texts, missing, c * S, Math.min((c + 1) * S, texts.size));
         const enc = await encoder.encode(arts, (n) => progress.tick(n));
@@ -203,6 +225,51 @@ export class EmbeddingStore {
     }
     progress.finish();
     return encoded;
+  }
+
+  /** Sorted corpus indices a chunk file holds (read from its header, not its vectors), or undefined. */
+  chunkIndices(c: number): Uint32Array | undefined {
+    const p = this.chunkPath(c);
+    let fd: number;
+    try {
+      fd = openSync(p, 'r');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+    try {
+      const head = Buffer.alloc(HEADER);
+      if (readSync(fd, head, 0, HEADER, 0) !== HEADER || head.toString('latin1', 0, 8) !== MAGIC || head.readUInt32LE(20) !== c)
+        throw new CitebenchError(`${p}: corrupt embedding chunk (bad header); delete it and re-run 'citebench encode'`);
+      const count = head.readUInt32LE(24);
+      const out = new Uint32Array(count);
+      const got = readSync(fd, new Uint8Array(out.buffer), 0, 4 * count, HEADER);
+      if (got !== 4 * count) throw new CitebenchError(`${p}: corrupt embedding chunk (truncated)`);
+      return out;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Which chunks lack requested articles (default: the whole corpus); reads chunk headers only. */
+  status(indices?: Uint32Array): StoreStatus {
+    const m = this.manifest;
+    const S = m.chunkSize;
+    const want = indices ?? Uint32Array.from({ length: m.corpusSize }, (_, i) => i);
+    const out: StoreStatus = { chunks: [], missing: [], requested: want.length, present: 0 };
+    for (let lo = 0; lo < want.length; ) {
+      const c = Math.floor(want[lo] / S);
+      let hi = lo;
+      while (hi < want.length && want[hi] < (c + 1) * S) hi++;
+      const have = this.chunkIndices(c);
+      let lack = 0;
+      for (let i = lo; i < hi; i++) if (!have || !sortedHas(have, want[i])) lack++;
+      out.chunks.push(c);
+      out.present += hi - lo - lack;
+      if (lack) out.missing.push({ chunk: c, articles: lack });
+      lo = hi;
+    }
+    return out;
   }
 
   /** Sorted corpus indices present in the store. */
@@ -276,6 +343,12 @@ export class EmbeddingStore {
   }
 }
 
+
+function countInShard(want: Uint32Array, S: number, shard: Shard): number {
+  let n = 0;
+  for (const x of want) if (inShard(Math.floor(x / S), shard)) n++;
+  return n;
+}
 
 function sortedHas(a: Uint32Array, x: number): boolean {
   return sortedFind(a, x) >= 0;
