@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, num } from '../args.ts';
 import { loadConfig } from '../../experiments/config.ts';
@@ -8,6 +8,9 @@ import { slurmScripts, type SlurmStage } from '../../experiments/slurm.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { optionSpec as runSpec, overridesOf } from './run.ts';
 
+
+// The scripts run the command line as a program (a path, not an import of it).
+const CLI_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'cli.ts');
 export const usage = `usage: citebench slurm CONFIG.yaml [--dry-run | --submit] [--dir DIR] [--encode-tasks 8] [--cell-tasks 8]
                        [--cpus 2] [--partition P] [--gpu-partition P --gpus 1] [--account A]
                        [--mem STAGE=4G …] [--time STAGE=2:00:00 …] [--sbatch=--qos=long …] [run options]
@@ -77,7 +80,7 @@ export async function run(args: string[]): Promise<number> {
   const gpus = values.gpus === undefined ? 0 : count('gpus', values.gpus, 1);
   if (values['gpu-partition'] && !gpus) throw new CitebenchError('--gpu-partition needs --gpus N');
   const scripts = slurmScripts(cfg, {
-    cwd, node: process.execPath, cli: fileURLToPath(new URL('../../cli.ts', import.meta.url)), runArgs, dir,
+    cwd, node: process.execPath, cli: CLI_PATH, runArgs, dir,
     encodeTasks: count('encode-tasks', values['encode-tasks'], 8), cellTasks: count('cell-tasks', values['cell-tasks'], 8), cpus: count('cpus', values.cpus, 2),
     partition: values.partition, gpuPartition: values['gpu-partition'], gpus, account: values.account,
     mem: perStage('mem', values.mem), time: perStage('time', values.time), extra: values.sbatch,
