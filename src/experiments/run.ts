@@ -15,7 +15,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { CorpusStore } from '../corpus/store.ts';
-import { existsSync } from 'node:fs';
 import { FIELD_ABBREV } from '../corpus/fields.ts';
 import { parseMeasure } from '../eval/registry.ts';
 import { evalObjective, tuneBm25 } from '../retrieval/bm25/tune.ts';
