@@ -21,7 +21,7 @@ export type Weights = 'lexical' | 'trained' | 'random';
 
 export interface ModelInfo {
   name: string;
-  kind: 'bm25' | 'dense';
+  kind: 'bm25' | 'dense' | 'navigation' | 'profiler' | 'rerank';
   weights: Weights;
   /** Settings that determine its output (BM25 parameters after tuning; dense pooling, distance, folder). */
   settings: Record<string, unknown>;
@@ -31,6 +31,8 @@ export interface ReadyModel extends ModelInfo {
   retriever: Retriever;
   /** Dense models: the loaded encoder (MDCR scores its pairs with it). */
   encoder?: Encoder;
+  /** Dense models: their embedding store (a dense Profiler builds its profiles from it). */
+  embeddings?: EmbeddingStore;
   release(): Promise<void>;
 }
 
@@ -85,7 +87,7 @@ export async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel
   return {
     name: cfg.name, kind: 'dense', weights: weightsOf(model),
     settings: { model: cfg.model, dir: resolve(model.dir), onnx: model.onnxFile.replace(/^.*\//, ''), pooling: model.pooling, distance: model.distance, layers: model.layers, maxLength: model.maxLength, hnsw: cfg.hnsw ?? false, fingerprint: model.fingerprint },
-    retriever, encoder, release: () => encoder.release(),
+    retriever, encoder, embeddings: emb, release: () => encoder.release(),
   };
 }
 
@@ -96,4 +98,10 @@ export function isSkipped(x: ResolvedModel | SkippedModel): x is SkippedModel {
 export function modelKinds(models: ModelConfig[]): { bm25: boolean; dense: boolean } {
   return { bm25: models.some((m) => m.kind === 'bm25'), dense: models.some((m) => m.kind === 'dense') };
 }
+
+/** Models that rank with their own encoder or BM25 parameters (MDCR scores pairs with those alone). */
+export function isBaseModel(m: ModelInfo): boolean {
+  return m.kind === 'bm25' || m.kind === 'dense';
+}
+
 

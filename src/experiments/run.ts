@@ -20,7 +20,9 @@ import { CitebenchError } from '../util/errors.ts';
 import { Progress } from '../util/progress.ts';
 import { canonicalConfig, configHash, type ExperimentConfig } from './config.ts';
 import { prepareBm25Index, prepareCorpus, type CorpusInfo, type StageLog } from './corpus-stage.ts';
-import { bm25Retriever, denseRetriever, isSkipped, resolveDense, type ReadyModel, type SkippedModel } from './models.ts';
+import { bm25Retriever, denseRetriever, isBaseModel, isSkipped, resolveDense, type ReadyModel, type SkippedModel } from './models.ts';
+import { composedModel } from './composed-models.ts';
+import { significanceStage } from './significance-stage.ts';
 import { runGroup, type GroupContext } from './cells.ts';
 import { estimate, formatBytes, formatDuration, groupPath, planGroups, sizeLabel, type PoolGroup } from './plan.ts';
 import { runMdcrStage } from './mdcr-stage.ts';
@@ -45,7 +47,8 @@ export function dryRun(cfg: ExperimentConfig): string {
   const groups = planGroups(cfg);
   const lines = [`config ${cfg.name} (hash ${configHash(cfg)}), scale ${cfg.scale}, seed ${cfg.seed}`];
   lines.push(cfg.corpus.store ? `corpus: store ${cfg.corpus.store}` : `corpus: ${cfg.corpus.synthetic!.articles} synthetic articles (seed ${cfg.corpus.synthetic!.seed}), prefiltered as in §3`);
-  lines.push(`models: ${cfg.models.map((m) => `${m.name} (${m.kind}${m.kind === 'bm25' ? (m.tune ? ', tuned' : `, k1 ${m.k1} b ${m.b}`) : `, ${m.model}`})`).join(', ')}`);
+  lines.push(`models: ${cfg.models.map((m) => `${m.name} (${m.kind}${m.kind === 'bm25' ? (m.tune ? ', tuned' : `, k1 ${m.k1} b ${m.b}`) : m.kind === 'dense' ? `, ${m.model}` : m.kind === 'profiler' ? ` of ${m.base}` : ` of ${m.first}`})`).join(', ')}`);
+  if (cfg.settings) lines.push(`settings: ${cfg.settings.join(', ')}`);
   const d = cfg.protocols.dataset;
   if (d) lines.push(`dataset level: ${d.queries} queries of ${cfg.queryYear}, pools ${d.pools.map(sizeLabel).join('/')} × ${d.repeats} repeats`);
   const f = cfg.protocols.field;
@@ -104,6 +107,12 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
         params = t.chosen;
       }
       ready.push(bm25Retriever(m, params, bm25Index!.index, store, bm25Index!.dir, threads));
+    } else if (m.kind !== 'dense') {
+      const c = await timed(`model ${m.name}`, () => composedModel(m, { cfg, store, ready, bm25Index: bm25Index?.index, splits, threads, log }));
+      if ('reason' in c) {
+        skipped.push(c);
+        log(`[models] ${m.name}: skipped — ${c.reason.split('\n')[0]}`);
+      } else ready.push(c);
     } else {
       const resolved = resolveDense(m, cfg.modelsDir);
       if (isSkipped(resolved)) {
@@ -129,17 +138,17 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
   const fieldPools = new Map<string, Uint32Array>();
   await timed('cells', async () => {
     for (const g of groups) {
-      const fkey = `${g.split}/${g.field}`;
+      const fkey = `${g.split}/${g.field}/${g.setting ?? ''}`;
       if (g.protocol === 'field' && exhausted.has(fkey)) {
         progress.tick(ready.length);
         continue; // the field-cited set holds no more than one pool: no other repeat to draw
       }
-      const queries = splits.get(g.protocol, g.split, g.field);
+      const queries = splits.get(g.protocol, g.split, g.field, g.setting);
       const r = await runGroup(ctx, g, queries, ready);
       if (g.protocol === 'field' && r.pool.exhausted) exhausted.add(fkey);
-      if (g.protocol === 'field' && g.split === 'test') fieldRepeats[FIELD_ABBREV[g.field!]] = g.repeat;
+      if (g.protocol === 'field' && g.split === 'test' && !g.setting) fieldRepeats[FIELD_ABBREV[g.field!]] = g.repeat;
       for (const c of r.cells) cells.push(summary(c, `cells/${c.model}/${groupPath(g)}.json`));
-      if (g.protocol === 'field' && g.repeat === 1) fieldPools.set(groupPath(g), r.pool.members);
+      if (g.protocol === 'field' && g.repeat === 1 && !g.setting) fieldPools.set(groupPath(g), r.pool.members);
       progress.tick(ready.length);
     }
   });
@@ -147,9 +156,10 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
 
   // 5. MDCR (§4): built from the field-level queries and the models' top lists, then scored and evaluated.
   const mdcr = cfg.protocols.mdcr
-    ? await timed('mdcr', () => runMdcrStage({ cfg, store, dir, models: ready, splits, pools: fieldPools, log: (l) => log(`[mdcr] ${l}`) }))
+    ? await timed('mdcr', () => runMdcrStage({ cfg, store, dir, models: ready.filter(isBaseModel), splits, pools: fieldPools, log: (l) => log(`[mdcr] ${l}`) }))
     : undefined;
 
+  const significance = significanceStage(cfg, dir, ready, cells);
   for (const m of ready) await m.release();
   const results: ResultsIndex = {
     format: 'citebench-results', version: 1, name: cfg.name, configHash: configHash(cfg),
@@ -158,7 +168,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
     models: ready.map((m) => ({ name: m.name, kind: m.kind, weights: m.weights, settings: m.settings })),
     skipped, tuning,
     excluded: { files: excluded.files },
-    fieldRepeats, cells, ...(mdcr ? { mdcr } : {}),
+    fieldRepeats, cells, ...(mdcr ? { mdcr } : {}), ...(significance ? { significance } : {}),
   };
   writeFileAtomic(join(dir, 'results.json'), JSON.stringify(results, null, 1) + '\n');
   const report = renderMarkdownReport(results, loadPaperNumbers());
