@@ -89,9 +89,10 @@ async function profiler(m: ProfilerModelConfig, ctx: ComposeContext): Promise<Re
   const base = need(ctx, m.base, `base: ${m.base}`);
   const make = (beta: number): Retriever => {
     if (base.kind === 'bm25') {
-      return new SparseProfiler(ctx.bm25Index!, ctx.store, ctx.store, { name: m.name, k1: base.settings.k1 as number, b: base.settings.b as number, beta, tieKey: ctx.store.idOrder });
+      return new SparseProfiler(ctx.bm25Index!, ctx.store, ctx.store, { name: m.name, k1: base.settings.k1 as number, b: base.settings.b as number, beta, topTerms: m.topTerms, tieKey: ctx.store.idOrder });
     }
     if (base.kind === 'dense' && base.embeddings) {
+      if (m.topTerms) throw new CitebenchError(`models.${m.name}.topTerms: only sparse (bm25-based) profiles have terms`);
       return new DenseProfiler({ name: m.name, store: base.embeddings, beta, graph: ctx.store, encoder: base.encoder, texts: ctx.store, threads: ctx.threads, tieKey: ctx.store.idOrder });
     }
     throw new CitebenchError(`models.${m.name}.base: '${m.base}' is a ${base.kind} model; a Profiler is built on a bm25 or dense model`);
@@ -106,7 +107,7 @@ async function profiler(m: ProfilerModelConfig, ctx: ComposeContext): Promise<Re
   const kindText = base.kind === 'bm25' ? `sparse (BM25 k1 ${base.settings.k1}, b ${base.settings.b})` : `dense (${m.base}, cosine)`;
   return {
     name: m.name, kind: 'profiler', weights: base.weights,
-    settings: { base: m.base, beta, profile: base.kind === 'bm25' ? 'sparse' : 'dense', ...(tuned ? { tuned } : {}), summary: `Profiler ${kindText}, β ${beta}${tuned ? ' (tuned)' : ''}` },
+    settings: { base: m.base, beta, ...(m.topTerms ? { topTerms: m.topTerms } : {}), profile: base.kind === 'bm25' ? 'sparse' : 'dense', ...(tuned ? { tuned } : {}), summary: `Profiler ${kindText}, β ${beta}${tuned ? ' (tuned)' : ''}${m.topTerms ? `, top ${m.topTerms} citing terms` : ''}` },
     retriever: make(beta), release: async () => {},
   };
 }

@@ -63,6 +63,8 @@ export interface ProfilerModelConfig {
   name: string;
   base: string;
   beta: number;
+  /** Sparse profiles: keep the citing part of the top N terms only (absent: all; see profiler/sparse.ts). */
+  topTerms?: number;
   /** Choose β on the dataset-level validation split (like BM25's k1/b); the chosen value replaces beta. */
   tune?: { beta: number[]; measure: string };
 }
@@ -167,7 +169,7 @@ const KNOWN_KEYS: Record<string, string[]> = {
 const BM25_KEYS = ['kind', 'k1', 'b', 'accurate', 'tune'];
 const DENSE_KEYS = ['kind', 'model', 'modelsDir', 'pooling', 'distance', 'layers', 'maxLength', 'quantized', 'hnsw'];
 const NAVIGATION_KEYS = ['kind', 'first', 'kd', 'kc', 'T', 'scorer', 'crossEncoder'];
-const PROFILER_KEYS = ['kind', 'base', 'beta', 'tune'];
+const PROFILER_KEYS = ['kind', 'base', 'beta', 'tune', 'topTerms'];
 const RERANK_KEYS = ['kind', 'first', 'depth', 'scorer', 'crossEncoder'];
 const PAPER_KD = [300, 700, 900];
 const PAPER_KC = [700, 300, 100];
@@ -515,7 +517,8 @@ function parseComposed(r: Reader, p: string[], name: string, kind: 'navigation' 
     }
   }
   // Goyal et al.'s sweep chose β = 0.2 (with α = 0.8 on citation contexts, which S2ORC metadata lacks).
-  return { kind, name, base, beta: r.num([...p, 'beta'], 0.2, (n) => n >= 0, 'a number ≥ 0'), ...(tune ? { tune } : {}) };
+  const topTerms = r.has([...p, 'topTerms']) ? r.num([...p, 'topTerms'], undefined, posInt, 'a positive integer') : undefined;
+  return { kind, name, base, beta: r.num([...p, 'beta'], 0.2, (n) => n >= 0, 'a number ≥ 0'), ...(topTerms ? { topTerms } : {}), ...(tune ? { tune } : {}) };
 }
 
 /**

@@ -69,6 +69,28 @@ test('sparse profiles equal the brute force: own tf + β · mean tf of the allow
   }
 });
 
+test('sparse profiles with topTerms: the citing part kept for the top terms by mean citing tf only', async () => {
+  const ix = await buildIndex(texts);
+  const id = new Map(ix.terms.map((t, i) => [t, i]));
+  const beta = 0.7;
+  const top = 3;
+  const P = buildSparseProfiles(ix, pool, citingSets(graph, pool, queries, null), { k1: 0.9, b: 0.4, beta, topTerms: top });
+  const full = buildSparseProfiles(ix, pool, citingSets(graph, pool, queries, null), { k1: 0.9, b: 0.4, beta });
+  assert.ok(P.fwdTerms.length < full.fwdTerms.length, 'smaller profiles');
+  pool.forEach((d, p) => {
+    const c = allowedCiting(d, null);
+    const mean = new Map<string, number>();
+    for (const j of c) for (const [t, n] of tf(j)) mean.set(t, (mean.get(t) ?? 0) + n / c.length);
+    const kept = [...mean].sort((a, b) => b[1] - a[1] || id.get(a[0])! - id.get(b[0])!).slice(0, top);
+    const want = new Map(tf(d));
+    for (const [t, m] of kept) want.set(t, (want.get(t) ?? 0) + beta * m);
+    const got = new Map<string, number>();
+    for (let e = P.fwdOffsets[p]; e < P.fwdOffsets[p + 1]; e++) got.set(ix.terms[P.fwdTerms[e]], P.fwdWeights[e]);
+    assert.deepEqual([...got.keys()].sort(), [...want.keys()].sort(), `terms of ${d}`);
+    for (const [t, w] of want) assert.ok(Math.abs(got.get(t)! - w) <= 1e-6 * w, `${d} ${t}`);
+  });
+});
+
 test('sparse Profiler scores equal a float64 BM25 over the brute-force profiles', async () => {
   const ix = await buildIndex(texts);
   const k1 = 0.9;

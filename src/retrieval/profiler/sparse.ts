@@ -3,6 +3,7 @@
  * with the texts of the articles allowed to cite it (citing.ts), weighted:
  *
  *   w_i(t) = tf_i(t) + β · (1 / |N_in(i)|) Σ_{j ∈ N_in(i)} tf_j(t)        (0 citing articles: the text alone)
+ *   (with `topTerms` m: the citing part kept for the m terms with the largest mean only)
  *   |i|    = Σ_t w_i(t)
  *
  * — the paper's v̂_i = v_i + 1/|N_in| Σ (α v^s_ji + β v_j) with term-frequency vectors for v. S2ORC metadata has
@@ -21,6 +22,7 @@ import { indexIdentity } from '../bm25/retriever.ts';
 import { arrayDigest } from '../scorer.ts';
 import { citingSets, profileScopes, wholeCorpus, type CitationGraph, type CitingSets } from './citing.ts';
 import { topK } from './topk.ts';
+import { Growable } from '../../util/growable.ts';
 
 const fround = Math.fround;
 
@@ -29,6 +31,11 @@ export interface SparseProfilerOptions {
   k1: number;
   b: number;
   beta: number;
+  /**
+   * Keep only the citing part of each profile's `topTerms` terms with the largest mean citing tf (0 or absent:
+   * all of them): the issue's "texts (or top terms)" — bounds a profile's size at ~(own terms + topTerms).
+   */
+  topTerms?: number;
   /** Tie order of equal scores (higher first): the corpus store's idOrder = trec_eval's. */
   tieKey?: Uint32Array;
 }
@@ -74,7 +81,7 @@ export class SparseProfiler implements Retriever {
 
   get fingerprint(): string {
     this.fingerprint_ ??= JSON.stringify({
-      retriever: 'profiler-sparse', version: 1, k1: this.opts.k1, b: this.opts.b, beta: this.opts.beta, lengths: 'accurate',
+      retriever: 'profiler-sparse', version: 1, k1: this.opts.k1, b: this.opts.b, beta: this.opts.beta, topTerms: this.opts.topTerms ?? 0, lengths: 'accurate',
       index: indexIdentity(this.index), graph: arrayDigest(this.graph.inOffsets, this.graph.inSources, this.graph.years),
       restriction: 'no request query; inductive: citing year < query year',
       tieKey: this.opts.tieKey ? arrayDigest(this.opts.tieKey) : null,
@@ -143,7 +150,7 @@ export class SparseProfiler implements Retriever {
  * Build the profiles of `pool` from the index's postings: one pass over the postings gathers the forward term
  * vectors of the pool and of every allowed citing article, then each profile is merged and inverted.
  */
-export function buildSparseProfiles(ix: Bm25Index, pool: Uint32Array, citing: CitingSets, opts: Pick<SparseProfilerOptions, 'k1' | 'b' | 'beta'>): SparseProfiles {
+export function buildSparseProfiles(ix: Bm25Index, pool: Uint32Array, citing: CitingSets, opts: Pick<SparseProfilerOptions, 'k1' | 'b' | 'beta' | 'topTerms'>): SparseProfiles {
   const V = ix.terms.length;
   // Forward vectors of the articles needed (pool ∪ citing): slot per article, CSR by slot.
   const slot = new Int32Array(ix.docCount).fill(-1);
@@ -171,44 +178,62 @@ export function buildSparseProfiles(ix: Bm25Index, pool: Uint32Array, citing: Ci
     }
   }
 
-  // Profiles: own tf + β · mean citing tf, per pool position.
-  const acc = new Float64Array(V);
+  // Profiles: own tf + β · mean citing tf (its `topTerms` largest terms only, when set), per pool position.
+  const own = new Float64Array(V);
+  const cit = new Float64Array(V);
   const seen = new Uint8Array(V);
   const fwdOffsets = new Uint32Array(pool.length + 1);
-  const terms: number[] = [];
-  const weights: number[] = [];
+  const terms = new Growable(Uint32Array, pool.length * 64);
+  const weights = new Growable(Float32Array, pool.length * 64);
   const lengths = new Float64Array(pool.length);
+  const top = opts.topTerms ?? 0;
+  let touched = new Uint32Array(1024);
   for (let i = 0; i < pool.length; i++) {
-    const touched: number[] = [];
-    const add = (d: number, w: number) => {
+    let nt = 0;
+    const add = (d: number, into: Float64Array, w: number) => {
       const s = slot[d];
       for (let e = cnt[s]; e < cnt[s + 1]; e++) {
         const t = fTerm[e];
         if (!seen[t]) {
           seen[t] = 1;
-          touched.push(t);
+          if (nt === touched.length) {
+            const grown = new Uint32Array(2 * nt);
+            grown.set(touched);
+            touched = grown;
+          }
+          touched[nt++] = t;
         }
-        acc[t] += w * fTf[e];
+        into[t] += w * fTf[e];
       }
     };
-    add(pool[i], 1);
+    add(pool[i], own, 1);
     const n = citing.offsets[i + 1] - citing.offsets[i];
-    if (n > 0 && opts.beta > 0) for (let e = citing.offsets[i]; e < citing.offsets[i + 1]; e++) add(citing.sources[e], opts.beta / n);
-    touched.sort((a, b) => a - b);
+    if (n > 0 && opts.beta > 0) {
+      for (let e = citing.offsets[i]; e < citing.offsets[i + 1]; e++) add(citing.sources[e], cit, 1 / n);
+      if (top > 0) {
+        // Keep the citing part of the `top` terms with the largest mean citing tf (ties: lower term id).
+        const c = Array.from(touched.subarray(0, nt)).filter((t) => cit[t] > 0).sort((a, b) => cit[b] - cit[a] || a - b);
+        for (let k = top; k < c.length; k++) cit[c[k]] = 0;
+      }
+    }
+    const list = touched.subarray(0, nt).sort();
     let len = 0;
-    for (const t of touched) {
-      const w = fround(acc[t]);
-      terms.push(t);
-      weights.push(w);
-      len += w;
-      acc[t] = 0;
+    for (const t of list) {
+      const w = fround(own[t] + opts.beta * cit[t]);
+      if (w > 0) {
+        terms.push(t);
+        weights.push(w);
+        len += w;
+      }
+      own[t] = 0;
+      cit[t] = 0;
       seen[t] = 0;
     }
     lengths[i] = len;
     fwdOffsets[i + 1] = terms.length;
   }
-  const fwdTerms = Uint32Array.from(terms);
-  const fwdWeights = Float32Array.from(weights);
+  const fwdTerms = terms.toArray();
+  const fwdWeights = weights.toArray();
 
   // Inverted postings of the profiles.
   const invOffsets = new Uint32Array(V + 1);
