@@ -29,3 +29,10 @@ export { loadPaperNumbers, PAPER_NUMBERS_FILE, type PaperNumbers } from './repor
 export type { Retriever, SearchRequest, RankedLists } from './retrieval/retriever.ts';
 export { writeReport, type ReportOptions, type ReportOutcome } from './report/write-report.ts';
 export { reportTableHtml, reportChartSvg, type ChartName } from './report/notebook.ts';
+export { NavigationRetriever, navigate, PAPER_KD, PAPER_KC } from './retrieval/navigation.ts';
+export { RerankRetriever } from './retrieval/rerank.ts';
+export { CrossEncoderRetriever } from './retrieval/dense/cross-encoder.ts';
+export { SparseProfiler, buildSparseProfiles } from './retrieval/profiler/sparse.ts';
+export { DenseProfiler } from './retrieval/profiler/dense.ts';
+export { citingSets, profileScopes } from './retrieval/profiler/citing.ts';
+export type { Setting } from './retrieval/retriever.ts';

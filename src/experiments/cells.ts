@@ -69,7 +69,7 @@ export function cellKey(ctx: Pick<GroupContext, 'sampleKey' | 'seed' | 'k' | 'me
   return hashString(JSON.stringify({
     sample: ctx.sampleKey, model: retriever.fingerprint, protocol: group.protocol, split: group.split, field: group.field,
     size: group.poolSize, repeat: group.repeat, queries: group.queries, seed: ctx.seed, k: ctx.k, measures: ctx.measureNames,
-    year: ctx.queryYear, emptyLists: ctx.emptyLists ?? 'zero',
+    year: ctx.queryYear, emptyLists: ctx.emptyLists ?? 'zero', ...(group.setting ? { setting: group.setting } : {}),
   })).toString(16).padStart(8, '0');
 }
 
@@ -77,7 +77,8 @@ export function cellKey(ctx: Pick<GroupContext, 'sampleKey' | 'seed' | 'k' | 'me
 export async function runGroup(ctx: GroupContext, group: PoolGroup, queries: Uint32Array, models: CellModel[]): Promise<GroupResult> {
   const { store } = ctx;
   const path = groupPath(group);
-  const pool = samplePool(store, queries, { size: group.poolSize, repeat: group.repeat, seed: ctx.seed, field: group.field ?? undefined, queryYear: ctx.queryYear, split: group.split });
+  const inductive = group.setting === 'inductive';
+  const pool = samplePool(store, queries, { size: group.poolSize, repeat: group.repeat, seed: ctx.seed, field: group.field ?? undefined, queryYear: ctx.queryYear, split: group.split, ...(inductive ? { inductive } : {}) });
   const rel = citationQrels(store, queries, pool.members);
   const qrels = { offsets: rel.offsets, docs: rel.docs, labels: new Int32Array(rel.docs.length).fill(1) };
   const qids = Array.from(queries, (q) => store.id(q));
@@ -154,7 +155,7 @@ async function computeCell(
   const t0 = performance.now();
   const label = `${model.name} ${path}`;
   ctx.log(`${label}: ${queries.length} queries over ${pool.members.length} articles`);
-  const run = await model.retriever.search({ queries, pool: pool.members, k: ctx.k, excludeSelf: true });
+  const run = await model.retriever.search({ queries, pool: pool.members, k: ctx.k, excludeSelf: true, setting: group.setting ?? 'transductive' });
   let empty = 0;
   for (let q = 0; q < queries.length; q++) if (run.offsets[q + 1] === run.offsets[q]) empty++;
   if (empty && ctx.emptyLists === 'error') {
@@ -165,7 +166,7 @@ async function computeCell(
   // An empty list is a query that retrieved nothing: it counts 0 in every mean (trec_eval -c), never drops out.
   const res = evaluateRankedLists(run, qrels, ctx.measures, { docOrder: store.idOrder, options: { missing: 'zero' } });
   const cell: CellRecord = {
-    key, model: model.name, protocol: group.protocol, split: group.split, field: group.field, poolSize: group.poolSize,
+    key, model: model.name, protocol: group.protocol, split: group.split, field: group.field, poolSize: group.poolSize, ...(group.setting ? { setting: group.setting } : {}),
     poolMembers: pool.members.length, repeat: group.repeat, queries: queries.length, emptyLists: empty,
     means: Object.fromEntries(ctx.measureNames.map((n, m) => [n, res.summary[m]])),
     perQuery: Object.fromEntries(ctx.measureNames.map((n, m) => [n, Array.from(res.perQuery[m])])),

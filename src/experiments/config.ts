@@ -37,7 +37,60 @@ export interface DenseModelConfig {
   hnsw?: { M: number; efConstruction: number; efSearch: number };
 }
 
-export type ModelConfig = Bm25ModelConfig | DenseModelConfig;
+/** One part of a scorer: a model configured above (or `cross-encoder`: the model's crossEncoder folder) and its weight. */
+export interface ScorerPart {
+  model: string;
+  weight: number;
+}
+
+/** Nogueira et al. 2020 §3: a first stage, then T iterations of citation navigation and ranking. */
+export interface NavigationModelConfig {
+  kind: 'navigation';
+  name: string;
+  /** A model configured above: the keyword (or any) first stage. */
+  first: string;
+  /** k_d and k_c per iteration (length T). */
+  kd: number[];
+  kc: number[];
+  /** Ranking phase: Σ weight · score of these models (default: the first stage's own scores). */
+  scorer: ScorerPart[];
+  crossEncoder?: CrossEncoderRef;
+}
+
+/** Goyal et al. 2026 §3.2: public profiles from citing articles, over a BM25 or dense model configured above. */
+export interface ProfilerModelConfig {
+  kind: 'profiler';
+  name: string;
+  base: string;
+  beta: number;
+  /** Sparse profiles: keep the citing part of the top N terms only (absent: all; see profiler/sparse.ts). */
+  topTerms?: number;
+  /** Choose β on the dataset-level validation split (like BM25's k1/b); the chosen value replaces beta. */
+  tune?: { beta: number[]; measure: string };
+}
+
+/** A first stage's top `depth` re-scored by configured models and/or a cross-encoder folder. */
+export interface RerankModelConfig {
+  kind: 'rerank';
+  name: string;
+  first: string;
+  depth: number;
+  scorer: ScorerPart[];
+  crossEncoder?: CrossEncoderRef;
+}
+
+/** An ONNX sequence-classification folder: registry name, hub id ORG/NAME (as <modelsDir>/ORG--NAME) or folder. */
+export interface CrossEncoderRef {
+  model: string;
+  modelsDir?: string;
+  quantized: boolean;
+  maxLength?: number;
+}
+
+export type ModelConfig = Bm25ModelConfig | DenseModelConfig | NavigationModelConfig | ProfilerModelConfig | RerankModelConfig;
+
+/** transductive: the paper's protocol; inductive: Goyal et al. 2026 §3.1 (disjoint, strictly earlier candidates). */
+export type Setting = 'transductive' | 'inductive';
 
 export interface DatasetProtocolConfig {
   /** Paper-sized query count (3,800), scaled. */
@@ -90,12 +143,21 @@ export interface ExperimentConfig {
   modelsDir?: string;
   /** A query whose ranked list comes back empty counts 0 in every mean ('zero', trec_eval -c) or fails the cell. */
   emptyLists: 'zero' | 'error';
+  /** Evaluation settings, run side by side; absent = the paper's (transductive) only. See settingsOf. */
+  settings?: Setting[];
 }
+
+/** The settings a config runs, in order (absent: transductive only). */
+export function settingsOf(cfg: Pick<ExperimentConfig, 'settings'>): Setting[] {
+  return cfg.settings ?? ['transductive'];
+}
+
+export const DEFAULT_BETA_GRID = { beta: [0, 0.2, 0.4, 0.6, 0.8, 1], measure: 'map' };
 
 export const DEFAULT_TUNE_GRID = { k1: [0.6, 0.9, 1.2, 1.5], b: [0.3, 0.4, 0.6, 0.75], measure: 'map' };
 
 const KNOWN_KEYS: Record<string, string[]> = {
-  '': ['name', 'seed', 'scale', 'work', 'results', 'corpus', 'queryYear', 'excludeQueries', 'k', 'measures', 'validation', 'models', 'protocols', 'modelsDir', 'emptyLists'],
+  '': ['name', 'seed', 'scale', 'work', 'results', 'corpus', 'queryYear', 'excludeQueries', 'k', 'measures', 'validation', 'models', 'protocols', 'modelsDir', 'emptyLists', 'setting'],
   corpus: ['synthetic', 'store', 'prefilter'],
   'corpus.synthetic': ['articles', 'seed'],
   validation: ['queries'],
@@ -106,6 +168,11 @@ const KNOWN_KEYS: Record<string, string[]> = {
 };
 const BM25_KEYS = ['kind', 'k1', 'b', 'accurate', 'tune'];
 const DENSE_KEYS = ['kind', 'model', 'modelsDir', 'pooling', 'distance', 'layers', 'maxLength', 'quantized', 'hnsw'];
+const NAVIGATION_KEYS = ['kind', 'first', 'kd', 'kc', 'T', 'scorer', 'crossEncoder'];
+const PROFILER_KEYS = ['kind', 'base', 'beta', 'tune', 'topTerms'];
+const RERANK_KEYS = ['kind', 'first', 'depth', 'scorer', 'crossEncoder'];
+const PAPER_KD = [300, 700, 900];
+const PAPER_KC = [700, 300, 100];
 
 /** Reads a YAML value tree with positions, so every error names its line. */
 class Reader {
@@ -297,7 +364,18 @@ export function parseConfig(text: string, file: string, overrides: ConfigOverrid
     };
   }
   if (!protocols.dataset && !protocols.field) r.fail(['protocols'], 'name at least one protocol: dataset, field (and mdcr)');
-  return { name, seed, scale, work, results, corpus: { synthetic, store, prefilter: 'paper' }, queryYear, excludeQueries, k, measures, validation, models, protocols, modelsDir, emptyLists: emptyLists as 'zero' | 'error' };
+  let settings: Setting[] | undefined;
+  if (r.has(['setting'])) {
+    const one = (p: (string | number)[]) => {
+      const v = r.str(p)!;
+      if (v !== 'transductive' && v !== 'inductive') r.fail(p, `must be transductive or inductive, got '${v}'`);
+      return v as Setting;
+    };
+    settings = Array.isArray(r.raw(['setting'])) ? r.list(['setting'], one) : [one(['setting'])];
+    if (settings.length === 0 || new Set(settings).size !== settings.length) r.fail(['setting'], 'list each setting once (transductive, inductive)');
+    if (protocols.mdcr && !settings.includes('transductive')) r.fail(['setting'], 'MDCR (protocols.mdcr) is built in the transductive setting: add transductive or drop mdcr');
+  }
+  return { name, seed, scale, work, results, corpus: { synthetic, store, prefilter: 'paper' }, queryYear, excludeQueries, k, measures, validation, models, protocols, modelsDir, emptyLists: emptyLists as 'zero' | 'error', ...(settings ? { settings } : {}) };
 }
 
 function parseModels(r: Reader): ModelConfig[] {
@@ -309,6 +387,7 @@ function parseModels(r: Reader): ModelConfig[] {
     const body = r.raw(p);
     if (body !== null && (typeof body !== 'object' || Array.isArray(body))) r.fail(p, 'a model is a mapping of its settings ({} for the defaults)');
     const kind = r.str([...p, 'kind'], name === 'bm25' ? 'bm25' : 'dense');
+    if (kind === 'navigation' || kind === 'profiler' || kind === 'rerank') return parseComposed(r, p, name, kind, names.slice(0, names.indexOf(name)));
     if (kind === 'bm25') {
       r.checkKeys(p, BM25_KEYS);
       let tune: Bm25ModelConfig['tune'];
@@ -328,7 +407,7 @@ function parseModels(r: Reader): ModelConfig[] {
         tune,
       };
     }
-    if (kind !== 'dense') r.fail([...p, 'kind'], `must be bm25 or dense, got '${kind}'`);
+    if (kind !== 'dense') r.fail([...p, 'kind'], `must be bm25, dense, navigation, profiler or rerank, got '${kind}'`);
     r.checkKeys(p, DENSE_KEYS);
     const oneOf = <T extends string>(key: string, allowed: readonly T[]): T | undefined => {
       const v = r.str([...p, key]);
@@ -357,6 +436,89 @@ function parseModels(r: Reader): ModelConfig[] {
       hnsw,
     };
   });
+}
+
+/** navigation / profiler / rerank: models built on models configured above them (`earlier`). */
+function parseComposed(r: Reader, p: string[], name: string, kind: 'navigation' | 'profiler' | 'rerank', earlier: string[]): ModelConfig {
+  r.checkKeys(p, kind === 'navigation' ? NAVIGATION_KEYS : kind === 'profiler' ? PROFILER_KEYS : RERANK_KEYS);
+  const ref = (key: string): string => {
+    const v = r.str([...p, key]);
+    if (v === undefined) r.fail([...p, key], `is required: the name of a model configured above ${name}`);
+    if (!earlier.includes(v)) r.fail([...p, key], `'${v}' is not a model configured above ${name} (have: ${earlier.join(', ') || 'none'})`);
+    return v;
+  };
+  const crossEncoder = (): CrossEncoderRef | undefined => {
+    const c = [...p, 'crossEncoder'];
+    if (!r.has(c)) return undefined;
+    if (typeof r.raw(c) === 'string') return { model: r.str(c)!, quantized: false };
+    r.checkKeys(c, ['model', 'modelsDir', 'quantized', 'maxLength']);
+    return {
+      model: r.str([...c, 'model']) ?? r.fail([...c, 'model'], 'is required: a registry name, hub id or model folder'),
+      modelsDir: r.str([...c, 'modelsDir']),
+      quantized: r.bool([...c, 'quantized'], false),
+      maxLength: r.has([...c, 'maxLength']) ? r.num([...c, 'maxLength'], undefined, (n) => Number.isInteger(n) && n >= 8, 'an integer ≥ 8') : undefined,
+    };
+  };
+  // scorer: a model name, or a mapping name → weight; `cross-encoder` names the crossEncoder folder.
+  const scorer = (dflt: string | undefined, ce: CrossEncoderRef | undefined): ScorerPart[] => {
+    const s = [...p, 'scorer'];
+    const check = (m: string, at: (string | number)[]) => {
+      if (m === 'cross-encoder' ? !ce : !earlier.includes(m)) r.fail(at, m === 'cross-encoder' ? `'cross-encoder' needs a crossEncoder folder` : `'${m}' is not a model configured above ${name} (have: ${earlier.join(', ')})`);
+      return m;
+    };
+    if (!r.has(s)) {
+      if (dflt === undefined) r.fail(s, 'is required: a model configured above, `cross-encoder` with a crossEncoder folder, or {model: weight, …}');
+      return [{ model: dflt, weight: 1 }];
+    }
+    if (typeof r.raw(s) === 'string') return [{ model: check(r.str(s)!, s), weight: 1 }];
+    const parts = r.keys(s).map((m) => ({ model: check(m, [...s, m]), weight: r.num([...s, m], undefined, Number.isFinite, 'a weight (number)') }));
+    if (parts.length === 0) r.fail(s, 'name at least one model');
+    return parts;
+  };
+  const depthList = (key: string, T: number, paper: number[]): number[] => {
+    const at = [...p, key];
+    if (!r.has(at)) {
+      if (T > paper.length) r.fail(at, `give ${key} for each of the ${T} iterations (the paper's values stop at T = ${paper.length})`);
+      return paper.slice(0, T);
+    }
+    const ok = (n: number) => Number.isInteger(n) && n >= 0;
+    const v = Array.isArray(r.raw(at)) ? r.list(at, (q) => r.num(q, undefined, ok, 'an integer ≥ 0')) : Array(T).fill(r.num(at, undefined, ok, 'an integer ≥ 0 (or one per iteration)'));
+    if (v.length !== T) r.fail(at, `has ${v.length} values for T = ${T} iterations`);
+    return v;
+  };
+  if (kind === 'navigation') {
+    const first = ref('first');
+    const listed = ['kd', 'kc'].map((k) => r.raw([...p, k])).find(Array.isArray) as unknown[] | undefined;
+    const T = r.num([...p, 'T'], listed ? listed.length : 1, posInt, 'a positive integer (iterations)');
+    const kd = depthList('kd', T, PAPER_KD);
+    if (kd.some((n) => n < 1)) r.fail([...p, 'kd'], 'k_d must be ≥ 1 in every iteration');
+    const ce = crossEncoder();
+    return { kind, name, first, kd, kc: depthList('kc', T, PAPER_KC), scorer: scorer(ce ? 'cross-encoder' : first, ce), ...(ce ? { crossEncoder: ce } : {}) };
+  }
+  if (kind === 'rerank') {
+    const first = ref('first');
+    const ce = crossEncoder();
+    return { kind, name, first, depth: r.num([...p, 'depth'], 100, posInt, 'a positive integer'), scorer: scorer(ce ? 'cross-encoder' : undefined, ce), ...(ce ? { crossEncoder: ce } : {}) };
+  }
+  const base = ref('base');
+  let tune: ProfilerModelConfig['tune'];
+  if (r.has([...p, 'tune']) && r.raw([...p, 'tune']) !== false) {
+    const t = [...p, 'tune'];
+    const v = r.raw(t);
+    if (v !== true) r.checkKeys(t, ['beta', 'measure']);
+    tune = {
+      beta: v !== true && r.has([...t, 'beta']) ? r.list([...t, 'beta'], (q) => r.num(q, undefined, (n) => n >= 0, 'a number ≥ 0')) : DEFAULT_BETA_GRID.beta,
+      measure: v !== true ? r.str([...t, 'measure'], DEFAULT_BETA_GRID.measure)! : DEFAULT_BETA_GRID.measure,
+    };
+    try {
+      parseMeasure(tune.measure);
+    } catch (e) {
+      r.fail([...t, 'measure'], (e as Error).message);
+    }
+  }
+  // Goyal et al.'s sweep chose β = 0.2 (with α = 0.8 on citation contexts, which S2ORC metadata lacks).
+  const topTerms = r.has([...p, 'topTerms']) ? r.num([...p, 'topTerms'], undefined, posInt, 'a positive integer') : undefined;
+  return { kind, name, base, beta: r.num([...p, 'beta'], 0.2, (n) => n >= 0, 'a number ≥ 0'), ...(topTerms ? { topTerms } : {}), ...(tune ? { tune } : {}) };
 }
 
 /**

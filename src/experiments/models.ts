@@ -21,7 +21,7 @@ export type Weights = 'lexical' | 'trained' | 'random';
 
 export interface ModelInfo {
   name: string;
-  kind: 'bm25' | 'dense';
+  kind: 'bm25' | 'dense' | 'navigation' | 'profiler' | 'rerank';
   weights: Weights;
   /** Settings that determine its output (BM25 parameters after tuning; dense pooling, distance, folder). */
   settings: Record<string, unknown>;
@@ -31,7 +31,7 @@ export interface ReadyModel extends ModelInfo {
   retriever: Retriever;
   /** Dense models: the loaded encoder (MDCR scores its pairs with it). */
   encoder?: Encoder;
-  /** Dense models: their embedding store (the runner's encode stage fills it, shard by shard). */
+  /** Dense models: their embedding store (the runner's encode stage fills it; a dense Profiler builds its profiles from it). */
   embeddings?: EmbeddingStore;
   release(): Promise<void>;
 }
@@ -98,4 +98,10 @@ export function isSkipped(x: ResolvedModel | SkippedModel): x is SkippedModel {
 export function modelKinds(models: ModelConfig[]): { bm25: boolean; dense: boolean } {
   return { bm25: models.some((m) => m.kind === 'bm25'), dense: models.some((m) => m.kind === 'dense') };
 }
+
+/** Models that rank with their own encoder or BM25 parameters (MDCR scores pairs with those alone). */
+export function isBaseModel(m: ModelInfo): boolean {
+  return m.kind === 'bm25' || m.kind === 'dense';
+}
+
 

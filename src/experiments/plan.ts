@@ -5,7 +5,7 @@
  * (docs/benchmarks.md); it is a planning aid, not a promise.
  */
 import { FIELD_ABBREV, type Field } from '../corpus/fields.ts';
-import type { ExperimentConfig } from './config.ts';
+import { settingsOf, type ExperimentConfig } from './config.ts';
 
 export type Split = 'test' | 'val';
 
@@ -17,11 +17,13 @@ export interface PoolGroup {
   poolSize: number;
   repeat: number;
   queries: number;
+  /** Present only for the inductive setting (Goyal et al. 2026 §3.1); absent = transductive, the paper's. */
+  setting?: 'inductive';
 }
 
 /** Folder of a group's files under runs/<model>/, qrels/ and cells/<model>/: e.g. dataset/4k-r1, field/Bio/r2. */
 export function groupPath(g: PoolGroup): string {
-  const proto = g.split === 'test' ? g.protocol : `${g.protocol}-val`;
+  const proto = `${g.split === 'test' ? g.protocol : `${g.protocol}-val`}${g.setting ? `-${g.setting}` : ''}`;
   return g.protocol === 'dataset' ? `${proto}/${sizeLabel(g.poolSize)}-r${g.repeat}` : `${proto}/${FIELD_ABBREV[g.field!]}/r${g.repeat}`;
 }
 
@@ -36,14 +38,18 @@ import { poolLabel as sizeLabel } from '../report/tables.ts';
  */
 export function planGroups(cfg: ExperimentConfig): PoolGroup[] {
   const out: PoolGroup[] = [];
-  const d = cfg.protocols.dataset;
-  if (d) {
-    for (const size of d.pools) for (let r = 1; r <= d.repeats; r++) out.push({ protocol: 'dataset', split: 'test', field: null, poolSize: size, repeat: r, queries: d.queries });
-  }
-  const f = cfg.protocols.field;
-  if (f) {
-    for (const field of f.fields) for (let r = 1; r <= f.repeats; r++) out.push({ protocol: 'field', split: 'test', field, poolSize: f.pool, repeat: r, queries: f.queries });
-    if (cfg.protocols.mdcr) for (const field of f.fields) out.push({ protocol: 'field', split: 'val', field, poolSize: f.pool, repeat: 1, queries: f.queries });
+  for (const setting of settingsOf(cfg)) {
+    const s = setting === 'inductive' ? { setting } as const : {};
+    const d = cfg.protocols.dataset;
+    if (d) {
+      for (const size of d.pools) for (let r = 1; r <= d.repeats; r++) out.push({ protocol: 'dataset', split: 'test', field: null, poolSize: size, repeat: r, queries: d.queries, ...s });
+    }
+    const f = cfg.protocols.field;
+    if (f) {
+      for (const field of f.fields) for (let r = 1; r <= f.repeats; r++) out.push({ protocol: 'field', split: 'test', field, poolSize: f.pool, repeat: r, queries: f.queries, ...s });
+      // MDCR is built in the transductive setting (its val groups give the model-based negatives of mdcr_val).
+      if (cfg.protocols.mdcr && setting === 'transductive') for (const field of f.fields) out.push({ protocol: 'field', split: 'val', field, poolSize: f.pool, repeat: 1, queries: f.queries });
+    }
   }
   return out;
 }

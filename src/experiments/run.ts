@@ -31,7 +31,9 @@ import { tryLock } from '../util/lock.ts';
 import { inShard, shardLabel, type Shard } from '../util/shard.ts';
 import { canonicalConfig, configHash, type ExperimentConfig } from './config.ts';
 import { prepareBm25Index, prepareCorpus, type CorpusInfo, type StageLog } from './corpus-stage.ts';
-import { bm25Retriever, denseRetriever, isSkipped, resolveDense, type ReadyModel, type SkippedModel } from './models.ts';
+import { bm25Retriever, denseRetriever, isBaseModel, isSkipped, resolveDense, type ReadyModel, type SkippedModel } from './models.ts';
+import { composedModel } from './composed-models.ts';
+import { significanceStage } from './significance-stage.ts';
 import { runGroup, type GroupContext } from './cells.ts';
 import { estimate, formatBytes, formatDuration, groupPath, planGroups, sizeLabel, type PoolGroup } from './plan.ts';
 import { runMdcrStage } from './mdcr-stage.ts';
@@ -80,7 +82,8 @@ export function dryRun(cfg: ExperimentConfig): string {
   const groups = planGroups(cfg);
   const lines = [`config ${cfg.name} (hash ${configHash(cfg)}), scale ${cfg.scale}, seed ${cfg.seed}`];
   lines.push(cfg.corpus.store ? `corpus: store ${cfg.corpus.store}` : `corpus: ${cfg.corpus.synthetic!.articles} synthetic articles (seed ${cfg.corpus.synthetic!.seed}), prefiltered as in §3`);
-  lines.push(`models: ${cfg.models.map((m) => `${m.name} (${m.kind}${m.kind === 'bm25' ? (m.tune ? ', tuned' : `, k1 ${m.k1} b ${m.b}`) : `, ${m.model}`})`).join(', ')}`);
+  lines.push(`models: ${cfg.models.map((m) => `${m.name} (${m.kind}${m.kind === 'bm25' ? (m.tune ? ', tuned' : `, k1 ${m.k1} b ${m.b}`) : m.kind === 'dense' ? `, ${m.model}` : m.kind === 'profiler' ? ` of ${m.base}` : ` of ${m.first}`})`).join(', ')}`);
+  if (cfg.settings) lines.push(`settings: ${cfg.settings.join(', ')}`);
   const d = cfg.protocols.dataset;
   if (d) lines.push(`dataset level: ${d.queries} queries of ${cfg.queryYear}, pools ${d.pools.map(sizeLabel).join('/')} × ${d.repeats} repeats`);
   const f = cfg.protocols.field;
@@ -162,6 +165,12 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
         params = t.chosen;
       }
       ready.push(bm25Retriever(m, params, bm25Index!.index, store, bm25Index!.dir, threads));
+    } else if (m.kind !== 'dense') {
+      const c = await timed(`model ${m.name}`, () => composedModel(m, { cfg, store, ready, bm25Index: bm25Index?.index, splits, threads, log }));
+      if ('reason' in c) {
+        skipped.push(c);
+        log(`[models] ${m.name}: skipped — ${c.reason.split('\n')[0]}`);
+      } else ready.push(c);
     } else {
       const resolved = resolveDense(m, cfg.modelsDir);
       if (isSkipped(resolved)) {
@@ -205,12 +214,17 @@ async function underLock<T>(path: string, opts: RunOptions, log: StageLog, f: ()
  */
 function exhaustedField(p: Prepared, cfg: ExperimentConfig, g: PoolGroup, memo: Map<string, boolean>): boolean {
   if (g.protocol !== 'field') return false;
-  const fkey = `${g.split}/${g.field}`;
+  const fkey = `${g.split}/${g.field}/${g.setting ?? ''}`;
   if (!memo.has(fkey)) {
-    const queries = p.splits.get(g.protocol, g.split, g.field);
-    memo.set(fkey, samplePool(p.store, queries, { size: g.poolSize, repeat: 1, seed: cfg.seed, field: g.field ?? undefined, queryYear: cfg.queryYear, split: g.split }).exhausted);
+    const queries = p.splits.get(g.protocol, g.split, g.field, g.setting);
+    memo.set(fkey, samplePool(p.store, queries, { ...poolOptions(cfg, g), repeat: 1 }).exhausted);
   }
   return memo.get(fkey)!;
+}
+
+/** The pool of a group exactly as runGroup samples it (cells.ts). */
+function poolOptions(cfg: ExperimentConfig, g: PoolGroup) {
+  return { size: g.poolSize, repeat: g.repeat, seed: cfg.seed, field: g.field ?? undefined, queryYear: cfg.queryYear, split: g.split, ...(g.setting === 'inductive' ? { inductive: true } : {}) };
 }
 
 /**
@@ -225,9 +239,9 @@ async function encodePlan(p: Prepared, cfg: ExperimentConfig, shard?: Shard): Pr
   const memo = new Map<string, boolean>();
   for (const g of p.groups) {
     if (g.repeat > 1 && exhaustedField(p, cfg, g, memo)) continue;
-    const queries = p.splits.get(g.protocol, g.split, g.field);
+    const queries = p.splits.get(g.protocol, g.split, g.field, g.setting);
     for (const q of queries) mark[q] = 1;
-    const pool = samplePool(p.store, queries, { size: g.poolSize, repeat: g.repeat, seed: cfg.seed, field: g.field ?? undefined, queryYear: cfg.queryYear, split: g.split });
+    const pool = samplePool(p.store, queries, poolOptions(cfg, g));
     for (const d of pool.members) mark[d] = 1;
   }
   let n = 0;
@@ -256,7 +270,7 @@ export async function runStage(cfg: ExperimentConfig, opts: StageOptions): Promi
     for (const [gi, g] of p.groups.entries()) {
       if (!inShard(gi, opts.shard)) continue;
       if (g.repeat > 1 && exhaustedField(p, cfg, g, memo)) continue;
-      const r = await runGroup(ctx, g, p.splits.get(g.protocol, g.split, g.field), p.ready);
+      const r = await runGroup(ctx, g, p.splits.get(g.protocol, g.split, g.field, g.setting), p.ready);
       out.cells.done += r.cells.length;
       out.cells.computed += r.lists.size;
       out.cells.skipped += r.skipped.length;
@@ -286,12 +300,11 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
         progress.tick(ready.length);
         continue; // the field-cited set holds no more than one pool: no other repeat to draw
       }
-      const queries = splits.get(g.protocol, g.split, g.field);
+      const queries = splits.get(g.protocol, g.split, g.field, g.setting);
       const r = await runGroup(ctx, g, queries, ready);
-      if (g.protocol === 'field' && g.repeat === 1) exhausted.set(`${g.split}/${g.field}`, r.pool.exhausted);
-      if (g.protocol === 'field' && g.split === 'test') fieldRepeats[FIELD_ABBREV[g.field!]] = g.repeat;
+      if (g.protocol === 'field' && g.split === 'test' && !g.setting) fieldRepeats[FIELD_ABBREV[g.field!]] = g.repeat;
       for (const c of r.cells) cells.push(summary(c, `cells/${c.model}/${groupPath(g)}.json`));
-      if (g.protocol === 'field' && g.repeat === 1) fieldPools.set(groupPath(g), r.pool.members);
+      if (g.protocol === 'field' && g.repeat === 1 && !g.setting) fieldPools.set(groupPath(g), r.pool.members);
       progress.tick(ready.length);
     }
   });
@@ -299,9 +312,10 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
 
   // 5. MDCR (§4): built from the field-level queries and the models' top lists, then scored and evaluated.
   const mdcr = cfg.protocols.mdcr
-    ? await timed('mdcr', () => runMdcrStage({ cfg, store, dir, models: ready, splits, pools: fieldPools, log: (l) => log(`[mdcr] ${l}`) }))
+    ? await timed('mdcr', () => runMdcrStage({ cfg, store, dir, models: ready.filter(isBaseModel), splits, pools: fieldPools, log: (l) => log(`[mdcr] ${l}`) }))
     : undefined;
 
+  const significance = significanceStage(cfg, dir, ready, cells);
   for (const m of ready) await m.release();
   const results: ResultsIndex = {
     format: 'citebench-results', version: 1, name: cfg.name, configHash: configHash(cfg),
@@ -310,7 +324,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
     models: ready.map((m) => ({ name: m.name, kind: m.kind, weights: m.weights, settings: m.settings })),
     skipped, tuning,
     excluded: { files: excluded.files },
-    fieldRepeats, cells, ...(mdcr ? { mdcr } : {}),
+    fieldRepeats, cells, ...(mdcr ? { mdcr } : {}), ...(significance ? { significance } : {}),
   };
   writeFileAtomic(join(dir, 'results.json'), JSON.stringify(results, null, 1) + '\n');
   const report = renderMarkdownReport(results, loadPaperNumbers());

@@ -1,7 +1,7 @@
 import type { CorpusStore } from '../corpus/store.ts';
 import type { Field } from '../corpus/fields.ts';
 import { sampleQueries } from '../sampling/pools.ts';
-import type { ExperimentConfig } from './config.ts';
+import type { ExperimentConfig, Setting } from './config.ts';
 
 /**
  * Query sets of every protocol and split, sampled once. Validation queries are drawn like the test ones from a
@@ -16,15 +16,17 @@ export class QuerySplits {
     private readonly exclude: Uint32Array,
   ) {}
 
-  get(protocol: 'dataset' | 'field', split: 'test' | 'val', field: Field | null): Uint32Array {
-    const key = `${protocol}/${split}/${field}`;
+  /** Inductive queries must cite ≥ 1 (MDCR: 5) articles published before their year (pools.ts), on a stream of their own. */
+  get(protocol: 'dataset' | 'field', split: 'test' | 'val', field: Field | null, setting: Setting = 'transductive'): Uint32Array {
+    const inductive = setting === 'inductive';
+    const key = `${protocol}/${split}/${field}${inductive ? '/inductive' : ''}`;
     let q = this.memo.get(key);
     if (q) return q;
     const count = protocol === 'dataset' ? (split === 'test' ? this.cfg.protocols.dataset!.queries : this.cfg.validation.queries) : this.cfg.protocols.field!.queries;
-    const exclude = split === 'test' ? this.exclude : union(this.exclude, this.get(protocol, 'test', field));
+    const exclude = split === 'test' ? this.exclude : union(this.exclude, this.get(protocol, 'test', field, setting));
     // MDCR draws 5 positives from each field-level query's cited articles: such queries must cite that many.
     const minCited = protocol === 'field' && this.cfg.protocols.mdcr ? this.cfg.protocols.mdcr.positives : 1;
-    q = sampleQueries(this.store, { count, seed: this.cfg.seed, queryYear: this.cfg.queryYear, field: field ?? undefined, exclude, split, minCited });
+    q = sampleQueries(this.store, { count, seed: this.cfg.seed, queryYear: this.cfg.queryYear, field: field ?? undefined, exclude, split, minCited, ...(inductive ? { inductive } : {}) });
     this.memo.set(key, q);
     return q;
   }

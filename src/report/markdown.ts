@@ -43,8 +43,8 @@ function paperOrder(models: string[]): string[] {
   return [...models].sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
 }
 
-/** Table 1: models × (pool size × measure), dataset level. */
-export function table1(r: ResultsIndex, rows: MeanRow[], paper?: PaperNumbers): string {
+/** Table 1: models × (pool size × measure), dataset level. `suffix` names a setting other than the paper's. */
+export function table1(r: ResultsIndex, rows: MeanRow[], paper?: PaperNumbers, suffix = ''): string {
   const ds = rows.filter((x) => x.protocol === 'dataset');
   if (!ds.length) return '';
   const sizes = [...new Set(ds.map((x) => x.poolSize))].sort((a, b) => a - b);
@@ -55,7 +55,7 @@ export function table1(r: ResultsIndex, rows: MeanRow[], paper?: PaperNumbers): 
     return r.measures.map((m) => pct(row?.means[m]));
   })]);
   const repeats = Math.max(...ds.map((x) => x.repeats));
-  const parts = [`## Table 1 — dataset level (§3.1)`, '', `${ds[0] ? cellsNote(r, 'dataset') : ''} Mean over ${repeats} pool sample${repeats > 1 ? 's' : ''} per size.`, '', mdTable(head, body)];
+  const parts = [`## Table 1 — dataset level (§3.1)${suffix}`, '', `${ds[0] ? cellsNote(r, 'dataset') : ''} Mean over ${repeats} pool sample${repeats > 1 ? 's' : ''} per size.`, '', mdTable(head, body)];
   if (paper) {
     const psizes = ['200k', '500k', '1M', '2M'];
     parts.push('', `The paper's Table 1 (S2ORC, ${psizes.join('/')} pools, 3,800 queries):`, '', paperTable1(paper, psizes, r.measures.filter((m) => ['MAP', 'nDCG', 'R@30'].includes(m))));
@@ -78,7 +78,7 @@ const FIELD_TABLES = [
 ] as const;
 
 /** Tables 2, 7, 8: models × fields (+ AVG) for one measure each, field level. */
-export function fieldTables(r: ResultsIndex, rows: MeanRow[], paper?: PaperNumbers): string {
+export function fieldTables(r: ResultsIndex, rows: MeanRow[], paper?: PaperNumbers, suffix = ''): string {
   const fl = rows.filter((x) => x.protocol === 'field');
   if (!fl.length) return '';
   const present = ABBREVS.filter((a) => fl.some((x) => x.field && FIELD_ABBREV[x.field] === a));
@@ -93,7 +93,7 @@ export function fieldTables(r: ResultsIndex, rows: MeanRow[], paper?: PaperNumbe
       const ok = vals.filter((v): v is number => v !== undefined);
       return [label(r, model), ...vals.map(pct), pct(ok.length === vals.length ? ok.reduce((s, v) => s + v, 0) / ok.length : undefined)];
     });
-    parts.push(`## Table ${t.n} — field level, ${t.measure} (§3.2)`, '', `${cellsNote(r, 'field')} Mean over ${Math.max(...Object.values(r.fieldRepeats))} pool samples${one.length ? ` (one for ${one.join(', ')}: the field-cited set is not larger than the pool)` : ''}; AVG over the fields shown.`, '', mdTable(['model', ...present, 'AVG'], body));
+    parts.push(`## Table ${t.n} — field level, ${t.measure} (§3.2)${suffix}`, '', `${cellsNote(r, 'field')} Mean over ${Math.max(...Object.values(r.fieldRepeats))} pool samples${one.length ? ` (one for ${one.join(', ')}: the field-cited set is not larger than the pool)` : ''}; AVG over the fields shown.`, '', mdTable(['model', ...present, 'AVG'], body));
     const p = paper?.[t.key] as Record<string, Record<string, number>> | undefined;
     if (p) {
       parts.push('', `The paper's Table ${t.n} (S2ORC, 200 queries per field, 100k pools):`, '',
@@ -134,14 +134,35 @@ export function mdcrTables(r: ResultsIndex, paper?: PaperNumbers): string {
   return parts.join('\n');
 }
 
+/** The inductive setting's tables (Goyal et al. 2026 §3.1), when the run has them; no paper numbers exist for it. */
+export function inductiveTables(r: ResultsIndex, rows: MeanRow[]): string {
+  const ind = rows.filter((x) => x.setting === 'inductive');
+  if (!ind.length) return '';
+  return [`## Inductive setting (Goyal et al. 2026 §3.1)`, '',
+    `Queries and pools are disjoint and every candidate was published strictly before its query (year < ${r.queryYear}); queries cite at least one such article; profiles use only citing articles published before ${r.queryYear}. Queries and pools are drawn from streams of their own, so they differ from the transductive tables above.`, '',
+    table1(r, ind, undefined, ' — inductive'), '', fieldTables(r, ind, undefined, ' — inductive')].join('\n');
+}
+
+/** Paired tests against BM25 of the models beyond the paper (results.json's significance record). */
+export function significanceTable(r: ResultsIndex): string {
+  const s = r.significance;
+  if (!s || !s.rows.length) return '';
+  const p = (x: number) => (x < 0.001 ? '<0.001' : x.toFixed(3));
+  const body = s.rows.map((x) => [x.setting, sizeLabel(x.poolSize), label(r, x.model), x.measure, (x.meanDiff >= 0 ? '+' : '') + (100 * x.meanDiff).toFixed(1), p(x.pT), p(x.pRandomization), p(x.pHolm) + (x.pHolm < 0.05 ? ' *' : '')]);
+  return [`## Paired significance against ${s.baseline} (dataset level)`, '',
+    `Per query, the mean over repeats; Δ = model − ${s.baseline} (×100) over ${s.rows[0].queries} queries; two-sided paired t-test, paired randomization test (${s.trials} sign flips, seeded), Holm's correction over the rows of one setting and measure (* : < 0.05).`, '',
+    mdTable(['setting', 'pool', 'model', 'measure', 'Δ', 'p (t)', 'p (rand.)', 'p (Holm)'], body)].join('\n');
+}
+
 export function renderMarkdownReport(r: ResultsIndex, paper?: PaperNumbers): string {
-  const rows = meanOverRepeats(r.cells);
+  const all = meanOverRepeats(r.cells);
+  const rows = all.filter((x) => !x.setting);
   const head = [`# citebench — ${r.name}`, '', ...provenance(r), ''];
   head.push(`Corpus: ${r.corpus.articles} prefiltered articles, ${r.corpus.citations} citations (${r.corpus.kind === 'synthetic' ? 'synthetic' : 'corpus store'}); seed ${r.seed}, scale ${r.scale}; config hash ${r.configHash}.`);
-  head.push(`Models: ${r.models.map((m) => `${m.name}${m.kind === 'bm25' ? ` (k1 ${m.settings.k1}, b ${m.settings.b}${m.settings.tuned ? ', tuned' : ''})` : m.weights === 'random' ? ' (random weights)' : ''}`).join(', ')}.`);
+  head.push(`Models: ${r.models.map((m) => `${m.name}${m.kind === 'bm25' ? ` (k1 ${m.settings.k1}, b ${m.settings.b}${m.settings.tuned ? ', tuned' : ''})` : typeof m.settings.summary === 'string' ? ` (${m.settings.summary}${m.weights === 'random' ? '; random weights' : ''})` : m.weights === 'random' ? ' (random weights)' : ''}`).join(', ')}.`);
   if (r.skipped.length) head.push(`Skipped (no weights on this machine; see docs/dense.md to add them): ${r.skipped.map((s) => s.name).join(', ')}.`);
   for (const t of r.tuning) head.push(`Tuning: ${t.model} k1 ${t.chosen.k1}, b ${t.chosen.b} — best ${t.measure} of ${t.grid.length} grid points on ${t.queries} validation queries (pool ${sizeLabel(t.poolSize)}), disjoint from the test queries.`);
   if (r.excluded.files.length) head.push(`Excluded query ids: ${r.excluded.files.map((f) => `${f.path} (sha256 ${f.sha256.slice(0, 12)}…, ${f.ids} ids, ${f.notInStore} not in the store)`).join(', ')}.`);
   head.push(`The paper's tables follow ours for orientation${r.corpus.kind === 'synthetic' ? ' only: a synthetic corpus at another scale does not reproduce their values' : ''}.`, '');
-  return [...head, table1(r, rows, paper), '', fieldTables(r, rows, paper), mdcrTables(r, paper), ''].filter((s, i, a) => !(s === '' && a[i - 1] === '')).join('\n');
+  return [...head, table1(r, rows, paper), '', fieldTables(r, rows, paper), mdcrTables(r, paper), '', inductiveTables(r, all), '', significanceTable(r), ''].filter((s, i, a) => !(s === '' && a[i - 1] === '')).join('\n');
 }

@@ -27,6 +27,8 @@ export interface CellRecord {
   split: 'test' | 'val';
   field: Field | null;
   poolSize: number;
+  /** Present only for the inductive setting (queries and pool disjoint, candidates strictly older); absent = transductive. */
+  setting?: 'inductive';
   /** Actual pool size (smaller than poolSize only for an exhausted field-cited set). */
   poolMembers: number;
   repeat: number;
@@ -47,7 +49,7 @@ export type CellSummary = Omit<CellRecord, 'perQuery' | 'queryIds'> & { file: st
 
 export interface ModelEntry {
   name: string;
-  kind: 'bm25' | 'dense';
+  kind: 'bm25' | 'dense' | 'navigation' | 'profiler' | 'rerank';
   /** lexical (BM25), trained, or random (test weights: never a finding). */
   weights: 'lexical' | 'trained' | 'random';
   settings: Record<string, unknown>;
@@ -103,6 +105,30 @@ export interface ResultsIndex {
   fieldRepeats: Record<string, number>;
   cells: CellSummary[];
   mdcr?: MdcrRecord;
+  /** Paired tests of navigation / profiler / rerank models against BM25 (dataset level), when the config has such models. */
+  significance?: SignificanceRecord;
+}
+
+/** One comparison: a model against the baseline on the same queries, per-query values averaged over repeats. */
+export interface SignificanceRow {
+  setting: 'transductive' | 'inductive';
+  poolSize: number;
+  model: string;
+  measure: string;
+  queries: number;
+  /** Mean of model − baseline (raw, not ×100). */
+  meanDiff: number;
+  pT: number;
+  pRandomization: number;
+  /** Holm-adjusted paired t-test p, over the rows of the same setting and measure. */
+  pHolm: number;
+}
+
+export interface SignificanceRecord {
+  baseline: string;
+  trials: number;
+  seed: number;
+  rows: SignificanceRow[];
 }
 
 export function readResults(dir: string): ResultsIndex {
@@ -124,17 +150,19 @@ export interface MeanRow {
   protocol: 'dataset' | 'field';
   field: Field | null;
   poolSize: number;
+  /** Present only for the inductive setting. */
+  setting?: 'inductive';
   repeats: number;
   means: Record<string, number>;
   /** Standard deviation over repeats (0 for one repeat). */
   sd: Record<string, number>;
 }
 
-export function meanOverRepeats(cells: Pick<CellSummary, 'model' | 'protocol' | 'split' | 'field' | 'poolSize' | 'means'>[]): MeanRow[] {
+export function meanOverRepeats(cells: (Pick<CellSummary, 'model' | 'protocol' | 'split' | 'field' | 'poolSize' | 'means'> & { setting?: 'inductive' })[]): MeanRow[] {
   const groups = new Map<string, typeof cells>();
   for (const c of cells) {
     if (c.split !== 'test') continue;
-    const k = `${c.model}\u0000${c.protocol}\u0000${c.field}\u0000${c.poolSize}`;
+    const k = `${c.model}\u0000${c.protocol}\u0000${c.field}\u0000${c.poolSize}\u0000${c.setting ?? ''}`;
     if (!groups.has(k)) groups.set(k, []);
     groups.get(k)!.push(c);
   }
@@ -146,6 +174,7 @@ export function meanOverRepeats(cells: Pick<CellSummary, 'model' | 'protocol' | 
       protocol: g[0].protocol,
       field: g[0].field,
       poolSize: g[0].poolSize,
+      ...(g[0].setting ? { setting: g[0].setting } : {}),
       repeats: g.length,
       means: Object.fromEntries(names.map((n) => [n, mean(n)])),
       sd: Object.fromEntries(names.map((n) => {

@@ -20,7 +20,15 @@ export interface SearchRequest {
    * can checkpoint (see resumable.ts). Optional for retrievers: one that never calls it only loses resumption.
    */
   onResult?: (query: number, docs: Uint32Array, scores: Float32Array) => void;
+  /**
+   * Evaluation setting of the request (default transductive). Retrievers that use more than the pool's own texts
+   * (citation profiles) honour it: under 'inductive' (Goyal et al. 2026 §3.1) they may use no article published
+   * in or after a query's year; in both settings, never a query of the request.
+   */
+  setting?: Setting;
 }
+
+export type Setting = 'transductive' | 'inductive';
 
 // Ranked lists live in eval/ (a lower floor) so the evaluator takes them without importing retrieval/.
 export type { RankedLists } from '../eval/types.ts';

@@ -39,6 +39,12 @@ export interface QueryOptions {
    * to make it disjoint).
    */
   split?: string;
+  /**
+   * Inductive setting (Goyal et al. 2026 §3.1): only citations of articles published strictly before `queryYear`
+   * count towards `minCited` (the others can never be in an inductive pool). Draws from a stream of its own;
+   * absent or false keeps every earlier stream.
+   */
+  inductive?: boolean;
 }
 
 export interface QuerySet {
@@ -66,6 +72,7 @@ function eligible(store: Graph, opts: Omit<QueryOptions, 'count' | 'seed'>): { e
     if (store.years[i] !== year) continue;
     if (bit && !(store.fields[i] & bit)) continue;
     if (store.outOffsets[i + 1] - store.outOffsets[i] < minCited) continue;
+    if (opts.inductive && citedBefore(store, i, year) < minCited) continue;
     if (skip && skip[i]) excluded++;
     else out.push(i);
   }
@@ -90,9 +97,19 @@ export function sampleQuerySet(store: Graph, opts: QueryOptions): QuerySet {
   // The default keeps the stream name of earlier versions, so their query sets are unchanged; with or without an
   // exclusion the stream is the same (the draw is over the remaining candidates).
   const split = opts.split && opts.split !== 'test' ? `${opts.split}/` : '';
-  const stream = `queries/${split}${opts.field ?? 'dataset'}/${year}/${opts.count}${minCited > 1 ? `/min-cited-${minCited}` : ''}`;
+  const stream = `queries/${split}${opts.field ?? 'dataset'}/${year}/${opts.count}${minCited > 1 ? `/min-cited-${minCited}` : ''}${opts.inductive ? '/inductive' : ''}`;
   const pick = rngFor(opts.seed, stream).sampleIndices(pool.length, opts.count);
   return { queries: pick.map((k) => pool[k]), candidates: pool.length + excluded, excluded };
+}
+
+/** Store articles cited by `i` that were published strictly before `year` (known year). */
+function citedBefore(store: Graph, i: number, year: number): number {
+  let n = 0;
+  for (let e = store.outOffsets[i]; e < store.outOffsets[i + 1]; e++) {
+    const y = store.years[store.outTargets[e]];
+    if (y !== 0 && y < year) n++;
+  }
+  return n;
 }
 
 function exclusionMask(size: number, exclude: Uint32Array | Set<number> | undefined): Uint8Array | undefined {
@@ -129,6 +146,12 @@ export interface PoolOptions {
   field?: Field;
   /** The queries' split: 'test' (default, the stream of earlier versions) or another name with its own stream. */
   split?: string;
+  /**
+   * Inductive setting (Goyal et al. 2026 §3.1): no query in the pool, and every member (cited ones included)
+   * published strictly before `queryYear` — "≤ 2019" becomes "< 2019"; articles of unknown year are left out.
+   * Draws from a stream of its own; absent or false keeps every earlier stream.
+   */
+  inductive?: boolean;
 }
 
 export interface Pool {
@@ -142,30 +165,37 @@ export interface Pool {
 
 export function samplePool(store: Graph, queries: Uint32Array, opts: PoolOptions): Pool {
   const year = opts.queryYear ?? 2019;
-  const cited = citedBy(store, queries);
+  let cited = citedBy(store, queries);
+  const isQuery = opts.inductive ? new Uint8Array(store.size) : undefined;
+  if (isQuery) {
+    for (const q of queries) isQuery[q] = 1;
+    cited = cited.filter((c) => !isQuery[c] && store.years[c] !== 0 && store.years[c] < year);
+  }
   if (cited.length > opts.size) {
     throw new CitebenchError(`pool size ${opts.size} is smaller than the ${cited.length} articles the queries cite`);
   }
   const inPool = new Uint8Array(store.size);
   for (const c of cited) inPool[c] = 1;
   const source = opts.field ? fieldCited(store, opts.field) : undefined;
-  // Fill candidates: (field-cited or all) articles of year ≤ queryYear not already in the pool.
+  // Fill candidates: (field-cited or all) articles of year ≤ queryYear (inductive: < queryYear, no query) not
+  // already in the pool.
   const fill: number[] = [];
+  const last = opts.inductive ? year - 1 : year;
   const consider = (i: number) => {
     const y = store.years[i];
-    if (!inPool[i] && y !== 0 && y <= year) fill.push(i);
+    if (!inPool[i] && y !== 0 && y <= last && !(isQuery && isQuery[i])) fill.push(i);
   };
   if (source) for (const i of source) consider(i);
   else for (let i = 0; i < store.size; i++) consider(i);
   const need = opts.size - cited.length;
   let exhausted = false;
   if (fill.length <= need) {
-    if (!opts.field) throw new CitebenchError(`cannot sample a pool of ${opts.size}: the corpus has only ${cited.length + fill.length} articles from ${year} or before`);
+    if (!opts.field) throw new CitebenchError(`cannot sample a pool of ${opts.size}: the corpus has only ${cited.length + fill.length} articles from ${opts.inductive ? `before ${year} (inductive setting)` : `${year} or before`}`);
     exhausted = true;
     for (const i of fill) inPool[i] = 1;
   } else {
     const split = opts.split && opts.split !== 'test' ? `${opts.split}/` : '';
-    const stream = `pool/${split}${opts.field ?? 'dataset'}/${opts.size}/${opts.repeat}`;
+    const stream = `pool/${split}${opts.field ?? 'dataset'}/${opts.size}/${opts.repeat}${opts.inductive ? '/inductive' : ''}`;
     for (const k of rngFor(opts.seed, stream).sampleIndices(fill.length, need)) inPool[fill[k]] = 1;
   }
   return { members: indicesOf(inPool), cited: cited.length, exhausted };

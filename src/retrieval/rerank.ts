@@ -1,0 +1,45 @@
+/**
+ * Re-ranking: a first stage's top `depth` papers (BM25, navigation output, any retriever) re-scored by a dense
+ * model's similarity, a cross-encoder (rerank/cross-encoder.ts) or a weighted sum of scorers — Nogueira et al.
+ * 2020's ranking phase without navigation. The output holds the re-ranked `depth` papers (cut at the request's k).
+ */
+import type { RankedLists, Retriever, SearchRequest } from './retriever.ts';
+import { arrayDigest, rankLists, scoreCandidates, scorerFingerprint, splitLists, type WeightedScorer } from './scorer.ts';
+import { CitebenchError } from '../util/errors.ts';
+
+export interface RerankOptions {
+  name: string;
+  first: Retriever;
+  scorer: WeightedScorer[];
+  /** First-stage papers re-scored per query. */
+  depth: number;
+  tieKey?: Uint32Array;
+}
+
+export class RerankRetriever implements Retriever {
+  readonly name: string;
+  private fingerprint_: string | undefined;
+
+  constructor(private readonly opts: RerankOptions) {
+    this.name = opts.name;
+    if (!(Number.isInteger(opts.depth) && opts.depth >= 1)) throw new CitebenchError(`rerank ${opts.name}: depth must be a positive integer, got ${opts.depth}`);
+  }
+
+  get fingerprint(): string {
+    this.fingerprint_ ??= JSON.stringify({
+      retriever: 'rerank', version: 1, first: this.opts.first.fingerprint, scorer: scorerFingerprint(this.opts.scorer), depth: this.opts.depth,
+      tieKey: this.opts.tieKey ? arrayDigest(this.opts.tieKey) : null,
+    });
+    return this.fingerprint_;
+  }
+
+  async search(req: SearchRequest): Promise<RankedLists> {
+    const excludeSelf = req.excludeSelf ?? true;
+    const first = await this.opts.first.search({ ...req, k: this.opts.depth, onResult: undefined, excludeSelf });
+    const lists = splitLists(first);
+    const scores = await scoreCandidates(this.opts.scorer, req.queries, lists, req.setting);
+    const out = rankLists(lists, scores, req.k, this.opts.tieKey);
+    if (req.onResult) for (let q = 0; q < req.queries.length; q++) req.onResult(q, out.docs.subarray(out.offsets[q], out.offsets[q + 1]), out.scores.subarray(out.offsets[q], out.offsets[q + 1]));
+    return out;
+  }
+}
