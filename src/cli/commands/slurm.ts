@@ -77,7 +77,8 @@ export async function run(args: string[]): Promise<number> {
   const gpus = values.gpus === undefined ? 0 : count('gpus', values.gpus, 1);
   if (values['gpu-partition'] && !gpus) throw new CitebenchError('--gpu-partition needs --gpus N');
   const scripts = slurmScripts(cfg, {
-    cwd, node: process.execPath, cli: fileURLToPath(new URL('../../cli.ts', import.meta.url)), runArgs, dir,
+    // The entry point by path (src/cli.ts beside this folder), not an import of it.
+    cwd, node: process.execPath, cli: join(fileURLToPath(new URL('../../', import.meta.url)), 'cli.ts'), runArgs, dir,
     encodeTasks: count('encode-tasks', values['encode-tasks'], 8), cellTasks: count('cell-tasks', values['cell-tasks'], 8), cpus: count('cpus', values.cpus, 2),
     partition: values.partition, gpuPartition: values['gpu-partition'], gpus, account: values.account,
     mem: perStage('mem', values.mem), time: perStage('time', values.time), extra: values.sbatch,
