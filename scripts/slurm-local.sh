@@ -56,11 +56,22 @@ if ! pid_alive "$dir/munged.pid"; then
   for _ in $(seq 1 50); do [ -f "$dir/munge/munged.pid" ] && break; sleep 0.1; done
   cp "$dir/munge/munged.pid" "$dir/munged.pid"
 fi
+# Two ports (slurmctld, slurmd) free on this machine: another test's cluster may be running beside this one.
+in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port=${SLURM_LOCAL_PORT:-$(( 20000 + (RANDOM % 2000) * 2 ))}
+if [ -f "$SLURM_CONF" ] && pid_alive "$dir/slurmctld.pid"; then
+  port=$(sed -n 's/^SlurmctldPort=//p' "$SLURM_CONF")
+else
+  for _ in $(seq 1 50); do
+    in_use "$port" || in_use $((port + 1)) || break
+    port=$((port + 2))
+  done
+fi
 cat > "$SLURM_CONF" <<CONF
 ClusterName=citebench-local
 SlurmctldHost=$host
-SlurmctldPort=${SLURM_LOCAL_PORT:-6917}
-SlurmdPort=$(( ${SLURM_LOCAL_PORT:-6917} + 1 ))
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -87,7 +98,7 @@ PartitionName=main Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
 pid_alive "$dir/slurmctld.pid" || { slurmctld -D -i > "$dir/slurmctld.out" 2>&1 & }
 pid_alive "$dir/slurmd.pid" || { slurmd -D > "$dir/slurmd.out" 2>&1 & }
-for _ in $(seq 1 100); do
+for _ in $(seq 1 300); do # up to 60 s: a loaded machine starts slowly
   sinfo -h -o %T 2>/dev/null | grep -qx idle && break
   sleep 0.2
 done
