@@ -9,11 +9,11 @@
 import { cpus } from 'node:os';
 import { basename, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { AutoTokenizer, env } from '@huggingface/transformers';
 import type { TextSource } from '../../corpus/article.ts';
 import type { RankedLists, Retriever, SearchRequest } from '../retriever.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { fileContentHash, type ResolvedModel } from './models.ts';
+import { loadTokenizer } from './encoder.ts';
 
 interface Tokenizer {
   encode(text: string, opts?: { add_special_tokens?: boolean }): number[];
@@ -42,16 +42,8 @@ export class CrossEncoderRetriever implements Retriever {
   }
 
   static async load(model: ResolvedModel, opts: CrossEncoderOptions): Promise<CrossEncoderRetriever> {
-    env.allowRemoteModels = false;
-    env.allowLocalModels = true;
-    let tokenizer: Tokenizer;
-    try {
-      tokenizer = (await AutoTokenizer.from_pretrained(resolve(model.dir))) as unknown as Tokenizer;
-    } catch (e) {
-      throw new CitebenchError(`${model.dir}: cannot load the tokenizer (${(e as Error).message})`);
-    }
-    const special = tokenizer.encode('', { add_special_tokens: true });
-    if (special.length !== 2) throw new CitebenchError(`${model.dir}: tokenizer does not add [CLS] … [SEP] (got ${special})`);
+    const loaded = await loadTokenizer(model);
+    const tokenizer = loaded.tokenizer as unknown as Tokenizer;
     let session: ort.InferenceSession;
     try {
       session = await ort.InferenceSession.create(model.onnxFile, { intraOpNumThreads: opts.threads ?? cpus().length, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
@@ -64,7 +56,7 @@ export class CrossEncoderRetriever implements Retriever {
     }
     for (const name of ['input_ids', 'attention_mask'])
       if (!session.inputNames.includes(name)) throw new CitebenchError(`${model.onnxFile}: ONNX input '${name}' missing (has ${session.inputNames})`);
-    return new CrossEncoderRetriever(model, tokenizer, session, { cls: special[0], sep: special[1] }, opts);
+    return new CrossEncoderRetriever(model, tokenizer, session, { cls: loaded.cls, sep: loaded.sep }, opts);
   }
 
   get fingerprint(): string {

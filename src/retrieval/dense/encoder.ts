@@ -92,18 +92,7 @@ export class Encoder {
   }
 
   static async load(model: ResolvedModel, opts: EncoderOptions = {}): Promise<Encoder> {
-    env.allowRemoteModels = false;
-    env.allowLocalModels = true;
-    let tokenizer: Tokenizer;
-    try {
-      // The absolute folder path, not localModelPath + base name: transformers.js reads a name that is not a
-      // valid hub id (e.g. 'org--name', as --allow-remote names folders) relative to the working directory.
-      tokenizer = (await AutoTokenizer.from_pretrained(resolve(model.dir))) as unknown as Tokenizer;
-    } catch (e) {
-      throw new CitebenchError(`${model.dir}: cannot load the tokenizer (${(e as Error).message})`);
-    }
-    const special = tokenizer.encode('', { add_special_tokens: true });
-    if (special.length !== 2) throw new CitebenchError(`${model.dir}: tokenizer does not add [CLS] … [SEP] (got ${special})`);
+    const { tokenizer, cls, sep } = await loadTokenizer(model);
     let device = opts.device ?? 'cpu';
     const missing = device === 'cpu' ? undefined : cudaProviderMissing();
     if (device === 'cuda' && missing) throw new CitebenchError(`--device cuda: this onnxruntime-node installation has no CUDA execution provider (${missing}); ${NO_CUDA_HINT}`);
@@ -133,7 +122,7 @@ export class Encoder {
         `${model.onnxFile}: ONNX output '${output}' missing (has ${session.outputNames.join(', ')})` +
           (output === 'mean_hidden_states' ? `; export it with all-layer means or use --layers last` : ''),
       );
-    return new Encoder(model, tokenizer, session, special[0], special[1], opts.batchSize ?? 16, output);
+    return new Encoder(model, tokenizer, session, cls, sep, opts.batchSize ?? 16, output);
   }
 
   /** Token ids exactly as the model sees them: [CLS] title [SEP] abstract [SEP], truncated to maxLength. */
@@ -245,4 +234,21 @@ function meanRows(h: Float32Array, base: number, from: number, to: number, dim: 
     for (let j = 0; j < dim; j++) acc[j] += h[o + j];
   }
   for (let j = 0; j < dim; j++) out[dst + j] = acc[j] / n;
+}
+
+/** A model folder's WordPiece tokenizer, from local files only; it must add [CLS] … [SEP]. */
+export async function loadTokenizer(model: Pick<ResolvedModel, 'dir'>): Promise<{ tokenizer: Tokenizer; cls: number; sep: number }> {
+  env.allowRemoteModels = false;
+  env.allowLocalModels = true;
+  let tokenizer: Tokenizer;
+  try {
+    // The absolute folder path, not localModelPath + base name: transformers.js reads a name that is not a
+    // valid hub id (e.g. 'org--name', as --allow-remote names folders) relative to the working directory.
+    tokenizer = (await AutoTokenizer.from_pretrained(resolve(model.dir))) as unknown as Tokenizer;
+  } catch (e) {
+    throw new CitebenchError(`${model.dir}: cannot load the tokenizer (${(e as Error).message})`);
+  }
+  const special = tokenizer.encode('', { add_special_tokens: true });
+  if (special.length !== 2) throw new CitebenchError(`${model.dir}: tokenizer does not add [CLS] … [SEP] (got ${special})`);
+  return { tokenizer, cls: special[0], sep: special[1] };
 }
