@@ -7,7 +7,7 @@
  * 2020 §3). It only re-scores (`candidates`); ranking a whole pool with it would cost a forward pass per article.
  */
 import { cpus } from 'node:os';
-import { basename, resolve } from 'node:path';
+import { basename } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { TextSource } from '../../corpus/article.ts';
 import type { RankedLists, Retriever, SearchRequest } from '../retriever.ts';
