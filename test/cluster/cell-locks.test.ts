@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { tryLock, staleReason } from '../../src/util/lock.ts';
+import { tree } from '../helpers/files.ts';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const CI = new URL('../../configs/ci.yaml', import.meta.url).pathname;
@@ -59,17 +60,6 @@ function run(args: string[]): Promise<{ code: number | null; err: string }> {
   });
 }
 
-function tree(dir: string): Map<string, Buffer> {
-  const out = new Map<string, Buffer>();
-  (function walk(d: string) {
-    for (const f of readdirSync(d).sort()) {
-      const p = join(d, f);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (f !== 'timings.json') out.set(relative(dir, p), readFileSync(p));
-    }
-  })(dir);
-  return out;
-}
 
 test('citebench run --worker: two workers share one results folder (a stale lock taken over, a live one skipped), the final run assembles the bytes of one process', { timeout: 240_000 }, async () => {
   const root = mkdtempSync(join(tmpdir(), 'cb-workers-'));

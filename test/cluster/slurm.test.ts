@@ -4,11 +4,12 @@
 // folder equals a local `citebench run` byte for byte. Skips where slurm is not installed or not root.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { REPO } from '../helpers/shared.ts';
+import { tree } from '../helpers/files.ts';
 
 const CLI = join(REPO, 'src/cli.ts');
 const LOCAL = join(REPO, 'scripts/slurm-local.sh');
@@ -31,17 +32,6 @@ function run(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ co
   });
 }
 
-function tree(dir: string): Map<string, Buffer> {
-  const out = new Map<string, Buffer>();
-  (function walk(d: string) {
-    for (const f of readdirSync(d).sort()) {
-      const p = join(d, f);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (f !== 'timings.json') out.set(relative(dir, p), readFileSync(p));
-    }
-  })(dir);
-  return out;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
