@@ -8,6 +8,7 @@ import type { CorpusStore } from '../corpus/store.ts';
 import { evalObjective } from '../retrieval/bm25/tune.ts';
 import type { Bm25Index } from '../retrieval/bm25/index-format.ts';
 import { CrossEncoderRetriever } from '../retrieval/dense/cross-encoder.ts';
+import type { Device } from '../retrieval/dense/encoder.ts';
 import { resolveModel } from '../retrieval/dense/models.ts';
 import { NavigationRetriever } from '../retrieval/navigation.ts';
 import { DenseProfiler } from '../retrieval/profiler/dense.ts';
@@ -31,6 +32,8 @@ export interface ComposeContext {
   bm25Index?: Bm25Index;
   splits: QuerySplits;
   threads: number;
+  /** cpu | cuda | auto for cross-encoders, as for the dense encoders. */
+  device?: Device;
   log: (line: string) => void;
 }
 
@@ -59,12 +62,12 @@ function combine(ws: Weights[]): Weights {
 async function loadCrossEncoder(ref: CrossEncoderRef, ctx: ComposeContext, name: string): Promise<{ retriever: CrossEncoderRetriever; weights: Weights; dir: string }> {
   let model;
   try {
-    model = resolveModel(ref.model, { modelsDir: ref.modelsDir ?? ctx.cfg.modelsDir, quantized: ref.quantized, overrides: ref.maxLength ? { maxLength: ref.maxLength } : {} });
+    model = resolveModel(ref.model, { modelsDir: ref.modelsDir ?? ctx.cfg.modelsDir, quantized: ref.quantized, fp16: ref.fp16, overrides: ref.maxLength ? { maxLength: ref.maxLength } : {} });
   } catch (e) {
     if (e instanceof CitebenchError) throw new Skip(`cross-encoder folder not found: ${e.message.split('\n')[0]}`);
     throw e;
   }
-  const retriever = await CrossEncoderRetriever.load(model, { name: `${name}-cross-encoder`, texts: ctx.store, threads: ctx.threads });
+  const retriever = await CrossEncoderRetriever.load(model, { name: `${name}-cross-encoder`, texts: ctx.store, threads: ctx.threads, device: ctx.device, log: ctx.log });
   return { retriever, weights: weightsOf(model), dir: model.dir };
 }
 

@@ -34,6 +34,8 @@ export interface DenseModelConfig {
   layers?: 'all' | 'last';
   maxLength?: number;
   quantized: boolean;
+  /** Load onnx/model_fp16.onnx (float16 compute, for GPUs) where the folder has it; else model.onnx. */
+  fp16?: boolean;
   hnsw?: { M: number; efConstruction: number; efSearch: number };
 }
 
@@ -84,6 +86,8 @@ export interface CrossEncoderRef {
   model: string;
   modelsDir?: string;
   quantized: boolean;
+  /** As for dense models: onnx/model_fp16.onnx where the folder has it. */
+  fp16?: boolean;
   maxLength?: number;
 }
 
@@ -167,7 +171,7 @@ const KNOWN_KEYS: Record<string, string[]> = {
   'protocols.mdcr': ['positives', 'perType', 'modelDepth', 'mostCited', 'models'],
 };
 const BM25_KEYS = ['kind', 'k1', 'b', 'accurate', 'tune'];
-const DENSE_KEYS = ['kind', 'model', 'modelsDir', 'pooling', 'distance', 'layers', 'maxLength', 'quantized', 'hnsw'];
+const DENSE_KEYS = ['kind', 'model', 'modelsDir', 'pooling', 'distance', 'layers', 'maxLength', 'quantized', 'fp16', 'hnsw'];
 const NAVIGATION_KEYS = ['kind', 'first', 'kd', 'kc', 'T', 'scorer', 'crossEncoder'];
 const PROFILER_KEYS = ['kind', 'base', 'beta', 'tune', 'topTerms'];
 const RERANK_KEYS = ['kind', 'first', 'depth', 'scorer', 'crossEncoder'];
@@ -433,9 +437,17 @@ function parseModels(r: Reader): ModelConfig[] {
       layers: oneOf('layers', ['all', 'last'] as const),
       maxLength: r.has([...p, 'maxLength']) ? r.num([...p, 'maxLength'], undefined, (n) => Number.isInteger(n) && n >= 8, 'an integer ≥ 8') : undefined,
       quantized: r.bool([...p, 'quantized'], false),
+      ...precision(r, p),
       hnsw,
     };
   });
+}
+
+/** `fp16: true` (kept out of the canonical config when false, so existing configs keep their hash). */
+function precision(r: Reader, p: string[]): { fp16?: true } {
+  if (!r.bool([...p, 'fp16'], false)) return {};
+  if (r.bool([...p, 'quantized'], false)) r.fail([...p, 'fp16'], 'and quantized exclude each other: one ONNX export per model');
+  return { fp16: true };
 }
 
 /** navigation / profiler / rerank: models built on models configured above them (`earlier`). */
@@ -451,11 +463,12 @@ function parseComposed(r: Reader, p: string[], name: string, kind: 'navigation' 
     const c = [...p, 'crossEncoder'];
     if (!r.has(c)) return undefined;
     if (typeof r.raw(c) === 'string') return { model: r.str(c)!, quantized: false };
-    r.checkKeys(c, ['model', 'modelsDir', 'quantized', 'maxLength']);
+    r.checkKeys(c, ['model', 'modelsDir', 'quantized', 'fp16', 'maxLength']);
     return {
       model: r.str([...c, 'model']) ?? r.fail([...c, 'model'], 'is required: a registry name, hub id or model folder'),
       modelsDir: r.str([...c, 'modelsDir']),
       quantized: r.bool([...c, 'quantized'], false),
+      ...precision(r, c),
       maxLength: r.has([...c, 'maxLength']) ? r.num([...c, 'maxLength'], undefined, (n) => Number.isInteger(n) && n >= 8, 'an integer ≥ 8') : undefined,
     };
   };

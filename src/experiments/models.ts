@@ -66,7 +66,7 @@ export function resolveDense(cfg: DenseModelConfig, modelsDir: string | undefine
   if (cfg.layers) overrides.layers = cfg.layers;
   if (cfg.maxLength) overrides.maxLength = cfg.maxLength;
   try {
-    return resolveModel(cfg.model, { modelsDir: cfg.modelsDir ?? modelsDir, overrides, quantized: cfg.quantized });
+    return resolveModel(cfg.model, { modelsDir: cfg.modelsDir ?? modelsDir, overrides, quantized: cfg.quantized, fp16: cfg.fp16 });
   } catch (e) {
     if (!(e instanceof CitebenchError)) throw e;
     return { name: cfg.name, reason: e.message };

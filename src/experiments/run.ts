@@ -166,7 +166,7 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
       }
       ready.push(bm25Retriever(m, params, bm25Index!.index, store, bm25Index!.dir, threads));
     } else if (m.kind !== 'dense') {
-      const c = await timed(`model ${m.name}`, () => composedModel(m, { cfg, store, ready, bm25Index: bm25Index?.index, splits, threads, log }));
+      const c = await timed(`model ${m.name}`, () => composedModel(m, { cfg, store, ready, bm25Index: bm25Index?.index, splits, threads, device: opts.device, log }));
       if ('reason' in c) {
         skipped.push(c);
         log(`[models] ${m.name}: skipped — ${c.reason.split('\n')[0]}`);

@@ -17,7 +17,9 @@ export const modelOptionsUsage = `model options:
   --layers L         aspire only: all (mean over layers, the paper) | last (final layer, ASPIRE's example code)
   --distance D       l2 | ip (default: the registry's; custom folders: l2)
   --max-length N     tokens incl. [CLS]/[SEP] (default 512)
-  --quantized        prefer onnx/model_quantized.onnx when both exist`;
+  --quantized        prefer onnx/model_quantized.onnx when both exist
+  --fp16-model       prefer onnx/model_fp16.onnx (float16 weights and compute; for --device cuda) where the
+                     folder has it, else onnx/model.onnx`;
 
 export const modelOptionSpec = {
   model: { type: 'string' },
@@ -27,6 +29,7 @@ export const modelOptionSpec = {
   distance: { type: 'string' },
   'max-length': { type: 'string' },
   quantized: { type: 'boolean' },
+  'fp16-model': { type: 'boolean' },
   'allow-remote': { type: 'boolean' },
   revision: { type: 'string' },
 } as const;
@@ -39,6 +42,7 @@ export interface ModelValues {
   distance?: string;
   'max-length'?: string;
   quantized?: boolean;
+  'fp16-model'?: boolean;
   'allow-remote'?: boolean;
   revision?: string;
 }
@@ -73,6 +77,7 @@ export async function resolveFromValues(v: ModelValues): Promise<ResolvedModel> 
     modelsDir: v['models-dir'],
     overrides: modelOverrides(v),
     quantized: v.quantized,
+    fp16: v['fp16-model'],
     allowRemote: v['allow-remote'] ?? false,
     revision: v.revision,
     log: (line) => console.error(`citebench: ${line}`),

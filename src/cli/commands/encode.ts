@@ -1,7 +1,7 @@
 import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Encoder, parseDevice } from '../../retrieval/dense/encoder.ts';
 import { EmbeddingStore, DEFAULT_CHUNK_SIZE, type StoreStatus } from '../../retrieval/dense/store.ts';
 import { parseShard, shardLabel } from '../../util/shard.ts';
@@ -78,7 +78,7 @@ export async function run(args: string[]) {
   const secs = (performance.now() - t0) / 1000;
   const asked = ids ? ids.length : corpus.size;
   console.log(
-    `${out}: ${model.name} (${model.pooling}${model.layers ? `/${model.layers}` : ''}, dim ${encoder.dim}), ` +
+    `${out}: ${model.name} (${model.pooling}${model.layers ? `/${model.layers}` : ''}, dim ${encoder.dim}, ${basename(model.onnxFile)}), ` +
       (shard ? `${shardLabel(shard)}: ${n} articles encoded now` : `${n} of ${asked} requested articles encoded now, ${asked - n} already stored`) +
       (n > 0 ? ` (${secs.toFixed(1)} s, ${(n / secs).toFixed(1)} articles/s)` : ''),
   );

@@ -6,14 +6,13 @@
  * abstract; when the pair is too long, tokens are removed from the longer side until it fits (Nogueira et al.
  * 2020 §3). It only re-scores (`candidates`); ranking a whole pool with it would cost a forward pass per article.
  */
-import { cpus } from 'node:os';
 import { basename } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { TextSource } from '../../corpus/article.ts';
 import type { RankedLists, Retriever, SearchRequest } from '../retriever.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { fileContentHash, type ResolvedModel } from './models.ts';
-import { loadTokenizer } from './encoder.ts';
+import { createSession, loadTokenizer, tensorFloats, type Device } from './encoder.ts';
 
 interface Tokenizer {
   encode(text: string, opts?: { add_special_tokens?: boolean }): number[];
@@ -25,6 +24,9 @@ export interface CrossEncoderOptions {
   threads?: number;
   /** Pairs per forward pass (default 16). */
   batchSize?: number;
+  /** cpu (default) | cuda | auto, as for the encoders. */
+  device?: Device;
+  log?: (line: string) => void;
 }
 
 export class CrossEncoderRetriever implements Retriever {
@@ -44,12 +46,7 @@ export class CrossEncoderRetriever implements Retriever {
   static async load(model: ResolvedModel, opts: CrossEncoderOptions): Promise<CrossEncoderRetriever> {
     const loaded = await loadTokenizer(model);
     const tokenizer = loaded.tokenizer as unknown as Tokenizer;
-    let session: ort.InferenceSession;
-    try {
-      session = await ort.InferenceSession.create(model.onnxFile, { intraOpNumThreads: opts.threads ?? cpus().length, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
-    } catch (e) {
-      throw new CitebenchError(`${model.onnxFile}: onnxruntime cannot load it (${(e as Error).message})`);
-    }
+    const session = await createSession(model.onnxFile, opts);
     if (!session.outputNames.includes('logits')) {
       await session.release();
       throw new CitebenchError(`${model.onnxFile}: not a sequence-classification model (no ONNX output 'logits'; has ${session.outputNames.join(', ')}): export it with optimum's --task text-classification`);
@@ -110,7 +107,7 @@ export class CrossEncoderRetriever implements Retriever {
       };
       if (this.session.inputNames.includes('token_type_ids')) feeds.token_type_ids = new ort.Tensor('int64', types, [batch.length, len]);
       const res = await this.session.run(feeds, ['logits']);
-      const logits = res.logits.data as Float32Array;
+      const logits = tensorFloats(res.logits);
       const labels = res.logits.dims[1] ?? 1;
       batch.forEach((p, r) => (out[p] = logits[r * labels + labels - 1]));
     }

@@ -14,6 +14,7 @@ import type { ArticleText } from '../../corpus/article.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import type { ResolvedModel } from './models.ts';
 import { splitSentences } from './sentences.ts';
+import { decodeHalf } from './float16.ts';
 
 /** ASPIRE's token budget for title + sentences (examples/ex_aspire_consent.py: max_num_toks = 500). */
 const ASPIRE_MAX_TOKENS = 500;
@@ -77,6 +78,33 @@ const NO_CUDA_HINT =
   'onnxruntime-node downloads its CUDA provider when it is installed on a machine with internet access and the CUDA ' +
   'toolkit: run `ONNXRUNTIME_NODE_INSTALL=cuda12 npm rebuild onnxruntime-node` there (docs/cluster.md), or use --device cpu';
 
+/**
+ * An onnxruntime session for a model file on the asked device: cpu, cuda (an error naming the fix when this
+ * installation has no CUDA provider or it cannot start) or auto (cuda when present, said through `log`).
+ */
+export async function createSession(onnxFile: string, opts: Pick<EncoderOptions, 'threads' | 'device' | 'log'> = {}): Promise<ort.InferenceSession> {
+  let device = opts.device ?? 'cpu';
+  const missing = device === 'cpu' ? undefined : cudaProviderMissing();
+  if (device === 'cuda' && missing) throw new CitebenchError(`--device cuda: this onnxruntime-node installation has no CUDA execution provider (${missing}); ${NO_CUDA_HINT}`);
+  if (device === 'auto') {
+    device = missing ? 'cpu' : 'cuda';
+    opts.log?.(`device auto: ${device}${missing ? ` (no CUDA execution provider: ${missing})` : ''}`);
+  }
+  try {
+    return await ort.InferenceSession.create(onnxFile, {
+      intraOpNumThreads: opts.threads ?? cpus().length,
+      interOpNumThreads: 1,
+      graphOptimizationLevel: 'all',
+      // On CUDA, nodes the provider lacks fall back to the CPU provider, as onnxruntime places them.
+      ...(device === 'cuda' ? { executionProviders: ['cuda', 'cpu'] } : {}),
+    });
+  } catch (e) {
+    const msg = (e as Error).message;
+    if (device === 'cuda') throw new CitebenchError(`--device cuda: onnxruntime could not start its CUDA execution provider for ${onnxFile} (${msg}); ${NO_CUDA_HINT}`);
+    throw new CitebenchError(`${onnxFile}: onnxruntime cannot load it (${msg})`);
+  }
+}
+
 export class Encoder {
   readonly dim: number;
   private constructor(
@@ -93,27 +121,7 @@ export class Encoder {
 
   static async load(model: ResolvedModel, opts: EncoderOptions = {}): Promise<Encoder> {
     const { tokenizer, cls, sep } = await loadTokenizer(model);
-    let device = opts.device ?? 'cpu';
-    const missing = device === 'cpu' ? undefined : cudaProviderMissing();
-    if (device === 'cuda' && missing) throw new CitebenchError(`--device cuda: this onnxruntime-node installation has no CUDA execution provider (${missing}); ${NO_CUDA_HINT}`);
-    if (device === 'auto') {
-      device = missing ? 'cpu' : 'cuda';
-      opts.log?.(`device auto: ${device}${missing ? ` (no CUDA execution provider: ${missing})` : ''}`);
-    }
-    let session: ort.InferenceSession;
-    try {
-      session = await ort.InferenceSession.create(model.onnxFile, {
-        intraOpNumThreads: opts.threads ?? cpus().length,
-        interOpNumThreads: 1,
-        graphOptimizationLevel: 'all',
-        // On CUDA, nodes the provider lacks fall back to the CPU provider, as onnxruntime places them.
-        ...(device === 'cuda' ? { executionProviders: ['cuda', 'cpu'] } : {}),
-      });
-    } catch (e) {
-      const msg = (e as Error).message;
-      if (device === 'cuda') throw new CitebenchError(`--device cuda: onnxruntime could not start its CUDA execution provider for ${model.onnxFile} (${msg}); ${NO_CUDA_HINT}`);
-      throw new CitebenchError(`${model.onnxFile}: onnxruntime cannot load it (${msg})`);
-    }
+    const session = await createSession(model.onnxFile, opts);
     for (const name of ['input_ids', 'attention_mask'])
       if (!session.inputNames.includes(name)) throw new CitebenchError(`${model.onnxFile}: ONNX input '${name}' missing (has ${session.inputNames})`);
     const output = model.pooling === 'aspire' && model.layers === 'all' ? 'mean_hidden_states' : 'last_hidden_state';
@@ -198,7 +206,7 @@ export class Encoder {
       if (this.session.inputNames.includes('token_type_ids'))
         feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(batch.length * len), [batch.length, len]);
       const out = await this.session.run(feeds, [this.output]);
-      const hidden = out[this.output].data as Float32Array;
+      const hidden = tensorFloats(out[this.output]);
       const hdim = out[this.output].dims[2];
       if (hdim !== dim) throw new CitebenchError(`${this.model.onnxFile}: hidden size ${hdim}, config.json says ${dim}`);
       batch.forEach((a, r) => {
@@ -222,6 +230,20 @@ export class Encoder {
   async release(): Promise<void> {
     await this.session.release();
   }
+}
+
+/**
+ * A float output as float32: a float16 export (model_fp16.onnx) returns its hidden states in float16, which
+ * onnxruntime-node hands over as raw binary16 (Uint16Array; Node 20 has no Float16Array). Pooling then runs in
+ * float32/float64 as for any model.
+ */
+export function tensorFloats(t: ort.Tensor): Float32Array {
+  if (t.type === 'float32') return t.data as Float32Array;
+  if (t.type === 'float16') {
+    const d = t.data as unknown as ArrayBufferView;
+    return decodeHalf(new Uint16Array(d.buffer, d.byteOffset, d.byteLength / 2));
+  }
+  throw new CitebenchError(`ONNX output is ${t.type}, expected float32 or float16`);
 }
 
 /** out[dst..dst+dim) = mean of token rows [from, to) of one sequence (float64 sums, then float32). */

@@ -13,6 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { CitebenchError } from '../../util/errors.ts';
 import { Progress } from '../../util/progress.ts';
+import { onnxNames, type OnnxVariant } from './onnx-variant.ts';
 
 export const DEFAULT_ENDPOINT = 'https://huggingface.co';
 /** Written next to the downloaded files: where they came from (repo, revision, endpoint, sizes). */
@@ -25,8 +26,8 @@ export interface HubOptions {
   token?: string;
   /** Branch, tag or commit (default `main`). */
   revision?: string;
-  /** Fetch onnx/model_quantized.onnx first (else onnx/model.onnx first; the other is the fallback). */
-  quantized?: boolean;
+  /** Which ONNX export to fetch first (default fp32; the others are fallbacks, onnx-variant.ts). */
+  variant?: OnnxVariant;
   /** Byte counts and rate on stderr (default: stderr is a TTY and CI is unset). */
   progress?: boolean;
   /** One line when the download starts and one when it ends. */
@@ -175,7 +176,7 @@ export async function downloadModel(repo: string, dir: string, opts: HubOptions 
     if (tok) await fetchTo('tokenizer.json', tok);
     const tokConfig = await open(url('tokenizer_config.json'), token);
     if (tokConfig) await fetchTo('tokenizer_config.json', tokConfig);
-    const names = opts.quantized ? ['model_quantized.onnx', 'model.onnx'] : ['model.onnx', 'model_quantized.onnx'];
+    const names = onnxNames(opts.variant ?? 'fp32');
     let onnx: string | undefined;
     for (const name of names) {
       const file = `onnx/${name}`;

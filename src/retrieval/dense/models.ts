@@ -9,6 +9,7 @@ import { existsSync, readFileSync, statSync, openSync, readSync, closeSync } fro
 import { join, resolve, basename } from 'node:path';
 import { CitebenchError } from '../../util/errors.ts';
 import { DOWNLOAD_RECORD, downloadModel, hubFolderName, isHubId } from './hub.ts';
+import { onnxNames, type OnnxVariant } from './onnx-variant.ts';
 
 /**
  * - `cls`: final-layer [CLS] vector (SciBERT, SPECTER, SciNCL as the paper uses them).
@@ -98,6 +99,7 @@ export function exportHint(hfId: string, dir: string): string {
     `To make an ONNX folder for citebench (on a machine with internet and Python):\n` +
     `  pip install "optimum[exporters]"\n` +
     `  optimum-cli export onnx --model ${hfId} --task feature-extraction ${dir}/\n` +
+    `(a float16 export for GPUs, onnx/model_fp16.onnx: docs/cluster.md)\n` +
     `ASPIRE with --layers all (the paper's pooling) also needs a 'mean_hidden_states' output: see docs/dense.md\n` +
     `(or use --layers last with the plain export). Then pass --model ${dir}, or put the folder at\n` +
     `<models-dir>/<name>/ (default ./models, or $CITEBENCH_MODELS) and pass the name.\n` +
@@ -106,8 +108,8 @@ export function exportHint(hfId: string, dir: string): string {
   );
 }
 
-function pickOnnx(dir: string, preferQuantized: boolean): string | undefined {
-  const names = preferQuantized ? ['model_quantized.onnx', 'model.onnx'] : ['model.onnx', 'model_quantized.onnx'];
+function pickOnnx(dir: string, prefer: OnnxVariant): string | undefined {
+  const names = onnxNames(prefer);
   for (const n of names) {
     for (const p of [join(dir, 'onnx', n), join(dir, n)]) if (existsSync(p)) return p;
   }
@@ -179,6 +181,11 @@ export interface ResolveOptions {
   /** Prefer onnx/model_quantized.onnx when both exist (default false: fp32 first). */
   quantized?: boolean;
   /**
+   * Prefer onnx/model_fp16.onnx (float16 weights and compute, for GPUs) when the folder has it, else fp32.
+   * Not with `quantized`.
+   */
+  fp16?: boolean;
+  /**
    * Download a missing model from the Hugging Face hub (`resolveModelAsync` only; default false: nothing
    * touches the network). Endpoint: $HF_ENDPOINT or https://huggingface.co; $HF_TOKEN is sent as a bearer token.
    */
@@ -246,7 +253,8 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
   const { dir, base, repo, hf } = locate(nameOrDir, modelsDirOf(opts));
   const configPath = join(dir, 'config.json');
   const tokPath = join(dir, 'tokenizer.json');
-  const onnxFile = existsSync(dir) ? pickOnnx(dir, opts.quantized ?? false) : undefined;
+  if (opts.fp16 && opts.quantized) throw new CitebenchError(`model '${nameOrDir}': fp16 and quantized exclude each other`);
+  const onnxFile = existsSync(dir) ? pickOnnx(dir, opts.fp16 ? 'fp16' : opts.quantized ? 'quantized' : 'fp32') : undefined;
   if (!existsSync(dir) || !existsSync(configPath) || !existsSync(tokPath) || !onnxFile) {
     const missing = !existsSync(dir)
       ? `${repo === nameOrDir ? `no local folder '${nameOrDir}', and ` : ''}folder ${dir} does not exist`
@@ -311,7 +319,7 @@ export async function resolveModelAsync(nameOrDir: string, opts: ResolveOptions 
     if (repo && !existsSync(dir)) {
       await downloadModel(repo, dir, {
         revision: opts.revision,
-        quantized: opts.quantized,
+        variant: opts.fp16 ? 'fp16' : opts.quantized ? 'quantized' : 'fp32',
         progress: opts.progress,
         log: opts.log,
         hint: exportHint(repo, dir),
