@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { articleText, EnglishAnalyzer } from '../../src/retrieval/bm25/analyzer.ts';
 import { buildIndex } from '../../src/retrieval/bm25/index.ts';
 import { Bm25Retriever } from '../../src/retrieval/bm25/retriever.ts';
-import { buildSparseProfiles, SparseProfiler } from '../../src/retrieval/profiler/sparse.ts';
+import { buildSparseProfiles, keepTopTerms, SparseProfiler } from '../../src/retrieval/profiler/sparse.ts';
 import { DenseProfiler } from '../../src/retrieval/profiler/dense.ts';
 import { citingSets } from '../../src/retrieval/profiler/citing.ts';
 import { randomGraph, textsOf } from './graph.ts';
@@ -168,4 +168,22 @@ test('dense profiles equal the brute force v_i + β · mean v_j, and rank by cos
     const want = [...pool.keys()].filter((p) => pool[p] !== q).sort((x, y) => cos(qv, y) - cos(qv, x)).slice(0, 5).map((p) => pool[p]);
     assert.deepEqual([...r.docs.subarray(r.offsets[qi], r.offsets[qi + 1])], want);
   });
+});
+
+test('keepTopTerms keeps exactly what sorting by (weight desc, term asc) keeps, ties at the cut included', () => {
+  let seed = 1; const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  for (let trial = 0; trial < 3000; trial++) {
+    const V = 50 + Math.floor(rnd() * 400);
+    const n = Math.floor(rnd() * V);
+    const terms = new Uint32Array([...Array(V).keys()].sort(() => rnd() - 0.5).slice(0, n));
+    const w = new Float64Array(V);
+    const levels = 1 + Math.floor(rnd() * 6);
+    for (const t of terms) w[t] = rnd() < 0.1 ? 0 : Math.floor(rnd() * levels) / 7;
+    const top = Math.floor(rnd() * (n + 3));
+    const want = Float64Array.from(w);
+    const c = Array.from(terms).filter((t) => want[t] > 0).sort((a, b) => want[b] - want[a] || a - b);
+    for (let k = top; k < c.length; k++) want[c[k]] = 0;
+    keepTopTerms(terms, w, top, new Float64Array(V));
+    assert.deepEqual(w, want, `trial ${trial}`);
+  }
 });
