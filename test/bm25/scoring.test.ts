@@ -7,7 +7,7 @@ import { InMemoryTexts, type ArticleText } from '../../src/corpus/article.ts';
 import { EnglishAnalyzer } from '../../src/retrieval/bm25/analyzer.ts';
 import { buildIndex } from '../../src/retrieval/bm25/index.ts';
 import { loadIndex, saveIndex, termIdMap, postingTf, type Bm25Index } from '../../src/retrieval/bm25/index-format.ts';
-import { PoolStats, QueryScorer, queryTermIds, type Bm25Params } from '../../src/retrieval/bm25/search.ts';
+import { PoolStats, QueryScorer, queryTermIds, slicePool, type Bm25Params } from '../../src/retrieval/bm25/search.ts';
 import { searchBatch } from '../../src/retrieval/bm25/parallel.ts';
 import { Bm25Retriever } from '../../src/retrieval/bm25/retriever.ts';
 import { byte4ToInt, intToByte4 } from '../../src/retrieval/bm25/norms.ts';
@@ -291,5 +291,49 @@ test('lossy scoring: tables, accumulator blocks and candidates give the same flo
       const cands = Uint32Array.from({ length: 40 }, (_, i) => (i * 71 + q) % 3000);
       assert.deepEqual(blocked.search(pq, 30, q * 7, cands), direct.search(pq, 30, q * 7, cands), `query ${q}, candidates`);
     }
+  }
+});
+
+test('a small pool searched over its own postings (slicePool) gives the whole-index sweep\'s lists, bit for bit', async () => {
+  const corpus = randomCorpus(3000, 23);
+  corpus[6] = { title: 'wax', abstract: Array(300).fill('wax').join(' ') }; // tf ≥ 255: stored beside the postings
+  corpus[12] = { title: 'wax wax', abstract: Array(280).fill('wax').join(' ') };
+  const ix = await buildIndex(new InMemoryTexts(corpus));
+  const an = new EnglishAnalyzer();
+  const vocab = termIdMap(ix.terms);
+  const r = rng(5);
+  const tieKey = Uint32Array.from({ length: 3000 }, () => Math.floor(r() * 50)); // many equal keys: ties matter
+  const dir = mkdtempSync(join(tmpdir(), 'bm25-slice-'));
+  try {
+    saveIndex(ix, join(dir, 'index'));
+    for (const accurate of [false, true]) {
+      for (const size of [40, 400, 1400]) {
+        const pool = Uint32Array.from(new Set([6, 12, ...Array.from({ length: size }, () => Math.floor(r() * 3000))])).sort();
+        const stats = new PoolStats(ix, { k1: 0.9, b: 0.4, accurate }, pool);
+        const whole = stats.arrays(tieKey);
+        const sliced = slicePool(whole);
+        assert.notEqual(sliced, whole, 'pools under half the index are sliced');
+        assert.equal(sliced.member, null);
+        let inPool = 0;
+        for (const d of whole.docs) inPool += whole.member![d];
+        assert.equal(sliced.docs.length, inPool, 'exactly the member postings');
+        assert.ok(sliced.tfBigPos.length >= 2, 'the tf ≥ 255 postings came along');
+        const a = new QueryScorer(whole);
+        const b = new QueryScorer(sliced);
+        const queries = Array.from({ length: 40 }, (_, i) => stats.prepare(queryTermIds(an, vocab, corpus[i * 31].abstract + (i % 3 ? ' wax' : ''))));
+        const exclude = Int32Array.from({ length: 40 }, (_, i) => (i % 2 ? pool[i % pool.length] : i * 31));
+        const plain = queries.map((q, i) => a.search(q, 100, exclude[i]));
+        queries.forEach((q, i) => assert.deepEqual(b.search(q, 100, exclude[i]), plain[i], `accurate ${accurate}, pool ${pool.length}, query ${i}`));
+        // searchBatch slices on its own (one thread, worker threads, child processes that load the index).
+        const want = { offsets: new Uint32Array(41), docs: Uint32Array.from(plain.flatMap((p) => [...p.docs])), scores: Float32Array.from(plain.flatMap((p) => [...p.scores])) };
+        plain.forEach((p, i) => (want.offsets[i + 1] = want.offsets[i] + p.docs.length));
+        for (const opts of [{ threads: 1 }, { threads: 2 }, { threads: 2, indexDir: join(dir, 'index') }])
+          assert.deepEqual(await searchBatch(whole, { queries, k: 100, exclude, ...opts }), want, `searchBatch ${JSON.stringify(opts)}, pool ${pool.length}`);
+      }
+    }
+    const big = new PoolStats(ix, { k1: 0.9, b: 0.4, accurate: false }, Uint32Array.from({ length: 1600 }, (_, i) => i)).arrays(null);
+    assert.equal(slicePool(big), big, 'a pool of half the index or more keeps the whole-index postings');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -6,7 +6,7 @@
  */
 import type { ProcessInit } from './search-process.ts';
 import type { RankedLists } from '../retriever.ts';
-import { QueryScorer, type PreparedQuery, type ScoringArrays, type TopK } from './search.ts';
+import { QueryScorer, slicePool, type PreparedQuery, type ScoringArrays, type TopK } from './search.ts';
 import type { WorkerBatch } from './search-worker.ts';
 import { tsFork, tsWorker } from '../../util/ts-worker.ts';
 
@@ -50,11 +50,14 @@ function toRanked(results: TopK[]): RankedLists {
   return { offsets, docs, scores };
 }
 
-export async function searchBatch(arrays: ScoringArrays, req: BatchSearch): Promise<RankedLists> {
+export async function searchBatch(all: ScoringArrays, req: BatchSearch): Promise<RankedLists> {
   const n = req.queries.length;
   const exclude = (q: number) => (req.exclude ? req.exclude[q] : -1);
   const threads = Math.max(1, Math.min(req.threads ?? 1, Math.ceil(n / 8)));
   const results: TopK[] = new Array(n);
+  // A small pool is searched over its own postings; child processes slice their own copy after loading it.
+  if (threads > 1 && req.indexDir) return toRanked(await searchOnProcesses(all, req, threads, results));
+  const arrays = req.candidates ? all : slicePool(all);
   if (threads <= 1) {
     const scorer = new QueryScorer(arrays);
     for (let q = 0; q < n; q++) {
@@ -64,7 +67,6 @@ export async function searchBatch(arrays: ScoringArrays, req: BatchSearch): Prom
     }
     return toRanked(results);
   }
-  if (req.indexDir) return toRanked(await searchOnProcesses(arrays, req, threads, results));
   const sharedArrays: ScoringArrays = {
     ...arrays,
     offsets: shared(arrays.offsets),
@@ -91,6 +93,7 @@ export async function searchBatch(arrays: ScoringArrays, req: BatchSearch): Prom
 async function searchOnProcesses(arrays: ScoringArrays, req: BatchSearch, procs: number, results: TopK[]): Promise<TopK[]> {
   const init: ProcessInit = {
     indexDir: req.indexDir!, normCache: arrays.normCache, normInv: arrays.normInv, member: arrays.member, tieKey: arrays.tieKey,
+    slice: !req.candidates,
   };
   await dispatchBatches(req, procs, results, (on) => {
     const c = tsFork(new URL('./search-process.ts', import.meta.url));

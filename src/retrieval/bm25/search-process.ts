@@ -5,7 +5,7 @@
  * the postings (6 bytes per posting).
  */
 import { loadIndex } from './index-format.ts';
-import { QueryScorer, type ScoringArrays } from './search.ts';
+import { QueryScorer, slicePool, type ScoringArrays } from './search.ts';
 import type { WorkerBatch } from './search-worker.ts';
 
 export interface ProcessInit {
@@ -14,17 +14,20 @@ export interface ProcessInit {
   normInv: Float32Array;
   member: Uint8Array | null;
   tieKey: Uint32Array | null;
+  /** Search a small pool over its own postings (slicePool); false for fixed candidates. */
+  slice: boolean;
 }
 
 let scorer: QueryScorer | undefined;
 process.on('message', (msg: { init?: ProcessInit; batch?: WorkerBatch }) => {
   if (msg.init) {
     const ix = loadIndex(msg.init.indexDir);
-    const arrays: ScoringArrays = {
+    const all: ScoringArrays = {
       docCount: ix.docCount, offsets: ix.offsets, docs: ix.docs, tfNorms: ix.tfNorms, tfBigPos: ix.tfBigPos, tfBigVal: ix.tfBigVal,
       normCache: msg.init.normCache, normInv: msg.init.normInv, member: msg.init.member, tieKey: msg.init.tieKey,
     };
-    scorer = new QueryScorer(arrays);
+    // The whole index is garbage once sliced: a small pool's searcher then holds only its pool's postings.
+    scorer = new QueryScorer(msg.init.slice ? slicePool(all) : all);
     process.send!({ ready: true });
     return;
   }

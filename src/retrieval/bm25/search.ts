@@ -172,6 +172,67 @@ export class PoolStats {
   }
 }
 
+/** Pools holding less than this fraction of the index are searched over their own postings (slicePool). */
+export const SLICE_BELOW = 0.5;
+
+type Postings = Pick<ScoringArrays, 'offsets' | 'docs' | 'tfNorms' | 'tfBigPos' | 'tfBigVal'>;
+const slices = new WeakMap<Uint8Array, Postings>();
+
+/**
+ * The pool's own postings: the index's postings of member documents only, in the same order and with the same
+ * document numbers, so every score, sum order and tie is the one the whole-index sweep gives; `member` becomes
+ * null. A query then reads its terms' postings in the pool instead of in the corpus — a 200 k pool of a
+ * 2 M-article index costs ~1/10 of the sweep, of a 16 M one (S2ORC) ~1/80 — for one pass over the postings per
+ * pool (cached while the pool's membership array lives). Large pools and whole-corpus searches are returned as
+ * they are; so are searches of fixed candidates (they may name documents outside the pool).
+ */
+export function slicePool(a: ScoringArrays): ScoringArrays {
+  const m = a.member;
+  if (m === null) return a;
+  let size = 0;
+  for (let d = 0; d < a.docCount; d++) size += m[d];
+  if (size >= SLICE_BELOW * a.docCount) return a;
+  let sl = slices.get(m);
+  if (!sl) {
+    sl = slicePostings(a, m);
+    slices.set(m, sl);
+  }
+  return { ...a, ...sl, member: null };
+}
+
+function slicePostings(a: Postings, m: Uint8Array): Postings {
+  const { offsets, docs, tfNorms, tfBigPos, tfBigVal } = a;
+  const V = offsets.length - 1;
+  let n = 0;
+  for (let p = 0; p < docs.length; p++) n += m[docs[p]];
+  const sOffsets = new Float64Array(new SharedArrayBuffer(8 * (V + 1)));
+  const sDocs = new Uint32Array(new SharedArrayBuffer(4 * n));
+  const sTf = new Uint16Array(new SharedArrayBuffer(2 * n));
+  const bigPos: number[] = [];
+  const bigVal: number[] = [];
+  let big = 0; // tfBigPos is ascending, as the postings are walked
+  let at = 0;
+  for (let t = 0; t < V; t++) {
+    for (let p = offsets[t]; p < offsets[t + 1]; p++) {
+      const d = docs[p];
+      if (m[d] === 0) continue;
+      if ((tfNorms[p] >> 8) === TF_BIG) {
+        while (tfBigPos[big] < p) big++;
+        bigPos.push(at);
+        bigVal.push(tfBigVal[big]);
+      }
+      sDocs[at] = d;
+      sTf[at++] = tfNorms[p];
+    }
+    sOffsets[t + 1] = at;
+  }
+  const sBigPos = new Float64Array(new SharedArrayBuffer(8 * bigPos.length));
+  sBigPos.set(bigPos);
+  const sBigVal = new Uint32Array(new SharedArrayBuffer(4 * bigVal.length));
+  sBigVal.set(bigVal);
+  return { offsets: sOffsets, docs: sDocs, tfNorms: sTf, tfBigPos: sBigPos, tfBigVal: sBigVal };
+}
+
 /** Analyse query texts into term ids of the index vocabulary (unknown terms dropped). */
 export function queryTermIds(analyzer: EnglishAnalyzer, vocab: Map<string, number>, text: string): number[] {
   const ids: number[] = [];
