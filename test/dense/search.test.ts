@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { exactSearch } from '../../src/retrieval/dense/search.ts';
 import { exactSearchMulti } from '../../src/retrieval/dense/multi-vector.ts';
-import { kthLargest } from '../../src/retrieval/dense/selection.ts';
+import { kthLargest } from '../../src/util/select.ts';
 import type { PoolHits } from '../../src/retrieval/dense/hits.ts';
 
 /** Deterministic pseudo-random floats (LCG), so failures reproduce. */

@@ -7,7 +7,8 @@ import * as ort from 'onnxruntime-node';
 import { toCsr, type ExactOptions, type PoolHits } from './hits.ts';
 import { session } from './onnx-sessions.ts';
 import { MARGIN, epsilon, exactScores, finishFloat32, finishQuery, norms2 } from './rescore.ts';
-import { heapSelect, kthLargest } from './selection.ts';
+import { heapSelect } from './selection.ts';
+import { kthLargest } from '../../util/select.ts';
 
 if (endianness() !== 'LE') throw new Error('citebench dense search reads int64 indices as 32-bit words: little-endian CPUs only');
 

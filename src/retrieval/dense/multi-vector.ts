@@ -4,7 +4,7 @@ import * as ort from 'onnxruntime-node';
 import { toCsr, type ExactOptions, type MultiVectors, type PoolHits } from './hits.ts';
 import { session } from './onnx-sessions.ts';
 import { MARGIN, epsilon, exactScore, finishQuery, norms2 } from './rescore.ts';
-import { kthLargest } from './selection.ts';
+import { kthLargest } from '../../util/select.ts';
 
 /**
  * Exact top-k articles for multi-vector models (ts-ASPIRE): the score of a (query, article) pair is the best

@@ -1,4 +1,4 @@
-/** Top-K selection over Gemm score blocks in JS: a bounded min-heap per row and quickselect. */
+/** Top-K selection over Gemm score blocks in JS: a bounded min-heap per row (quickselect: util/select.ts). */
 
 /**
  * The K largest of S[off, off+n) into a min-heap at outG/outPos[o, o+K) (positions offset by `base`);
@@ -40,31 +40,4 @@ export function heapSelect(S: Float32Array, off: number, n: number, K: number, o
     thr = outG[o];
   }
   return thr;
-}
-
-/** The m-th largest value (1-based) of a (scratch) array, by quickselect. */
-export function kthLargest(a: Float32Array, m: number): number {
-  let lo = 0;
-  let hi = a.length - 1;
-  const target = m - 1; // index in descending order
-  while (lo < hi) {
-    const pivot = a[(lo + hi) >>> 1];
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i] > pivot) i++;
-      while (a[j] < pivot) j--;
-      if (i <= j) {
-        const t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (target <= j) hi = j;
-    else if (target >= i) lo = i;
-    else return a[target];
-  }
-  return a[target];
 }

@@ -23,6 +23,7 @@ import { arrayDigest } from '../scorer.ts';
 import { citingSets, profileScopes, wholeCorpus, type CitationGraph, type CitingSets } from './citing.ts';
 import { topK } from './topk.ts';
 import { Growable } from '../../util/growable.ts';
+import { kthLargest } from '../../util/select.ts';
 
 const fround = Math.fround;
 
@@ -279,7 +280,7 @@ export function keepTopTerms(terms: Uint32Array, w: Float64Array, top: number, s
     for (let k = 0; k < terms.length; k++) w[terms[k]] = 0;
     return;
   }
-  const cut = kthLargest(scratch, m, top);
+  const cut = kthLargest(scratch, top, m);
   let above = 0;
   const tied: number[] = [];
   for (let k = 0; k < terms.length; k++) {
@@ -290,31 +291,4 @@ export function keepTopTerms(terms: Uint32Array, w: Float64Array, top: number, s
   tied.sort((a, b) => a - b);
   for (let k = top - above; k < tied.length; k++) w[tied[k]] = 0;
   for (let k = 0; k < terms.length; k++) if (w[terms[k]] < cut) w[terms[k]] = 0;
-}
-
-/** The k-th largest (1-based) of a[0..n): iterative quickselect, median-of-three pivots; permutes a. */
-function kthLargest(a: Float64Array, n: number, k: number): number {
-  let lo = 0;
-  let hi = n - 1;
-  const want = k - 1; // index in descending order
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    const x = a[lo], y = a[mid], z = a[hi];
-    const pivot = x > y ? (y > z ? y : x > z ? z : x) : x > z ? x : y > z ? z : y;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i] > pivot) i++;
-      while (a[j] < pivot) j--;
-      if (i <= j) {
-        const t = a[i];
-        a[i++] = a[j];
-        a[j--] = t;
-      }
-    }
-    if (want <= j) hi = j;
-    else if (want >= i) lo = i;
-    else return a[want];
-  }
-  return a[want];
 }
