@@ -36,3 +36,6 @@ export { SparseProfiler, buildSparseProfiles } from './retrieval/profiler/sparse
 export { DenseProfiler } from './retrieval/profiler/dense.ts';
 export { citingSets, profileScopes } from './retrieval/profiler/citing.ts';
 export type { Setting } from './retrieval/retriever.ts';
+// Notebooks 03–05: the drill-down's worst queries, the MDCR build's counts.
+export { worstQueries, storeLookup, findStore, type QueryRow, type WorstQueriesOptions } from './report/drilldown.ts';
+export { mdcrBuildCounts } from './report/mdcr-tables.ts';

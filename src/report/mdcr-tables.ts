@@ -4,9 +4,13 @@
  *  - Table 4: rows = models, columns = candidate type × {MAP, R@5}, each the AVG over fields of the
  *    evaluation on 5 positives + that type's negatives.
  * Values are evaluate.py's (×100, 4 dp), printed with `digits` decimals (paper: 1).
+ * Also the MDCR build's candidate counts (mdcr_build_report.json) as records for a data frame.
  */
 import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
-import type { MdcrFieldResult, MdcrResult } from '../eval/mdcr.ts';
+import { join } from 'node:path';
+import { readJsonFile, type MdcrFieldResult, type MdcrResult } from '../eval/mdcr.ts';
+import { CitebenchError } from '../util/errors.ts';
+import type { MdcrRecord } from './results.ts';
 
 /** What a table needs of an evaluation: AVG and per-field values (an MdcrResult, or its summary in results.json). */
 export type MdcrValues = Pick<MdcrResult, 'avg'> & { fields: Pick<MdcrFieldResult, 'field' | 'values'>[] };
@@ -59,4 +63,19 @@ export function mdcrTable4(models: ModelMdcrByType[], opts: { digits?: number; t
 function markdown(head: string[], rows: string[][]): string {
   const align = head.map((_, i) => (i === 0 ? ':---' : '---:'));
   return [head, align, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n') + '\n';
+}
+
+/** What the MDCR build drew, per split and candidate type (mdcr/mdcr_build_report.json): got, and how many were short. */
+export function mdcrBuildCounts(resultsDir: string, m: Pick<MdcrRecord, 'files'>): Record<string, string | number>[] {
+  const path = join(resultsDir, m.files.report ?? 'mdcr/mdcr_build_report.json');
+  const rep = readJsonFile(path) as Record<string, { counts?: { queries: number; pairs: number; perType: Record<string, { got: number; short: number; shortQueries: number }> } }>;
+  const out: Record<string, string | number>[] = [];
+  for (const split of ['test', 'val']) {
+    const c = rep?.[split]?.counts;
+    if (!c || typeof c.perType !== 'object') throw new CitebenchError(`${path}: no ${split}.counts.perType (not an MDCR build report of citebench)`);
+    for (const [type, t] of Object.entries(c.perType)) {
+      out.push({ split, type: type === 'true' ? 'true (positives)' : type, queries: c.queries, candidates: t.got, missing: t.short, 'queries short': t.shortQueries });
+    }
+  }
+  return out;
 }
