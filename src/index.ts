@@ -1,6 +1,8 @@
 /**
- * citebench's public API, for notebooks and for programs that use citebench as a library.
- * Notebooks (tslab) load it with:  const cb = require('tsx/cjs/api').require('../src/index.ts', __dirname + '/')
+ * citebench's public API, for notebooks and for programs that use citebench as a library:
+ *   import * as cb from 'citebench';
+ * works in a tslab notebook (lib/citebench.cjs loads this file through tsx), in a `node --import tsx` script and
+ * in TypeScript checked with this repository's tsconfig (package.json "exports"), anywhere inside the checkout.
  */
 export * from './corpus/fields.ts';
 export type { Article, ArticleText, TextSource } from './corpus/article.ts';
@@ -28,7 +30,9 @@ export { paperTable1, poolLabel } from './report/tables.ts';
 export { loadPaperNumbers, PAPER_NUMBERS_FILE, type PaperNumbers } from './report/paper-numbers.ts';
 export type { Retriever, SearchRequest, RankedLists } from './retrieval/retriever.ts';
 export { writeReport, type ReportOptions, type ReportOutcome } from './report/write-report.ts';
-export { reportTableHtml, reportChartSvg, type ChartName } from './report/notebook.ts';
+export { reportTableHtml, reportChartSvg, reportChart, type ChartName } from './report/notebook.ts';
+export { loadResults, ResultsFrames, show, toHtml, frameHtml, Html, aq, type Frame, type CellFilter } from './report/frames.ts';
+export { notebookResults, notebookCorpus, notebookConfig, smallConfig, isSmallMode, SMALL, REPO_ROOT, type NotebookOptions } from './experiments/notebook.ts';
 export { NavigationRetriever, navigate, PAPER_KD, PAPER_KC } from './retrieval/navigation.ts';
 export { RerankRetriever } from './retrieval/rerank.ts';
 export { CrossEncoderRetriever } from './retrieval/dense/cross-encoder.ts';

@@ -7,7 +7,7 @@ import { PerQuery } from './compare.ts';
 import { LEGEND, TABLE_CSS, esc, tableHtml } from './html.ts';
 import { loadPaperNumbers } from './paper-numbers.ts';
 import { buildTables } from './report-tables.ts';
-import { readResults } from './results.ts';
+import { readResults, type ResultsIndex } from './results.ts';
 import { CitebenchError } from '../util/errors.ts';
 
 /** Table `n` (1–8, the paper's numbering) of a results folder as an HTML fragment. */
@@ -20,9 +20,8 @@ export function reportTableHtml(resultsDir: string, n: number, opts: { trials?: 
 
 export type ChartName = 'pool' | 'fields' | 'types' | 'tuning';
 
-/** One chart of a results folder as SVG: pool (metric vs pool size), fields (heat map), types (MDCR), tuning. */
-export async function reportChartSvg(resultsDir: string, name: ChartName, opts: { measure?: string; model?: string } = {}): Promise<string> {
-  const r = readResults(resultsDir);
+/** One chart of a results index: pool (metric vs pool size), fields (heat map), types (MDCR), tuning. */
+export function reportChart(r: ResultsIndex, name: ChartName, opts: { measure?: string; model?: string } = {}, where = 'these results'): Chart {
   let c: Chart | undefined;
   if (name === 'pool') c = poolSizeChart(r);
   else if (name === 'fields') c = fieldHeatmap(r, opts.measure);
@@ -31,6 +30,12 @@ export async function reportChartSvg(resultsDir: string, name: ChartName, opts: 
     const t = opts.model ? r.tuning.find((x) => x.model === opts.model) : r.tuning[0];
     c = t && tuningChart(t);
   } else throw new CitebenchError(`unknown chart '${name}': pool, fields, types or tuning`);
-  if (!c) throw new CitebenchError(`${resultsDir}: no data for the '${name}' chart`);
+  if (!c) throw new CitebenchError(`${where}: no data for the '${name}' chart`);
+  return c;
+}
+
+/** One chart of a results folder as SVG (see reportChart). */
+export async function reportChartSvg(resultsDir: string, name: ChartName, opts: { measure?: string; model?: string } = {}): Promise<string> {
+  const c = reportChart(readResults(resultsDir), name, opts, resultsDir);
   return chartSvg(c.spec, c.id);
 }
