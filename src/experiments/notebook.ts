@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CorpusStore } from '../corpus/store.ts';
+import type { Field } from '../corpus/fields.ts';
 import { loadResults, type ResultsFrames } from '../report/frames.ts';
 import { readResults, type ResultsIndex } from '../report/results.ts';
 import { CitebenchError } from '../util/errors.ts';
@@ -37,13 +38,19 @@ export interface NotebookOptions {
 }
 
 /** Sizes of small-data mode: seconds per protocol on two cores (configs/ci.yaml's sizes). */
-export const SMALL = { articles: 10_000, queries: 10, maxPool: 4000, repeats: 2, fieldQueries: 4, fieldPool: 1100, validation: 10 };
+export const SMALL = {
+  articles: 10_000, queries: 10, maxPool: 4000, repeats: 2, fieldQueries: 4, fieldPool: 1100, validation: 10,
+  // Fields with enough 2019 articles in the small corpus for disjoint test and validation queries (Art, Geology and
+  // Philosophy have 0–2); History's field-cited set is no larger than the pool: one repeat, as in the paper.
+  fields: ['Medicine', 'Biology', 'Physics', 'Mathematics', 'Chemistry', 'Computer Science', 'Psychology', 'History'] as Field[],
+};
 
 export const isSmallMode = () => process.env.CITEBENCH_SMALL === '1' || process.env.CITEBENCH_SMALL === 'true';
 
 /**
  * A config shrunk for small-data mode: a 10,000-article synthetic corpus (a given store stays), 10 queries, pools
- * with the config's ratios up to 4,000 articles, at most 2 repeats, 4 queries per field over 1,100-article pools.
+ * with the config's ratios up to 4,000 articles, at most 2 repeats, 4 queries per field over 1,100-article pools
+ * in the 8 fields of SMALL.fields.
  * `scale` follows the pools, so a pool still maps to the paper's size it stands for.
  */
 export function smallConfig(cfg: ExperimentConfig): ExperimentConfig {
@@ -59,7 +66,10 @@ export function smallConfig(cfg: ExperimentConfig): ExperimentConfig {
     out.scale = cfg.scale * f;
   }
   const fl = out.protocols.field;
-  if (fl) Object.assign(fl, { queries: Math.min(fl.queries, SMALL.fieldQueries), pool: Math.min(fl.pool, SMALL.fieldPool), repeats: Math.min(fl.repeats, SMALL.repeats) });
+  if (fl) {
+    const fields = fl.fields.filter((f) => SMALL.fields.includes(f));
+    Object.assign(fl, { queries: Math.min(fl.queries, SMALL.fieldQueries), pool: Math.min(fl.pool, SMALL.fieldPool), repeats: Math.min(fl.repeats, SMALL.repeats), fields: fields.length ? fields : fl.fields });
+  }
   return out;
 }
 
@@ -116,18 +126,19 @@ function covers(r: ResultsIndex, cfg: ExperimentConfig): boolean {
 export async function notebookResults(opts: NotebookOptions = {}): Promise<ResultsFrames> {
   const log = opts.log ?? ((l: string) => console.log(l));
   const { cfg, small } = notebookConfig(opts);
+  const store = cfg.corpus.store ? resolve(REPO_ROOT, cfg.corpus.store) : join(cfg.work, 'store');
   const main = small ? undefined : resolve(REPO_ROOT, loadConfig(resolve(REPO_ROOT, opts.config ?? 'configs/default.yaml')).results);
   if (main && existsSync(join(main, 'results.json'))) {
     const r = readResults(main);
     if (covers(r, cfg)) {
       log(`results: ${main} (reused as it is: config ${r.name}, hash ${r.configHash}, scale ${r.scale}; delete it or run the config again to refresh)`);
-      return loadResults(main);
+      return loadResults(main, { store });
     }
   }
   log(`results: ${cfg.results}${small ? ' (small-data mode: CITEBENCH_SMALL=1)' : ''}`);
   const out = await inRepo(() => runExperiment(cfg, { log }));
   out.store.close();
-  return loadResults(out.resultsDir);
+  return loadResults(out.resultsDir, { store });
 }
 
 /**

@@ -196,7 +196,8 @@ export function significanceChart(r: ResultsIndex): Chart | undefined {
               x: { field: 'pool', type: 'nominal', sort: sizes, title: 'pool', axis: { labelAngle: 0 } },
               xOffset: { field: 'model', type: 'nominal', sort: models },
               // symlog: a model far off (a random-weight re-ranker) does not flatten the small differences.
-              y: { field: 'delta', type: 'quantitative', title: 'Δ ×100 (symlog)', scale: { type: 'symlog' }, axis: { values: [-100, -30, -10, -3, -1, 0, 1, 3, 10, 30, 100] } },
+              // stack: null — the models sit side by side (xOffset); stacked, a bar would start where the last ended.
+              y: { field: 'delta', type: 'quantitative', stack: null, title: 'Δ ×100 (symlog)', scale: { type: 'symlog' }, axis: { values: [-100, -30, -10, -3, -1, 0, 1, 3, 10, 30, 100] } },
               stroke: model,
               fill: { condition: { test: 'datum.sig', field: 'model', type: 'nominal', sort: models }, value: 'white' },
               tooltip: [{ field: 'model' }, { field: 'pool' }, { field: 'delta', title: 'Δ ×100' }, { field: 'pHolm', title: 'p (Holm)', format: '.3g' }],

@@ -166,17 +166,18 @@ export function findStore(resultsDir: string, r: ResultsIndex, given?: string): 
 /** One query of a field-level cell, for a data frame (what the drill page shows, without the lists). */
 export interface QueryRow {
   query: string;
-  /** From the corpus store; null without one. Raw text: whoever renders it escapes it. */
-  title: string | null;
-  year: number | null;
-  /** The measure's value ×100. */
+  measure: string;
+  /** The measure's value for this query (a fraction, as in the cell file). */
   value: number;
   /** Cited articles of the query in the pool (its relevant documents). */
   cited: number;
-  retrieved: number;
   /** Rank of the best-ranked cited article; null when none is in the top k. */
   firstCited: number | null;
   citedInTop10: number;
+  retrieved: number;
+  year: number | null;
+  /** From the corpus store; null without one. Raw text: whoever renders it escapes it. */
+  title: string | null;
 }
 
 export interface WorstQueriesOptions {
@@ -227,8 +228,8 @@ export function worstQueries(dir: string, r: ResultsIndex, opts: WorstQueriesOpt
       const first = list.findIndex((d) => cited.has(d));
       const a = lookup?.(q);
       return {
-        query: q, title: a?.title ?? null, year: a?.year ?? null, value: 100 * v, cited: cited.size, retrieved: list.length,
-        firstCited: first < 0 ? null : first + 1, citedInTop10: list.slice(0, 10).filter((d) => cited.has(d)).length,
+        query: q, measure, value: v, cited: cited.size, firstCited: first < 0 ? null : first + 1,
+        citedInTop10: list.slice(0, 10).filter((d) => cited.has(d)).length, retrieved: list.length, year: a?.year ?? null, title: a?.title ?? null,
       };
     });
   } finally {

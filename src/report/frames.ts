@@ -17,6 +17,8 @@ import { PerQuery } from './compare.ts';
 import { loadPaperNumbers } from './paper-numbers.ts';
 import { meanOverRepeats, readCell, readResults, type CellSummary, type ResultsIndex } from './results.ts';
 import { CitebenchError } from '../util/errors.ts';
+import { worstQueries, type WorstQueriesOptions } from './drilldown.ts';
+import { mdcrBuildCounts, mdcrCandidates } from './mdcr-tables.ts';
 
 export { aq };
 export type Frame = ColumnTable;
@@ -67,7 +69,8 @@ export class ResultsFrames {
   readonly mdcr?: { chosenModels: string[]; notes: string[]; jaccard: Frame; results: Frame };
   private readonly perQueryCache = new Map<string, Frame>();
 
-  constructor(readonly dir: string) {
+  /** `store`: the corpus store the results were computed on (titles for worstQueries), when known. */
+  constructor(readonly dir: string, readonly store?: string) {
     const r = readResults(dir);
     this.index = r;
     this.cells = aq.from(r.cells.map((c) => ({ ...cellColumns(c), ...c.means, file: c.file, run: c.files.run, qrels: c.files.qrels })));
@@ -141,15 +144,38 @@ export class ResultsFrames {
     return new Html(reportTableHtml(this.dir, n, opts));
   }
 
-  /** A chart of these results: pool (metric vs pool size), fields (heat map), types (MDCR), tuning. */
+  /**
+   * The worst queries of one field (field level, test split, pool sample 1 by default), worst first: the measure
+   * ×100, cited articles, first cited rank, cited in the top 10, and the query's title from the corpus store.
+   */
+  worstQueries(opts: WorstQueriesOptions): Frame {
+    return aq.from(worstQueries(this.dir, this.index, { store: this.store, ...opts }));
+  }
+
+  /** MDCR: what the build drew per split and candidate type (mdcr/mdcr_build_report.json). */
+  mdcrBuild(): Frame {
+    return aq.from(mdcrBuildCounts(this.dir, this.mdcrRecord()));
+  }
+
+  /** MDCR: one query's candidates (type, paper id, title) and every model's score for each pair; default the first query. */
+  mdcrCandidates(opts: { split?: 'test' | 'val'; field?: string; query?: string } = {}): Frame {
+    return aq.from(mdcrCandidates(this.dir, this.mdcrRecord(), opts));
+  }
+
+  private mdcrRecord() {
+    if (!this.index.mdcr) throw new CitebenchError(`${this.dir}: no MDCR in these results (the config has no protocols.mdcr)`);
+    return this.index.mdcr;
+  }
+
+  /** A chart of these results: pool (metric vs pool size), fields (heat map), types (MDCR), tuning, jaccard (MDCR build), significance (Δ vs BM25). */
   chart(name: ChartName, opts: { measure?: string; model?: string } = {}): Chart {
     return reportChart(this.index, name, opts, this.dir);
   }
 }
 
 /** A results folder of `citebench run` as frames (see ResultsFrames). */
-export function loadResults(dir: string): ResultsFrames {
-  return new ResultsFrames(dir);
+export function loadResults(dir: string, opts: { store?: string } = {}): ResultsFrames {
+  return new ResultsFrames(dir, opts.store);
 }
 
 const isFrame = (x: unknown): x is Frame => !!x && typeof (x as Frame).numRows === 'function' && typeof (x as Frame).columnNames === 'function' && typeof (x as Frame).scan === 'function';
