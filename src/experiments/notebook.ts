@@ -132,10 +132,16 @@ export async function notebookResults(opts: NotebookOptions = {}): Promise<Resul
 
 /**
  * The corpus store of a config (default: the main job's synthetic corpus; small-data mode: 10,000 articles),
- * synthesized, prefiltered and built if absent — the corpus stage of `citebench run`. Close it when done.
+ * synthesized, prefiltered and built if absent — the corpus stage of `citebench run`; or, with `store`, a store
+ * built from real S2ORC shards by `citebench corpus build` (a path from the repository root). Close it when done.
  */
-export async function notebookCorpus(opts: Pick<NotebookOptions, 'config' | 'small' | 'log'> = {}): Promise<{ store: CorpusStore; dir: string; synthetic: boolean }> {
+export async function notebookCorpus(opts: Pick<NotebookOptions, 'config' | 'small' | 'log'> & { store?: string } = {}): Promise<{ store: CorpusStore; dir: string; synthetic: boolean }> {
   const log = opts.log ?? ((l: string) => console.log(l));
+  if (opts.store) {
+    const dir = resolve(REPO_ROOT, opts.store);
+    log(`corpus store: ${dir} (given)`);
+    return { store: CorpusStore.open(dir), dir, synthetic: false };
+  }
   const { cfg } = notebookConfig({ ...opts, protocols: [] });
   const { store } = await inRepo(() => prepareCorpus(cfg, log));
   const dir = cfg.corpus.store ? resolve(REPO_ROOT, cfg.corpus.store) : join(cfg.work, 'store');

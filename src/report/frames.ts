@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import * as aq from 'arquero';
 import type { ColumnTable } from 'arquero';
 import { chartSvg, type Chart, type ChartSpec } from './charts.ts';
-import { esc } from './html.ts';
+import { META_CSS, bannerHtml, esc, metaHtml } from './html.ts';
 import { reportChart, reportTableHtml, type ChartName } from './notebook.ts';
 import { buildTables, type TableOptions } from './report-tables.ts';
 import { PerQuery } from './compare.ts';
@@ -136,6 +136,11 @@ export class ResultsFrames {
     }));
   }
 
+  /** Where these numbers come from: a banner when the corpus is synthetic or a model has random weights, then the run's metadata. */
+  about(): Html {
+    return new Html(`<div class="citebench"><style>${META_CSS}</style>${bannerHtml(this.index)}${metaHtml({ r: this.index, resultsDir: this.dir, versions: { node: process.version } })}</div>`);
+  }
+
   /** Table `n` as the HTML report draws it (paper values beside ours, significance marks, best bold). */
   reportTable(n: number, opts: TableOptions = {}): Html {
     return new Html(reportTableHtml(this.dir, n, opts));
@@ -164,10 +169,11 @@ function cellText(v: unknown): string {
   return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 
-export const FRAME_CSS = `table.cbf{border-collapse:collapse;font-size:12.5px;margin:4px 0}
-table.cbf th,table.cbf td{border-bottom:1px solid #ddd;padding:2px 8px;text-align:left;white-space:nowrap}
-table.cbf thead th{border-bottom:2px solid #000}table.cbf td.n{text-align:right;font-variant-numeric:tabular-nums}
-p.cbf-cap{font-size:11px;color:#555;margin:2px 0 8px}`;
+// Prefixed with .citebench to outrank JupyterLab's own table rules (right-aligned text cells).
+export const FRAME_CSS = `.citebench table.cbf{border-collapse:collapse;font-size:12.5px;margin:4px 0}
+.citebench table.cbf th,.citebench table.cbf td{border-bottom:1px solid #ddd;padding:2px 8px;text-align:left;white-space:nowrap}
+.citebench table.cbf thead th{border-bottom:2px solid #000}.citebench table.cbf td.n{text-align:right;font-variant-numeric:tabular-nums}
+.citebench p.cbf-cap{font-size:11px;color:#555;margin:2px 0 8px}`;
 
 /** A frame as an HTML table: column names and values escaped, numbers to 4 decimals, the first `limit` rows. */
 export function frameHtml(t: Frame, opts: { limit?: number; caption?: string } = {}): string {
