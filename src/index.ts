@@ -32,7 +32,7 @@ export type { Retriever, SearchRequest, RankedLists } from './retrieval/retrieve
 export { writeReport, type ReportOptions, type ReportOutcome } from './report/write-report.ts';
 export { reportTableHtml, reportChartSvg, reportChart, type ChartName } from './report/notebook.ts';
 export { yearChart, fieldChart, degreeChart, chartSvg, type Chart, type ChartSpec } from './report/charts.ts';
-export { loadResults, ResultsFrames, show, toHtml, frameHtml, Html, aq, type Frame, type CellFilter } from './report/frames.ts';
+export { loadResults, ResultsFrames, show, toHtml, frameHtml, embedHtml, pdfPage, Html, aq, type Frame, type CellFilter } from './report/frames.ts';
 export { notebookResults, notebookCorpus, notebookConfig, smallConfig, isSmallMode, SMALL, REPO_ROOT, type NotebookOptions } from './experiments/notebook.ts';
 export { NavigationRetriever, navigate, PAPER_KD, PAPER_KC } from './retrieval/navigation.ts';
 export { RerankRetriever } from './retrieval/rerank.ts';

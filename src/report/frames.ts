@@ -6,7 +6,9 @@
  *
  * arquero rather than danfojs: README "Dependencies and why".
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { spawnSync } from 'node:child_process';
 import * as aq from 'arquero';
 import type { ColumnTable } from 'arquero';
 import { chartSvg, type Chart, type ChartSpec } from './charts.ts';
@@ -184,6 +186,23 @@ export function frameHtml(t: Frame, opts: { limit?: number; caption?: string } =
   const n = t.numRows();
   const cap = [opts.caption, n > rows.length ? `first ${rows.length} of ${n} rows` : `${n} row${n === 1 ? '' : 's'}`].filter(Boolean).map((s) => esc(s!)).join(' · ');
   return `<div class="citebench"><style>${FRAME_CSS}</style><table class="cbf"><thead><tr>${names.map((x) => `<th>${esc(x)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table><p class="cbf-cap">${cap}</p></div>`;
+}
+
+/**
+ * A whole HTML page (e.g. the report's index.html) inside the notebook: an iframe holding the page itself
+ * (srcdoc), so its styles stay apart from the notebook's and nothing is fetched.
+ */
+export function embedHtml(file: string, opts: { height?: number } = {}): Html {
+  const page = readFileSync(file, 'utf8');
+  return new Html(`<iframe title="${esc(file)}" srcdoc="${esc(page)}" style="width:100%;height:${opts.height ?? 800}px;border:1px solid #bbb;background:white"></iframe>`);
+}
+
+/** One page of a PDF as a PNG image (poppler's pdftoppm, which scripts/setup.sh installs). */
+export function pdfPage(file: string, opts: { page?: number; dpi?: number } = {}): Html {
+  const page = String(opts.page ?? 1);
+  const r = spawnSync('pdftoppm', ['-png', '-r', String(opts.dpi ?? 60), '-f', page, '-l', page, '-singlefile', file], { maxBuffer: 64 << 20 });
+  if (r.error || r.status !== 0) throw new CitebenchError(`pdftoppm ${file}: ${r.error?.message ?? r.stderr.toString().trim()} (install poppler-utils: bash scripts/setup.sh)`);
+  return new Html(`<img alt="${esc(`${file}, page ${page}`)}" style="border:1px solid #bbb;max-width:100%" src="data:image/png;base64,${r.stdout.toString('base64')}">`);
 }
 
 let chartCount = 0;
