@@ -28,7 +28,10 @@ export type Protocol = 'dataset' | 'field' | 'mdcr';
 export interface NotebookOptions {
   /** Config file, relative to the repository root (default configs/default.yaml). */
   config?: string;
-  /** Protocols needed (default: every protocol of the config); mdcr implies field, as MDCR is built from its queries. */
+  /**
+   * Protocols needed (default: every protocol of the config). mdcr brings the field level (MDCR is built from its
+   * queries); a tuned model brings the dataset level (tuning uses its validation split).
+   */
   protocols?: Protocol[];
   /** Add `bm25-tuned`: BM25 with k1 and b grid-searched on the validation split (paper §3.1). */
   tune?: boolean;
@@ -93,6 +96,8 @@ export function notebookConfig(opts: NotebookOptions = {}): { cfg: ExperimentCon
   const have = Object.keys(cfg.protocols) as Protocol[];
   const want = new Set(opts.protocols ?? have);
   if (want.has('mdcr')) want.add('field');
+  // Tuning (BM25's k1/b, Profiler's β) draws its validation split from the dataset level's settings.
+  if (opts.tune || cfg.models.some((m) => (m.kind === 'bm25' || m.kind === 'profiler') && m.tune)) want.add('dataset');
   const missing = [...want].filter((p) => !cfg.protocols[p]);
   if (missing.length) throw new CitebenchError(`${file}: has no ${missing.join(', ')} protocol (it has ${have.join(', ') || 'none'})`);
   for (const p of have) if (!want.has(p)) delete cfg.protocols[p];
