@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
 import * as aq from 'arquero';
 import type { ColumnTable } from 'arquero';
 import { chartSvg, type Chart, type ChartSpec } from './charts.ts';
@@ -220,15 +221,31 @@ export async function toHtml(x: unknown, opts: { limit?: number; caption?: strin
   return `<pre>${esc(typeof x === 'string' ? x : JSON.stringify(x, null, 2))}</pre>`;
 }
 
+type TslabDisplay = { html(s: string): void };
+
+/**
+ * The display of the tslab kernel running this code. The kernel's tslab may be another copy than the one
+ * src/ resolves (the registered kernel of another checkout), and only the kernel's copy is connected to
+ * Jupyter: find it among the loaded modules by its live connection, else take the one beside src/.
+ */
+function kernelDisplay(): TslabDisplay {
+  const req = createRequire(import.meta.url);
+  for (const [file, mod] of Object.entries(req.cache)) {
+    if (/[\\/]tslab[\\/]dist[\\/]jupyter\.js$/.test(file) && (mod?.exports as { lastWriteDisplayData?: unknown })?.lastWriteDisplayData) {
+      return (req(join(dirname(file), 'public.js')) as { display: TslabDisplay }).display;
+    }
+  }
+  return (req('tslab') as { display: TslabDisplay }).display;
+}
+
 /**
  * Displays `x` inline in a tslab notebook (`await cb.show(x)`): a frame as an HTML table, a chart or vega-lite
  * spec as SVG, Html as is.
  */
 export async function show(x: unknown, opts: { limit?: number; caption?: string } = {}): Promise<void> {
   const html = await toHtml(x, opts);
-  const tslab = createRequire(import.meta.url)('tslab') as { display: { html(s: string): void } };
   try {
-    tslab.display.html(html);
+    kernelDisplay().html(html);
   } catch (e) {
     throw new CitebenchError(`show() displays in a tslab notebook only (${(e as Error).message}); outside one, use toHtml() or frameHtml()`);
   }
