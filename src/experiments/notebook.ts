@@ -11,8 +11,8 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CorpusStore } from '../corpus/store.ts';
 import type { Field } from '../corpus/fields.ts';
+import { CorpusStore } from '../corpus/store.ts';
 import { loadResults, type ResultsFrames } from '../report/frames.ts';
 import { readResults, type ResultsIndex } from '../report/results.ts';
 import { CitebenchError } from '../util/errors.ts';
@@ -28,7 +28,10 @@ export type Protocol = 'dataset' | 'field' | 'mdcr';
 export interface NotebookOptions {
   /** Config file, relative to the repository root (default configs/default.yaml). */
   config?: string;
-  /** Protocols needed (default: every protocol of the config); mdcr implies field, as MDCR is built from its queries. */
+  /**
+   * Protocols needed (default: every protocol of the config). mdcr brings the field level (MDCR is built from its
+   * queries); a tuned model brings the dataset level (tuning uses its validation split).
+   */
   protocols?: Protocol[];
   /** Add `bm25-tuned`: BM25 with k1 and b grid-searched on the validation split (paper §3.1). */
   tune?: boolean;
@@ -40,9 +43,9 @@ export interface NotebookOptions {
 /** Sizes of small-data mode: seconds per protocol on two cores (configs/ci.yaml's sizes). */
 export const SMALL = {
   articles: 10_000, queries: 10, maxPool: 4000, repeats: 2, fieldQueries: 4, fieldPool: 1100, validation: 10,
-  // Fields with enough 2019 articles in the small corpus for disjoint test and validation queries (Art, Geology and
-  // Philosophy have 0–2); History's field-cited set is no larger than the pool: one repeat, as in the paper.
-  fields: ['Medicine', 'Biology', 'Physics', 'Mathematics', 'Chemistry', 'Computer Science', 'Psychology', 'History'] as Field[],
+  // The largest fields of the small corpus: the others have too few 2019 articles citing ≥ 5 store articles
+  // for MDCR's queries. Sociology's field-cited set is below the pool size: one repeat, like Art/His/Phi in the paper.
+  fields: ['Medicine', 'Physics', 'Biology', 'Chemistry', 'Mathematics', 'Computer Science', 'Psychology', 'Sociology'] as Field[],
 };
 
 export const isSmallMode = () => process.env.CITEBENCH_SMALL === '1' || process.env.CITEBENCH_SMALL === 'true';
@@ -50,7 +53,7 @@ export const isSmallMode = () => process.env.CITEBENCH_SMALL === '1' || process.
 /**
  * A config shrunk for small-data mode: a 10,000-article synthetic corpus (a given store stays), 10 queries, pools
  * with the config's ratios up to 4,000 articles, at most 2 repeats, 4 queries per field over 1,100-article pools
- * in the 8 fields of SMALL.fields.
+ * in the config's fields among the 8 largest.
  * `scale` follows the pools, so a pool still maps to the paper's size it stands for.
  */
 export function smallConfig(cfg: ExperimentConfig): ExperimentConfig {
@@ -93,6 +96,8 @@ export function notebookConfig(opts: NotebookOptions = {}): { cfg: ExperimentCon
   const have = Object.keys(cfg.protocols) as Protocol[];
   const want = new Set(opts.protocols ?? have);
   if (want.has('mdcr')) want.add('field');
+  // Tuning (BM25's k1/b, Profiler's β) draws its validation split from the dataset level's settings.
+  if (opts.tune || cfg.models.some((m) => (m.kind === 'bm25' || m.kind === 'profiler') && m.tune)) want.add('dataset');
   const missing = [...want].filter((p) => !cfg.protocols[p]);
   if (missing.length) throw new CitebenchError(`${file}: has no ${missing.join(', ')} protocol (it has ${have.join(', ') || 'none'})`);
   for (const p of have) if (!want.has(p)) delete cfg.protocols[p];
@@ -124,9 +129,10 @@ function covers(r: ResultsIndex, cfg: ExperimentConfig): boolean {
  * <work>/notebooks/<variant>, every stage and cell cached. Small-data mode always runs (cached) in its own folders.
  */
 export async function notebookResults(opts: NotebookOptions = {}): Promise<ResultsFrames> {
-  const log = opts.log ?? ((l: string) => console.log(l));
   const { cfg, small } = notebookConfig(opts);
   const store = cfg.corpus.store ? resolve(REPO_ROOT, cfg.corpus.store) : join(cfg.work, 'store');
+  // Small runs take seconds: one line per cell would bury the notebook's output.
+  const log = opts.log ?? ((l: string) => { if (!(small && l.startsWith('[cells]'))) console.log(l); });
   const main = small ? undefined : resolve(REPO_ROOT, loadConfig(resolve(REPO_ROOT, opts.config ?? 'configs/default.yaml')).results);
   if (main && existsSync(join(main, 'results.json'))) {
     const r = readResults(main);
@@ -143,10 +149,16 @@ export async function notebookResults(opts: NotebookOptions = {}): Promise<Resul
 
 /**
  * The corpus store of a config (default: the main job's synthetic corpus; small-data mode: 10,000 articles),
- * synthesized, prefiltered and built if absent — the corpus stage of `citebench run`. Close it when done.
+ * synthesized, prefiltered and built if absent — the corpus stage of `citebench run`; or, with `store`, a store
+ * built from real S2ORC shards by `citebench corpus build` (a path from the repository root). Close it when done.
  */
-export async function notebookCorpus(opts: Pick<NotebookOptions, 'config' | 'small' | 'log'> = {}): Promise<{ store: CorpusStore; dir: string; synthetic: boolean }> {
+export async function notebookCorpus(opts: Pick<NotebookOptions, 'config' | 'small' | 'log'> & { store?: string } = {}): Promise<{ store: CorpusStore; dir: string; synthetic: boolean }> {
   const log = opts.log ?? ((l: string) => console.log(l));
+  if (opts.store) {
+    const dir = resolve(REPO_ROOT, opts.store);
+    log(`corpus store: ${dir} (given)`);
+    return { store: CorpusStore.open(dir), dir, synthetic: false };
+  }
   const { cfg } = notebookConfig({ ...opts, protocols: [] });
   const { store } = await inRepo(() => prepareCorpus(cfg, log));
   const dir = cfg.corpus.store ? resolve(REPO_ROOT, cfg.corpus.store) : join(cfg.work, 'store');

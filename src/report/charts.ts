@@ -8,10 +8,12 @@
  *  - candidate-type bars (MDCR, Table 4)
  *  - BM25 tuning grid, k1 × b (one per tuned model)
  *  - the MDCR build's Jaccard matrix; differences from BM25 with significance (models beyond the paper)
+ *  - the corpus (notebook 01): articles per year, per MAG field, citation-degree histograms
  * Every chart encodes models by shape/dash as well as colour, and heat maps print their values: legible in
  * greyscale print.
  */
 import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
+import type { DegreeBin } from '../corpus/stats.ts';
 import { meanOverRepeats, type ResultsIndex, type TuningRecord } from './results.ts';
 import { paperOrder } from './report-tables.ts';
 import { poolLabel } from './tables.ts';
@@ -204,6 +206,64 @@ export function significanceChart(r: ResultsIndex): Chart | undefined {
             },
           },
         ],
+      },
+    },
+  };
+}
+
+/** Articles per publication year of a corpus store (describeStore's yearCounts); 2019, the query year, marked. */
+export function yearChart(yearCounts: Record<number, number>, queryYear = 2019): Chart {
+  const values = Object.entries(yearCounts).map(([y, n]) => ({ year: Number(y), articles: n, query: Number(y) === queryYear }));
+  return {
+    id: 'chart-years', title: 'Articles per year', caption: `Articles of the store per publication year; the queries come from ${queryYear} (dark bar), candidates from ${queryYear} or before.`,
+    spec: {
+      ...base('Corpus: articles per publication year'),
+      data: { values }, width: 560, height: 180,
+      mark: { type: 'bar', stroke: 'black', strokeWidth: 0.3 },
+      encoding: {
+        x: { field: 'year', type: 'ordinal', title: 'year', axis: { labelAngle: -90, labelExpr: 'datum.value % 5 === 0 ? datum.value : ""' } },
+        y: { field: 'articles', type: 'quantitative', title: 'articles' },
+        color: { field: 'query', type: 'nominal', scale: { domain: [false, true], range: ['#9ecae1', '#08306b'] }, legend: null },
+      },
+    },
+  };
+}
+
+/** Articles per MAG field (an article may have several fields, so the bars can add up to more than the store). */
+export function fieldChart(fields: Record<string, number>): Chart {
+  const values = FIELDS.map((f) => ({ field: f, abbrev: FIELD_ABBREV[f], articles: fields[f] ?? 0 }));
+  return {
+    id: 'chart-fields-corpus', title: 'Articles per field', caption: 'Articles of the store labelled with each of the 19 MAG fields (the field level samples its queries per field).',
+    spec: {
+      ...base('Corpus: articles per MAG field'),
+      data: { values }, width: 420, height: 19 * 16,
+      mark: { type: 'bar', stroke: 'black', strokeWidth: 0.3, color: '#6baed6' },
+      encoding: {
+        y: { field: 'field', type: 'nominal', sort: '-x', title: null },
+        x: { field: 'articles', type: 'quantitative', title: 'articles' },
+        tooltip: [{ field: 'field' }, { field: 'articles' }],
+      },
+    },
+  };
+}
+
+/** Inbound and outbound citation-degree histograms (degreeHistogram's power-of-two bins), side by side. */
+export function degreeChart(bins: DegreeBin[]): Chart {
+  const order = bins.filter((b) => b.direction === 'inbound').map((b) => b.label);
+  for (const b of bins) if (!order.includes(b.label)) order.push(b.label);
+  return {
+    id: 'chart-degrees', title: 'Citation degrees', caption: 'Articles by their number of citations inside the store: inbound (cited by) and outbound (citing), in power-of-two bins.',
+    spec: {
+      ...base('Corpus: citation degrees inside the store'),
+      data: { values: bins },
+      facet: { column: { field: 'direction', type: 'nominal', title: null, header: { labelFontSize: 12 } } },
+      spec: {
+        width: 260, height: 170,
+        mark: { type: 'bar', stroke: 'black', strokeWidth: 0.3, color: '#6baed6' },
+        encoding: {
+          x: { field: 'label', type: 'ordinal', sort: order, title: 'citations', axis: { labelAngle: -45 } },
+          y: { field: 'articles', type: 'quantitative', title: 'articles' },
+        },
       },
     },
   };

@@ -6,11 +6,14 @@
  *
  * arquero rather than danfojs: README "Dependencies and why".
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
 import * as aq from 'arquero';
 import type { ColumnTable } from 'arquero';
 import { chartSvg, type Chart, type ChartSpec } from './charts.ts';
-import { esc } from './html.ts';
+import { META_CSS, bannerHtml, esc, metaHtml } from './html.ts';
 import { reportChart, reportTableHtml, type ChartName } from './notebook.ts';
 import { buildTables, type TableOptions } from './report-tables.ts';
 import { PerQuery } from './compare.ts';
@@ -139,6 +142,11 @@ export class ResultsFrames {
     }));
   }
 
+  /** Where these numbers come from: a banner when the corpus is synthetic or a model has random weights, then the run's metadata. */
+  about(): Html {
+    return new Html(`<div class="citebench"><style>${META_CSS}</style>${bannerHtml(this.index)}${metaHtml({ r: this.index, resultsDir: this.dir, versions: { node: process.version } })}</div>`);
+  }
+
   /** Table `n` as the HTML report draws it (paper values beside ours, significance marks, best bold). */
   reportTable(n: number, opts: TableOptions = {}): Html {
     return new Html(reportTableHtml(this.dir, n, opts));
@@ -190,10 +198,11 @@ function cellText(v: unknown): string {
   return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 
-export const FRAME_CSS = `table.cbf{border-collapse:collapse;font-size:12.5px;margin:4px 0}
-table.cbf th,table.cbf td{border-bottom:1px solid #ddd;padding:2px 8px;text-align:left;white-space:nowrap}
-table.cbf thead th{border-bottom:2px solid #000}table.cbf td.n{text-align:right;font-variant-numeric:tabular-nums}
-p.cbf-cap{font-size:11px;color:#555;margin:2px 0 8px}`;
+// Prefixed with .citebench to outrank JupyterLab's own table rules (right-aligned text cells).
+export const FRAME_CSS = `.citebench table.cbf{border-collapse:collapse;font-size:12.5px;margin:4px 0}
+.citebench table.cbf th,.citebench table.cbf td{border-bottom:1px solid #ddd;padding:2px 8px;text-align:left;white-space:nowrap}
+.citebench table.cbf thead th{border-bottom:2px solid #000}.citebench table.cbf td.n{text-align:right;font-variant-numeric:tabular-nums}
+.citebench p.cbf-cap{font-size:11px;color:#555;margin:2px 0 8px}`;
 
 /** A frame as an HTML table: column names and values escaped, numbers to 4 decimals, the first `limit` rows. */
 export function frameHtml(t: Frame, opts: { limit?: number; caption?: string } = {}): string {
@@ -204,6 +213,23 @@ export function frameHtml(t: Frame, opts: { limit?: number; caption?: string } =
   const n = t.numRows();
   const cap = [opts.caption, n > rows.length ? `first ${rows.length} of ${n} rows` : `${n} row${n === 1 ? '' : 's'}`].filter(Boolean).map((s) => esc(s!)).join(' · ');
   return `<div class="citebench"><style>${FRAME_CSS}</style><table class="cbf"><thead><tr>${names.map((x) => `<th>${esc(x)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table><p class="cbf-cap">${cap}</p></div>`;
+}
+
+/**
+ * A whole HTML page (e.g. the report's index.html) inside the notebook: an iframe holding the page itself
+ * (srcdoc), so its styles stay apart from the notebook's and nothing is fetched.
+ */
+export function embedHtml(file: string, opts: { height?: number } = {}): Html {
+  const page = readFileSync(file, 'utf8');
+  return new Html(`<iframe title="${esc(file)}" srcdoc="${esc(page)}" style="width:100%;height:${opts.height ?? 800}px;border:1px solid #bbb;background:white"></iframe>`);
+}
+
+/** One page of a PDF as a PNG image (poppler's pdftoppm, which scripts/setup.sh installs). */
+export function pdfPage(file: string, opts: { page?: number; dpi?: number } = {}): Html {
+  const page = String(opts.page ?? 1);
+  const r = spawnSync('pdftoppm', ['-png', '-r', String(opts.dpi ?? 60), '-f', page, '-l', page, '-singlefile', file], { maxBuffer: 64 << 20 });
+  if (r.error || r.status !== 0) throw new CitebenchError(`pdftoppm ${file}: ${r.error?.message ?? r.stderr.toString().trim()} (install poppler-utils: bash scripts/setup.sh)`);
+  return new Html(`<img alt="${esc(`${file}, page ${page}`)}" style="border:1px solid #bbb;max-width:100%" src="data:image/png;base64,${r.stdout.toString('base64')}">`);
 }
 
 let chartCount = 0;
@@ -221,15 +247,31 @@ export async function toHtml(x: unknown, opts: { limit?: number; caption?: strin
   return `<pre>${esc(typeof x === 'string' ? x : JSON.stringify(x, null, 2))}</pre>`;
 }
 
+type TslabDisplay = { html(s: string): void };
+
+/**
+ * The display of the tslab kernel running this code. The kernel's tslab may be another copy than the one
+ * src/ resolves (the registered kernel of another checkout), and only the kernel's copy is connected to
+ * Jupyter: find it among the loaded modules by its live connection, else take the one beside src/.
+ */
+function kernelDisplay(): TslabDisplay {
+  const req = createRequire(import.meta.url);
+  for (const [file, mod] of Object.entries(req.cache)) {
+    if (/[\\/]tslab[\\/]dist[\\/]jupyter\.js$/.test(file) && (mod?.exports as { lastWriteDisplayData?: unknown })?.lastWriteDisplayData) {
+      return (req(join(dirname(file), 'public.js')) as { display: TslabDisplay }).display;
+    }
+  }
+  return (req('tslab') as { display: TslabDisplay }).display;
+}
+
 /**
  * Displays `x` inline in a tslab notebook (`await cb.show(x)`): a frame as an HTML table, a chart or vega-lite
  * spec as SVG, Html as is.
  */
 export async function show(x: unknown, opts: { limit?: number; caption?: string } = {}): Promise<void> {
   const html = await toHtml(x, opts);
-  const tslab = createRequire(import.meta.url)('tslab') as { display: { html(s: string): void } };
   try {
-    tslab.display.html(html);
+    kernelDisplay().html(html);
   } catch (e) {
     throw new CitebenchError(`show() displays in a tslab notebook only (${(e as Error).message}); outside one, use toHtml() or frameHtml()`);
   }

@@ -6,8 +6,7 @@
 //  - the MDCR build counts and one query's candidates recounted from mdcr_test.json, its data jsonl and the
 //    scores files; the Jaccard chart's values are the build report's matrix;
 //  - the significance chart's differences recomputed from the cell files (per query, mean over repeats), its
-//    filled bars the comparisons whose Holm-adjusted t-test p (recomputed) is below 0.05;
-//  - small-data mode keeps only the fields the small corpus can sample.
+//    filled bars the comparisons whose Holm-adjusted t-test p (recomputed) is below 0.05.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -18,7 +17,6 @@ import { CorpusStore } from '../../src/corpus/store.ts';
 import { holm, pairedTTest } from '../../src/eval/significance.ts';
 import { loadConfig, parseConfig } from '../../src/experiments/config.ts';
 import { runExperiment } from '../../src/experiments/run.ts';
-import { SMALL, smallConfig } from '../../src/experiments/notebook.ts';
 import { jaccardChart, significanceChart, chartSvg } from '../../src/report/charts.ts';
 import { drillPages, worstQueries } from '../../src/report/drilldown.ts';
 import { loadResults, toHtml } from '../../src/report/frames.ts';
@@ -248,12 +246,3 @@ test('the significance chart: every difference recomputed from the cell files, f
   assert.throws(() => loadResults(ci()).chart('significance'), /no data for the 'significance' chart/);
 });
 
-test('small-data mode samples fields the small corpus has; a config without any of them keeps its own', () => {
-  const cfg = loadConfig(join(root, 'configs/default.yaml'));
-  assert.equal(cfg.protocols.field!.fields.length, 19);
-  const small = smallConfig(cfg);
-  assert.deepEqual(small.protocols.field!.fields, FIELDS.filter((f) => SMALL.fields.includes(f)));
-  assert.equal(cfg.protocols.field!.fields.length, 19, 'the given config is not changed');
-  const only = parseConfig('corpus: {synthetic: {articles: 100}}\nmodels: {bm25: {}}\nprotocols:\n  field: {fields: [Art, Sociology]}\n', 'x.yaml');
-  assert.deepEqual(smallConfig(only).protocols.field!.fields, ['Art', 'Sociology']);
-});
