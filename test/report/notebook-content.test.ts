@@ -37,7 +37,7 @@ before(async () => {
     'name: by', 'seed: 3', 'corpus: {synthetic: {articles: 4000}}', 'k: 1000', 'measures: [MAP, nDCG, MRR, R@1000]',
     'validation: {queries: 8}', 'setting: [transductive, inductive]',
     'models:', '  bm25: {k1: 0.9, b: 0.4}', '  bm25-nav: {kind: navigation, first: bm25}', '  profiler: {kind: profiler, base: bm25, beta: 0.6}',
-    'protocols:', '  dataset: {queries: 24, pools: [1200, 2400], repeats: 2}', '',
+    'protocols:', '  dataset: {queries: 24, pools: [2400], repeats: 2}', '',
   ].join('\n'), 'by.yaml', { work: join(tmp, 'by'), results: by() });
   (await runExperiment(beyond, { log: () => {} })).store.close();
 });
@@ -205,9 +205,9 @@ test('the significance chart: every difference recomputed from the cell files, f
   };
   const c = significanceChart(r)!;
   const values = (c.spec.data as { values: { setting: string; pool: string; model: string; measure: string; delta: number; sig: boolean }[] }).values;
-  // 2 settings × 2 pools × 2 models × 4 measures
-  assert.equal(values.length, 2 * 2 * 2 * 4);
-  const pools: Record<string, number> = { '1200': 1200, '2400': 2400 };
+  // 2 settings × 1 pool × 2 models × 4 measures
+  assert.equal(values.length, 2 * 1 * 2 * 4);
+  const pools: Record<string, number> = { '2400': 2400 };
   const pRaw = new Map<string, number>();
   for (const v of values) {
     const a = perQuery(v.model, pools[v.pool], v.setting, v.measure);
