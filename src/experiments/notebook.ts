@@ -9,7 +9,7 @@
  * `CITEBENCH_WORK=DIR` moves the cache and results folders (the tests point it at a temporary folder).
  */
 import { existsSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Field } from '../corpus/fields.ts';
 import { CorpusStore } from '../corpus/store.ts';
@@ -110,8 +110,11 @@ export function notebookConfig(opts: NotebookOptions = {}): { cfg: ExperimentCon
   const work = envWork ? abs(envWork) : small ? join(REPO_ROOT, 'data/notebooks-small') : abs(cfg.work);
   const variant = [cfg.name, ...(opts.protocols ? [...want].sort() : []), ...(opts.tune ? ['tuned'] : [])].join('-');
   const whole = !opts.protocols || have.every((p) => want.has(p));
-  cfg.work = small ? join(work, cfg.name) : work;
-  cfg.results = whole && !opts.tune ? (envWork || small ? join(cfg.work, 'results') : abs(cfg.results)) : join(cfg.work, 'notebooks', variant);
+  // Small-data mode mirrors the config's folders under its own root: configs that share a work folder (beyond.yaml
+  // uses default.yaml's corpus and index) share it there too; each config's whole run has its own results.
+  cfg.work = small ? join(work, basename(cfg.work)) : work;
+  const own = !small && !envWork ? abs(cfg.results) : cfg.name === basename(cfg.work) ? join(cfg.work, 'results') : join(work, cfg.name, 'results');
+  cfg.results = whole && !opts.tune ? own : join(cfg.work, 'notebooks', variant);
   return { cfg, variant, small };
 }
 

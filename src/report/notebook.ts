@@ -10,12 +10,15 @@ import { buildTables } from './report-tables.ts';
 import { readResults, type ResultsIndex } from './results.ts';
 import { CitebenchError } from '../util/errors.ts';
 
+// Jupyter Notebook's Bootstrap styles `.label` as a white-on-grey badge: the row labels would vanish.
+const NOTEBOOK_TABLE_CSS = '\n.citebench table.rt .label { color: inherit; background: none; font-size: inherit; font-weight: inherit; padding: 0; display: inline; }';
+
 /** Table `n` (1–8, the paper's numbering) of a results folder as an HTML fragment. */
 export function reportTableHtml(resultsDir: string, n: number, opts: { trials?: number } = {}): string {
   const r = readResults(resultsDir);
   const t = buildTables(r, new PerQuery(resultsDir, r.cells), loadPaperNumbers(), opts).find((x) => x.number === n);
   if (!t) throw new CitebenchError(`${resultsDir}: no Table ${n} in these results (Tables 1/2/7/8 need the dataset or field level, 3/4 MDCR)`);
-  return `<div class="citebench"><style>${TABLE_CSS}</style><p><b>Table ${t.number} — ${esc(t.title)}</b></p>${tableHtml(t)}${t.paperOnly ? '' : `<p style="font-size:11px;color:#555">${esc(LEGEND)}</p>`}</div>`;
+  return `<div class="citebench"><style>${TABLE_CSS}${NOTEBOOK_TABLE_CSS}</style><p><b>Table ${t.number} — ${esc(t.title)}</b></p>${tableHtml(t)}${t.paperOnly ? '' : `<p style="font-size:11px;color:#555">${esc(LEGEND)}</p>`}</div>`;
 }
 
 export type ChartName = 'pool' | 'fields' | 'types' | 'tuning' | 'jaccard' | 'significance';
