@@ -44,5 +44,5 @@ export type { Setting } from './retrieval/retriever.ts';
 // Notebooks 03–05: the drill-down's worst queries, the MDCR build's counts and one query's candidates, the
 // MDCR Jaccard and the Δ-vs-BM25 charts (also as res.chart('jaccard' | 'significance')).
 export { worstQueries, storeLookup, findStore, type QueryRow, type WorstQueriesOptions } from './report/drilldown.ts';
-export { mdcrBuildCounts, mdcrCandidates } from './report/mdcr-tables.ts';
+export { mdcrBuildCounts, mdcrCandidates } from './report/mdcr-files.ts';
 export { jaccardChart, significanceChart } from './report/charts.ts';

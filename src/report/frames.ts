@@ -21,7 +21,7 @@ import { loadPaperNumbers } from './paper-numbers.ts';
 import { meanOverRepeats, readCell, readResults, type CellSummary, type ResultsIndex } from './results.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { worstQueries, type WorstQueriesOptions } from './drilldown.ts';
-import { mdcrBuildCounts, mdcrCandidates } from './mdcr-tables.ts';
+import { mdcrBuildCounts, mdcrCandidates } from './mdcr-files.ts';
 
 export { aq };
 export type Frame = ColumnTable;

@@ -20,7 +20,7 @@ import { runExperiment } from '../../src/experiments/run.ts';
 import { jaccardChart, significanceChart, chartSvg } from '../../src/report/charts.ts';
 import { drillPages, worstQueries } from '../../src/report/drilldown.ts';
 import { loadResults, toHtml } from '../../src/report/frames.ts';
-import { mdcrBuildCounts, mdcrCandidates } from '../../src/report/mdcr-tables.ts';
+import { mdcrBuildCounts, mdcrCandidates } from '../../src/report/mdcr-files.ts';
 import { readResults } from '../../src/report/results.ts';
 import { CitebenchError } from '../../src/util/errors.ts';
 
