@@ -9,13 +9,15 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 # Debian packages:
 #  - liblucene8-java + default-jdk-headless: real Lucene 8.7, the BM25 parity oracle in the tests.
-#  - Jupyter (nbconvert, nbclient, ipykernel) from Debian: runs the tslab notebooks, headless in the tests.
+#  - Jupyter (nbconvert, nbclient, ipykernel) from Debian: runs the tslab notebooks, headless in the tests;
+#    jupyter-notebook is the interactive front end (`jupyter notebook notebooks/`; JupyterLab is not in Debian 12).
 #    (`python3` on PATH may be a pyenv build without Jupyter, so the kernel is registered with /usr/bin/python3.)
 #  - chromium (driven by playwright-core: nothing downloads a browser) prints the report's PDF and runs the
-#    report's browser test; poppler-utils (pdftotext, pdfinfo) checks the PDF; fonts-dejavu-core is the font.
+#    report's and the notebooks' browser tests; poppler-utils (pdftotext, pdfinfo) checks the PDF and pdftoppm
+#    shows its first page in notebook 06; fonts-dejavu-core is the font.
 #  - slurm-wlm + munge: the single-node SLURM cluster of test/cluster/slurm.test.ts (scripts/slurm-local.sh);
 #    nothing is started here.
-APT_PACKAGES=(liblucene8-java default-jdk-headless jupyter-nbconvert jupyter-client jupyter-core python3-nbclient python3-nbformat python3-ipykernel chromium poppler-utils fonts-dejavu-core slurm-wlm munge)
+APT_PACKAGES=(liblucene8-java default-jdk-headless jupyter-nbconvert jupyter-client jupyter-core python3-nbclient python3-nbformat python3-ipykernel jupyter-notebook chromium poppler-utils fonts-dejavu-core slurm-wlm munge)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

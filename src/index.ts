@@ -1,17 +1,19 @@
 /**
- * citebench's public API, for notebooks and for programs that use citebench as a library.
- * Notebooks (tslab) load it with:  const cb = require('tsx/cjs/api').require('../src/index.ts', __dirname + '/')
+ * citebench's public API, for notebooks and for programs that use citebench as a library:
+ *   import * as cb from 'citebench';
+ * works in a tslab notebook (lib/citebench.cjs loads this file through tsx), in a `node --import tsx` script and
+ * in TypeScript checked with this repository's tsconfig (package.json "exports"), anywhere inside the checkout.
  */
 export * from './corpus/fields.ts';
 export type { Article, ArticleText, TextSource } from './corpus/article.ts';
 export { InMemoryTexts } from './corpus/article.ts';
 export { listShards, readArticles } from './corpus/s2orc-reader.ts';
 export { ValidationReport } from './corpus/validation.ts';
-export { PAPER_PREFILTER, formatPrefilterReport, type PrefilterConfig } from './corpus/prefilter.ts';
+export { PAPER_PREFILTER, formatPrefilterReport, prefilterRows, type PrefilterConfig, type PrefilterReport } from './corpus/prefilter.ts';
 export { buildCorpusStore } from './corpus/store-build.ts';
 export { CorpusStore } from './corpus/store.ts';
 export { synthesize, SYNTH_DEFAULTS } from './corpus/synth.ts';
-export { describeStore } from './corpus/stats.ts';
+export { describeStore, degreeHistogram, type DegreeBin } from './corpus/stats.ts';
 export { Rng, rngFor } from './util/rng.ts';
 export { loadConfig, parseConfig, canonicalConfig, type ExperimentConfig, type ModelConfig } from './experiments/config.ts';
 export { runExperiment, dryRun } from './experiments/run.ts';
@@ -28,7 +30,10 @@ export { paperTable1, poolLabel } from './report/tables.ts';
 export { loadPaperNumbers, PAPER_NUMBERS_FILE, type PaperNumbers } from './report/paper-numbers.ts';
 export type { Retriever, SearchRequest, RankedLists } from './retrieval/retriever.ts';
 export { writeReport, type ReportOptions, type ReportOutcome } from './report/write-report.ts';
-export { reportTableHtml, reportChartSvg, type ChartName } from './report/notebook.ts';
+export { reportTableHtml, reportChartSvg, reportChart, type ChartName } from './report/notebook.ts';
+export { yearChart, fieldChart, degreeChart, chartSvg, type Chart, type ChartSpec } from './report/charts.ts';
+export { loadResults, ResultsFrames, show, toHtml, frameHtml, embedHtml, pdfPage, Html, aq, type Frame, type CellFilter } from './report/frames.ts';
+export { notebookResults, notebookCorpus, notebookConfig, smallConfig, isSmallMode, SMALL, REPO_ROOT, type NotebookOptions } from './experiments/notebook.ts';
 export { NavigationRetriever, navigate, PAPER_KD, PAPER_KC } from './retrieval/navigation.ts';
 export { RerankRetriever } from './retrieval/rerank.ts';
 export { CrossEncoderRetriever } from './retrieval/dense/cross-encoder.ts';
@@ -36,3 +41,8 @@ export { SparseProfiler, buildSparseProfiles } from './retrieval/profiler/sparse
 export { DenseProfiler } from './retrieval/profiler/dense.ts';
 export { citingSets, profileScopes } from './retrieval/profiler/citing.ts';
 export type { Setting } from './retrieval/retriever.ts';
+// Notebooks 03–05: the drill-down's worst queries, the MDCR build's counts and one query's candidates, the
+// MDCR Jaccard and the Δ-vs-BM25 charts (also as res.chart('jaccard' | 'significance')).
+export { worstQueries, storeLookup, findStore, type QueryRow, type WorstQueriesOptions } from './report/drilldown.ts';
+export { mdcrBuildCounts, mdcrCandidates } from './report/mdcr-files.ts';
+export { jaccardChart, significanceChart } from './report/charts.ts';

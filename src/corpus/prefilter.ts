@@ -112,19 +112,24 @@ export function applyPrefilter(
   return { keep, report: { config: cfg, input: n, kept, removed: n - kept, failing, removedBy } };
 }
 
-export function formatPrefilterReport(r: PrefilterReport): string {
+/** One row per rule: its label (with the configured thresholds), the articles failing it and those it removed first. */
+export function prefilterRows(r: PrefilterReport): { rule: string; failing: number; removed: number }[] {
   const c = r.config;
-  const lines = [
-    `prefilter: ${r.input} articles in, ${r.kept} kept, ${r.removed} removed`,
-    `  rule                       failing   removed (first failing rule)`,
-  ];
   const label: Record<Rule, string> = {
     'no-year': 'no year',
     'empty-title': 'empty title',
     'short-abstract': `abstract < ${c.minAbstractChars} chars`,
     'few-citations': `< ${c.minCitations} ${c.citationDirection} citations`,
   };
-  for (const rule of RULES) lines.push(`  ${label[rule].padEnd(25)} ${String(r.failing[rule]).padStart(9)} ${String(r.removedBy[rule]).padStart(9)}`);
+  return RULES.map((rule) => ({ rule: label[rule], failing: r.failing[rule], removed: r.removedBy[rule] }));
+}
+
+export function formatPrefilterReport(r: PrefilterReport): string {
+  const lines = [
+    `prefilter: ${r.input} articles in, ${r.kept} kept, ${r.removed} removed`,
+    `  rule                       failing   removed (first failing rule)`,
+  ];
+  for (const x of prefilterRows(r)) lines.push(`  ${x.rule.padEnd(25)} ${String(x.failing).padStart(9)} ${String(x.removed).padStart(9)}`);
   return lines.join('\n');
 }
 

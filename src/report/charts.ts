@@ -7,10 +7,13 @@
  *  - per-field heat map, model × field (field level)
  *  - candidate-type bars (MDCR, Table 4)
  *  - BM25 tuning grid, k1 × b (one per tuned model)
+ *  - the MDCR build's Jaccard matrix; differences from BM25 with significance (models beyond the paper)
+ *  - the corpus (notebook 01): articles per year, per MAG field, citation-degree histograms
  * Every chart encodes models by shape/dash as well as colour, and heat maps print their values: legible in
  * greyscale print.
  */
 import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
+import type { DegreeBin } from '../corpus/stats.ts';
 import { meanOverRepeats, type ResultsIndex, type TuningRecord } from './results.ts';
 import { paperOrder } from './report-tables.ts';
 import { poolLabel } from './tables.ts';
@@ -134,6 +137,134 @@ export function tuningChart(t: TuningRecord): Chart {
         { mark: { type: 'rect', fill: null, stroke: 'black', strokeWidth: 3 }, transform: [{ filter: 'datum.chosen' }], encoding: enc },
         { mark: { type: 'text', fontSize: 10 }, encoding: { ...enc, text: { field: 'score', type: 'quantitative', format: '.2f' }, color: { value: 'black' } } },
       ],
+    },
+  };
+}
+
+/** The MDCR build's model-based Jaccard matrix (§4.1) as a heat map; the chosen models are marked on the axes. */
+export function jaccardChart(r: ResultsIndex): Chart | undefined {
+  const j = r.mdcr?.jaccard;
+  if (!j || !j.models.length) return undefined;
+  const label = (m: string) => (r.mdcr!.chosenModels.includes(m) ? `${m} (chosen)` : m);
+  const names = j.models.map(label);
+  const values = j.models.flatMap((a, i) => j.models.map((b, k) => ({ a: label(a), b: label(b), J: Math.round(1000 * j.matrix[i][k]) / 1000 })));
+  const enc = { x: { field: 'b', type: 'nominal', sort: names, title: null, axis: { labelAngle: -30 } }, y: { field: 'a', type: 'nominal', sort: names, title: null } };
+  return {
+    id: 'chart-jaccard', title: 'MDCR model-based Jaccard matrix',
+    caption: 'MDCR build: average Jaccard index between the top-ranked negatives of each pair of models (test split). The models with the lowest average give the model-based negatives.',
+    spec: {
+      ...base('MDCR: Jaccard index of the models\' top negatives'),
+      data: { values },
+      width: Math.max(120, 60 * names.length), height: Math.max(60, 34 * names.length),
+      layer: [
+        { mark: 'rect', encoding: { ...enc, color: { field: 'J', type: 'quantitative', scale: { scheme: 'greys', domain: [0, 1] }, title: 'Jaccard' } } },
+        { mark: { type: 'text', fontSize: 11 }, encoding: { ...enc, text: { field: 'J', type: 'quantitative', format: '.3f' }, color: { condition: { test: 'datum.J > 0.55', value: 'white' }, value: 'black' } } },
+      ],
+    },
+  };
+}
+
+/**
+ * Beyond the paper: each model's paired difference from BM25 (×100, per-query values averaged over repeats) per
+ * measure, pool size and setting, from results.json's significance rows; filled bars are significant after Holm's
+ * correction (paired t-test, p < 0.05), hollow ones are not.
+ */
+export function significanceChart(r: ResultsIndex): Chart | undefined {
+  const s = r.significance;
+  if (!s?.rows.length) return undefined;
+  const sizes = [...new Set(s.rows.map((x) => x.poolSize))].sort((a, b) => a - b).map(poolLabel);
+  const label = (m: string) => (r.models.find((x) => x.name === m)?.weights === 'random' ? `${m} (random weights)` : m);
+  const models = [...new Set(s.rows.map((x) => label(x.model)))];
+  const settings = [...new Set(s.rows.map((x) => x.setting))];
+  const values = s.rows.map((x) => ({ setting: x.setting, pool: poolLabel(x.poolSize), model: label(x.model), measure: x.measure, delta: Math.round(1000 * x.meanDiff) / 10, sig: x.pHolm < 0.05, pHolm: x.pHolm }));
+  const model = { field: 'model', type: 'nominal', sort: models, title: `model (vs ${s.baseline})`, legend: { labelLimit: 300 } };
+  const facet: Record<string, unknown> = { column: { field: 'measure', type: 'nominal', sort: r.measures.filter((m) => s.rows.some((x) => x.measure === m)), title: null, header: { labelFontSize: 12 } } };
+  if (settings.length > 1) facet.row = { field: 'setting', type: 'nominal', sort: settings, title: null, header: { labelFontSize: 12 } };
+  return {
+    id: 'chart-significance', title: `Difference from ${s.baseline} per model, measure and setting`,
+    caption: `Mean paired difference model − ${s.baseline} (×100) over ${s.rows[0].queries} queries, per pool size; filled bars: significant after Holm's correction (paired t-test, p < 0.05), hollow: not.`,
+    spec: {
+      ...base(`Difference from ${s.baseline} (×100); filled = significant (Holm, p < 0.05)`),
+      data: { values },
+      facet,
+      resolve: { scale: { y: 'independent' } },
+      spec: {
+        width: Math.max(110, 22 * sizes.length * models.length), height: 150,
+        layer: [
+          { mark: { type: 'rule', color: '#555' }, encoding: { y: { datum: 0, type: 'quantitative' } } },
+          {
+            mark: { type: 'bar', strokeWidth: 1.5 },
+            encoding: {
+              x: { field: 'pool', type: 'nominal', sort: sizes, title: 'pool', axis: { labelAngle: 0 } },
+              xOffset: { field: 'model', type: 'nominal', sort: models },
+              // symlog: a model far off (a random-weight re-ranker) does not flatten the small differences.
+              // stack: null — the models sit side by side (xOffset); stacked, a bar would start where the last ended.
+              y: { field: 'delta', type: 'quantitative', stack: null, title: 'Δ ×100 (symlog)', scale: { type: 'symlog' }, axis: { values: [-100, -30, -10, -3, -1, 0, 1, 3, 10, 30, 100] } },
+              stroke: model,
+              fill: { condition: { test: 'datum.sig', field: 'model', type: 'nominal', sort: models }, value: 'white' },
+              tooltip: [{ field: 'model' }, { field: 'pool' }, { field: 'delta', title: 'Δ ×100' }, { field: 'pHolm', title: 'p (Holm)', format: '.3g' }],
+            },
+          },
+        ],
+      },
+    },
+  };
+}
+
+/** Articles per publication year of a corpus store (describeStore's yearCounts); 2019, the query year, marked. */
+export function yearChart(yearCounts: Record<number, number>, queryYear = 2019): Chart {
+  const values = Object.entries(yearCounts).map(([y, n]) => ({ year: Number(y), articles: n, query: Number(y) === queryYear }));
+  return {
+    id: 'chart-years', title: 'Articles per year', caption: `Articles of the store per publication year; the queries come from ${queryYear} (dark bar), candidates from ${queryYear} or before.`,
+    spec: {
+      ...base('Corpus: articles per publication year'),
+      data: { values }, width: 560, height: 180,
+      mark: { type: 'bar', stroke: 'black', strokeWidth: 0.3 },
+      encoding: {
+        x: { field: 'year', type: 'ordinal', title: 'year', axis: { labelAngle: -90, labelExpr: 'datum.value % 5 === 0 ? datum.value : ""' } },
+        y: { field: 'articles', type: 'quantitative', title: 'articles' },
+        color: { field: 'query', type: 'nominal', scale: { domain: [false, true], range: ['#9ecae1', '#08306b'] }, legend: null },
+      },
+    },
+  };
+}
+
+/** Articles per MAG field (an article may have several fields, so the bars can add up to more than the store). */
+export function fieldChart(fields: Record<string, number>): Chart {
+  const values = FIELDS.map((f) => ({ field: f, abbrev: FIELD_ABBREV[f], articles: fields[f] ?? 0 }));
+  return {
+    id: 'chart-fields-corpus', title: 'Articles per field', caption: 'Articles of the store labelled with each of the 19 MAG fields (the field level samples its queries per field).',
+    spec: {
+      ...base('Corpus: articles per MAG field'),
+      data: { values }, width: 420, height: 19 * 16,
+      mark: { type: 'bar', stroke: 'black', strokeWidth: 0.3, color: '#6baed6' },
+      encoding: {
+        y: { field: 'field', type: 'nominal', sort: '-x', title: null },
+        x: { field: 'articles', type: 'quantitative', title: 'articles' },
+        tooltip: [{ field: 'field' }, { field: 'articles' }],
+      },
+    },
+  };
+}
+
+/** Inbound and outbound citation-degree histograms (degreeHistogram's power-of-two bins), side by side. */
+export function degreeChart(bins: DegreeBin[]): Chart {
+  const order = bins.filter((b) => b.direction === 'inbound').map((b) => b.label);
+  for (const b of bins) if (!order.includes(b.label)) order.push(b.label);
+  return {
+    id: 'chart-degrees', title: 'Citation degrees', caption: 'Articles by their number of citations inside the store: inbound (cited by) and outbound (citing), in power-of-two bins.',
+    spec: {
+      ...base('Corpus: citation degrees inside the store'),
+      data: { values: bins },
+      facet: { column: { field: 'direction', type: 'nominal', title: null, header: { labelFontSize: 12 } } },
+      spec: {
+        width: 260, height: 170,
+        mark: { type: 'bar', stroke: 'black', strokeWidth: 0.3, color: '#6baed6' },
+        encoding: {
+          x: { field: 'label', type: 'ordinal', sort: order, title: 'citations', axis: { labelAngle: -45 } },
+          y: { field: 'articles', type: 'quantitative', title: 'articles' },
+        },
+      },
     },
   };
 }

@@ -6,12 +6,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
+import { FIELDS, FIELD_ABBREV, parseField, type Field } from '../corpus/fields.ts';
 import { CorpusStore } from '../corpus/store.ts';
 import { CitebenchError } from '../util/errors.ts';
-import { readCell, type CellSummary, type ResultsIndex } from './results.ts';
+import { readCell, type CellRecord, type CellSummary, type ResultsIndex } from './results.ts';
 import { esc, fmt1, page } from './html.ts';
 import { paperOrder } from './report-tables.ts';
+import { baselineModel } from './compare.ts';
 
 export interface ArticleInfo {
   title: string;
@@ -101,10 +102,14 @@ export function drillPages(dir: string, r: ResultsIndex, opts: DrillOptions = {}
   return pages;
 }
 
-function drillPage(dir: string, r: ResultsIndex, c: CellSummary, measure: string, perEnd: number, lookup?: ArticleLookup): DrillPage {
-  const rec = readCell(dir, c);
+/** A cell's queries by one measure, worst first (ties by query id): the order drill pages and worstQueries use. */
+function queriesByValue(rec: CellRecord, measure: string): { q: string; v: number }[] {
   const vals = rec.perQuery[measure];
-  const order = rec.queryIds.map((q, i) => ({ q, v: vals[i] })).sort((a, b) => a.v - b.v || (a.q < b.q ? -1 : a.q > b.q ? 1 : 0));
+  return rec.queryIds.map((q, i) => ({ q, v: vals[i] })).sort((a, b) => a.v - b.v || (a.q < b.q ? -1 : a.q > b.q ? 1 : 0));
+}
+
+function drillPage(dir: string, r: ResultsIndex, c: CellSummary, measure: string, perEnd: number, lookup?: ArticleLookup): DrillPage {
+  const order = queriesByValue(readCell(dir, c), measure);
   const worst = order.slice(0, Math.min(perEnd, order.length));
   const best = order.slice(Math.max(worst.length, order.length - perEnd)).reverse();
   const wanted = new Set([...worst, ...best].map((x) => x.q));
@@ -156,4 +161,78 @@ export function findStore(resultsDir: string, r: ResultsIndex, given?: string): 
   if (articles === r.corpus.articles) return dir;
   if (given) throw new CitebenchError(`${metaPath}: ${articles} articles, but the results were computed on ${r.corpus.articles}: not this run's corpus`);
   return undefined;
+}
+
+/** One query of a field-level cell, for a data frame (what the drill page shows, without the lists). */
+export interface QueryRow {
+  query: string;
+  measure: string;
+  /** The measure's value for this query (a fraction, as in the cell file). */
+  value: number;
+  /** Cited articles of the query in the pool (its relevant documents). */
+  cited: number;
+  /** Rank of the best-ranked cited article; null when none is in the top k. */
+  firstCited: number | null;
+  citedInTop10: number;
+  retrieved: number;
+  year: number | null;
+  /** From the corpus store; null without one. Raw text: whoever renders it escapes it. */
+  title: string | null;
+}
+
+export interface WorstQueriesOptions {
+  field: string;
+  /** Default: the BM25 baseline (else the first model of the field level). */
+  model?: string;
+  /** Default: the run's first measure. */
+  measure?: string;
+  /** Queries returned (default 10). */
+  n?: number;
+  /** Pool sample (default 1, the one drill pages show). */
+  repeat?: number;
+  /** Titles and years: a lookup, or a corpus store folder (default: the runner's <results>/../store when it is this run's corpus). */
+  lookup?: ArticleLookup;
+  store?: string;
+}
+
+/**
+ * The worst queries of one field-level cell (test split), worst first: per-query values from the cell file, the
+ * cited articles from its qrels, their ranks from its run file, titles from the corpus store.
+ */
+export function worstQueries(dir: string, r: ResultsIndex, opts: WorstQueriesOptions): QueryRow[] {
+  const field = parseField(opts.field);
+  const fieldCells = r.cells.filter((c) => c.protocol === 'field' && c.split === 'test' && !c.setting);
+  if (!field) throw new CitebenchError(`unknown field '${opts.field}': a MAG field name or the paper's abbreviation (${FIELDS.map((f) => FIELD_ABBREV[f]).join(', ')})`);
+  const model = opts.model ?? (fieldCells.some((c) => c.model === baselineModel(r)) ? baselineModel(r)! : fieldCells[0]?.model);
+  const repeat = opts.repeat ?? 1;
+  const c = fieldCells.find((x) => x.field === field && x.model === model && x.repeat === repeat);
+  if (!c) {
+    const have = (k: (x: CellSummary) => string) => [...new Set(fieldCells.map(k))].join(', ') || 'none';
+    throw new CitebenchError(`${dir}: no field-level test cell for ${field}, model ${model}, pool sample ${repeat} (fields: ${have((x) => x.field!)}; models: ${have((x) => x.model)})`);
+  }
+  const measure = opts.measure ?? r.measures[0];
+  const rec = readCell(dir, c);
+  if (!rec.perQuery[measure]) throw new CitebenchError(`${join(dir, c.file)}: no per-query values of '${measure}' (have: ${Object.keys(rec.perQuery).join(', ')})`);
+  const worst = queriesByValue(rec, measure).slice(0, opts.n ?? 10);
+  const wanted = new Set(worst.map((x) => x.q));
+  const run = runOf(join(dir, c.files.run), wanted);
+  const qrels = qrelsOf(join(dir, c.files.qrels), wanted);
+  let lookup = opts.lookup;
+  let close = () => {};
+  const store = lookup ? undefined : findStore(dir, r, opts.store);
+  if (store) ({ lookup, close } = storeLookup(store));
+  try {
+    return worst.map(({ q, v }) => {
+      const list = run.get(q) ?? [];
+      const cited = new Set(qrels.get(q) ?? []);
+      const first = list.findIndex((d) => cited.has(d));
+      const a = lookup?.(q);
+      return {
+        query: q, measure, value: v, cited: cited.size, firstCited: first < 0 ? null : first + 1,
+        citedInTop10: list.slice(0, 10).filter((d) => cited.has(d)).length, retrieved: list.length, year: a?.year ?? null, title: a?.title ?? null,
+      };
+    });
+  } finally {
+    close();
+  }
 }

@@ -37,15 +37,18 @@ table.rt .pp { display: block; font-size: 10.5px; color: #555; }
 table.rt .delta { padding: 0 2px; border-radius: 2px; color: #000; }
 table.rt .delta.up { background: #d6e6f7; } table.rt .delta.down { background: #f8dcc8; font-style: italic; }`;
 
+/** The provenance banner and the run's metadata list (also shown by a notebook's `res.about()`). */
+export const META_CSS = `.banner { border: 3px double #000; background: #fff3c4; padding: 8px 12px; margin: 10px 0; font-size: 14px; }
+.banner strong { text-transform: uppercase; letter-spacing: .03em; }
+dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 6px 0; font-size: 13px; }
+dl.meta dt { font-weight: bold; } dl.meta dd { margin: 0; }`;
+
 export const CSS = `
 :root { --ink: #111; --muted: #555; --rule: #bbb; }
 * { box-sizing: border-box; }
 body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; color: var(--ink); margin: 0 auto; max-width: 1180px; padding: 16px 24px; font-size: 14px; line-height: 1.35; }
 h1 { font-size: 22px; margin: 0 0 8px; } h2 { font-size: 17px; margin: 22px 0 6px; border-bottom: 1px solid var(--rule); padding-bottom: 3px; }
-.banner { border: 3px double #000; background: #fff3c4; padding: 8px 12px; margin: 10px 0; font-size: 14px; }
-.banner strong { text-transform: uppercase; letter-spacing: .03em; }
-dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 6px 0; font-size: 13px; }
-dl.meta dt { font-weight: bold; } dl.meta dd { margin: 0; }
+${META_CSS}
 nav.toc { font-size: 13px; } nav.toc a { margin-right: 10px; }
 .intro, .legend, figcaption { color: var(--muted); font-size: 12.5px; }
 ${TABLE_CSS}

@@ -1,0 +1,278 @@
+/**
+ * A results folder of `citebench run` as data frames (arquero tables) for notebooks and scripts, and `show`,
+ * which puts a frame, a chart or a report table inline in a tslab notebook. Everything is read from the folder's
+ * files (results.json, cells/<model>/<group>.json), like `citebench report`, so a number in a notebook can be
+ * traced to the file it came from (the `file`, `run` and `qrels` columns).
+ *
+ * arquero rather than danfojs: README "Dependencies and why".
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import * as aq from 'arquero';
+import type { ColumnTable } from 'arquero';
+import { chartSvg, type Chart, type ChartSpec } from './charts.ts';
+import { META_CSS, bannerHtml, esc, metaHtml } from './html.ts';
+import { reportChart, reportTableHtml, type ChartName } from './notebook.ts';
+import { buildTables, type TableOptions } from './report-tables.ts';
+import { PerQuery } from './compare.ts';
+import { loadPaperNumbers } from './paper-numbers.ts';
+import { meanOverRepeats, readCell, readResults, type CellSummary, type ResultsIndex } from './results.ts';
+import { CitebenchError } from '../util/errors.ts';
+import { worstQueries, type WorstQueriesOptions } from './drilldown.ts';
+import { mdcrBuildCounts, mdcrCandidates } from './mdcr-files.ts';
+
+export { aq };
+export type Frame = ColumnTable;
+
+/** Trusted HTML made by citebench's own renderers (input strings already escaped). */
+export class Html {
+  constructor(readonly html: string) {}
+}
+
+/** Which cells `queries()` reads (every given key must match). */
+export interface CellFilter {
+  model?: string;
+  protocol?: 'dataset' | 'field';
+  split?: 'test' | 'val';
+  field?: string;
+  group?: string;
+  pool?: number;
+  setting?: 'transductive' | 'inductive';
+}
+
+/** The pool group of a cell: cells/<model>/<group>.json → <group> (dataset/4k-r1, field/Bio/r1 …). */
+function groupOf(c: CellSummary): string {
+  const prefix = `cells/${c.model}/`;
+  return c.file.startsWith(prefix) ? c.file.slice(prefix.length).replace(/\.json$/, '') : c.file;
+}
+
+function cellColumns(c: CellSummary) {
+  return {
+    model: c.model, protocol: c.protocol, split: c.split, group: groupOf(c), field: c.field, pool: c.poolSize,
+    poolMembers: c.poolMembers, repeat: c.repeat, setting: c.setting ?? 'transductive', queries: c.queries, emptyLists: c.emptyLists,
+  };
+}
+
+/** One results folder as frames. Fractions stay fractions (MAP 0.655, not 65.5); MDCR values are ×100 as evaluate.py prints them. */
+export class ResultsFrames {
+  readonly index: ResultsIndex;
+  /** One row per cell (model × protocol × pool group, both splits): its means, sizes and files. */
+  readonly cells: Frame;
+  /** Mean over repeats of the test cells (what the paper's tables print): one column per measure and `<measure>_sd`. */
+  readonly means: Frame;
+  /** Every tuned BM25 model's validation grid: k1, b, score; `chosen` marks the values it runs with. */
+  readonly tuning: Frame;
+  /** The models of the run: kind, weights (lexical, trained, random: never a finding) and settings. */
+  readonly models: Frame;
+  /** Paired tests against the baseline (when the config has navigation / profiler / rerank models). */
+  readonly significance?: Frame;
+  /** MDCR: the Jaccard matrix that chose the model-based negatives, and every evaluation (Tables 3 and 4). */
+  readonly mdcr?: { chosenModels: string[]; notes: string[]; jaccard: Frame; results: Frame };
+  private readonly perQueryCache = new Map<string, Frame>();
+
+  /** `store`: the corpus store the results were computed on (titles for worstQueries), when known. */
+  constructor(readonly dir: string, readonly store?: string) {
+    const r = readResults(dir);
+    this.index = r;
+    this.cells = aq.from(r.cells.map((c) => ({ ...cellColumns(c), ...c.means, file: c.file, run: c.files.run, qrels: c.files.qrels })));
+    this.means = aq.from(meanOverRepeats(r.cells).map((m) => ({
+      model: m.model, protocol: m.protocol, field: m.field, pool: m.poolSize, setting: m.setting ?? 'transductive', repeats: m.repeats,
+      ...m.means, ...Object.fromEntries(Object.entries(m.sd).map(([k, v]) => [`${k}_sd`, v])),
+    })));
+    this.tuning = aq.from(r.tuning.flatMap((t) => t.grid.map((g) => ({
+      model: t.model, measure: t.measure, queries: t.queries, pool: t.poolSize, k1: g.k1, b: g.b, score: g.score,
+      chosen: g.k1 === t.chosen.k1 && g.b === t.chosen.b,
+    }))));
+    this.models = aq.from(r.models.map((m) => ({ model: m.name, kind: m.kind, weights: m.weights, settings: JSON.stringify(m.settings) })));
+    if (r.significance) this.significance = aq.from(r.significance.rows.map((x) => ({ baseline: r.significance!.baseline, ...x })));
+    if (r.mdcr) {
+      const m = r.mdcr;
+      const results = Object.entries(m.results).flatMap(([model, e]) => [['all', e.all] as const, ...Object.entries(e.types)].flatMap(([candidates, s]) => [
+        ...s.fields.map((f) => ({ model, candidates, field: f.field, queries: f.queries, ...f.values })),
+        { model, candidates, field: 'AVG', queries: s.fields.reduce((n, f) => n + f.queries, 0), ...s.avg },
+      ]));
+      this.mdcr = {
+        chosenModels: m.chosenModels, notes: m.notes, results: aq.from(results),
+        jaccard: aq.from(m.jaccard.models.map((a, i) => ({ model: a, ...Object.fromEntries(m.jaccard.models.map((b, j) => [b, m.jaccard.matrix[i][j]])), average: m.jaccard.average[i] }))),
+      };
+    }
+  }
+
+  /**
+   * One row per cell × query with each measure's per-query value, read from the cell files
+   * (cells/<model>/<group>.json); `where` limits the cells read.
+   */
+  queries(where: CellFilter = {}): Frame {
+    const key = JSON.stringify(where);
+    const hit = this.perQueryCache.get(key);
+    if (hit) return hit;
+    const rows: Record<string, unknown>[] = [];
+    for (const c of this.index.cells) {
+      const cols = cellColumns(c);
+      if (Object.entries(where).some(([k, v]) => v !== undefined && (cols as Record<string, unknown>)[k] !== v)) continue;
+      const rec = readCell(this.dir, c);
+      const names = Object.keys(rec.perQuery);
+      rec.queryIds.forEach((q, i) => rows.push({ ...cols, query: q, ...Object.fromEntries(names.map((n) => [n, rec.perQuery[n][i]])), file: c.file }));
+    }
+    const t = aq.from(rows);
+    this.perQueryCache.set(key, t);
+    return t;
+  }
+
+  /**
+   * The paper's Table `n` (1–8) as a frame of our values in its units (×100, mean over repeats), one column per
+   * table column (`<group> <column>` where the table has groups, e.g. `4k MAP`); `paper: true` adds the paper's value
+   * beside each (`… (paper)`).
+   */
+  table(n: number, opts: TableOptions & { paper?: boolean } = {}): Frame {
+    const t = buildTables(this.index, new PerQuery(this.dir, this.index.cells), loadPaperNumbers(), opts).find((x) => x.number === n);
+    if (!t) throw new CitebenchError(`${this.dir}: no Table ${n} in these results (Tables 1/2/7/8 need the dataset or field level, 3/4 MDCR)`);
+    const heads: string[] = [];
+    for (const g of t.groups ?? [{ text: '', span: t.columns.length }]) for (let i = 0; i < g.span; i++) heads.push(g.text ? `${g.text} ${t.columns[heads.length]}` : t.columns[heads.length]);
+    return aq.from(t.rows.map((row) => {
+      const o: Record<string, unknown> = { [t.rowHead]: row.label };
+      if (row.note) o.note = row.note;
+      row.cells.forEach((c, i) => {
+        o[heads[i]] = c.kind === 'text' ? c.text : c.value ?? null;
+        if (opts.paper && c.kind === 'value') o[`${heads[i]} (paper)`] = c.paper ?? null;
+      });
+      return o;
+    }));
+  }
+
+  /** Where these numbers come from: a banner when the corpus is synthetic or a model has random weights, then the run's metadata. */
+  about(): Html {
+    return new Html(`<div class="citebench"><style>${META_CSS}</style>${bannerHtml(this.index)}${metaHtml({ r: this.index, resultsDir: this.dir, versions: { node: process.version } })}</div>`);
+  }
+
+  /** Table `n` as the HTML report draws it (paper values beside ours, significance marks, best bold). */
+  reportTable(n: number, opts: TableOptions = {}): Html {
+    return new Html(reportTableHtml(this.dir, n, opts));
+  }
+
+  /**
+   * The worst queries of one field (field level, test split, pool sample 1 by default), worst first: the measure
+   * ×100, cited articles, first cited rank, cited in the top 10, and the query's title from the corpus store.
+   */
+  worstQueries(opts: WorstQueriesOptions): Frame {
+    return aq.from(worstQueries(this.dir, this.index, { store: this.store, ...opts }));
+  }
+
+  /** MDCR: what the build drew per split and candidate type (mdcr/mdcr_build_report.json). */
+  mdcrBuild(): Frame {
+    return aq.from(mdcrBuildCounts(this.dir, this.mdcrRecord()));
+  }
+
+  /** MDCR: one query's candidates (type, paper id, title) and every model's score for each pair; default the first query. */
+  mdcrCandidates(opts: { split?: 'test' | 'val'; field?: string; query?: string } = {}): Frame {
+    return aq.from(mdcrCandidates(this.dir, this.mdcrRecord(), opts));
+  }
+
+  private mdcrRecord() {
+    if (!this.index.mdcr) throw new CitebenchError(`${this.dir}: no MDCR in these results (the config has no protocols.mdcr)`);
+    return this.index.mdcr;
+  }
+
+  /** A chart of these results: pool (metric vs pool size), fields (heat map), types (MDCR), tuning, jaccard (MDCR build), significance (Δ vs BM25). */
+  chart(name: ChartName, opts: { measure?: string; model?: string } = {}): Chart {
+    return reportChart(this.index, name, opts, this.dir);
+  }
+}
+
+/** A results folder of `citebench run` as frames (see ResultsFrames). */
+export function loadResults(dir: string, opts: { store?: string } = {}): ResultsFrames {
+  return new ResultsFrames(dir, opts.store);
+}
+
+const isFrame = (x: unknown): x is Frame => !!x && typeof (x as Frame).numRows === 'function' && typeof (x as Frame).columnNames === 'function' && typeof (x as Frame).scan === 'function';
+const isChart = (x: unknown): x is Chart => !!x && typeof x === 'object' && 'spec' in x && 'id' in x;
+const VL_KEYS = ['mark', 'layer', 'facet', 'hconcat', 'vconcat', 'concat', 'repeat'];
+const isSpec = (x: unknown): x is ChartSpec => !!x && typeof x === 'object' && VL_KEYS.some((k) => k in x);
+
+function cellText(v: unknown): string {
+  if (v === null || v === undefined) return '–';
+  if (typeof v === 'number') return Number.isInteger(v) || !Number.isFinite(v) ? String(v) : v.toFixed(4);
+  if (v instanceof Date) return v.toISOString();
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
+// Prefixed with .citebench to outrank JupyterLab's own table rules (right-aligned text cells).
+export const FRAME_CSS = `.citebench table.cbf{border-collapse:collapse;font-size:12.5px;margin:4px 0}
+.citebench table.cbf th,.citebench table.cbf td{border-bottom:1px solid #ddd;padding:2px 8px;text-align:left;white-space:nowrap}
+.citebench table.cbf thead th{border-bottom:2px solid #000}.citebench table.cbf td.n{text-align:right;font-variant-numeric:tabular-nums}
+.citebench p.cbf-cap{font-size:11px;color:#555;margin:2px 0 8px}`;
+
+/** A frame as an HTML table: column names and values escaped, numbers to 4 decimals, the first `limit` rows. */
+export function frameHtml(t: Frame, opts: { limit?: number; caption?: string } = {}): string {
+  const limit = opts.limit ?? 50;
+  const names = t.columnNames();
+  const rows = t.objects({ limit }) as Record<string, unknown>[];
+  const body = rows.map((r) => `<tr>${names.map((n) => `<td${typeof r[n] === 'number' ? ' class="n"' : ''}>${esc(cellText(r[n]))}</td>`).join('')}</tr>`).join('');
+  const n = t.numRows();
+  const cap = [opts.caption, n > rows.length ? `first ${rows.length} of ${n} rows` : `${n} row${n === 1 ? '' : 's'}`].filter(Boolean).map((s) => esc(s!)).join(' · ');
+  return `<div class="citebench"><style>${FRAME_CSS}</style><table class="cbf"><thead><tr>${names.map((x) => `<th>${esc(x)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table><p class="cbf-cap">${cap}</p></div>`;
+}
+
+/**
+ * A whole HTML page (e.g. the report's index.html) inside the notebook: an iframe holding the page itself
+ * (srcdoc), so its styles stay apart from the notebook's and nothing is fetched.
+ */
+export function embedHtml(file: string, opts: { height?: number } = {}): Html {
+  const page = readFileSync(file, 'utf8');
+  return new Html(`<iframe title="${esc(file)}" srcdoc="${esc(page)}" style="width:100%;height:${opts.height ?? 800}px;border:1px solid #bbb;background:white"></iframe>`);
+}
+
+/** One page of a PDF as a PNG image (poppler's pdftoppm, which scripts/setup.sh installs). */
+export function pdfPage(file: string, opts: { page?: number; dpi?: number } = {}): Html {
+  const page = String(opts.page ?? 1);
+  const r = spawnSync('pdftoppm', ['-png', '-r', String(opts.dpi ?? 60), '-f', page, '-l', page, '-singlefile', file], { maxBuffer: 64 << 20 });
+  if (r.error || r.status !== 0) throw new CitebenchError(`pdftoppm ${file}: ${r.error?.message ?? r.stderr.toString().trim()} (install poppler-utils: bash scripts/setup.sh)`);
+  return new Html(`<img alt="${esc(`${file}, page ${page}`)}" style="border:1px solid #bbb;max-width:100%" src="data:image/png;base64,${r.stdout.toString('base64')}">`);
+}
+
+let chartCount = 0;
+
+/** What `show` displays, as HTML: a frame (table), a chart or vega-lite spec (SVG), Html as is, anything else as escaped text. */
+export async function toHtml(x: unknown, opts: { limit?: number; caption?: string } = {}): Promise<string> {
+  if (x instanceof Html) return x.html;
+  if (isFrame(x)) return frameHtml(x, opts);
+  if (isChart(x) || isSpec(x)) {
+    const spec = isChart(x) ? x.spec : x;
+    const svg = await chartSvg(spec, `${isChart(x) ? x.id : 'chart'}-${++chartCount}`);
+    const cap = opts.caption ?? (isChart(x) ? x.caption : undefined);
+    return `<figure class="citebench-chart" style="margin:6px 0">${svg}${cap ? `<figcaption style="font-size:11px;color:#555">${esc(cap)}</figcaption>` : ''}</figure>`;
+  }
+  return `<pre>${esc(typeof x === 'string' ? x : JSON.stringify(x, null, 2))}</pre>`;
+}
+
+type TslabDisplay = { html(s: string): void };
+
+/**
+ * The display of the tslab kernel running this code. The kernel's tslab may be another copy than the one
+ * src/ resolves (the registered kernel of another checkout), and only the kernel's copy is connected to
+ * Jupyter: find it among the loaded modules by its live connection, else take the one beside src/.
+ */
+function kernelDisplay(): TslabDisplay {
+  const req = createRequire(import.meta.url);
+  for (const [file, mod] of Object.entries(req.cache)) {
+    if (/[\\/]tslab[\\/]dist[\\/]jupyter\.js$/.test(file) && (mod?.exports as { lastWriteDisplayData?: unknown })?.lastWriteDisplayData) {
+      return (req(join(dirname(file), 'public.js')) as { display: TslabDisplay }).display;
+    }
+  }
+  return (req('tslab') as { display: TslabDisplay }).display;
+}
+
+/**
+ * Displays `x` inline in a tslab notebook (`await cb.show(x)`): a frame as an HTML table, a chart or vega-lite
+ * spec as SVG, Html as is.
+ */
+export async function show(x: unknown, opts: { limit?: number; caption?: string } = {}): Promise<void> {
+  const html = await toHtml(x, opts);
+  try {
+    kernelDisplay().html(html);
+  } catch (e) {
+    throw new CitebenchError(`show() displays in a tslab notebook only (${(e as Error).message}); outside one, use toHtml() or frameHtml()`);
+  }
+}
