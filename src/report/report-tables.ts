@@ -249,7 +249,8 @@ function significanceTable(r: ResultsIndex): ReportTable | undefined {
   if (!s || !s.rows.length) return undefined;
   const p = (x: number) => (x < 0.001 ? '<0.001' : x.toFixed(3));
   const num = (text: string): TextCell => ({ kind: 'text', text, num: true });
-  const signed = (v: string) => (v.startsWith('-') ? v : `+${v}`);
+  // A difference that rounds to zero has no sign worth printing (it may be a tiny real one either way).
+  const signed = (v: string) => (v === '0.0' ? '±0.0' : v.startsWith('-') ? v : `+${v}`);
   return {
     id: 'significance', title: `Paired significance against ${s.baseline} (dataset level)`, rowHead: 'setting', plain: true,
     intro: `Per query, the mean over repeats; Δ = model − ${s.baseline} (×100) over ${s.rows[0].queries} queries; two-sided paired t-test, ` +

@@ -194,7 +194,7 @@ test('the significance table equals results.json\'s tests recomputed from per-qu
     const h = holmOf.get(e)!;
     const where = `${e.setting} ${e.pool} ${e.model} ${e.measure}`;
     const d = f1(100 * e.d);
-    assert.deepEqual(e.cells.slice(3), [d.startsWith('-') ? d : `+${d}`, p3(e.pT), p3(e.pR), p3(h) + (h < 0.05 ? ' *' : '')], where);
+    assert.deepEqual(e.cells.slice(3), [d === '0.0' ? '±0.0' : d.startsWith('-') ? d : `+${d}`, p3(e.pT), p3(e.pR), p3(h) + (h < 0.05 ? ' *' : '')], where);
     // Table 1's mark of the same cell: the same family here (the table's other models are those beyond the paper).
     const tab = t1[e.setting];
     const j = [600, 900].findIndex((s) => sizeText(s) === e.pool) * r.measures.length + r.measures.indexOf(e.measure);
