@@ -73,12 +73,113 @@ const COST = {
   /** Bytes per stored article (columns) and per BM25 posting-bearing article (index in memory). */
   storeBytesPerArticle: 60,
   indexBytesPerArticle: 900,
+  // Beyond the paper (docs/benchmarks.md, "Beyond the paper"; bench/beyond/cost.ts at 40 k/100 k/200 k pools).
+  /**
+   * BM25 re-scoring of a query's ≤ 1,000 navigation or re-ranking candidates, per pool article: navigation cost
+   * BM25's top k_d plus 50 ms per query at 200 k (8 ms at 40 k, 24 ms at 100 k: linear in the pool).
+   */
+  rescorePerQueryPoolArticle: 2.5e-7,
+  /** Outbound citations per stored article (navigation's CSR, 4 bytes each): 27.3 in the synthetic corpus; S2ORC ~14 (230 M / 16 M). */
+  citationsPerArticle: { synthetic: 27.3, store: 14.4 },
+  /** Sparse profile postings per candidate: 1,610 with every citing term (200 k pool, synthetic: ~34 citing articles each). */
+  profilePostings: 1610,
+  /** …and with `topTerms` m: own terms + m, 178 at m = 100 (the own part fitted to that one measurement). */
+  profileOwnTerms: 78,
+  /** Profile build per posting kept (128.7 s for 322 M at 200 k: the slowest rate measured); topTerms builds 1.6× slower (209 s: it sorts every profile's citing terms). */
+  profileBuildPerPosting: 4.0e-7,
+  profileBuildTopTermsFactor: 1.6,
+  /** Bytes per profile posting: forward + inverted arrays, RSS growth 5.1 GiB for 322 M at 200 k. */
+  profileBytesPerPosting: 17,
+  /** Profiler search per query and profile posting of the pool: 17.5 s for 200 queries over 322 M; 6.7 s over 35.6 M with topTerms 100. */
+  profileSearchPerPosting: { all: 2.7e-10, topTerms: 9.4e-10 },
+  /** Citing articles per candidate (synthetic: 5.6 M citing edges for a 200 k pool): the dense Profiler's vector adds. */
+  citingPerCandidate: 28,
+  /** A cross-encoder pair: one BERT-base forward, costed as one article encoded (not measured: no trained cross-encoder here). */
+  crossEncoderPerPair: 1 / 8.25,
+  /** What a loaded BERT-base model and a batch hold (measured while encoding). */
+  bertBytes: 1.9e9,
+  dim: 768,
 };
 
 export interface Estimate {
   stage: string;
   seconds: number;
   bytes: number;
+  /** The assumption behind a number that was not measured as such (printed under the stage). */
+  assumption?: string;
+}
+
+type Model = ExperimentConfig['models'][number];
+
+/** Per-query search cost of one model for a pool (seconds), following its first stage and scorers. */
+function perQuery(cfg: ExperimentConfig, m: Model, pool: number, articles: number): number {
+  const byName = (n: string) => cfg.models.find((x) => x.name === n)!;
+  const scorers = (parts: { model: string }[], candidates: number) => parts.reduce((t, p) => {
+    if (p.model === 'cross-encoder') return t + candidates * COST.crossEncoderPerPair;
+    const s = byName(p.model);
+    return t + (s.kind === 'dense' || (s.kind === 'profiler' && byName(s.base).kind === 'dense') ? candidates * COST.dim * COST.densePerQueryDocDim : pool * COST.rescorePerQueryPoolArticle);
+  }, 0);
+  switch (m.kind) {
+    case 'bm25': return articles * COST.bm25PerQueryIndexed + COST.bm25PerQuery;
+    case 'dense': return pool * COST.dim * COST.densePerQueryDocDim;
+    case 'profiler':
+      if (byName(m.base).kind === 'dense') return pool * COST.dim * COST.densePerQueryDocDim;
+      return pool * profilePostings(m) * (m.topTerms ? COST.profileSearchPerPosting.topTerms : COST.profileSearchPerPosting.all) + COST.bm25PerQuery;
+    case 'navigation': return perQuery(cfg, byName(m.first), pool, articles) + m.kd.reduce((t, kd, i) => t + scorers(m.scorer, kd + m.kc[i]), 0);
+    case 'rerank': return perQuery(cfg, byName(m.first), pool, articles) + scorers(m.scorer, m.depth);
+  }
+}
+
+const profilePostings = (m: { topTerms?: number }) => (m.topTerms ? Math.min(COST.profilePostings, COST.profileOwnTerms + m.topTerms) : COST.profilePostings);
+
+/** One-off work of a model per pool group (profile builds) and what it holds in memory at a pool. */
+function perGroup(cfg: ExperimentConfig, m: Model, pool: number): { seconds: number; bytes: number } {
+  if (m.kind !== 'profiler') return { seconds: 0, bytes: 0 };
+  if (cfg.models.find((x) => x.name === m.base)!.kind === 'dense') {
+    // One vector add per citing edge, and the pool's vectors plus their profiles in memory.
+    return { seconds: pool * COST.citingPerCandidate * COST.dim * COST.densePerQueryDocDim, bytes: 2 * pool * COST.dim * 4 };
+  }
+  const postings = pool * profilePostings(m);
+  return {
+    seconds: pool * COST.profilePostings * COST.profileBuildPerPosting * (m.topTerms ? COST.profileBuildTopTermsFactor : 1),
+    bytes: postings * COST.profileBytesPerPosting,
+  };
+}
+
+/** Memory a model's cells hold besides the pool's own structures: its index, graph or encoder. */
+function modelBytes(cfg: ExperimentConfig, m: Model, articles: number): number {
+  const byName = (n: string) => cfg.models.find((x) => x.name === n)!;
+  const graph = articles * (4 * COST.citationsPerArticle[cfg.corpus.synthetic ? 'synthetic' : 'store'] + 1);
+  switch (m.kind) {
+    case 'bm25': return articles * COST.indexBytesPerArticle;
+    case 'dense': return 0;
+    case 'profiler': return modelBytes(cfg, byName(m.base), articles) + graph;
+    case 'navigation':
+    case 'rerank': {
+      const scorers = m.scorer.reduce((b, p) => b + (p.model === 'cross-encoder' ? COST.bertBytes : p.model === m.first ? 0 : modelBytes(cfg, byName(p.model), articles)), 0);
+      return modelBytes(cfg, byName(m.first), articles) + scorers + (m.kind === 'navigation' ? graph : 0);
+    }
+  }
+}
+
+function assumptionOf(cfg: ExperimentConfig, m: Model): string | undefined {
+  const byName = (n: string) => cfg.models.find((x) => x.name === n)!;
+  const ce = (m.kind === 'navigation' || m.kind === 'rerank') && m.scorer.some((p) => p.model === 'cross-encoder')
+    ? ' A cross-encoder pair costs one BERT-base forward on CPU (1/8.25 s, as one article encoded; not measured).' : '';
+  if (m.kind === 'navigation') {
+    return `Navigation: ${m.first}'s search plus re-scoring ≤ k_d + k_c candidates per iteration, +50 ms per query at a 200 k pool (measured), assumed linear in the pool (≈ 0.5 s at 2 M) and the same for every iteration; memory adds the outbound citation graph (4 bytes per citation).${ce}`;
+  }
+  if (m.kind === 'rerank') return `Re-ranking: ${m.first}'s search plus re-scoring its top ${m.depth}, costed as navigation's re-scoring (linear in the pool).${ce}`;
+  if (m.kind === 'profiler' && byName(m.base).kind === 'dense') {
+    return 'Dense Profiler (not measured): one vector add per citing edge (~28 per candidate), the pool\'s vectors and profiles in memory; citing articles outside the pool must be encoded too, up to the whole corpus.';
+  }
+  if (m.kind === 'profiler') {
+    return `Sparse profiles: one build per pool group and setting, ${profilePostings(m)} postings per candidate × ${COST.profileBytesPerPosting} bytes ` +
+      `(${m.topTerms ? `topTerms ${m.topTerms}: own terms + ${m.topTerms}, fitted at topTerms 100` : 'every citing term: ~34 citing articles per candidate in the synthetic corpus'}), ` +
+      'build and search rates per posting measured at 200 k and assumed constant (the build rate grew with the pool, 0.11 µs at 40 k to 0.40 µs at 200 k: ' +
+      'small pools are over-estimated, pools beyond 200 k may be under-estimated); an inductive profile has fewer citing articles, so its memory is an upper bound.';
+  }
+  return undefined;
 }
 
 export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number): Estimate[] {
@@ -86,25 +187,38 @@ export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticl
   const articles = storeArticles ?? (cfg.corpus.synthetic ? Math.round(cfg.corpus.synthetic.articles * 0.77) : Math.round(16e6 * cfg.scale));
   const out: Estimate[] = [];
   if (cfg.corpus.synthetic) out.push({ stage: 'corpus (synthesize, prefilter, store)', seconds: cfg.corpus.synthetic.articles * COST.corpusPerArticle, bytes: articles * COST.storeBytesPerArticle * 3 });
-  const bm25 = cfg.models.filter((m) => m.kind === 'bm25');
   const dense = cfg.models.filter((m) => m.kind === 'dense');
-  if (bm25.length) out.push({ stage: 'BM25 index', seconds: articles * COST.indexPerArticle, bytes: articles * COST.indexBytesPerArticle });
+  if (cfg.models.some((m) => m.kind === 'bm25')) out.push({ stage: 'BM25 index', seconds: articles * COST.indexPerArticle, bytes: articles * COST.indexBytesPerArticle });
   // Articles a dense model must encode: the expected union of all pools (each a random sample of the corpus).
   let missProbability = 1;
   for (const g of groups) missProbability *= 1 - Math.min(1, g.poolSize / articles);
   const poolArticles = Math.round(articles * (1 - missProbability));
   // Encoding holds the model and a batch (~1.9 GB measured for BERT-base); the vectors go to disk chunk by chunk.
-  for (const m of dense) out.push({ stage: `encode ${m.name}: ${poolArticles} articles, BERT-base on CPU (${formatBytes(poolArticles * 768 * 4)} on disk)`, seconds: poolArticles * COST.encodePerArticle, bytes: 1.9e9 });
-  for (const m of bm25) {
-    const perQuery = articles * COST.bm25PerQueryIndexed + COST.bm25PerQuery;
-    const s = groups.reduce((t, g) => t + g.queries * perQuery, 0);
-    const tune = m.kind === 'bm25' && m.tune ? m.tune.k1.length * m.tune.b.length : 0;
-    const tuneS = tune * cfg.validation.queries * perQuery;
-    out.push({ stage: `cells ${m.name}${tune ? ` (+ tuning, ${tune} grid points)` : ''}`, seconds: s + tuneS, bytes: articles * COST.indexBytesPerArticle });
+  for (const m of dense) out.push({ stage: `encode ${m.name}: ${poolArticles} articles, BERT-base on CPU (${formatBytes(poolArticles * COST.dim * 4)} on disk)`, seconds: poolArticles * COST.encodePerArticle, bytes: COST.bertBytes });
+  for (const m of cfg.models.filter((x) => x.kind === 'profiler' && cfg.models.find((b) => b.name === x.base)?.kind === 'dense')) {
+    out.push({ stage: `encode ${m.name}: citing articles outside the pools, up to ${articles - poolArticles}`, seconds: (articles - poolArticles) * COST.encodePerArticle, bytes: COST.bertBytes });
   }
-  for (const m of dense) {
-    const s = groups.reduce((t, g) => t + g.queries * g.poolSize * 768 * COST.densePerQueryDocDim, 0);
-    out.push({ stage: `cells ${m.name}`, seconds: s, bytes: groups.reduce((b, g) => Math.max(b, g.poolSize * 768 * 4), 0) });
+  // Cells: every model of every group, per setting (the inductive setting's pools are as large; same unit costs).
+  const settings = settingsOf(cfg);
+  for (const m of cfg.models) {
+    settings.forEach((setting, si) => {
+      const gs = groups.filter((g) => (g.setting ?? 'transductive') === setting);
+      if (!gs.length) return;
+      let seconds = gs.reduce((t, g) => t + g.queries * perQuery(cfg, m, g.poolSize, articles) + perGroup(cfg, m, g.poolSize).seconds, 0);
+      let tune = '';
+      // Tuning runs once, on the validation split of the first setting (BM25 k1 × b; a Profiler's β, one profile build each).
+      if (si === 0 && (m.kind === 'bm25' || m.kind === 'profiler') && m.tune) {
+        const pool0 = cfg.protocols.dataset?.pools[0] ?? gs[0].poolSize;
+        const points = m.kind === 'bm25' ? m.tune.k1.length * m.tune.b.length : m.kind === 'profiler' ? m.tune.beta.length : 0;
+        seconds += points * (cfg.validation.queries * perQuery(cfg, m, pool0, articles) + perGroup(cfg, m, pool0).seconds);
+        tune = ` (+ tuning, ${points} grid points)`;
+      }
+      const largest = Math.max(...gs.map((g) => g.poolSize));
+      const bytes = modelBytes(cfg, m, articles) + perGroup(cfg, m, largest).bytes + (m.kind === 'dense' ? largest * COST.dim * 4 : 0);
+      const label = settings.length > 1 ? ` — ${setting}` : '';
+      const what = m.kind === 'profiler' ? `, ${gs.length} profile builds` : '';
+      out.push({ stage: `cells ${m.name}${label}${tune}${what}`, seconds, bytes, ...(si === 0 && assumptionOf(cfg, m) ? { assumption: assumptionOf(cfg, m) } : {}) });
+    });
   }
   return out;
 }

@@ -13,7 +13,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { CorpusStore } from '../corpus/store.ts';
 import { FIELD_ABBREV } from '../corpus/fields.ts';
 import { parseMeasure } from '../eval/registry.ts';
@@ -77,8 +77,8 @@ export interface RunOutcome {
   store: CorpusStore;
 }
 
-/** The dry run: the plan and a rough estimate, without touching any file. */
-export function dryRun(cfg: ExperimentConfig): string {
+/** The dry run: the plan and a rough estimate, without touching any file. Memory above `memoryBytes` (default: this machine's) is flagged. */
+export function dryRun(cfg: ExperimentConfig, opts: { memoryBytes?: number } = {}): string {
   const groups = planGroups(cfg);
   const lines = [`config ${cfg.name} (hash ${configHash(cfg)}), scale ${cfg.scale}, seed ${cfg.seed}`];
   lines.push(cfg.corpus.store ? `corpus: store ${cfg.corpus.store}` : `corpus: ${cfg.corpus.synthetic!.articles} synthetic articles (seed ${cfg.corpus.synthetic!.seed}), prefiltered as in §3`);
@@ -95,12 +95,17 @@ export function dryRun(cfg: ExperimentConfig): string {
   if (cfg.corpus.store && articles === undefined) lines.push(`  (corpus store ${cfg.corpus.store} not built yet: assuming ${Math.round(16e6 * cfg.scale)} articles, the paper's prefiltered S2ORC × scale)`);
   let total = 0;
   const est = estimate(cfg, groups, articles);
+  const memory = opts.memoryBytes ?? totalmem();
   const w = Math.max(...est.map((e) => e.stage.length));
   for (const e of est) {
     total += e.seconds;
-    lines.push(`  ${e.stage.padEnd(w)} ${formatDuration(e.seconds).padStart(9)}   peak ≈ ${formatBytes(e.bytes)}`);
+    lines.push(`  ${e.stage.padEnd(w)} ${formatDuration(e.seconds).padStart(9)}   peak ≈ ${formatBytes(e.bytes)}${e.bytes > memory ? `   ⚠ exceeds this machine's ${formatBytes(memory)}` : ''}`);
   }
   lines.push(`  ${'total'.padEnd(w)} ${formatDuration(total).padStart(9)}`);
+  const over = est.filter((e) => e.bytes > memory);
+  if (over.length) lines.push('', `⚠ ${over.length} stage${over.length > 1 ? 's need' : ' needs'} more memory than this machine has (${formatBytes(memory)}): ${over.map((e) => e.stage).join('; ')}. A sparse Profiler's \`topTerms\` bounds its profiles (docs/benchmarks.md).`);
+  const assumed = est.filter((e) => e.assumption);
+  if (assumed.length) lines.push('', 'assumptions (not measured as such):', ...assumed.map((e) => `  ${e.stage.split(' — ')[0].replace(/^cells /, '').split(' (')[0].split(',')[0]}: ${e.assumption}`));
   lines.push('', 'pool groups:', ...groups.map((g) => `  ${groupPath(g)}  (${g.queries} queries, pool ${g.poolSize})`));
   return lines.join('\n');
 }

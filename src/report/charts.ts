@@ -4,6 +4,7 @@
  * src/index.ts through require(), which such a module would break.
  *
  *  - metric vs pool size per model (dataset level; the paper's central finding: encoders fall faster than BM25)
+ *  - the same in both settings, transductive and inductive, when the run has the inductive one
  *  - per-field heat map, model × field (field level)
  *  - candidate-type bars (MDCR, Table 4)
  *  - BM25 tuning grid, k1 × b (one per tuned model)
@@ -41,9 +42,9 @@ function base(title: string): ChartSpec {
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
 
-/** Metric (×100) vs pool size per model, one panel per measure: the dataset level. */
+/** Metric (×100) vs pool size per model, one panel per measure: the dataset level (the paper's setting). */
 export function poolSizeChart(r: ResultsIndex): Chart | undefined {
-  const rows = meanOverRepeats(r.cells).filter((x) => x.protocol === 'dataset');
+  const rows = meanOverRepeats(r.cells).filter((x) => x.protocol === 'dataset' && !x.setting);
   if (!rows.length) return undefined;
   const models = paperOrder([...new Set(rows.map((x) => x.model))]);
   const sizes = [...new Set(rows.map((x) => x.poolSize))].sort((a, b) => a - b);
@@ -51,7 +52,7 @@ export function poolSizeChart(r: ResultsIndex): Chart | undefined {
     model: x.model, pool: x.poolSize, poolLabel: poolLabel(x.poolSize), measure: m,
     value: r1(100 * x.means[m]), lo: r1(100 * (x.means[m] - x.sd[m])), hi: r1(100 * (x.means[m] + x.sd[m])),
   })));
-  const x = { field: 'pool', type: 'quantitative', scale: { type: 'log', nice: false }, axis: { values: sizes, labelExpr: 'datum.value >= 1e6 ? datum.value / 1e6 + "M" : datum.value >= 1e3 ? datum.value / 1e3 + "k" : datum.value', title: 'pool size (log)' } };
+  const x = poolAxis(sizes);
   const model = { field: 'model', type: 'nominal', sort: models, title: 'model' };
   return {
     id: 'chart-pool', title: 'Metric vs pool size', caption: 'Dataset level: each model\'s mean (±1 sd over repeats) as the candidate pool grows. In the paper, the encoders fall faster than BM25 as pools grow.',
@@ -71,10 +72,48 @@ export function poolSizeChart(r: ResultsIndex): Chart | undefined {
   };
 }
 
-/** Model × field heat map of one measure (field level), values printed in the cells. */
+const poolAxis = (sizes: number[]) => ({
+  field: 'pool', type: 'quantitative', scale: { type: 'log', nice: false },
+  axis: { values: sizes, labelExpr: 'datum.value >= 1e6 ? datum.value / 1e6 + "M" : datum.value >= 1e3 ? datum.value / 1e3 + "k" : datum.value', title: 'pool size (log)' },
+});
+
+/**
+ * Both settings at the dataset level: each model's mean per pool size, solid transductive, dashed inductive, one
+ * panel per measure. Only for a run with the inductive setting.
+ */
+export function settingsChart(r: ResultsIndex): Chart | undefined {
+  const rows = meanOverRepeats(r.cells).filter((x) => x.protocol === 'dataset');
+  if (!rows.some((x) => x.setting === 'inductive')) return undefined;
+  const models = paperOrder([...new Set(rows.map((x) => x.model))]);
+  const sizes = [...new Set(rows.map((x) => x.poolSize))].sort((a, b) => a - b);
+  const values = rows.flatMap((x) => r.measures.map((m) => ({ model: x.model, setting: x.setting ?? 'transductive', pool: x.poolSize, measure: m, value: r1(100 * x.means[m]) })));
+  const model = { field: 'model', type: 'nominal', sort: models, title: 'model' };
+  return {
+    id: 'chart-settings', title: 'Transductive vs inductive setting',
+    caption: 'Dataset level in both settings: each model\'s mean over repeats as the pool grows, solid the transductive setting (the paper\'s), dashed the inductive one ' +
+      '(Goyal et al. 2026 §3.1: queries and pools disjoint, candidates older than the queries). The settings draw other queries and pools: compare trends and models, not single points.',
+    spec: {
+      ...base('Dataset level: transductive (solid) vs inductive (dashed)'),
+      data: { values },
+      facet: { field: 'measure', type: 'nominal', sort: r.measures, title: null, header: { labelFontSize: 12 } },
+      columns: 3,
+      resolve: { scale: { y: 'independent' } },
+      spec: {
+        width: 220, height: 160,
+        mark: { type: 'line', point: { size: 40, filled: true } },
+        encoding: {
+          x: poolAxis(sizes), y: { field: 'value', type: 'quantitative', title: 'value ×100', scale: { zero: false } },
+          color: model, shape: model, strokeDash: { field: 'setting', type: 'nominal', sort: ['transductive', 'inductive'], title: 'setting', legend: { symbolType: 'stroke', symbolStrokeWidth: 2, symbolSize: 300, encode: { symbols: { update: { stroke: { value: '#333' } } } } } },
+        },
+      },
+    },
+  };
+}
+
+/** Model × field heat map of one measure (field level, the paper's setting), values printed in the cells. */
 export function fieldHeatmap(r: ResultsIndex, measureName?: string): Chart | undefined {
   const measure = measureName ?? r.measures[0];
-  const rows = meanOverRepeats(r.cells).filter((x) => x.protocol === 'field' && x.means[measure] !== undefined);
+  const rows = meanOverRepeats(r.cells).filter((x) => x.protocol === 'field' && !x.setting && x.means[measure] !== undefined);
   if (!rows.length) return undefined;
   const fields = FIELDS.filter((f) => rows.some((x) => x.field === f)).map((f) => FIELD_ABBREV[f]);
   const models = paperOrder([...new Set(rows.map((x) => x.model))]);
@@ -271,7 +310,7 @@ export function degreeChart(bins: DegreeBin[]): Chart {
 
 /** Every chart the results support, in report order. */
 export function reportCharts(r: ResultsIndex): Chart[] {
-  return [poolSizeChart(r), fieldHeatmap(r), candidateTypeChart(r), ...r.tuning.map(tuningChart)].filter((c): c is Chart => !!c);
+  return [poolSizeChart(r), settingsChart(r), fieldHeatmap(r), candidateTypeChart(r), ...r.tuning.map(tuningChart)].filter((c): c is Chart => !!c);
 }
 
 type VegaModule = typeof import('vega');

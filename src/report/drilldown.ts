@@ -92,7 +92,8 @@ function articleCell(id: string, lookup?: ArticleLookup): string {
 export function drillPages(dir: string, r: ResultsIndex, opts: DrillOptions = {}): DrillPage[] {
   const perEnd = opts.perEnd ?? 3;
   const measure = r.measures[0];
-  const cells = r.cells.filter((c) => c.protocol === 'field' && c.split === 'test' && c.repeat === 1);
+  // The paper's setting only: an inductive cell of the same field and model would take the same page path.
+  const cells = r.cells.filter((c) => c.protocol === 'field' && c.split === 'test' && c.repeat === 1 && !c.setting);
   const pages: DrillPage[] = [];
   const models = paperOrder([...new Set(cells.map((c) => c.model))]);
   cells.sort((a, b) => FIELDS.indexOf(a.field!) - FIELDS.indexOf(b.field!) || models.indexOf(a.model) - models.indexOf(b.model));

@@ -6,15 +6,14 @@
  */
 import MarkdownIt from 'markdown-it';
 import type { ResultsIndex } from './results.ts';
-import type { ReportTable, TableCell, ValueCell } from './report-tables.ts';
-import { poolLabel } from './tables.ts';
+import { fmtValue, poolLabel, tableHeading, type ReportTable, type TableCell, type ValueCell } from './tables.ts';
 
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 /** Display formats shared by every table (tests recompute the same strings). */
-export const fmt1 = (x: number) => (Object.is(Math.round(x * 10) / 10, -0) ? 0 : x).toFixed(1);
+export const fmt1 = (x: number) => fmtValue(x, 1);
 export const fmtDelta = (d: number) => {
   const s = fmt1(Math.abs(d));
   return s === '0.0' ? '±0.0' : `${d > 0 ? '▲' : '▼'}${s}`;
@@ -82,7 +81,7 @@ function sigMark(c: ValueCell): string {
 }
 
 function cellHtml(c: TableCell): string {
-  if (c.kind === 'text') return `<td>${esc(c.text)}</td>`;
+  if (c.kind === 'text') return c.num ? `<td class="num">${esc(c.text)}</td>` : `<td>${esc(c.text)}</td>`;
   if (c.value === undefined && c.paper === undefined) return '<td class="num"><span class="v">–</span></td>';
   const parts = [`<span class="v">${c.value === undefined ? '–' : fmt1(c.value)}</span>`];
   if (c.sd !== undefined) parts.push(`<span class="sd">±${fmt1(c.sd)}</span>`);
@@ -103,15 +102,17 @@ export function tableHtml(t: ReportTable): string {
   if (t.groups) head.push(`<tr class="groups"><th></th>${t.groups.map((g) => `<th colspan="${g.span}">${esc(g.text)}</th>`).join('')}</tr>`);
   head.push(`<tr class="cols"><th class="row">${esc(t.rowHead)}</th>${t.columns.map((c) => `<th>${esc(c)}</th>`).join('')}</tr>`);
   const body = t.rows.map((r) => `<tr><th class="row" scope="row"><span class="label">${esc(r.label)}</span>${r.note ? `<span class="rnote">${esc(r.note)}</span>` : ''}</th>${r.cells.map(cellHtml).join('')}</tr>`);
-  return `<div class="scroll"><table class="rt${t.columns.length > 12 ? ' wide' : ''}" id="${t.id}-table" data-table="${t.number}"><thead>${head.join('')}</thead><tbody>${body.join('')}</tbody></table></div>`;
+  const attrs = `data-table="${esc(String(t.number ?? t.id))}"${t.setting ? ` data-setting="${t.setting}"` : ''}`;
+  return `<div class="scroll"><table class="rt${t.columns.length > 12 ? ' wide' : ''}" id="${esc(t.id)}-table" ${attrs}><thead>${head.join('')}</thead><tbody>${body.join('')}</tbody></table></div>`;
 }
 
 export const LEGEND = 'Bold underlined: best value in the column (Table 3: best model in the row, per measure). ' +
   'Small grey ±: standard deviation over pool repeats. * paired t-test, † paired randomization test against BM25 (per-query values averaged over repeats), ' +
-  'Holm-corrected within the table, p < 0.05 (hover for the p-values). "paper x ▲d / ▼d": the paper\'s printed value and ours minus it (▲ ours higher, ▼ ours lower, italic).';
+  'Holm-corrected over the comparisons of one measure in the table, p < 0.05 (hover for the p-values). "paper x ▲d / ▼d": the paper\'s printed value and ours minus it (▲ ours higher, ▼ ours lower, italic).';
 
 export function tableSection(t: ReportTable): string {
-  return `<section class="table" id="${t.id}"><h2>Table ${t.number} — ${esc(t.title)}</h2><p class="intro">${esc(t.intro)}</p>${tableHtml(t)}${t.paperOnly ? '' : `<p class="legend">${esc(LEGEND)}</p>`}</section>`;
+  const intro = `${t.intro}${t.paperNote ? ` ${t.paperNote}` : ''}`;
+  return `<section class="table${t.setting ? ` ${t.setting}` : ''}" id="${esc(t.id)}"><h2>${esc(tableHeading(t))}</h2><p class="intro">${esc(intro)}</p>${tableHtml(t)}${t.paperOnly || t.plain ? '' : `<p class="legend">${esc(LEGEND)}</p>`}</section>`;
 }
 
 /** The banner: said before anything else when the numbers are not findings about literature. */
@@ -140,7 +141,8 @@ export function metaHtml({ r, resultsDir, timings, versions }: MetaInput): strin
   rows.push(['results', esc(resultsDir)]);
   rows.push(['corpus', `${c.kind === 'synthetic' ? `<b>synthetic</b> (${c.synthetic!.articles} generated, seed ${c.synthetic!.seed}, ${esc(c.synthetic!.generator)})` : 'corpus store (real data)'}: ${c.articles} prefiltered articles, ${c.citations} citations`]);
   rows.push(['config', `${esc(r.name)}, hash ${esc(r.configHash)}; seed ${r.seed}, scale ${r.scale}, queries from ${r.queryYear}, top ${r.k}; measures ${esc(r.measures.join(', '))}`]);
-  rows.push(['models', r.models.map((m) => `${esc(m.name)} (${m.kind}, ${m.weights === 'random' ? '<b>random weights</b>' : m.weights === 'trained' ? 'trained weights' : 'lexical'}${m.kind === 'bm25' ? `, k1 ${esc(String(m.settings.k1))}, b ${esc(String(m.settings.b))}${m.settings.tuned ? ', tuned' : ''}` : ''})`).join('; ')]);
+  rows.push(['models', r.models.map((m) => `${esc(m.name)} (${m.kind}, ${m.weights === 'random' ? '<b>random weights</b>' : m.weights === 'trained' ? 'trained weights' : 'lexical'}${m.kind === 'bm25' ? `, k1 ${esc(String(m.settings.k1))}, b ${esc(String(m.settings.b))}${m.settings.tuned ? ', tuned' : ''}` : typeof m.settings.summary === 'string' ? `: ${esc(m.settings.summary)}` : ''})`).join('; ')]);
+  if (r.cells.some((c) => c.setting === 'inductive')) rows.push(['settings', 'transductive (the paper\'s) and inductive (Goyal et al. 2026 §3.1: queries and pools disjoint, candidates published before the query year), each in tables of its own']);
   if (r.skipped.length) rows.push(['skipped', r.skipped.map((s) => `${esc(s.name)}: ${esc(s.reason.split('\n')[0])}`).join('; ')]);
   for (const t of r.tuning) rows.push([`tuning ${esc(t.model)}`, `k1 ${t.chosen.k1}, b ${t.chosen.b}: best ${esc(t.measure)} of ${t.grid.length} grid points on ${t.queries} validation queries (pool ${poolLabel(t.poolSize)})`]);
   if (r.excluded.files.length) rows.push(['excluded queries', r.excluded.files.map((f) => `${esc(f.path)} (sha256 ${esc(f.sha256.slice(0, 12))}…, ${f.ids} ids)`).join('; ')]);

@@ -2,7 +2,7 @@
  * Notebook helpers: one table as HTML (with its own CSS) or one chart as SVG, for tslab's
  * `require('tslab').display.html(...)`. They read a results folder of `citebench run`, like `citebench report`.
  */
-import { candidateTypeChart, chartSvg, fieldHeatmap, jaccardChart, poolSizeChart, significanceChart, tuningChart, type Chart } from './charts.ts';
+import { candidateTypeChart, chartSvg, fieldHeatmap, jaccardChart, poolSizeChart, settingsChart, significanceChart, tuningChart, type Chart } from './charts.ts';
 import { PerQuery } from './compare.ts';
 import { LEGEND, TABLE_CSS, esc, tableHtml } from './html.ts';
 import { loadPaperNumbers } from './paper-numbers.ts';
@@ -21,12 +21,13 @@ export function reportTableHtml(resultsDir: string, n: number, opts: { trials?: 
   return `<div class="citebench"><style>${TABLE_CSS}${NOTEBOOK_TABLE_CSS}</style><p><b>Table ${t.number} — ${esc(t.title)}</b></p>${tableHtml(t)}${t.paperOnly ? '' : `<p style="font-size:11px;color:#555">${esc(LEGEND)}</p>`}</div>`;
 }
 
-export type ChartName = 'pool' | 'fields' | 'types' | 'tuning' | 'jaccard' | 'significance';
+export type ChartName = 'pool' | 'settings' | 'fields' | 'types' | 'tuning' | 'jaccard' | 'significance';
 
-/** One chart of a results index: pool (metric vs pool size), fields (heat map), types (MDCR), tuning, jaccard (MDCR build), significance (Δ vs BM25). */
+/** One chart of a results index: pool (metric vs pool size), settings (both settings), fields (heat map), types (MDCR), tuning, jaccard (MDCR build), significance (Δ vs BM25). */
 export function reportChart(r: ResultsIndex, name: ChartName, opts: { measure?: string; model?: string } = {}, where = 'these results'): Chart {
   let c: Chart | undefined;
   if (name === 'pool') c = poolSizeChart(r);
+  else if (name === 'settings') c = settingsChart(r);
   else if (name === 'fields') c = fieldHeatmap(r, opts.measure);
   else if (name === 'types') c = candidateTypeChart(r);
   else if (name === 'jaccard') c = jaccardChart(r);
@@ -34,7 +35,7 @@ export function reportChart(r: ResultsIndex, name: ChartName, opts: { measure?: 
   else if (name === 'tuning') {
     const t = opts.model ? r.tuning.find((x) => x.model === opts.model) : r.tuning[0];
     c = t && tuningChart(t);
-  } else throw new CitebenchError(`unknown chart '${name}': pool, fields, types, tuning, jaccard or significance`);
+  } else throw new CitebenchError(`unknown chart '${name}': pool, settings, fields, types, tuning, jaccard or significance`);
   if (!c) throw new CitebenchError(`${where}: no data for the '${name}' chart`);
   return c;
 }

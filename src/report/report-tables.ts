@@ -1,55 +1,20 @@
 /**
- * The paper's Tables 1–8 as data for the HTML report: our values (×100, mean ± sd over pool repeats), the
- * paper's printed value for the same model and column where there is one, significance against BM25, and the
- * best value per column (or per row and measure, where the paper compares models along a row). Rendering is
- * html.ts's job; nothing here formats text beyond labels.
+ * Our result tables, for the Markdown and the HTML report alike (tables.ts renders them as Markdown, html.ts as
+ * HTML):
+ *  - the paper's Tables 1–8 in its layout: our values (×100, mean ± sd over pool repeats), the paper's printed
+ *    value for the same model and column where there is one, significance against BM25 when per-query values are
+ *    at hand, and the best value per column (or per row and measure, where the paper compares models along a row);
+ *  - the inductive setting's Tables 1, 2, 7, 8 (Goyal et al. 2026 §3.1), when the run has it: other queries and
+ *    pools, so a table of its own, never cells beside the transductive ones; no paper values exist for it;
+ *  - the paired tests of the models beyond the paper against BM25 that `citebench run` stored in results.json.
+ * Nothing here formats numbers.
  */
 import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
-import { baselineModel, compareTable, type Comparison, type PerQuery, type Significance, cellId } from './compare.ts';
+import { baselineModel, compareTable, type Comparison, type PerQuery, type SettingTag, type Significance, cellId } from './compare.ts';
 import { meanOverRepeats, type MeanRow, type ResultsIndex } from './results.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
-import { poolLabel } from './tables.ts';
-
-export interface ValueCell {
-  kind: 'value';
-  /** Display units (×100 for fractions; MDCR is already ×100). Undefined: no value (printed as –). */
-  value?: number;
-  /** Standard deviation over repeats, display units; undefined when not applicable. */
-  sd?: number;
-  repeats?: number;
-  paper?: number;
-  sig?: Significance;
-  best?: boolean;
-}
-export interface TextCell {
-  kind: 'text';
-  text: string;
-}
-export type TableCell = ValueCell | TextCell;
-
-export interface TableRow {
-  label: string;
-  /** Shown under the label, e.g. "random weights". */
-  note?: string;
-  cells: TableCell[];
-}
-
-export interface ReportTable {
-  /** Anchor and file-safe id: table1, table2 … */
-  id: string;
-  number: number;
-  title: string;
-  /** One paragraph above the table (plain text). */
-  intro: string;
-  /** Optional first header row of spanning groups (e.g. pool sizes). */
-  groups?: { text: string; span: number }[];
-  /** Header of every value column (after the row-label column). */
-  columns: string[];
-  rowHead: string;
-  rows: TableRow[];
-  /** True for tables of the paper's numbers only (5, 6). */
-  paperOnly?: boolean;
-}
+import { MDCR_METRICS, mdcrTable3Data, mdcrTable4Data } from './mdcr-tables.ts';
+import { fmtValue, poolLabel, type ReportTable, type TableRow, type TextCell, type ValueCell } from './tables.ts';
 
 const PAPER_ORDER = ['bm25', 'scibert', 'specter', 'scincl', 'aspire-bm', 'aspire-cs'];
 export function paperOrder(models: string[]): string[] {
@@ -91,33 +56,70 @@ export interface TableOptions {
   trials?: number;
 }
 
-export function buildTables(r: ResultsIndex, pq: PerQuery, paper: PaperNumbers, opts: TableOptions = {}): ReportTable[] {
-  const rows = meanOverRepeats(r.cells);
+/** What the inductive setting is, said above each of its tables. */
+export function inductiveNote(r: Pick<ResultsIndex, 'queryYear'>): string {
+  return `Inductive setting (Goyal et al. 2026 §3.1): queries and pools are disjoint and every candidate was published strictly before its query ` +
+    `(year < ${r.queryYear}); queries cite at least one such article; profiles use only citing articles published before ${r.queryYear}. ` +
+    'Queries and pools come from streams of their own, so these numbers are not comparable cell by cell with the transductive table.';
+}
+
+/**
+ * Every table of the results, in report order: Tables 1–8 (the paper's setting), the inductive setting's 1, 2,
+ * 7, 8, the paired tests of results.json. `pq` gives the tables' significance marks; without it (the Markdown
+ * report, written by the run) there are none.
+ */
+export function buildTables(r: ResultsIndex, pq: PerQuery | undefined, paper: PaperNumbers | undefined, opts: TableOptions = {}): ReportTable[] {
+  const all = meanOverRepeats(r.cells);
+  const rows = all.filter((x) => !x.setting);
+  const ind = all.filter((x) => x.setting === 'inductive');
   const out: (ReportTable | undefined)[] = [
     table1(r, rows, pq, paper, opts),
-    fieldTable(r, rows, pq, paper, 2, 'MAP', 'table2_field_level_MAP', opts),
+    fieldTable(r, rows, pq, paper, 2, opts),
     table3(r, paper),
     table4(r, paper),
-    table5(r, paper),
-    table6(paper),
-    fieldTable(r, rows, pq, paper, 7, 'nDCG', 'table7_field_level_nDCG', opts),
-    fieldTable(r, rows, pq, paper, 8, 'R@30', 'table8_field_level_R@30', opts),
+    paper && table5(r, paper),
+    paper && table6(paper),
+    fieldTable(r, rows, pq, paper, 7, opts),
+    fieldTable(r, rows, pq, paper, 8, opts),
+    ...inductiveTables(r, ind, pq, opts),
+    significanceTable(r),
   ];
   return out.filter((t): t is ReportTable => !!t);
 }
 
-const sigOf = (sig: Map<string, Significance>, protocol: string, field: string | null, poolSize: number, model: string, measure: string) =>
-  sig.get(`${cellId(protocol, field, poolSize, model)}|${measure}`);
+/** The inductive setting's Tables 1, 2, 7, 8; the first says what the setting is, the others refer to it. */
+function inductiveTables(r: ResultsIndex, rows: MeanRow[], pq: PerQuery | undefined, opts: TableOptions): ReportTable[] {
+  const ts = [table1(r, rows, pq, undefined, opts, 'inductive'), ...([2, 7, 8] as const).map((n) => fieldTable(r, rows, pq, undefined, n, opts, 'inductive'))].filter((t): t is ReportTable => !!t);
+  ts.forEach((t, i) => (t.intro = `${i === 0 ? inductiveNote(r) : 'Inductive setting (Goyal et al. 2026 §3.1; see the first inductive table).'} ${t.intro}`));
+  return ts;
+}
 
-function table1(r: ResultsIndex, rows: MeanRow[], pq: PerQuery, paper: PaperNumbers, opts: TableOptions): ReportTable | undefined {
+/**
+ * Significance of every comparison of one table, Holm-corrected per measure (one question each): the same
+ * family as results.json's tests when the table's other models are those beyond the paper.
+ */
+function tableSignificance(r: ResultsIndex, pq: PerQuery | undefined, comps: Comparison[], opts: TableOptions): Map<string, Significance> {
+  const base = baselineModel(r);
+  const sig = new Map<string, Significance>();
+  if (!base || !pq) return sig;
+  for (const measure of new Set(comps.map((c) => c.measure))) {
+    for (const [k, v] of compareTable(pq, base, comps.filter((c) => c.measure === measure), { trials: opts.trials, seed: r.seed })) sig.set(k, v);
+  }
+  return sig;
+}
+
+const sigOf = (sig: Map<string, Significance>, c: Comparison) => sig.get(`${cellId(c.protocol, c.field, c.poolSize, c.model, c.setting)}|${c.measure}`);
+
+const settingSuffix = (setting: SettingTag) => (setting ? ` — ${setting} setting` : '');
+
+function table1(r: ResultsIndex, rows: MeanRow[], pq: PerQuery | undefined, paper: PaperNumbers | undefined, opts: TableOptions, setting?: SettingTag): ReportTable | undefined {
   const ds = rows.filter((x) => x.protocol === 'dataset');
   if (!ds.length) return undefined;
   const sizes = [...new Set(ds.map((x) => x.poolSize))].sort((a, b) => a - b);
   const models = paperOrder([...new Set(ds.map((x) => x.model))]);
-  const base = baselineModel(r);
-  const comps: Comparison[] = models.flatMap((model) => sizes.flatMap((s) => r.measures.map((measure) => ({ protocol: 'dataset', field: null, poolSize: s, model, measure }))));
-  const sig = base ? compareTable(pq, base, comps, { trials: opts.trials, seed: r.seed }) : new Map();
-  const pv = paper.table1_dataset_level.values as Record<string, Record<string, Record<string, number>> | undefined>;
+  const comp = (model: string, poolSize: number, measure: string): Comparison => ({ protocol: 'dataset', field: null, poolSize, model, measure, setting });
+  const sig = tableSignificance(r, pq, models.flatMap((model) => sizes.flatMap((s) => r.measures.map((m) => comp(model, s, m)))), opts);
+  const pv = paper?.table1_dataset_level.values as Record<string, Record<string, Record<string, number>> | undefined> | undefined;
   const body: TableRow[] = models.map((model) => ({
     label: model,
     note: noteOf(r, model),
@@ -130,36 +132,42 @@ function table1(r: ResultsIndex, rows: MeanRow[], pq: PerQuery, paper: PaperNumb
         value: row ? 100 * row.means[measure] : undefined,
         sd: row && row.repeats > 1 ? 100 * row.sd[measure] : undefined,
         repeats: row?.repeats,
-        paper: pp && pm ? pv[model]?.[pp]?.[pm] : undefined,
-        sig: sigOf(sig, 'dataset', null, s, model, measure),
+        paper: pp && pm ? pv?.[model]?.[pp]?.[pm] : undefined,
+        sig: sigOf(sig, comp(model, s, measure)),
       };
     })),
   }));
   markBest(body, (_, j) => String(j));
-  const c = r.cells.find((x) => x.protocol === 'dataset' && x.split === 'test')!;
+  const c = r.cells.find((x) => x.protocol === 'dataset' && x.split === 'test' && x.setting === setting)!;
   const repeats = Math.max(...ds.map((x) => x.repeats));
   return {
-    id: 'table1', number: 1, title: 'Dataset level (§3.1)', rowHead: 'model',
-    intro: `${c.queries} queries from ${r.queryYear}, top ${r.k}; values ×100, mean ± sd over ${repeats} pool sample${repeats > 1 ? 's' : ''} per size. ` +
-      `Paper values (S2ORC, 3,800 queries, 200k–2M pools) stand beside the pool size they correspond to at scale ${r.scale}.`,
-    groups: sizes.map((s) => ({ text: `pool ${poolLabel(s)}${paperPool(s, r.scale) ? ` (paper ${paperPool(s, r.scale)})` : ''}`, span: r.measures.length })),
+    id: `table1${setting ? `-${setting}` : ''}`, number: 1, title: `Dataset level (§3.1)${settingSuffix(setting)}`, rowHead: 'model', ...(setting ? { setting } : {}),
+    intro: `${c.queries} queries from ${r.queryYear}, top ${r.k}; values ×100, mean over ${repeats} pool sample${repeats > 1 ? 's' : ''} per size.`,
+    ...(paper ? { paperNote: `Paper values (S2ORC, 3,800 queries, 200k–2M pools) stand beside the pool size they correspond to at scale ${r.scale}.` } : {}),
+    groups: sizes.map((s) => ({ text: `pool ${poolLabel(s)}${paper && paperPool(s, r.scale) ? ` (paper ${paperPool(s, r.scale)})` : ''}`, short: poolLabel(s), span: r.measures.length })),
     columns: sizes.flatMap(() => r.measures),
     rows: body,
   };
 }
 
-function fieldTable(r: ResultsIndex, rows: MeanRow[], pq: PerQuery, paper: PaperNumbers, n: 2 | 7 | 8, name: string,
-  key: 'table2_field_level_MAP' | 'table7_field_level_nDCG' | 'table8_field_level_R@30', opts: TableOptions): ReportTable | undefined {
+/** The paper's field-level tables: number → measure and paper-numbers.json key. */
+export const FIELD_TABLES = {
+  2: { measure: 'MAP', key: 'table2_field_level_MAP', title: 'Field level, MAP (§3.2)' },
+  7: { measure: 'nDCG', key: 'table7_field_level_nDCG', title: 'Field level, nDCG (§3.2, App. A.4)' },
+  8: { measure: 'R@30', key: 'table8_field_level_R@30', title: 'Field level, R@30 (§3.2, App. A.4)' },
+} as const;
+
+function fieldTable(r: ResultsIndex, rows: MeanRow[], pq: PerQuery | undefined, paper: PaperNumbers | undefined, n: keyof typeof FIELD_TABLES, opts: TableOptions, setting?: SettingTag): ReportTable | undefined {
+  const { measure: name, key, title } = FIELD_TABLES[n];
   const fl = rows.filter((x) => x.protocol === 'field');
   const measure = r.measures.find((m) => m.toLowerCase() === name.toLowerCase());
   if (!fl.length || !measure) return undefined;
   const fields = FIELDS.filter((f) => fl.some((x) => x.field === f));
   const models = paperOrder([...new Set(fl.map((x) => x.model))]);
   const poolSize = fl[0].poolSize;
-  const base = baselineModel(r);
-  const comps: Comparison[] = models.flatMap((model) => fields.map((field) => ({ protocol: 'field', field, poolSize, model, measure })));
-  const sig = base ? compareTable(pq, base, comps, { trials: opts.trials, seed: r.seed }) : new Map();
-  const pv = paper[key] as Record<string, Record<string, number> | undefined>;
+  const comp = (model: string, field: Field): Comparison => ({ protocol: 'field', field, poolSize, model, measure, setting });
+  const sig = tableSignificance(r, pq, models.flatMap((model) => fields.map((field) => comp(model, field))), opts);
+  const pv = paper?.[key] as Record<string, Record<string, number> | undefined> | undefined;
   const allFields = fields.length === FIELDS.length;
   const body: TableRow[] = models.map((model) => {
     const cells: ValueCell[] = fields.map((field: Field) => {
@@ -169,80 +177,91 @@ function fieldTable(r: ResultsIndex, rows: MeanRow[], pq: PerQuery, paper: Paper
         value: row ? 100 * row.means[measure] : undefined,
         sd: row && row.repeats > 1 ? 100 * row.sd[measure] : undefined,
         repeats: row?.repeats,
-        paper: pv[model]?.[FIELD_ABBREV[field]],
-        sig: sigOf(sig, 'field', field, poolSize, model, measure),
+        paper: pv?.[model]?.[FIELD_ABBREV[field]],
+        sig: sigOf(sig, comp(model, field)),
       };
     });
     const vals = cells.map((c) => c.value);
     const avg = vals.every((v) => v !== undefined) ? (vals as number[]).reduce((s, v) => s + v, 0) / vals.length : undefined;
     // The paper's AVG is over all 19 fields: beside ours only when we have them all.
-    cells.push({ kind: 'value', value: avg, paper: allFields ? pv[model]?.AVG : undefined });
+    cells.push({ kind: 'value', value: avg, paper: allFields ? pv?.[model]?.AVG : undefined });
     return { label: model, note: noteOf(r, model), cells };
   });
   markBest(body, (_, j) => String(j));
-  const c = r.cells.find((x) => x.protocol === 'field' && x.split === 'test')!;
-  const one = Object.entries(r.fieldRepeats).filter(([, k]) => k === 1).map(([f]) => f);
+  const c = r.cells.find((x) => x.protocol === 'field' && x.split === 'test' && x.setting === setting)!;
+  // Repeats per field as run (one where the field-cited set does not exceed the pool: the paper's Art/His/Phi rule).
+  const repeats = Math.max(...fl.map((x) => x.repeats));
+  const one = repeats > 1 ? fields.filter((f) => fl.every((x) => x.field !== f || x.repeats === 1)).map((f) => FIELD_ABBREV[f]) : [];
   return {
-    id: `table${n}`, number: n, title: `Field level, ${name} (§3.2${n === 2 ? '' : ', App. A.4'})`, rowHead: 'model',
-    intro: `${c.queries} queries per field from ${r.queryYear}, pools of ${poolLabel(poolSize)}, top ${r.k}; values ×100, mean ± sd over up to ` +
-      `${Math.max(...Object.values(r.fieldRepeats))} pool samples${one.length ? ` (one for ${one.join(', ')}: the field-cited set is not larger than the pool)` : ''}. ` +
-      `AVG is over the fields shown. Paper values: S2ORC, 200 queries per field, 100k pools.`,
+    id: `table${n}${setting ? `-${setting}` : ''}`, number: n, title: `${title}${settingSuffix(setting)}`, rowHead: 'model', ...(setting ? { setting } : {}),
+    intro: `${c.queries} queries per field from ${r.queryYear}, pools of ${poolLabel(poolSize)}, top ${r.k}; values ×100, mean over up to ` +
+      `${repeats} pool sample${repeats > 1 ? 's' : ''}${one.length ? ` (one for ${one.join(', ')}: the field-cited set is not larger than the pool)` : ''}. AVG is over the fields shown.`,
+    ...(paper ? { paperNote: 'Paper values: S2ORC, 200 queries per field, 100k pools.' } : {}),
     columns: [...fields.map((f) => FIELD_ABBREV[f]), 'AVG'],
     rows: body,
   };
 }
 
-const MDCR_METRICS = [['map', 'MAP'], ['recall_5', 'R@5']] as const;
-
-function table3(r: ResultsIndex, paper: PaperNumbers): ReportTable | undefined {
+function table3(r: ResultsIndex, paper: PaperNumbers | undefined): ReportTable | undefined {
   const m = r.mdcr;
   if (!m) return undefined;
   const models = paperOrder(Object.keys(m.results));
-  const present = new Set(models.flatMap((x) => m.results[x].all.fields.map((f) => f.field)));
-  const fields = FIELDS.filter((f) => present.has(f));
-  const pv = paper.table3_mdcr as unknown as Record<string, Record<string, Record<string, number>> | undefined>;
-  const body: TableRow[] = [...fields, 'AVG' as const].map((f) => ({
-    label: f === 'AVG' ? 'AVG' : FIELD_ABBREV[f as Field],
-    cells: models.flatMap((model) => MDCR_METRICS.map(([k, pn]): ValueCell => {
-      const res = m.results[model].all;
-      const v = f === 'AVG' ? res.avg[k] : res.fields.find((x) => x.field === f)?.values[k];
-      const pf = f === 'AVG' ? (fields.length === FIELDS.length ? 'AVG' : undefined) : FIELD_ABBREV[f as Field];
-      return { kind: 'value', value: v, paper: pf ? pv[model]?.[pf]?.[pn] : undefined };
-    })),
-  }));
+  const t = mdcrTable3Data(models.map((x) => ({ model: x, note: noteOf(r, x), result: m.results[x].all })));
+  const allFields = t.rows.length === FIELDS.length + 1;
+  const pv = (paper?.table3_mdcr ?? {}) as unknown as Record<string, Record<string, Record<string, number>> | undefined>;
+  for (const row of t.rows) {
+    row.cells.forEach((c, j) => {
+      // The paper's AVG is over all 19 fields: beside ours only when we have them all.
+      if (c.kind === 'value' && (row.label !== 'AVG' || allFields)) c.paper = pv[models[Math.floor(j / MDCR_METRICS.length)]]?.[row.label]?.[MDCR_METRICS[j % MDCR_METRICS.length][1]];
+    });
+  }
   // As in the paper, models compete along a row (per field), MAP with MAP and R@5 with R@5.
-  markBest(body, (i, j) => `${i}|${j % MDCR_METRICS.length}`);
+  markBest(t.rows, (i, j) => `${i}|${j % MDCR_METRICS.length}`);
   return {
-    id: 'table3', number: 3, title: 'MDCR (§4.3)', rowHead: 'field',
+    ...t,
     intro: `MDCR built by citebench from this corpus (${m.queriesPerSplit.test} test queries: the field-level ones; ${m.queriesPerSplit.val ?? 0} disjoint val queries), ` +
-      `model-based negatives from ${m.chosenModels.join(', ') || 'no model'}. evaluate.py's values (×100); best model per field in bold. Paper values: the published MDCR test split.`,
-    groups: models.map((x) => ({ text: x + (noteOf(r, x) ? ` (${noteOf(r, x)})` : ''), span: MDCR_METRICS.length })),
-    columns: models.flatMap(() => MDCR_METRICS.map(([, n]) => n)),
-    rows: body,
+      `model-based negatives from ${m.chosenModels.join(', ') || 'no model'}${m.notes.length ? ` (${m.notes.join('; ')})` : ''}. evaluate.py's values (×100); the best model per field is marked.`,
+    ...(paper ? { paperNote: 'Paper values: the published MDCR test split.' } : {}),
   };
 }
 
-function table4(r: ResultsIndex, paper: PaperNumbers): ReportTable | undefined {
+function table4(r: ResultsIndex, paper: PaperNumbers | undefined): ReportTable | undefined {
   const m = r.mdcr;
   if (!m) return undefined;
   const models = paperOrder(Object.keys(m.results));
-  const types = [...new Set(models.flatMap((x) => Object.keys(m.results[x].types)))];
-  const pv = paper.table4_candidate_types as unknown as Record<string, Record<string, Record<string, number>> | undefined>;
-  const body: TableRow[] = models.map((model) => ({
-    label: model,
-    note: noteOf(r, model),
-    cells: types.flatMap((t) => MDCR_METRICS.map(([k, pn]): ValueCell => ({
-      kind: 'value', value: m.results[model].types[t]?.avg[k], paper: pv[model]?.[t]?.[pn],
-    }))),
+  const t = mdcrTable4Data(models.map((x) => ({ model: x, note: noteOf(r, x), byType: m.results[x].types })));
+  const types = t.groups!.map((g) => g.text);
+  const pv = (paper?.table4_candidate_types ?? {}) as unknown as Record<string, Record<string, Record<string, number>> | undefined>;
+  t.rows.forEach((row, i) => row.cells.forEach((c, j) => {
+    if (c.kind === 'value') c.paper = pv[models[i]]?.[types[Math.floor(j / MDCR_METRICS.length)]]?.[MDCR_METRICS[j % MDCR_METRICS.length][1]];
   }));
-  markBest(body, (_, j) => String(j));
+  markBest(t.rows, (_, j) => String(j));
   return {
-    id: 'table4', number: 4, title: 'MDCR candidate types (§4.4)', rowHead: 'model',
+    ...t,
     intro: `Each candidate type evaluated alone: the positives plus that type's negatives; AVG over fields, evaluate.py's values (×100). ` +
       `A type named after a model holds that model's top-ranked negatives. Low values mean the type's negatives are hard to tell from citations.`,
-    groups: types.map((t) => ({ text: t, span: MDCR_METRICS.length })),
-    columns: types.flatMap(() => MDCR_METRICS.map(([, n]) => n)),
-    rows: body,
+  };
+}
+
+/** results.json's paired tests of the models beyond the paper against BM25 (significance-stage.ts), as computed there. */
+function significanceTable(r: ResultsIndex): ReportTable | undefined {
+  const s = r.significance;
+  if (!s || !s.rows.length) return undefined;
+  const p = (x: number) => (x < 0.001 ? '<0.001' : x.toFixed(3));
+  const num = (text: string): TextCell => ({ kind: 'text', text, num: true });
+  // A difference that rounds to zero has no sign worth printing (it may be a tiny real one either way).
+  const signed = (v: string) => (v === '0.0' ? '±0.0' : v.startsWith('-') ? v : `+${v}`);
+  return {
+    id: 'significance', title: `Paired significance against ${s.baseline} (dataset level)`, rowHead: 'setting', plain: true,
+    intro: `Per query, the mean over repeats; Δ = model − ${s.baseline} (×100) over ${s.rows[0].queries} queries; two-sided paired t-test, ` +
+      `paired randomization test (${s.trials} sign flips, seeded), Holm's correction over the rows of one setting and measure (* : < 0.05). ` +
+      'Computed by citebench run (results.json, significance).',
+    columns: ['pool', 'model', 'measure', 'Δ', 'p (t)', 'p (rand.)', 'p (Holm)'],
+    rows: s.rows.map((x) => ({
+      label: x.setting,
+      cells: [num(poolLabel(x.poolSize)), { kind: 'text', text: noteOf(r, x.model) ? `${x.model} (${noteOf(r, x.model)})` : x.model }, { kind: 'text', text: x.measure },
+        num(signed(fmtValue(100 * x.meanDiff))), num(p(x.pT)), num(p(x.pRandomization)), num(p(x.pHolm) + (x.pHolm < 0.05 ? ' *' : ''))],
+    })),
   };
 }
 

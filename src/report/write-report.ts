@@ -11,6 +11,7 @@ import { drillPages, findStore, storeLookup } from './drilldown.ts';
 import { bannerHtml, esc, metaHtml, notesHtml, page, tableSection } from './html.ts';
 import { loadPaperNumbers, type PaperNumbers } from './paper-numbers.ts';
 import { buildTables } from './report-tables.ts';
+import type { ReportTable } from './tables.ts';
 import { readResults, type ResultsIndex } from './results.ts';
 import { printPdf } from './pdf.ts';
 
@@ -82,7 +83,8 @@ export async function writeReport(resultsDir: string, opts: ReportOptions): Prom
   const notes = existsSync(notesPath) ? notesHtml(readFileSync(notesPath, 'utf8')) : '';
   const versions = { citebench: citebenchVersion(), node: process.version, ...(await vegaVersions()) };
 
-  const toc = [...tables.map((t) => `<a href="#${t.id}">Table ${t.number}</a>`), charts.length ? '<a href="#charts">Charts</a>' : '', drill.length ? '<a href="#drilldown">Drill-down</a>' : '', notes ? '<a href="#notes">Notes</a>' : ''].filter(Boolean);
+  const tocLabel = (t: ReportTable) => (t.number ? `Table ${t.number}${t.setting ? ` (${t.setting})` : ''}` : 'Significance');
+  const toc = [...tables.map((t) => `<a href="#${esc(t.id)}">${esc(tocLabel(t))}</a>`), charts.length ? '<a href="#charts">Charts</a>' : '', drill.length ? '<a href="#drilldown">Drill-down</a>' : '', notes ? '<a href="#notes">Notes</a>' : ''].filter(Boolean);
   const body = [
     `<header><h1>citebench report — ${esc(r.name)}</h1>${bannerHtml(r)}`,
     metaHtml({ r, resultsDir, timings: timingsOf(resultsDir), versions }),

@@ -101,7 +101,7 @@ test('citebench run with both settings: inductive runs list no query and nothing
   assert.ok(readdirSync(join(out.resultsDir, 'runs', 'prof')).includes('field-inductive'));
   const rows = res.significance!.rows;
   assert.deepEqual([...new Set(rows.map((r) => `${r.setting}/${r.model}`))].sort(), ['inductive/nav', 'inductive/prof', 'transductive/nav', 'transductive/prof']);
-  assert.ok(out.report.includes('## Table 1 — dataset level (§3.1) — inductive'));
+  assert.ok(out.report.includes('## Table 1 — Dataset level (§3.1) — inductive setting'));
   assert.ok(out.report.includes('## Paired significance against bm25 (dataset level)'));
   const prof = res.models.find((m) => m.name === 'prof')!;
   assert.equal((prof.settings.tuned as { setting: string }).setting, 'transductive', 'β tuned on the validation split of the first setting');

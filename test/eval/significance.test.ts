@@ -83,3 +83,18 @@ test('Holm correction equals statsmodels multipletests(method="holm")', () => {
   }
   assert.deepEqual(holm([]), []);
 });
+
+test('rounding noise is no difference: equal means reached by other float paths give p = 1', () => {
+  // The same two per-query values averaged over two repeats in swapped roles: equal in exact arithmetic,
+  // 5.6e-17 apart in floats (found in a real run: a t-test over that noise reported p 0.34).
+  const x = 0.3684210526315789 / 2 + 0.5263157894736842 / 2;
+  const y = 0.39473684210526316 / 2 + 0.5 / 2;
+  assert.notEqual(x, y);
+  const a = [x, 0.5, 0.25, 0.75];
+  const b = [y, 0.5, 0.25, 0.75];
+  assert.deepEqual([pairedTTest(a, b).p, pairedTTest(a, b).meanDiff], [1, 0]);
+  assert.equal(pairedRandomizationTest(a, b, { trials: 100, seed: 1 }).p, 1);
+  // Noise of one sign on every query would otherwise look like a perfectly consistent shift (p = 0).
+  assert.equal(pairedTTest([x, x, x], [y, y, y]).p, 1);
+  assert.ok(pairedTTest([0.5 + 1e-9, 0.25 + 1e-9, 0.75 + 1e-9], [0.5, 0.25, 0.75]).p < 1e-10, 'a real (small) constant shift stays one');
+});

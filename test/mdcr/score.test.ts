@@ -110,8 +110,8 @@ test('mdcr score CLI: bm25 bytes identical across runs, keys byte-sorted, --eval
   assert.equal(ev.status, 0, ev.stderr);
   const t = cli(['mdcr', 'tables', '--benchmark', join(dir, 'bench.json'), '--scores', `bm25=${join(dir, 'a.json')}`, '--scores', `again=${join(dir, 'b.json')}`]);
   assert.equal(t.status, 0, t.stderr);
-  assert.match(t.stdout, /\| Field \| bm25 MAP \| bm25 R@5 \| again MAP \| again R@5 \|/);
-  assert.match(t.stdout, /\| Model \| alpha MAP \| alpha R@5 \| graph MAP \| graph R@5 \|/);
+  assert.match(t.stdout, /\| field \| bm25 MAP \| bm25 R@5 \| again MAP \| again R@5 \|/);
+  assert.match(t.stdout, /\| model \| alpha MAP \| alpha R@5 \| graph MAP \| graph R@5 \|/);
 });
 
 test('errors: a paper missing from the data file, a malformed data line, a missing model folder', () => {
@@ -165,9 +165,9 @@ test('markdown Table 3 (fields in paper order, AVG last) and Table 4 (models × 
   const t3 = mdcrTable3([{ model: 'bm25', result: mk({ Biology: [38.3, 33.6], Art: [38.2, 32.3] }) }, { model: 'x', result: mk({ Art: [1, 2] }) }]);
   assert.equal(
     t3,
-    '| Field | bm25 MAP | bm25 R@5 | x MAP | x R@5 |\n| :--- | ---: | ---: | ---: | ---: |\n| Art | 38.2 | 32.3 | 1.0 | 2.0 |\n| Bio | 38.3 | 33.6 | – | – |\n| AVG | 42.3 | 40.8 | 42.3 | 40.8 |\n',
+    '| field | bm25 MAP | bm25 R@5 | x MAP | x R@5 |\n|---|---:|---:|---:|---:|\n| Art | 38.2 | 32.3 | 1.0 | 2.0 |\n| Bio | 38.3 | 33.6 | – | – |\n| AVG | 42.3 | 40.8 | 42.3 | 40.8 |\n',
   );
   const t4 = mdcrTable4([{ model: 'bm25', byType: { graph: mk({ Art: [1, 1] }, 'graph'), random: mk({ Art: [1, 1] }, 'random') } }], { digits: 2 });
-  assert.equal(t4, '| Model | graph MAP | graph R@5 | random MAP | random R@5 |\n| :--- | ---: | ---: | ---: | ---: |\n| bm25 | 42.25 | 40.75 | 42.25 | 40.75 |\n');
+  assert.equal(t4, '| model | graph MAP | graph R@5 | random MAP | random R@5 |\n|---|---:|---:|---:|---:|\n| bm25 | 42.25 | 40.75 | 42.25 | 40.75 |\n');
   assert.ok(evaluateMdcr);
 });

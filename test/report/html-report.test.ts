@@ -8,20 +8,18 @@
 //  - the PDF has a page per table section and the tables' text (pdftotext).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { FIELD_ABBREV, type Field } from '../../src/corpus/fields.ts';
 import { holm, pairedTTest } from '../../src/eval/significance.ts';
 import { fabricateResults } from '../../bench/report/fabricate.ts';
+import { checkBest, checkCell, f1, launchChromium, openChecked, parseTables, perQueryMean, readCells, sizeText, stats, type ParsedTable } from '../helpers/report-page.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const CLI = join(root, 'src/cli.ts');
-const CHROMIUM = process.env.CITEBENCH_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
 const paper = JSON.parse(readFileSync(join(root, 'src/report/paper-numbers.json'), 'utf8'));
 
 let tmp = '';
@@ -45,7 +43,7 @@ before(async () => {
   writeFileSync(join(fab(), 'notes.md'), '# Notes\n\nA <script>alert(1)</script> note & more.\n\n![remote](http://example.invalid/x.png)\n\n[a link](http://example.invalid/)\n');
   cli(['report', ci(), '--out', join(tmp, 'rep-ci'), '--store', join(tmp, 'work', 'store'), '--trials', '2000']);
   cli(['report', fab(), '--out', join(tmp, 'rep-fab'), '--trials', '2000']);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
 });
 
 after(async () => {
@@ -54,94 +52,11 @@ after(async () => {
   else if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-// ---- independent recomputation from the files ----------------------------------------------------------------
-
-interface Cell { model: string; protocol: string; split: string; field: string | null; poolSize: number; repeat: number; means: Record<string, number>; perQuery: Record<string, number[]>; queryIds: string[] }
-
-function readCells(dir: string): Cell[] {
-  const out: Cell[] = [];
-  (function walk(d: string) {
-    for (const n of readdirSync(d)) {
-      const p = join(d, n);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (n.endsWith('.json')) out.push(JSON.parse(readFileSync(p, 'utf8')));
-    }
-  })(join(dir, 'cells'));
-  return out.filter((c) => c.split === 'test');
-}
-
-const f1 = (x: number) => (Math.abs(x) < 0.05 ? 0 : x).toFixed(1);
-const delta = (d: number) => (f1(Math.abs(d)) === '0.0' ? '±0.0' : `${d > 0 ? '▲' : '▼'}${f1(Math.abs(d))}`);
-
-function stats(cells: Cell[], measure: string) {
-  const v = cells.map((c) => c.means[measure]);
-  const m = v.reduce((s, x) => s + x, 0) / v.length;
-  const sd = v.length > 1 ? Math.sqrt(v.reduce((s, x) => s + (x - m) ** 2, 0) / (v.length - 1)) : undefined;
-  return { mean: 100 * m, sd: sd === undefined ? undefined : 100 * sd };
-}
-
-/** query → mean over repeats of one measure. */
-function perQueryMean(cells: Cell[], measure: string): Map<string, number> {
-  const acc = new Map<string, number[]>();
-  for (const c of cells) c.queryIds.forEach((q, i) => acc.set(q, [...(acc.get(q) ?? []), c.perQuery[measure][i]]));
-  return new Map([...acc].map(([q, v]) => [q, v.reduce((s, x) => s + x, 0) / v.length]));
-}
-
-// ---- the HTML, parsed by the browser ---------------------------------------------------------------------------
-
-interface ParsedCell { v: string; sd: string | null; sig: string; paper: string | null; delta: string | null; best: boolean }
-interface ParsedTable { n: number; head: string[][]; rows: { label: string; cells: ParsedCell[] }[] }
-
-async function parseTables(file: string): Promise<ParsedTable[]> {
-  const page = await browser.newPage();
-  await page.goto(pathToFileURL(file).href);
-  const tables = await page.evaluate(() => [...document.querySelectorAll('table[data-table]')].map((t) => ({
-    n: Number(t.getAttribute('data-table')),
-    // header rows with colspans expanded, so column j of the body has header head[r][j]
-    head: [...t.querySelectorAll('thead tr')].map((tr) => [...tr.children].flatMap((th) => Array((th as HTMLTableCellElement).colSpan).fill(th.textContent!.trim()))),
-    rows: [...t.querySelectorAll('tbody tr')].map((tr) => ({
-      label: tr.querySelector('th .label')!.textContent!.trim(),
-      cells: [...tr.querySelectorAll('td')].map((td) => ({
-        v: (td.querySelector('.v') ?? td).textContent!.trim(),
-        sd: td.querySelector('.sd')?.textContent?.replace('±', '') ?? null,
-        sig: td.querySelector('.sig')?.textContent ?? '',
-        paper: td.querySelector('.paper')?.textContent ?? null,
-        delta: td.querySelector('.delta')?.textContent ?? null,
-        best: td.classList.contains('best'),
-      })),
-    })),
-  })));
-  await page.close();
-  return tables;
-}
-
-/** Checks value, sd, paper value and delta of one parsed cell against the recomputation. */
-function checkCell(where: string, got: ParsedCell, mean: number | undefined, sd: number | undefined, paperValue: number | undefined) {
-  assert.equal(got.v, mean === undefined ? '–' : f1(mean), `${where}: value`);
-  assert.equal(got.sd, sd === undefined ? null : f1(sd), `${where}: sd`);
-  assert.equal(got.paper, paperValue === undefined ? null : f1(paperValue), `${where}: paper value`);
-  assert.equal(got.delta, paperValue === undefined || mean === undefined ? null : delta(mean - paperValue), `${where}: delta`);
-}
-
-function checkBest(t: ParsedTable, group: (row: number, col: number) => string) {
-  const best = new Map<string, number>();
-  t.rows.forEach((r, i) => r.cells.forEach((c, j) => {
-    if (c.v !== '–') best.set(group(i, j), Math.max(best.get(group(i, j)) ?? -Infinity, Number(c.v)));
-  }));
-  t.rows.forEach((r, i) => r.cells.forEach((c, j) => {
-    if (c.v === '–') return;
-    // Bold marks the best unrounded value; a rounded tie may be bold or not, a lower printed value never is.
-    if (Number(c.v) < best.get(group(i, j))! - 0.05) assert.ok(!c.best, `Table ${t.n} ${r.label} col ${j}: bold but not best`);
-    if (Number(c.v) === best.get(group(i, j)) && t.rows.filter((_, k) => group(k, j) === group(i, j)).length) {
-      const strictlyBest = t.rows.every((o, k) => k === i || group(k, j) !== group(i, j) || o.cells[j].v === '–' || Number(o.cells[j].v) < Number(c.v));
-      if (strictlyBest) assert.ok(c.best, `Table ${t.n} ${r.label} col ${j}: best but not bold`);
-    }
-  }));
-}
-
 function checkResults(dir: string, tables: ParsedTable[]) {
   const r = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
   const cells = readCells(dir);
+  // The paper's setting: the ci and fabricated runs have no other.
+  assert.ok(tables.every((t) => t.setting === null));
   const byNumber = new Map(tables.map((t) => [t.n, t]));
   const base = r.models.some((m: { name: string }) => m.name === 'bm25') ? 'bm25' : undefined;
   let checked = 0;
@@ -149,13 +64,12 @@ function checkResults(dir: string, tables: ParsedTable[]) {
   // Table 1: head[0] = "pool 4k (paper 200k)" groups, head[1] = measures.
   const t1 = byNumber.get(1)!;
   const dsSizes = [...new Set(cells.filter((c) => c.protocol === 'dataset').map((c) => c.poolSize))].sort((a, b) => a - b);
-  const pvals: { key: string; p: number; mark: boolean }[] = [];
+  const pvals: { key: string; measure: string; p: number; mark: boolean }[] = [];
   for (const row of t1.rows) {
     row.cells.forEach((got, j) => {
       const size = dsSizes[Math.floor(j / r.measures.length)];
       const measure = t1.head[1][j + 1];
-      const sizeText = size >= 1e6 && size % 1e6 === 0 ? `${size / 1e6}M` : size >= 1000 && size % 1000 === 0 ? `${size / 1000}k` : String(size);
-      assert.ok(t1.head[0][j + 1].startsWith(`pool ${sizeText}`), `Table 1 column ${j}: pool ${size} in '${t1.head[0][j + 1]}'`);
+      assert.ok(t1.head[0][j + 1].startsWith(`pool ${sizeText(size)}`), `Table 1 column ${j}: pool ${size} in '${t1.head[0][j + 1]}'`);
       const cs = cells.filter((c) => c.protocol === 'dataset' && c.model === row.label && c.poolSize === size);
       const s = stats(cs, measure);
       const full = size / r.scale;
@@ -166,12 +80,16 @@ function checkResults(dir: string, tables: ParsedTable[]) {
         const a = perQueryMean(cs, measure);
         const b = perQueryMean(cells.filter((c) => c.protocol === 'dataset' && c.model === base && c.poolSize === size), measure);
         const qs = [...a.keys()].sort();
-        pvals.push({ key: `${row.label} ${size} ${measure}`, p: pairedTTest(qs.map((q) => a.get(q)!), qs.map((q) => b.get(q)!)).p, mark: got.sig.includes('*') });
+        pvals.push({ key: `${row.label} ${size} ${measure}`, measure, p: pairedTTest(qs.map((q) => a.get(q)!), qs.map((q) => b.get(q)!)).p, mark: got.sig.includes('*') });
       } else assert.equal(got.sig, '', 'the baseline has no mark');
     });
   }
-  const adj = holm(pvals.map((x) => x.p));
-  pvals.forEach((x, i) => assert.equal(x.mark, adj[i] < 0.05, `Table 1 ${x.key}: t-test mark (Holm p ${adj[i]})`));
+  // Holm over the comparisons of one measure in the table.
+  for (const measure of r.measures) {
+    const part = pvals.filter((x) => x.measure === measure);
+    const adj = holm(part.map((x) => x.p));
+    part.forEach((x, i) => assert.equal(x.mark, adj[i] < 0.05, `Table 1 ${x.key}: t-test mark (Holm p ${adj[i]})`));
+  }
   checkBest(t1, (_, j) => String(j));
 
   // Tables 2, 7, 8: columns = field abbreviations + AVG.
@@ -233,8 +151,8 @@ function checkResults(dir: string, tables: ParsedTable[]) {
 }
 
 test('every table cell of the report equals the value recomputed from the results files (ci run and fabricated)', async () => {
-  const a = checkResults(ci(), await parseTables(join(tmp, 'rep-ci', 'index.html')));
-  const b = checkResults(fab(), await parseTables(join(tmp, 'rep-fab', 'index.html')));
+  const a = checkResults(ci(), await parseTables(browser, join(tmp, 'rep-ci', 'index.html')));
+  const b = checkResults(fab(), await parseTables(browser, join(tmp, 'rep-fab', 'index.html')));
   assert.ok(a > 50 && b > 200, `cells checked: ${a}, ${b}`);
   // The fabricated pools map to the paper's: Table 1 prints its values; so do Tables 2/3 for the paper's models.
   const html = readFileSync(join(tmp, 'rep-fab', 'index.html'), 'utf8');
@@ -251,39 +169,10 @@ test('input text is escaped; notes.md renders without raw HTML or remote images'
   assert.match(html, /<a href="http:\/\/example\.invalid\/">a link<\/a>/);
 });
 
-async function openChecked(file: string, expect: { tables: number; charts: number }, shot: string) {
-  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  const errors: string[] = [];
-  const requests: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('request', (r) => requests.push(r.url()));
-  const url = pathToFileURL(file).href;
-  await page.goto(url, { waitUntil: 'load' });
-  const tables = page.locator('table.rt');
-  const charts = page.locator('figure.chart svg');
-  assert.equal(await tables.count(), expect.tables);
-  assert.equal(await charts.count(), expect.charts);
-  for (const l of [...(await tables.all()), ...(await charts.all())]) {
-    assert.ok(await l.isVisible());
-    const box = await l.boundingBox();
-    assert.ok(box && box.width > 50 && box.height > 20, `visible with a size: ${JSON.stringify(box)}`);
-  }
-  // Every chart drew marks (not an empty frame).
-  for (const c of await charts.all()) assert.ok((await c.locator('path, rect, text').count()) > 10);
-  await page.screenshot({ path: shot, fullPage: true });
-  console.log(`report screenshot: ${shot}`);
-  await page.close();
-  assert.deepEqual(errors, []);
-  assert.deepEqual(requests, [url], 'the page fetches nothing but itself');
-}
-
 test('index.html in headless Chromium: every table and chart visible, no console error, no network request', async () => {
   const shots = mkdtempSync(join(tmpdir(), 'citebench-report-shots-'));
-  await openChecked(join(tmp, 'rep-ci', 'index.html'), { tables: 8, charts: 4 }, join(shots, 'ci.png'));
-  await openChecked(join(tmp, 'rep-fab', 'index.html'), { tables: 8, charts: 4 }, join(shots, 'fabricated.png'));
+  await openChecked(browser, join(tmp, 'rep-ci', 'index.html'), { tables: 8, charts: 4 }, join(shots, 'ci.png'));
+  await openChecked(browser, join(tmp, 'rep-fab', 'index.html'), { tables: 8, charts: 4 }, join(shots, 'fabricated.png'));
   assert.ok(statSync(join(shots, 'ci.png')).size > 10_000);
 });
 

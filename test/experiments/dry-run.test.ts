@@ -1,0 +1,123 @@
+/**
+ * `citebench run --dry-run` beyond the paper: every model kind (navigation, sparse and dense Profiler with its
+ * profile builds, re-ranking, cross-encoder) and both settings get cells with non-zero estimates; the per-unit
+ * costs reproduce the measurements they come from (docs/benchmarks.md, "Beyond the paper", 200 k pool); a sparse
+ * Profiler at 2 M pools without topTerms is flagged as exceeding the machine, with topTerms it is not.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { loadConfig, parseConfig } from '../../src/experiments/config.ts';
+import { estimate, planGroups } from '../../src/experiments/plan.ts';
+import { dryRun } from '../../src/experiments/run.ts';
+import { REPO } from '../helpers/shared.ts';
+
+const BEYOND = join(REPO, 'configs/beyond.yaml');
+const GiB = 2 ** 30;
+const DEV_MACHINE = 24 * GiB; // the 2-core development machine of docs/benchmarks.md
+
+/** The estimate's table: stage → seconds, bytes (from the printed lines, as a user reads them). */
+function stages(text: string): Map<string, { time: string; peak: string; flagged: boolean }> {
+  const out = new Map<string, { time: string; peak: string; flagged: boolean }>();
+  for (const l of text.split('\n')) {
+    const m = /^ {2}(\S.*?)\s{2,}(\S+(?: \S+)?)\s+peak ≈ (\S+ \S+)(\s+⚠.*)?$/.exec(l);
+    if (m) out.set(m[1], { time: m[2], peak: m[3], flagged: !!m[4] });
+  }
+  return out;
+}
+
+test('dry run of configs/beyond.yaml: every model in both settings, profile builds, assumptions named', () => {
+  const text = dryRun(loadConfig(BEYOND), { memoryBytes: DEV_MACHINE });
+  const s = stages(text);
+  for (const model of ['bm25', 'bm25-nav', 'profiler']) {
+    for (const setting of ['transductive', 'inductive']) {
+      const key = [...s.keys()].find((k) => k.startsWith(`cells ${model} — ${setting}`));
+      assert.ok(key, `${model} ${setting} in:\n${text}`);
+      assert.doesNotMatch(s.get(key)!.time, /^0 /, key);
+      assert.doesNotMatch(s.get(key)!.peak, /^0 /, key);
+      assert.ok(!s.get(key)!.flagged, `${key}: fits at scale 0.02`);
+    }
+  }
+  assert.ok([...s.keys()].some((k) => /^cells profiler — transductive \(\+ tuning, 6 grid points\), 12 profile builds$/.test(k)), [...s.keys()].join('\n'));
+  assert.ok(s.has('cells profiler — inductive, 12 profile builds'));
+  assert.match(text, /assumptions \(not measured as such\):\n {2}bm25-nav: Navigation: .*\+50 ms per query at a 200 k pool \(measured\), assumed linear in the pool/);
+  assert.match(text, /\n {2}profiler: Sparse profiles: one build per pool group and setting, 1610 postings per candidate × 17 bytes/);
+  assert.doesNotMatch(text, /⚠/);
+});
+
+test('the per-unit costs reproduce the 200 k measurements they come from (docs/benchmarks.md)', () => {
+  const docs = readFileSync(join(REPO, 'docs/benchmarks.md'), 'utf8');
+  // | 200 k | BM25 top 1000 | navigation (whole) | navigation − BM25 top 300 | profile build | arrays / RSS growth | Profiler search |
+  const row = /\| 200 k \| ([\d.]+) s \| ([\d.]+) s \| \*\*([\d.]+) s\*\* \| ([\d.]+) s \((\d+) M(?: profile postings)?\) \| ([\d.]+) GiB \/ ([\d.]+) GiB \| ([\d.]+) s \|/.exec(docs);
+  assert.ok(row, 'the 200 k row of the "Beyond the paper" table');
+  const [navExtra, build, postings, rss, search] = [Number(row[3]), Number(row[4]), Number(row[5]) * 1e6, Number(row[7]) * GiB, Number(row[8])];
+  const cfg = parseConfig(`corpus: {synthetic: {articles: 420000}}\nmodels:\n  bm25: {}\n  nav: {kind: navigation, first: bm25}\n  prof: {kind: profiler, base: bm25}\nprotocols: {dataset: {queries: 200, pools: [200000], repeats: 1}}\n`, 'x.yaml');
+  const est = new Map(estimate(cfg, planGroups(cfg), 324524).map((e) => [e.stage.split(',')[0], e]));
+  const near = (got: number, want: number, rel: number, what: string) => assert.ok(Math.abs(got - want) <= rel * want, `${what}: ${got} vs measured ${want}`);
+  near(est.get('cells nav')!.seconds - est.get('cells bm25')!.seconds, navExtra, 0.01, 'navigation on top of BM25, 200 queries');
+  near(est.get('cells prof')!.seconds, build + search, 0.01, 'one profile build and 200 Profiler queries');
+  near(200000 * 1610, postings, 0.01, 'profile postings');
+  near(est.get('cells prof')!.bytes - est.get('cells bm25')!.bytes, rss, 0.1, 'profile memory (plus the citation graph)');
+});
+
+test('a sparse Profiler at 2 M pools without topTerms exceeds the machine; with topTerms 100 it fits', () => {
+  const full = loadConfig(BEYOND, { scale: 1 });
+  assert.deepEqual(full.protocols.dataset!.pools, [200000, 500000, 1000000, 2000000]);
+  const text = dryRun(full, { memoryBytes: DEV_MACHINE });
+  const s = stages(text);
+  const prof = [...s].filter(([k]) => k.startsWith('cells profiler'));
+  assert.equal(prof.length, 2);
+  for (const [k, v] of prof) assert.ok(v.flagged, `${k} flagged: ${v.peak}`);
+  for (const [k, v] of s) if (!k.startsWith('cells profiler')) assert.ok(!v.flagged, `${k} (${v.peak}) fits 24 GiB`);
+  assert.match(text, /⚠ 2 stages need more memory than this machine has \(24\.0 GiB\): .*topTerms/);
+  // 2 M candidates × 1,610 postings × 17 bytes ≈ 51 GiB of profiles alone (docs: ≈ 50 GB at 2 M).
+  const bytes = estimate(full, planGroups(full), undefined).filter((e) => e.stage.startsWith('cells profiler'))[0].bytes;
+  assert.ok(bytes > 51 * GiB && bytes < 70 * GiB, `${bytes / GiB} GiB`);
+  // The same with topTerms: 100 — bounded, fits.
+  const text100 = readFileSync(BEYOND, 'utf8').replace('    base: bm25\n', '    base: bm25\n    topTerms: 100\n');
+  assert.notEqual(text100, readFileSync(BEYOND, 'utf8'));
+  const bounded = dryRun(parseConfig(text100, BEYOND, { scale: 1 }), { memoryBytes: DEV_MACHINE });
+  assert.doesNotMatch(bounded, /⚠/);
+  assert.match(bounded, /178 postings per candidate × 17 bytes \(topTerms 100/);
+});
+
+test('every other kind: dense Profiler, re-ranking, cross-encoder scorers; a cross-encoder is priced per pair', () => {
+  const cfg = parseConfig(`corpus: {synthetic: {articles: 420000}}
+setting: [transductive, inductive]
+models:
+  bm25: {}
+  specter: {}
+  nav: {kind: navigation, first: bm25}
+  nav-ce: {kind: navigation, first: bm25, crossEncoder: some/cross-encoder}
+  rr: {kind: rerank, first: bm25, scorer: specter}
+  rr-ce: {kind: rerank, first: bm25, depth: 100, crossEncoder: some/cross-encoder}
+  dprof: {kind: profiler, base: specter}
+protocols: {dataset: {queries: 200, pools: [200000], repeats: 1}}
+`, 'x.yaml');
+  const est = estimate(cfg, planGroups(cfg), 324524);
+  const get = (p: string) => {
+    const e = est.find((x) => x.stage.startsWith(p));
+    assert.ok(e, `${p} in ${est.map((x) => x.stage).join(' | ')}`);
+    assert.ok(e.seconds > 0 && e.bytes > 0, `${p}: ${e.seconds} s, ${e.bytes} B`);
+    return e;
+  };
+  for (const m of ['bm25', 'specter', 'nav', 'nav-ce', 'rr', 'rr-ce', 'dprof']) for (const s of ['transductive', 'inductive']) get(`cells ${m} — ${s}`);
+  get('encode specter');
+  get('encode dprof: citing articles outside the pools');
+  // 1,000 pairs per query (k_d + k_c) at 1/8.25 s each; 100 for rr-ce.
+  const ce = get('cells nav-ce — transductive').seconds - get('cells bm25 — transductive').seconds;
+  assert.ok(Math.abs(ce - (200 * 1000) / 8.25) < 1, `${ce}`);
+  assert.ok(Math.abs(get('cells rr-ce — transductive').seconds - get('cells bm25 — transductive').seconds - (200 * 100) / 8.25) < 1);
+  assert.match(get('cells nav-ce — transductive').assumption!, /cross-encoder pair costs one BERT-base forward/);
+  assert.match(get('cells dprof — transductive').assumption!, /Dense Profiler \(not measured\)/);
+  assert.match(get('cells rr — transductive').assumption!, /Re-ranking: bm25's search plus re-scoring its top 100/);
+});
+
+test('citebench run --dry-run prints the beyond cells and the assumptions on this machine', () => {
+  const p = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), 'run', BEYOND, '--dry-run'], { encoding: 'utf8', cwd: REPO });
+  assert.equal(p.status, 0, p.stderr);
+  assert.match(p.stdout, /cells bm25-nav — inductive/);
+  assert.match(p.stdout, /assumptions \(not measured as such\):/);
+});
