@@ -4,6 +4,7 @@
  * `citebench run --dry-run`. The estimate uses per-unit costs measured on the development machine
  * (docs/benchmarks.md); it is a planning aid, not a promise.
  */
+import { SLICE_BELOW } from '../retrieval/bm25/search.ts';
 import { FIELD_ABBREV, type Field } from '../corpus/fields.ts';
 import { settingsOf, type ExperimentConfig } from './config.ts';
 
@@ -61,8 +62,8 @@ const COST = {
   /** BM25 index build, per stored article (1 M: 36 s with 2 builders). */
   indexPerArticle: 3.6e-5,
   /**
-   * BM25 search, per query and INDEXED article (a pool is searched over the whole index, sweeping every posting
-   * of the query terms: 2 M pool of a 2.2 M index, 19.9 queries/s), plus a fixed part.
+   * BM25 search, per query and searched article (2 M pool of a 2.2 M index, 19.9 queries/s), plus a fixed part.
+   * A pool under half the index is searched over its own postings (slicePool), else over the whole index's.
    */
   bm25PerQueryIndexed: 2.3e-8,
   bm25PerQuery: 1e-3,
@@ -120,7 +121,7 @@ function perQuery(cfg: ExperimentConfig, m: Model, pool: number, articles: numbe
     return t + (s.kind === 'dense' || (s.kind === 'profiler' && byName(s.base).kind === 'dense') ? candidates * COST.dim * COST.densePerQueryDocDim : pool * COST.rescorePerQueryPoolArticle);
   }, 0);
   switch (m.kind) {
-    case 'bm25': return articles * COST.bm25PerQueryIndexed + COST.bm25PerQuery;
+    case 'bm25': return (pool < SLICE_BELOW * articles ? pool : articles) * COST.bm25PerQueryIndexed + COST.bm25PerQuery;
     case 'dense': return pool * COST.dim * COST.densePerQueryDocDim;
     case 'profiler':
       if (byName(m.base).kind === 'dense') return pool * COST.dim * COST.densePerQueryDocDim;
