@@ -10,7 +10,7 @@ import type { CorpusStore } from '../corpus/store.ts';
 import { FIELDS, type Field } from '../corpus/fields.ts';
 import { evaluateMdcr, readJsonFile, type MdcrResult } from '../eval/mdcr.ts';
 import { mdcrPairs, mdcrScoresText, readMdcrData, scoreMdcrBm25, scoreMdcrDense } from '../retrieval/mdcr-score.ts';
-import type { MdcrRecord, MdcrSummary } from '../report/results.ts';
+import { shortfallText, type MdcrRecord, type MdcrSummary } from '../report/results.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import type { ExperimentConfig } from './config.ts';
 import { buildMdcr, readRunLists, writeMdcr, type MdcrModelLists, type MdcrPlan } from './mdcr.ts';
@@ -41,6 +41,10 @@ export async function runMdcrStage(a: MdcrStageArgs): Promise<MdcrRecord> {
       plan.pools[split].set(f, a.pools.get(group(split, f))!);
     }
   }
+  // A field too small for both splits at full size has a smaller val split (QuerySplits); the build report says so.
+  const short = a.splits.shortfalls().filter((s) => s.protocol === 'field' && s.setting === 'transductive');
+  const notes = fields.flatMap((f) => short.filter((s) => s.field === f).map((s) => `val: ${shortfallText(s)}`));
+  if (notes.length) plan.notes = notes;
   // Every model's lists from its run files: identical whether the cell ran now or was reused.
   const lists: MdcrModelLists = {};
   for (const m of a.models) lists[m.name] = readRunLists(a.store, (split, f) => join(a.dir, 'runs', m.name, `${group(split, f)}.trec`), plan);

@@ -38,6 +38,8 @@ export interface MdcrPlan {
   queries: Record<MdcrSplit, Map<Field, Uint32Array>>;
   pools: Record<MdcrSplit, Map<Field, Uint32Array>>;
   seed: number;
+  /** Notes on the query sets (a val split smaller than asked), carried into the val build's notes. */
+  notes?: string[];
 }
 
 /** Model name → split → field → ranked lists (rows in plan.queries order). */
@@ -53,7 +55,7 @@ export function mdcrListDepth(store: CorpusStore, queries: Uint32Array, negative
 export function planMdcr(store: CorpusStore, cfg: MdcrPlanConfig): MdcrPlan {
   const fields = FIELDS.filter((f) => (cfg.fields ?? FIELDS).includes(f));
   const count = cfg.queriesPerField ?? 200;
-  const { test, val } = sampleMdcrQueries(store, { fields, count, seed: cfg.seed, queryYear: cfg.queryYear });
+  const { test, val, notes } = sampleMdcrQueries(store, { fields, count, seed: cfg.seed, queryYear: cfg.queryYear });
   const queries = { test, val };
   const pools = { test: new Map<Field, Uint32Array>(), val: new Map<Field, Uint32Array>() };
   for (const split of MDCR_SPLITS) {
@@ -62,7 +64,7 @@ export function planMdcr(store: CorpusStore, cfg: MdcrPlanConfig): MdcrPlan {
       pools[split].set(f, p.members);
     }
   }
-  return { fields, queries, pools, seed: cfg.seed };
+  return { fields, queries, pools, seed: cfg.seed, ...(notes.length ? { notes } : {}) };
 }
 
 /** A retriever's ranked lists over each split's field-level pools (the query itself excluded). */
@@ -147,6 +149,7 @@ export function buildMdcr(store: CorpusStore, plan: MdcrPlan, models: MdcrModelL
   const listsOf = (split: MdcrSplit) => Object.fromEntries(Object.entries(models).map(([name, per]) => [name, per[split]]));
   const test = buildMdcrSplit(store, { queries: plan.queries.test, modelLists: listsOf('test'), seed: plan.seed, split: 'test' });
   const val = buildMdcrSplit(store, { queries: plan.queries.val, modelLists: listsOf('val'), seed: plan.seed, split: 'val', chosen: test.chosen });
+  val.notes.unshift(...(plan.notes ?? []));
   return { test, val };
 }
 

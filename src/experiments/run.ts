@@ -20,7 +20,7 @@ import { parseMeasure } from '../eval/registry.ts';
 import { evalObjective, tuneBm25 } from '../retrieval/bm25/tune.ts';
 import { samplePool, citationQrels } from '../sampling/pools.ts';
 import { loadQueryExclusion } from '../sampling/exclusions.ts';
-import { meanOverRepeats, type CellRecord, type CellSummary, type ResultsIndex, type TuningRecord } from '../report/results.ts';
+import { meanOverRepeats, type CellRecord, type CellSummary, type ResultsIndex, type TuningRecord, type ValidationShortfall, shortfallText } from '../report/results.ts';
 import { renderMarkdownReport } from '../report/markdown.ts';
 import { loadPaperNumbers } from '../report/paper-numbers.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
@@ -227,6 +227,10 @@ function exhaustedField(p: Prepared, cfg: ExperimentConfig, g: PoolGroup, memo: 
   return memo.get(fkey)!;
 }
 
+function shortKey(s: ValidationShortfall): string {
+  return `${s.protocol}/${s.setting}/${s.field ?? ''}`;
+}
+
 /** The pool of a group exactly as runGroup samples it (cells.ts). */
 function poolOptions(cfg: ExperimentConfig, g: PoolGroup) {
   return { size: g.poolSize, repeat: g.repeat, seed: cfg.seed, field: g.field ?? undefined, queryYear: cfg.queryYear, split: g.split, ...(g.setting === 'inductive' ? { inductive: true } : {}) };
@@ -322,6 +326,9 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
 
   const significance = significanceStage(cfg, dir, ready, cells);
   for (const m of ready) await m.release();
+  // Sorted, so the index does not depend on the order the splits happened to be drawn in.
+  const shortfalls = splits.shortfalls().sort((a, b) => (shortKey(a) < shortKey(b) ? -1 : shortKey(a) > shortKey(b) ? 1 : 0));
+  for (const s of shortfalls) log(`[splits] ${shortfallText(s)}`);
   const results: ResultsIndex = {
     format: 'citebench-results', version: 1, name: cfg.name, configHash: configHash(cfg),
     corpus: { kind: info.kind, articles: info.articles, citations: info.citations, ...(info.synthetic ? { synthetic: info.synthetic } : {}) },
@@ -329,7 +336,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
     models: ready.map((m) => ({ name: m.name, kind: m.kind, weights: m.weights, settings: m.settings })),
     skipped, tuning,
     excluded: { files: excluded.files },
-    fieldRepeats, cells, ...(mdcr ? { mdcr } : {}), ...(significance ? { significance } : {}),
+    fieldRepeats, ...(shortfalls.length ? { validationShortfalls: shortfalls } : {}), cells, ...(mdcr ? { mdcr } : {}), ...(significance ? { significance } : {}),
   };
   writeFileAtomic(join(dir, 'results.json'), JSON.stringify(results, null, 1) + '\n');
   const report = renderMarkdownReport(results, loadPaperNumbers());

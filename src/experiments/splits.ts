@@ -1,14 +1,19 @@
 import type { CorpusStore } from '../corpus/store.ts';
 import type { Field } from '../corpus/fields.ts';
-import { sampleQueries } from '../sampling/pools.ts';
+import { sampleQuerySet } from '../sampling/pools.ts';
 import type { ExperimentConfig, Setting } from './config.ts';
+import type { ValidationShortfall as SplitShortfall } from '../report/results.ts';
 
 /**
  * Query sets of every protocol and split, sampled once. Validation queries are drawn like the test ones from a
  * stream of their own, never one of the test queries (nor an excluded id), so tuning never sees a test query.
+ * The paper fixes the test split's size, not the validation split's: a test split that cannot be filled is an
+ * error, a validation split takes every eligible article left (a counted shortfall, `shortfalls()`), e.g. a
+ * small field whose 200 test queries leave fewer than 200 for MDCR's val split.
  */
 export class QuerySplits {
   private readonly memo = new Map<string, Uint32Array>();
+  private readonly short = new Map<string, SplitShortfall>();
 
   constructor(
     private readonly cfg: ExperimentConfig,
@@ -26,9 +31,16 @@ export class QuerySplits {
     const exclude = split === 'test' ? this.exclude : union(this.exclude, this.get(protocol, 'test', field, setting));
     // MDCR draws 5 positives from each field-level query's cited articles: such queries must cite that many.
     const minCited = protocol === 'field' && this.cfg.protocols.mdcr ? this.cfg.protocols.mdcr.positives : 1;
-    q = sampleQueries(this.store, { count, seed: this.cfg.seed, queryYear: this.cfg.queryYear, field: field ?? undefined, exclude, split, minCited, ...(inductive ? { inductive } : {}) });
+    const set = sampleQuerySet(this.store, { count, seed: this.cfg.seed, queryYear: this.cfg.queryYear, field: field ?? undefined, exclude, split, minCited, ...(inductive ? { inductive } : {}), ...(split === 'val' ? { allowFewer: true } : {}) });
+    q = set.queries;
+    if (q.length < count) this.short.set(key, { protocol, split: 'val', field, setting, requested: count, sampled: q.length, eligible: set.candidates });
     this.memo.set(key, q);
     return q;
+  }
+
+  /** The validation splits drawn so far that hold fewer queries than asked, in the order they were drawn. */
+  shortfalls(): SplitShortfall[] {
+    return [...this.short.values()];
   }
 }
 

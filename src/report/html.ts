@@ -5,7 +5,7 @@
  * escaped; notes.md goes through markdown-it with raw HTML and images off.
  */
 import MarkdownIt from 'markdown-it';
-import type { ResultsIndex } from './results.ts';
+import { shortfallText, type ResultsIndex } from './results.ts';
 import { fmtValue, poolLabel, tableHeading, type ReportTable, type TableCell, type ValueCell } from './tables.ts';
 
 export function esc(s: string): string {
@@ -145,6 +145,7 @@ export function metaHtml({ r, resultsDir, timings, versions }: MetaInput): strin
   if (r.cells.some((c) => c.setting === 'inductive')) rows.push(['settings', 'transductive (the paper\'s) and inductive (Goyal et al. 2026 §3.1: queries and pools disjoint, candidates published before the query year), each in tables of its own']);
   if (r.skipped.length) rows.push(['skipped', r.skipped.map((s) => `${esc(s.name)}: ${esc(s.reason.split('\n')[0])}`).join('; ')]);
   for (const t of r.tuning) rows.push([`tuning ${esc(t.model)}`, `k1 ${t.chosen.k1}, b ${t.chosen.b}: best ${esc(t.measure)} of ${t.grid.length} grid points on ${t.queries} validation queries (pool ${poolLabel(t.poolSize)})`]);
+  if (r.validationShortfalls?.length) rows.push(['smaller validation splits', r.validationShortfalls.map((v) => esc(shortfallText(v))).join('; ')]);
   if (r.excluded.files.length) rows.push(['excluded queries', r.excluded.files.map((f) => `${esc(f.path)} (sha256 ${esc(f.sha256.slice(0, 12))}…, ${f.ids} ids)`).join('; ')]);
   if (timings) {
     const total = Object.values(timings).reduce((s, x) => s + x, 0);

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import type { Field } from '../corpus/fields.ts';
 import { readJsonFile, type MdcrFieldResult, type MdcrResult } from '../eval/mdcr.ts';
 import { CitebenchError } from '../util/errors.ts';
+import { shortfallNote } from '../sampling/pools.ts';
 
 export interface CellRecord {
   /** Hash of everything that determines the cell (corpus, model fingerprint, protocol, sizes, seed). */
@@ -80,6 +81,25 @@ export interface MdcrRecord {
   results: Record<string, { all: MdcrSummary; types: Record<string, MdcrSummary> }>;
 }
 
+/** A validation split smaller than asked: its field (or the dataset level) had fewer eligible articles left. */
+export interface ValidationShortfall {
+  protocol: 'dataset' | 'field';
+  split: 'val';
+  /** The field's name (corpus/fields.ts); null at the dataset level. */
+  field: string | null;
+  setting: 'transductive' | 'inductive';
+  requested: number;
+  sampled: number;
+  /** Eligible articles before the test queries and exclusion lists were taken out. */
+  eligible: number;
+}
+
+/** One line per shortfall, for logs and reports. */
+export function shortfallText(s: ValidationShortfall): string {
+  const where = `${s.field ? `field ${s.field}` : 'dataset level'}${s.setting === 'inductive' ? ' (inductive)' : ''}`;
+  return shortfallNote(where, s.sampled, s.requested, s.eligible);
+}
+
 export interface ResultsIndex {
   format: 'citebench-results';
   version: 1;
@@ -103,6 +123,8 @@ export interface ResultsIndex {
   excluded: { files: { path: string; sha256: string; ids: number; notInStore: number }[] };
   /** Field level: repeats actually run per field (one where the field-cited set does not exceed the pool). */
   fieldRepeats: Record<string, number>;
+  /** Validation splits smaller than the config asks (present only when some are): see experiments/splits.ts. */
+  validationShortfalls?: ValidationShortfall[];
   cells: CellSummary[];
   mdcr?: MdcrRecord;
   /** Paired tests of navigation / profiler / rerank models against BM25 (dataset level), when the config has such models. */

@@ -24,7 +24,7 @@ import { FIELDS, type Field } from '../corpus/fields.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { sortedFind } from '../util/sorted.ts';
 import { rngFor } from '../util/rng.ts';
-import { sampleQueries } from './pools.ts';
+import { sampleQueries, sampleQuerySet, shortfallNote } from './pools.ts';
 import type { TextSource } from '../corpus/article.ts';
 
 export type MdcrGraph = Pick<CorpusStore, 'size' | 'fields' | 'idOrder' | 'outOffsets' | 'outTargets' | 'inOffsets' | 'inSources'> & {
@@ -334,16 +334,20 @@ export interface MdcrQueryOptions {
  * citing ≥ minCited store articles; val: a second sample of the same field's eligible articles minus the test
  * queries (its own RNG stream), so the splits are disjoint within a field.
  */
-export function sampleMdcrQueries(store: Parameters<typeof sampleQueries>[0], opts: MdcrQueryOptions): { test: Map<Field, Uint32Array>; val: Map<Field, Uint32Array> } {
+export function sampleMdcrQueries(store: Parameters<typeof sampleQueries>[0], opts: MdcrQueryOptions): { test: Map<Field, Uint32Array>; val: Map<Field, Uint32Array>; notes: string[] } {
   const minCited = opts.minCited ?? 5;
   const test = new Map<Field, Uint32Array>();
   const val = new Map<Field, Uint32Array>();
+  const notes: string[] = [];
   for (const field of opts.fields) {
     const t = sampleQueries(store, { count: opts.count, seed: opts.seed, field, queryYear: opts.queryYear, minCited });
     test.set(field, t);
-    val.set(field, sampleQueries(store, { count: opts.count, seed: opts.seed, field, queryYear: opts.queryYear, minCited, exclude: new Set(t), split: 'val' }));
+    // The val split takes what the test split leaves when that is fewer than asked (QuerySplits' rule).
+    const v = sampleQuerySet(store, { count: opts.count, seed: opts.seed, field, queryYear: opts.queryYear, minCited, exclude: new Set(t), split: 'val', allowFewer: true });
+    val.set(field, v.queries);
+    if (v.queries.length < v.requested) notes.push(`val: ${shortfallNote(`field ${field}`, v.queries.length, v.requested, v.candidates)}`);
   }
-  return { test, val };
+  return { test, val, notes };
 }
 
 export interface MdcrDataRecord {

@@ -45,6 +45,12 @@ export interface QueryOptions {
    * absent or false keeps every earlier stream.
    */
   inductive?: boolean;
+  /**
+   * Take every eligible article when fewer than `count` remain (at least one must), instead of failing: for a
+   * validation split, whose size the paper does not fix, in a field too small for both splits at full size.
+   * The draw is the same stream's permutation of all of them; `QuerySet.requested` says what was asked.
+   */
+  allowFewer?: boolean;
 }
 
 export interface QuerySet {
@@ -54,6 +60,8 @@ export interface QuerySet {
   candidates: number;
   /** Of those, the ones the exclusion left out. */
   excluded: number;
+  /** The count asked for; above `queries.length` only with `allowFewer` (a shortfall to report). */
+  requested: number;
 }
 
 /** Articles that may be queries: of `queryYear` (and `field`), citing ≥ `minCited` store articles, not excluded; ascending. */
@@ -90,7 +98,7 @@ export function sampleQuerySet(store: Graph, opts: QueryOptions): QuerySet {
   const minCited = Math.max(1, opts.minCited ?? 1);
   const { eligible: pool, excluded } = eligible(store, opts);
   const what = `${year} articles${opts.field ? ` of ${opts.field}` : ''} citing ${minCited > 1 ? `≥ ${minCited} articles of ` : ''}the corpus`;
-  if (pool.length < opts.count) {
+  if (pool.length < opts.count && !(opts.allowFewer && pool.length > 0)) {
     const ex = excluded ? ` (${excluded} more are excluded: the exclusion list${opts.split && opts.split !== 'test' ? ' or the test queries' : ''})` : '';
     throw new CitebenchError(`cannot sample ${opts.count} ${opts.split && opts.split !== 'test' ? `${opts.split} ` : ''}queries: only ${pool.length} ${what}${ex}`);
   }
@@ -98,8 +106,14 @@ export function sampleQuerySet(store: Graph, opts: QueryOptions): QuerySet {
   // exclusion the stream is the same (the draw is over the remaining candidates).
   const split = opts.split && opts.split !== 'test' ? `${opts.split}/` : '';
   const stream = `queries/${split}${opts.field ?? 'dataset'}/${year}/${opts.count}${minCited > 1 ? `/min-cited-${minCited}` : ''}${opts.inductive ? '/inductive' : ''}`;
-  const pick = rngFor(opts.seed, stream).sampleIndices(pool.length, opts.count);
-  return { queries: pick.map((k) => pool[k]), candidates: pool.length + excluded, excluded };
+  const pick = rngFor(opts.seed, stream).sampleIndices(pool.length, Math.min(opts.count, pool.length));
+  return { queries: pick.map((k) => pool[k]), candidates: pool.length + excluded, excluded, requested: opts.count };
+}
+
+/** How a query set drawn with `allowFewer` fell short, in words: `where` names the field or protocol. */
+export function shortfallNote(where: string, sampled: number, requested: number, eligible: number): string {
+  return `${where}: ${sampled} validation queries instead of ${requested} — ${eligible} articles are eligible ` +
+    `and the test split (with any excluded ids) takes the other ${eligible - sampled}`;
 }
 
 /** Store articles cited by `i` that were published strictly before `year` (known year). */

@@ -235,3 +235,50 @@ test('runExperiment: query exclusion lists are honoured, recorded (path, sha256,
     rmSync(tmp, { recursive: true, force: true });
   }
 });
+
+test('runExperiment: a field too small for both splits gets a smaller validation split, counted in results.json, the report and MDCR', { timeout: 180_000 }, async () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'cb-run-short-'));
+  try {
+    const { synthesize, SYNTH_DEFAULTS } = await import('../../src/corpus/synth.ts');
+    const { buildCorpusStore } = await import('../../src/corpus/store-build.ts');
+    const { PAPER_PREFILTER } = await import('../../src/corpus/prefilter.ts');
+    const { eligibleQueries } = await import('../../src/sampling/pools.ts');
+    await synthesize({ ...SYNTH_DEFAULTS, articles: 6000, seed: 5 }, join(tmp, 'shards'));
+    await buildCorpusStore({ input: join(tmp, 'shards'), out: join(tmp, 'store'), prefilter: PAPER_PREFILTER });
+    const store = CorpusStore.open(join(tmp, 'store'));
+    // Two fields: one with room for both splits, one whose test split leaves fewer than asked for val.
+    const sizes = FIELDS.map((field) => ({ field, n: eligibleQueries(store, { field, minCited: 5 }).length })).sort((a, b) => a.n - b.n);
+    const small = sizes.find((x) => x.n >= 8)!;
+    const queries = Math.ceil(small.n * 0.6);
+    const big = sizes.find((x) => x.n >= 2 * queries + 2)!;
+    store.close();
+    const text = `name: short\nseed: 3\ncorpus: {store: ${join(tmp, 'store')}}\nk: 100\nmodels: {bm25: {}}\n` +
+      `protocols:\n  field: {queries: ${queries}, pool: 600, repeats: 1, fields: ["${small.field}", "${big.field}"]}\n  mdcr: {}\n`;
+    const run = await runExperiment(parseConfig(text, 'x.yaml', { work: join(tmp, 'work'), results: join(tmp, 'R') }), { log: () => {} });
+    const expected = { protocol: 'field', split: 'val', field: small.field, setting: 'transductive', requested: queries, sampled: small.n - queries, eligible: small.n };
+    assert.deepEqual(run.results.validationShortfalls, [expected]);
+    assert.deepEqual(readResults(join(tmp, 'R')).validationShortfalls, [expected]);
+    const line = `field ${small.field}: ${small.n - queries} validation queries instead of ${queries} — ${small.n} articles are eligible and the test split (with any excluded ids) takes the other ${queries}`;
+    assert.ok(run.report.includes(`Smaller validation split: ${line}.`), run.report.slice(0, 2000));
+    // MDCR's val split holds exactly those queries; its build report and the results index say why.
+    const valFile = JSON.parse(readFileSync(join(tmp, 'R', 'mdcr', 'mdcr_val.json'), 'utf8'));
+    const testFile = JSON.parse(readFileSync(join(tmp, 'R', 'mdcr', 'mdcr_test.json'), 'utf8'));
+    const abbrevOrName = (f: string) => Object.keys(valFile).find((k) => k === f || k === FIELD_ABBREV[f as keyof typeof FIELD_ABBREV])!;
+    assert.equal(Object.keys(valFile[abbrevOrName(small.field)]).length, small.n - queries);
+    assert.equal(Object.keys(valFile[abbrevOrName(big.field)]).length, queries);
+    for (const q of Object.keys(valFile[abbrevOrName(small.field)])) assert.ok(!(q in testFile[abbrevOrName(small.field)]), 'val and test disjoint');
+    const build = JSON.parse(readFileSync(join(tmp, 'R', 'mdcr', 'mdcr_build_report.json'), 'utf8'));
+    assert.ok(build.val.notes.includes(`val: ${line}`), JSON.stringify(build.val.notes));
+    assert.ok(run.results.mdcr!.notes.includes(`val: ${line}`));
+    assert.equal(run.results.mdcr!.queriesPerSplit.val, small.n - queries + queries);
+    run.store.close();
+    // Enough room everywhere: no shortfall key at all (older results.json files stay byte-identical).
+    const roomy = text.replace(`"${small.field}", `, '');
+    const r2 = await runExperiment(parseConfig(roomy, 'x.yaml', { work: join(tmp, 'work'), results: join(tmp, 'R2') }), { log: () => {} });
+    assert.ok(!('validationShortfalls' in r2.results));
+    assert.ok(!readFileSync(join(tmp, 'R2', 'results.json'), 'utf8').includes('validationShortfalls'));
+    r2.store.close();
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});

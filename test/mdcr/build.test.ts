@@ -13,7 +13,7 @@ import { buildCorpusStore } from '../../src/corpus/store-build.ts';
 import { CorpusStore } from '../../src/corpus/store.ts';
 import { PAPER_PREFILTER } from '../../src/corpus/prefilter.ts';
 import { FIELDS, FIELD_ABBREV, type Field } from '../../src/corpus/fields.ts';
-import { sampleQueries } from '../../src/sampling/pools.ts';
+import { sampleQueries, eligibleQueries } from '../../src/sampling/pools.ts';
 import { Rng } from '../../src/util/rng.ts';
 import {
   buildMdcrSplit, mdcrBenchmarkText, mdcrDataRecords, mdcrDataText, sampleMdcrQueries, type MdcrBuild, type RankedIds,
@@ -28,7 +28,7 @@ process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 let store: CorpusStore;
 const FIELDS_USED: Field[] = ['Medicine', 'Physics'];
 const N = 6;
-let queries: { test: Map<Field, Uint32Array>; val: Map<Field, Uint32Array> };
+let queries: { test: Map<Field, Uint32Array>; val: Map<Field, Uint32Array>; notes?: string[] };
 const MODELS = ['alpha', 'beta', 'gamma', 'delta'];
 let lists: Record<string, Map<Field, RankedIds>>;
 let built: MdcrBuild;
@@ -101,6 +101,16 @@ test('sampleQueries minCited: every query cites enough; default unchanged by the
   const q8 = sampleQueries(store, { count: 20, seed: 2, minCited: 8 });
   for (const q of q8) assert.ok(store.outbound(q).length >= 8);
   assert.deepEqual(sampleQueries(store, { count: 20, seed: 2, minCited: 1 }), sampleQueries(store, { count: 20, seed: 2 }));
+});
+
+test('sampleMdcrQueries: a field whose test split leaves too few gets every remaining query for val, with a note', () => {
+  assert.deepEqual(queries.notes ?? [], [], 'no note when both splits fill');
+  const n = eligibleQueries(store, { field: 'Physics', minCited: 5 }).length;
+  const count = Math.ceil(n * 0.6);
+  const s = sampleMdcrQueries(store, { fields: ['Physics'], count, seed: 1 });
+  assert.equal(s.test.get('Physics')!.length, count);
+  assert.equal(s.val.get('Physics')!.length, n - count);
+  assert.deepEqual(s.notes, [`val: field Physics: ${n - count} validation queries instead of ${count} — ${n} articles are eligible and the test split (with any excluded ids) takes the other ${count}`]);
 });
 
 test('Jaccard matrix equals a brute-force computation; the 3 lowest averages are chosen', () => {

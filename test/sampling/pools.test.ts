@@ -8,7 +8,7 @@ import { buildCorpusStore } from '../../src/corpus/store-build.ts';
 import { CorpusStore } from '../../src/corpus/store.ts';
 import { PAPER_PREFILTER } from '../../src/corpus/prefilter.ts';
 import { FIELDS } from '../../src/corpus/fields.ts';
-import { sampleQueries, sampleQuerySet, samplePool, citedBy, fieldCited, citationQrels } from '../../src/sampling/pools.ts';
+import { sampleQueries, sampleQuerySet, samplePool, citedBy, fieldCited, citationQrels, eligibleQueries } from '../../src/sampling/pools.ts';
 import { loadQueryExclusion } from '../../src/sampling/exclusions.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { createHash } from 'node:crypto';
@@ -156,4 +156,30 @@ test('citebench sample --exclude-queries: no listed article among the queries; t
   const queries = readFileSync(join(out, 'queries.txt'), 'utf8').trim().split('\n');
   assert.equal(queries.length, 100);
   for (const q of queries) assert.ok(!banned.has(q), q);
+});
+
+test('allowFewer: a validation split takes every eligible article the test split leaves; never none, never more', () => {
+  // The smallest field with enough MDCR-eligible queries (citing ≥ 5) to split.
+  const sizes = FIELDS.map((field) => ({ field, n: eligibleQueries(store, { field, minCited: 5 }).length })).filter((x) => x.n >= 10).sort((a, b) => a.n - b.n);
+  const { field, n } = sizes[0];
+  const testCount = Math.ceil(n * 0.6);
+  const testQ = sampleQueries(store, { count: testCount, seed: 4, field, minCited: 5 });
+  const val = (count: number, extra: Partial<Parameters<typeof sampleQuerySet>[1]> = {}) =>
+    sampleQuerySet(store, { count, seed: 4, field, minCited: 5, exclude: new Set(testQ), split: 'val', ...extra });
+  // Without the option a short split is an error naming what is missing.
+  assert.throws(() => val(testCount), new RegExp(`cannot sample ${testCount} val queries: only ${n - testCount} 2019 articles of ${field} citing ≥ 5`));
+  // With it: exactly the remaining eligible articles, each once, none a test query, in a seeded order.
+  const short = val(testCount, { allowFewer: true });
+  assert.equal(short.requested, testCount);
+  assert.equal(short.candidates, n);
+  assert.equal(short.queries.length, n - testCount);
+  const rest = eligibleQueries(store, { field, minCited: 5 }).filter((i) => !testQ.includes(i));
+  assert.deepEqual([...short.queries].sort((a, b) => a - b), rest);
+  assert.deepEqual(val(testCount, { allowFewer: true }).queries, short.queries, 'deterministic');
+  // When the split can be filled the option changes nothing.
+  const k = n - testCount - 1;
+  assert.deepEqual(val(k, { allowFewer: true }).queries, val(k).queries);
+  assert.equal(val(k, { allowFewer: true }).queries.length, k);
+  // Nothing left: still an error.
+  assert.throws(() => sampleQuerySet(store, { count: 3, seed: 4, field, minCited: 5, exclude: new Set(eligibleQueries(store, { field, minCited: 5 })), split: 'val', allowFewer: true }), /cannot sample 3 val queries: only 0/);
 });
