@@ -21,6 +21,7 @@ import { CitebenchError } from '../util/errors.ts';
 import { settingsOf, type CrossEncoderRef, type ExperimentConfig, type NavigationModelConfig, type ProfilerModelConfig, type RerankModelConfig } from './config.ts';
 import { weightsOf, type ReadyModel, type SkippedModel, type Weights } from './models.ts';
 import type { QuerySplits } from './splits.ts';
+import { cachedTuning } from './tuning-cache.ts';
 
 export type ComposedModelConfig = NavigationModelConfig | ProfilerModelConfig | RerankModelConfig;
 
@@ -35,6 +36,8 @@ export interface ComposeContext {
   /** cpu | cuda | auto for cross-encoders, as for the dense encoders. */
   device?: Device;
   log: (line: string) => void;
+  /** The corpus and exclusion lists the splits are drawn from (run.ts): part of the β tuning cache key. */
+  sampleKey?: string;
 }
 
 class Skip extends Error {}
@@ -103,7 +106,9 @@ async function profiler(m: ProfilerModelConfig, ctx: ComposeContext): Promise<Re
   let beta = m.beta;
   let tuned: Record<string, unknown> | undefined;
   if (m.tune) {
-    const t = await tuneBeta(m, make, ctx);
+    // Cached like BM25's tuning: the key holds every grid point's retriever fingerprint (base model and β).
+    const key = { kind: 'profiler', sampleKey: ctx.sampleKey ?? null, tune: m.tune, grid: m.tune.beta.map((b) => make(b).fingerprint), seed: ctx.cfg.seed, k: ctx.cfg.k, year: ctx.cfg.queryYear, validation: ctx.cfg.validation, dataset: ctx.cfg.protocols.dataset ?? null, setting: settingsOf(ctx.cfg)[0] };
+    const t = await cachedTuning(ctx.cfg.work, m.name, key, () => tuneBeta(m, make, ctx), (t, path) => ctx.log(`[tune] ${m.name}: β=${t.chosen} (tuned before: ${path})`));
     beta = t.chosen;
     tuned = t.record;
   }

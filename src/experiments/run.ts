@@ -11,7 +11,6 @@
  * plain `runExperiment` assembles: every cell exists, so it only reads them back, runs MDCR and writes the
  * report — the same bytes as one process.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism, totalmem } from 'node:os';
 import { CorpusStore } from '../corpus/store.ts';
@@ -26,7 +25,6 @@ import { loadPaperNumbers } from '../report/paper-numbers.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { Progress } from '../util/progress.ts';
-import { hashString } from '../util/rng.ts';
 import { tryLock } from '../util/lock.ts';
 import { inShard, shardLabel, type Shard } from '../util/shard.ts';
 import { canonicalConfig, configHash, type ExperimentConfig } from './config.ts';
@@ -39,6 +37,7 @@ import { estimate, formatBytes, formatDuration, groupPath, planGroups, sizeLabel
 import { runMdcrStage } from './mdcr-stage.ts';
 import { storeArticles } from './slurm.ts';
 import { QuerySplits } from './splits.ts';
+import { cachedTuning } from './tuning-cache.ts';
 import { corpusKey } from '../corpus/store-key.ts';
 import type { Device } from '../retrieval/dense/encoder.ts';
 
@@ -171,7 +170,7 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
       }
       ready.push(bm25Retriever(m, params, bm25Index!.index, store, bm25Index!.dir, threads));
     } else if (m.kind !== 'dense') {
-      const c = await timed(`model ${m.name}`, () => composedModel(m, { cfg, store, ready, bm25Index: bm25Index?.index, splits, threads, device: opts.device, log }));
+      const c = await timed(`model ${m.name}`, () => composedModel(m, { cfg, store, ready, bm25Index: bm25Index?.index, splits, threads, device: opts.device, log, sampleKey }));
       if ('reason' in c) {
         skipped.push(c);
         log(`[models] ${m.name}: skipped — ${c.reason.split('\n')[0]}`);
@@ -352,25 +351,10 @@ function summary(c: CellRecord, file: string): CellSummary {
 }
 
 
-/**
- * BM25 tuning, cached in the work folder under a key of everything it depends on: every cluster task of a run
- * (and every resumed run) reuses the first one's choice instead of searching the grid again.
- */
+/** BM25 tuning, cached (tuning-cache.ts). */
 async function tuneCached(cfg: ExperimentConfig, store: CorpusStore, splits: QuerySplits, m: Extract<ExperimentConfig['models'][number], { kind: 'bm25' }>, index: import('../retrieval/bm25/index-format.ts').Bm25Index, threads: number, log: StageLog, sampleKey: string): Promise<TuningRecord> {
-  const key = hashString(JSON.stringify({ sampleKey, model: m, seed: cfg.seed, k: cfg.k, year: cfg.queryYear, validation: cfg.validation, dataset: cfg.protocols.dataset ?? null })).toString(16).padStart(8, '0');
-  const path = join(cfg.work, 'tuning', `${m.name}-${key}.json`);
-  if (existsSync(path)) {
-    try {
-      const t = JSON.parse(readFileSync(path, 'utf8')) as TuningRecord;
-      log(`[tune] ${m.name}: k1=${t.chosen.k1} b=${t.chosen.b} (tuned before: ${path})`);
-      return t;
-    } catch {
-      /* a damaged cache is recomputed */
-    }
-  }
-  const t = await tune(cfg, store, splits, m, index, threads, log);
-  writeFileAtomic(path, JSON.stringify(t) + '\n');
-  return t;
+  const key = { sampleKey, model: m, seed: cfg.seed, k: cfg.k, year: cfg.queryYear, validation: cfg.validation, dataset: cfg.protocols.dataset ?? null };
+  return cachedTuning(cfg.work, m.name, key, () => tune(cfg, store, splits, m, index, threads, log), (t, path) => log(`[tune] ${m.name}: k1=${t.chosen.k1} b=${t.chosen.b} (tuned before: ${path})`));
 }
 
 async function tune(cfg: ExperimentConfig, store: CorpusStore, splits: QuerySplits, m: Extract<ExperimentConfig['models'][number], { kind: 'bm25' }>, index: import('../retrieval/bm25/index-format.ts').Bm25Index, threads: number, log: StageLog): Promise<TuningRecord> {

@@ -105,4 +105,17 @@ test('citebench run with both settings: inductive runs list no query and nothing
   assert.ok(out.report.includes('## Paired significance against bm25 (dataset level)'));
   const prof = res.models.find((m) => m.name === 'prof')!;
   assert.equal((prof.settings.tuned as { setting: string }).setting, 'transductive', 'β tuned on the validation split of the first setting');
+  out.store.close();
+  // A rerun (a resumed run, a cluster task) reuses the β tuning from the work folder: same choice, no grid search.
+  const lines: string[] = [];
+  const again = await runExperiment(cfg, { log: (l) => lines.push(l), threads: 1 });
+  assert.ok(lines.some((l) => /^\[tune\] prof: β=(0|0\.5) \(tuned before: .*tuning\/prof-[0-9a-f]{8}\.json\)$/.test(l)), lines.join('\n'));
+  assert.ok(!lines.some((l) => /\[tune\] prof: β=.* on 8 validation queries/.test(l)), 'no grid search the second time');
+  assert.ok(readFileSync(join(out.resultsDir, 'results.json')).equals(readFileSync(join(again.resultsDir, 'results.json'))));
+  again.store.close();
+  // Another grid is another key: tuned afresh.
+  const other = parseConfig(cfgText.replace('beta: [0, 0.5]', 'beta: [0, 0.25]'), 'ind.yaml', { work: join(dir, 'work'), results: join(dir, 'res2') });
+  const lines2: string[] = [];
+  (await runExperiment(other, { log: (l) => lines2.push(l), threads: 1 })).store.close();
+  assert.ok(lines2.some((l) => /\[tune\] prof: β=.* on 8 validation queries, transductive\)/.test(l)), lines2.join('\n'));
 });
