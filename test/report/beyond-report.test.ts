@@ -168,7 +168,8 @@ test('the significance table equals results.json\'s tests recomputed from per-qu
   const p3 = (x: number) => (x < 0.001 ? '<0.001' : x.toFixed(3));
   const rows = t.rows.map((x) => ({ setting: x.label, pool: x.cells[0].v, model: x.cells[1].v, measure: x.cells[2].v, cells: x.cells.map((c) => c.v) }));
   assert.equal(rows.length, 2 * 2 * 2 * r.measures.length, 'settings × pools × (nav, prof) × measures');
-  // Recomputed: per query, the mean over repeats in the cells' own query order.
+  // Recomputed: per query, the mean over repeats, paired in query-id order; the randomization test's seed names
+  // the comparison as report/compare.ts does (results.json and the report's marks share one implementation).
   const expect = rows.map((x) => {
     const setting = x.setting === 'transductive' ? null : x.setting;
     const size = [600, 900].find((s) => sizeText(s) === x.pool)!;
@@ -177,11 +178,12 @@ test('the significance table equals results.json\'s tests recomputed from per-qu
     const b = sel('bm25');
     const ids = a[0].queryIds;
     for (const c of [...a, ...b]) assert.deepEqual(c.queryIds, ids, 'every repeat and model searched the same queries');
-    const mean = (cs: Cell[]) => Float64Array.from(ids, (_, i) => cs.reduce((s, c) => s + c.perQuery[x.measure][i] / cs.length, 0));
+    const order = ids.map((_, i) => i).sort((i, j) => (ids[i] < ids[j] ? -1 : ids[i] > ids[j] ? 1 : 0));
+    const mean = (cs: Cell[]) => Float64Array.from(order, (i) => cs.reduce((s, c) => s + c.perQuery[x.measure][i] / cs.length, 0));
     const va = mean(a);
     const vb = mean(b);
     const tt = pairedTTest(va, vb);
-    const rnd = pairedRandomizationTest(va, vb, { trials: r.significance.trials, seed: `${r.seed}/${x.setting}/${size}/${x.model}/${x.measure}` });
+    const rnd = pairedRandomizationTest(va, vb, { trials: r.significance.trials, seed: `${r.seed}|dataset||${size}|${x.model}${setting ? `|${setting}` : ''}|${x.measure}` });
     return { ...x, d: va.reduce((s, v, i) => s + v - vb[i], 0) / va.length, pT: tt.p, pR: rnd.p };
   });
   const holmOf = new Map<object, number>();
