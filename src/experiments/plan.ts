@@ -4,7 +4,9 @@
  * `citebench run --dry-run`. The estimate uses per-unit costs measured on the development machine
  * (docs/benchmarks.md); it is a planning aid, not a promise.
  */
+import { totalmem } from 'node:os';
 import { SLICE_BELOW } from '../retrieval/bm25/search.ts';
+import { PROCESS_MEMORY_SHARE, processCopiesFit } from '../retrieval/bm25/parallel.ts';
 import { FIELD_ABBREV, type Field } from '../corpus/fields.ts';
 import { settingsOf, type ExperimentConfig } from './config.ts';
 
@@ -57,16 +59,33 @@ export function planGroups(cfg: ExperimentConfig): PoolGroup[] {
 
 /** Per-unit costs on the 2-core development machine (docs/benchmarks.md), for the dry-run estimate. */
 const COST = {
-  /** Synthesis + prefilter + store build, per synthetic article. */
-  corpusPerArticle: 2.4e-4,
-  /** BM25 index build, per stored article (1 M: 36 s with 2 builders). */
-  indexPerArticle: 3.6e-5,
+  /** Synthesis + prefilter + store build, per synthetic article (2.6 M: 16 min 14 s, docs/benchmarks.md). */
+  corpusPerArticle: 3.7e-4,
   /**
-   * BM25 search, per query and searched article (2 M pool of a 2.2 M index, 19.9 queries/s), plus a fixed part.
+   * Its peak memory (the store build), linear in the stored articles through the two sizes measured: 0.42 GB at
+   * 155 k and 2.47 GB at 1.54 M (docs/benchmarks.md, "Corpus"); 16 M extrapolates to ≈ 22 GiB.
+   */
+  corpusBytesFixed: 0.19e9,
+  corpusBytesPerArticle: 1480,
+  /** BM25 index build, per stored article (2.0 M: 124 s with 2 builders). */
+  indexPerArticle: 6.2e-5,
+  /**
+   * BM25 search, per query and searched article, plus a fixed part per query and one per pool group (sampling
+   * and slicing the pool, qrels, writing the run and cell): fitted to the quiet paper-scale run (2.0 M-article
+   * index; 3,800 queries over 200 k … 2 M pools, 200 over 100 k), which they give back within 10 %.
    * A pool under half the index is searched over its own postings (slicePool), else over the whole index's.
    */
-  bm25PerQueryIndexed: 2.3e-8,
-  bm25PerQuery: 1e-3,
+  bm25PerQueryIndexed: 2.56e-8,
+  bm25PerQuery: 6.3e-3,
+  bm25PerGroup: 3.8,
+  /**
+   * BM25 searches in 2 child processes (2 cores, threads 2), each with its own copy of the index, where the
+   * copies fit (parallel.ts); otherwise in 2 worker threads sharing one copy, 1.95 / 1.4 times slower here.
+   */
+  searchProcesses: 2,
+  threadsSlowdown: 1.95 / 1.4,
+  /** MDCR: build both splits, write the files, score and evaluate, per query (179 s for 3,800 + 3,726 at 2.0 M). */
+  mdcrPerQuery: 0.024,
   /** Encoding a BERT-base model, per article (8.25 articles/s). */
   encodePerArticle: 1 / 8.25,
   /** Exact dense search, per query × pool article × dimension (≈150 GFLOP/s with 2 flops each). */
@@ -113,7 +132,7 @@ export interface Estimate {
 type Model = ExperimentConfig['models'][number];
 
 /** Per-query search cost of one model for a pool (seconds), following its first stage and scorers. */
-function perQuery(cfg: ExperimentConfig, m: Model, pool: number, articles: number): number {
+function perQuery(cfg: ExperimentConfig, m: Model, pool: number, articles: number, processes: boolean): number {
   const byName = (n: string) => cfg.models.find((x) => x.name === n)!;
   const scorers = (parts: { model: string }[], candidates: number) => parts.reduce((t, p) => {
     if (p.model === 'cross-encoder') return t + candidates * COST.crossEncoderPerPair;
@@ -121,13 +140,13 @@ function perQuery(cfg: ExperimentConfig, m: Model, pool: number, articles: numbe
     return t + (s.kind === 'dense' || (s.kind === 'profiler' && byName(s.base).kind === 'dense') ? candidates * COST.dim * COST.densePerQueryDocDim : pool * COST.rescorePerQueryPoolArticle);
   }, 0);
   switch (m.kind) {
-    case 'bm25': return (pool < SLICE_BELOW * articles ? pool : articles) * COST.bm25PerQueryIndexed + COST.bm25PerQuery;
+    case 'bm25': return ((pool < SLICE_BELOW * articles ? pool : articles) * COST.bm25PerQueryIndexed + COST.bm25PerQuery) * (processes ? 1 : COST.threadsSlowdown);
     case 'dense': return pool * COST.dim * COST.densePerQueryDocDim;
     case 'profiler':
       if (byName(m.base).kind === 'dense') return pool * COST.dim * COST.densePerQueryDocDim;
-      return pool * profilePostings(m) * (m.topTerms ? COST.profileSearchPerPosting.topTerms : COST.profileSearchPerPosting.all) + COST.bm25PerQuery;
-    case 'navigation': return perQuery(cfg, byName(m.first), pool, articles) + m.kd.reduce((t, kd, i) => t + scorers(m.scorer, kd + m.kc[i]), 0);
-    case 'rerank': return perQuery(cfg, byName(m.first), pool, articles) + scorers(m.scorer, m.depth);
+      return pool * profilePostings(m) * (m.topTerms ? COST.profileSearchPerPosting.topTerms : COST.profileSearchPerPosting.all);
+    case 'navigation': return perQuery(cfg, byName(m.first), pool, articles, processes) + m.kd.reduce((t, kd, i) => t + scorers(m.scorer, kd + m.kc[i]), 0);
+    case 'rerank': return perQuery(cfg, byName(m.first), pool, articles, processes) + scorers(m.scorer, m.depth);
   }
 }
 
@@ -135,6 +154,9 @@ const profilePostings = (m: { topTerms?: number }) => (m.topTerms ? Math.min(COS
 
 /** One-off work of a model per pool group (profile builds) and what it holds in memory at a pool. */
 function perGroup(cfg: ExperimentConfig, m: Model, pool: number): { seconds: number; bytes: number } {
+  if (m.kind === 'bm25') return { seconds: COST.bm25PerGroup, bytes: 0 };
+  // Navigation and re-ranking sample, slice and search the pool with their first stage: its per-group part.
+  if (m.kind === 'navigation' || m.kind === 'rerank') return { seconds: perGroup(cfg, cfg.models.find((x) => x.name === m.first)!, pool).seconds, bytes: 0 };
   if (m.kind !== 'profiler') return { seconds: 0, bytes: 0 };
   if (cfg.models.find((x) => x.name === m.base)!.kind === 'dense') {
     // One vector add per citing edge, and the pool's vectors plus their profiles in memory.
@@ -148,17 +170,17 @@ function perGroup(cfg: ExperimentConfig, m: Model, pool: number): { seconds: num
 }
 
 /** Memory a model's cells hold besides the pool's own structures: its index, graph or encoder. */
-function modelBytes(cfg: ExperimentConfig, m: Model, articles: number): number {
+function modelBytes(cfg: ExperimentConfig, m: Model, articles: number, processes: boolean): number {
   const byName = (n: string) => cfg.models.find((x) => x.name === n)!;
   const graph = articles * (4 * COST.citationsPerArticle[cfg.corpus.synthetic ? 'synthetic' : 'store'] + 1);
   switch (m.kind) {
-    case 'bm25': return articles * COST.indexBytesPerArticle;
+    case 'bm25': return articles * COST.indexBytesPerArticle * (processes ? 1 + COST.searchProcesses : 1);
     case 'dense': return 0;
-    case 'profiler': return modelBytes(cfg, byName(m.base), articles) + graph;
+    case 'profiler': return modelBytes(cfg, byName(m.base), articles, processes) + graph;
     case 'navigation':
     case 'rerank': {
-      const scorers = m.scorer.reduce((b, p) => b + (p.model === 'cross-encoder' ? COST.bertBytes : p.model === m.first ? 0 : modelBytes(cfg, byName(p.model), articles)), 0);
-      return modelBytes(cfg, byName(m.first), articles) + scorers + (m.kind === 'navigation' ? graph : 0);
+      const scorers = m.scorer.reduce((b, p) => b + (p.model === 'cross-encoder' ? COST.bertBytes : p.model === m.first ? 0 : modelBytes(cfg, byName(p.model), articles, processes)), 0);
+      return modelBytes(cfg, byName(m.first), articles, processes) + scorers + (m.kind === 'navigation' ? graph : 0);
     }
   }
 }
@@ -183,11 +205,13 @@ function assumptionOf(cfg: ExperimentConfig, m: Model): string | undefined {
   return undefined;
 }
 
-export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number): Estimate[] {
+export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number, memory = totalmem()): Estimate[] {
   // The paper's prefiltered S2ORC holds ~16 M articles; a synthetic corpus keeps ~77 % after the prefilter.
   const articles = storeArticles ?? (cfg.corpus.synthetic ? Math.round(cfg.corpus.synthetic.articles * 0.77) : Math.round(16e6 * cfg.scale));
+  // Process-mode BM25 search where its index copies fit this machine (the rule parallel.ts applies).
+  const processes = processCopiesFit(articles * COST.indexBytesPerArticle, COST.searchProcesses, PROCESS_MEMORY_SHARE * memory);
   const out: Estimate[] = [];
-  if (cfg.corpus.synthetic) out.push({ stage: 'corpus (synthesize, prefilter, store)', seconds: cfg.corpus.synthetic.articles * COST.corpusPerArticle, bytes: articles * COST.storeBytesPerArticle * 3 });
+  if (cfg.corpus.synthetic) out.push({ stage: 'corpus (synthesize, prefilter, store)', seconds: cfg.corpus.synthetic.articles * COST.corpusPerArticle, bytes: COST.corpusBytesFixed + articles * COST.corpusBytesPerArticle });
   const dense = cfg.models.filter((m) => m.kind === 'dense');
   if (cfg.models.some((m) => m.kind === 'bm25')) out.push({ stage: 'BM25 index', seconds: articles * COST.indexPerArticle, bytes: articles * COST.indexBytesPerArticle });
   // Articles a dense model must encode: the expected union of all pools (each a random sample of the corpus).
@@ -205,21 +229,26 @@ export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticl
     settings.forEach((setting, si) => {
       const gs = groups.filter((g) => (g.setting ?? 'transductive') === setting);
       if (!gs.length) return;
-      let seconds = gs.reduce((t, g) => t + g.queries * perQuery(cfg, m, g.poolSize, articles) + perGroup(cfg, m, g.poolSize).seconds, 0);
+      let seconds = gs.reduce((t, g) => t + g.queries * perQuery(cfg, m, g.poolSize, articles, processes) + perGroup(cfg, m, g.poolSize).seconds, 0);
       let tune = '';
       // Tuning runs once, on the validation split of the first setting (BM25 k1 × b; a Profiler's β, one profile build each).
       if (si === 0 && (m.kind === 'bm25' || m.kind === 'profiler') && m.tune) {
         const pool0 = cfg.protocols.dataset?.pools[0] ?? gs[0].poolSize;
         const points = m.kind === 'bm25' ? m.tune.k1.length * m.tune.b.length : m.kind === 'profiler' ? m.tune.beta.length : 0;
-        seconds += points * (cfg.validation.queries * perQuery(cfg, m, pool0, articles) + perGroup(cfg, m, pool0).seconds);
+        seconds += points * (cfg.validation.queries * perQuery(cfg, m, pool0, articles, processes) + perGroup(cfg, m, pool0).seconds);
         tune = ` (+ tuning, ${points} grid points)`;
       }
       const largest = Math.max(...gs.map((g) => g.poolSize));
-      const bytes = modelBytes(cfg, m, articles) + perGroup(cfg, m, largest).bytes + (m.kind === 'dense' ? largest * COST.dim * 4 : 0);
+      const bytes = modelBytes(cfg, m, articles, processes) + perGroup(cfg, m, largest).bytes + (m.kind === 'dense' ? largest * COST.dim * 4 : 0);
       const label = settings.length > 1 ? ` — ${setting}` : '';
       const what = m.kind === 'profiler' ? `, ${gs.length} profile builds` : '';
       out.push({ stage: `cells ${m.name}${label}${tune}${what}`, seconds, bytes, ...(si === 0 && assumptionOf(cfg, m) ? { assumption: assumptionOf(cfg, m) } : {}) });
     });
+  }
+  if (cfg.protocols.mdcr && cfg.protocols.field) {
+    const f = cfg.protocols.field;
+    const graph = articles * (8 * COST.citationsPerArticle[cfg.corpus.synthetic ? 'synthetic' : 'store'] + COST.storeBytesPerArticle);
+    out.push({ stage: `MDCR: build val + test (${2 * f.fields.length * f.queries} queries), score, evaluate`, seconds: 2 * f.fields.length * f.queries * COST.mdcrPerQuery, bytes: articles * COST.indexBytesPerArticle + graph });
   }
   return out;
 }

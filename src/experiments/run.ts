@@ -87,14 +87,14 @@ export function dryRun(cfg: ExperimentConfig, opts: { memoryBytes?: number } = {
   if (d) lines.push(`dataset level: ${d.queries} queries of ${cfg.queryYear}, pools ${d.pools.map(sizeLabel).join('/')} × ${d.repeats} repeats`);
   const f = cfg.protocols.field;
   if (f) lines.push(`field level: ${f.fields.length} fields × ${f.queries} queries, pools of ${sizeLabel(f.pool)} × ≤ ${f.repeats} repeats (one where the field-cited set is not larger)`);
-  if (cfg.protocols.mdcr) lines.push(`MDCR: test = the field-level queries, val = ${f!.queries} disjoint queries per field; ${cfg.protocols.mdcr.positives} positives + 6 types × ${cfg.protocols.mdcr.perType} negatives`);
+  if (cfg.protocols.mdcr) lines.push(`MDCR: test = the field-level queries, val = ${f!.queries} disjoint queries per field (what is left where a field has fewer); ${cfg.protocols.mdcr.positives} positives + 6 types × ${cfg.protocols.mdcr.perType} negatives`);
   lines.push(`cells: ${groups.length} pool groups × ${cfg.models.length} models = ${groups.length * cfg.models.length} (top ${cfg.k}; ${cfg.measures.join(', ')})`);
   const articles = storeArticles(cfg);
   lines.push('', 'estimate on a 2-core machine (per-unit costs from docs/benchmarks.md; rough):');
   if (cfg.corpus.store && articles === undefined) lines.push(`  (corpus store ${cfg.corpus.store} not built yet: assuming ${Math.round(16e6 * cfg.scale)} articles, the paper's prefiltered S2ORC × scale)`);
   let total = 0;
-  const est = estimate(cfg, groups, articles);
   const memory = opts.memoryBytes ?? totalmem();
+  const est = estimate(cfg, groups, articles, memory);
   const w = Math.max(...est.map((e) => e.stage.length));
   for (const e of est) {
     total += e.seconds;

@@ -8,7 +8,7 @@ import { EnglishAnalyzer } from '../../src/retrieval/bm25/analyzer.ts';
 import { buildIndex } from '../../src/retrieval/bm25/index.ts';
 import { loadIndex, saveIndex, termIdMap, postingTf, type Bm25Index } from '../../src/retrieval/bm25/index-format.ts';
 import { PoolStats, QueryScorer, queryTermIds, slicePool, type Bm25Params } from '../../src/retrieval/bm25/search.ts';
-import { searchBatch } from '../../src/retrieval/bm25/parallel.ts';
+import { searchBatch, indexCopyBytes, processCopiesFit } from '../../src/retrieval/bm25/parallel.ts';
 import { Bm25Retriever } from '../../src/retrieval/bm25/retriever.ts';
 import { byte4ToInt, intToByte4 } from '../../src/retrieval/bm25/norms.ts';
 import { writeRun } from '../../src/eval/trec-write.ts';
@@ -216,8 +216,16 @@ test('worker-thread and child-process search equal single-thread search', async 
   const dir = mkdtempSync(join(tmpdir(), 'bm25-procs-'));
   try {
     saveIndex(ix, join(dir, 'index'));
-    const procs = await searchBatch(stats.arrays(null), { queries, k: 100, exclude, threads: 2, indexDir: join(dir, 'index') });
+    const modes: string[] = [];
+    const procs = await searchBatch(stats.arrays(null), { queries, k: 100, exclude, threads: 2, indexDir: join(dir, 'index'), onMode: (m) => modes.push(m) });
     assert.deepEqual(procs, one);
+    // Three copies of the index (this process + 2 searchers) beyond the memory budget: worker threads share one.
+    const bytes = indexCopyBytes(stats.arrays(null));
+    assert.equal(bytes, ix.offsets.byteLength + ix.docs.byteLength + ix.tfNorms.byteLength + ix.tfBigPos.byteLength + ix.tfBigVal.byteLength);
+    assert.ok(processCopiesFit(bytes, 2, 3 * bytes) && !processCopiesFit(bytes, 2, 3 * bytes - 1));
+    const tight = await searchBatch(stats.arrays(null), { queries, k: 100, exclude, threads: 2, indexDir: join(dir, 'index'), memoryBudget: 3 * bytes - 1, onMode: (m) => modes.push(m) });
+    assert.deepEqual(tight, one);
+    assert.deepEqual(modes, ['processes', 'threads']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -121,3 +121,38 @@ test('citebench run --dry-run prints the beyond cells and the assumptions on thi
   assert.match(p.stdout, /cells bm25-nav — inductive/);
   assert.match(p.stdout, /assumptions \(not measured as such\):/);
 });
+
+test('the BM25 per-unit costs give back the paper-scale run they come from (docs/benchmarks.md), and memory picks the search mode', () => {
+  const docs = readFileSync(join(REPO, 'docs/benchmarks.md'), 'utf8');
+  const ARTICLES = 2007222; // the 2.6 M synthetic corpus after the prefilter, as the table's run had it
+  const sizes: Record<string, number> = { '200 k': 200000, '500 k': 500000, '1 M': 1000000, '2 M': 2000000 };
+  const estimateCell = (pool: number, queries: number) => {
+    const cfg = parseConfig(`corpus: {synthetic: {articles: 2600000}}\nmodels: {bm25: {}}\nprotocols: {dataset: {queries: ${queries}, pools: [${pool}], repeats: 1}}\n`, 'x.yaml');
+    return estimate(cfg, planGroups(cfg), ARTICLES, DEV_MACHINE).find((e) => e.stage.startsWith('cells bm25'))!;
+  };
+  let rows = 0;
+  for (const [, size, r1, r2, r3] of docs.matchAll(/^\| dataset (\d+ [kM]) × 3 \(3,800 queries\) \| ([\d.]+) \/ ([\d.]+) \/ ([\d.]+) s \|/gm)) {
+    const measured = (Number(r1) + Number(r2) + Number(r3)) / 3;
+    const got = estimateCell(sizes[size], 3800).seconds;
+    assert.ok(Math.abs(got - measured) <= 0.1 * measured, `${size}: estimate ${got.toFixed(1)} s vs measured ${measured.toFixed(1)} s`);
+    rows++;
+  }
+  assert.equal(rows, 4, 'the four dataset-level rows of the paper-scale table');
+  const field = /^\| field level: (\d+) groups of 200 queries over ≤ 100 k pools \| ([\d.]+) s in all \|/m.exec(docs);
+  assert.ok(field, 'the field-level row');
+  const perGroup = Number(field[2]) / Number(field[1]);
+  const got = estimateCell(100000, 200).seconds;
+  assert.ok(Math.abs(got - perGroup) <= 0.1 * perGroup, `field group: ${got} vs ${perGroup}`);
+  // Three copies of the index (this process + 2 search processes) fit 75 % of 24 GiB at 2 M articles, not at 16 M:
+  // there the search shares one copy between worker threads, slower by the measured ratio.
+  const at = (articles: number) => {
+    const cfg = parseConfig(`corpus: {synthetic: {articles: 2600000}}\nmodels: {bm25: {}}\nprotocols: {dataset: {queries: 100, pools: [200000], repeats: 1}}\n`, 'x.yaml');
+    return estimate(cfg, planGroups(cfg), articles, DEV_MACHINE).find((e) => e.stage.startsWith('cells bm25'))!;
+  };
+  const small = at(2e6);
+  const large = at(16e6);
+  assert.ok(Math.abs(small.bytes - 3 * 2e6 * 900) < 1, `${small.bytes}`);
+  assert.ok(Math.abs(large.bytes - 16e6 * 900) < 1, `${large.bytes}`);
+  const perQuery = (e: { seconds: number }) => (e.seconds - 3.8) / 100;
+  assert.ok(Math.abs(perQuery(large) / perQuery(small) - 1.95 / 1.4) < 1e-9, 'a 200 k pool is sliced either way: only the mode differs');
+});

@@ -8,6 +8,7 @@ import type { ProcessInit } from './search-process.ts';
 import type { RankedLists } from '../retriever.ts';
 import { QueryScorer, slicePool, type PreparedQuery, type ScoringArrays, type TopK } from './search.ts';
 import type { WorkerBatch } from './search-worker.ts';
+import { totalmem } from 'node:os';
 import { tsFork, tsWorker } from '../../util/ts-worker.ts';
 
 export interface BatchSearch {
@@ -27,6 +28,29 @@ export interface BatchSearch {
    * process slowed each other down here; see search-process.ts). Costs one index copy per process.
    */
   indexDir?: string;
+  /**
+   * Bytes the search may hold (default: PROCESS_MEMORY_SHARE of the machine's memory). Child processes are used
+   * only when this process's index plus one copy per process fit in it; otherwise worker threads share the one
+   * copy (slower on this machine, but a 16 M-article index does not fit three times in 24 GiB).
+   */
+  memoryBudget?: number;
+  /** Told which way the batch is searched (for logs and tests). */
+  onMode?: (mode: SearchMode) => void;
+}
+
+export type SearchMode = 'single' | 'threads' | 'processes';
+
+/** Share of the machine's memory that the index copies of process-mode search may take. */
+export const PROCESS_MEMORY_SHARE = 0.75;
+
+/** Bytes of the postings a search process loads (its own copy of the index). */
+export function indexCopyBytes(a: Pick<ScoringArrays, 'offsets' | 'docs' | 'tfNorms' | 'tfBigPos' | 'tfBigVal'>): number {
+  return a.offsets.byteLength + a.docs.byteLength + a.tfNorms.byteLength + a.tfBigPos.byteLength + a.tfBigVal.byteLength;
+}
+
+/** Can `procs` child processes each load the index beside this process's copy within `budget` bytes? */
+export function processCopiesFit(indexBytes: number, procs: number, budget = PROCESS_MEMORY_SHARE * totalmem()): boolean {
+  return (1 + procs) * indexBytes <= budget;
 }
 
 
@@ -56,7 +80,11 @@ export async function searchBatch(all: ScoringArrays, req: BatchSearch): Promise
   const threads = Math.max(1, Math.min(req.threads ?? 1, Math.ceil(n / 8)));
   const results: TopK[] = new Array(n);
   // A small pool is searched over its own postings; child processes slice their own copy after loading it.
-  if (threads > 1 && req.indexDir) return toRanked(await searchOnProcesses(all, req, threads, results));
+  if (threads > 1 && req.indexDir && processCopiesFit(indexCopyBytes(all), threads, req.memoryBudget)) {
+    req.onMode?.('processes');
+    return toRanked(await searchOnProcesses(all, req, threads, results));
+  }
+  req.onMode?.(threads > 1 ? 'threads' : 'single');
   const arrays = req.candidates ? all : slicePool(all);
   if (threads <= 1) {
     const scorer = new QueryScorer(arrays);
