@@ -4,7 +4,7 @@
  * `citebench run --dry-run`. The estimate uses per-unit costs measured on the development machine
  * (docs/benchmarks.md); it is a planning aid, not a promise.
  */
-import { totalmem } from 'node:os';
+import { memoryLimit } from '../util/memory.ts';
 import { SLICE_BELOW } from '../retrieval/bm25/search.ts';
 import { PROCESS_MEMORY_SHARE, processCopiesFit } from '../retrieval/bm25/parallel.ts';
 import { FIELD_ABBREV, type Field } from '../corpus/fields.ts';
@@ -205,7 +205,7 @@ function assumptionOf(cfg: ExperimentConfig, m: Model): string | undefined {
   return undefined;
 }
 
-export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number, memory = totalmem()): Estimate[] {
+export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number, memory = memoryLimit()): Estimate[] {
   // The paper's prefiltered S2ORC holds ~16 M articles; a synthetic corpus keeps ~77 % after the prefilter.
   const articles = storeArticles ?? (cfg.corpus.synthetic ? Math.round(cfg.corpus.synthetic.articles * 0.77) : Math.round(16e6 * cfg.scale));
   // Process-mode BM25 search where its index copies fit this machine (the rule parallel.ts applies).

@@ -12,7 +12,8 @@
  * report — the same bytes as one process.
  */
 import { join } from 'node:path';
-import { availableParallelism, totalmem } from 'node:os';
+import { availableParallelism } from 'node:os';
+import { memoryLimit } from '../util/memory.ts';
 import { CorpusStore } from '../corpus/store.ts';
 import { FIELD_ABBREV } from '../corpus/fields.ts';
 import { parseMeasure } from '../eval/registry.ts';
@@ -93,7 +94,7 @@ export function dryRun(cfg: ExperimentConfig, opts: { memoryBytes?: number } = {
   lines.push('', 'estimate on a 2-core machine (per-unit costs from docs/benchmarks.md; rough):');
   if (cfg.corpus.store && articles === undefined) lines.push(`  (corpus store ${cfg.corpus.store} not built yet: assuming ${Math.round(16e6 * cfg.scale)} articles, the paper's prefiltered S2ORC × scale)`);
   let total = 0;
-  const memory = opts.memoryBytes ?? totalmem();
+  const memory = opts.memoryBytes ?? memoryLimit();
   const est = estimate(cfg, groups, articles, memory);
   const w = Math.max(...est.map((e) => e.stage.length));
   for (const e of est) {

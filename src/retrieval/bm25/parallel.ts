@@ -8,7 +8,7 @@ import type { ProcessInit } from './search-process.ts';
 import type { RankedLists } from '../retriever.ts';
 import { QueryScorer, slicePool, type PreparedQuery, type ScoringArrays, type TopK } from './search.ts';
 import type { WorkerBatch } from './search-worker.ts';
-import { totalmem } from 'node:os';
+import { memoryLimit } from '../../util/memory.ts';
 import { tsFork, tsWorker } from '../../util/ts-worker.ts';
 
 export interface BatchSearch {
@@ -29,7 +29,7 @@ export interface BatchSearch {
    */
   indexDir?: string;
   /**
-   * Bytes the search may hold (default: PROCESS_MEMORY_SHARE of the machine's memory). Child processes are used
+   * Bytes the search may hold (default: PROCESS_MEMORY_SHARE of the memory this process may use, util/memory.ts). Child processes are used
    * only when this process's index plus one copy per process fit in it; otherwise worker threads share the one
    * copy (slower on this machine, but a 16 M-article index does not fit three times in 24 GiB).
    */
@@ -49,7 +49,7 @@ export function indexCopyBytes(a: Pick<ScoringArrays, 'offsets' | 'docs' | 'tfNo
 }
 
 /** Can `procs` child processes each load the index beside this process's copy within `budget` bytes? */
-export function processCopiesFit(indexBytes: number, procs: number, budget = PROCESS_MEMORY_SHARE * totalmem()): boolean {
+export function processCopiesFit(indexBytes: number, procs: number, budget = PROCESS_MEMORY_SHARE * memoryLimit()): boolean {
   return (1 + procs) * indexBytes <= budget;
 }
 
