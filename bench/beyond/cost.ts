@@ -2,7 +2,7 @@
  * The extra cost of citation-graph navigation and of building sparse Profiler profiles (docs/benchmarks.md,
  * "Beyond the paper"), on a corpus store and its BM25 index:
  *
- *   npx tsx --expose-gc bench/beyond/cost.ts --work data/default --pools 40000,100000,200000 --queries 200 --threads 2 [--top-terms N]
+ *   npx tsx --expose-gc bench/beyond/cost.ts --work data/default --pools 40000,100000,200000 --queries 200 --threads 2 [--top-terms N] [--no-profiles]
  *
  * Per pool size: BM25 top 1000 (the baseline); BM25 + navigation (k_d 300, k_c 700, T 1, ranked by BM25) and the
  * part of it that is navigation + re-scoring; sparse profile building (citing sets + profiles + inverted
@@ -26,6 +26,8 @@ const pools = arg('pools', '40000').split(',').map(Number);
 const Q = Number(arg('queries', '200'));
 const threads = Number(arg('threads', '2'));
 const topTerms = Number(arg('top-terms', '0'));
+// --no-profiles: the BM25 and navigation timings only (a profile build at 2 M takes minutes).
+const profiles = !process.argv.includes('--no-profiles');
 
 const store = CorpusStore.open(join(work, 'store'));
 const index = loadIndex(join(work, 'bm25-index'));
@@ -48,6 +50,10 @@ for (const size of pools) {
   const [, tFirst300] = await secs(() => bm25.search({ queries, pool, k: 300 }));
   const nav = new NavigationRetriever({ name: 'nav', first: bm25, scorer: [{ retriever: bm25, weight: 1 }], kd: [300], kc: [700], graph: store, tieKey });
   const [, tNav] = await secs(() => nav.search({ queries, pool, k: 1000 }));
+  if (!profiles) {
+    console.log(JSON.stringify({ pool: pool.length, queries: Q, threads, bm25_top1000_s: +tBm25.toFixed(2), navigation_s: +tNav.toFixed(2), navigation_extra_s: +(tNav - tFirst300).toFixed(2), first_stage_top300_s: +tFirst300.toFixed(2) }));
+    continue;
+  }
   global.gc?.();
   const rss0 = process.memoryUsage().rss;
   const [citing, tCiting] = await secs(() => citingSets(store, pool, queries, null));

@@ -93,25 +93,29 @@ const COST = {
   /** Bytes per stored article (columns) and per BM25 posting-bearing article (index in memory). */
   storeBytesPerArticle: 60,
   indexBytesPerArticle: 900,
-  // Beyond the paper (docs/benchmarks.md, "Beyond the paper"; bench/beyond/cost.ts at 40 k/100 k/200 k pools).
+  // Beyond the paper (docs/benchmarks.md, "Beyond the paper"; bench/beyond/cost.ts at 40 k … 2 M pools).
   /**
-   * BM25 re-scoring of a query's ≤ 1,000 navigation or re-ranking candidates, per pool article: navigation cost
-   * BM25's top k_d plus 50 ms per query at 200 k (8 ms at 40 k, 24 ms at 100 k: linear in the pool).
+   * BM25 re-scoring of a navigation or re-ranking candidate (and collecting the citations): navigation cost
+   * BM25's top k_d plus 7.1 s per 200 queries of 1,000 candidates at a 2 M pool, measured quietly twice
+   * (the 200 k figure, 50 ms per query, was taken under load); it does not grow with the pool.
    */
-  rescorePerQueryPoolArticle: 2.5e-7,
+  rescorePerCandidate: 3.56e-5,
   /** Outbound citations per stored article (navigation's CSR, 4 bytes each): 27.3 in the synthetic corpus; S2ORC ~14 (230 M / 16 M). */
   citationsPerArticle: { synthetic: 27.3, store: 14.4 },
   /** Sparse profile postings per candidate: 1,610 with every citing term (200 k pool, synthetic: ~34 citing articles each). */
   profilePostings: 1610,
   /** …and with `topTerms` m: own terms + m, 178 at m = 100 (the own part fitted to that one measurement). */
   profileOwnTerms: 78,
-  /** Profile build per posting kept (128.7 s for 322 M at 200 k: the slowest rate measured); topTerms builds 1.6× slower (209 s: it sorts every profile's citing terms). */
+  /**
+   * Profile build per citing posting (128.7 s for 322 M at 200 k: the slowest rate measured); with topTerms the
+   * quickselect build costs 0.35 of that (451 s for a 2 M pool, 3.2 G citing postings, 356.6 M kept).
+   */
   profileBuildPerPosting: 4.0e-7,
-  profileBuildTopTermsFactor: 1.6,
+  profileBuildTopTermsFactor: 0.35,
   /** Bytes per profile posting: forward + inverted arrays, RSS growth 5.1 GiB for 322 M at 200 k. */
   profileBytesPerPosting: 17,
-  /** Profiler search per query and profile posting of the pool: 17.5 s for 200 queries over 322 M; 6.7 s over 35.6 M with topTerms 100. */
-  profileSearchPerPosting: { all: 2.7e-10, topTerms: 9.4e-10 },
+  /** Profiler search per query and profile posting of the pool: 17.5 s for 200 queries over 322 M (200 k); with topTerms 100, 131.9 s over 356.6 M (2 M). */
+  profileSearchPerPosting: { all: 2.7e-10, topTerms: 1.85e-9 },
   /** Citing articles per candidate (synthetic: 5.6 M citing edges for a 200 k pool): the dense Profiler's vector adds. */
   citingPerCandidate: 28,
   /** A cross-encoder pair: one BERT-base forward, costed as one article encoded (not measured: no trained cross-encoder here). */
@@ -137,7 +141,7 @@ function perQuery(cfg: ExperimentConfig, m: Model, pool: number, articles: numbe
   const scorers = (parts: { model: string }[], candidates: number) => parts.reduce((t, p) => {
     if (p.model === 'cross-encoder') return t + candidates * COST.crossEncoderPerPair;
     const s = byName(p.model);
-    return t + (s.kind === 'dense' || (s.kind === 'profiler' && byName(s.base).kind === 'dense') ? candidates * COST.dim * COST.densePerQueryDocDim : pool * COST.rescorePerQueryPoolArticle);
+    return t + (s.kind === 'dense' || (s.kind === 'profiler' && byName(s.base).kind === 'dense') ? candidates * COST.dim * COST.densePerQueryDocDim : candidates * COST.rescorePerCandidate);
   }, 0);
   switch (m.kind) {
     case 'bm25': return ((pool < SLICE_BELOW * articles ? pool : articles) * COST.bm25PerQueryIndexed + COST.bm25PerQuery) * (processes ? 1 : COST.threadsSlowdown);
@@ -190,17 +194,20 @@ function assumptionOf(cfg: ExperimentConfig, m: Model): string | undefined {
   const ce = (m.kind === 'navigation' || m.kind === 'rerank') && m.scorer.some((p) => p.model === 'cross-encoder')
     ? ' A cross-encoder pair costs one BERT-base forward on CPU (1/8.25 s, as one article encoded; not measured).' : '';
   if (m.kind === 'navigation') {
-    return `Navigation: ${m.first}'s search plus re-scoring ≤ k_d + k_c candidates per iteration, +50 ms per query at a 200 k pool (measured), assumed linear in the pool (≈ 0.5 s at 2 M) and the same for every iteration; memory adds the outbound citation graph (4 bytes per citation).${ce}`;
+    return `Navigation: ${m.first}'s search plus re-scoring ≤ k_d + k_c candidates per iteration, +36 µs per candidate (measured at a 2 M pool: 35 ms per query of 1,000 candidates), assumed the same at every pool size and iteration; memory adds the outbound citation graph (4 bytes per citation).${ce}`;
   }
-  if (m.kind === 'rerank') return `Re-ranking: ${m.first}'s search plus re-scoring its top ${m.depth}, costed as navigation's re-scoring (linear in the pool).${ce}`;
+  if (m.kind === 'rerank') return `Re-ranking: ${m.first}'s search plus re-scoring its top ${m.depth}, costed as navigation's re-scoring (per candidate).${ce}`;
   if (m.kind === 'profiler' && byName(m.base).kind === 'dense') {
     return 'Dense Profiler (not measured): one vector add per citing edge (~28 per candidate), the pool\'s vectors and profiles in memory; citing articles outside the pool must be encoded too, up to the whole corpus.';
   }
   if (m.kind === 'profiler') {
     return `Sparse profiles: one build per pool group and setting, ${profilePostings(m)} postings per candidate × ${COST.profileBytesPerPosting} bytes ` +
       `(${m.topTerms ? `topTerms ${m.topTerms}: own terms + ${m.topTerms}, fitted at topTerms 100` : 'every citing term: ~34 citing articles per candidate in the synthetic corpus'}), ` +
-      'build and search rates per posting measured at 200 k and assumed constant (the build rate grew with the pool, 0.11 µs at 40 k to 0.40 µs at 200 k: ' +
-      'small pools are over-estimated, pools beyond 200 k may be under-estimated); an inductive profile has fewer citing articles, so its memory is an upper bound.';
+      (m.topTerms
+        ? 'build and search rates per posting measured at a 2 M pool with topTerms 100 and assumed constant; '
+        : 'build and search rates per posting measured at 200 k and assumed constant (the build rate grew with the pool, 0.11 µs at 40 k to 0.40 µs at 200 k: ' +
+          'small pools are over-estimated, pools beyond 200 k may be under-estimated); ') +
+      'an inductive profile has fewer citing articles, so its memory is an upper bound.';
   }
   return undefined;
 }
