@@ -93,7 +93,18 @@ export function executeNotebook(name: string, opts: { outDir: string; env?: Reco
     problems = [];
   }
   if (r.status !== 0) problems.unshift(`nbconvert exited with ${r.status ?? r.signal}: ${log}`);
+  else if (!problems.length) signNotebook(file);
   return { name, file, seconds, status: r.status, log, problems };
+}
+
+/**
+ * Marks an executed notebook trusted in this user's Jupyter, as running it in Jupyter would: nbconvert does not
+ * sign, and the classic notebook strips an untrusted output's styles and SVG charts. (Debian's Jupyter has no
+ * `jupyter trust`; nbformat's notary is what it calls.)
+ */
+export function signNotebook(file: string): void {
+  const r = spawnSync(PYTHON, ['-c', 'import sys, nbformat\nfrom nbformat.sign import NotebookNotary\nnb = nbformat.read(sys.argv[1], as_version=4)\nNotebookNotary().sign(nb)', file], { encoding: 'utf8' });
+  if (r.status !== 0) console.error(`could not mark ${file} trusted (Jupyter will show its outputs unstyled): ${r.stderr.trim().split('\n').pop()}`);
 }
 
 /** Exports an executed notebook to HTML (nbconvert's lab template); returns the file. */

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { REPO } from '../notebooks.ts';
+import { REPO, signNotebook } from '../notebooks.ts';
 import { CHROMIUM_ARGS } from '../../src/report/pdf.ts';
 
 const name = process.argv[2] ?? '02-dataset-level';
@@ -22,13 +22,17 @@ if (!existsSync(join(dir, `${name}.ipynb`))) {
   process.exit(2);
 }
 
+signNotebook(join(dir, `${name}.ipynb`)); // as npm run notebooks does; an older copy may be unsigned
+
 const port = await new Promise<number>((resolve) => {
   const s = createServer().listen(0, '127.0.0.1', () => {
     const p = (s.address() as { port: number }).port;
     s.close(() => resolve(p));
   });
 });
-const server = spawn('jupyter', ['notebook', '--no-browser', `--port=${port}`, '--ip=127.0.0.1', "--NotebookApp.token=''", "--NotebookApp.password=''", `--notebook-dir=${dir}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+const args = ['notebook', '--no-browser', `--port=${port}`, '--ip=127.0.0.1', '--NotebookApp.token=', '--NotebookApp.password=', `--notebook-dir=${dir}`];
+if (process.getuid?.() === 0) args.push('--allow-root'); // CI and this machine run as root
+const server = spawn('jupyter', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 let log = '';
 server.stderr.on('data', (d) => (log += d));
 try {
@@ -46,7 +50,8 @@ try {
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1650 } });
     await page.goto(`${base}/notebooks/${name}.ipynb`, { waitUntil: 'networkidle' });
-    await page.locator('.output_area svg').first().waitFor();
+    await page.locator('.output_html table').first().waitFor();
+    await page.waitForTimeout(1500); // charts and MathJax settle
     // Scroll past the title cell so the import, the banner and the first tables are in view.
     await page.evaluate(() => document.querySelector('#notebook-container .code_cell')?.scrollIntoView());
     await page.waitForTimeout(500);

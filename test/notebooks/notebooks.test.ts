@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
+import { spawnSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 import { REPO } from '../helpers/shared.ts';
 import { NB_DIR, PYTHON, executeNotebook, exportHtml, generateNotebook, notebookNames, outputProblems, type Execution } from '../../scripts/notebooks.ts';
@@ -67,6 +68,9 @@ test(`${BROWSER_NOTEBOOK}, executed and exported to HTML, shows its tables and c
   const nCharts = outputs.filter((o: never) => /<svg[\s>]/.test(htmlOf(o))).length;
   const nTables = outputs.filter((o: never) => /<table[\s>]/.test(htmlOf(o))).length;
   assert.ok(nCharts >= 2 && nTables >= 3, `${nCharts} charts, ${nTables} tables in the executed notebook`);
+  // Marked trusted, as a notebook run in Jupyter is: otherwise Jupyter Notebook strips its styles and charts.
+  const signed = spawnSync(PYTHON, ['-c', 'import sys, nbformat\nfrom nbformat.sign import NotebookNotary\nsys.exit(0 if NotebookNotary().check_signature(nbformat.read(sys.argv[1], as_version=4)) else 3)', e.file]);
+  assert.equal(signed.status, 0, `${e.file} is not signed as trusted`);
   const html = exportHtml(e.file, work);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   try {
