@@ -108,7 +108,7 @@ const COST = {
   profileOwnTerms: 78,
   /**
    * Profile build per citing posting (128.7 s for 322 M at 200 k: the slowest rate measured); with topTerms the
-   * quickselect build costs 0.35 of that (451 s for a 2 M pool, 3.2 G citing postings, 356.6 M kept).
+   * quickselect build costs 0.35 of the all-terms estimate (451 s for a 2 M pool, 356.6 M postings kept).
    */
   profileBuildPerPosting: 4.0e-7,
   profileBuildTopTermsFactor: 0.35,
