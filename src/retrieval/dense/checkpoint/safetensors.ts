@@ -1,0 +1,115 @@
+/**
+ * safetensors reader (huggingface/safetensors format): 8-byte little-endian header length, a JSON header
+ * `{name: {dtype, shape, data_offsets: [begin, end]}, "__metadata__": {...}}`, then the raw tensor bytes; offsets
+ * are relative to the end of the header. Every entry is checked against the file before anything is read:
+ * a known dtype, offsets inside the file, a byte span equal to shape × dtype size. Sharded checkpoints
+ * (`model.safetensors.index.json`, `weight_map: {name: shard file}`) read each shard the same way.
+ * Tensor bytes are read on demand with positioned reads, so a BERT-base file is never held whole.
+ */
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { CitebenchError } from '../../../util/errors.ts';
+import { DTYPE_BYTES, decodeElements, elementCount, type Checkpoint, type CheckpointTensor, type StoredDtype } from './tensors.ts';
+
+/** The header may not be larger than this (the format's own reader refuses more than 100 MB). */
+const MAX_HEADER = 100_000_000;
+
+function readExactly(fd: number, len: number, pos: number, file: string, what: string): Uint8Array {
+  const b = new Uint8Array(len);
+  let o = 0;
+  while (o < len) {
+    const r = readSync(fd, b, o, len - o, pos + o);
+    if (r === 0) throw new CitebenchError(`${file}: truncated (${what}: ${o} of ${len} bytes at offset ${pos})`);
+    o += r;
+  }
+  return b;
+}
+
+/** Read one safetensors file's header; tensors read their bytes from the file when asked. */
+export function readSafetensorsFile(file: string): Map<string, CheckpointTensor> {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (e) {
+    throw new CitebenchError(`${file}: cannot open (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  const tensors = new Map<string, CheckpointTensor>();
+  try {
+    const size = fstatSync(fd).size;
+    if (size < 8) throw new CitebenchError(`${file}: not a safetensors file (${size} bytes, the header length alone takes 8)`);
+    const headerLen = Number(new DataView(readExactly(fd, 8, 0, file, 'header length').buffer).getBigUint64(0, true));
+    if (headerLen > MAX_HEADER || 8 + headerLen > size)
+      throw new CitebenchError(`${file}: not a safetensors file or truncated (header of ${headerLen} bytes, file of ${size})`);
+    let header: Record<string, unknown>;
+    try {
+      header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(readExactly(fd, headerLen, 8, file, 'header'))) as Record<string, unknown>;
+    } catch (e) {
+      throw new CitebenchError(`${file}: safetensors header is not JSON (${(e as Error).message})`);
+    }
+    if (typeof header !== 'object' || header === null || Array.isArray(header)) throw new CitebenchError(`${file}: safetensors header is not a JSON object`);
+    const dataStart = 8 + headerLen;
+    const dataLen = size - dataStart;
+    for (const [name, raw] of Object.entries(header)) {
+      if (name === '__metadata__') continue;
+      const e = raw as { dtype?: unknown; shape?: unknown; data_offsets?: unknown };
+      const where = `${file}: tensor '${name}'`;
+      if (typeof e?.dtype !== 'string' || !(e.dtype in DTYPE_BYTES)) throw new CitebenchError(`${where}: dtype ${JSON.stringify(e?.dtype)} is not one citebench reads (${Object.keys(DTYPE_BYTES).join(', ')})`);
+      if (!Array.isArray(e.shape) || !e.shape.every((d) => Number.isSafeInteger(d) && d >= 0)) throw new CitebenchError(`${where}: shape ${JSON.stringify(e.shape)} is not a list of sizes`);
+      if (!Array.isArray(e.data_offsets) || e.data_offsets.length !== 2 || !e.data_offsets.every((d) => Number.isSafeInteger(d) && d >= 0))
+        throw new CitebenchError(`${where}: data_offsets ${JSON.stringify(e.data_offsets)} is not [begin, end]`);
+      const dtype = e.dtype as StoredDtype;
+      const shape = e.shape as number[];
+      const [begin, end] = e.data_offsets as number[];
+      const n = elementCount(shape);
+      if (end < begin || end > dataLen)
+        throw new CitebenchError(`${where}: data_offsets [${begin}, ${end}] lie outside the ${dataLen} data bytes (truncated or damaged file)`);
+      if (end - begin !== n * DTYPE_BYTES[dtype])
+        throw new CitebenchError(`${where}: ${end - begin} bytes for shape [${shape}] of ${dtype} (need ${n * DTYPE_BYTES[dtype]})`);
+      tensors.set(name, {
+        name,
+        dtype,
+        shape,
+        float32: () => {
+          const f = openSync(file, 'r');
+          try {
+            return decodeElements(readExactly(f, end - begin, dataStart + begin, file, `tensor '${name}'`), dtype, n, where);
+          } finally {
+            closeSync(f);
+          }
+        },
+      });
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return tensors;
+}
+
+/** `model.safetensors`, or the shards named by `model.safetensors.index.json`. */
+export function readSafetensors(path: string): Checkpoint {
+  if (!path.endsWith('.index.json')) return { files: [path], format: 'safetensors', tensors: readSafetensorsFile(path) };
+  let index: { weight_map?: Record<string, unknown> };
+  try {
+    index = JSON.parse(readFileSync(path, 'utf8')) as typeof index;
+  } catch (e) {
+    throw new CitebenchError(`${path}: cannot read the shard index (${(e as Error).message})`);
+  }
+  const map = index.weight_map;
+  if (!map || typeof map !== 'object') throw new CitebenchError(`${path}: no "weight_map" object`);
+  const shards = [...new Set(Object.values(map))];
+  for (const s of shards)
+    if (typeof s !== 'string' || s.includes('/') || s.includes('\\') || s.startsWith('.')) throw new CitebenchError(`${path}: weight_map names shard ${JSON.stringify(s)}, not a file beside the index`);
+  const tensors = new Map<string, CheckpointTensor>();
+  const files: string[] = [];
+  for (const s of shards as string[]) {
+    const file = join(dirname(path), s);
+    if (!existsSync(file)) throw new CitebenchError(`${path}: shard ${s} is missing (${basename(path)} names it)`);
+    files.push(file);
+    for (const [name, t] of readSafetensorsFile(file)) {
+      if (map[name] !== s) continue; // the index decides which shard holds a name
+      tensors.set(name, t);
+    }
+  }
+  for (const name of Object.keys(map)) if (!tensors.has(name)) throw new CitebenchError(`${path}: tensor '${name}' is not in its shard ${String(map[name])}`);
+  return { files, format: 'safetensors', tensors };
+}
