@@ -231,7 +231,7 @@ test('HTTP errors, broken transfers and unreachable hubs are one-line errors; st
     assert.deepEqual(readdirSync(models), ['test-org--tiny']);
     // An existing but incomplete folder is never overwritten.
     mkdirSync(join(models, 'scincl'));
-    await assert.rejects(resolveModelAsync('scincl', { modelsDir: models, allowRemote: true }), /lacks config\.json, tokenizer\.json, onnx\/model\.onnx \(--allow-remote downloads only into a folder that does not exist/);
+    await assert.rejects(resolveModelAsync('scincl', { modelsDir: models, allowRemote: true }), /lacks config\.json, tokenizer\.json or vocab\.txt, onnx\/model\.onnx \(--allow-remote downloads only into a folder that does not exist/);
     // Unreachable endpoint.
     const dead = `http://127.0.0.1:${await closedPort()}`;
     process.env.HF_ENDPOINT = dead;

@@ -9,12 +9,13 @@ import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { AutoTokenizer, env } from '@huggingface/transformers';
+import { AutoTokenizer, BertTokenizer, env } from '@huggingface/transformers';
 import type { ArticleText } from '../../corpus/article.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import type { ResolvedModel } from './models.ts';
 import { splitSentences } from './sentences.ts';
 import { decodeHalf } from './float16.ts';
+import { bertParityRewrite, bertTokenizerFromVocab, tokenizerFiles } from './wordpiece.ts';
 
 /** ASPIRE's token budget for title + sentences (examples/ex_aspire_consent.py: max_num_toks = 500). */
 const ASPIRE_MAX_TOKENS = 500;
@@ -258,17 +259,36 @@ function meanRows(h: Float32Array, base: number, from: number, to: number, dim: 
   for (let j = 0; j < dim; j++) out[dst + j] = acc[j] / n;
 }
 
-/** A model folder's WordPiece tokenizer, from local files only; it must add [CLS] … [SEP]. */
+/**
+ * A model folder's WordPiece tokenizer, from local files only; it must add [CLS] … [SEP]. A folder without
+ * tokenizer.json but with vocab.txt gets the tokenizer Python transformers' BertTokenizerFast builds from it
+ * (wordpiece.ts), in memory: nothing is written into the model folder, which may be read-only or shared.
+ */
 export async function loadTokenizer(model: Pick<ResolvedModel, 'dir'>): Promise<{ tokenizer: Tokenizer; cls: number; sep: number }> {
   env.allowRemoteModels = false;
   env.allowLocalModels = true;
   let tokenizer: Tokenizer;
-  try {
-    // The absolute folder path, not localModelPath + base name: transformers.js reads a name that is not a
-    // valid hub id (e.g. 'org--name', as --allow-remote names folders) relative to the working directory.
-    tokenizer = (await AutoTokenizer.from_pretrained(resolve(model.dir))) as unknown as Tokenizer;
-  } catch (e) {
-    throw new CitebenchError(`${model.dir}: cannot load the tokenizer (${(e as Error).message})`);
+  let normalizer: unknown;
+  if (tokenizerFiles(model.dir)?.kind === 'vocab.txt') {
+    const { json, config } = bertTokenizerFromVocab(model.dir);
+    tokenizer = new BertTokenizer(json, config) as unknown as Tokenizer;
+    normalizer = json.normalizer;
+  } else {
+    try {
+      // The absolute folder path, not localModelPath + base name: transformers.js reads a name that is not a
+      // valid hub id (e.g. 'org--name', as --allow-remote names folders) relative to the working directory.
+      tokenizer = (await AutoTokenizer.from_pretrained(resolve(model.dir))) as unknown as Tokenizer;
+    } catch (e) {
+      throw new CitebenchError(`${model.dir}: cannot load the tokenizer (${(e as Error).message})`);
+    }
+    // transformers.js keeps the parsed tokenizer.json on the tokenizer.
+    normalizer = (tokenizer as { _tokenizerJSON?: { normalizer?: unknown } })._tokenizerJSON?.normalizer;
+  }
+  // Where transformers.js's BertNormalizer differs from Python's, the text is rewritten first (wordpiece.ts).
+  const rewrite = bertParityRewrite(normalizer);
+  if (rewrite) {
+    const inner = tokenizer;
+    tokenizer = { encode: (text, opts) => inner.encode(rewrite(text), opts) };
   }
   const special = tokenizer.encode('', { add_special_tokens: true });
   if (special.length !== 2) throw new CitebenchError(`${model.dir}: tokenizer does not add [CLS] … [SEP] (got ${special})`);

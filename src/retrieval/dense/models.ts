@@ -1,8 +1,9 @@
 /**
  * The article encoders of the paper (Medić & Šnajder 2022, §3) and how each turns `title [SEP] abstract` into
  * vectors. Real weights are not shipped: a model resolves to a local folder in Hugging Face layout with ONNX
- * weights (`config.json`, `tokenizer.json`, `onnx/model.onnx` or `onnx/model_quantized.onnx`). Only with
- * `allowRemote` (`--allow-remote`) does `resolveModelAsync` download a missing folder from the hub (hub.ts).
+ * weights (`config.json`, `tokenizer.json` or a BERT `vocab.txt`, `onnx/model.onnx` or
+ * `onnx/model_quantized.onnx`). Only with `allowRemote` (`--allow-remote`) does `resolveModelAsync` download a
+ * missing folder from the hub (hub.ts).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync, openSync, readSync, closeSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { join, resolve, basename } from 'node:path';
 import { CitebenchError } from '../../util/errors.ts';
 import { DOWNLOAD_RECORD, downloadModel, hubFolderName, isHubId } from './hub.ts';
 import { onnxNames, type OnnxVariant } from './onnx-variant.ts';
+import { tokenizerFiles } from './wordpiece.ts';
 
 /**
  * - `cls`: final-layer [CLS] vector (SciBERT, SPECTER, SciNCL as the paper uses them).
@@ -252,15 +254,16 @@ function locate(nameOrDir: string, modelsDir: string): Location {
 export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): ResolvedModel {
   const { dir, base, repo, hf } = locate(nameOrDir, modelsDirOf(opts));
   const configPath = join(dir, 'config.json');
-  const tokPath = join(dir, 'tokenizer.json');
+  // tokenizer.json, or vocab.txt (+ its configs) from which encoder.ts builds BertTokenizerFast's tokenizer.
+  const tok = existsSync(dir) ? tokenizerFiles(dir) : undefined;
   if (opts.fp16 && opts.quantized) throw new CitebenchError(`model '${nameOrDir}': fp16 and quantized exclude each other`);
   const onnxFile = existsSync(dir) ? pickOnnx(dir, opts.fp16 ? 'fp16' : opts.quantized ? 'quantized' : 'fp32') : undefined;
-  if (!existsSync(dir) || !existsSync(configPath) || !existsSync(tokPath) || !onnxFile) {
+  if (!existsSync(dir) || !existsSync(configPath) || !tok || !onnxFile) {
     const missing = !existsSync(dir)
       ? `${repo === nameOrDir ? `no local folder '${nameOrDir}', and ` : ''}folder ${dir} does not exist`
       : `folder ${dir} lacks ${[
           !existsSync(configPath) && 'config.json',
-          !existsSync(tokPath) && 'tokenizer.json',
+          !tok && 'tokenizer.json or vocab.txt',
           !onnxFile && 'onnx/model.onnx',
         ]
           .filter(Boolean)
@@ -290,7 +293,7 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
   const layers = o.pooling === 'aspire' ? (o.layers ?? 'all') : undefined;
   const fp = createHash('sha256')
     .update(fileDigest(onnxFile))
-    .update(fileDigest(tokPath))
+    .update(tok.kind === 'tokenizer.json' ? fileDigest(tok.files[0]) : tok.files.map((f) => `${basename(f)}:${fileDigest(f)}`).join('\n'))
     .update(fileDigest(configPath))
     .update(JSON.stringify({ pooling: o.pooling, layers, maxLength: o.maxLength }))
     .digest('hex')
