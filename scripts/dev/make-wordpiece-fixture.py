@@ -90,6 +90,12 @@ VARIANTS = {
     'lower-keep-accents': {'do_lower_case': True, 'strip_accents': False},
     'cased-strip-accents': {'do_lower_case': False, 'strip_accents': True},
     'no-chinese': {'do_lower_case': True, 'tokenize_chinese_chars': False, 'model_max_length': 512},
+    # allenai/specter's tokenizer_config.json on the hub (legacy keys the fast tokenizer ignores).
+    'specter-hub': {
+        'do_lower_case': True, 'unk_token': '[UNK]', 'sep_token': '[SEP]', 'pad_token': '[PAD]', 'cls_token': '[CLS]',
+        'mask_token': '[MASK]', 'tokenize_chinese_chars': True, 'strip_accents': None, 'special_tokens_map_file': None,
+        'name_or_path': 'allenai/scibert_scivocab_cased', 'do_basic_tokenize': True, 'never_split': None,
+    },
 }
 
 texts = HARD + [t for a in real for t in (a['title'], a['abstract'])]

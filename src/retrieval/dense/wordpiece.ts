@@ -75,6 +75,11 @@ const SPECIAL_DEFAULTS: Record<(typeof SPECIAL_NAMES)[number], string> = {
 /** Without these in vocab.txt the tokenizer cannot run (unknown words, [CLS] … [SEP]). */
 const REQUIRED: readonly (typeof SPECIAL_NAMES)[number][] = ['unk_token', 'cls_token', 'sep_token'];
 
+/** The files transformers reads besides vocab.txt (special_tokens_map.json and added_tokens.json: legacy). */
+const CONFIG_FILE = 'tokenizer_config.json';
+const MAP_FILE = 'special_tokens_map.json';
+const ADDED_FILE = 'added_tokens.json';
+
 const NO_SUPPORT = 'the vocab.txt route builds plain BERT WordPiece tokenizers only; give the folder a tokenizer.json';
 
 function readJsonObject(path: string): Record<string, unknown> | undefined {
@@ -95,7 +100,8 @@ function tokenName(v: unknown, where: string, field: string): string | undefined
   if (typeof v === 'string') return v;
   if (typeof v === 'object' && typeof (v as { content?: unknown }).content === 'string') {
     const t = v as Partial<AddedTokenJson>;
-    if (t.lstrip || t.rstrip || t.single_word || t.normalized) throw new InputError(where, undefined, field, `lstrip/rstrip/single_word/normalized special tokens are not supported: ${NO_SUPPORT}`);
+    if (t.lstrip || t.rstrip || t.single_word || t.normalized)
+      throw new InputError(where, undefined, field, `lstrip/rstrip/single_word/normalized special tokens are not supported: ${NO_SUPPORT}`);
     return t.content;
   }
   throw new InputError(where, undefined, field, 'must be a string or an object with a string "content"');
@@ -110,12 +116,12 @@ function tokenName(v: unknown, where: string, field: string): string | undefined
  */
 export function readTokenizerConfig(dir: string): { config: BertTokenizerConfig; files: string[] } {
   const files: string[] = [];
-  const cfgPath = join(dir, 'tokenizer_config.json');
+  const cfgPath = join(dir, CONFIG_FILE);
   const raw = readJsonObject(cfgPath);
   if (raw) files.push(cfgPath);
   const merged: Record<string, unknown> = { ...raw };
   if (!raw || !('added_tokens_decoder' in raw)) {
-    const mapPath = join(dir, 'special_tokens_map.json');
+    const mapPath = join(dir, MAP_FILE);
     const map = readJsonObject(mapPath);
     if (map) {
       files.push(mapPath);
@@ -124,14 +130,14 @@ export function readTokenizerConfig(dir: string): { config: BertTokenizerConfig;
         else if (!isEmpty(v)) throw new InputError(mapPath, undefined, k, `not supported: ${NO_SUPPORT}`);
       }
     }
-    const addedPath = join(dir, 'added_tokens.json');
+    const addedPath = join(dir, ADDED_FILE);
     const added = readJsonObject(addedPath);
     if (added) {
       files.push(addedPath);
       if (Object.keys(added).length > 0) throw new InputError(addedPath, undefined, undefined, `added tokens are not supported: ${NO_SUPPORT}`);
     }
   }
-  return { config: bertTokenizerConfig(merged, raw ? cfgPath : join(dir, 'special_tokens_map.json')), files };
+  return { config: bertTokenizerConfig(merged, raw ? cfgPath : join(dir, MAP_FILE)), files };
 }
 
 function isEmpty(v: unknown): boolean {
@@ -279,7 +285,7 @@ export function tokenizerFiles(dir: string): { kind: 'tokenizer.json' | 'vocab.t
   if (existsSync(json)) return { kind: 'tokenizer.json', files: [json] };
   const vocab = join(dir, 'vocab.txt');
   if (!existsSync(vocab)) return undefined;
-  const configs = ['tokenizer_config.json', 'special_tokens_map.json', 'added_tokens.json'].map((f) => join(dir, f)).filter((f) => existsSync(f));
+  const configs = [CONFIG_FILE, MAP_FILE, ADDED_FILE].map((f) => join(dir, f)).filter((f) => existsSync(f));
   return { kind: 'vocab.txt', files: [vocab, ...configs] };
 }
 
