@@ -6,7 +6,8 @@ import { KNOWN_MODELS, hubRepoOf, resolveModelAsync, type ModelOptions, type Poo
 
 export const modelOptionsUsage = `model options:
   --model NAME|DIR   ${KNOWN_MODELS.map((m) => m.name).join(', ')} (looked up as <models-dir>/<NAME>/), or a model folder
-                     in Hugging Face layout with ONNX weights (config.json, tokenizer.json, onnx/model.onnx),
+                     in Hugging Face layout with ONNX weights (config.json, tokenizer.json or a BERT vocab.txt,
+                     onnx/model.onnx),
                      or a Hugging Face id ORG/NAME (looked up as <models-dir>/ORG--NAME/)
   --allow-remote     download a model missing from <models-dir> from the Hugging Face hub ($HF_ENDPOINT,
                      $HF_TOKEN): config.json, tokenizer files and onnx/model.onnx; repos without ONNX weights
