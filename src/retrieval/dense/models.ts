@@ -295,7 +295,9 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
     .update(fileDigest(onnxFile))
     .update(tok.kind === 'tokenizer.json' ? fileDigest(tok.files[0]) : tok.files.map((f) => `${basename(f)}:${fileDigest(f)}`).join('\n'))
     .update(fileDigest(configPath))
-    .update(JSON.stringify({ pooling: o.pooling, layers, maxLength: o.maxLength }))
+    // tokenizerRules: 2 = BERT parity rewrites (wordpiece.ts bertParityRewrite): ids changed for capital Σ and
+    // astral CJK, so vectors encoded before them must not mix with new ones.
+    .update(JSON.stringify({ pooling: o.pooling, layers, maxLength: o.maxLength, tokenizerRules: 2 }))
     .digest('hex')
     .slice(0, 32);
   return {
