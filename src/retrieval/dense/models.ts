@@ -314,8 +314,9 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
 
 /**
  * `resolveModel`, but with `allowRemote` a registry model or `ORG/NAME` whose folder does not exist yet is
- * first downloaded from the Hugging Face hub (config.json, tokenizer.json, tokenizer_config.json, one ONNX
- * file) into `<models-dir>/<name>/`, atomically. Without `allowRemote` it is exactly `resolveModel`.
+ * first downloaded from the Hugging Face hub (config, tokenizer files and the repo's weights: an ONNX export,
+ * else its PyTorch checkpoint; hub.ts) into `<models-dir>/<name>/`, atomically and resumably. Without
+ * `allowRemote` it is exactly `resolveModel`.
  */
 export async function resolveModelAsync(nameOrDir: string, opts: ResolveOptions = {}): Promise<ResolvedModel> {
   if (opts.allowRemote) {
