@@ -445,3 +445,38 @@ test('readDownloadRecord: undefined without a record; a malformed record names t
   writeFileSync(join(d, DOWNLOAD_RECORD), '{"repo": 1}');
   assert.throws(() => readDownloadRecord(d), /\[repo\]: missing or not a string/);
 });
+
+test('a 401 after part of a download (token missing on the second run) keeps the partial files; with the token the run resumes', async () => {
+  const repo = 'test-org/private';
+  const { models, dir } = place(repo);
+  const token = 'hf_fake_token';
+  hub.cutAfter(repo, 'pytorch_model.bin', 400);
+  await assert.rejects(downloadModel(repo, dir, { endpoint: hub.endpoint, progress: false, token }), /resume/);
+  await assert.rejects(downloadModel(repo, dir, { endpoint: hub.endpoint, progress: false }), /HTTP 401 .*set HF_TOKEN/);
+  assert.equal(temps(models).length, 1, 'the partial download is kept');
+  const before = hub.requests.length;
+  await downloadModel(repo, dir, { endpoint: hub.endpoint, progress: false, token });
+  const w = hub.requests.slice(before).filter((r) => r.file === 'pytorch_model.bin');
+  assert.deepEqual(w.map((r) => `${r.status} ${r.range}`), ['206 bytes=400-']);
+  assert.ok(readFileSync(join(dir, 'pytorch_model.bin')).equals(hub.file(repo, 'pytorch_model.bin')));
+});
+
+test('progress: a line per file with bytes, rate and ETA when enabled, nothing when not', async () => {
+  const repo = 'test-org/flaky';
+  const written: string[] = [];
+  const write = process.stderr.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    written.push(String(chunk));
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    await downloadModel(repo, place(repo).dir, { endpoint: hub.endpoint, progress: false });
+    assert.deepEqual(written, []);
+    await downloadModel(repo, place(repo).dir, { endpoint: hub.endpoint, progress: true });
+  } finally {
+    process.stderr.write = write;
+  }
+  const text = written.join('');
+  assert.match(text, /download test-org\/flaky pytorch_model\.bin: 20\.0k\/20\.0k \(100\.0%\) .* bytes\/s {2}ETA /);
+  assert.match(text, /download test-org\/flaky config\.json: /);
+});

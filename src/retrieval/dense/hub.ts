@@ -190,10 +190,8 @@ class Session {
         );
       throw new CitebenchError(`cannot download ${url}: ${oneLine(String(code || cause?.message || (e as Error).message))}`);
     }
-    if (res.ok || res.status === 416) {
-      this.checkCommit(res.headers.get('x-repo-commit') ?? undefined);
-      return res;
-    }
+    if (res.ok || res.status === 404 || res.status === 416) this.checkCommit(res.headers.get('x-repo-commit') ?? undefined);
+    if (res.ok || res.status === 416) return res;
     await res.body?.cancel().catch(() => {});
     const code = res.headers.get('x-error-code') ?? '';
     const status = `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}${code ? ` (${code})` : ''}`;
@@ -205,7 +203,8 @@ class Session {
           : this.token
             ? `${at}: not found, or HF_TOKEN may not read it (private or gated)`
             : `${at}: not found, or private or gated (set HF_TOKEN to a token that may read it)`;
-      throw final(new CitebenchError(`cannot download ${url}: ${status}: ${what}`));
+      // Not final: with the right token the next run resumes what was fetched.
+      throw new CitebenchError(`cannot download ${url}: ${status}: ${what}`);
     }
     if (code === 'RevisionNotFound') throw final(new CitebenchError(`cannot download ${url}: ${status}: ${this.repo} has no revision '${this.revision}'`));
     if (res.status === 404) return undefined;
@@ -217,8 +216,10 @@ class Session {
    * such file (any partial copy is dropped). Finished files are not requested again.
    */
   async fetchFile(file: string): Promise<boolean> {
-    if (this.state.done[file]) return true;
     const path = join(this.tmp, file);
+    const done = this.state.done[file];
+    if (done && existsSync(path) && statSync(path).size === done.bytes) return true;
+    delete this.state.done[file];
     const url = this.url(file);
     let have = existsSync(path) ? statSync(path).size : 0;
     let res = await this.request(file, have);
@@ -230,7 +231,7 @@ class Session {
       // Range past the end: the partial copy may already be the whole file.
       const total = /^bytes \*\/(\d+)$/.exec(res.headers.get('content-range') ?? '')?.[1];
       await res.body?.cancel().catch(() => {});
-      if (total !== undefined && Number(total) === have) {
+      if (have > 0 && total !== undefined && Number(total) === have) {
         await this.finish(file, await hashFile(path), have);
         return true;
       }
