@@ -116,6 +116,7 @@ const REPOS: Record<string, FakeRepo> = {
   'test-org/private': { files: { 'config.json': CONFIG, 'vocab.txt': VOCAB, 'pytorch_model.bin': bytes('private', 1000) }, token: 'hf_fake_token' },
   'test-org/gated': { files: { 'config.json': CONFIG }, gated: true },
   'test-org/flaky': { files: { 'config.json': CONFIG, 'vocab.txt': VOCAB, 'pytorch_model.bin': bytes('flaky', 20_000) } },
+  'test-org/lfs': { files: { 'config.json': CONFIG, 'vocab.txt': VOCAB, 'model.safetensors': bytes('lfs', 30_000) }, lfs: true, commit: '3'.repeat(40), token: 'hf_lfs' },
   'test-org/moving': { files: { 'config.json': CONFIG, 'vocab.txt': VOCAB, 'pytorch_model.bin': bytes('moving', 20_000) }, commit: '1'.repeat(40) },
 };
 
@@ -479,4 +480,19 @@ test('progress: a line per file with bytes, rate and ETA when enabled, nothing w
   const text = written.join('');
   assert.match(text, /download test-org\/flaky pytorch_model\.bin: 20\.0k\/20\.0k \(100\.0%\) .* bytes\/s {2}ETA /);
   assert.match(text, /download test-org\/flaky config\.json: /);
+});
+
+test('weights behind an LFS redirect (302 to a content-addressed URL, as the hub serves them): Range and If-Range survive the redirect', async () => {
+  const repo = 'test-org/lfs';
+  const { dir } = place(repo);
+  hub.cutAfter(repo, 'model.safetensors', 7000);
+  await assert.rejects(downloadModel(repo, dir, { endpoint: hub.endpoint, progress: false, token: 'hf_lfs' }), /resume/);
+  const before = hub.requests.length;
+  await downloadModel(repo, dir, { endpoint: hub.endpoint, progress: false, token: 'hf_lfs' });
+  const w = hub.requests.slice(before).filter((r) => r.file === 'model.safetensors');
+  assert.deepEqual(w.map((r) => `${r.cdn ? 'cdn' : 'hub'} ${r.status} ${r.range}`), ['hub 302 bytes=7000-', 'cdn 206 bytes=7000-']);
+  assert.ok(readFileSync(join(dir, 'model.safetensors')).equals(hub.file(repo, 'model.safetensors')));
+  const record = readDownloadRecord(dir)!;
+  assert.equal(record.files['model.safetensors'].sha256, hub.sha256(repo, 'model.safetensors'));
+  assert.equal(record.commit, '3'.repeat(40));
 });

@@ -26,6 +26,11 @@ export interface FakeRepo {
   token?: string;
   /** Answer 403 GatedRepo to every request. */
   gated?: boolean;
+  /**
+   * Serve weight files (.bin, .safetensors, .onnx, .msgpack, .h5) like the hub serves LFS files: a 302 with
+   * X-Linked-Etag and X-Linked-Size to a content-addressed URL (`/__cdn/<sha256>`) that sends the bytes.
+   */
+  lfs?: boolean;
 }
 
 export interface FakeRequest {
@@ -38,6 +43,8 @@ export interface FakeRequest {
   status: number;
   /** Body bytes written. */
   sent: number;
+  /** Served from the content-addressed URL an LFS redirect points to. */
+  cdn?: boolean;
 }
 
 interface Served {
@@ -123,6 +130,8 @@ export class FakeHub {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
+    const cdn = /^\/__cdn\/([0-9a-f]{64})$/.exec(req.url ?? '');
+    if (cdn) return this.handleCdn(req, res, cdn[1]);
     const m = /^\/([^/]+\/[^/]+)\/resolve\/([^/]+)\/(.+)$/.exec(req.url ?? '');
     const rec: FakeRequest = {
       repo: m?.[1] ?? '',
@@ -154,9 +163,39 @@ export class FakeHub {
     }
     const served = repo.files.get(rec.file);
     if (!served) return error(404, 'EntryNotFound', 'Entry not found');
+    if (repo.spec.lfs && /\.(bin|safetensors|onnx|msgpack|h5)$/.test(rec.file)) {
+      const sha = served.etag.slice(1, -1);
+      this.cdn.set(sha, { repo: m[1], revision: rec.revision, file: rec.file });
+      rec.status = 302;
+      const headers: Record<string, string> = { location: `/__cdn/${sha}`, 'x-linked-etag': served.etag, 'x-linked-size': String(served.data.length) };
+      if (repo.spec.commit) headers['x-repo-commit'] = repo.spec.commit;
+      res.writeHead(302, headers).end();
+      return;
+    }
+    this.send(req, res, rec, key, served, repo.spec.commit);
+  }
+
+  /** Content-addressed downloads that LFS redirects point to (another ETag, no X-Repo-Commit, like a CDN). */
+  private readonly cdn = new Map<string, { repo: string; revision: string; file: string }>();
+
+  private handleCdn(req: IncomingMessage, res: ServerResponse, sha: string): void {
+    const origin = this.cdn.get(sha);
+    const rec: FakeRequest = { repo: origin?.repo ?? '', revision: origin?.revision ?? '', file: origin?.file ?? sha, range: req.headers.range, auth: req.headers.authorization, status: 0, sent: 0, cdn: true };
+    this.requests.push(rec);
+    const served = origin && this.repos.get(origin.repo)?.files.get(origin.file);
+    if (!origin || !served || served.etag !== `"${sha}"`) {
+      rec.status = 404;
+      res.writeHead(404).end();
+      return;
+    }
+    this.send(req, res, rec, `${origin.repo}\u0000${origin.file}`, { data: served.data, etag: `"cdn-${sha.slice(0, 16)}"` }, undefined);
+  }
+
+  /** The file's bytes, whole (200) or from a Range (206 / 416), or cut short when a cut is pending. */
+  private send(req: IncomingMessage, res: ServerResponse, rec: FakeRequest, key: string, served: Served, commit: string | undefined): void {
     const { data, etag } = served;
     const headers: Record<string, string> = { etag, 'accept-ranges': 'bytes', 'content-type': 'application/octet-stream' };
-    if (repo.spec.commit) headers['x-repo-commit'] = repo.spec.commit;
+    if (commit) headers['x-repo-commit'] = commit;
     let start = 0;
     let status = 200;
     const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
