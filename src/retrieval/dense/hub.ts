@@ -188,7 +188,9 @@ class Session {
         throw new CitebenchError(
           `cannot reach ${this.endpoint} (${code}): no network? download on a machine with internet and copy the folder, or set HF_ENDPOINT`,
         );
-      throw new CitebenchError(`cannot download ${url}: ${oneLine(String(code || cause?.message || (e as Error).message))}`);
+      throw new CitebenchError(
+        `cannot download ${url}: ${oneLine(String(code || cause?.message || (e as Error).message))}: try again (what was fetched is kept and resumed)`,
+      );
     }
     if (res.ok || res.status === 404 || res.status === 416) this.checkCommit(res.headers.get('x-repo-commit') ?? undefined);
     if (res.ok || res.status === 416) return res;
