@@ -1,20 +1,20 @@
 /**
- * --allow-remote: models are downloaded from a Hugging Face hub only when asked. A local node:http server plays
- * the hub (`/<org>/<name>/resolve/<revision>/<file>`, 404 for anything else) over the random-weight model in
- * ../shared/models/tiny-scibert-random; HF_ENDPOINT points at it.
+ * --allow-remote: models are downloaded from a Hugging Face hub only when asked. The loopback fake hub
+ * (test/helpers/fake-hub.ts) serves the random-weight model in ../shared/models/tiny-scibert-random and a
+ * SPECTER-like repo with PyTorch weights only; HF_ENDPOINT points at it.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { resolveModel, resolveModelAsync } from '../../src/retrieval/dense/models.ts';
+import { readDownloadRecord } from '../../src/retrieval/dense/hub.ts';
 import { Encoder } from '../../src/retrieval/dense/encoder.ts';
 import { buildCorpusStore } from '../../src/corpus/store-build.ts';
 import { CorpusStore } from '../../src/corpus/store.ts';
+import { closedPort, FakeHub } from '../helpers/fake-hub.ts';
 
 const TINY = new URL('../../../shared/models/tiny-scibert-random', import.meta.url).pathname;
 const S2ORC = new URL('../../../shared/data/s2orc-sample/metadata.jsonl', import.meta.url).pathname;
@@ -24,64 +24,38 @@ const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
 const ALL = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx', 'onnx/model_quantized.onnx'];
 const NEEDED = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx'];
-/** Hub repos the fake hub serves, each with the files of TINY it has. */
-const REPOS: Record<string, string[]> = {
-  'test-org/tiny': ALL,
-  'test-org/fp32-only': ALL.filter((f) => f !== 'onnx/model_quantized.onnx'),
-  'test-org/no-onnx': ['config.json', 'tokenizer.json', 'tokenizer_config.json'],
-  // Like the real repo: PyTorch weights only (no ONNX files, no tokenizer.json).
-  'allenai/specter': ['config.json', 'tokenizer_config.json'],
-};
+/** Requests of a download of test-org/tiny: NEEDED, and the probe for special_tokens_map.json (404). */
+const ASKED = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'onnx/model.onnx'];
 
-interface Req {
-  url: string;
-  auth: string | undefined;
-}
-const requests: Req[] = [];
-let server: Server;
+let hub: FakeHub;
 let endpoint = '';
+/** Requests as URL paths. */
+const paths = (from: number) => hub.requests.slice(from).map((r) => `/${r.repo}/resolve/${r.revision}/${r.file}`);
 
 before(async () => {
-  server = createServer((req, res) => {
-    requests.push({ url: req.url ?? '', auth: req.headers.authorization });
-    const m = /^\/([^/]+\/[^/]+)\/resolve\/main\/(.+)$/.exec(req.url ?? '');
-    if (m && m[1] === 'test-org/broken') {
-      res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error');
-      return;
-    }
-    if (m && m[1] === 'test-org/truncated' && m[2] === 'config.json') {
-      // Promises more bytes than it sends, then drops the connection.
-      res.writeHead(200, { 'content-length': '100000' });
-      res.write('{"hidden_size": 128,');
-      setTimeout(() => res.destroy(), 20);
-      return;
-    }
-    if (!m || !REPOS[m[1]]?.includes(m[2])) {
-      res.writeHead(404, { 'x-error-code': 'EntryNotFound' }).end('Entry not found');
-      return;
-    }
-    const path = join(TINY, m[2]);
-    res.writeHead(200, { 'content-length': String(statSync(path).size), 'content-type': 'application/octet-stream' });
-    createReadStream(path).pipe(res);
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  if (skip) return;
+  hub = await new FakeHub({
+    'test-org/tiny': { dir: TINY, only: ALL },
+    'test-org/fp32-only': { dir: TINY, only: ALL.filter((f) => f !== 'onnx/model_quantized.onnx') },
+    'test-org/no-weights': { dir: TINY, only: ['config.json', 'tokenizer.json', 'tokenizer_config.json'] },
+    // Like the real repo: PyTorch weights only, vocab.txt and no tokenizer.json (stand-in weight bytes).
+    'allenai/specter': {
+      dir: TINY,
+      only: ['config.json', 'vocab.txt', 'tokenizer_config.json'],
+      files: { 'special_tokens_map.json': '{"unk_token": "[UNK]"}', 'pytorch_model.bin': Buffer.alloc(3000, 1) },
+    },
+    'test-org/broken': { files: { 'config.json': '{}' } },
+    'test-org/truncated': { files: { 'config.json': '{"hidden_size": 128, ' + ' '.repeat(100_000) + '}' } },
+  }).start();
+  hub.fail('test-org/broken', 'config.json', 500, 1e9);
+  endpoint = hub.endpoint;
   process.env.HF_ENDPOINT = endpoint;
   delete process.env.HF_TOKEN;
 });
 
-after(() => {
-  server?.close();
+after(async () => {
+  await hub?.close();
 });
-
-/** A local port nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((ok) => s.close(ok));
-  return port;
-}
 
 function tmp(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `cb-remote-${prefix}-`));
@@ -95,7 +69,7 @@ const TEXTS = [
 test('without allowRemote nothing is requested and the error still explains the ONNX export', { skip }, async () => {
   const models = tmp('off');
   try {
-    const n = requests.length;
+    const n = hub.requests.length;
     await assert.rejects(resolveModelAsync('test-org/tiny', { modelsDir: models }), (e: Error) => {
       assert.match(e.message, /model 'test-org\/tiny'.*not available locally.*test-org--tiny does not exist.*--allow-remote/s);
       assert.match(e.message, /optimum-cli export onnx --model test-org\/tiny/);
@@ -105,7 +79,7 @@ test('without allowRemote nothing is requested and the error still explains the 
     await assert.rejects(resolveModelAsync('scincl', { modelsDir: models, allowRemote: false }), /optimum-cli export onnx --model malteos\/scincl/);
     // The synchronous resolver never downloads, even when asked to.
     assert.throws(() => resolveModel('test-org/tiny', { modelsDir: models, allowRemote: true }), /resolveModel never downloads/);
-    assert.equal(requests.length, n, 'the hub received no request');
+    assert.equal(hub.requests.length, n, 'the hub received no request');
     assert.deepEqual(readdirSync(models), []);
   } finally {
     rmSync(models, { recursive: true, force: true });
@@ -115,7 +89,7 @@ test('without allowRemote nothing is requested and the error still explains the 
 test('with allowRemote the needed files are downloaded byte for byte, encode like the source, and are cached', { skip }, async () => {
   const models = tmp('on');
   try {
-    const n = requests.length;
+    const n = hub.requests.length;
     const m = await resolveModelAsync('test-org/tiny', { modelsDir: models, allowRemote: true });
     const dir = join(models, 'test-org--tiny');
     assert.equal(m.dir, dir);
@@ -127,12 +101,12 @@ test('with allowRemote the needed files are downloaded byte for byte, encode lik
     const record = JSON.parse(readFileSync(join(dir, 'citebench-download.json'), 'utf8'));
     assert.equal(record.repo, 'test-org/tiny');
     assert.equal(record.revision, 'main');
-    const mine = requests.slice(n);
     assert.deepEqual(
-      mine.map((r) => r.url),
-      NEEDED.map((f) => `/test-org/tiny/resolve/main/${f}`),
+      paths(n),
+      ASKED.map((f) => `/test-org/tiny/resolve/main/${f}`),
     );
-    assert.ok(mine.every((r) => r.auth === undefined), 'no Authorization header without HF_TOKEN');
+    assert.ok(hub.requests.slice(n).every((r) => r.auth === undefined), 'no Authorization header without HF_TOKEN');
+    assert.deepEqual(readDownloadRecord(dir)!.files['onnx/model.onnx'], { bytes: readFileSync(join(TINY, 'onnx/model.onnx')).length, sha256: hub.sha256('test-org/tiny', 'onnx/model.onnx') });
 
     // Same model as the source folder: same fingerprint, same vectors.
     const src = resolveModel(TINY);
@@ -150,13 +124,13 @@ test('with allowRemote the needed files are downloaded byte for byte, encode lik
     }
 
     // Cached: a second resolve (with or without allowRemote) sends nothing.
-    const k = requests.length;
+    const k = hub.requests.length;
     assert.equal((await resolveModelAsync('test-org/tiny', { modelsDir: models, allowRemote: true })).fingerprint, m.fingerprint);
     assert.equal(resolveModel('test-org/tiny', { modelsDir: models }).fingerprint, m.fingerprint);
-    assert.equal(requests.length, k, 'no request for a cached model');
+    assert.equal(hub.requests.length, k, 'no request for a cached model');
     // A different revision than the one downloaded is refused rather than silently mixed up.
     await assert.rejects(resolveModelAsync('test-org/tiny', { modelsDir: models, allowRemote: true, revision: 'v2' }), /at revision 'main', not 'v2'/);
-    assert.equal(requests.length, k);
+    assert.equal(hub.requests.length, k);
   } finally {
     rmSync(models, { recursive: true, force: true });
   }
@@ -169,38 +143,43 @@ test('quantized: onnx/model_quantized.onnx first, onnx/model.onnx when the repo 
     assert.equal(q.onnxFile, join(models, 'test-org--tiny', 'onnx', 'model_quantized.onnx'));
     assert.ok(readFileSync(q.onnxFile).equals(readFileSync(join(TINY, 'onnx', 'model_quantized.onnx'))));
     assert.ok(!existsSync(join(models, 'test-org--tiny', 'onnx', 'model.onnx')));
-    const n = requests.length;
+    const n = hub.requests.length;
     const f = await resolveModelAsync('test-org/fp32-only', { modelsDir: models, allowRemote: true, quantized: true });
     assert.equal(f.onnxFile, join(models, 'test-org--fp32-only', 'onnx', 'model.onnx'));
     assert.deepEqual(
-      requests.slice(n).map((r) => r.url.replace('/test-org/fp32-only/resolve/main/', '')),
-      ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx', 'onnx/model.onnx'],
+      paths(n).map((u) => u.replace('/test-org/fp32-only/resolve/main/', '')),
+      ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'onnx/model_quantized.onnx', 'onnx/model.onnx'],
     );
   } finally {
     rmSync(models, { recursive: true, force: true });
   }
 });
 
-test('a repo without ONNX weights: "no ONNX weights" with the export hint, and no folder left behind', { skip }, async () => {
-  const models = tmp('noonnx');
+test('a repo without weights is an error with the export hint and leaves nothing; a PyTorch-only repo downloads its checkpoint', { skip }, async () => {
+  const models = tmp('noweights');
   try {
-    await assert.rejects(resolveModelAsync('test-org/no-onnx', { modelsDir: models, allowRemote: true }), (e: Error) => {
-      assert.equal(e.name, 'NoOnnxWeightsError');
-      assert.match(e.message, /^test-org\/no-onnx has no ONNX weights on the hub \(404 for onnx\/model\.onnx and onnx\/model_quantized\.onnx/);
-      assert.match(e.message, /optimum-cli export onnx --model test-org\/no-onnx --task feature-extraction/);
+    await assert.rejects(resolveModelAsync('test-org/no-weights', { modelsDir: models, allowRemote: true }), (e: Error) => {
+      assert.equal(e.name, 'NoWeightsError');
+      assert.match(e.message, /^test-org\/no-weights has no weights citebench can use on the hub \(404 for onnx\/model\.onnx, onnx\/model_quantized\.onnx, model\.safetensors, /);
+      assert.match(e.message, /optimum-cli export onnx --model test-org\/no-weights --task feature-extraction/);
       return true;
     });
-    // A registry name downloads its hfId; the paper's SPECTER has PyTorch weights only.
-    const n = requests.length;
+    assert.deepEqual(readdirSync(models), [], 'neither a model folder nor a temporary folder remains');
+    // A registry name downloads its hfId; the paper's SPECTER has PyTorch weights, vocab.txt and no tokenizer.json.
+    const n = hub.requests.length;
     await assert.rejects(resolveModelAsync('specter', { modelsDir: models, allowRemote: true }), (e: Error) => {
-      assert.match(e.message, /^allenai\/specter has no ONNX weights on the hub .* and no tokenizer\.json/);
+      assert.match(e.message, /^model 'specter' \(allenai\/specter\) is not available locally: folder .*specter holds PyTorch weights \(pytorch_model\.bin\) but no ONNX export\.\n/);
       assert.match(e.message, /optimum-cli export onnx --model allenai\/specter /);
       return true;
     });
-    assert.ok(requests.slice(n).every((r) => r.url.startsWith('/allenai/specter/resolve/main/')));
-    assert.deepEqual(readdirSync(models), [], 'neither a model folder nor a temporary folder remains');
-    // Still nothing there: the next resolve without allowRemote gives the plain "not available locally".
-    assert.throws(() => resolveModel('specter', { modelsDir: models }), /not available locally/);
+    assert.ok(paths(n).every((u) => u.startsWith('/allenai/specter/resolve/main/')));
+    const dir = join(models, 'specter');
+    assert.deepEqual(readdirSync(dir).sort(), ['citebench-download.json', 'config.json', 'pytorch_model.bin', 'special_tokens_map.json', 'tokenizer_config.json', 'vocab.txt']);
+    assert.ok(readFileSync(join(dir, 'pytorch_model.bin')).equals(hub.file('allenai/specter', 'pytorch_model.bin')));
+    // Downloaded once: the next resolve sends nothing and says the same.
+    const k = hub.requests.length;
+    await assert.rejects(resolveModelAsync('specter', { modelsDir: models, allowRemote: true }), /holds PyTorch weights/);
+    assert.equal(hub.requests.length, k);
   } finally {
     rmSync(models, { recursive: true, force: true });
   }
@@ -211,24 +190,30 @@ test('HTTP errors, broken transfers and unreachable hubs are one-line errors; st
   try {
     await assert.rejects(
       resolveModelAsync('test-org/broken', { modelsDir: models, allowRemote: true }),
-      new RegExp(`^CitebenchError: cannot download ${endpoint}/test-org/broken/resolve/main/config\\.json: HTTP 500 Internal Server Error$`),
+      new RegExp(`^CitebenchError: cannot download ${endpoint}/test-org/broken/resolve/main/config\\.json: HTTP 500 Internal Server Error: the hub failed; try again later \\(what was fetched is kept and resumed\\)$`),
     );
     await assert.rejects(
       resolveModelAsync('test-org/nothing-here', { modelsDir: models, allowRemote: true }),
-      /^CitebenchError: cannot download http:.*\/test-org\/nothing-here\/resolve\/main\/config\.json: HTTP 404/,
+      /^CitebenchError: cannot download http:.*\/test-org\/nothing-here\/resolve\/main\/config\.json: HTTP 401 Unauthorized \(RepoNotFound\): test-org\/nothing-here at http:.*: not found, or private or gated \(set HF_TOKEN to a token that may read it\)$/,
     );
+    assert.deepEqual(readdirSync(models), [], 'nothing was fetched: nothing is kept');
+    hub.cutAfter('test-org/truncated', 'config.json', 20);
     await assert.rejects(resolveModelAsync('test-org/truncated', { modelsDir: models, allowRemote: true }), (e: Error) => {
-      assert.match(e.message, /test-org\/truncated\/resolve\/main\/config\.json (failed after \d+ bytes|is incomplete)/);
+      assert.match(e.message, /test-org\/truncated\/resolve\/main\/config\.json (broke after \d+ bytes|is incomplete).*: run the same command again to resume$/);
       assert.ok(!e.message.includes('\n'), 'one line');
       return true;
     });
-    assert.deepEqual(readdirSync(models), []);
-    // A killed download's temporary folder (its process is gone) is removed by the next download.
+    // The cut transfer's temporary folder is kept for the next attempt, hidden; no model folder.
+    assert.deepEqual(
+      readdirSync(models).map((f) => f.replace(/download-.*/, 'download-*')),
+      ['.test-org--truncated.download-*'],
+    );
+    // A killed download's temporary folder of another revision (its process is gone) is removed by the next download.
     const stale = join(models, '.test-org--tiny.download-999999999-dead');
     mkdirSync(join(stale, 'onnx'), { recursive: true });
     writeFileSync(join(stale, 'config.json'), '{}');
     await resolveModelAsync('test-org/tiny', { modelsDir: models, allowRemote: true });
-    assert.deepEqual(readdirSync(models), ['test-org--tiny']);
+    assert.deepEqual(readdirSync(models).filter((f) => f.includes('tiny')), ['test-org--tiny']);
     // An existing but incomplete folder is never overwritten.
     mkdirSync(join(models, 'scincl'));
     await assert.rejects(resolveModelAsync('scincl', { modelsDir: models, allowRemote: true }), /lacks config\.json, tokenizer\.json or vocab\.txt, onnx\/model\.onnx \(--allow-remote downloads only into a folder that does not exist/);
@@ -236,7 +221,11 @@ test('HTTP errors, broken transfers and unreachable hubs are one-line errors; st
     const dead = `http://127.0.0.1:${await closedPort()}`;
     process.env.HF_ENDPOINT = dead;
     try {
-      await assert.rejects(resolveModelAsync('test-org/x', { modelsDir: models, allowRemote: true }), new RegExp(`^CitebenchError: cannot download ${dead}/test-org/x/resolve/main/config\\.json: ECONNREFUSED$`));
+      await assert.rejects(
+        resolveModelAsync('test-org/x', { modelsDir: models, allowRemote: true }),
+        new RegExp(`^CitebenchError: cannot reach ${dead} \\(ECONNREFUSED\\): no network\\? download on a machine with internet and copy the folder, or set HF_ENDPOINT$`),
+      );
+      assert.ok(!existsSync(join(models, 'test-org--x')));
     } finally {
       process.env.HF_ENDPOINT = endpoint;
     }
@@ -249,11 +238,11 @@ test('HF_TOKEN is sent as a bearer token with every request', { skip }, async ()
   const models = tmp('token');
   process.env.HF_TOKEN = 'hf_test_secret_token';
   try {
-    const n = requests.length;
+    const n = hub.requests.length;
     await resolveModelAsync('test-org/tiny', { modelsDir: models, allowRemote: true });
-    const mine = requests.slice(n);
-    assert.equal(mine.length, NEEDED.length);
-    for (const r of mine) assert.equal(r.auth, 'Bearer hf_test_secret_token', r.url);
+    const mine = hub.requests.slice(n);
+    assert.equal(mine.length, ASKED.length);
+    for (const r of mine) assert.equal(r.auth, 'Bearer hf_test_secret_token', r.file);
     assert.ok(!readFileSync(join(models, 'test-org--tiny', 'citebench-download.json'), 'utf8').includes('secret'), 'the token is not written down');
   } finally {
     delete process.env.HF_TOKEN;
@@ -287,17 +276,17 @@ test('CLI: --allow-remote downloads and encodes; errors exit 2 with one message 
     const noStack = (err: string) => assert.doesNotMatch(err, /\n\s+at /, 'no stack trace');
 
     // Off by default: no request, exit 2, the hint names both ways.
-    let n = requests.length;
+    let n = hub.requests.length;
     let r = await cli(env, 'encode', '--model', 'test-org/tiny', '--models-dir', models, '--corpus', store);
     assert.equal(r.code, 2, r.err);
     assert.match(r.err, /^citebench: model 'test-org\/tiny' .*not available locally.*--allow-remote.*optimum-cli export onnx/s);
     noStack(r.err);
-    assert.equal(requests.length, n);
+    assert.equal(hub.requests.length, n);
 
-    // No ONNX weights.
-    r = await cli(env, 'encode', '--model', 'test-org/no-onnx', '--allow-remote', '--models-dir', models, '--corpus', store);
+    // No weights at all.
+    r = await cli(env, 'encode', '--model', 'test-org/no-weights', '--allow-remote', '--models-dir', models, '--corpus', store);
     assert.equal(r.code, 2, r.err);
-    assert.match(r.err, /citebench: test-org\/no-onnx has no ONNX weights on the hub.*\n.*optimum-cli export onnx --model test-org\/no-onnx/s);
+    assert.match(r.err, /citebench: test-org\/no-weights has no weights citebench can use on the hub.*\n.*optimum-cli export onnx --model test-org\/no-weights/s);
     noStack(r.err);
 
     // HTTP error and unreachable hub: one line naming the URL.
@@ -305,12 +294,12 @@ test('CLI: --allow-remote downloads and encodes; errors exit 2 with one message 
     writeFileSync(queries, CorpusStore.open(store).id(0) + '\n');
     r = await cli(env, 'dense', 'search', '--model', 'test-org/broken', '--allow-remote', '--models-dir', models, '--corpus', store, '--queries', queries, '--emb', join(root, 'emb-x'), '--out', join(root, 'x.trec'));
     assert.equal(r.code, 2, r.err);
-    assert.match(r.err, /\ncitebench: cannot download http:.*\/test-org\/broken\/resolve\/main\/config\.json: HTTP 500 Internal Server Error\n$/);
+    assert.match(r.err, /\ncitebench: cannot download http:.*\/test-org\/broken\/resolve\/main\/config\.json: HTTP 500 Internal Server Error: the hub failed; try again later \(what was fetched is kept and resumed\)\n$/);
     noStack(r.err);
     const dead = await closedPort();
     r = await cli({ HF_ENDPOINT: `http://127.0.0.1:${dead}` }, 'encode', '--model', 'test-org/tiny', '--allow-remote', '--models-dir', models, '--corpus', store);
     assert.equal(r.code, 2, r.err);
-    assert.match(r.err, new RegExp(`^citebench: downloading .*\ncitebench: cannot download http://127\\.0\\.0\\.1:${dead}/test-org/tiny/resolve/main/config\\.json: ECONNREFUSED\n$`));
+    assert.match(r.err, new RegExp(`^citebench: downloading .*\ncitebench: cannot reach http://127\\.0\\.0\\.1:${dead} \\(ECONNREFUSED\\): no network\\? download on a machine with internet and copy the folder, or set HF_ENDPOINT\n$`));
     noStack(r.err);
     r = await cli(env, 'encode', '--model', 'test-org/tiny', '--revision', 'v1', '--models-dir', models, '--corpus', store);
     assert.equal(r.code, 2);
@@ -318,20 +307,20 @@ test('CLI: --allow-remote downloads and encodes; errors exit 2 with one message 
     assert.ok(!existsSync(join(models, 'test-org--tiny')));
 
     // Success: downloaded into <models-dir>/ORG--NAME, then encoded; the default store is named after it.
-    n = requests.length;
+    n = hub.requests.length;
     const emb = join(root, 'emb');
     r = await cli(env, 'encode', '--model', 'test-org/tiny', '--allow-remote', '--models-dir', models, '--corpus', store, '--out', emb, '--threads', '1');
     assert.equal(r.code, 0, r.err);
     assert.match(r.err, /downloading test-org\/tiny \(revision main\)/);
     assert.match(r.out, /20 of 20 requested articles encoded now/);
-    assert.equal(requests.length - n, NEEDED.length);
+    assert.equal(hub.requests.length - n, ASKED.length);
     assert.ok(existsSync(join(models, 'test-org--tiny', 'onnx', 'model.onnx')));
     // Cached afterwards: works without --allow-remote and sends nothing.
-    n = requests.length;
+    n = hub.requests.length;
     r = await cli(env, 'encode', '--model', 'test-org/tiny', '--models-dir', models, '--corpus', store, '--out', emb, '--threads', '1');
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /0 of 20 requested articles encoded now, 20 already stored/);
-    assert.equal(requests.length, n);
+    assert.equal(hub.requests.length, n);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

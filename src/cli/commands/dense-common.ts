@@ -10,8 +10,9 @@ export const modelOptionsUsage = `model options:
                      onnx/model.onnx),
                      or a Hugging Face id ORG/NAME (looked up as <models-dir>/ORG--NAME/)
   --allow-remote     download a model missing from <models-dir> from the Hugging Face hub ($HF_ENDPOINT,
-                     $HF_TOKEN): config.json, tokenizer files and onnx/model.onnx; repos without ONNX weights
-                     (the paper's models) need an export first (docs/dense.md). Off: nothing is downloaded
+                     $HF_TOKEN), resumably: config.json, tokenizer files and the repo's weights (ONNX, else
+                     its PyTorch checkpoint, which the paper's models have and which needs an ONNX export;
+                     docs/dense.md). Off: nothing is downloaded
   --revision REV     with --allow-remote: hub branch, tag or commit to download (default main)
   --models-dir DIR   where named models live (default: $CITEBENCH_MODELS or ./models)
   --pooling P        cls | mean | aspire (default: the registry's; custom folders: cls)

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync, openSync, readSync, closeSync } from 'node:fs';
 import { join, resolve, basename } from 'node:path';
 import { CitebenchError } from '../../util/errors.ts';
-import { DOWNLOAD_RECORD, downloadModel, hubFolderName, isHubId } from './hub.ts';
+import { DOWNLOAD_RECORD, downloadModel, hubFolderName, isHubId, PYTORCH_WEIGHT_FILES } from './hub.ts';
 import { onnxNames, type OnnxVariant } from './onnx-variant.ts';
 import { tokenizerFiles } from './wordpiece.ts';
 
@@ -259,7 +259,11 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
   if (opts.fp16 && opts.quantized) throw new CitebenchError(`model '${nameOrDir}': fp16 and quantized exclude each other`);
   const onnxFile = existsSync(dir) ? pickOnnx(dir, opts.fp16 ? 'fp16' : opts.quantized ? 'quantized' : 'fp32') : undefined;
   if (!existsSync(dir) || !existsSync(configPath) || !tok || !onnxFile) {
-    const missing = !existsSync(dir)
+    // A hub download of a repo without an ONNX export holds its PyTorch checkpoint instead.
+    const torch = existsSync(dir) && !onnxFile ? PYTORCH_WEIGHT_FILES.find((f) => existsSync(join(dir, f))) : undefined;
+    const missing = torch
+      ? `folder ${dir} holds PyTorch weights (${torch}) but no ONNX export`
+      : !existsSync(dir)
       ? `${repo === nameOrDir ? `no local folder '${nameOrDir}', and ` : ''}folder ${dir} does not exist`
       : `folder ${dir} lacks ${[
           !existsSync(configPath) && 'config.json',
@@ -268,7 +272,7 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
         ]
           .filter(Boolean)
           .join(', ')}`;
-    const remote = !repo
+    const remote = !repo || torch
       ? ''
       : !opts.allowRemote
         ? ` (--allow-remote downloads ${repo} from the Hugging Face hub, if the repo has ONNX weights)`
@@ -315,8 +319,9 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
 
 /**
  * `resolveModel`, but with `allowRemote` a registry model or `ORG/NAME` whose folder does not exist yet is
- * first downloaded from the Hugging Face hub (config.json, tokenizer.json, tokenizer_config.json, one ONNX
- * file) into `<models-dir>/<name>/`, atomically. Without `allowRemote` it is exactly `resolveModel`.
+ * first downloaded from the Hugging Face hub (config, tokenizer files and the repo's weights: an ONNX export,
+ * else its PyTorch checkpoint; hub.ts) into `<models-dir>/<name>/`, atomically and resumably. Without
+ * `allowRemote` it is exactly `resolveModel`.
  */
 export async function resolveModelAsync(nameOrDir: string, opts: ResolveOptions = {}): Promise<ResolvedModel> {
   if (opts.allowRemote) {
