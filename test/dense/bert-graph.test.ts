@@ -69,13 +69,7 @@ for (const c of CASES) {
     const ours: number[][] = [];
     for (const s of exp.single) ours.push([...(await run(session, [s.input_ids], [s.token_type_ids], [s.input_ids.map(() => 1)])).last.subarray(0, H)]);
     const theirs = exp.single.map((s) => s.last_hidden_state[0]!);
-    const ranking = (vs: number[][], q: number) =>
-      vs
-        .map((v, i) => ({ i, score: -v.reduce((a, x, k) => a + (x - vs[q]![k]!) ** 2, 0) }))
-        .filter((h) => h.i !== q)
-        .sort((a, b) => b.score - a.score || a.i - b.i)
-        .map((h) => h.i);
-    for (let q = 0; q < ours.length; q++) assert.deepEqual(ranking(ours, q), ranking(theirs, q), `query ${q}`);
+    for (let q = 0; q < ours.length; q++) assert.deepEqual(rankL2(ours, q), rankL2(theirs, q), `query ${q}`);
   });
 }
 
@@ -187,4 +181,67 @@ function rewriteSafetensors(file: string, edit: (h: Record<string, { shape: numb
   const len = Buffer.alloc(8);
   len.writeBigUInt64LE(BigInt(h.length));
   writeFileSync(file, Buffer.concat([len, h, data]));
+}
+
+// The shared checkpoint fixtures (scripts/dev/make-checkpoint-fixtures.py): SciBERT's vocabulary, hidden 16, in every
+// format and key layout, with PyTorch's outputs for 8 real S2ORC texts. A case whose format this checkout's
+// readCheckpoint does not read is skipped, saying so.
+const CKPT = new URL('./fixtures/checkpoints/', import.meta.url).pathname;
+interface CkptExpected {
+  hidden: number;
+  texts: { input_ids: number[]; single: { last: number; mean: number }; batch: { last: number; mean: number } }[];
+}
+const ckptCases = existsSync(CKPT) ? readdirSync(CKPT).filter((d) => existsSync(join(CKPT, d, 'config.json'))) : [];
+for (const c of ckptCases) {
+  test(`bert-graph checkpoint fixture ${c}: every text alone and padded in one batch equals PyTorch (≤ 1e-4); CLS search ranks the same`, async (t) => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'cb-bert-ckpt-')), c);
+    cpSync(join(CKPT, c), dir, { recursive: true });
+    let onnx: string;
+    try {
+      onnx = convertCheckpoint(dir);
+    } catch (e) {
+      if (e instanceof CitebenchError && /no checkpoint/.test(e.message)) return t.skip(`this checkout reads no ${readdirSync(dir).join('/')} checkpoints`);
+      throw e;
+    }
+    const kind = c.includes('f16') ? 'f16' : 'f32';
+    const exp = JSON.parse(readFileSync(join(CKPT, `expected-${kind}.json`), 'utf8')) as CkptExpected;
+    const bin = readFileSync(join(CKPT, `expected-${kind}.bin`));
+    const values = new Float32Array(bin.buffer.slice(bin.byteOffset, bin.byteOffset + bin.byteLength));
+    const H = exp.hidden;
+    const block = (offset: number, n: number) => [...values.subarray(offset, offset + n * H)];
+    const session = await createSession(onnx, { threads: 1 });
+    const ours: number[][] = [];
+    for (const x of exp.texts) {
+      const r = await run(session, [x.input_ids], [x.input_ids.map(() => 0)], [x.input_ids.map(() => 1)]);
+      const n = x.input_ids.length;
+      assert.ok(maxAbsDiff(r.last, block(x.single.last, n)) <= 1e-4, `last_hidden_state, ${n} tokens`);
+      assert.ok(maxAbsDiff(r.mean, block(x.single.mean, n)) <= 1e-4, `mean_hidden_states, ${n} tokens`);
+      ours.push([...r.last.subarray(0, H)]);
+    }
+    const width = Math.max(...exp.texts.map((x) => x.input_ids.length));
+    const pad = (v: number[]) => [...v, ...new Array<number>(width - v.length).fill(0)];
+    const r = await run(
+      session,
+      exp.texts.map((x) => pad(x.input_ids)),
+      exp.texts.map(() => pad([])),
+      exp.texts.map((x) => pad(x.input_ids.map(() => 1))),
+    );
+    exp.texts.forEach((x, i) => {
+      const n = x.input_ids.length;
+      const rows = (a: Float32Array) => a.subarray(i * width * H, (i * width + n) * H);
+      assert.ok(maxAbsDiff(rows(r.last), block(x.batch.last, n)) <= 1e-4, `batched last_hidden_state, text ${i}`);
+      assert.ok(maxAbsDiff(rows(r.mean), block(x.batch.mean, n)) <= 1e-4, `batched mean_hidden_states, text ${i}`);
+    });
+    const theirs = exp.texts.map((x) => block(x.single.last, 1));
+    for (let q = 0; q < ours.length; q++) assert.deepEqual(rankL2(ours, q), rankL2(theirs, q), `query ${q}`);
+  });
+}
+
+/** Other items by −L2² to item q, best first (ties by index). */
+function rankL2(vs: number[][], q: number): number[] {
+  return vs
+    .map((v, i) => ({ i, score: -v.reduce((a, x, k) => a + (x - vs[q]![k]!) ** 2, 0) }))
+    .filter((h) => h.i !== q)
+    .sort((a, b) => b.score - a.score || a.i - b.i)
+    .map((h) => h.i);
 }
