@@ -1,13 +1,15 @@
 /**
  * Loading the paper's checkpoints: convert BERT-base-shape checkpoints (scripts/dev/make-checkpoint-fixtures.py
  * --base DIR) to ONNX and check them against PyTorch.
- *   node --import tsx bench/dense/convert.ts DIR [EXPORT.onnx]
+ *   node --import tsx bench/dense/convert.ts DIR [EXPORT.onnx [EXPORT_INT8.onnx]]
  * For every case folder in DIR whose format this checkout reads: conversion wall time and peak RSS (a child
  * process per conversion, measured by /usr/bin/time -v), then max |Δ| against PyTorch's last_hidden_state and
  * all-layer mean for the 8 texts (alone and padded in one batch). With EXPORT.onnx (scripts/dev/export-bert-onnx.py
  * of the safetensors-f32 case, torch.onnx.export standing in for optimum) also the encode time of the same
- * tokens through both graphs, same session options (createSession, 2 threads), batch of 8 texts, fp32.
- *   node --import tsx bench/dense/convert.ts --convert CASE_DIR   (the child: converts, prints its seconds)
+ * tokens through both graphs, same session options (createSession, 2 threads), batch of 8 texts, fp32; with
+ * EXPORT_INT8.onnx (onnxruntime quantize_dynamic(EXPORT.onnx, weight_type=QInt8)) also citebench's int8
+ * conversion of that case against it.
+ *   node --import tsx bench/dense/convert.ts --convert CASE_DIR [int8]   (the child: converts, prints its seconds)
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -19,7 +21,7 @@ import { checkpointEntry } from '../../src/retrieval/dense/checkpoint/index.ts';
 
 if (process.argv[2] === '--convert') {
   const t0 = performance.now();
-  const out = convertCheckpoint(process.argv[3]!);
+  const out = convertCheckpoint(process.argv[3]!, { quantize: process.argv[4] === 'int8' });
   console.log(JSON.stringify({ seconds: (performance.now() - t0) / 1000, out }));
   process.exit(0);
 }
@@ -27,6 +29,7 @@ if (process.argv[2] === '--convert') {
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: bench/dense/convert.ts DIR [EXPORT.onnx]');
 const exportFile = process.argv[3];
+const exportInt8 = process.argv[4];
 
 interface Expected {
   hidden: number;
@@ -85,6 +88,17 @@ async function encodeSeconds(sessions: ort.InferenceSession[], exp: Expected): P
   return times.map((t) => +t.sort((a, b) => a - b)[2]!.toFixed(3));
 }
 
+/** Convert in a child process under /usr/bin/time -v: its own seconds, the process's wall time and peak RSS. */
+function convertChild(caseDir: string, int8: boolean) {
+  const args = ['-v', process.execPath, '--import', 'tsx', new URL(import.meta.url).pathname, '--convert', caseDir, ...(int8 ? ['int8'] : [])];
+  const child = spawnSync('/usr/bin/time', args, { encoding: 'utf8' });
+  if (child.status !== 0) throw new Error(`conversion of ${caseDir} failed: ${child.stderr}`);
+  const { seconds, out } = JSON.parse(child.stdout.trim().split('\n').pop()!) as { seconds: number; out: string };
+  const rssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(child.stderr)![1]);
+  const wall = /Elapsed \(wall clock\) time.*: (\S+)/.exec(child.stderr)![1];
+  return { out, row: { convertSeconds: +seconds.toFixed(2), processWall: wall, peakRssMiB: Math.round(rssKb / 1024), onnxMiB: Math.round(statSync(out).size / 2 ** 20) } };
+}
+
 console.log(`machine: ${(await import('node:os')).cpus().length} cores; ${new Date().toISOString()}`);
 for (const c of readdirSync(dir).filter((d) => existsSync(join(dir, d, 'config.json'))).sort()) {
   const caseDir = join(dir, c);
@@ -93,17 +107,12 @@ for (const c of readdirSync(dir).filter((d) => existsSync(join(dir, d, 'config.j
     continue;
   }
   rmSync(join(caseDir, CONVERT_CACHE), { recursive: true, force: true });
-  const child = spawnSync('/usr/bin/time', ['-v', process.execPath, '--import', 'tsx', new URL(import.meta.url).pathname, '--convert', caseDir], { encoding: 'utf8' });
-  if (child.status !== 0) throw new Error(`conversion of ${c} failed: ${child.stderr}`);
-  const { seconds, out } = JSON.parse(child.stdout.trim().split('\n').pop()!) as { seconds: number; out: string };
-  const rssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(child.stderr)![1]);
-  const wall = /Elapsed \(wall clock\) time.*: (\S+)/.exec(child.stderr)![1];
+  const conv = convertChild(caseDir, false);
   const { exp, values } = load(c.includes('f16') ? 'f16' : 'f32');
-  const session = await createSession(out, { threads: 2 });
+  const session = await createSession(conv.out, { threads: 2 });
   const delta = await maxDelta(session, exp, values);
   const row: Record<string, unknown> = {
-    case: c, convertSeconds: +seconds.toFixed(2), processWall: wall, peakRssMiB: Math.round(rssKb / 1024),
-    onnxMiB: Math.round(statSync(out).size / 2 ** 20), maxAbsDeltaLast: delta.last, maxAbsDeltaMean: delta.mean,
+    case: c, ...conv.row, maxAbsDeltaLast: delta.last, maxAbsDeltaMean: delta.mean,
   };
   if (exportFile && c === 'safetensors-f32-bertmodel') {
     const exported = await createSession(exportFile, { threads: 2 });
@@ -113,9 +122,19 @@ for (const c of readdirSync(dir).filter((d) => existsSync(join(dir, d, 'config.j
       exportMaxAbsDeltaLast: dExp.last, exportMaxAbsDeltaMean: dExp.mean, batchTokens: tokens,
       batchWidth: Math.max(...exp.texts.map((x) => x.input_ids.length)),
     });
-    const [converted, exportedSeconds] = await encodeSeconds([session, exported], exp);
-    Object.assign(row, { encodeSecondsConverted: converted, encodeSecondsExport: exportedSeconds });
-    await exported.release();
+    const sessions = [session, exported];
+    if (exportInt8) {
+      const q = convertChild(caseDir, true);
+      const qSession = await createSession(q.out, { threads: 2 });
+      const qExport = await createSession(exportInt8, { threads: 2 });
+      const dq = await maxDelta(qSession, exp, values);
+      const dqe = await maxDelta(qExport, exp, values);
+      row.int8 = { ...q.row, maxAbsDeltaLast: dq.last, maxAbsDeltaMean: dq.mean, exportMaxAbsDeltaLast: dqe.last, exportMaxAbsDeltaMean: dqe.mean };
+      sessions.push(qSession, qExport);
+    }
+    const [converted, exportedSeconds, int8Converted, int8Export] = await encodeSeconds(sessions, exp);
+    Object.assign(row, { encodeSecondsConverted: converted, encodeSecondsExport: exportedSeconds, encodeSecondsInt8Converted: int8Converted, encodeSecondsInt8Export: int8Export });
+    for (const s of sessions.slice(1)) await s.release();
   }
   await session.release();
   console.log(JSON.stringify(row));

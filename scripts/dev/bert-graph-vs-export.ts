@@ -2,6 +2,7 @@
  * citebench's converted graph against a transformers ONNX export of the same weights (development only):
  *   python scripts/dev/onnx-to-safetensors.py ../shared/models/tiny-scibert-random SCRATCH/tiny-ckpt
  *   node --import tsx scripts/dev/bert-graph-vs-export.ts SCRATCH/tiny-ckpt [../shared/models/tiny-scibert-random]
+ * Float32 and int8 (citebench's quantization vs the export's onnxruntime quantize_dynamic) are compared.
  * Encodes the S2ORC sample's articles with an abstract through both graphs with citebench's Encoder (same tokenizer,
  * batches and pooling): CLS vectors and ASPIRE all-layer sentence vectors; prints max |Δ| and whether an exact
  * −L2² search (every article as a query over all others) ranks identically.
@@ -21,7 +22,7 @@ const articles = readFileSync(sample, 'utf8')
   .map((l) => JSON.parse(l) as { title?: string; abstract?: string })
   .filter((r) => r.abstract)
   .map((r) => ({ title: r.title ?? '', abstract: r.abstract! }));
-const converted = convertCheckpoint(ckpt, { log: (l) => console.error(l) });
+const converted = { fp32: convertCheckpoint(ckpt, { log: (l) => console.error(l) }), int8: convertCheckpoint(ckpt, { quantize: true, log: (l) => console.error(l) }) };
 
 function ranking(b: EncodedBatch, q: number): number[] {
   const n = b.vectors.length / b.dim;
@@ -37,9 +38,9 @@ function ranking(b: EncodedBatch, q: number): number[] {
     .map((h) => h.i);
 }
 
-for (const pooling of ['cls', 'aspire'] as Pooling[]) {
-  const base = resolveModel(exported, { overrides: { pooling, layers: 'all' } });
-  const ours = await Encoder.load({ ...base, onnxFile: converted }, { threads: 2 });
+for (const [weights, pooling] of [['fp32', 'cls'], ['fp32', 'aspire'], ['int8', 'cls'], ['int8', 'aspire']] as ['fp32' | 'int8', Pooling][]) {
+  const base = resolveModel(exported, { overrides: { pooling, layers: 'all' }, quantized: weights === 'int8' });
+  const ours = await Encoder.load({ ...base, onnxFile: converted[weights] }, { threads: 2 });
   const theirs = await Encoder.load(base, { threads: 2 });
   const a = await ours.encode(articles);
   const b = await theirs.encode(articles);
@@ -47,6 +48,11 @@ for (const pooling of ['cls', 'aspire'] as Pooling[]) {
   for (let i = 0; i < a.vectors.length; i++) maxDelta = Math.max(maxDelta, Math.abs(a.vectors[i]! - b.vectors[i]!));
   const n = a.vectors.length / a.dim;
   let same = 0;
-  for (let q = 0; q < n; q++) if (ranking(a, q).join() === ranking(b, q).join()) same++;
-  console.log(JSON.stringify({ pooling, layers: pooling === 'aspire' ? 'all' : 'last', articles: articles.length, vectors: n, maxAbsDelta: maxDelta, queriesWithIdenticalRanking: `${same}/${n}` }));
+  let sameTop10 = 0;
+  for (let q = 0; q < n; q++) {
+    const [ra, rb] = [ranking(a, q), ranking(b, q)];
+    if (ra.join() === rb.join()) same++;
+    if (ra.slice(0, 10).join() === rb.slice(0, 10).join()) sameTop10++;
+  }
+  console.log(JSON.stringify({ weights, exported: base.onnxFile.split('/').pop(), pooling, layers: pooling === 'aspire' ? 'all' : 'last', articles: articles.length, vectors: n, maxAbsDelta: maxDelta, queriesWithIdenticalRanking: `${same}/${n}`, queriesWithIdenticalTop10: `${sameTop10}/${n}` }));
 }

@@ -7,7 +7,10 @@ time and as one padded batch. Cases:
   bertmodel-f32/      BertModel keys, float32
   pretraining-f16/    BertForPreTraining keys (`bert.` prefix, heads, pooler), float16
 The model runs with transformers' default attention implementation (sdpa).
-Needs torch, transformers, safetensors:  python scripts/dev/make-bert-graph-fixtures.py
+quantized.json: onnxruntime's own weight quantization (quant_utils.quantize_data, as quantize_dynamic with
+weight_type=QInt8 applies it: MatMul weights [in, out] int8 symmetric, embedding tables uint8 asymmetric) of every
+weight of bertmodel-f32, plus crafted arrays with exact rounding ties, for src/retrieval/dense/quantize.ts.
+Needs torch, transformers, safetensors, onnx, onnxruntime:  python scripts/dev/make-bert-graph-fixtures.py
 """
 import json
 import os
@@ -67,3 +70,35 @@ def make(name, cls, dtype, seed):
 
 make('bertmodel-f32', BertModel, torch.float32, 11)
 make('pretraining-f16', BertForPreTraining, torch.float16, 23)
+
+
+def quantized_reference():
+    import numpy as np
+    from onnx import TensorProto
+    from onnxruntime.quantization.quant_utils import quantize_data
+    from safetensors.numpy import load_file
+
+    sd = load_file(os.path.join(out, 'bertmodel-f32', 'model.safetensors'))
+    cases = []
+
+    def add(name, arr, qtype, symmetric):
+        zp, scale, q = quantize_data(arr.flatten(), qtype, symmetric)
+        cases.append({'name': name, 'signed': qtype == TensorProto.INT8, 'input': arr.flatten().tolist(),
+                      'scale': float(scale), 'zero_point': int(zp), 'values': q.astype(int).tolist()})
+
+    for k, v in sorted(sd.items()):
+        if k.endswith('.weight') and v.ndim == 2 and 'embeddings' not in k:
+            add(k + '.T', np.ascontiguousarray(v.T), TensorProto.INT8, True)
+        elif 'embeddings' in k and k.endswith('embeddings.weight'):
+            add(k, v, TensorProto.UINT8, False)
+    # Exact ties: scale 1 (absmax 127 / range 255), values at .5.
+    ties = np.array([127, 0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.49, -126.5], dtype=np.float32)
+    add('ties-int8', ties, TensorProto.INT8, True)
+    add('ties-uint8', np.array([-127.5, 127.5, 0.5, 1.5, -0.5, 2.5], dtype=np.float32), TensorProto.UINT8, False)
+    add('zeros-int8', np.zeros(4, dtype=np.float32), TensorProto.INT8, True)
+    add('positive-uint8', np.array([0.25, 3.0, 1.0], dtype=np.float32), TensorProto.UINT8, False)
+    with open(os.path.join(out, 'quantized.json'), 'w') as f:
+        json.dump(cases, f)
+
+
+quantized_reference()

@@ -12,6 +12,7 @@ import { buildBertOnnx, parseBertConfig } from '../../src/retrieval/dense/bert-g
 import { readCheckpoint } from '../../src/retrieval/dense/checkpoint/index.ts';
 import { CONVERT_CACHE, convertCheckpoint } from '../../src/retrieval/dense/convert.ts';
 import { createSession } from '../../src/retrieval/dense/encoder.ts';
+import { quantizeInt8Symmetric, quantizeUint8Asymmetric } from '../../src/retrieval/dense/quantize.ts';
 import { CitebenchError } from '../../src/util/errors.ts';
 
 const FIXTURES = new URL('./fixtures/bert-graph/', import.meta.url).pathname;
@@ -245,3 +246,33 @@ function rankL2(vs: number[][], q: number): number[] {
     .sort((a, b) => b.score - a.score || a.i - b.i)
     .map((h) => h.i);
 }
+
+test('quantize: int8/uint8 weights, scales and zero points equal onnxruntime quantize_data on every fixture weight and on exact ties', () => {
+  const cases = JSON.parse(readFileSync(join(FIXTURES, 'quantized.json'), 'utf8')) as { name: string; signed: boolean; input: number[]; scale: number; zero_point: number; values: number[] }[];
+  assert.ok(cases.length >= 10);
+  for (const c of cases) {
+    const q = c.signed ? quantizeInt8Symmetric(Float32Array.from(c.input)) : quantizeUint8Asymmetric(Float32Array.from(c.input));
+    assert.equal(q.scale, Math.fround(c.scale), `${c.name} scale`);
+    assert.equal(q.zeroPoint, c.zero_point, `${c.name} zero point`);
+    assert.deepEqual([...q.values], c.values, `${c.name} values`);
+  }
+});
+
+test('convert --quantize: model_quantized.onnx beside model.onnx, close to PyTorch (int8 error only), cached like the float32 file', async () => {
+  const dir = copyOf('bertmodel-f32');
+  const fp32 = convertCheckpoint(dir);
+  const logs: string[] = [];
+  const int8 = convertCheckpoint(dir, { quantize: true, log: (l) => logs.push(l) });
+  assert.equal(dirname(int8), dirname(fp32));
+  assert.ok(int8.endsWith('model_quantized.onnx'));
+  assert.ok(statSync(int8).size < statSync(fp32).size * 0.65, `int8 weights: ${statSync(int8).size} vs ${statSync(fp32).size} bytes`);
+  assert.equal(convertCheckpoint(dir, { quantize: true, log: (l) => logs.push(l) }), int8);
+  assert.equal(logs.length, 1);
+  const session = await createSession(int8, { threads: 1 });
+  const b = expected('bertmodel-f32').batch;
+  const r = await run(session, b.input_ids, b.token_type_ids, b.attention_mask);
+  const d = maxAbsDiff(r.last, b.last_hidden_state.flat(2));
+  // Hidden states are LayerNorm outputs of magnitude ~1; int8 rounding moves them by a few hundredths, a wiring
+  // error (a wrong scale, zero point or transposition) by far more.
+  assert.ok(d > 0 && d < 0.1, `int8 max |Δ| ${d}`);
+});

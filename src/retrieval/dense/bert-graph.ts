@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { CitebenchError } from '../../util/errors.ts';
 import type { Checkpoint, CheckpointTensor } from './checkpoint/tensors.ts';
 import { ElemType, floatInitializer, int64Initializer, scalarInitializer, type GraphSpec, type Initializer, type NodeSpec } from './onnx-graph.ts';
+import { quantizeInt8Symmetric, quantizeUint8Asymmetric, type Quantized } from './quantize.ts';
 
 export interface BertConfig {
   /** The config.json read, for messages. */
@@ -109,12 +110,46 @@ function transposed(t: CheckpointTensor): () => Float32Array {
 /** float32's most negative finite value: transformers' additive mask value (torch.finfo(float32).min). */
 const FLOAT32_MIN = -3.4028234663852886e38;
 
+export interface BertGraphOptions {
+  /**
+   * int8 weights as onnxruntime's quantize_dynamic(weight_type=QInt8) writes them (quantize.ts): MatMul weights
+   * int8 with activations quantized at run time (DynamicQuantizeLinear + MatMulInteger), embedding tables uint8.
+   */
+  quantize?: boolean;
+}
+
+/**
+ * A quantized tensor as three initializers, named as onnxruntime's quantizer names them (`_quantized`, `_scale`,
+ * `_zero_point`). The scale is written first and quantizes the tensor; the values, written last, release it.
+ */
+function quantizedInitializers(name: string, dims: number[], data: () => Float32Array, signed: boolean): Initializer[] {
+  let q: Quantized<Int8Array | Uint8Array> | undefined;
+  const get = () => (q ??= signed ? quantizeInt8Symmetric(data()) : quantizeUint8Asymmetric(data()));
+  const type = signed ? ElemType.INT8 : ElemType.UINT8;
+  const n = dims.reduce((a, b) => a * b, 1);
+  return [
+    { name: `${name}_scale`, type: ElemType.FLOAT, dims: [], byteLength: 4, data: () => new Uint8Array(Float32Array.of(get().scale).buffer) },
+    { name: `${name}_zero_point`, type, dims: [], byteLength: 1, data: () => Uint8Array.of(get().zeroPoint & 0xff) },
+    {
+      name: `${name}_quantized`,
+      type,
+      dims,
+      byteLength: n,
+      data: () => {
+        const v = get().values;
+        q = undefined;
+        return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+      },
+    },
+  ];
+}
+
 /**
  * The encoder graph for `config` with the checkpoint's weights (BertModel keys, or BertForPreTraining /
  * BertForMaskedLM keys with the `bert.` prefix; heads and pooler ignored). Every tensor is checked now; weights are
  * read (and float16/bfloat16 widened exactly to float32) only when the model is written.
  */
-export function buildBertOnnx(config: BertConfig, ck: Checkpoint): GraphSpec {
+export function buildBertOnnx(config: BertConfig, ck: Checkpoint, opts: BertGraphOptions = {}): GraphSpec {
   const { hiddenSize: H, numHeads: NH, intermediateSize: I, numLayers: L } = config;
   const headDim = H / NH;
   const nodes: NodeSpec[] = [];
@@ -128,11 +163,39 @@ export function buildBertOnnx(config: BertConfig, ck: Checkpoint): GraphSpec {
     inits.push(floatInitializer(name, shape, () => t.float32()));
     return name;
   };
+  // Quantized activations, one DynamicQuantizeLinear per tensor (query, key and value share theirs).
+  const dynQuant = new Map<string, string[]>();
+  const quantizedInput = (x: string): string[] => {
+    let q = dynQuant.get(x);
+    if (!q) {
+      q = [`${x}_quantized`, `${x}_scale`, `${x}_zero_point`];
+      nodes.push({ op: 'DynamicQuantizeLinear', inputs: [x], outputs: q });
+      dynQuant.set(x, q);
+    }
+    return q;
+  };
   const linear = (x: string, name: string, nIn: number, nOut: number, out: string): string => {
     const t = tensorFor(ck, config, `${name}.weight`, [nOut, nIn]);
-    inits.push(floatInitializer(`${name}.weight.T`, [nIn, nOut], transposed(t)));
+    const w = `${name}.weight.T`;
     const b = weight(`${name}.bias`, [nOut]);
-    return node('Add', [node('MatMul', [x, `${name}.weight.T`], `${out}.mm`), b], out);
+    if (!opts.quantize) {
+      inits.push(floatInitializer(w, [nIn, nOut], transposed(t)));
+      return node('Add', [node('MatMul', [x, w], `${out}.mm`), b], out);
+    }
+    // The nodes onnxruntime's quantizer writes for a MatMul with a constant weight.
+    inits.push(...quantizedInitializers(w, [nIn, nOut], transposed(t), true));
+    const [xq, xs, xzp] = quantizedInput(x);
+    const scales = node('Mul', [xs!, `${w}_scale`], `${out}.scales`);
+    const acc = node('MatMulInteger', [xq!, `${w}_quantized`, xzp!, `${w}_zero_point`], `${out}.mmi`);
+    const mm = node('Mul', [node('Cast', [acc], `${out}.mmi_f`, { to: { i: ElemType.FLOAT } }), scales], `${out}.mm`);
+    return node('Add', [mm, b], out);
+  };
+  /** An embedding table, as a float32 initializer or (quantized) uint8 values dequantized after the lookup. */
+  const table = (name: string, shape: number[]): { name: string; dequantize: (x: string) => string } => {
+    if (!opts.quantize) return { name: weight(name, shape), dequantize: (x) => x };
+    const t = tensorFor(ck, config, name, shape);
+    inits.push(...quantizedInitializers(name, shape, () => t.float32(), false));
+    return { name: `${name}_quantized`, dequantize: (x) => node('DequantizeLinear', [x, `${name}_scale`, `${name}_zero_point`], `${x}.dq`) };
   };
   const layerNorm = (x: string, name: string, out: string): string =>
     node('LayerNormalization', [x, weight(`${name}.weight`, [H]), weight(`${name}.bias`, [H])], out, { axis: { i: -1 }, epsilon: { f: config.layerNormEps } });
@@ -150,11 +213,13 @@ export function buildBertOnnx(config: BertConfig, ck: Checkpoint): GraphSpec {
   );
 
   // Embeddings: word + token type, then + position (0..seq-1), in transformers' order of addition; LayerNorm.
-  const word = node('Gather', [weight('embeddings.word_embeddings.weight', [config.vocabSize, H]), 'input_ids'], 'emb.word');
-  const type = node('Gather', [weight('embeddings.token_type_embeddings.weight', [config.typeVocabSize, H]), 'token_type_ids'], 'emb.type');
+  const wordTable = table('embeddings.word_embeddings.weight', [config.vocabSize, H]);
+  const word = wordTable.dequantize(node('Gather', [wordTable.name, 'input_ids'], 'emb.word'));
+  const typeTable = table('embeddings.token_type_embeddings.weight', [config.typeVocabSize, H]);
+  const type = typeTable.dequantize(node('Gather', [typeTable.name, 'token_type_ids'], 'emb.type'));
   const seqLen = node('Shape', ['input_ids'], 'seq_len', { start: { i: 1 }, end: { i: 2 } });
-  const posTable = weight('embeddings.position_embeddings.weight', [config.maxPositions, H]);
-  const pos = node('Slice', [posTable, 'c.zero', seqLen, 'c.zero'], 'emb.pos');
+  const posTable = table('embeddings.position_embeddings.weight', [config.maxPositions, H]);
+  const pos = posTable.dequantize(node('Slice', [posTable.name, 'c.zero', seqLen, 'c.zero'], 'emb.pos'));
   const sum = node('Add', [node('Add', [word, type], 'emb.word_type'), pos], 'emb.sum');
   let x = layerNorm(sum, 'embeddings.LayerNorm', 'emb.out');
 

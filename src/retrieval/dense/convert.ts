@@ -20,7 +20,7 @@ export const CONVERTER_VERSION = 1;
 export const CONVERT_CACHE = join('.citebench', 'onnx');
 
 export interface ConvertOptions {
-  /** int8 weights: not implemented yet (refused). */
+  /** int8 weights as onnxruntime's quantize_dynamic(weight_type=QInt8) makes them: `model_quantized.onnx`. */
   quantize?: boolean;
   /** Told when a conversion runs (it takes seconds for a BERT-base checkpoint). */
   log?: (line: string) => void;
@@ -39,21 +39,19 @@ export function conversionKey(dir: string, weightFiles: readonly string[]): stri
  * complete file for this exact checkpoint.
  */
 export function convertCheckpoint(dir: string, opts: ConvertOptions = {}): string {
-  if (opts.quantize)
-    throw new CitebenchError(`${dir}: int8 quantization of a converted checkpoint is not available; convert without it, or quantize an optimum-cli export (docs/dense.md)`);
   const config = parseBertConfig(join(dir, 'config.json'));
   const checkpoint = readCheckpoint(dir);
-  const out = join(dir, CONVERT_CACHE, conversionKey(dir, checkpoint.files), 'model.onnx');
+  const out = join(dir, CONVERT_CACHE, conversionKey(dir, checkpoint.files), opts.quantize ? 'model_quantized.onnx' : 'model.onnx');
   if (existsSync(out)) return out;
   // Every tensor is looked up and shape-checked here, before anything is written.
-  const graph = buildBertOnnx(config, checkpoint);
+  const graph = buildBertOnnx(config, checkpoint, { quantize: opts.quantize });
   try {
     mkdirSync(join(dir, CONVERT_CACHE), { recursive: true });
     accessSync(join(dir, CONVERT_CACHE), constants.W_OK);
   } catch (e) {
     throw new CitebenchError(`${dir}: cannot write the converted model into ${CONVERT_CACHE} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); copy the model folder somewhere writable`);
   }
-  opts.log?.(`converting ${checkpoint.files.map((f) => basename(f)).join(', ')} (${checkpoint.format}) to ONNX: ${out}`);
+  opts.log?.(`converting ${checkpoint.files.map((f) => basename(f)).join(', ')} (${checkpoint.format}) to ONNX${opts.quantize ? ' (int8)' : ''}: ${out}`);
   writeModel(out, graph);
   return out;
 }
