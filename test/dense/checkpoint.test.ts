@@ -1,5 +1,5 @@
 // Checkpoint readers against what PyTorch saved: the fixtures (scripts/dev/make-checkpoint-fixtures.py) hold the
-// same random BERT as safetensors, zip and legacy pytorch_model.bin, float32 and float16, BertModel and
+// same random BERT as safetensors, zip and legacy pytorch_model.bin (zip-views pickled with protocol 4), float32 and float16, BertModel and
 // BertForPreTraining keys, each with a manifest of every tensor's dtype, shape and sha256 of its float32 values as
 // torch loads them back. Bad files (a pickle naming os.system, unknown opcodes, truncation, damaged headers,
 // missing shards) must fail with one line naming the file, without running anything.

@@ -411,20 +411,19 @@ export function unpickle(bytes: Uint8Array, opts: UnpickleOptions): { value: unk
         break;
       }
       case 0x81: {
-        // NEWOBJ: cls.__new__(cls, *args); only OrderedDict is a class here
-        const args = pop();
+        // NEWOBJ: cls.__new__(cls, *args); of the allowed names only OrderedDict is a class (its __new__ ignores args)
+        pop();
         const cls = pop();
         if ((cls as { callable?: string } | null)?.callable !== 'collections.OrderedDict') fail('NEWOBJ of something other than OrderedDict');
-        stack.push(call(cls, new PickleTuple([])));
-        void args;
+        stack.push(new PickleDict());
         break;
       }
       case 0x62: {
-        // BUILD: set state on the object below; only dicts take state (OrderedDict's _metadata)
+        // BUILD: set state on the object below; only dicts take state (a state_dict's `_metadata` attribute)
         const state = pop();
         const obj = top();
-        if (obj instanceof PickleDict) obj.attributes = state;
-        else if (!(obj instanceof TensorRef && state === null)) fail('BUILD on something that is not a dict');
+        if (!(obj instanceof PickleDict)) fail('BUILD on something that is not a dict');
+        (obj as PickleDict).attributes = state;
         break;
       }
       case 0x51: {
