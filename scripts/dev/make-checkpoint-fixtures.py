@@ -27,7 +27,10 @@ Cases (format x dtype x key layout, every value at least once):
     safetensors cannot share storage, so the safetensors case drops the two tied aliases, as the hub's
     conversions do. The legacy pretraining case also carries the int64 buffer `bert.embeddings.position_ids`
     [1, 512] that checkpoints from transformers 3.x-4.30 contain.
-  All cases hold the same weights: the f16 ones are the float32 weights rounded to float16.
+  zip-views, legacy-views (fixture mode only): tiny non-BERT state_dicts of strided views (a transposed matrix,
+  a slice at a storage offset sharing its parent's storage, a bfloat16 and an int64 tensor), as torch.save keeps them;
+  zip-views is pickled with protocol 4 (FRAME, STACK_GLOBAL, MEMOIZE), every other case with torch's default 2.
+  All BERT cases hold the same weights: the f16 ones are the float32 weights rounded to float16.
   torch names legacy storages by memory address, so legacy files differ byte-wise between runs (values do not).
 
 Expected outputs. Texts: 8 records of the S2ORC sample (../shared/data/s2orc-sample/metadata.jsonl, ODC-BY 1.0),
@@ -142,12 +145,12 @@ def state_dict(weights: BertForPreTraining, dtype: torch.dtype, layout: str, fmt
     return sd
 
 
-def write_case(out: str, case: str, fmt: str, sd: dict) -> None:
+def write_case(out: str, case: str, fmt: str, sd: dict, protocol: int = 2) -> None:
     os.makedirs(os.path.join(out, case), exist_ok=True)
     if fmt == 'safetensors':
         save_file({k: v.contiguous() for k, v in sd.items()}, os.path.join(out, case, 'model.safetensors'), metadata={'format': 'pt'})
     elif fmt == 'zip':
-        torch.save(sd, os.path.join(out, case, 'pytorch_model.bin'))
+        torch.save(sd, os.path.join(out, case, 'pytorch_model.bin'), pickle_protocol=protocol)
     else:
         torch.save(sd, os.path.join(out, case, 'pytorch_model.bin'), _use_new_zipfile_serialization=False)
     # The tests compare what citebench reads with what torch itself loads back from the file.
@@ -155,7 +158,8 @@ def write_case(out: str, case: str, fmt: str, sd: dict) -> None:
         from safetensors.torch import load_file
         back = load_file(os.path.join(out, case, 'model.safetensors'))
     else:
-        back = torch.load(os.path.join(out, case, 'pytorch_model.bin'), weights_only=True)
+        # torch's weights_only loader has no FRAME opcode; the protocol-4 file is our own, so the full loader is safe.
+        back = torch.load(os.path.join(out, case, 'pytorch_model.bin'), weights_only=protocol == 2)
     assert list(back) == list(sd) or fmt == 'safetensors', case
     for k in sd:
         assert torch.equal(back[k], sd[k]), (case, k)
@@ -235,6 +239,13 @@ def main() -> None:
         write_case(out, case, fmt, sd)
         cfg.to_json_file(os.path.join(out, case, 'config.json'))
         print(case, file=sys.stderr)
+    if not base:
+        g = torch.Generator().manual_seed(SEED)
+        parent = torch.randn(5, 6, generator=g)
+        views = {'transposed': parent.t(), 'slice': parent[1:4, 2:5], 'parent': parent,
+                 'bf16': torch.randn(3, 2, generator=g).to(torch.bfloat16), 'ids': torch.arange(7, dtype=torch.int64).view(1, 7)}
+        write_case(out, 'zip-views', 'zip', views, protocol=4)
+        write_case(out, 'legacy-views', 'legacy', views)
     expected(cfg, weights, torch.float32, tok, items, out, 'f32')
     expected(cfg, weights, torch.float16, tok, items, out, 'f16')
     total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(out) for f in fs)

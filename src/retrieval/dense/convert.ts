@@ -9,7 +9,7 @@ import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { CitebenchError } from '../../util/errors.ts';
 import { buildBertOnnx, parseBertConfig } from './bert-graph.ts';
-import { readCheckpoint } from './checkpoint/index.ts';
+import { checkpointFiles, readCheckpoint } from './checkpoint/index.ts';
 import { fileContentHash } from './models.ts';
 import { writeModel } from './onnx-graph.ts';
 
@@ -41,7 +41,7 @@ export function conversionKey(dir: string, weightFiles: readonly string[]): stri
 export function convertCheckpoint(dir: string, opts: ConvertOptions = {}): string {
   const config = parseBertConfig(join(dir, 'config.json'));
   const checkpoint = readCheckpoint(dir);
-  const out = join(dir, CONVERT_CACHE, conversionKey(dir, checkpoint.files), opts.quantize ? 'model_quantized.onnx' : 'model.onnx');
+  const out = join(dir, CONVERT_CACHE, conversionKey(dir, checkpointFiles(dir) ?? checkpoint.files), opts.quantize ? 'model_quantized.onnx' : 'model.onnx');
   if (existsSync(out)) return out;
   // Every tensor is looked up and shape-checked here, before anything is written.
   const graph = buildBertOnnx(config, checkpoint, { quantize: opts.quantize });
