@@ -4,7 +4,7 @@
 // the converted file run exactly as the encoder runs models (createSession: all graph optimizations).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
@@ -268,4 +268,12 @@ test('convert --quantize: model_quantized.onnx beside model.onnx, close to PyTor
   // Hidden states are LayerNorm outputs of magnitude ~1; int8 rounding moves them by a few hundredths, a wiring
   // error (a wrong scale, zero point or transposition) by far more.
   assert.ok(d > 0 && d < 0.1, `int8 max |Δ| ${d}`);
+});
+
+test('convert: a folder without config.json or without weights is one line', () => {
+  const dir = copyOf('bertmodel-f32');
+  rmSync(join(dir, 'model.safetensors'));
+  assert.match(oneLine(() => convertCheckpoint(dir)), /no checkpoint to convert/);
+  rmSync(join(dir, 'config.json'));
+  assert.match(oneLine(() => convertCheckpoint(dir)), /config\.json: cannot read the model config \(ENOENT\)/);
 });

@@ -40,9 +40,12 @@ export function conversionKey(dir: string, weightFiles: readonly string[]): stri
  */
 export function convertCheckpoint(dir: string, opts: ConvertOptions = {}): string {
   const config = parseBertConfig(join(dir, 'config.json'));
-  const checkpoint = readCheckpoint(dir);
-  const out = join(dir, CONVERT_CACHE, conversionKey(dir, checkpointFiles(dir) ?? checkpoint.files), opts.quantize ? 'model_quantized.onnx' : 'model.onnx');
+  const files = checkpointFiles(dir);
+  if (!files) throw new CitebenchError(`${dir}: no checkpoint to convert (model.safetensors, pytorch_model.bin or their sharded index)`);
+  const out = join(dir, CONVERT_CACHE, conversionKey(dir, files), opts.quantize ? 'model_quantized.onnx' : 'model.onnx');
+  // A cached file needs nothing read: not even the checkpoint's header (a pickle for pytorch_model.bin).
   if (existsSync(out)) return out;
+  const checkpoint = readCheckpoint(dir);
   // Every tensor is looked up and shape-checked here, before anything is written.
   const graph = buildBertOnnx(config, checkpoint, { quantize: opts.quantize });
   try {
