@@ -17,6 +17,29 @@ export function writeFileAtomic(path: string, data: string | Uint8Array | ArrayB
 }
 
 /**
+ * Like writeFileAtomic for content produced piece by piece (a large file never held whole): `produce` calls
+ * `write` with consecutive chunks; the file appears under `path` only once all of them are written and synced.
+ */
+export function writeFileAtomicWith(path: string, produce: (write: (chunk: Uint8Array) => void) => void): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = path + tmpSuffix();
+  const fd = openSync(tmp, 'w');
+  try {
+    produce((b) => {
+      let off = 0;
+      while (off < b.byteLength) off += writeSync(fd, b, off, b.byteLength - off);
+    });
+    fsyncSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  closeSync(fd);
+  renameSync(tmp, path);
+}
+
+/**
  * Create `path` with `data` only if it does not exist yet, atomically (a complete file or none): write a temp
  * file, then hard-link it into place — link(2) fails with EEXIST when another writer was first, also on NFS.
  * Returns the file's content after the call: `data` when this call created it, else the existing content.

@@ -1,11 +1,20 @@
 /**
- * A minimal ONNX model writer (protobuf by hand, no dependency) for the small compute graphs dense search runs
- * through onnxruntime: its MLAS matrix multiply is BLAS-class and multi-threaded, which plain JS loops are not.
- * Only the ONNX fields these graphs use are written (field numbers from onnx/onnx.proto3).
+ * A minimal ONNX model writer (protobuf by hand, no dependency) for the compute graphs citebench runs through
+ * onnxruntime: the small dense-search graphs (its MLAS matrix multiply is BLAS-class and multi-threaded, which plain
+ * JS loops are not) and whole encoders built from checkpoints (bert-graph.ts). Only the ONNX fields these graphs use
+ * are written (field numbers from onnx/onnx.proto3). Initializers are written with their sizes computed first, so
+ * a model of any size streams to a file one tensor at a time (`writeModel`) instead of being assembled in memory.
  */
+import { writeFileAtomicWith } from '../../util/atomic.ts';
 
-class PbWriter {
+export class PbWriter {
   private parts: Uint8Array[] = [];
+  /** Bytes written so far. */
+  length = 0;
+  private push(b: Uint8Array): void {
+    this.parts.push(b);
+    this.length += b.length;
+  }
   private varint(v: number | bigint): void {
     let x = BigInt.asUintN(64, BigInt(v));
     const out: number[] = [];
@@ -14,7 +23,7 @@ class PbWriter {
       x >>= 7n;
     }
     out.push(Number(x));
-    this.parts.push(Uint8Array.from(out));
+    this.push(Uint8Array.from(out));
   }
   private key(field: number, wire: number): void {
     this.varint((field << 3) | wire);
@@ -28,13 +37,18 @@ class PbWriter {
     this.key(field, 5);
     const b = new Uint8Array(4);
     new DataView(b.buffer).setFloat32(0, v, true);
-    this.parts.push(b);
+    this.push(b);
     return this;
   }
   bytes(field: number, b: Uint8Array): this {
+    this.lengthPrefix(field, b.length);
+    this.push(b);
+    return this;
+  }
+  /** The key and length of a length-delimited field whose `n` content bytes the caller writes next. */
+  lengthPrefix(field: number, n: number): this {
     this.key(field, 2);
-    this.varint(b.length);
-    this.parts.push(b);
+    this.varint(n);
     return this;
   }
   str(field: number, s: string): this {
@@ -66,11 +80,46 @@ export interface NodeSpec {
   attrs?: Record<string, { i: number } | { f: number } | { ints: number[] }>;
 }
 
+/** A constant tensor stored in the model (TensorProto with raw_data, little-endian). */
+export interface Initializer {
+  name: string;
+  type: number;
+  dims: number[];
+  /** Exact size of `data()`, known before the data is produced. */
+  byteLength: number;
+  /** The raw bytes, produced when the initializer is written (so only one large tensor is in memory at a time). */
+  data: () => Uint8Array;
+}
+
 export interface GraphSpec {
   inputs: { name: string; type: number; shape: Dim[] }[];
   outputs: { name: string; type: number; shape: Dim[] }[];
   nodes: NodeSpec[];
+  initializers?: Initializer[];
   opset?: number;
+}
+
+export function floatInitializer(name: string, dims: number[], data: () => Float32Array): Initializer {
+  return {
+    name,
+    type: ElemType.FLOAT,
+    dims,
+    byteLength: 4 * dims.reduce((a, b) => a * b, 1),
+    data: () => {
+      const f = data();
+      return new Uint8Array(f.buffer, f.byteOffset, f.byteLength);
+    },
+  };
+}
+
+export function int64Initializer(name: string, values: number[]): Initializer {
+  const b = new BigInt64Array(values.map((v) => BigInt(v)));
+  return { name, type: ElemType.INT64, dims: [values.length], byteLength: b.byteLength, data: () => new Uint8Array(b.buffer) };
+}
+
+/** A rank-0 float tensor (a scalar constant that broadcasts). */
+export function scalarInitializer(name: string, value: number): Initializer {
+  return { name, type: ElemType.FLOAT, dims: [], byteLength: 4, data: () => new Uint8Array(Float32Array.of(value).buffer) };
 }
 
 function valueInfo(v: { name: string; type: number; shape: Dim[] }): PbWriter {
@@ -80,8 +129,63 @@ function valueInfo(v: { name: string; type: number; shape: Dim[] }): PbWriter {
   return new PbWriter().str(1, v.name).msg(2, new PbWriter().msg(1, tensorType));
 }
 
+/**
+ * The ModelProto as a sequence of chunks: serialised fields, and initializer data still to be produced. Protobuf
+ * fields may come in any order, so the graph is nodes, then initializers, then inputs and outputs.
+ */
+function modelChunks(g: GraphSpec): (Uint8Array | Initializer)[] {
+  const head = graphHead(g);
+  const tail = new PbWriter();
+  for (const i of g.inputs) tail.msg(11, valueInfo(i));
+  for (const o of g.outputs) tail.msg(12, valueInfo(o));
+  const tailBytes = tail.finish();
+  const inits: (Uint8Array | Initializer)[] = [];
+  let initBytes = 0;
+  for (const t of g.initializers ?? []) {
+    const tensor = new PbWriter();
+    for (const d of t.dims) tensor.int(1, d);
+    tensor.int(2, t.type).str(8, t.name).lengthPrefix(9, t.byteLength);
+    const prefix = new PbWriter().lengthPrefix(5, tensor.length + t.byteLength).finish();
+    const tensorHead = tensor.finish();
+    inits.push(prefix, tensorHead, t);
+    initBytes += prefix.length + tensorHead.length + t.byteLength;
+  }
+  const model = new PbWriter()
+    .int(1, 8)
+    .str(2, 'citebench')
+    .lengthPrefix(7, head.length + initBytes + tailBytes.length)
+    .finish();
+  const opset = new PbWriter().msg(8, new PbWriter().str(1, '').int(2, g.opset ?? 17)).finish();
+  return [model, head, ...inits, tailBytes, opset];
+}
+
 /** Serialise a graph to ONNX ModelProto bytes (IR 8, default opset 17). */
 export function buildModel(g: GraphSpec): Uint8Array {
+  const chunks = modelChunks(g).map((c) => (c instanceof Uint8Array ? c : checkedData(c)));
+  const out = new Uint8Array(chunks.reduce((a, c) => a + c.length, 0));
+  let o = 0;
+  for (const c of chunks) {
+    out.set(c, o);
+    o += c.length;
+  }
+  return out;
+}
+
+/** Write the model to `path` atomically, producing one initializer's data at a time. */
+export function writeModel(path: string, g: GraphSpec): void {
+  writeFileAtomicWith(path, (write) => {
+    for (const c of modelChunks(g)) write(c instanceof Uint8Array ? c : checkedData(c));
+  });
+}
+
+function checkedData(t: Initializer): Uint8Array {
+  const b = t.data();
+  // The size was written before the data: a mismatch would corrupt the file.
+  if (b.byteLength !== t.byteLength) throw new Error(`initializer ${t.name}: ${b.byteLength} bytes, declared ${t.byteLength}`);
+  return b;
+}
+
+function graphHead(g: GraphSpec): Uint8Array {
   const graph = new PbWriter();
   g.nodes.forEach((n, k) => {
     const node = new PbWriter();
@@ -101,12 +205,5 @@ export function buildModel(g: GraphSpec): Uint8Array {
     graph.msg(1, node);
   });
   graph.str(2, 'citebench');
-  for (const i of g.inputs) graph.msg(11, valueInfo(i));
-  for (const o of g.outputs) graph.msg(12, valueInfo(o));
-  return new PbWriter()
-    .int(1, 8)
-    .str(2, 'citebench')
-    .msg(7, graph)
-    .msg(8, new PbWriter().str(1, '').int(2, g.opset ?? 17))
-    .finish();
+  return graph.finish();
 }

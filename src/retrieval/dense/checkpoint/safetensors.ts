@@ -6,24 +6,13 @@
  * (`model.safetensors.index.json`, `weight_map: {name: shard file}`) read each shard the same way.
  * Tensor bytes are read on demand with positioned reads, so a BERT-base file is never held whole.
  */
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { CitebenchError } from '../../../util/errors.ts';
-import { DTYPE_BYTES, decodeElements, elementCount, type Checkpoint, type CheckpointTensor, type StoredDtype } from './tensors.ts';
+import { readSharded } from './shards.ts';
+import { DTYPE_BYTES, decodeElements, elementCount, readExactly, type Checkpoint, type CheckpointTensor, type StoredDtype } from './tensors.ts';
 
 /** The header may not be larger than this (the format's own reader refuses more than 100 MB). */
 const MAX_HEADER = 100_000_000;
-
-function readExactly(fd: number, len: number, pos: number, file: string, what: string): Uint8Array {
-  const b = new Uint8Array(len);
-  let o = 0;
-  while (o < len) {
-    const r = readSync(fd, b, o, len - o, pos + o);
-    if (r === 0) throw new CitebenchError(`${file}: truncated (${what}: ${o} of ${len} bytes at offset ${pos})`);
-    o += r;
-  }
-  return b;
-}
 
 /** Read one safetensors file's header; tensors read their bytes from the file when asked. */
 export function readSafetensorsFile(file: string): Map<string, CheckpointTensor> {
@@ -88,28 +77,5 @@ export function readSafetensorsFile(file: string): Map<string, CheckpointTensor>
 /** `model.safetensors`, or the shards named by `model.safetensors.index.json`. */
 export function readSafetensors(path: string): Checkpoint {
   if (!path.endsWith('.index.json')) return { files: [path], format: 'safetensors', tensors: readSafetensorsFile(path) };
-  let index: { weight_map?: Record<string, unknown> };
-  try {
-    index = JSON.parse(readFileSync(path, 'utf8')) as typeof index;
-  } catch (e) {
-    throw new CitebenchError(`${path}: cannot read the shard index (${(e as Error).message})`);
-  }
-  const map = index.weight_map;
-  if (!map || typeof map !== 'object') throw new CitebenchError(`${path}: no "weight_map" object`);
-  const shards = [...new Set(Object.values(map))];
-  for (const s of shards)
-    if (typeof s !== 'string' || s.includes('/') || s.includes('\\') || s.startsWith('.')) throw new CitebenchError(`${path}: weight_map names shard ${JSON.stringify(s)}, not a file beside the index`);
-  const tensors = new Map<string, CheckpointTensor>();
-  const files: string[] = [];
-  for (const s of shards as string[]) {
-    const file = join(dirname(path), s);
-    if (!existsSync(file)) throw new CitebenchError(`${path}: shard ${s} is missing (${basename(path)} names it)`);
-    files.push(file);
-    for (const [name, t] of readSafetensorsFile(file)) {
-      if (map[name] !== s) continue; // the index decides which shard holds a name
-      tensors.set(name, t);
-    }
-  }
-  for (const name of Object.keys(map)) if (!tensors.has(name)) throw new CitebenchError(`${path}: tensor '${name}' is not in its shard ${String(map[name])}`);
-  return { files, format: 'safetensors', tensors };
+  return readSharded(path, 'safetensors', readSafetensorsFile);
 }

@@ -4,6 +4,7 @@
  * anything from the file: safetensors is a JSON header plus raw bytes, and PyTorch pickles go through a
  * restricted unpickler (unpickle.ts).
  */
+import { closeSync, openSync, readSync } from 'node:fs';
 import { CitebenchError } from '../../../util/errors.ts';
 import { decodeHalf } from '../float16.ts';
 
@@ -75,4 +76,31 @@ export function decodeElements(bytes: Uint8Array, dtype: StoredDtype, n: number,
 
 export function elementCount(shape: readonly number[]): number {
   return shape.reduce((a, b) => a * b, 1);
+}
+
+/** Exactly `len` bytes of an open file at `pos`; a short read means the file is truncated. */
+export function readExactly(fd: number, len: number, pos: number, file: string, what: string): Uint8Array {
+  const b = new Uint8Array(len);
+  let o = 0;
+  while (o < len) {
+    const r = readSync(fd, b, o, len - o, pos + o);
+    if (r === 0) throw new CitebenchError(`${file}: truncated (${what}: ${o} of ${len} bytes at offset ${pos})`);
+    o += r;
+  }
+  return b;
+}
+
+/** Open `file`, read `len` bytes at `pos`, close: tensors read their bytes on demand, so no descriptor is held. */
+export function readFileRange(file: string, pos: number, len: number, what: string): Uint8Array {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (e) {
+    throw new CitebenchError(`${file}: cannot open (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  try {
+    return readExactly(fd, len, pos, file, what);
+  } finally {
+    closeSync(fd);
+  }
 }
