@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import { CitebenchError } from '../../util/errors.ts';
 import { buildBertOnnx, parseBertConfig } from './bert-graph.ts';
 import { checkpointFiles, readCheckpoint } from './checkpoint/index.ts';
-import { fileContentHash } from './models.ts';
+import { fileContentHash } from './file-hash.ts';
 import { writeModel } from './onnx-graph.ts';
 
 /** Bump when the graph bert-graph.ts builds changes: converted files of older versions are then rebuilt. */

@@ -17,12 +17,13 @@ import { writeFileAtomic } from '../../util/atomic.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { fmtCount, Progress } from '../../util/progress.ts';
 import { onnxNames, type OnnxVariant } from './onnx-variant.ts';
+import { CHECKPOINT_FILES } from './checkpoint/index.ts';
 
 export const DEFAULT_ENDPOINT = 'https://huggingface.co';
 /** Written next to the downloaded files: where they came from and each file's size and SHA-256. */
 export const DOWNLOAD_RECORD = 'citebench-download.json';
-/** PyTorch checkpoints, in the order they are fetched when the repo has no ONNX export. */
-export const PYTORCH_WEIGHT_FILES = ['model.safetensors', 'model.safetensors.index.json', 'pytorch_model.bin', 'pytorch_model.bin.index.json'] as const;
+/** PyTorch checkpoints, in the order they are fetched when the repo has no ONNX export (the order they are read in). */
+export const PYTORCH_WEIGHT_FILES = CHECKPOINT_FILES;
 /** Progress of an unfinished download inside its temporary folder (finished files, validators of partial ones). */
 const PARTIAL_STATE = '.citebench-partial.json';
 

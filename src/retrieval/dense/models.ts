@@ -11,6 +11,11 @@ import { join, resolve, basename } from 'node:path';
 import { CitebenchError } from '../../util/errors.ts';
 import { DOWNLOAD_RECORD, downloadModel, hubFolderName, isHubId, PYTORCH_WEIGHT_FILES } from './hub.ts';
 import { onnxNames, type OnnxVariant } from './onnx-variant.ts';
+import { fileContentHash, fileDigest } from './file-hash.ts';
+import { convertCheckpoint } from './convert.ts';
+import { checkpointFiles } from './checkpoint/index.ts';
+
+export { fileContentHash } from './file-hash.ts';
 import { tokenizerFiles } from './wordpiece.ts';
 
 /**
@@ -94,19 +99,19 @@ export interface ResolvedModel extends ModelOptions {
   hiddenSize: number;
   /** Hash of weights, tokenizer and options: an embedding store only accepts vectors from the same fingerprint. */
   fingerprint: string;
+  /** Set when `onnxFile` was converted from the folder's PyTorch/safetensors checkpoint: its files and their SHA-256. */
+  checkpoint?: { file: string; sha256: string }[];
 }
 
 export function exportHint(hfId: string, dir: string): string {
   return (
-    `To make an ONNX folder for citebench (on a machine with internet and Python):\n` +
-    `  pip install "optimum[exporters]"\n` +
+    `A model folder holds config.json, tokenizer.json or vocab.txt, and weights: a BERT checkpoint as the hub\n` +
+    `publishes it (model.safetensors or pytorch_model.bin, converted by citebench itself) or an ONNX export.\n` +
+    `--allow-remote downloads ${hfId} into ${dir}. For architectures other than BERT, export ONNX\n` +
+    `(on a machine with Python): pip install "optimum[exporters]" &&\n` +
     `  optimum-cli export onnx --model ${hfId} --task feature-extraction ${dir}/\n` +
-    `(a float16 export for GPUs, onnx/model_fp16.onnx: docs/cluster.md)\n` +
-    `ASPIRE with --layers all (the paper's pooling) also needs a 'mean_hidden_states' output: see docs/dense.md\n` +
-    `(or use --layers last with the plain export). Then pass --model ${dir}, or put the folder at\n` +
-    `<models-dir>/<name>/ (default ./models, or $CITEBENCH_MODELS) and pass the name.\n` +
-    `citebench downloads only with --allow-remote, and only hub repos with ONNX weights (onnx/model.onnx):\n` +
-    `the paper's models are published with PyTorch weights only, so they need this export.`
+    `Then pass --model ${dir}, or put the folder at <models-dir>/<name>/ (default ./models, or $CITEBENCH_MODELS)\n` +
+    `and pass the name (docs/dense.md).`
   );
 }
 
@@ -116,63 +121,6 @@ function pickOnnx(dir: string, prefer: OnnxVariant): string | undefined {
     for (const p of [join(dir, 'onnx', n), join(dir, n)]) if (existsSync(p)) return p;
   }
   return undefined;
-}
-
-/** Fast, content-based: size + SHA-256 of the first and last 4 MiB (the whole file when smaller than 8 MiB). */
-function fileDigest(path: string): string {
-  const size = statSync(path).size;
-  const h = createHash('sha256').update(String(size));
-  const fd = openSync(path, 'r');
-  try {
-    const span = 4 << 20;
-    const readAt = (pos: number, len: number) => {
-      const b = Buffer.alloc(len);
-      let o = 0;
-      while (o < len) {
-        const r = readSync(fd, b, o, len - o, pos + o);
-        if (r === 0) break;
-        o += r;
-      }
-      h.update(b.subarray(0, o));
-    };
-    if (size <= 2 * span) readAt(0, size);
-    else {
-      readAt(0, span);
-      readAt(size - span, span);
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return h.digest('hex');
-}
-
-const contentHashes = new Map<string, string>();
-
-/**
- * SHA-256 of a whole file (an ONNX model: any changed weight changes it, unlike the sampled fileDigest), computed
- * once per process for each (path, size, mtime).
- */
-export function fileContentHash(path: string): string {
-  const st = statSync(path);
-  const key = `${resolve(path)}\u0000${st.size}\u0000${st.mtimeMs}`;
-  let h = contentHashes.get(key);
-  if (h === undefined) {
-    const hash = createHash('sha256');
-    const fd = openSync(path, 'r');
-    try {
-      const b = Buffer.alloc(Math.min(st.size, 16 << 20) || 1);
-      for (let pos = 0; ; ) {
-        const r = readSync(fd, b, 0, b.length, pos);
-        if (r === 0) break;
-        hash.update(b.subarray(0, r));
-        pos += r;
-      }
-    } finally {
-      closeSync(fd);
-    }
-    contentHashes.set(key, (h = hash.digest('hex')));
-  }
-  return h;
 }
 
 export interface ResolveOptions {
@@ -257,26 +205,27 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
   // tokenizer.json, or vocab.txt (+ its configs) from which encoder.ts builds BertTokenizerFast's tokenizer.
   const tok = existsSync(dir) ? tokenizerFiles(dir) : undefined;
   if (opts.fp16 && opts.quantized) throw new CitebenchError(`model '${nameOrDir}': fp16 and quantized exclude each other`);
-  const onnxFile = existsSync(dir) ? pickOnnx(dir, opts.fp16 ? 'fp16' : opts.quantized ? 'quantized' : 'fp32') : undefined;
-  if (!existsSync(dir) || !existsSync(configPath) || !tok || !onnxFile) {
-    // A hub download of a repo without an ONNX export holds its PyTorch checkpoint instead.
-    const torch = existsSync(dir) && !onnxFile ? PYTORCH_WEIGHT_FILES.find((f) => existsSync(join(dir, f))) : undefined;
-    const missing = torch
-      ? `folder ${dir} holds PyTorch weights (${torch}) but no ONNX export`
-      : !existsSync(dir)
+  const present = existsSync(dir);
+  let onnxFile = present ? pickOnnx(dir, opts.fp16 ? 'fp16' : opts.quantized ? 'quantized' : 'fp32') : undefined;
+  // No ONNX file: a BERT checkpoint as the hub publishes it (safetensors or pytorch_model.bin) is converted once
+  // into the folder's cache (convert.ts); a non-BERT config is refused there in one line.
+  const checkpoint = present && !onnxFile && existsSync(configPath) && tok ? checkpointFiles(dir) : undefined;
+  if (checkpoint) onnxFile = convertCheckpoint(dir, { quantize: opts.quantized, log: opts.log });
+  if (!present || !existsSync(configPath) || !tok || !onnxFile) {
+    const missing = !present
       ? `${repo === nameOrDir ? `no local folder '${nameOrDir}', and ` : ''}folder ${dir} does not exist`
       : `folder ${dir} lacks ${[
           !existsSync(configPath) && 'config.json',
           !tok && 'tokenizer.json or vocab.txt',
-          !onnxFile && 'onnx/model.onnx',
+          !onnxFile && `weights (onnx/model.onnx, or a checkpoint: ${PYTORCH_WEIGHT_FILES.join(', ')})`,
         ]
           .filter(Boolean)
           .join(', ')}`;
-    const remote = !repo || torch
+    const remote = !repo
       ? ''
       : !opts.allowRemote
-        ? ` (--allow-remote downloads ${repo} from the Hugging Face hub, if the repo has ONNX weights)`
-        : existsSync(dir)
+        ? ` (--allow-remote downloads ${repo} from the Hugging Face hub)`
+        : present
           ? ` (--allow-remote downloads only into a folder that does not exist: remove ${dir} to download ${repo})`
           : ` (resolveModel never downloads: use resolveModelAsync with allowRemote)`;
     throw new CitebenchError(`model '${nameOrDir}' (${hf}) is not available locally: ${missing}${remote}.\n` + exportHint(hf, dir));
@@ -314,6 +263,7 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
     maxLength: o.maxLength,
     layers,
     fingerprint: fp,
+    ...(checkpoint ? { checkpoint: checkpoint.map((f) => ({ file: basename(f), sha256: fileContentHash(f) })) } : {}),
   };
 }
 

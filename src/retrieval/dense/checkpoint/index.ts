@@ -12,11 +12,11 @@ import { readFileRange, type Checkpoint, type CheckpointTensor } from './tensors
 import { readTorchLegacy } from './torch-legacy.ts';
 import { isZip, readTorchZip } from './torch-zip.ts';
 
-/** In order of preference. */
-const CANDIDATES = ['model.safetensors', 'model.safetensors.index.json', 'pytorch_model.bin', 'pytorch_model.bin.index.json'] as const;
+/** The checkpoint files of a model folder, in order of preference (the hub download fetches the first it finds). */
+export const CHECKPOINT_FILES = ['model.safetensors', 'model.safetensors.index.json', 'pytorch_model.bin', 'pytorch_model.bin.index.json'] as const;
 
 function chosen(dir: string): string | undefined {
-  return CANDIDATES.map((c) => join(dir, c)).find((p) => existsSync(p));
+  return CHECKPOINT_FILES.map((c) => join(dir, c)).find((p) => existsSync(p));
 }
 
 /** One pytorch_model.bin (or shard): zip archive or legacy pickle stream. */
