@@ -89,6 +89,14 @@ export const KNOWN_MODELS: KnownModel[] = [
     maxLength: 512,
     note: 'ts-ASPIRE, computer-science variant',
   },
+  {
+    name: 'specter2-base',
+    hfId: 'allenai/specter2_base',
+    pooling: 'cls',
+    distance: 'l2',
+    maxLength: 512,
+    note: 'SPECTER2 base model without a task adapter (Singh et al. 2023); final-layer [CLS] as its model card; beyond the paper',
+  },
 ];
 
 export interface ResolvedModel extends ModelOptions {
