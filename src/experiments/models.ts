@@ -4,13 +4,13 @@
  * and how to add them). Dense models share one embedding store per model under the work folder, so every
  * article is encoded once per model whatever the number of cells.
  */
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { CorpusStore } from '../corpus/store.ts';
 import type { Retriever } from '../retrieval/retriever.ts';
 import type { Bm25Index } from '../retrieval/bm25/index-format.ts';
 import { Bm25Retriever } from '../retrieval/bm25/retriever.ts';
 import { Encoder, type Device } from '../retrieval/dense/encoder.ts';
-import { resolveModel, type ModelOptions, type ResolvedModel } from '../retrieval/dense/models.ts';
+import { fileContentHash, resolveModel, type ModelOptions, type ResolvedModel } from '../retrieval/dense/models.ts';
 import { EmbeddingStore } from '../retrieval/dense/store.ts';
 import { DenseRetriever } from '../retrieval/dense/retriever.ts';
 import { CitebenchError } from '../util/errors.ts';
@@ -59,14 +59,15 @@ export function weightsOf(model: ResolvedModel): Weights {
 }
 
 /** Resolve a dense model; a folder that is not there yet is a skip with the way to add it, not an error. */
-export function resolveDense(cfg: DenseModelConfig, modelsDir: string | undefined): ResolvedModel | SkippedModel {
+/** `log` is told when a checkpoint is converted (seconds for BERT-base, once per checkpoint). */
+export function resolveDense(cfg: DenseModelConfig, modelsDir: string | undefined, log?: (line: string) => void): ResolvedModel | SkippedModel {
   const overrides: Partial<ModelOptions> = {};
   if (cfg.pooling) overrides.pooling = cfg.pooling;
   if (cfg.distance) overrides.distance = cfg.distance;
   if (cfg.layers) overrides.layers = cfg.layers;
   if (cfg.maxLength) overrides.maxLength = cfg.maxLength;
   try {
-    return resolveModel(cfg.model, { modelsDir: cfg.modelsDir ?? modelsDir, overrides, quantized: cfg.quantized, fp16: cfg.fp16 });
+    return resolveModel(cfg.model, { modelsDir: cfg.modelsDir ?? modelsDir, overrides, quantized: cfg.quantized, fp16: cfg.fp16, log });
   } catch (e) {
     if (!(e instanceof CitebenchError)) throw e;
     return { name: cfg.name, reason: e.message };
@@ -86,9 +87,17 @@ export async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel
   const retriever = new DenseRetriever({ name: cfg.name, store: emb, distance: model.distance, encoder, texts: store, hnsw, threads, tieKey: store.idOrder });
   return {
     name: cfg.name, kind: 'dense', weights: weightsOf(model),
-    settings: { model: cfg.model, dir: resolve(model.dir), onnx: model.onnxFile.replace(/^.*\//, ''), pooling: model.pooling, distance: model.distance, layers: model.layers, maxLength: model.maxLength, hnsw: cfg.hnsw ?? false, fingerprint: model.fingerprint },
+    settings: { model: cfg.model, dir: resolve(model.dir), onnx: model.onnxFile.replace(/^.*\//, ''), weightFiles: weightFilesOf(model), pooling: model.pooling, distance: model.distance, layers: model.layers, maxLength: model.maxLength, hnsw: cfg.hnsw ?? false, fingerprint: model.fingerprint },
     retriever, encoder, embeddings: emb, release: () => encoder.release(),
   };
+}
+
+/**
+ * The files a dense model's weights come from, with their SHA-256 (the report's metadata names them): the
+ * checkpoint it was converted from, else its ONNX file.
+ */
+export function weightFilesOf(model: ResolvedModel): { file: string; sha256: string }[] {
+  return model.checkpoint ?? [{ file: basename(model.onnxFile), sha256: fileContentHash(model.onnxFile) }];
 }
 
 export function isSkipped(x: ResolvedModel | SkippedModel): x is SkippedModel {

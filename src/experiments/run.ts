@@ -177,7 +177,7 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
         log(`[models] ${m.name}: skipped — ${c.reason.split('\n')[0]}`);
       } else ready.push(c);
     } else {
-      const resolved = resolveDense(m, cfg.modelsDir);
+      const resolved = resolveDense(m, cfg.modelsDir, (line) => log(`[models] ${m.name}: ${line}`));
       if (isSkipped(resolved)) {
         skipped.push(resolved);
         log(`[models] ${m.name}: skipped — ${resolved.reason.split('\n')[0]} (docs/dense.md says how to add it)`);

@@ -4,7 +4,7 @@
 // give the files of an unbroken run; the Markdown report's numbers come from the cell files.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
@@ -189,17 +189,28 @@ test('citebench run: a dense model end to end (random weights, marked so) and a 
   if (!existsSync(tiny)) return t.skip(`needs ${tiny} (../shared)`);
   const tmp = mkdtempSync(join(tmpdir(), 'cb-run-dense-'));
   try {
+    // A BERT checkpoint folder as the hub publishes it (safetensors + vocab.txt, no ONNX): converted on first use.
+    const ckpt = join(tmp, 'random-ckpt');
+    const fix = join(root, 'test/dense/fixtures/checkpoints');
+    cpSync(join(fix, 'safetensors-f32-bertmodel'), ckpt, { recursive: true });
+    for (const f of ['vocab.txt', 'tokenizer_config.json']) cpSync(join(fix, f), join(ckpt, f));
     const cfgPath = join(tmp, 'dense.yaml');
     writeFileSync(cfgPath, [
       'name: dense', 'seed: 3', 'corpus: {synthetic: {articles: 3000}}', 'k: 50',
-      'models:', '  bm25: {}', `  tiny: {model: ${tiny}}`, '  specter: {modelsDir: ' + join(tmp, 'no-models') + '}',
+      'models:', '  bm25: {}', `  tiny: {model: ${tiny}}`, `  ckpt: {model: ${ckpt}}`, '  specter: {modelsDir: ' + join(tmp, 'no-models') + '}',
       'protocols:', '  dataset: {queries: 6, pools: [500], repeats: 1}', '',
     ].join('\n'));
     const r = cli(['run', cfgPath, '--work', join(tmp, 'work'), '--results', join(tmp, 'R')]);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stderr, /specter: skipped/);
     const res = readResults(join(tmp, 'R'));
-    assert.deepEqual(res.models.map((m) => [m.name, m.weights]), [['bm25', 'lexical'], ['tiny', 'random']]);
+    assert.deepEqual(res.models.map((m) => [m.name, m.weights]), [['bm25', 'lexical'], ['tiny', 'random'], ['ckpt', 'random']]);
+    // The report's metadata names each dense model's weight files with their SHA-256: the ONNX file, or the
+    // checkpoint a model was converted from.
+    const sha = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
+    assert.deepEqual(res.models.find((m) => m.name === 'tiny')!.settings.weightFiles, [{ file: 'model.onnx', sha256: sha(join(tiny, 'onnx', 'model.onnx')) }]);
+    assert.deepEqual(res.models.find((m) => m.name === 'ckpt')!.settings.weightFiles, [{ file: 'model.safetensors', sha256: sha(join(ckpt, 'model.safetensors')) }]);
+    assert.match(r.stderr, /converting model\.safetensors \(safetensors\) to ONNX/);
     assert.deepEqual(res.skipped.map((s) => s.name), ['specter']);
     const report = readFileSync(join(tmp, 'R', 'report.md'), 'utf8');
     assert.match(report, /\| tiny \(random weights\) \|/);
