@@ -85,11 +85,12 @@ export function fabricateResults(dir: string, o: FabricateOptions): ResultsIndex
       if (r !== 1) continue;
       // The drill-down reads the first repeat's runs and qrels.
       const qrels: string[] = [];
-      for (const q of qs) for (let c = 0; c < o.cited; c++) qrels.push(`${q} 0 ${docId(rng.nextInt(o.fieldPool))} 1`);
+      // Distinct docs per query: trec_eval (and citebench's readers) reject a doc judged or retrieved twice.
+      for (const q of qs) for (const d of rng.sampleIndices(o.fieldPool, o.cited)) qrels.push(`${q} 0 ${docId(d)} 1`);
       write(`qrels/${group}.qrels`, qrels.join('\n') + '\n');
       for (const m of o.models) {
         const lines: string[] = [];
-        for (const q of qs) for (let k = 1; k <= o.k; k++) lines.push(`${q} Q0 ${docId(rng.nextInt(o.fieldPool))} ${k} ${(100 - k / 10).toFixed(5)} ${m}`);
+        for (const q of qs) rng.sampleIndices(o.fieldPool, o.k).forEach((d, i) => lines.push(`${q} Q0 ${docId(d)} ${i + 1} ${(100 - (i + 1) / 10).toFixed(5)} ${m}`));
         write(`runs/${m}/${group}.trec`, lines.join('\n') + '\n');
       }
     }

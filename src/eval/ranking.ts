@@ -105,6 +105,12 @@ export class Ranker {
     return Math.min(n, this.maxDocs);
   }
 
+  /** Query q's run entries (indices into the run CSR), best first, after -M (a copy). */
+  ranked(q: number): Uint32Array {
+    const n = this.rankOrder(q); // first: it may replace this.order with a larger buffer
+    return this.order.slice(0, n);
+  }
+
   /** Within each run of equal scores, order by docno descending. */
   private breakTies(order: Uint32Array, n: number): void {
     const docs = this.run.docs;

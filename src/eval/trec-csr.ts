@@ -99,7 +99,7 @@ function checkRunDuplicates(e: TrecEntries, offsets: Uint32Array, perm: Uint32Ar
  * Stable counting sort of entries by query: offsets, and the entry permutation — none when the entries are
  * already in query order (each query one segment, ascending), as in runs written by sorting on the qid.
  */
-function groupByQuery(e: TrecEntries, numQueries: number): { offsets: Uint32Array; perm?: Uint32Array } {
+export function groupByQuery(e: TrecEntries, numQueries: number): { offsets: Uint32Array; perm?: Uint32Array } {
   const nseg = e.segQuery.length;
   const segEnd = (k: number) => (k + 1 < nseg ? e.segStart[k + 1] : e.count);
   const offsets = new Uint32Array(numQueries + 1);

@@ -4,11 +4,11 @@
  * and write the official files. The runner calls, in order:
  *   planMdcr(store, cfg)                        queries + field-level pools per split and field
  *   bm25MdcrLists(store, retriever, plan)       BM25's ranked lists (or any Retriever's) for every split/field
- *   readRunLists(store, path, plan)             a TREC run (path may hold {split} and {field}) as ranked lists
+ *   readRunLists(store, path, plan)             a TREC run (path may hold {split} and {field}) as ranked lists,
+ *                                               in trec_eval's order (eval/trec-run.ts)
  *   buildMdcr(store, plan, lists, seed)         both splits; val reuses the models test chose
  *   writeMdcr(dir, store, built)                mdcr_{val,test}.json, mdcr_{val,test}_data.jsonl, report
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CorpusStore } from '../corpus/store.ts';
 import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
@@ -17,6 +17,8 @@ import {
   buildMdcrSplit, mdcrBenchmarkText, mdcrDataRecords, mdcrDataText, sampleMdcrQueries,
   type MdcrBuild, type MdcrSplit, type RankedIds,
 } from '../sampling/mdcr-build.ts';
+import { readRankedRun } from '../eval/trec-run.ts';
+import { lineNumbersOf } from '../eval/trec-io.ts';
 import type { Retriever } from '../retrieval/retriever.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { CitebenchError, InputError } from '../util/errors.ts';
@@ -109,32 +111,15 @@ export function readRunLists(store: CorpusStore, path: string | ((split: MdcrSpl
   return out;
 }
 
+/** A run's lists in trec_eval's order (eval/trec-run.ts), as corpus indices: query id → ranked docs. */
 function parseRun(store: CorpusStore, file: string): Map<string, number[]> {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new InputError(file, undefined, undefined, `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  const byQuery = new Map<string, { doc: number; score: number; docno: string }[]>();
-  const lines = text.split('\n');
-  for (let l = 0; l < lines.length; l++) {
-    const line = lines[l].trim();
-    if (line === '') continue;
-    const t = line.split(/\s+/);
-    if (t.length < 5) throw new InputError(file, l + 1, undefined, `expected 'qid Q0 docno rank score tag', got ${t.length} columns`);
-    const score = Number(t[4]);
-    if (!Number.isFinite(score)) throw new InputError(file, l + 1, 'score', `'${t[4]}' is not a number`);
-    const doc = store.indexOf(t[2]);
-    if (doc < 0) throw new InputError(file, l + 1, 'docno', `paper ${t[2]} is not in the corpus store`);
-    let list = byQuery.get(t[0]);
-    if (!list) byQuery.set(t[0], (list = []));
-    list.push({ doc, score, docno: t[2] });
-  }
   const out = new Map<string, number[]>();
-  for (const [qid, list] of byQuery) {
-    list.sort((a, b) => b.score - a.score || (a.docno < b.docno ? 1 : a.docno > b.docno ? -1 : 0));
-    out.set(qid, list.map((x) => x.doc));
+  for (const [qid, list] of readRankedRun(file).lists) {
+    out.set(qid, list.map((x) => {
+      const doc = store.indexOf(x.docno);
+      if (doc < 0) throw new InputError(file, lineNumbersOf(file, [x.entry])[0], 'docno', `paper ${x.docno} is not in the corpus store`);
+      return doc;
+    }));
   }
   return out;
 }

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FIELDS, FIELD_ABBREV, parseField, type Field } from '../corpus/fields.ts';
 import { CorpusStore } from '../corpus/store.ts';
+import { readRankedRun } from '../eval/trec-run.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { readCell, type CellRecord, type CellSummary, type ResultsIndex } from './results.ts';
 import { esc, fmt1, page } from './html.ts';
@@ -45,26 +46,9 @@ export interface DrillPage {
 /** File-safe name of a model. */
 export const slug = (s: string) => s.replace(/[^A-Za-z0-9_.-]/g, '_');
 
-/** TREC run lines of the wanted queries: query → doc ids in rank order. */
+/** The wanted queries of a TREC run: query → docnos in trec_eval's order (eval/trec-run.ts). */
 function runOf(file: string, wanted: Set<string>): Map<string, string[]> {
-  const out = new Map<string, { rank: number; doc: string }[]>();
-  const text = readFileSync(file, 'latin1');
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const sp = text.indexOf(' ', start);
-    if (sp > start && sp < end) {
-      const q = text.slice(start, sp);
-      if (wanted.has(q)) {
-        const f = text.slice(start, end).trim().split(/\s+/);
-        if (!out.has(q)) out.set(q, []);
-        out.get(q)!.push({ rank: Number(f[3]), doc: f[2] });
-      }
-    }
-    start = end + 1;
-  }
-  return new Map([...out].map(([q, l]) => [q, l.sort((a, b) => a.rank - b.rank).map((x) => x.doc)]));
+  return new Map([...readRankedRun(file, { queries: wanted }).lists].map(([q, l]) => [q, l.map((x) => x.docno)]));
 }
 
 function qrelsOf(file: string, wanted: Set<string>): Map<string, string[]> {

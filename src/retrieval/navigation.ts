@@ -5,10 +5,12 @@
  * the query, nor a paper already in D_t), and ranks D_t ∪ C_t with the scorer; D_{t+1} is the top k_d^{t+1} of
  * that ranking. The output is the last iteration's ranking (at most k_d + k_c papers), cut at the request's k.
  *
- * Within one paper of D_t its citations are taken in the stored reference order, so a k_c cut inside a paper
- * keeps its first references. The paper's ranking phase is a trained SciBERT cross-encoder; here the scorer is
- * configurable (BM25 against the query, a dense similarity, a cross-encoder folder, or a weighted sum).
- * Navigation needs no setting of its own: the pool already holds only what the setting allows, and C_t ⊆ pool.
+ * Within one paper of D_t its citations are taken in the stored order of the corpus store's out-lists (ascending
+ * corpus index of the merged outbound/inbound citation lists, not bibliography order), so a k_c cut inside a
+ * paper keeps its lowest-indexed references. The paper's ranking phase is a trained SciBERT cross-encoder; here
+ * the scorer is configurable (BM25 against the query, a dense similarity, a cross-encoder folder, or a weighted
+ * sum) and scores with the request's pool statistics, as the first stage does. Navigation needs no setting of
+ * its own: the pool already holds only what the setting allows, and D_t ∪ C_t ⊆ pool.
  */
 import type { RankedLists, Retriever, SearchRequest } from './retriever.ts';
 import { arrayDigest, rankLists, scoreCandidates, scorerFingerprint, splitLists, type WeightedScorer } from './scorer.ts';
@@ -50,7 +52,7 @@ export class NavigationRetriever implements Retriever {
 
   get fingerprint(): string {
     this.fingerprint_ ??= JSON.stringify({
-      retriever: 'navigation', version: 1, first: this.opts.first.fingerprint, scorer: scorerFingerprint(this.opts.scorer),
+      retriever: 'navigation', version: 2, first: this.opts.first.fingerprint, scorer: scorerFingerprint(this.opts.scorer),
       kd: this.opts.kd, kc: this.opts.kc, T: this.opts.kd.length,
       graph: arrayDigest(this.opts.graph.outOffsets, this.opts.graph.outTargets),
       tieKey: this.opts.tieKey ? arrayDigest(this.opts.tieKey) : null,
@@ -77,7 +79,7 @@ export class NavigationRetriever implements Retriever {
         u.set(c, d.length);
         return u;
       });
-      const scores = await scoreCandidates(this.opts.scorer, req.queries, U, req.setting);
+      const scores = await scoreCandidates(this.opts.scorer, req.queries, U, req.pool, req.setting);
       ranked = rankLists(U, scores, t === kd.length - 1 ? req.k : Infinity, this.opts.tieKey);
     }
     if (req.onResult) for (let q = 0; q < req.queries.length; q++) req.onResult(q, ranked.docs.subarray(ranked.offsets[q], ranked.offsets[q + 1]), ranked.scores.subarray(ranked.offsets[q], ranked.offsets[q + 1]));
@@ -86,7 +88,7 @@ export class NavigationRetriever implements Retriever {
 }
 
 /**
- * C_t of one query: the pool papers cited by `D` (rank order, each paper's references in stored order), not in
+ * C_t of one query: the pool papers cited by `D` (rank order, each paper's out-list in stored order), not in
  * `D`, not `self`, each once, the first `kc` of them — i.e. the citations of the lowest-ranked papers are the
  * ones dropped.
  */

@@ -27,7 +27,7 @@ export class RerankRetriever implements Retriever {
 
   get fingerprint(): string {
     this.fingerprint_ ??= JSON.stringify({
-      retriever: 'rerank', version: 1, first: this.opts.first.fingerprint, scorer: scorerFingerprint(this.opts.scorer), depth: this.opts.depth,
+      retriever: 'rerank', version: 2, first: this.opts.first.fingerprint, scorer: scorerFingerprint(this.opts.scorer), depth: this.opts.depth,
       tieKey: this.opts.tieKey ? arrayDigest(this.opts.tieKey) : null,
     });
     return this.fingerprint_;
@@ -37,7 +37,7 @@ export class RerankRetriever implements Retriever {
     const excludeSelf = req.excludeSelf ?? true;
     const first = await this.opts.first.search({ ...req, k: this.opts.depth, onResult: undefined, excludeSelf });
     const lists = splitLists(first);
-    const scores = await scoreCandidates(this.opts.scorer, req.queries, lists, req.setting);
+    const scores = await scoreCandidates(this.opts.scorer, req.queries, lists, req.pool, req.setting);
     const out = rankLists(lists, scores, req.k, this.opts.tieKey);
     if (req.onResult) for (let q = 0; q < req.queries.length; q++) req.onResult(q, out.docs.subarray(out.offsets[q], out.offsets[q + 1]), out.scores.subarray(out.offsets[q], out.offsets[q + 1]));
     return out;

@@ -20,12 +20,15 @@ export function scorerFingerprint(scorers: WeightedScorer[]): { weight: number; 
 /**
  * Per query, the score of each candidate (aligned with `lists[q]`): Σ weight · score. A candidate a retriever
  * does not return (none of the built-in ones drops any) gets that retriever's lowest score for the query.
+ * `pool` is the request's pool: retrievers with corpus statistics (BM25's N, df, avgdl) take them from it, so a
+ * candidate scores as it did in a first stage over the same pool — a pool is searched as if indexed alone, and
+ * under the inductive setting it holds no article of the query year.
  */
-export async function scoreCandidates(scorers: WeightedScorer[], queries: Uint32Array, lists: Uint32Array[], setting?: Setting): Promise<Float64Array[]> {
+export async function scoreCandidates(scorers: WeightedScorer[], queries: Uint32Array, lists: Uint32Array[], pool: Uint32Array | undefined, setting?: Setting): Promise<Float64Array[]> {
   const out = lists.map((l) => new Float64Array(l.length));
   const k = Math.max(1, ...lists.map((l) => l.length));
   for (const s of scorers) {
-    const r = await s.retriever.search({ queries, candidates: lists, k, excludeSelf: false, setting });
+    const r = await s.retriever.search({ queries, pool, candidates: lists, k, excludeSelf: false, setting });
     lists.forEach((list, q) => {
       const got = new Map<number, number>();
       let low = Infinity;

@@ -15,6 +15,7 @@ import { PAPER_PREFILTER } from '../../src/corpus/prefilter.ts';
 import { FIELDS, FIELD_ABBREV, type Field } from '../../src/corpus/fields.ts';
 import { sampleQueries, eligibleQueries } from '../../src/sampling/pools.ts';
 import { Rng } from '../../src/util/rng.ts';
+import { readRunLists, type MdcrPlan } from '../../src/experiments/mdcr.ts';
 import {
   buildMdcrSplit, mdcrBenchmarkText, mdcrDataRecords, mdcrDataText, sampleMdcrQueries, type MdcrBuild, type RankedIds,
 } from '../../src/sampling/mdcr-build.ts';
@@ -271,6 +272,46 @@ test('fewer than 3 models, none, a forced choice, and shortfalls are reported, n
   assert.ok(short.notes.some((n) => /most_cited' is \d+ candidates short/.test(n)));
 });
 
+test("readRunLists: a run's lists in trec_eval's order (score desc, ties docno desc, rank column ignored); unknown docno named by line", () => {
+  const plan: MdcrPlan = { fields: FIELDS_USED, queries: { test: queries.test, val: queries.val }, pools: { test: new Map(), val: new Map() }, seed: 1 };
+  const want: Record<string, Map<Field, number[][]>> = { test: new Map(), val: new Map() };
+  const file = (split: string, f: Field) => join(dir, 'order-runs', `${split}-${FIELD_ABBREV[f]}.trec`);
+  mkdirSync(join(dir, 'order-runs'), { recursive: true });
+  for (const split of ['test', 'val'] as const) {
+    for (const [f, qs] of queries[split]) {
+      const rows: number[][] = [];
+      const lines: string[] = [];
+      qs.forEach((q, k) => {
+        const docs = [...rowOf(lists.alpha.get(f)!, k)].slice(0, 40);
+        // Scores 40, 39, …, except docs 0–2 and 10–11 tie (then docno descending decides); lines shuffled, and the
+        // rank column says the reverse of the scores.
+        const score = (i: number) => (i <= 2 ? 40 : i === 11 ? 30 : 40 - i);
+        const tieGroups = [[0, 1, 2], [10, 11]];
+        const order = docs.map((_, i) => i);
+        for (const g of tieGroups) {
+          const byId = g.map((i) => docs[i]).sort((a, b) => (store.id(a) < store.id(b) ? 1 : -1));
+          g.forEach((i, j) => (order[i] = docs.indexOf(byId[j])));
+        }
+        rows.push(order.map((i) => docs[i]));
+        new Rng(k + 99).shuffle(docs.map((d, i) => `${store.id(q)} Q0 ${store.id(d)} ${40 - i} ${score(i)} alpha`)).forEach((l) => lines.push(l));
+      });
+      want[split].set(f, rows);
+      writeFileSync(file(split, f), `# a comment line, skipped as trec_eval skips it\n${lines.join('\n')}\n`);
+    }
+  }
+  const got = readRunLists(store, file, plan);
+  for (const split of ['test', 'val'] as const) {
+    for (const f of FIELDS_USED) {
+      const r = got[split].get(f)!;
+      want[split].get(f)!.forEach((row, k) => assert.deepEqual([...rowOf(r, k)], row, `${split} ${f} query ${k}`));
+    }
+  }
+  const bad = join(dir, 'order-runs', 'bad.trec');
+  const q0 = store.id(queries.test.get(FIELDS_USED[0])![0]);
+  writeFileSync(bad, `${q0} Q0 ${store.id(0)} 1 3 x\n\n${q0} Q0 not-a-paper 2 2 x\n`);
+  assert.throws(() => readRunLists(store, bad, plan), (e: Error) => e.message === `${bad}:3 [docno]: paper not-a-paper is not in the corpus store`);
+});
+
 test('CLI: mdcr build with a BM25 index and a {split}/{field} run: byte-identical reruns; mdcr-eval reads it', async () => {
   const ix = await buildIndex(store);
   saveIndex(ix, join(dir, 'bm25'));
@@ -311,6 +352,6 @@ test('CLI: mdcr build with a BM25 index and a {split}/{field} run: byte-identica
   assert.equal(JSON.parse(ev.stdout).candidateType, 'rev');
   const missing = cli(['mdcr', 'build', ...common, '--out', join(dir, 'out3'), '--run', `x=${join(dir, 'nope.trec')}`]);
   assert.equal(missing.status, 2);
-  assert.match(missing.stderr, /nope\.trec: cannot read/);
+  assert.match(missing.stderr, /nope\.trec: cannot open/);
   assert.ok(FIELD_ABBREV.Medicine === 'Med');
 });
