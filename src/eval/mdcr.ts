@@ -208,6 +208,10 @@ export function evaluateMdcr(benchmark: unknown, scores: unknown, opts: MdcrEval
   if (opts.candidateType !== undefined && !present.includes(opts.candidateType)) {
     throw new CitebenchError(`${bPath}: unknown candidate type '${opts.candidateType}': this benchmark has ${present.join(', ') || 'none'}`);
   }
+  if (opts.candidateType !== undefined && !mdcrNegativeTypes(benchmark as MdcrBenchmark, { nonEmpty: true }).includes(opts.candidateType)) {
+    // 5 positives alone would score a perfect 100: an official key written empty (its model not used at build).
+    throw new CitebenchError(`${bPath}: candidate type '${opts.candidateType}' holds no candidates in any query (its model was not used when the benchmark was built): choose another type`);
+  }
   // A query lacking a type that other queries have is counted in missingLists.
   const types: readonly string[] = official ? MDCR_OFFICIAL_KEYS : opts.candidateType ? [opts.candidateType, 'true'] : [...present, 'true'];
   const measures = MDCR_METRICS.flatMap((m) => parseMeasure(m));
