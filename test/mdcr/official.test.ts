@@ -90,6 +90,9 @@ test('BM25 only: all seven official keys, scincl and specter empty — said in n
   const ct = cli(['mdcr-eval', '--benchmark', join(dir, 'bm25only', 'mdcr_test.json'), '--scores', join(dir, 'scores-bm25only.json'), '--candidate-type', 'scincl']);
   assert.equal(ct.status, 2);
   assert.match(ct.stderr, /candidate type 'scincl' holds no candidates/);
+  const tables = cli(['mdcr', 'tables', '--benchmark', join(dir, 'bm25only', 'mdcr_test.json'), '--scores', `m=${join(dir, 'scores-bm25only.json')}`]);
+  assert.equal(tables.status, 0, tables.stderr);
+  assert.match(tables.stdout, /\| model \| bm25 MAP \| bm25 R@5 \| graph MAP \| graph R@5 \| most_cited MAP \| most_cited R@5 \| random MAP \| random R@5 \|\n/);
 });
 
 test('three models named as the paper\'s: every key holds candidates, no empty-key note', () => {
