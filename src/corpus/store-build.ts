@@ -128,7 +128,9 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
 
     // ---- prefilter + renumbering --------------------------------------------------------------------------
     const record = cfg.citationScope === 'record';
-    const { keep, report: pf } = applyPrefilter(cfg, flags.view(), record ? recordIn.view() : inDeg, record ? recordOut.view() : outDeg);
+    // Inbound counts as rule 4 counts them (its scope), kept per article: MDCR's most_cited ranks by them.
+    const inputIn = record ? recordIn.view() : inDeg;
+    const { keep, report: pf } = applyPrefilter(cfg, flags.view(), inputIn, record ? recordOut.view() : outDeg);
     if (opts.prefilter) log(formatPrefilterReport(pf));
     if (pf.kept === 0) throw new EmptyCorpusError(opts.input, report, opts.prefilter ? pf : null);
     const newIndex = new Int32Array(n).fill(-1);
@@ -144,6 +146,7 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     const year = new Uint16Array(m);
     const fieldMask = new Uint32Array(m);
     const citedBy = new Uint32Array(m);
+    const inbound = new Uint32Array(m);
     const yearsAll = years.view();
     let pos = 0;
     for (let i = 0; i < n; i++) {
@@ -156,6 +159,7 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
       year[k] = yearsAll[i];
       fieldMask[k] = fieldsAll[i];
       citedBy[k] = citedByAll[i];
+      inbound[k] = inputIn[i];
     }
     const keptIds = Buffer.concat(keptIdParts);
     const { order, sorted } = idOrdering(keptIds, keptIdOff, m);
@@ -194,6 +198,7 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     w(FILES.year, year);
     w(FILES.fields, fieldMask);
     w(FILES.citedByFields, citedBy);
+    w(FILES.inputInbound, inbound);
     w(FILES.outOff, outOff);
     w(FILES.outDst, outDst);
     w(FILES.inOff, inCsr.offsets);

@@ -10,6 +10,9 @@
  *   fields.u32       MAG field bitmask (bit i = FIELDS[i])
  *   citedby-fields.u32  OR of the field bitmasks of every INPUT record citing the article (either S2ORC list),
  *                    prefiltered out or not: the paper's field-cited sets (§3.2) are over all of S2ORC
+ *   input-inbound.u32   inbound citation count over the whole INPUT, as prefilter rule 4 counts citing records
+ *                    (its scope: links inside the input, or the record's own inbound list): MDCR's most_cited
+ *                    ranks by it, as the paper ranks by S2ORC's counts (§4.1)
  *   out.off.u32 / out.dst.u32   CSR of outbound citations inside the store, targets ascending
  *   in.off.u32  / in.src.u32    CSR of inbound citations inside the store, sources ascending
  *   text.bin         title then abstract of each article, UTF-8;  text.off.f64 (2N+1) byte offsets:
@@ -18,8 +21,8 @@
  * Citation CSR offsets are u32: up to 4.29 billion edges.
  */
 export const STORE_FORMAT = 'citebench-corpus-store';
-/** 2: citedby-fields.u32 added (a version-1 store must be rebuilt). */
-export const STORE_VERSION = 2;
+/** 2: citedby-fields.u32 added; 3: input-inbound.u32 added (an older store must be rebuilt). */
+export const STORE_VERSION = 3;
 
 export const FILES = {
   meta: 'meta.json',
@@ -30,6 +33,7 @@ export const FILES = {
   year: 'year.u16',
   fields: 'fields.u32',
   citedByFields: 'citedby-fields.u32',
+  inputInbound: 'input-inbound.u32',
   outOff: 'out.off.u32',
   outDst: 'out.dst.u32',
   inOff: 'in.off.u32',

@@ -34,6 +34,11 @@ export class CorpusStore implements TextSource {
    * prefilter removed: article i is "field-cited" for field f (§3.2) iff citedByFields[i] & (1 << f).
    */
   readonly citedByFields: Uint32Array;
+  /**
+   * Per article, how many records of the whole input cite it, counted as prefilter rule 4 counts inbound
+   * citations (before the prefilter removed any): the citation count MDCR's most_cited ranks by (§4.1).
+   */
+  readonly inputInbound: Uint32Array;
   /** Rank of each article's paper_id in byte-wise order — trec_eval's docno tie-break, as an integer. */
   readonly idOrder: Uint32Array;
   // The citation graph loads on first use: retrieval needs texts and ids, not citations.
@@ -56,12 +61,13 @@ export class CorpusStore implements TextSource {
     this.years = readTyped(dir, FILES.year, Uint16Array);
     this.fields = u32(FILES.fields);
     this.citedByFields = u32(FILES.citedByFields);
+    this.inputInbound = u32(FILES.inputInbound);
     this.idOrder = u32(FILES.idOrder);
     this.idSorted = u32(FILES.idSorted);
     this.idBytes = readFileSync(join(dir, FILES.ids));
     this.idOff = u32(FILES.idsOff);
     this.texts_ = new StoreTexts(dir);
-    if (this.years.length !== this.size || this.citedByFields.length !== this.size || this.idOff.length !== this.size + 1 || this.texts_.size !== this.size) {
+    if (this.years.length !== this.size || this.citedByFields.length !== this.size || this.inputInbound.length !== this.size || this.idOff.length !== this.size + 1 || this.texts_.size !== this.size) {
       this.texts_.close();
       throw new CitebenchError(`${dir}: corpus store columns disagree with meta.json (${this.size} articles): rebuild it`);
     }
@@ -82,7 +88,9 @@ export class CorpusStore implements TextSource {
     if (meta.version !== STORE_VERSION) {
       // No silent fallback for older stores: field-cited sets computed from the store alone would change the
       // field-level pools (and which fields are exhausted) without a word.
-      const why = meta.version === 1 ? ' (version 1 lacks the cited-by-fields column that field-level pools need)' : '';
+      // Nor for version 2: most_cited ranked by in-store counts would draw other MDCR candidates silently.
+      const why = meta.version === 1 ? ' (version 1 lacks the cited-by-fields column that field-level pools need)'
+        : meta.version === 2 ? " (version 2 lacks the input's inbound citation counts that MDCR's most_cited ranks by)" : '';
       throw new CitebenchError(`${metaPath}: store version ${meta.version}, this citebench reads version ${STORE_VERSION}${why}: rebuild it with citebench corpus build --input SHARDS --out ${dir}`);
     }
     return new CorpusStore(dir, meta);

@@ -17,7 +17,7 @@ export { formatTrecEval, formatFixed4 } from './trec-format.ts';
 export { readQrels, readRun, newTrecTables } from './trec-io.ts';
 export { qrelsToCsr, runToCsr } from './trec-csr.ts';
 export { writeRun, writeQrels } from './trec-write.ts';
-export { evaluateMdcr, formatMdcrTable } from './mdcr.ts';
+export { evaluateMdcr, formatEvaluatePy, formatMdcrTable, MDCR_NEGATIVE_TYPES } from './mdcr.ts';
 export { pairedTTest, pairedRandomizationTest, holm } from './significance.ts';
 export { compareTrecRuns, formatComparison, type RunComparisonRow } from './compare.ts';
 

@@ -9,15 +9,16 @@
 import { readFileSync } from 'node:fs';
 import { CitebenchError, InputError } from '../util/errors.ts';
 import { FIELDS } from '../corpus/fields.ts';
+import { MDCR_OFFICIAL_KEYS } from '../sampling/mdcr-build.ts';
 import { evaluate } from './evaluate.ts';
 import { parseMeasure } from './registry.ts';
 
 /**
  * The negative candidate types of the official MDCR files, in evaluate.py's NEG_TYPES order (before 'true').
- * The evaluator itself accepts any type key a file holds (every key other than `true` is a negative type), so
- * benchmarks built with other models (`citebench mdcr build`) evaluate too.
+ * By default the evaluator accepts any type key a file holds (every key other than `true` is a negative type), so
+ * benchmarks built with other models (`citebench mdcr build`) evaluate too; `official` reads only these.
  */
-export const MDCR_NEGATIVE_TYPES = ['bm25', 'graph', 'most_cited', 'random', 'scincl', 'specter'] as const;
+export const MDCR_NEGATIVE_TYPES = MDCR_OFFICIAL_KEYS.filter((k) => k !== 'true');
 /** A candidate-type key: one of MDCR_NEGATIVE_TYPES in the official files, any key other than `true` in general. */
 export type MdcrNegativeType = string;
 export const MDCR_METRICS = ['map', 'ndcg', 'recall_5'] as const;
@@ -39,6 +40,8 @@ export interface MdcrFieldResult {
 
 export interface MdcrResult {
   fields: MdcrFieldResult[];
+  /** Evaluated as evaluate.py does (MdcrEvalOptions.official). */
+  official?: boolean;
   avg: Record<MdcrMetric, number>;
   /** Negative type evaluated alone (paper Table 4), or undefined for all types. */
   candidateType?: MdcrNegativeType;
@@ -146,12 +149,18 @@ export function parseCandidateType(s: string): MdcrNegativeType {
   throw new CitebenchError(`candidate type '${s}' is not a negative type: choose a key of the benchmark other than 'true' (official files: ${MDCR_NEGATIVE_TYPES.join(', ')})`);
 }
 
-/** Every negative-type key of a benchmark (keys other than `true` of any query), byte-sorted like NEG_TYPES. */
-export function mdcrNegativeTypes(benchmark: MdcrBenchmark): string[] {
+/**
+ * Every negative-type key of a benchmark (keys other than `true` of any query), byte-sorted like NEG_TYPES;
+ * `nonEmpty`: only keys holding a candidate somewhere (an official key written empty has none).
+ */
+export function mdcrNegativeTypes(benchmark: MdcrBenchmark, opts: { nonEmpty?: boolean } = {}): string[] {
   const types = new Set<string>();
   for (const fieldData of Object.values(benchmark)) {
     if (!isObject(fieldData)) continue;
-    for (const lists of Object.values(fieldData)) if (isObject(lists)) for (const k of Object.keys(lists)) if (k !== 'true') types.add(k);
+    for (const lists of Object.values(fieldData)) {
+      if (!isObject(lists)) continue;
+      for (const [k, v] of Object.entries(lists)) if (k !== 'true' && (!opts.nonEmpty || (Array.isArray(v) && v.length > 0))) types.add(k);
+    }
   }
   return [...types].sort(compareBytes);
 }
@@ -163,6 +172,12 @@ export interface MdcrEvalOptions {
    * (evaluate.py stops with a KeyError there); true = the list counts as empty and is counted in missingLists.
    */
   lenient?: boolean;
+  /**
+   * Evaluate exactly what evaluate.py evaluates: its seven keys in its order (`true` last, so it wins a
+   * duplicate), other keys and fields ignored, each of the 19 fields and each key required (where evaluate.py
+   * stops with a KeyError, an InputError names the field, query and key).
+   */
+  official?: boolean;
   /** File names for error messages. */
   benchmarkPath?: string;
   scoresPath?: string;
@@ -174,17 +189,31 @@ export function evaluateMdcr(benchmark: unknown, scores: unknown, opts: MdcrEval
   const sPath = opts.scoresPath ?? 'scores';
   if (!isObject(benchmark)) throw new InputError(bPath, undefined, undefined, 'expected a JSON object { field: { query_id: { type: [ids] } } }');
   if (!isObject(scores)) throw new InputError(sPath, undefined, undefined, 'expected a JSON object { "<qid>_<cid>": score }');
-  for (const f of Object.keys(benchmark)) {
-    if (!(FIELDS as readonly string[]).includes(f)) {
-      throw new InputError(bPath, undefined, f, `unknown field '${f}' (MDCR fields are the 19 MAG names: ${FIELDS.join(', ')})`);
+  const official = opts.official === true;
+  if (official && opts.candidateType !== undefined) throw new CitebenchError('evaluate.py has no candidate-type analysis: evaluate one type without --official');
+  if (official) {
+    // evaluate.py walks its 19 fields and looks each up: a missing one stops it (other keys it never reads).
+    const missing = FIELDS.filter((f) => (benchmark as MdcrBenchmark)[f] === undefined);
+    if (missing.length) {
+      throw new InputError(bPath, undefined, missing[0], `field '${missing[0]}' missing (${FIELDS.length - missing.length} of the 19 fields present): evaluate.py stops here with a KeyError; evaluate without --official`);
+    }
+  } else {
+    for (const f of Object.keys(benchmark)) {
+      if (!(FIELDS as readonly string[]).includes(f)) {
+        throw new InputError(bPath, undefined, f, `unknown field '${f}' (MDCR fields are the 19 MAG names: ${FIELDS.join(', ')})`);
+      }
     }
   }
   const present = mdcrNegativeTypes(benchmark as MdcrBenchmark);
   if (opts.candidateType !== undefined && !present.includes(opts.candidateType)) {
     throw new CitebenchError(`${bPath}: unknown candidate type '${opts.candidateType}': this benchmark has ${present.join(', ') || 'none'}`);
   }
+  if (opts.candidateType !== undefined && !mdcrNegativeTypes(benchmark as MdcrBenchmark, { nonEmpty: true }).includes(opts.candidateType)) {
+    // 5 positives alone would score a perfect 100: an official key written empty (its model not used at build).
+    throw new CitebenchError(`${bPath}: candidate type '${opts.candidateType}' holds no candidates in any query (its model was not used when the benchmark was built): choose another type`);
+  }
   // A query lacking a type that other queries have is counted in missingLists.
-  const types: string[] = opts.candidateType ? [opts.candidateType, 'true'] : [...present, 'true'];
+  const types: readonly string[] = official ? MDCR_OFFICIAL_KEYS : opts.candidateType ? [opts.candidateType, 'true'] : [...present, 'true'];
   const measures = MDCR_METRICS.flatMap((m) => parseMeasure(m));
   const fields: MdcrFieldResult[] = [];
   let missingLists = 0;
@@ -210,6 +239,7 @@ export function evaluateMdcr(benchmark: unknown, scores: unknown, opts: MdcrEval
       for (const type of types) {
         const list = lists[type];
         if (list === undefined) {
+          if (official) throw new InputError(bPath, undefined, `${where} / ${type}`, `missing candidate list '${type}' of query '${qid}' in field ${field}: evaluate.py stops here with a KeyError`);
           if (type === 'true' || type === opts.candidateType || !opts.lenient) {
             const hint = type === 'true' || type === opts.candidateType ? '' : ' (--lenient evaluates it as an empty list)';
             throw new InputError(bPath, undefined, `${where} / ${type}`, `missing candidate list '${type}' of query '${qid}' in field ${field}${hint}`);
@@ -263,7 +293,7 @@ export function evaluateMdcr(benchmark: unknown, scores: unknown, opts: MdcrEval
     const rounded = Float64Array.from(fields.map((f) => f.values[name]));
     avg[name] = npRound4(numpySum(rounded) / rounded.length);
   }
-  return { fields, avg, candidateType: opts.candidateType, missingLists };
+  return { fields, avg, candidateType: opts.candidateType, missingLists, ...(official ? { official } : {}) };
 }
 
 /** numpy.round(x, 4): multiply by 10⁴, round half to even, divide. */
@@ -320,6 +350,38 @@ export function formatMdcrTable(r: MdcrResult): string {
   );
   const total = r.fields.reduce((s, f) => s + f.queries, 0);
   const avg = `${'AVG'.padEnd(width)}  ${String(total).padStart(7)}  ${MDCR_METRICS.map((m) => r.avg[m].toFixed(4).padStart(9)).join('  ')}`;
-  const title = r.candidateType ? `candidates: 5 true + ${r.candidateType} negatives` : 'candidates: true + all negative types';
+  const title = r.candidateType ? `candidates: 5 true + ${r.candidateType} negatives`
+    : r.official ? `candidates: evaluate.py's keys (${MDCR_OFFICIAL_KEYS.join(', ')})` : 'candidates: true + all negative types';
   return [title, head, '-'.repeat(head.length), ...rows, '-'.repeat(head.length), avg].join('\n') + '\n';
+}
+
+/**
+ * evaluate.py's own output, line for line: the header naming both files as given, one line per field
+ * (`Field\tmap: v\tndcg: v\trecall_5: v`), a blank line, the AVG line. Values print as Python prints the
+ * np.float64 that np.round returns (shortest round-trip repr: 29.15, 60.0), so the text diffs cleanly against
+ * evaluate.py's, e.g. the MDCR README's published output.
+ */
+export function formatEvaluatePy(r: MdcrResult, benchmarkPath: string, scoresPath: string): string {
+  const line = (name: string, v: Record<MdcrMetric, number>) => [name, ...MDCR_METRICS.map((m) => `${m}: ${pyFloat(v[m])}`)].join('\t');
+  return [
+    `Results on the benchmark file ${benchmarkPath} using the scores from the file ${scoresPath}`,
+    ...r.fields.map((f) => line(f.field, f.values)),
+    '',
+    line('AVG', r.avg),
+  ].join('\n') + '\n';
+}
+
+/** Python's repr of a float (= numpy's str of a float64): shortest round-trip digits, '.0' on integers. */
+export function pyFloat(x: number): string {
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? 'nan' : x > 0 ? 'inf' : '-inf';
+  const a = Math.abs(x);
+  // Python switches to exponent notation below 1e-4 and from 1e16; JS below 1e-6 and from 1e21.
+  if (a !== 0 && (a < 1e-4 || a >= 1e16)) {
+    const [mant, exp] = x.toExponential().split('e');
+    const e = Number(exp);
+    return `${mant}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+  }
+  if (Object.is(x, -0)) return '-0.0';
+  const s = String(x);
+  return Number.isInteger(x) ? `${s}.0` : s;
 }

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { CorpusStore } from '../corpus/store.ts';
 import { FIELDS, type Field } from '../corpus/fields.ts';
-import { evaluateMdcr, readJsonFile, type MdcrResult } from '../eval/mdcr.ts';
+import { evaluateMdcr, mdcrNegativeTypes, readJsonFile, type MdcrBenchmark, type MdcrResult } from '../eval/mdcr.ts';
 import { mdcrPairs, mdcrScoresText, readMdcrData, scoreMdcrBm25, scoreMdcrDense } from '../retrieval/mdcr-score.ts';
 import { shortfallText, type MdcrRecord, type MdcrSummary } from '../report/results.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
@@ -51,7 +51,7 @@ export async function runMdcrStage(a: MdcrStageArgs): Promise<MdcrRecord> {
   const built = buildMdcr(a.store, plan, lists);
   const mdcrDir = join(a.dir, 'mdcr');
   writeMdcr(mdcrDir, a.store, built, { seed: a.cfg.seed, fields: fields.length, queriesPerField: fieldCfg.queries, pool: fieldCfg.pool });
-  for (const n of [...built.test.notes, ...built.val.notes]) a.log(`note: ${n}`);
+  for (const n of [...built.official.notes, ...built.test.notes, ...built.val.notes]) a.log(`note: ${n}`);
   a.log(`built: ${built.test.counts.queries} test and ${built.val.counts.queries} val queries; model-based negatives from ${built.test.chosen.join(', ') || 'no model'}`);
 
   // Score the test split with every model, from the files just written.
@@ -60,7 +60,8 @@ export async function runMdcrStage(a: MdcrStageArgs): Promise<MdcrRecord> {
   const benchmark = readJsonFile(benchmarkPath);
   const data = readMdcrData(dataPath);
   const pairs = mdcrPairs(benchmark, data, { benchmark: benchmarkPath, data: dataPath });
-  const types = [...new Set(Object.values(benchmark as Record<string, Record<string, Record<string, unknown>>>).flatMap((qs) => Object.values(qs).flatMap((t) => Object.keys(t))))].filter((t) => t !== 'true').sort();
+  // Candidate types with candidates: an official key left empty (its model not given) has no Table 4 column.
+  const types = mdcrNegativeTypes(benchmark as MdcrBenchmark, { nonEmpty: true });
   const results: MdcrRecord['results'] = {};
   const files: Record<string, string> = {
     test: 'mdcr/mdcr_test.json', test_data: 'mdcr/mdcr_test_data.jsonl', val: 'mdcr/mdcr_val.json', val_data: 'mdcr/mdcr_val_data.jsonl', report: 'mdcr/mdcr_build_report.json',
@@ -85,7 +86,7 @@ export async function runMdcrStage(a: MdcrStageArgs): Promise<MdcrRecord> {
     queriesPerSplit: { test: built.test.counts.queries, val: built.val.counts.queries },
     chosenModels: built.test.chosen,
     jaccard: { models: j.models, matrix: j.matrix, average: j.average },
-    notes: [...new Set([...built.test.notes, ...built.val.notes])],
+    notes: [...new Set([...built.official.notes, ...built.test.notes, ...built.val.notes])],
     results,
   };
 }

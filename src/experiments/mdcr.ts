@@ -14,8 +14,8 @@ import type { CorpusStore } from '../corpus/store.ts';
 import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
 import { samplePool } from '../sampling/pools.ts';
 import {
-  buildMdcrSplit, mdcrBenchmarkText, mdcrDataRecords, mdcrDataText, sampleMdcrQueries,
-  type MdcrBuild, type MdcrSplit, type RankedIds,
+  MDCR_OFFICIAL_KEYS, buildMdcrSplit, mdcrBenchmarkText, mdcrDataRecords, mdcrDataText, mdcrOfficialCheck, sampleMdcrQueries,
+  type MdcrBuild, type MdcrOfficialCheck, type MdcrSplit, type RankedIds,
 } from '../sampling/mdcr-build.ts';
 import { readRankedRun } from '../eval/trec-run.ts';
 import { lineNumbersOf } from '../eval/trec-io.ts';
@@ -127,6 +127,8 @@ function parseRun(store: CorpusStore, file: string): Map<string, number[]> {
 export interface MdcrBuilt {
   test: MdcrBuild;
   val: MdcrBuild;
+  /** How the files stand with the official evaluate.py (empty official keys, keys it ignores, missing fields). */
+  official: MdcrOfficialCheck;
 }
 
 /** Both splits: test chooses the model-based types by Jaccard, val uses the same models. */
@@ -135,7 +137,7 @@ export function buildMdcr(store: CorpusStore, plan: MdcrPlan, models: MdcrModelL
   const test = buildMdcrSplit(store, { queries: plan.queries.test, modelLists: listsOf('test'), seed: plan.seed, split: 'test' });
   const val = buildMdcrSplit(store, { queries: plan.queries.val, modelLists: listsOf('val'), seed: plan.seed, split: 'val', chosen: test.chosen });
   val.notes.unshift(...(plan.notes ?? []));
-  return { test, val };
+  return { test, val, official: mdcrOfficialCheck(test.chosen, Object.keys(models), plan.fields) };
 }
 
 /** The official files and a build report (Jaccard matrices, chosen models, notes, counts), each written atomically. */
@@ -151,7 +153,8 @@ export function writeMdcr(dir: string, store: CorpusStore, built: MdcrBuilt, con
   }
   const report = join(dir, 'mdcr_build_report.json');
   const summary = (b: MdcrBuild) => ({ chosen: b.chosen, jaccard: b.jaccard, counts: b.counts, notes: b.notes });
-  writeFileAtomic(report, JSON.stringify({ config, test: summary(built.test), val: summary(built.val) }, null, 2) + '\n');
+  const official = { keys: MDCR_OFFICIAL_KEYS, ...built.official };
+  writeFileAtomic(report, JSON.stringify({ config, official, test: summary(built.test), val: summary(built.val) }, null, 2) + '\n');
   files.push(report);
   return files;
 }

@@ -26,9 +26,16 @@ export interface MdcrData {
   ids: string[];
   texts: InMemoryTexts;
   indexOf: Map<string, number>;
+  /** Lines repeating an earlier paper id with other texts (the first kept); `firstLine` = the first such line. */
+  conflicts?: { count: number; firstLine: number; paperId: string };
 }
 
-/** Read an MDCR data jsonl: one `{ paper_id, title, abstract }` per line (null title/abstract = empty). */
+/**
+ * Read an MDCR data jsonl in the published schema (takelab's mdcr_{val,test}_data.jsonl, read by SciRepEval's
+ * MDCR task as `key="paper_id"`, fields `title` and `abstract`): one object per line; paper_id a string or a
+ * number; title and abstract strings, null or absent (= empty); other fields ignored. A paper id repeated with
+ * other texts keeps its first line, as SciRepEval's reader does, and is counted in `conflicts` (never silent).
+ */
 export function readMdcrData(path: string): MdcrData {
   let text: string;
   try {
@@ -39,6 +46,7 @@ export function readMdcrData(path: string): MdcrData {
   const ids: string[] = [];
   const items: ArticleText[] = [];
   const indexOf = new Map<string, number>();
+  let conflicts: MdcrData['conflicts'];
   const lines = text.split('\n');
   for (let l = 0; l < lines.length; l++) {
     const line = lines[l].trim();
@@ -62,8 +70,11 @@ export function readMdcrData(path: string): MdcrData {
     const sid = String(id);
     const had = indexOf.get(sid);
     if (had !== undefined) {
-      // A repeated paper is harmless when identical; two different texts for one id would make scores ambiguous.
-      if (items[had].title !== item.title || items[had].abstract !== item.abstract) throw new InputError(path, l + 1, 'paper_id', `paper ${sid} appears twice with different texts`);
+      // A repeated paper is harmless when identical; with other texts the first is used, and counted.
+      if (items[had].title !== item.title || items[had].abstract !== item.abstract) {
+        if (conflicts) conflicts.count++;
+        else conflicts = { count: 1, firstLine: l + 1, paperId: sid };
+      }
       continue;
     }
     indexOf.set(sid, ids.length);
@@ -71,7 +82,14 @@ export function readMdcrData(path: string): MdcrData {
     items.push(item);
   }
   if (ids.length === 0) throw new InputError(path, undefined, undefined, 'no papers');
-  return { ids, texts: new InMemoryTexts(items), indexOf };
+  return { ids, texts: new InMemoryTexts(items), indexOf, ...(conflicts ? { conflicts } : {}) };
+}
+
+/** The one-line warning for a data file whose ids repeat with other texts, or undefined. */
+export function mdcrDataWarning(path: string, data: MdcrData): string | undefined {
+  const c = data.conflicts;
+  if (!c) return undefined;
+  return `warning: ${path}: ${c.count} line(s) repeat a paper id with other texts (first: line ${c.firstLine}, paper ${c.paperId}); each id's first line is used, as SciRepEval's reader does`;
 }
 
 /** Each distinct query with every candidate it has in any field and list (data-file positions). */

@@ -3,7 +3,8 @@
  * (`true`) and 10 negatives of each candidate type. A negative is never cited by the query, never the query
  * itself, and never twice in one query (types are drawn in a fixed order, each skipping what earlier types took).
  *
- * Types, in drawing order (also the key order of the output, with `true` written last):
+ * Types, in drawing order (the file holds evaluate.py's seven keys in its order, other models' keys after them,
+ * `true` last; see officialKeyOrder):
  *  - model-based, one per chosen model: 10 random of the model's top-200 negatives for the query = the first
  *    200 articles of its ranked list (field-level pool) that the query does not cite. The models chosen are the
  *    3 with the lowest average pairwise Jaccard index between these top-200 negative sets (mean over the
@@ -12,8 +13,9 @@
  *    articles are walked by O descending, ties by paper id (byte order); each contributes its neighbours
  *    (cited or citing, in-store) that are eligible, all of them while they fit, else a random subset filling
  *    the remaining places. Stops at 10.
- *  - `most_cited`: the field's articles (store.fields bitmask) ranked by in-store inbound citations, ties by
- *    paper id byte order; 10 random of the top 200 that are eligible for q.
+ *  - `most_cited`: the field's articles (store.fields bitmask) ranked by their citation counts in the whole
+ *    input (store.inputInbound: citing records counted as prefilter rule 4 counts them — the paper's S2ORC
+ *    counts, not the prefiltered store's), ties by paper id byte order; 10 random of the top 200 eligible for q.
  *  - `random`: 10 random articles of the whole (prefiltered) store eligible for q.
  * When a type cannot reach 10 (small corpora), it keeps what exists and `counts` records the shortfall.
  * Every draw comes from an RNG stream named by (split, field, query id, type), so a query's candidates do not
@@ -27,7 +29,7 @@ import { rngFor } from '../util/rng.ts';
 import { sampleQueries, sampleQuerySet, shortfallNote } from './pools.ts';
 import type { TextSource } from '../corpus/article.ts';
 
-export type MdcrGraph = Pick<CorpusStore, 'size' | 'fields' | 'idOrder' | 'outOffsets' | 'outTargets' | 'inOffsets' | 'inSources'> & {
+export type MdcrGraph = Pick<CorpusStore, 'size' | 'fields' | 'inputInbound' | 'idOrder' | 'outOffsets' | 'outTargets' | 'inOffsets' | 'inSources'> & {
   id(i: number): string;
 };
 
@@ -37,11 +39,30 @@ export interface RankedIds {
   docs: Uint32Array;
 }
 
-/** benchmark[field][queryId][type] = candidate paper ids (the official mdcr_{val,test}.json structure). */
+/** benchmark[field][queryId][type] = candidate paper ids (the official mdcr_{val,test}.json structure and keys). */
 export type MdcrFile = Record<string, Record<string, Record<string, string[]>>>;
 
 export type MdcrSplit = 'val' | 'test';
 export const MDCR_FIXED_TYPES = ['graph', 'most_cited', 'random'] as const;
+/**
+ * The keys the official evaluator reads, in its order (zoranmedic/mdcr evaluate.py's NEG_TYPES, `true` last): it
+ * looks up every one of them in every query, so a built file always carries all seven.
+ */
+export const MDCR_OFFICIAL_KEYS = ['bm25', 'graph', 'most_cited', 'random', 'scincl', 'specter', 'true'] as const;
+/** The official keys that hold model-based candidates (the paper's three models). */
+export const MDCR_OFFICIAL_MODELS = ['bm25', 'scincl', 'specter'] as const;
+
+/**
+ * A query's candidate lists in file order: the official keys in evaluate.py's order (a model-based one whose model
+ * was not used holds an empty list), then other models' keys, then `true` — written last, as in takelab's files.
+ */
+export function officialKeyOrder(lists: Record<string, string[]>, chosen: readonly string[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const k of MDCR_OFFICIAL_KEYS) if (k !== 'true') out[k] = lists[k] ?? [];
+  for (const k of chosen) if (!(k in out)) out[k] = lists[k];
+  out.true = lists.true;
+  return out;
+}
 
 export interface MdcrBuildOptions {
   /** Per field: the split's queries (corpus indices); rows of every ranked list follow this order. */
@@ -97,13 +118,13 @@ export function checkModelName(name: string): void {
   if (name === 'true' || (MDCR_FIXED_TYPES as readonly string[]).includes(name)) throw new CitebenchError(`model name '${name}' clashes with the candidate type of that name`);
 }
 
-/** Most-cited articles of a field: by in-store inbound citations descending, ties by paper id byte order. */
+/** Most-cited articles of a field: by the input's inbound citation counts descending, ties by paper id byte order. */
 export function mostCitedOfField(store: MdcrGraph, field: Field, top: number): Uint32Array {
   const bit = 1 << FIELDS.indexOf(field);
   const members: number[] = [];
   for (let i = 0; i < store.size; i++) if (store.fields[i] & bit) members.push(i);
-  const inDeg = (i: number) => store.inOffsets[i + 1] - store.inOffsets[i];
-  members.sort((a, b) => inDeg(b) - inDeg(a) || store.idOrder[a] - store.idOrder[b]);
+  const count = store.inputInbound;
+  members.sort((a, b) => count[b] - count[a] || store.idOrder[a] - store.idOrder[b]);
   return Uint32Array.from(members.slice(0, top));
 }
 
@@ -307,7 +328,7 @@ export function buildMdcrSplit(store: MdcrGraph, opts: MdcrBuildOptions): MdcrBu
       for (const c of oc) cited[c] = 0;
       for (const d of takenNow) taken[d] = 0;
       takenNow.length = 0;
-      out[qid] = lists;
+      out[qid] = officialKeyOrder(lists, chosen);
       nQueries++;
     }
     benchmark[f] = out;
@@ -317,6 +338,36 @@ export function buildMdcrSplit(store: MdcrGraph, opts: MdcrBuildOptions): MdcrBu
     if (c.short > 0) notes.push(`${opts.split}: candidate type '${t}' is ${c.short} candidates short (${c.shortQueries} queries had fewer than ${K} eligible articles)`);
   }
   return { split: opts.split, benchmark, jaccard, chosen, notes, counts: { queries: nQueries, pairs, perType } };
+}
+
+/** What the official evaluator (evaluate.py) will see of a built benchmark, and one line for each way it falls short. */
+export interface MdcrOfficialCheck {
+  /** Official model-based keys written as empty lists (their model was not given, or not chosen). */
+  empty: string[];
+  /** Model-based keys evaluate.py does not read. */
+  extra: string[];
+  /** Fields the benchmark holds (evaluate.py needs all 19). */
+  fields: number;
+  notes: string[];
+}
+
+export function mdcrOfficialCheck(chosen: readonly string[], given: readonly string[], fields: readonly Field[]): MdcrOfficialCheck {
+  const official = MDCR_OFFICIAL_KEYS as readonly string[];
+  const empty = MDCR_OFFICIAL_MODELS.filter((k) => !chosen.includes(k));
+  const extra = chosen.filter((k) => !official.includes(k));
+  const notes: string[] = [];
+  if (empty.length) {
+    const why = empty.map((k) => (given.includes(k) ? `${k}: given but not chosen by the Jaccard rule` : `${k}: no such model given`));
+    notes.push(`official keys ${empty.join(', ')} hold empty lists (${why.join('; ')}): evaluate.py reads them as no candidates`);
+  }
+  if (extra.length) {
+    notes.push(`model-based candidates of ${extra.join(', ')} are under keys the official evaluate.py does not read (it reads only ${official.join(', ')}): there they are left out; citebench mdcr-eval evaluates them`);
+  }
+  if (fields.length < FIELDS.length) {
+    const missing = FIELDS.filter((f) => !fields.includes(f));
+    notes.push(`${fields.length} of the 19 fields: the official evaluate.py cannot read this benchmark (it iterates all 19 and stops with KeyError '${missing[0]}'); evaluate it with citebench mdcr-eval`);
+  }
+  return { empty, extra, fields: fields.length, notes };
 }
 
 export interface MdcrQueryOptions {

@@ -108,8 +108,9 @@ export function checkBest(t: ParsedTable, group: (row: number, col: number) => s
     if (c.v === '–') return;
     // Bold marks the best unrounded value; a rounded tie may be bold or not, a lower printed value never is.
     if (Number(c.v) < best.get(group(i, j))! - 0.05) assert.ok(!c.best, `Table ${t.n} ${r.label} col ${j}: bold but not best`);
-    if (Number(c.v) === best.get(group(i, j)) && t.rows.filter((_, k) => group(k, j) === group(i, j)).length) {
-      const strictlyBest = t.rows.every((o, k) => k === i || group(k, j) !== group(i, j) || o.cells[j].v === '–' || Number(o.cells[j].v) < Number(c.v));
+    if (Number(c.v) === best.get(group(i, j))) {
+      // Every other cell of the group (along a column or along a row, as the table groups them) prints lower.
+      const strictlyBest = t.rows.every((o, k) => o.cells.every((x, l) => (k === i && l === j) || group(k, l) !== group(i, j) || x.v === '–' || Number(x.v) < Number(c.v)));
       if (strictlyBest) assert.ok(c.best, `Table ${t.n} ${r.label} col ${j}: best but not bold`);
     }
   }));

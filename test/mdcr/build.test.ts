@@ -4,7 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
@@ -17,7 +18,7 @@ import { sampleQueries, eligibleQueries } from '../../src/sampling/pools.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { readRunLists, type MdcrPlan } from '../../src/experiments/mdcr.ts';
 import {
-  buildMdcrSplit, mdcrBenchmarkText, mdcrDataRecords, mdcrDataText, sampleMdcrQueries, type MdcrBuild, type RankedIds,
+  buildMdcrSplit, mostCitedOfField, mdcrBenchmarkText, mdcrDataRecords, mdcrDataText, sampleMdcrQueries, type MdcrBuild, type RankedIds,
 } from '../../src/sampling/mdcr-build.ts';
 import { evaluateMdcr } from '../../src/eval/mdcr.ts';
 import { buildIndex } from '../../src/retrieval/bm25/index.ts';
@@ -147,7 +148,9 @@ test('each query: keys in fixed order with true last, 5 + 6 × 10 candidates, no
     assert.deepEqual(Object.keys(built.benchmark[f]).sort(), Array.from(qs, (q) => store.id(q)).sort());
     for (const q of qs) {
       const lists = built.benchmark[f][store.id(q)];
-      assert.deepEqual(Object.keys(lists), [...types, 'true']);
+      // evaluate.py's seven keys in its order (the paper's models absent here: empty), then the chosen models, true last.
+      assert.deepEqual(Object.keys(lists), ['bm25', 'graph', 'most_cited', 'random', 'scincl', 'specter', ...built.chosen, 'true']);
+      for (const k of ['bm25', 'scincl', 'specter']) assert.deepEqual(lists[k], []);
       assert.equal(lists.true.length, 5);
       const cited = new Set(Array.from(store.outbound(q), (d) => store.id(d)));
       for (const id of lists.true) assert.ok(cited.has(id), 'positive is cited');
@@ -167,15 +170,54 @@ test('each query: keys in fixed order with true last, 5 + 6 × 10 candidates, no
   for (const t of types) assert.equal(built.counts.perType[t].short, 0);
 });
 
+/**
+ * Inbound citation counts over the whole input, read from the raw shards here: both S2ORC lists merged, links
+ * to ids outside the input and self-citations dropped, each citing record counted once (prefilter rule 4).
+ */
+function inputInboundFromShards(): Map<string, number> {
+  const shards = readdirSync(join(dir, 'shards')).filter((f) => f.endsWith('.jsonl.gz')).sort();
+  const recs = shards.flatMap((f) => gunzipSync(readFileSync(join(dir, 'shards', f))).toString('utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l)));
+  const ids = new Set(recs.map((r) => r.paper_id as string));
+  const links = new Set<string>();
+  for (const r of recs) {
+    for (const c of r.outbound_citations ?? []) if (ids.has(c) && c !== r.paper_id) links.add(`${r.paper_id} ${c}`);
+    for (const c of r.inbound_citations ?? []) if (ids.has(c) && c !== r.paper_id) links.add(`${c} ${r.paper_id}`);
+  }
+  const count = new Map<string, number>();
+  for (const l of links) {
+    const t = l.slice(l.indexOf(' ') + 1);
+    count.set(t, (count.get(t) ?? 0) + 1);
+  }
+  return count;
+}
+
+test('most_cited ranks by the input\'s citation counts, not the prefiltered store\'s (they disagree here)', () => {
+  const input = inputInboundFromShards();
+  const byId = (a: number, b: number) => Buffer.compare(Buffer.from(store.id(a)), Buffer.from(store.id(b)));
+  let differ = 0;
+  for (const f of FIELDS_USED) {
+    const bit = 1 << FIELDS.indexOf(f);
+    const members: number[] = [];
+    for (let i = 0; i < store.size; i++) if (store.fields[i] & bit) members.push(i);
+    for (const i of members) assert.equal(store.inputInbound[i], input.get(store.id(i)) ?? 0, `input count of ${store.id(i)}`);
+    const inputTop = [...members].sort((a, b) => (input.get(store.id(b)) ?? 0) - (input.get(store.id(a)) ?? 0) || byId(a, b)).slice(0, 200);
+    assert.deepEqual(Array.from(mostCitedOfField(store, f, 200)), inputTop);
+    // In-store in-degree, from the outbound lists: the ranking the builder must NOT use.
+    const inStore = (i: number) => store.inbound(i).length;
+    const storeTop = new Set([...members].sort((a, b) => inStore(b) - inStore(a) || byId(a, b)).slice(0, 200));
+    differ += inputTop.filter((i) => !storeTop.has(i)).length;
+  }
+  assert.ok(differ > 0, 'the fixture must have field top-200 sets that differ between input and store counts');
+});
+
 test('model-based candidates lie in their model\'s top-200 negatives; most_cited in the field\'s top 200', () => {
-  // In-degree counted from the outbound lists (independent of the store's inbound CSR).
-  const inDeg = new Uint32Array(store.size);
-  for (let i = 0; i < store.size; i++) for (const d of store.outbound(i)) inDeg[d]++;
+  const input = inputInboundFromShards();
+  const count = (i: number) => input.get(store.id(i)) ?? 0;
   for (const f of FIELDS_USED) {
     const bit = 1 << FIELDS.indexOf(f);
     const members = [];
     for (let i = 0; i < store.size; i++) if (store.fields[i] & bit) members.push(i);
-    members.sort((a, b) => inDeg[b] - inDeg[a] || Buffer.compare(Buffer.from(store.id(a)), Buffer.from(store.id(b))));
+    members.sort((a, b) => count(b) - count(a) || Buffer.compare(Buffer.from(store.id(a)), Buffer.from(store.id(b))));
     const top = new Set(members.slice(0, 200).map((i) => store.id(i)));
     queries.test.get(f)!.forEach((q, k) => {
       const lists = built.benchmark[f][store.id(q)];
@@ -252,7 +294,8 @@ test('the output parses with mdcr-eval, including each model-named candidate typ
   assert.deepEqual(all.fields.map((f) => f.field), FIELDS_USED);
   assert.equal(all.missingLists, 0);
   for (const t of [...built.chosen, 'graph']) assert.equal(evaluateMdcr(bench, scores, { candidateType: t }).candidateType, t);
-  assert.throws(() => evaluateMdcr(bench, scores, { candidateType: 'bm25' }), /unknown candidate type 'bm25'/);
+  assert.throws(() => evaluateMdcr(bench, scores, { candidateType: 'nosuch' }), /unknown candidate type 'nosuch'/);
+  assert.throws(() => evaluateMdcr(bench, scores, { candidateType: 'bm25' }), /candidate type 'bm25' holds no candidates/);
 });
 
 test('fewer than 3 models, none, a forced choice, and shortfalls are reported, never silent', () => {
@@ -262,7 +305,7 @@ test('fewer than 3 models, none, a forced choice, and shortfalls are reported, n
   const none = buildMdcrSplit(store, { queries: queries.test, seed: 1, split: 'test' });
   assert.deepEqual(none.chosen, []);
   assert.ok(none.notes.some((n) => /no model ranked lists/.test(n)));
-  assert.deepEqual(Object.keys(Object.values(none.benchmark.Medicine)[0]), ['graph', 'most_cited', 'random', 'true']);
+  assert.deepEqual(Object.keys(Object.values(none.benchmark.Medicine)[0]), ['bm25', 'graph', 'most_cited', 'random', 'scincl', 'specter', 'true']);
   const forced = buildMdcrSplit(store, { queries: queries.test, modelLists: lists, seed: 1, split: 'val', chosen: ['beta'] });
   assert.deepEqual(forced.chosen, ['beta']);
   const short = buildMdcrSplit(store, { queries: queries.test, seed: 1, split: 'test', mostCitedTop: 4 });
@@ -339,7 +382,9 @@ test('CLI: mdcr build with a BM25 index and a {split}/{field} run: byte-identica
   const val = JSON.parse(readFileSync(join(dir, 'out1', 'mdcr_val.json'), 'utf8'));
   for (const f of ['Medicine', 'Physics']) {
     const lists = Object.values(test[f])[0] as Record<string, string[]>;
-    assert.deepEqual(Object.keys(lists), ['bm25', 'rev', 'graph', 'most_cited', 'random', 'true']);
+    assert.deepEqual(Object.keys(lists), ['bm25', 'graph', 'most_cited', 'random', 'scincl', 'specter', 'rev', 'true']);
+    assert.equal(lists.bm25.length, 10);
+    assert.deepEqual([lists.scincl, lists.specter], [[], []]);
     for (const q of Object.keys(val[f])) assert.ok(!(q in test[f]), 'val/test disjoint');
   }
   // Scores for every pair, then mdcr-eval with a model-named candidate type.

@@ -171,3 +171,26 @@ test('markdown Table 3 (fields in paper order, AVG last) and Table 4 (models × 
   assert.equal(t4, '| model | graph MAP | graph R@5 | random MAP | random R@5 |\n|---|---:|---:|---:|---:|\n| bm25 | 42.25 | 40.75 | 42.25 | 40.75 |\n');
   assert.ok(evaluateMdcr);
 });
+
+test('the published data files\' schema (SciRepEval reads key paper_id, fields title and abstract): numeric ids, absent or null texts, extra fields, a repeated id', () => {
+  const lines = [
+    { paper_id: 7, title: 'Numbered paper', abstract: 'An abstract.', year: 2019, mag_field_of_study: ['Biology'] },
+    { paper_id: '8', title: null },
+    { paper_id: '9', abstract: 'Only an abstract.', outbound_citations: ['7'] },
+    { paper_id: '8', title: 'Other title', abstract: 'Other abstract.' }, // a repeat with other texts: the first is used
+    { paper_id: '9', abstract: 'Only an abstract.' }, // an identical repeat: nothing to say
+  ];
+  writeFileSync(join(dir, 'published.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  const d = readMdcrData(join(dir, 'published.jsonl'));
+  assert.deepEqual(d.ids, ['7', '8', '9']);
+  assert.deepEqual([0, 1, 2].map((i) => d.texts.text(i)), [
+    { title: 'Numbered paper', abstract: 'An abstract.' }, { title: '', abstract: '' }, { title: '', abstract: 'Only an abstract.' },
+  ]);
+  assert.deepEqual(d.conflicts, { count: 1, firstLine: 4, paperId: '8' });
+  // mdcr score says so in one line and scores with the first text.
+  writeFileSync(join(dir, 'published.json'), JSON.stringify({ Biology: { '7': { bm25: ['8'], true: ['9'] } } }));
+  const r = cli(['mdcr', 'score', '--benchmark', join(dir, 'published.json'), '--data', join(dir, 'published.jsonl'), '--model', 'bm25', '--out', join(dir, 'published-scores.json')]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /published\.jsonl: 1 line\(s\) repeat a paper id with other texts \(first: line 4, paper 8\); each id's first line is used/);
+  assert.deepEqual(Object.keys(JSON.parse(readFileSync(join(dir, 'published-scores.json'), 'utf8'))), ['7_8', '7_9']);
+});

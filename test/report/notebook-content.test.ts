@@ -131,7 +131,8 @@ test('MDCR build counts and one query\'s candidates equal a recount of the bench
   const bench = json(join(ci(), 'mdcr', 'mdcr_test.json')) as Record<string, Record<string, Record<string, string[]>>>;
   const queries = Object.values(bench).flatMap((qs) => Object.values(qs));
   const counts = mdcrBuildCounts(ci(), m).filter((x) => x.split === 'test');
-  const types = [...new Set(queries.flatMap((q) => Object.keys(q)))];
+  // Keys holding candidates (an official key whose model the run lacks is written as empty lists, and not drawn).
+  const types = [...new Set(queries.flatMap((q) => Object.keys(q).filter((t) => queries.some((x) => x[t].length > 0))))];
   assert.deepEqual(counts.map((x) => x.type).sort(), types.map((t) => (t === 'true' ? 'true (positives)' : t)).sort());
   for (const c of counts) {
     const t = c.type === 'true (positives)' ? 'true' : (c.type as string);

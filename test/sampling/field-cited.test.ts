@@ -110,6 +110,32 @@ test('a store of the previous format (no cited-by-fields column) is refused with
   assert.throws(() => CorpusStore.open(out), (e: Error) => e instanceof CitebenchError && /version 1/.test(e.message) && /citebench corpus build/.test(e.message));
 });
 
+test('input citation counts (MDCR most_cited): citing records of the whole input, as prefilter rule 4 counts them', async () => {
+  // 'a' is cited in the input by b, c, d, x (through a's inbound list) and y (its outbound list); only b, c, d
+  // are stored. Rule 4's 'record' scope counts a's own inbound list instead (b, c, d, x, z: z is not in the input).
+  const s = CorpusStore.open(join(dir, 'hand-store'));
+  const a = s.indexOf('a');
+  assert.equal(s.inbound(a).length, 3);
+  assert.equal(s.inputInbound[a], 5);
+  assert.equal(s.inputInbound[s.indexOf('b')], 0);
+  s.close();
+  await buildCorpusStore({ input: join(dir, 'hand'), out: join(dir, 'hand-record'), prefilter: { ...PAPER_PREFILTER, minCitations: 0, citationScope: 'record' } });
+  const r = CorpusStore.open(join(dir, 'hand-record'));
+  assert.deepEqual(['a', 'b', 'z2'].map((id) => r.inputInbound[r.indexOf(id)]), [5, 0, 0]);
+  r.close();
+});
+
+test('a version-2 store (no input citation counts) is refused with the command that rebuilds it', async () => {
+  const out = join(dir, 'v2-store');
+  await buildCorpusStore({ input: join(dir, 'hand'), out, prefilter: null });
+  const meta = JSON.parse(readFileSync(join(out, 'meta.json'), 'utf8'));
+  writeFileSync(join(out, 'meta.json'), JSON.stringify({ ...meta, version: 2 }));
+  rmSync(join(out, 'input-inbound.u32'));
+  assert.throws(() => CorpusStore.open(out), (e: Error) => e instanceof CitebenchError
+    && e.message.includes("store version 2, this citebench reads version 3 (version 2 lacks the input's inbound citation counts that MDCR's most_cited ranks by)")
+    && e.message.includes(`rebuild it with citebench corpus build --input SHARDS --out ${out}`));
+});
+
 function mkdirp(d: string): string {
   rmSync(d, { recursive: true, force: true });
   mkdirSync(d, { recursive: true });

@@ -37,7 +37,10 @@ and DIR/mdcr_build_report.json (Jaccard matrices, chosen models, shortfalls). Sa
   --pool-size S        field-level pool size (default 100000; the whole field-cited set when smaller)
   --seed S             seed (default 1)
   --threads N          BM25 searchers (default: number of CPUs)
-Without models, only graph, most_cited and random negatives are drawn (and the report says so).`;
+The files always carry the seven keys the official evaluate.py reads (bm25, graph, most_cited, random, scincl,
+specter, true); a model-based one whose model was not given holds empty lists. Other models' keys are kept
+(evaluate.py ignores them), and a benchmark of fewer than 19 fields cannot be read by evaluate.py: a note says
+each, as does the build report. Without models, only graph, most_cited and random negatives are drawn.`;
 
 export async function run(args: string[]) {
   const { values } = parse(args, {
@@ -92,7 +95,7 @@ export async function run(args: string[]) {
     const b = built[split];
     console.log(`${split}: ${b.counts.queries} queries, ${b.counts.pairs} query–candidate pairs, types ${[...b.chosen, 'graph', 'most_cited', 'random'].join(', ')}`);
   }
-  for (const n of [...built.test.notes, ...built.val.notes]) console.error(`note: ${n}`);
+  for (const n of [...built.official.notes, ...built.test.notes, ...built.val.notes]) console.error(`note: ${n}`);
   console.log(`wrote ${files.join(', ')}`);
   store.close();
 }

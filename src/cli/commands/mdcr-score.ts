@@ -1,6 +1,6 @@
 import { parse, num, required } from '../args.ts';
 import { evaluateMdcr, formatMdcrTable, readJsonFile } from '../../eval/mdcr.ts';
-import { mdcrPairs, mdcrScoresText, readMdcrData, scoreMdcrBm25, scoreMdcrDense } from '../../retrieval/mdcr-score.ts';
+import { mdcrDataWarning, mdcrPairs, mdcrScoresText, readMdcrData, scoreMdcrBm25, scoreMdcrDense } from '../../retrieval/mdcr-score.ts';
 import { Encoder } from '../../retrieval/dense/encoder.ts';
 import { writeFileAtomic } from '../../util/atomic.ts';
 import { Progress } from '../../util/progress.ts';
@@ -36,6 +36,8 @@ export async function run(args: string[]) {
   const model = required('model', values.model);
   const benchmark = readJsonFile(benchmarkPath);
   const data = readMdcrData(dataPath);
+  const warning = mdcrDataWarning(dataPath, data);
+  if (warning) console.error(warning);
   const pairs = mdcrPairs(benchmark, data, { benchmark: benchmarkPath, data: dataPath });
   const nPairs = pairs.candidates.reduce((s, c) => s + c.length, 0);
   const t0 = performance.now();

@@ -16,7 +16,8 @@ export async function run(args: string[]) {
   if (specs.length === 0) throw new CitebenchError('--scores NAME=FILE is required (one per model)');
   const digits = num('digits', values.digits, 1);
   const benchmark = readJsonFile(benchmarkPath);
-  const types = mdcrNegativeTypes(benchmark as MdcrBenchmark);
+  // Types with candidates: an official key written empty (its model not given at build) has no Table 4 column.
+  const types = mdcrNegativeTypes(benchmark as MdcrBenchmark, { nonEmpty: true });
   const t3: { model: string; result: MdcrResult }[] = [];
   const t4: { model: string; byType: Record<string, MdcrResult> }[] = [];
   for (const spec of specs) {
