@@ -10,7 +10,7 @@ import type { Retriever } from '../retrieval/retriever.ts';
 import type { Bm25Index } from '../retrieval/bm25/index-format.ts';
 import { Bm25Retriever } from '../retrieval/bm25/retriever.ts';
 import { Encoder, type Device } from '../retrieval/dense/encoder.ts';
-import { fileContentHash, resolveModel, type ModelOptions, type ResolvedModel } from '../retrieval/dense/models.ts';
+import { fileContentHash, resolveModelAsync, type ModelOptions, type ResolvedModel } from '../retrieval/dense/models.ts';
 import { EmbeddingStore } from '../retrieval/dense/store.ts';
 import { DenseRetriever } from '../retrieval/dense/retriever.ts';
 import { CitebenchError } from '../util/errors.ts';
@@ -59,15 +59,18 @@ export function weightsOf(model: ResolvedModel): Weights {
 }
 
 /** Resolve a dense model; a folder that is not there yet is a skip with the way to add it, not an error. */
-/** `log` is told when a checkpoint is converted (seconds for BERT-base, once per checkpoint). */
-export function resolveDense(cfg: DenseModelConfig, modelsDir: string | undefined, log?: (line: string) => void): ResolvedModel | SkippedModel {
+/**
+ * `log` is told when a checkpoint is converted (seconds for BERT-base, once per checkpoint) or downloaded;
+ * `allowRemote` downloads a registry model or hub id whose folder is missing (`citebench run --allow-remote`).
+ */
+export async function resolveDense(cfg: DenseModelConfig, modelsDir: string | undefined, opts: { log?: (line: string) => void; allowRemote?: boolean } = {}): Promise<ResolvedModel | SkippedModel> {
   const overrides: Partial<ModelOptions> = {};
   if (cfg.pooling) overrides.pooling = cfg.pooling;
   if (cfg.distance) overrides.distance = cfg.distance;
   if (cfg.layers) overrides.layers = cfg.layers;
   if (cfg.maxLength) overrides.maxLength = cfg.maxLength;
   try {
-    return resolveModel(cfg.model, { modelsDir: cfg.modelsDir ?? modelsDir, overrides, quantized: cfg.quantized, fp16: cfg.fp16, log });
+    return await resolveModelAsync(cfg.model, { modelsDir: cfg.modelsDir ?? modelsDir, overrides, quantized: cfg.quantized, fp16: cfg.fp16, log: opts.log, allowRemote: opts.allowRemote });
   } catch (e) {
     if (!(e instanceof CitebenchError)) throw e;
     return { name: cfg.name, reason: e.message };

@@ -49,6 +49,8 @@ export interface RunOptions {
   lockStaleMs?: number;
   /** Where dense encoders run (default cpu; docs/cluster.md). */
   device?: Device;
+  /** Download a dense model whose folder is missing from the Hugging Face hub (`--allow-remote`; default: never). */
+  allowRemote?: boolean;
 }
 
 /** A part of a run for one cluster task (see the module comment). */
@@ -177,7 +179,7 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
         log(`[models] ${m.name}: skipped — ${c.reason.split('\n')[0]}`);
       } else ready.push(c);
     } else {
-      const resolved = resolveDense(m, cfg.modelsDir, (line) => log(`[models] ${m.name}: ${line}`));
+      const resolved = await resolveDense(m, cfg.modelsDir, { log: (line) => log(`[models] ${m.name}: ${line}`), allowRemote: opts.allowRemote });
       if (isSkipped(resolved)) {
         skipped.push(resolved);
         log(`[models] ${m.name}: skipped — ${resolved.reason.split('\n')[0]} (docs/dense.md says how to add it)`);

@@ -202,3 +202,25 @@ test('the converted paper models give PyTorch transformers\' [CLS] vectors (≤ 
     }
   }
 });
+
+test('citebench run --allow-remote: a config naming a paper model downloads and converts it, and the run uses it', { timeout: 300_000 }, async () => {
+  const models = join(root, 'run-models');
+  const cfg = join(root, 'paper-models.yaml');
+  writeFileSync(cfg, [
+    'name: paper-models', 'seed: 4', 'corpus: {synthetic: {articles: 2000}}', 'k: 20',
+    'models:', '  bm25: {}', `  scincl: {modelsDir: ${models}}`,
+    'protocols:', '  dataset: {queries: 4, pools: [300], repeats: 1}', '',
+  ].join('\n'));
+  const args = ['run', cfg, '--work', join(root, 'run-work'), '--results', join(root, 'run-results'), '--threads', '1'];
+  // Without --allow-remote nothing is fetched: the model is skipped with the way to add it.
+  const n = hub.requests.length;
+  const off = await cli(...args);
+  assert.equal(off.code, 0, off.err);
+  assert.match(off.err, /scincl: skipped — model 'scincl' \(malteos\/scincl\) is not available locally.*--allow-remote downloads malteos\/scincl/);
+  assert.equal(hub.requests.length, n);
+  const on = await cli(...args, '--allow-remote');
+  assert.equal(on.code, 0, on.err);
+  assert.match(on.err, /\[models\] scincl: converting model\.safetensors \(safetensors\) to ONNX/);
+  const results = JSON.parse(readFileSync(join(root, 'run-results', 'results.json'), 'utf8')) as { models: { name: string; settings: { weightFiles?: unknown } }[] };
+  assert.deepEqual(results.models.find((m) => m.name === 'scincl')?.settings.weightFiles, [{ file: 'model.safetensors', sha256: hub.sha256('malteos/scincl', 'model.safetensors') }]);
+});

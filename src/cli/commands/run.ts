@@ -31,6 +31,8 @@ options:
   --no-pdf       with --report: the HTML only
   --threads N    searcher/encoder threads (default: all cores; on a cluster: the task's CPUs)
   --device D     dense encoders on cpu (default) | cuda (onnxruntime's CUDA provider; an error when absent) | auto
+  --allow-remote download a dense model whose folder is missing from the Hugging Face hub ($HF_ENDPOINT, $HF_TOKEN)
+                 into its models folder; its checkpoint is converted once (docs/dense.md). Default: no network
 
 cluster stages (docs/cluster.md; \`citebench slurm CONFIG\` writes the SLURM jobs): several processes, on one
 machine or several sharing the work and results folders, split one run; a final plain \`citebench run CONFIG\`
@@ -48,7 +50,7 @@ export const optionSpec = {
   'dry-run': { type: 'boolean' }, scale: { type: 'string' }, seed: { type: 'string' }, repeats: { type: 'string' },
   articles: { type: 'string' }, store: { type: 'string' }, work: { type: 'string' }, results: { type: 'string' },
   'exclude-queries': { type: 'string', multiple: true }, report: { type: 'string' }, 'no-pdf': { type: 'boolean' },
-  threads: { type: 'string' }, device: { type: 'string' }, stage: { type: 'string' }, shard: { type: 'string' }, worker: { type: 'boolean' },
+  threads: { type: 'string' }, device: { type: 'string' }, 'allow-remote': { type: 'boolean' }, stage: { type: 'string' }, shard: { type: 'string' }, worker: { type: 'boolean' },
 } as const;
 
 type Values = { [K in keyof typeof optionSpec]?: string | boolean | string[] };
@@ -78,7 +80,7 @@ export async function runConfig(path: string, values: Values): Promise<number> {
   if (stage !== undefined) {
     if (stage !== 'prepare' && stage !== 'encode' && stage !== 'cells') throw new CitebenchError(`--stage must be prepare, encode or cells, got '${stage}'`);
     if (stage === 'prepare' && shard) throw new CitebenchError(`--stage prepare is one task; --shard is for encode and cells`);
-    const o = await runStage(cfg, { stage: stage as RunStage, shard, threads, device });
+    const o = await runStage(cfg, { stage: stage as RunStage, shard, threads, device, allowRemote: values['allow-remote'] === true });
     console.error(
       `citebench: stage ${o.stage} (${shardLabel(o.shard)}) done` +
         (o.stage === 'encode' ? `: ${o.encoded} articles encoded now` : '') +
@@ -87,7 +89,7 @@ export async function runConfig(path: string, values: Values): Promise<number> {
     return 0;
   }
   if (shard) throw new CitebenchError(`--shard needs --stage encode or --stage cells (a plain run does every cell)`);
-  const { report, reportPath, resultsDir, store } = await runExperiment(cfg, { threads, device });
+  const { report, reportPath, resultsDir, store } = await runExperiment(cfg, { threads, device, allowRemote: values['allow-remote'] === true });
   console.log(report);
   console.error(`citebench: results in ${resultsDir} (report: ${reportPath})`);
   try {
