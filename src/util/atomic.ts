@@ -23,19 +23,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array | ArrayB
 export function writeFileAtomicWith(path: string, produce: (write: (chunk: Uint8Array) => void) => void): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = path + tmpSuffix();
-  const fd = openSync(tmp, 'w');
-  try {
-    produce((b) => {
-      let off = 0;
-      while (off < b.byteLength) off += writeSync(fd, b, off, b.byteLength - off);
-    });
-    fsyncSync(fd);
-  } catch (e) {
-    closeSync(fd);
-    rmSync(tmp, { force: true });
-    throw e;
-  }
-  closeSync(fd);
+  writeTmpWith(tmp, produce);
   renameSync(tmp, path);
 }
 
@@ -60,14 +48,18 @@ export function createFileExclusive(path: string, data: string): { created: bool
 }
 
 function writeTmp(tmp: string, data: string | Uint8Array | ArrayBufferView): void {
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  writeTmpWith(tmp, (write) => write(bytes));
+}
+
+/** Write a temp file chunk by chunk and fsync it; on any error it is removed. */
+function writeTmpWith(tmp: string, produce: (write: (chunk: Uint8Array) => void) => void): void {
   const fd = openSync(tmp, 'w');
   try {
-    const bytes =
-      typeof data === 'string'
-        ? Buffer.from(data, 'utf8')
-        : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    let off = 0;
-    while (off < bytes.byteLength) off += writeSync(fd, bytes, off, bytes.byteLength - off);
+    produce((b) => {
+      let off = 0;
+      while (off < b.byteLength) off += writeSync(fd, b, off, b.byteLength - off);
+    });
     fsyncSync(fd);
   } catch (e) {
     closeSync(fd);

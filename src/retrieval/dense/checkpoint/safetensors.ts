@@ -6,22 +6,17 @@
  * (`model.safetensors.index.json`, `weight_map: {name: shard file}`) read each shard the same way.
  * Tensor bytes are read on demand with positioned reads, so a BERT-base file is never held whole.
  */
-import { closeSync, fstatSync, openSync } from 'node:fs';
+import { closeSync, fstatSync } from 'node:fs';
 import { CitebenchError } from '../../../util/errors.ts';
 import { readSharded } from './shards.ts';
-import { DTYPE_BYTES, decodeElements, elementCount, readExactly, type Checkpoint, type CheckpointTensor, type StoredDtype } from './tensors.ts';
+import { DTYPE_BYTES, decodeElements, elementCount, openCheckpointFile, readExactly, readFileRange, type Checkpoint, type CheckpointTensor, type StoredDtype } from './tensors.ts';
 
 /** The header may not be larger than this (the format's own reader refuses more than 100 MB). */
 const MAX_HEADER = 100_000_000;
 
 /** Read one safetensors file's header; tensors read their bytes from the file when asked. */
 export function readSafetensorsFile(file: string): Map<string, CheckpointTensor> {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (e) {
-    throw new CitebenchError(`${file}: cannot open (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  const fd = openCheckpointFile(file);
   const tensors = new Map<string, CheckpointTensor>();
   try {
     const size = fstatSync(fd).size;
@@ -58,14 +53,7 @@ export function readSafetensorsFile(file: string): Map<string, CheckpointTensor>
         name,
         dtype,
         shape,
-        float32: () => {
-          const f = openSync(file, 'r');
-          try {
-            return decodeElements(readExactly(f, end - begin, dataStart + begin, file, `tensor '${name}'`), dtype, n, where);
-          } finally {
-            closeSync(f);
-          }
-        },
+        float32: () => decodeElements(readFileRange(file, dataStart + begin, end - begin, `tensor '${name}'`), dtype, n, where),
       });
     }
   } finally {

@@ -90,14 +90,18 @@ export function readExactly(fd: number, len: number, pos: number, file: string, 
   return b;
 }
 
-/** Open `file`, read `len` bytes at `pos`, close: tensors read their bytes on demand, so no descriptor is held. */
-export function readFileRange(file: string, pos: number, len: number, what: string): Uint8Array {
-  let fd: number;
+/** A descriptor for reading `file`; a file that cannot be opened is one line naming it and why. */
+export function openCheckpointFile(file: string): number {
   try {
-    fd = openSync(file, 'r');
+    return openSync(file, 'r');
   } catch (e) {
     throw new CitebenchError(`${file}: cannot open (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
+}
+
+/** Open `file`, read `len` bytes at `pos`, close: tensors read their bytes on demand, so no descriptor is held. */
+export function readFileRange(file: string, pos: number, len: number, what: string): Uint8Array {
+  const fd = openCheckpointFile(file);
   try {
     return readExactly(fd, len, pos, file, what);
   } finally {

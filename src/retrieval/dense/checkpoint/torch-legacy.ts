@@ -6,9 +6,9 @@
  * key in that order an 8-byte little-endian element count and the raw bytes. Only the pickles are read up front;
  * storage positions come from the counts, and bytes are read when a tensor asks.
  */
-import { closeSync, fstatSync, openSync } from 'node:fs';
+import { closeSync, fstatSync } from 'node:fs';
 import { CitebenchError } from '../../../util/errors.ts';
-import { DTYPE_BYTES, readExactly, readFileRange, type CheckpointTensor, type StoredDtype } from './tensors.ts';
+import { DTYPE_BYTES, readExactly, readFileRange, type CheckpointTensor, type StoredDtype, openCheckpointFile } from './tensors.ts';
 import { stateDictTensors, storageId, type TorchStorage } from './torch-state.ts';
 import { PickleDict, PickleTruncated, PickleTuple, unpickle } from './unpickle.ts';
 
@@ -37,12 +37,7 @@ function readPickles(fd: number, size: number, file: string, load: (pid: unknown
 
 /** The tensors of a legacy-format pytorch_model.bin. */
 export function readTorchLegacy(file: string): Map<string, CheckpointTensor> {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (e) {
-    throw new CitebenchError(`${file}: cannot open (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  const fd = openCheckpointFile(file);
   try {
     const size = fstatSync(fd).size;
     // Storage starts are known only once the counts are read; the pickle's storages look them up then.

@@ -5,9 +5,9 @@
  * in recent versions. Only the central directory and data.pkl are read up front; storage bytes are read when a
  * tensor asks, so a BERT-base file is never held whole. Zip64 records are followed for files above 4 GB.
  */
-import { closeSync, fstatSync, openSync } from 'node:fs';
+import { closeSync, fstatSync } from 'node:fs';
 import { CitebenchError } from '../../../util/errors.ts';
-import { DTYPE_BYTES, readExactly, readFileRange, type CheckpointTensor } from './tensors.ts';
+import { DTYPE_BYTES, readExactly, readFileRange, type CheckpointTensor, openCheckpointFile } from './tensors.ts';
 import { stateDictTensors, storageId, type TorchStorage } from './torch-state.ts';
 import { unpickle } from './unpickle.ts';
 
@@ -101,12 +101,7 @@ export function isZip(head: Uint8Array): boolean {
 
 /** The tensors of a zip-format pytorch_model.bin. */
 export function readTorchZip(file: string): Map<string, CheckpointTensor> {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (e) {
-    throw new CitebenchError(`${file}: cannot open (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  const fd = openCheckpointFile(file);
   let entries: Map<string, ZipEntry>;
   let pickle: Uint8Array;
   let prefix: string;
