@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync, openSync, readSync, closeSync } from 'node:fs';
-import { join, resolve, basename } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { CitebenchError } from '../../util/errors.ts';
 import { DOWNLOAD_RECORD, downloadModel, hubFolderName, isHubId, PYTORCH_WEIGHT_FILES } from './hub.ts';
 import { onnxNames, type OnnxVariant } from './onnx-variant.ts';
@@ -254,6 +254,8 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
   const layers = o.pooling === 'aspire' ? (o.layers ?? 'all') : undefined;
   const fp = createHash('sha256')
     .update(fileDigest(onnxFile))
+    // A converted model: its cache key holds the checkpoint files' SHA-256 and the converter version.
+    .update(checkpoint ? basename(dirname(onnxFile)) : '')
     .update(tok.kind === 'tokenizer.json' ? fileDigest(tok.files[0]) : tok.files.map((f) => `${basename(f)}:${fileDigest(f)}`).join('\n'))
     .update(fileDigest(configPath))
     // tokenizerRules: 2 = BERT parity rewrites (wordpiece.ts bertParityRewrite): ids changed for capital Σ and
