@@ -30,7 +30,7 @@ for (const q of prepared) for (const t of q.terms) postings += ix.offsets[t + 1]
 const kernel = bm25Kernel();
 const arrays = stats.arrays(store.idOrder);
 const variants: [string, QueryScorer][] = [['typescript', new QueryScorer(arrays, undefined, undefined, null)]];
-if (kernel) for (const block of [1 << 12, 1 << 14, 1 << 16]) variants.push([`compiled, blocks of ${block}`, new QueryScorer(arrays, undefined, block, kernel)]);
+if (kernel) for (const block of [1 << 11, 1 << 12, 1 << 13, 1 << 14, 1 << 16]) variants.push([`compiled, blocks of ${block}`, new QueryScorer(arrays, undefined, block, kernel)]);
 const lists: TopK[][] = variants.map(() => []);
 const secs = variants.map(() => 0);
 for (let round = 0; round < 2; round++) {
