@@ -18,7 +18,7 @@ import { sharedDataMissing, sharedDocuments, sharedQueries } from './shared-text
 import { REPO } from '../helpers/shared.ts';
 
 const kernel = process.env.CITEBENCH_BM25_ADDON === 'off' ? null : bm25Kernel();
-const noKernel = kernel ? undefined : 'the compiled BM25 kernel is not built here (npx node-gyp rebuild)';
+const noKernel = kernel ? undefined : 'the compiled BM25 kernel is off (CITEBENCH_BM25_ADDON=off) or not built here (npm run build:kernel)';
 
 function bits(t: TopK) {
   return { docs: [...t.docs], scores: [...new Uint32Array(t.scores.buffer, t.scores.byteOffset, t.scores.length)] };
