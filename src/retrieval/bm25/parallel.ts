@@ -81,6 +81,7 @@ function toRanked(results: TopK[]): RankedLists {
 
 export async function searchBatch(all: ScoringArrays, batch: BatchSearch): Promise<RankedLists> {
   const lazy = typeof batch.queries === 'function' ? batch.queries : undefined;
+  if (lazy && batch.queryCount === undefined) throw new Error('searchBatch: prepared-on-demand queries need queryCount');
   const n = lazy ? batch.queryCount! : (batch.queries as PreparedQuery[]).length;
   // Until prepareQueries() runs (right after the searchers are spawned), req.queries is empty.
   const req = { ...batch, queries: lazy ? [] : (batch.queries as PreparedQuery[]) };
