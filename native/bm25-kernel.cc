@@ -157,7 +157,6 @@ struct Scorer {
     double* a = acc.data();
     for (uint32_t blockStart = 0; blockStart < docCount; blockStart += blockDocs) {
       const uint32_t blockEnd = docCount - blockStart < blockDocs ? docCount : blockStart + blockDocs;
-      double* ab = a - blockStart;  // ab[d] for d in the block
       for (uint32_t qi = 0; qi < nTerms; qi++) {
         const double w = weights[qi];
         const size_t end = static_cast<size_t>(offs[terms[qi] + 1]);
@@ -170,7 +169,7 @@ struct Scorer {
             double tf = tn[p] >> 8;
             if (tf == TF_BIG && !bigTf(static_cast<double>(p), &tf)) return false;
             const float x = static_cast<float>(1.0 + static_cast<float>(tf * static_cast<double>(ni[d])));
-            ab[d] += static_cast<float>(w - static_cast<float>(w / x));
+            a[d - blockStart] += static_cast<float>(w - static_cast<float>(w / x));
           }
         } else if (useTable[qi] == 0) {
           for (; p < end; p++) {
@@ -181,7 +180,7 @@ struct Scorer {
             double tf = code >> 8;
             if (tf == TF_BIG && !bigTf(static_cast<double>(p), &tf)) return false;
             const float x = static_cast<float>(1.0 + static_cast<float>(tf * static_cast<double>(nc[code & 255])));
-            ab[d] += static_cast<float>(w - static_cast<float>(w / x));
+            a[d - blockStart] += static_cast<float>(w - static_cast<float>(w / x));
           }
         } else {
           const float* tab = table.data() + static_cast<size_t>(useTable[qi] - 1) * TABLE_CODES;
@@ -199,7 +198,7 @@ struct Scorer {
                 const float x = static_cast<float>(1.0 + static_cast<float>(tf * static_cast<double>(nc[code & 255])));
                 s = static_cast<float>(w - static_cast<float>(w / x));
               }
-              ab[d] += s;
+              a[d - blockStart] += s;
             }
           } else {
             for (; p < end; p++) {
@@ -215,7 +214,7 @@ struct Scorer {
                 const float x = static_cast<float>(1.0 + static_cast<float>(tf * static_cast<double>(nc[code & 255])));
                 s = static_cast<float>(w - static_cast<float>(w / x));
               }
-              ab[d] += s;
+              a[d - blockStart] += s;
             }
           }
         }
