@@ -34,8 +34,9 @@ const TABLE_MIN_POSTINGS = 8192;
 /** Documents per accumulator block: 64 Ki × 8 bytes of accumulators stay in the L2 cache. */
 const BLOCK_DOCS = 1 << 16;
 /**
- * The compiled kernel's block: 4 Ki × 8 bytes fit the L1 data cache (measured on the 200 k benchmark, one
- * thread: 1.4–1.9 ns per posting against 1.9–2.6 with 64 Ki blocks; bench/bm25/kernel.ts).
+ * The compiled kernel's block: 4 Ki × 8 bytes fit the L1 data cache. On the 200 k benchmark (one thread,
+ * bench/bm25/kernel.ts) it beat 64 Ki blocks while other jobs loaded the machine (1.4–1.7 vs 1.9–2.6 ns per
+ * posting) and was level with them on a quieter one (≈ 1.5 ns).
  */
 const KERNEL_BLOCK_DOCS = 1 << 12;
 
