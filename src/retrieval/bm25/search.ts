@@ -34,11 +34,11 @@ const TABLE_MIN_POSTINGS = 8192;
 /** Documents per accumulator block: 64 Ki × 8 bytes of accumulators stay in the L2 cache. */
 const BLOCK_DOCS = 1 << 16;
 /**
- * The compiled kernel's block: 4 Ki × 8 bytes fit the L1 data cache. On the 200 k benchmark (one thread,
- * bench/bm25/kernel.ts) it beat 64 Ki blocks while other jobs loaded the machine (1.4–1.7 vs 1.9–2.6 ns per
- * posting) and was level with them on a quieter one (≈ 1.5 ns).
+ * The compiled kernel's block: 8 Ki × 8 bytes of accumulators, about the L1 data cache. One thread,
+ * bench/bm25/kernel.ts: at 200 k documents 4–8 Ki blocks were level with 64 Ki on a quiet machine (≈ 1.5 ns per
+ * posting) and ahead under load; at 1 M, 8–16 Ki blocks beat 4 Ki (2.2 vs 2.8 ns under load) and 64 Ki (2.3).
  */
-const KERNEL_BLOCK_DOCS = 1 << 12;
+const KERNEL_BLOCK_DOCS = 1 << 13;
 
 export interface Bm25Params {
   k1: number;
