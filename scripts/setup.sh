@@ -17,7 +17,9 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 #    shows its first page in notebook 06; fonts-dejavu-core is the font.
 #  - slurm-wlm + munge: the single-node SLURM cluster of test/cluster/slurm.test.ts (scripts/slurm-local.sh);
 #    nothing is started here.
-APT_PACKAGES=(liblucene8-java default-jdk-headless jupyter-nbconvert jupyter-client jupyter-core python3-nbclient python3-nbformat python3-ipykernel jupyter-notebook chromium poppler-utils fonts-dejavu-core slurm-wlm munge)
+#  - g++ + make: `npm ci` compiles the BM25 search kernel (binding.gyp, scripts/build-kernel.mjs) against the
+#    installed Node's headers (Debian's nodejs ships them); without them search falls back to TypeScript.
+APT_PACKAGES=(g++ make liblucene8-java default-jdk-headless jupyter-nbconvert jupyter-client jupyter-core python3-nbclient python3-nbformat python3-ipykernel jupyter-notebook chromium poppler-utils fonts-dejavu-core slurm-wlm munge)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -28,11 +30,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# npm packages. onnxruntime-node's postinstall would try to download CUDA add-ons when it sees nvcc;
-# the CPU binary ships inside the npm tarball, so skip that step (works offline and online).
+# npm packages, and (this package's install script) the compiled BM25 kernel. onnxruntime-node's postinstall
+# would try to download CUDA add-ons when it sees nvcc; the CPU binary ships inside the npm tarball, so skip
+# that step (works offline and online).
 export ONNXRUNTIME_NODE_INSTALL=skip ONNXRUNTIME_NODE_INSTALL_CUDA=skip
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 
 # Register the tslab (TypeScript) Jupyter kernel for this checkout's node_modules.
 ./node_modules/.bin/tslab install --python=/usr/bin/python3 --binary="$PWD/node_modules/.bin/tslab" >/dev/null
-echo "setup: done (Debian packages, npm packages, tslab kernel)"
+echo "setup: done (Debian packages, npm packages, BM25 kernel, tslab kernel)"

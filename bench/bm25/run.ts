@@ -3,11 +3,15 @@
  *
  *   node --import tsx bench/bm25/run.ts [--articles 1000000] [--queries 3800] [--k 500] [--threads 2]
  *                                       [--pool-articles 2000000] [--skip-peer] [--skip-pool] [--name TAG]
+ *                                       [--ts-kernel] [--repeat R]
  *
  * 1. a synthetic corpus of N articles (citebench synth + corpus build --no-prefilter, reused when present)
  * 2. citebench bm25 index, then bm25 search of Q title+abstract queries at top-k with T threads: wall time and
  *    peak RSS of each process (/usr/bin/time)
- * 3. bm25s (method lucene, k1 0.9, b 0.4, same texts, same queries, T threads) in the same run
+ *    (with --ts-kernel also with the TypeScript kernel, CITEBENCH_BM25_ADDON=off: same run file byte for byte)
+ * 3. bm25s (method lucene, k1 0.9, b 0.4, same texts, same queries, T threads) in the same run, with the
+ *    Python named by $PYTHON (default python3); --repeat R alternates R citebench searches and R bm25s runs
+ *    for paired ratios on a busy machine
  * 4. a pool of P documents sampled from a corpus of P·1.1 articles, searched as if indexed alone, Q queries
  * Everything lands in data/bench/bm25/ (ignored by git); the summary in bench/out/bm25/summary-N.json.
  */
@@ -17,6 +21,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CorpusStore } from '../../src/corpus/store.ts';
 import { writeFileAtomic } from '../../src/util/atomic.ts';
+import { loadIndex, termIdMap } from '../../src/retrieval/bm25/index-format.ts';
+import { DEFAULT_PARAMS, PoolStats, queryTermIds } from '../../src/retrieval/bm25/search.ts';
+import { EnglishAnalyzer, articleText } from '../../src/retrieval/bm25/analyzer.ts';
 
 const { values } = parseArgs({
   options: {
@@ -28,6 +35,8 @@ const { values } = parseArgs({
     'skip-peer': { type: 'boolean', default: false },
     'skip-pool': { type: 'boolean', default: false },
     name: { type: 'string', default: '' },
+    'ts-kernel': { type: 'boolean', default: false },
+    repeat: { type: 'string', default: '1' },
   },
 });
 const N = Number(values.articles);
@@ -35,6 +44,8 @@ const Q = Number(values.queries);
 const K = Number(values.k);
 const T = Number(values.threads);
 const P = Number(values['pool-articles']);
+const R = Number(values.repeat);
+const PYTHON = process.env.PYTHON || 'python3';
 const root = new URL('../..', import.meta.url).pathname;
 const data = join(root, 'data/bench/bm25');
 const outDir = join(root, 'bench/out/bm25');
@@ -74,19 +85,24 @@ function treeRssKib(pid: number): number {
  * peak of the summed RSS of its whole process tree (sampled every 0.2 s: searchers and builders are child
  * processes), echoing its output.
  */
-async function timed(label: string, cmd: string, args: string[]): Promise<{ wall_s: number; peak_rss_mib: number; tree_peak_rss_mib: number }> {
+async function timed(label: string, cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ wall_s: number; peak_rss_mib: number; tree_peak_rss_mib: number; stdout: string }> {
   const timeFile = join(data, `time-${process.pid}.txt`);
   console.log(`\n== ${label}\n$ ${cmd} ${args.join(' ')}`);
-  const child = spawn('/usr/bin/time', ['-o', timeFile, '-f', '%e %M', cmd, ...args], { stdio: 'inherit', cwd: root });
+  const child = spawn('/usr/bin/time', ['-o', timeFile, '-f', '%e %M', cmd, ...args], { stdio: ['ignore', 'pipe', 'inherit'], cwd: root, env });
+  let stdout = '';
+  child.stdout!.on('data', (b: Buffer) => {
+    stdout += b;
+    process.stdout.write(b);
+  });
   let treePeak = 0;
   const sampler = setInterval(() => (treePeak = Math.max(treePeak, treeRssKib(child.pid!))), 200);
-  const status = await new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  const status = await new Promise<number | null>((res) => child.on('close', (code) => res(code)));
   clearInterval(sampler);
   if (status !== 0) throw new Error(`${label} failed with exit code ${status}`);
   const [wall, kb] = readFileSync(timeFile, 'utf8').trim().split(/\s+/).map(Number);
   rmSync(timeFile);
   console.log(`   ${label}: ${wall.toFixed(1)} s, peak RSS ${(kb / 1024).toFixed(0)} MiB (process tree ${(treePeak / 1024).toFixed(0)} MiB)`);
-  return { wall_s: wall, peak_rss_mib: kb / 1024, tree_peak_rss_mib: treePeak / 1024 };
+  return { wall_s: wall, peak_rss_mib: kb / 1024, tree_peak_rss_mib: treePeak / 1024, stdout };
 }
 
 function ensureStore(n: number, seed: number): string {
@@ -126,18 +142,34 @@ const indexDir = join(data, `index-${N}`);
 rmSync(indexDir, { recursive: true, force: true });
 rmSync(`${indexDir}.work`, { recursive: true, force: true });
 const ourIndex = await timed('citebench bm25 index', process.execPath, [...cli, 'bm25', 'index', '--corpus', storeDir, '--out', indexDir]);
-const ourSearch = await timed('citebench bm25 search', process.execPath,
-  [...cli, 'bm25', 'search', '--index', indexDir, '--corpus', storeDir, '--queries', queriesFile, '--k', String(K), '--threads', String(T), '--out', join(data, `run-${N}.trec`)]);
-summary.citebench = {
-  index_s: ourIndex.wall_s, index_peak_rss_mib: ourIndex.peak_rss_mib, index_tree_peak_rss_mib: ourIndex.tree_peak_rss_mib, index_mib: du(indexDir) / 2 ** 20,
-  search_s: ourSearch.wall_s, search_peak_rss_mib: ourSearch.peak_rss_mib, search_tree_peak_rss_mib: ourSearch.tree_peak_rss_mib, queries_per_s: Q / ourSearch.wall_s,
-  end_to_end_s: ourIndex.wall_s + ourSearch.wall_s,
-  note: 'wall times of whole CLI processes: start-up, loading the store/index and writing the TREC run included',
-};
 summary.corpus_text_mib = du(join(storeDir, 'text.bin')) / 2 ** 20;
-save();
+summary.query_postings = queryPostings(indexDir, store, qIdx);
 
-// 3. bm25s
+/** Postings the queries read: the sum over queries of their distinct terms' document frequencies. */
+function queryPostings(dir: string, texts: CorpusStore, queries: number[]): number {
+  const ix = loadIndex(dir);
+  const stats = new PoolStats(ix, DEFAULT_PARAMS);
+  const an = new EnglishAnalyzer();
+  const vocab = termIdMap(ix.terms);
+  let sum = 0;
+  for (const q of queries) for (const t of stats.prepare(queryTermIds(an, vocab, articleText(texts.text(q)))).terms) sum += ix.offsets[t + 1] - ix.offsets[t];
+  return sum;
+}
+
+/** One `bm25 search` process; `search_s` is the search inside it, as the command reports it. */
+async function citebenchSearch(label: string, runFile: string, env: NodeJS.ProcessEnv = process.env) {
+  const t = await timed(label, process.execPath,
+    [...cli, 'bm25', 'search', '--index', indexDir, '--corpus', storeDir, '--queries', queriesFile, '--k', String(K), '--threads', String(T), '--out', runFile], env);
+  const inside = Number(/\(([\d.]+) s, [\d.]+ queries\/s\)/.exec(t.stdout)?.[1]);
+  const postings = summary.query_postings as number;
+  return {
+    process_s: t.wall_s, search_s: inside, queries_per_s: Q / inside, ns_per_posting_per_thread: (inside * T * 1e9) / postings,
+    peak_rss_mib: t.peak_rss_mib, tree_peak_rss_mib: t.tree_peak_rss_mib,
+  };
+}
+
+// 3. bm25s, alternating with citebench's search R times (paired figures on a busy machine)
+let peerRun: (() => Promise<Record<string, number>>) | undefined;
 if (!values['skip-peer']) {
   const textsFile = join(data, `texts-${N}.jsonl`);
   if (!existsSync(textsFile)) {
@@ -149,10 +181,41 @@ if (!values['skip-peer']) {
   const qFile = join(data, `queries-${N}.idx`);
   writeFileAtomic(qFile, qIdx.join('\n') + '\n');
   const peerOut = join(outDir, `bm25s-${N}${values.name ? '-' + values.name : ''}.json`);
-  const peer = await timed('bm25s', 'python3', [join(root, 'bench/bm25/bm25s_peer.py'), textsFile, qFile, String(K), String(T), peerOut]);
-  summary.bm25s = { ...JSON.parse(readFileSync(peerOut, 'utf8')), process_wall_s: peer.wall_s, process_peak_rss_mib: peer.peak_rss_mib };
-  const p = summary.bm25s as { end_to_end_s: number };
+  peerRun = async () => {
+    const peer = await timed('bm25s', PYTHON, [join(root, 'bench/bm25/bm25s_peer.py'), textsFile, qFile, String(K), String(T), peerOut]);
+    return { ...JSON.parse(readFileSync(peerOut, 'utf8')), process_wall_s: peer.wall_s, process_peak_rss_mib: peer.peak_rss_mib };
+  };
+}
+const runFile = join(data, `run-${N}.trec`);
+const pairs: { citebench: Awaited<ReturnType<typeof citebenchSearch>>; bm25s?: Record<string, number>; search_ratio?: number }[] = [];
+for (let r = 0; r < R; r++) {
+  const ours = await citebenchSearch(`citebench bm25 search (${r + 1}/${R})`, runFile);
+  const peer = peerRun ? await peerRun() : undefined;
+  pairs.push({ citebench: ours, bm25s: peer, search_ratio: peer ? peer.query_s / ours.search_s : undefined });
+  summary.pairs = pairs;
+  save();
+}
+const ourSearch = pairs[0].citebench;
+summary.citebench = {
+  index_s: ourIndex.wall_s, index_peak_rss_mib: ourIndex.peak_rss_mib, index_tree_peak_rss_mib: ourIndex.tree_peak_rss_mib, index_mib: du(indexDir) / 2 ** 20,
+  search_s: ourSearch.process_s, search_inside_s: ourSearch.search_s, search_peak_rss_mib: ourSearch.peak_rss_mib, search_tree_peak_rss_mib: ourSearch.tree_peak_rss_mib,
+  queries_per_s: Q / ourSearch.process_s, end_to_end_s: ourIndex.wall_s + ourSearch.process_s,
+  note: 'wall times of whole CLI processes: start-up, loading the store/index and writing the TREC run included; search_inside_s is the search the command reports',
+};
+if (peerRun) {
+  const p = pairs[0].bm25s as { end_to_end_s: number };
+  summary.bm25s = p;
   summary.speedup_end_to_end = p.end_to_end_s / (summary.citebench as { end_to_end_s: number }).end_to_end_s;
+  const ratios = pairs.map((x) => x.search_ratio!).sort((x, y) => x - y);
+  summary.search_ratio_median = ratios[Math.floor(ratios.length / 2)];
+}
+save();
+if (values['ts-kernel']) {
+  // The TypeScript kernel on the same index and queries: the run file must be byte-identical.
+  const tsRun = join(data, `run-${N}-ts.trec`);
+  summary.citebench_ts_kernel = await citebenchSearch('citebench bm25 search, TypeScript kernel', tsRun, { ...process.env, CITEBENCH_BM25_ADDON: 'off' });
+  summary.ts_kernel_run_identical = readFileSync(tsRun).equals(readFileSync(runFile));
+  console.log(`run files of the compiled and the TypeScript kernel ${summary.ts_kernel_run_identical ? 'are byte-identical' : 'DIFFER'}`);
   save();
 }
 store.close();

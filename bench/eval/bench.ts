@@ -2,7 +2,9 @@
  * `npm run bench:eval`: citebench eval with map, ndcg and recall.30 on a TREC run of 3,800 queries × 500 docs
  * (1.9 M lines, 29 relevant per query), end to end (process start, parsing, evaluation, printing; wall time and
  * peak RSS from /usr/bin/time -v when present), then the in-memory API alone on the same data.
- * Yardstick from the issue: trec_eval 9.0.8 (C) ≈ 2.1 s wall, 156 MB on this machine class.
+ * Peer: with TREC_EVAL=path/to/trec_eval (9.0.8, built from its source: `make` in a checkout of the v9.0.8 tag
+ * of github.com/usnistgov/trec_eval), the C trec_eval runs the same measures on the same files, alternating with
+ * citebench run by run (paired ratios on a busy machine), and its numbers must equal citebench's.
  * Writes bench/out/eval/results.json.
  */
 import { spawnSync } from 'node:child_process';
@@ -31,28 +33,37 @@ const t0 = performance.now();
 const files = generateBenchFiles(OUT);
 console.log(`data: ${files.run} (${((performance.now() - t0) / 1000).toFixed(1)} s to generate or find)`);
 
-// 1. End to end, as a user runs it.
+// 1. End to end, as a user runs it; with TREC_EVAL set, trec_eval right after each citebench run.
 const haveTime = existsSync('/usr/bin/time');
-const cli: { wallS: number; cpuS: number; maxRssMB: number }[] = [];
-let cliOutput = '';
-for (let i = 0; i < REPS; i++) {
-  const args = ['--import', 'tsx', 'src/cli.ts', 'eval', ...MEASURES, files.qrels, files.run];
+const TREC_EVAL = process.env.TREC_EVAL;
+interface Timing { wallS: number; cpuS: number; maxRssMB: number }
+function timedRun(what: string, cmd: string, args: string[]): { t: Timing; stdout: string } {
   const start = performance.now();
-  const r = haveTime
-    ? spawnSync('/usr/bin/time', ['-v', process.execPath, ...args], { cwd: ROOT, encoding: 'utf8' })
-    : spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
+  const r = haveTime ? spawnSync('/usr/bin/time', ['-v', cmd, ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 26 }) : spawnSync(cmd, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 26 });
   const wall = (performance.now() - start) / 1000;
-  if (r.status !== 0) throw new Error(`citebench eval failed: ${r.stderr}`);
-  cliOutput = r.stdout;
-  if (haveTime) {
-    const get = (label: string) => Number(new RegExp(`${label}: ([\\d.:]+)`).exec(r.stderr)?.[1] ?? NaN);
-    const elapsed = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)/.exec(r.stderr)![1].split(':').map(Number);
-    const wallS = elapsed.reduce((s, x) => s * 60 + x, 0);
-    cli.push({ wallS, cpuS: get('User time \\(seconds\\)') + get('System time \\(seconds\\)'), maxRssMB: get('Maximum resident set size \\(kbytes\\)') / 1024 });
-  } else {
-    cli.push({ wallS: wall, cpuS: NaN, maxRssMB: NaN });
+  if (r.status !== 0) throw new Error(`${what} failed: ${r.stderr}`);
+  if (!haveTime) return { t: { wallS: wall, cpuS: NaN, maxRssMB: NaN }, stdout: r.stdout };
+  const get = (label: string) => Number(new RegExp(`${label}: ([\\d.:]+)`).exec(r.stderr)?.[1] ?? NaN);
+  const elapsed = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)/.exec(r.stderr)![1].split(':').map(Number);
+  const wallS = elapsed.reduce((s, x) => s * 60 + x, 0);
+  return { t: { wallS, cpuS: get('User time \\(seconds\\)') + get('System time \\(seconds\\)'), maxRssMB: get('Maximum resident set size \\(kbytes\\)') / 1024 }, stdout: r.stdout };
+}
+const show = (t: Timing) => `${t.wallS.toFixed(2)} s wall, ${t.cpuS.toFixed(2)} s CPU, ${t.maxRssMB.toFixed(0)} MB peak RSS`;
+const cli: Timing[] = [];
+const peer: Timing[] = [];
+let cliOutput = '';
+let peerOutput = '';
+for (let i = 0; i < REPS; i++) {
+  const ours = timedRun('citebench eval', process.execPath, ['--import', 'tsx', 'src/cli.ts', 'eval', ...MEASURES, files.qrels, files.run]);
+  cli.push(ours.t);
+  cliOutput = ours.stdout;
+  console.log(`citebench eval run ${i + 1}: ${show(ours.t)}`);
+  if (TREC_EVAL) {
+    const theirs = timedRun('trec_eval', TREC_EVAL, [...MEASURES, files.qrels, files.run]);
+    peer.push(theirs.t);
+    peerOutput = theirs.stdout;
+    console.log(`trec_eval run ${i + 1}: ${show(theirs.t)} (ratio citebench/trec_eval ${(ours.t.wallS / theirs.t.wallS).toFixed(2)})`);
   }
-  console.log(`citebench eval run ${i + 1}: ${cli[i].wallS.toFixed(2)} s wall, ${cli[i].cpuS.toFixed(2)} s CPU, ${cli[i].maxRssMB.toFixed(0)} MB peak RSS`);
 }
 process.stdout.write(cliOutput);
 
@@ -79,14 +90,25 @@ for (const [i, m] of measures.entries()) {
   if (!line?.endsWith(`\t${formatFixed4(summary[i])}`)) throw new Error(`CLI and in-memory disagree on ${m.name}: ${line}`);
 }
 
-// 3. Cross-check on this file with a naive, string-based implementation written from the definitions (no trec_eval
-// or pytrec_eval can be installed here): Map of docno strings, comparator sort, float32 scores, ties by docno desc.
+// 3. Cross-check on this file with a naive, string-based implementation written from the definitions (beside
+// trec_eval, which may be absent): Map of docno strings, comparator sort, float32 scores, ties by docno desc.
 const naive = naiveEvaluate(files.qrels, files.run);
 for (const [name, value] of Object.entries(naive)) {
   const line = cliOutput.split('\n').find((l) => l.startsWith(name + ' '));
   if (!line?.endsWith(`\t${formatFixed4(value)}`)) throw new Error(`naive cross-check disagrees on ${name}: ${line} vs ${value}`);
 }
 console.log(`naive string-based cross-check agrees: ${Object.entries(naive).map(([k, v]) => `${k} ${formatFixed4(v)}`).join(', ')}`);
+
+// trec_eval's own numbers (its `measure all value` lines) equal citebench's.
+if (TREC_EVAL) {
+  for (const m of measures) {
+    const ours = cliOutput.split('\n').find((l) => l.startsWith(m.name + ' '))?.trim().split(/\s+/);
+    const theirs = peerOutput.split('\n').find((l) => l.startsWith(m.name + ' '))?.trim().split(/\s+/);
+    if (!ours || !theirs || ours[2] !== theirs[2]) throw new Error(`trec_eval disagrees on ${m.name}: ${theirs?.join(' ')} vs ${ours?.join(' ')}`);
+  }
+  console.log('trec_eval 9.0.8 prints the same numbers');
+}
+const ratios = peer.map((p, i) => cli[i].wallS / p.wallS);
 
 const results = {
   date: new Date().toISOString(),
@@ -95,7 +117,9 @@ const results = {
   queries: tables.queries.size,
   cli: { runs: cli, medianWallS: median(cli.map((c) => c.wallS)), medianCpuS: median(cli.map((c) => c.cpuS)), medianMaxRssMB: median(cli.map((c) => c.maxRssMB)) },
   inMemory: { runsS: mem, medianS: median(mem) },
-  yardstick: { tool: 'trec_eval 9.0.8 (C), from the issue', wallS: 2.1, maxRssMB: 156 },
+  trecEval: TREC_EVAL
+    ? { runs: peer, medianWallS: median(peer.map((p) => p.wallS)), medianCpuS: median(peer.map((p) => p.cpuS)), medianMaxRssMB: median(peer.map((p) => p.maxRssMB)), pairedWallRatios: ratios, medianWallRatio: median(ratios), output: peerOutput }
+    : null,
   output: cliOutput,
   naiveCrossCheck: naive,
 };
@@ -103,7 +127,7 @@ writeFileAtomic(join(OUT, 'results.json'), JSON.stringify(results, null, 2) + '\
 console.log(
   `\nsummary: citebench eval median ${results.cli.medianWallS.toFixed(2)} s wall / ${results.cli.medianCpuS.toFixed(2)} s CPU / ` +
     `${results.cli.medianMaxRssMB.toFixed(0)} MB; in-memory ${(results.inMemory.medianS * 1000).toFixed(0)} ms; ` +
-    `yardstick trec_eval 2.1 s / 156 MB`,
+    (TREC_EVAL ? `trec_eval median ${results.trecEval!.medianWallS.toFixed(2)} s / ${results.trecEval!.medianMaxRssMB.toFixed(0)} MB; paired ratio citebench/trec_eval median ${results.trecEval!.medianWallRatio.toFixed(2)}` : 'no trec_eval (set TREC_EVAL)'),
 );
 
 function naiveEvaluate(qrelsPath: string, runPath: string): Record<string, number> {

@@ -226,6 +226,17 @@ test('worker-thread and child-process search equal single-thread search', async 
     const tight = await searchBatch(stats.arrays(null), { queries, k: 100, exclude, threads: 2, indexDir: join(dir, 'index'), memoryBudget: 3 * bytes - 1, onMode: (m) => modes.push(m) });
     assert.deepEqual(tight, one);
     assert.deepEqual(modes, ['processes', 'threads']);
+    // Queries prepared while the searchers start: the same lists; a failing preparation stops them and rejects.
+    for (const opts of [{ threads: 1 }, { threads: 2 }, { threads: 2, indexDir: join(dir, 'index') }]) {
+      let prepared = 0;
+      const lazy = await searchBatch(stats.arrays(null), { queries: () => (prepared++, queries), queryCount: 100, k: 100, exclude, ...opts });
+      assert.deepEqual(lazy, one, JSON.stringify(opts));
+      assert.equal(prepared, 1);
+      await assert.rejects(
+        searchBatch(stats.arrays(null), { queries: () => { throw new Error('bad query text'); }, queryCount: 100, k: 100, ...opts }),
+        /bad query text/,
+      );
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

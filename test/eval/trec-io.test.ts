@@ -68,6 +68,12 @@ test('run: lenient like trec_eval — extra fields, tabs, blank/comment lines, C
   assert.equal(re.runId, 'T3'); // the last line's tag
   assert.deepEqual([...csr.offsets], [0, 2, 3]);
   assert.deepEqual([...csr.scores], [2.5, Math.fround(-0.5), Math.fround(1e-3)]);
+  // Every C isspace() byte separates fields; bytes above 127 belong to the token (isspace is false for them).
+  const odd = loadRun('q1\vQ0\fd\u00e9x\t1 \r 4 t\nq1 Q0 d\u00e9y 2 3 t\n');
+  assert.equal(odd.re.count, 2);
+  assert.deepEqual([...odd.csr.scores], [4, 3]);
+  const bytes = (t: string) => Buffer.from(t, 'utf8').toString('latin1'); // docnos are kept as bytes
+  assert.deepEqual([...odd.re.doc].map((d) => odd.re.docnos!.get(d)), [bytes('d\u00e9x'), bytes('d\u00e9y')]);
 });
 
 test('qrels: duplicate judgements, non-integer labels and short lines are errors', () => {

@@ -12,7 +12,12 @@ import { memoryLimit } from '../../util/memory.ts';
 import { tsFork, tsWorker } from '../../util/ts-worker.ts';
 
 export interface BatchSearch {
-  queries: PreparedQuery[];
+  /**
+   * The queries, or a function that prepares them — called once the searchers are starting, so that child
+   * processes load the index while this process analyses the query texts (then `queryCount` is required).
+   */
+  queries: PreparedQuery[] | (() => PreparedQuery[]);
+  queryCount?: number;
   k: number;
   /** Per query: corpus index to leave out (the query article), or -1. */
   exclude?: Int32Array;
@@ -74,19 +79,29 @@ function toRanked(results: TopK[]): RankedLists {
   return { offsets, docs, scores };
 }
 
-export async function searchBatch(all: ScoringArrays, req: BatchSearch): Promise<RankedLists> {
-  const n = req.queries.length;
+export async function searchBatch(all: ScoringArrays, batch: BatchSearch): Promise<RankedLists> {
+  const lazy = typeof batch.queries === 'function' ? batch.queries : undefined;
+  if (lazy && batch.queryCount === undefined) throw new Error('searchBatch: prepared-on-demand queries need queryCount');
+  const n = lazy ? batch.queryCount! : (batch.queries as PreparedQuery[]).length;
+  // Until prepareQueries() runs (right after the searchers are spawned), req.queries is empty.
+  const req = { ...batch, queries: lazy ? [] : (batch.queries as PreparedQuery[]) };
+  const prepareQueries = () => {
+    if (!lazy) return;
+    req.queries = lazy();
+    if (req.queries.length !== n) throw new Error(`searchBatch: ${req.queries.length} queries prepared, ${n} announced`);
+  };
   const exclude = (q: number) => (req.exclude ? req.exclude[q] : -1);
   const threads = Math.max(1, Math.min(req.threads ?? 1, Math.ceil(n / 8)));
   const results: TopK[] = new Array(n);
   // A small pool is searched over its own postings; child processes slice their own copy after loading it.
   if (threads > 1 && req.indexDir && processCopiesFit(indexCopyBytes(all), threads, req.memoryBudget)) {
     req.onMode?.('processes');
-    return toRanked(await searchOnProcesses(all, req, threads, results));
+    return toRanked(await searchOnProcesses(all, req, threads, results, prepareQueries));
   }
   req.onMode?.(threads > 1 ? 'threads' : 'single');
   const arrays = req.candidates ? all : slicePool(all);
   if (threads <= 1) {
+    prepareQueries();
     const scorer = new QueryScorer(arrays);
     for (let q = 0; q < n; q++) {
       results[q] = scorer.search(req.queries[q], req.k, exclude(q), req.candidates?.[q]);
@@ -107,7 +122,7 @@ export async function searchBatch(all: ScoringArrays, req: BatchSearch): Promise
     member: arrays.member && shared(arrays.member),
     tieKey: arrays.tieKey && shared(arrays.tieKey),
   };
-  await dispatchBatches(req, threads, results, (on) => {
+  await dispatchBatches(req, n, threads, results, prepareQueries, (on) => {
     const w = tsWorker(new URL('./search-worker.ts', import.meta.url), { workerData: sharedArrays });
     w.on('message', on.result);
     w.on('error', on.fail);
@@ -118,12 +133,14 @@ export async function searchBatch(all: ScoringArrays, req: BatchSearch): Promise
   return toRanked(results);
 }
 
-async function searchOnProcesses(arrays: ScoringArrays, req: BatchSearch, procs: number, results: TopK[]): Promise<TopK[]> {
+type ResolvedBatch = BatchSearch & { queries: PreparedQuery[] };
+
+async function searchOnProcesses(arrays: ScoringArrays, req: ResolvedBatch, procs: number, results: TopK[], prepareQueries: () => void): Promise<TopK[]> {
   const init: ProcessInit = {
     indexDir: req.indexDir!, normCache: arrays.normCache, normInv: arrays.normInv, member: arrays.member, tieKey: arrays.tieKey,
     slice: !req.candidates,
   };
-  await dispatchBatches(req, procs, results, (on) => {
+  await dispatchBatches(req, results.length, procs, results, prepareQueries, (on) => {
     const c = tsFork(new URL('./search-process.ts', import.meta.url));
     c.on('message', (msg: { ready?: boolean } & BatchResult) => (msg.ready ? on.ready() : on.result(msg)));
     c.on('error', on.fail);
@@ -145,17 +162,19 @@ interface Searcher {
 }
 
 /**
- * Hands out queries in small batches, on demand, to `count` searchers (threads or processes) made by `spawn`,
- * and puts each answer at its queries' positions in `results`. A searcher calls `ready` once it can take work;
- * a failure before every query is answered rejects. All searchers are stopped at the end.
+ * Hands out `n` queries in small batches, on demand, to `count` searchers (threads or processes) made by
+ * `spawn`, and puts each answer at its queries' positions in `results`. `prepareQueries` runs once all are
+ * spawned, before any is fed. A searcher calls `ready` once it can take work; a failure before every query is
+ * answered rejects. All searchers are stopped at the end.
  */
 async function dispatchBatches(
-  req: BatchSearch,
+  req: ResolvedBatch,
+  n: number,
   count: number,
   results: TopK[],
+  prepareQueries: () => void,
   spawn: (on: { ready: () => void; result: (msg: BatchResult) => void; fail: (e: Error) => void }) => Searcher,
 ): Promise<void> {
-  const n = req.queries.length;
   const batchSize = Math.max(1, Math.min(32, Math.ceil(n / (count * 8))));
   const pending = new Map<number, number>(); // batch id → first query
   const searchers: Searcher[] = [];
@@ -198,6 +217,7 @@ async function dispatchBatches(
         });
         searchers.push(searcher);
       }
+      prepareQueries(); // searchers start up meanwhile; none is fed before this returns
     });
   } finally {
     await Promise.all(searchers.map((s) => s.stop()));

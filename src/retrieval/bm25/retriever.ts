@@ -70,19 +70,21 @@ export class Bm25Retriever implements Retriever {
 
   async search(req: SearchRequest): Promise<RankedLists> {
     const stats = this.stats(req.pool);
-    const queries = Array.from(req.queries, (q) => {
+    for (const q of req.queries) {
       if (q >= this.texts.size) throw new CitebenchError(`query ${q} is outside the corpus (${this.texts.size} articles)`);
-      return stats.prepare(queryTermIds(this.analyzer, this.vocab, articleText(this.texts.text(q))));
-    });
+    }
     const excludeSelf = req.excludeSelf ?? true;
+    const n = req.queries.length;
     return searchBatch(stats.arrays(this.opts.tieKey ?? null), {
-      queries,
+      // Analysed while the searchers start (search processes load the index meanwhile).
+      queries: () => Array.from(req.queries, (q) => stats.prepare(queryTermIds(this.analyzer, this.vocab, articleText(this.texts.text(q))))),
+      queryCount: n,
       k: req.k,
       exclude: excludeSelf ? Int32Array.from(req.queries) : undefined,
       candidates: req.candidates,
       threads: this.opts.threads ?? 1,
       indexDir: this.opts.indexDir,
-      onProgress: this.opts.onProgress && ((d) => this.opts.onProgress!(d, queries.length)),
+      onProgress: this.opts.onProgress && ((d) => this.opts.onProgress!(d, n)),
       onResult: req.onResult && ((q, top) => req.onResult!(q, top.docs, top.scores)),
     });
   }
