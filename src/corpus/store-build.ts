@@ -11,6 +11,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync, rmSync, writeSync
 import { join } from 'node:path';
 import { IdIndex } from './id-index.ts';
 import { readArticles } from './s2orc-reader.ts';
+import { isS2Datasets, readS2Datasets, type S2DatasetsStats } from './s2-datasets.ts';
 import { CitationSpool, resolveCitations } from './citations.ts';
 import { ValidationReport } from './validation.ts';
 import {
@@ -33,6 +34,8 @@ export interface BuildOptions {
   allowTruncated?: boolean;
   progress?: boolean;
   log?: (line: string) => void;
+  /** Semantic Scholar bulk input: memory per external-sort run (default 256 MiB). */
+  sortRunBytes?: number;
 }
 
 export interface BuildSummary {
@@ -71,7 +74,12 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     const spool = new CitationSpool(join(tmp, 'citations.spool'));
     let n = 0;
     const p1 = new Progress({ label: 'pass 1/2 read', unit: 'records', enabled: opts.progress });
-    for await (const a of readArticles(opts.input, { report, allowTruncated: opts.allowTruncated })) {
+    // The input: v2020 metadata shards, or the bulk datasets (papers/, abstracts/, citations/) joined on disk.
+    const bulk: S2DatasetsStats | undefined = isS2Datasets(opts.input) ? { papers: 0, abstracts: 0, citations: 0, runs: 0 } : undefined;
+    const source = bulk
+      ? readS2Datasets(opts.input, { report, allowTruncated: opts.allowTruncated, scratch: join(tmp, 'sort'), runBytes: opts.sortRunBytes, progress: opts.progress, stats: bulk })
+      : readArticles(opts.input, { report, allowTruncated: opts.allowTruncated });
+    for await (const a of source) {
       p1.tick();
       if (idIndex.add(a.id, n) !== n) {
         report.add('duplicate-id', a.file, a.line, 'paper_id', `duplicate paper_id ${a.id}: this record is skipped, the first one kept`);
@@ -100,6 +108,10 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     spool.close();
     p1.finish();
     report.recordsAccepted = n;
+    if (bulk) {
+      rmSync(join(tmp, 'sort'), { recursive: true, force: true });
+      log(`bulk datasets: ${bulk.papers} papers, ${bulk.abstracts} abstracts, ${bulk.citations} citation rows joined by corpusid (${bulk.runs} sort runs on disk)`);
+    }
     log(`pass 1: ${report.recordsRead} records read, ${n} accepted`);
 
     // ---- pass 2: citations -> edge list -----------------------------------------------------------------
