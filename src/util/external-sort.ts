@@ -6,7 +6,7 @@
  *     on the input order). Packed into u64 words and sorted natively.
  *   - RecordSorter: (key, payload bytes), key a non-negative safe integer, ordered by key then arrival (stable).
  */
-import { rmSync } from 'node:fs';
+import { rmSync, statfsSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { BufferedReader, BufferedWriter } from './buffered-file.ts';
@@ -16,8 +16,16 @@ const MERGE_BUFFER = 1 << 20;
 
 if (endianness() !== 'LE') throw new CitebenchError('citebench needs a little-endian machine (external sort packs u32 pairs into u64 words)');
 
+/** Free bytes on the file system holding `dir`. */
+export function freeBytes(dir: string): number {
+  const fs = statfsSync(dir);
+  return fs.bavail * fs.bsize;
+}
+
 abstract class Runs {
   protected readonly files: string[] = [];
+  /** Replaceable for tests (a full disk cannot be made on demand). */
+  free: (dir: string) => number = freeBytes;
   constructor(
     protected readonly dir: string,
     protected readonly name: string,
@@ -28,7 +36,14 @@ abstract class Runs {
     return this.files.length;
   }
 
-  protected nextRunPath(): string {
+  /** The path of the next run, once the disk is known to have room for its `bytes`. */
+  protected nextRunPath(bytes: number): string {
+    const free = this.free(this.dir);
+    if (free < bytes) {
+      throw new CitebenchError(
+        `${this.dir}: no room for the next external-sort run of ${this.name}: ${bytes} bytes needed, ${free} free (runs so far: ${this.files.length}); free space there or move the output`,
+      );
+    }
     const p = join(this.dir, `${this.name}.run${this.files.length}`);
     this.files.push(p);
     return p;
@@ -106,7 +121,7 @@ export class PairSorter extends Runs {
 
   private spill(): void {
     const run = this.words.subarray(0, this.used).sort();
-    const w = new BufferedWriter(this.nextRunPath());
+    const w = new BufferedWriter(this.nextRunPath(run.byteLength));
     w.writeBytes(new Uint8Array(run.buffer, run.byteOffset, run.byteLength));
     w.close();
     this.used = 0;
@@ -175,7 +190,9 @@ export class RecordSorter extends Runs {
     const keys = this.keys;
     // Stable: ties keep arrival order (the index).
     idx.sort((a, b) => keys[a] - keys[b] || a - b);
-    const w = new BufferedWriter(this.nextRunPath());
+    let bytes = 0;
+    for (const p of this.payloads) bytes += 12 + p.length;
+    const w = new BufferedWriter(this.nextRunPath(bytes));
     const head = Buffer.allocUnsafe(12);
     for (const i of idx) {
       head.writeDoubleLE(keys[i], 0);

@@ -40,3 +40,13 @@ test('RecordSorter: stable by key across runs; payloads intact; an empty sort yi
   empty.dispose();
   assert.throws(() => new RecordSorter(dir, 'bad').add(-1, Buffer.alloc(0)), /not a non-negative integer/);
 });
+
+test('a disk without room for the next run: one message naming the folder and the bytes needed', () => {
+  const s = new PairSorter(dir, 'full', 8 * 100);
+  s.free = () => 500;
+  for (let i = 0; i < 100; i++) s.add(i, i);
+  assert.throws(() => s.add(100, 100), (e: Error) => {
+    assert.match(e.message, new RegExp(`^${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: no room for the next external-sort run of full: 800 bytes needed, 500 free`));
+    return true;
+  });
+});
