@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Article } from './article.ts';
 import { fieldBit } from './fields.ts';
-import { describe, listShards, parseObject, readShardLines, type ReadOptions } from './s2orc-reader.ts';
+import { describe, listShards, parseObject, readArticles, readShardLines, type ReadOptions } from './s2orc-reader.ts';
 import type { ValidationReport } from './validation.ts';
 import { PairSorter, RecordSorter } from '../util/external-sort.ts';
 import { Progress } from '../util/progress.ts';
@@ -29,6 +29,14 @@ export const DATASETS = ['papers', 'abstracts', 'citations'] as const;
 /** True when `path` is a folder holding the bulk datasets (a papers/ sub-folder) rather than v2020 shards. */
 export function isS2Datasets(path: string): boolean {
   return existsSync(join(path, 'papers')) && statSync(join(path, 'papers')).isDirectory();
+}
+
+/**
+ * The articles of either input form: v2020 metadata shards (a file or folder), or a folder of the bulk datasets
+ * (sorted on disk under `scratch`, which the caller removes).
+ */
+export function readCorpusInput(path: string, opts: S2DatasetsOptions): AsyncGenerator<Article & { file: string; line: number }> {
+  return isS2Datasets(path) ? readS2Datasets(path, opts) : readArticles(path, opts);
 }
 
 export interface S2DatasetsOptions extends ReadOptions {

@@ -12,8 +12,7 @@
 import { mkdirSync, rmSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { IdIndex } from './id-index.ts';
-import { readArticles } from './s2orc-reader.ts';
-import { isS2Datasets, readS2Datasets, type S2DatasetsStats } from './s2-datasets.ts';
+import { isS2Datasets, readCorpusInput, type S2DatasetsStats } from './s2-datasets.ts';
 import { CitationSpool, resolveCitations } from './citations.ts';
 import { ValidationReport } from './validation.ts';
 import {
@@ -80,9 +79,9 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     const p1 = new Progress({ label: 'pass 1/2 read', unit: 'records', enabled: opts.progress });
     // The input: v2020 metadata shards, or the bulk datasets (papers/, abstracts/, citations/) joined on disk.
     const bulk: S2DatasetsStats | undefined = isS2Datasets(opts.input) ? { papers: 0, abstracts: 0, citations: 0, runs: 0 } : undefined;
-    const source = bulk
-      ? readS2Datasets(opts.input, { report, allowTruncated: opts.allowTruncated, scratch: join(tmp, 'sort'), runBytes: opts.sortRunBytes, progress: opts.progress, stats: bulk })
-      : readArticles(opts.input, { report, allowTruncated: opts.allowTruncated });
+    const source = readCorpusInput(opts.input, {
+      report, allowTruncated: opts.allowTruncated, scratch: join(tmp, 'sort'), runBytes: opts.sortRunBytes, progress: opts.progress, stats: bulk,
+    });
     for await (const a of source) {
       p1.tick();
       if (idIndex.add(a.id, n) !== n) {

@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { SHARED, skipNoShared } from '../helpers/shared.ts';
+import { spawnSync } from 'node:child_process';
+import { REPO, SHARED, skipNoShared } from '../helpers/shared.ts';
 import { buildCorpusStore, type BuildSummary } from '../../src/corpus/store-build.ts';
 import { PAPER_PREFILTER, type PrefilterConfig } from '../../src/corpus/prefilter.ts';
 import { FILES } from '../../src/corpus/store-format.ts';
@@ -140,3 +141,16 @@ function sampleOrSynthetic(): any[] {
     year: 2000 + (i % 20), mag_field_of_study: ['Medicine'], outbound_citations: i > 0 ? [String(1000 + i - 1)] : [], inbound_citations: [],
   }));
 }
+
+test('citebench corpus validate and corpus build take the bulk folder: counts printed, store written', () => {
+  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), ...args], { encoding: 'utf8', cwd: REPO });
+  const v = cli('corpus', 'validate', '--input', FIXTURE, '--scratch', dir);
+  assert.equal(v.status, 0, v.stderr);
+  assert.match(v.stdout, /records read: 400, accepted: 400/);
+  assert.match(v.stdout, /field-beyond-mag: \d+ \(informational\)/);
+  assert.match(v.stdout, /unresolved-citation: 8 \(informational\)/);
+  const b = cli('corpus', 'build', '--input', FIXTURE, '--out', join(dir, 'cli-store'), '--citation-scope', 'record', '--json');
+  assert.equal(b.status, 0, b.stderr);
+  assert.ok(JSON.parse(b.stdout).articles > 10);
+  assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('citebench-validate-')), [], 'validate removed its scratch');
+});
