@@ -125,6 +125,14 @@ export async function synthesize(cfg: SynthConfig, outDir: string, opts: { progr
   const todo = names.map((_, s) => s).filter((s) => !(resume && existsSync(join(outDir, names[s]))));
   const progress = new Progress({ label: 'synth', total: n, unit: 'articles', enabled: opts.progress });
   progress.tick(n - todo.reduce((sum, s) => sum + shardRange(n, cfg.shardSize, s)[1] - shardRange(n, cfg.shardSize, s)[0], 0));
+  // A finished run (every shard there, and its summary) is not regenerated.
+  const summaryPath = join(outDir, 'synth-done.json');
+  if (todo.length === 0 && existsSync(summaryPath)) {
+    progress.finish();
+    const done = JSON.parse(readFileSync(summaryPath, 'utf8')) as { citations: number };
+    return { articles: n, shards: names.map((f) => join(outDir, f)), citations: done.citations };
+  }
+  rmSync(summaryPath, { force: true });
 
   const lex = buildLexicon(cfg, T);
   const world: World = { ...lex, ...buildAttributes(cfg, lex) };
@@ -150,6 +158,7 @@ export async function synthesize(cfg: SynthConfig, outDir: string, opts: { progr
     );
   }
   progress.finish();
+  writeFileAtomic(summaryPath, JSON.stringify({ citations: graph.outDst.length }) + '\n');
   return { articles: n, shards: names.map((f) => join(outDir, f)), citations: graph.outDst.length };
 }
 

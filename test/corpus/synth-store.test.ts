@@ -2,7 +2,7 @@
 // it agrees with an independent reading of the shards.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { gunzipSync } from 'node:zlib';
@@ -33,8 +33,13 @@ test('synth: same seed ⇒ byte-identical shards; another seed differs; a killed
   assert.notDeepEqual(a, shardBytes(join(dir, 'c')));
   // simulate a kill after the first shard: remove the others, run again
   for (const f of readdirSync(join(dir, 'b')).filter((f) => !f.endsWith('0000.jsonl.gz') && f.endsWith('.gz'))) rmSync(join(dir, 'b', f));
-  await synthesize(cfg(7), join(dir, 'b'));
+  const resumed = await synthesize(cfg(7), join(dir, 'b'));
   assert.deepEqual(shardBytes(join(dir, 'b')), a);
+  // A finished run is not regenerated: shards untouched, same summary.
+  const mtime = statSync(join(dir, 'b', 'metadata_0001.jsonl.gz')).mtimeMs;
+  const again = await synthesize(cfg(7), join(dir, 'b'));
+  assert.deepEqual(again, resumed);
+  assert.equal(statSync(join(dir, 'b', 'metadata_0001.jsonl.gz')).mtimeMs, mtime);
 });
 
 test('synth: S2ORC schema, chronological citations, consistent in/out lists, prefilter failures present', () => {
