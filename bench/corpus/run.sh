@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Time and peak memory of `citebench synth` and `citebench corpus build` for N articles.
 # usage: bash bench/corpus/run.sh [N ...]   (default: 200000 2000000); output under bench/out/corpus/
+#   PROFILE=s2orc-raw bash bench/corpus/run.sh 20000000   records shaped like the raw S2ORC release (~20 % kept)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p bench/out/corpus
 for N in "${@:-200000 2000000}"; do
   for n in $N; do
-    dir=bench/out/corpus/synth-$n
+    dir=bench/out/corpus/synth${PROFILE:+-$PROFILE}-$n
     rm -rf "$dir" "$dir.store"
     echo "== synth $n articles"
-    /usr/bin/time -f "synth $n: wall %e s, peak RSS %M KB" node --import tsx src/cli.ts synth --articles "$n" --seed 1 --out "$dir"
+    /usr/bin/time -f "synth $n: wall %e s, peak RSS %M KB" node --import tsx src/cli.ts synth --articles "$n" --seed 1 ${PROFILE:+--profile "$PROFILE"} --out "$dir"
     du -sh "$dir"
     echo "== corpus build $n"
     /usr/bin/time -f "build $n: wall %e s, peak RSS %M KB" node --import tsx src/cli.ts corpus build --input "$dir" --out "$dir.store"
@@ -18,6 +19,6 @@ for N in "${@:-200000 2000000}"; do
   done
 done
 for n in ${@:-200000 2000000}; do
-  echo "== load bench/out/corpus/synth-$n.store"
-  node --import tsx bench/corpus/load.ts "bench/out/corpus/synth-$n.store"
+  echo "== load bench/out/corpus/synth${PROFILE:+-$PROFILE}-$n.store"
+  node --import tsx bench/corpus/load.ts "bench/out/corpus/synth${PROFILE:+-$PROFILE}-$n.store"
 done

@@ -1,35 +1,48 @@
 /**
- * paper_id → dense index, sized for tens of millions of ids. S2ORC ids are decimal strings; those without a
- * leading zero and with at most 15 digits are kept as numbers in an open-addressing hash table of typed arrays
- * (~24 bytes per id instead of ~100 for a Map of strings). Any other id falls back to a Map.
+ * paper_id → dense index, sized for tens of millions of ids. Indices are dense: the i-th distinct id added gets
+ * index i (every caller numbers ids in input order). S2ORC ids are decimal strings; those without a leading zero
+ * and with at most 15 digits are kept as numbers: the key of index i in a chunked float64 column, and an
+ * open-addressing table of int32 slots holding index + 1, at most half full — 16–24 bytes per id (a Map of
+ * strings takes ~100), and no copy of the keys when the table doubles. Any other id falls back to a Map.
  */
+const CHUNK_BITS = 16;
+const CHUNK = 1 << CHUNK_BITS;
+
 export class IdIndex {
-  private keys: Float64Array;
-  private vals: Int32Array;
-  private used = 0;
+  private slots: Int32Array;
+  private readonly keys: Float64Array[] = [];
+  private numeric = 0;
+  private count = 0;
   private readonly other = new Map<string, number>();
 
   constructor(capacity = 1 << 16) {
     let cap = 1 << 4;
     while (cap < capacity * 2) cap <<= 1;
-    this.keys = new Float64Array(cap).fill(-1);
-    this.vals = new Int32Array(cap);
+    this.slots = new Int32Array(cap);
   }
 
   get size(): number {
-    return this.used + this.other.size;
+    return this.count;
+  }
+
+  private key(index: number): number {
+    return this.keys[index >>> CHUNK_BITS][index & (CHUNK - 1)];
+  }
+
+  private find(k: number): number {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    for (let h = hash(k) & mask; ; h = (h + 1) & mask) {
+      const s = slots[h];
+      if (s === 0) return -1;
+      if (this.key(s - 1) === k) return s - 1;
+    }
   }
 
   /** The index of `id`, or -1. */
   get(id: string): number {
     const k = numericKey(id);
-    if (k < 0) return this.other.get(id) ?? -1;
-    const mask = this.keys.length - 1;
-    for (let h = hash(k) & mask; ; h = (h + 1) & mask) {
-      const cur = this.keys[h];
-      if (cur === k) return this.vals[h];
-      if (cur === -1) return -1;
-    }
+    return k < 0 ? (this.other.get(id) ?? -1) : this.find(k);
   }
 
   /** Like get(), for an id given as UTF-8 bytes buf[start, end) — no string is made for numeric ids. */
@@ -47,52 +60,44 @@ export class IdIndex {
         v = v * 10 + c;
       }
     }
-    if (v < 0) return this.other.get(buf.toString('utf8', start, end)) ?? -1;
-    const mask = this.keys.length - 1;
-    for (let h = hash(v) & mask; ; h = (h + 1) & mask) {
-      const cur = this.keys[h];
-      if (cur === v) return this.vals[h];
-      if (cur === -1) return -1;
-    }
+    return v < 0 ? (this.other.get(buf.toString('utf8', start, end)) ?? -1) : this.find(v);
   }
 
-  /** Insert id → index; returns the existing index instead if the id is already present. */
+  /**
+   * Insert id with the next index (`index` must equal `size`: indices are dense); returns the existing index
+   * instead if the id is already present.
+   */
   add(id: string, index: number): number {
     const k = numericKey(id);
+    const prev = k < 0 ? (this.other.get(id) ?? -1) : this.find(k);
+    if (prev >= 0) return prev;
+    if (index !== this.count) throw new Error(`IdIndex.add: index ${index} given, ${this.count} expected (indices are dense)`);
+    const c = index >>> CHUNK_BITS;
+    if (c === this.keys.length) this.keys.push(new Float64Array(CHUNK));
+    this.count++;
     if (k < 0) {
-      const prev = this.other.get(id);
-      if (prev !== undefined) return prev;
       this.other.set(id, index);
       return index;
     }
-    if ((this.used + 1) * 2 > this.keys.length) this.grow();
-    const mask = this.keys.length - 1;
-    for (let h = hash(k) & mask; ; h = (h + 1) & mask) {
-      const cur = this.keys[h];
-      if (cur === k) return this.vals[h];
-      if (cur === -1) {
-        this.keys[h] = k;
-        this.vals[h] = index;
-        this.used++;
-        return index;
-      }
-    }
+    this.keys[c][index & (CHUNK - 1)] = k;
+    if ((this.numeric + 1) * 2 > this.slots.length) this.grow();
+    this.place(this.slots, index);
+    this.numeric++;
+    return index;
+  }
+
+  private place(slots: Int32Array, index: number): void {
+    const mask = slots.length - 1;
+    let h = hash(this.key(index)) & mask;
+    while (slots[h] !== 0) h = (h + 1) & mask;
+    slots[h] = index + 1;
   }
 
   private grow(): void {
-    const oldK = this.keys;
-    const oldV = this.vals;
-    this.keys = new Float64Array(oldK.length * 2).fill(-1);
-    this.vals = new Int32Array(oldK.length * 2);
-    const mask = this.keys.length - 1;
-    for (let i = 0; i < oldK.length; i++) {
-      const k = oldK[i];
-      if (k === -1) continue;
-      let h = hash(k) & mask;
-      while (this.keys[h] !== -1) h = (h + 1) & mask;
-      this.keys[h] = k;
-      this.vals[h] = oldV[i];
-    }
+    const old = this.slots;
+    const next = new Int32Array(old.length * 2);
+    for (let i = 0; i < old.length; i++) if (old[i] !== 0) this.place(next, old[i] - 1);
+    this.slots = next;
   }
 }
 

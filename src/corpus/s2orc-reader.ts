@@ -14,12 +14,15 @@ import { fieldBit } from './fields.ts';
 import { ValidationReport } from './validation.ts';
 import { CitebenchError, InputError } from '../util/errors.ts';
 
-/** The shard files under `path` (a file, or a directory scanned non-recursively), sorted by name. */
-export function listShards(path: string): string[] {
+/**
+ * The shard files under `path` (a file, or a directory scanned non-recursively), sorted by name. `anyGzip`
+ * also takes `*.gz` (the Semantic Scholar Datasets API's file names do not always say jsonl).
+ */
+export function listShards(path: string, opts: { anyGzip?: boolean } = {}): string[] {
   if (!existsSync(path)) throw new CitebenchError(`${path}: no such file or directory`);
   if (statSync(path).isFile()) return [path];
   const files = readdirSync(path)
-    .filter((n) => n.endsWith('.jsonl') || n.endsWith('.jsonl.gz'))
+    .filter((n) => n.endsWith('.jsonl') || n.endsWith('.jsonl.gz') || (opts.anyGzip && n.endsWith('.gz')))
     .sort()
     .map((n) => join(path, n));
   if (files.length === 0) throw new CitebenchError(`${path}: no *.jsonl or *.jsonl.gz shards in this directory`);
@@ -101,8 +104,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 const REQUIRED_FIELDS = ['paper_id', 'title', 'abstract', 'year', 'mag_field_of_study', 'outbound_citations', 'inbound_citations'] as const;
 
-/** Parse and validate one line; undefined (with the problem reported) when the record must be skipped. */
-export function parseRecord(raw: RawLine, report: ValidationReport): Article | undefined {
+/** Decode one line as a JSON object; undefined (with the problem reported) when it is not one. */
+export function parseObject(raw: RawLine, report: ValidationReport): Record<string, unknown> | undefined {
   const { file, line } = raw;
   let text: string;
   try {
@@ -122,7 +125,14 @@ export function parseRecord(raw: RawLine, report: ValidationReport): Article | u
     report.add('not-an-object', file, line, undefined, 'a record must be a JSON object');
     return undefined;
   }
-  const r = obj as Record<string, unknown>;
+  return obj as Record<string, unknown>;
+}
+
+/** Parse and validate one line; undefined (with the problem reported) when the record must be skipped. */
+export function parseRecord(raw: RawLine, report: ValidationReport): Article | undefined {
+  const { file, line } = raw;
+  const r = parseObject(raw, report);
+  if (!r) return undefined;
   for (const f of REQUIRED_FIELDS) {
     if (!(f in r)) {
       report.add('missing-field', file, line, f, `required field '${f}' is missing`);
@@ -179,7 +189,7 @@ function citationList(r: Record<string, unknown>, field: string, raw: RawLine, r
   return v as string[];
 }
 
-function describe(v: unknown): string {
+export function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'a list';
   if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)}`;

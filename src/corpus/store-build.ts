@@ -2,15 +2,17 @@
  * Builds a compact corpus store (store-format.ts) from S2ORC shards in one streaming pass plus spools:
  *   1. read + validate every record: ids (duplicates dropped), years, fields, prefilter text rules; the texts
  *      of articles that pass rules 1–3 go to a temporary file, the citation id lists to a spool (citations.ts);
- *   2. read the spool back and resolve citation ids to indices (an edge list of u32 pairs, no strings kept),
- *      then dedupe into CSR, apply the citation rule, renumber the kept articles and write every column.
- * Memory is O(articles + in-corpus edges), never O(JSON). The store is written into a temporary sibling
+ *   2. read the spool back and resolve citation ids to indices (u32 pairs spooled to a file while each row is
+ *      counted, then filled into CSR: no edge list in memory), dedupe, apply the citation rule, renumber the
+ *      kept articles and write every column.
+ * Memory is O(articles + in-corpus edges), never O(JSON): per input record about 40 bytes of typed columns
+ * (id bytes and offset, year, fields, flags, the id hash), per resolved citation 4 bytes. The store is written into a temporary sibling
  * directory and renamed into place, so a killed build never leaves a half store behind.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readSync, rmSync, writeSync, renameSync } from 'node:fs';
+import { mkdirSync, rmSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { IdIndex } from './id-index.ts';
-import { readArticles } from './s2orc-reader.ts';
+import { isS2Datasets, readCorpusInput, type S2DatasetsStats } from './s2-datasets.ts';
 import { CitationSpool, resolveCitations } from './citations.ts';
 import { ValidationReport } from './validation.ts';
 import {
@@ -18,7 +20,7 @@ import {
 } from './prefilter.ts';
 import { FILES, STORE_FORMAT, STORE_VERSION } from './store-format.ts';
 import { Growable } from '../util/growable.ts';
-import { BufferedWriter } from '../util/buffered-file.ts';
+import { BufferedReader, BufferedWriter } from '../util/buffered-file.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { Progress } from '../util/progress.ts';
 import { CitebenchError } from '../util/errors.ts';
@@ -33,6 +35,8 @@ export interface BuildOptions {
   allowTruncated?: boolean;
   progress?: boolean;
   log?: (line: string) => void;
+  /** Semantic Scholar bulk input: memory per external-sort run (default 256 MiB). */
+  sortRunBytes?: number;
 }
 
 export interface BuildSummary {
@@ -56,63 +60,87 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
   mkdirSync(tmp, { recursive: true });
   try {
     // ---- pass 1: ids, attributes, texts -------------------------------------------------------------
+    // Per input record only typed columns (no object per record): the id bytes in one growable buffer, and the
+    // texts of records passing rules 1–3 in a temporary file, each length-prefixed so no offsets are kept.
+    const record = cfg.citationScope === 'record';
     const idIndex = new IdIndex(1 << 20);
-    const idChunks: Buffer[] = [];
+    const idBytes = new Growable(Uint8Array, 1 << 20);
     const idOff = new Growable(Uint32Array);
     idOff.push(0);
-    let idBytes = 0;
     const years = new Growable(Uint16Array);
     const fields = new Growable(Uint32Array);
     const flags = new Growable(Uint8Array);
-    const recordOut = new Growable(Uint32Array); // distinct ids in the record's own lists ('record' scope)
-    const recordIn = new Growable(Uint32Array);
-    const textOff = new Growable(Float64Array); // 2 per record: title start, abstract start; + final end
+    // Distinct ids in the record's own lists: only the 'record' scope needs them.
+    const recordOut = record ? new Growable(Uint32Array) : undefined;
+    const recordIn = record ? new Growable(Uint32Array) : undefined;
     const rawText = new BufferedWriter(join(tmp, 'text.raw'));
     const spool = new CitationSpool(join(tmp, 'citations.spool'));
     let n = 0;
     const p1 = new Progress({ label: 'pass 1/2 read', unit: 'records', enabled: opts.progress });
-    for await (const a of readArticles(opts.input, { report, allowTruncated: opts.allowTruncated })) {
+    // The input: v2020 metadata shards, or the bulk datasets (papers/, abstracts/, citations/) joined on disk.
+    const bulk: S2DatasetsStats | undefined = isS2Datasets(opts.input) ? { papers: 0, abstracts: 0, citations: 0, runs: 0 } : undefined;
+    const source = readCorpusInput(opts.input, {
+      report, allowTruncated: opts.allowTruncated, scratch: join(tmp, 'sort'), runBytes: opts.sortRunBytes, progress: opts.progress, stats: bulk,
+    });
+    for await (const a of source) {
       p1.tick();
       if (idIndex.add(a.id, n) !== n) {
         report.add('duplicate-id', a.file, a.line, 'paper_id', `duplicate paper_id ${a.id}: this record is skipped, the first one kept`);
         continue;
       }
-      const idb = Buffer.from(a.id, 'utf8');
-      idChunks.push(idb);
-      idBytes += idb.length;
-      if (idBytes > 0xffffffff) throw new CitebenchError('ids exceed 4 GiB: not supported');
-      idOff.push(idBytes);
+      idBytes.pushAll(Buffer.from(a.id, 'utf8'));
+      if (idBytes.length > 0xffffffff) throw new CitebenchError('ids exceed 4 GiB: not supported');
+      idOff.push(idBytes.length);
       years.push(a.year ?? 0);
       fields.push(a.fields);
       const f = textRuleFlags(cfg, a.title, a.abstract, a.year);
       flags.push(f);
-      recordOut.push(new Set(a.outbound).size);
-      recordIn.push(new Set(a.inbound).size);
-      textOff.push(rawText.position);
-      if (f === 0) rawText.write(a.title);
-      textOff.push(rawText.position);
-      if (f === 0) rawText.write(a.abstract);
+      recordOut?.push(new Set(a.outbound).size);
+      recordIn?.push(new Set(a.inbound).size);
+      if (f === 0) {
+        rawText.u32(Buffer.byteLength(a.title));
+        rawText.write(a.title);
+        rawText.u32(Buffer.byteLength(a.abstract));
+        rawText.write(a.abstract);
+      }
       spool.add(a.file, a.line, a.outbound, a.inbound);
       n++;
     }
-    textOff.push(rawText.position);
     rawText.close();
     spool.close();
     p1.finish();
     report.recordsAccepted = n;
+    if (bulk) {
+      rmSync(join(tmp, 'sort'), { recursive: true, force: true });
+      log(`bulk datasets: ${bulk.papers} papers, ${bulk.abstracts} abstracts, ${bulk.citations} citation rows joined by corpusid (${bulk.runs} sort runs on disk)`);
+    }
     log(`pass 1: ${report.recordsRead} records read, ${n} accepted`);
 
-    // ---- pass 2: citations -> edge list -----------------------------------------------------------------
-    // Sized once from the spool's id count: no doubling slack on the largest arrays of the build.
-    const src = new Growable(Uint32Array, spool.ids);
-    const dst = new Growable(Uint32Array, spool.ids);
+    // ---- pass 2: citations -> CSR -----------------------------------------------------------------------
+    // Resolved edges go to a temporary file while their rows are counted, then fill the CSR from it: memory
+    // holds the row counts and the edge targets once, never a (source, target) edge list.
+    const counts = new Uint32Array(n + 1);
+    const edgesPath = join(tmp, 'edges.u32');
+    const edgeFile = new BufferedWriter(edgesPath);
+    let resolved = 0;
     resolveCitations(spool, idIndex, report, (i, j) => {
-      src.push(i);
-      dst.push(j);
+      counts[i + 1]++;
+      edgeFile.u32(i);
+      edgeFile.u32(j);
+      resolved++;
     }, opts.progress);
+    edgeFile.close();
     rmSync(spool.path);
+    const full = fillCsr(n, counts, resolved, (put) => {
+      const r = new BufferedReader(edgesPath);
+      try {
+        for (let e = 0; e < resolved; e++) put(r.u32(), r.u32());
+      } finally {
+        r.close();
+      }
+    });
+    rmSync(edgesPath);
 
-    const full = buildCsr(n, src.view(), dst.view());
     const inDeg = new Uint32Array(n);
     for (let e = 0; e < full.targets.length; e++) inDeg[full.targets[e]]++;
     const outDeg = new Uint32Array(n);
@@ -127,10 +155,9 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     }
 
     // ---- prefilter + renumbering --------------------------------------------------------------------------
-    const record = cfg.citationScope === 'record';
     // Inbound counts as rule 4 counts them (its scope), kept per article: MDCR's most_cited ranks by them.
-    const inputIn = record ? recordIn.view() : inDeg;
-    const { keep, report: pf } = applyPrefilter(cfg, flags.view(), inputIn, record ? recordOut.view() : outDeg);
+    const inputIn = recordIn ? recordIn.view() : inDeg;
+    const { keep, report: pf } = applyPrefilter(cfg, flags.view(), inputIn, recordOut ? recordOut.view() : outDeg);
     if (opts.prefilter) log(formatPrefilterReport(pf));
     if (pf.kept === 0) throw new EmptyCorpusError(opts.input, report, opts.prefilter ? pf : null);
     const newIndex = new Int32Array(n).fill(-1);
@@ -138,11 +165,9 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     for (let i = 0; i < n; i++) if (keep[i]) newIndex[i] = m++;
 
     // ---- write columns ---------------------------------------------------------------------------------------
-    const allIds = Buffer.concat(idChunks);
-    idChunks.length = 0;
+    const allIds = idBytes.view();
     const idOffAll = idOff.view();
     const keptIdOff = new Uint32Array(m + 1);
-    const keptIdParts: Buffer[] = [];
     const year = new Uint16Array(m);
     const fieldMask = new Uint32Array(m);
     const citedBy = new Uint32Array(m);
@@ -152,16 +177,18 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     for (let i = 0; i < n; i++) {
       const k = newIndex[i];
       if (k < 0) continue;
-      const part = allIds.subarray(idOffAll[i], idOffAll[i + 1]);
-      keptIdParts.push(part);
-      pos += part.length;
+      pos += idOffAll[i + 1] - idOffAll[i];
       keptIdOff[k + 1] = pos;
       year[k] = yearsAll[i];
       fieldMask[k] = fieldsAll[i];
       citedBy[k] = citedByAll[i];
       inbound[k] = inputIn[i];
     }
-    const keptIds = Buffer.concat(keptIdParts);
+    const keptIds = Buffer.allocUnsafe(pos);
+    for (let i = 0; i < n; i++) {
+      const k = newIndex[i];
+      if (k >= 0) keptIds.set(allIds.subarray(idOffAll[i], idOffAll[i + 1]), keptIdOff[k]);
+    }
     const { order, sorted } = idOrdering(keptIds, keptIdOff, m);
 
     // Citation CSR restricted to kept articles (newIndex is monotonic, so rows stay sorted).
@@ -185,9 +212,8 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     const inCsr = transposeCsr(m, outOff, outDst);
 
     // Texts of kept articles, copied from the temporary file in order.
-    const textOffAll = textOff.view();
     const keptTextOff = new Float64Array(2 * m + 1);
-    copyKeptTexts(join(tmp, 'text.raw'), join(tmp, FILES.text), textOffAll, newIndex, keptTextOff);
+    copyKeptTexts(join(tmp, 'text.raw'), join(tmp, FILES.text), flags.view(), newIndex, keptTextOff);
     rmSync(join(tmp, 'text.raw'));
 
     const w = (name: string, data: ArrayBufferView) => writeFileAtomic(join(tmp, name), data);
@@ -228,10 +254,29 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
 export function buildCsr(n: number, src: Uint32Array, dst: Uint32Array): { offsets: Uint32Array; targets: Uint32Array } {
   const counts = new Uint32Array(n + 1);
   for (let e = 0; e < src.length; e++) counts[src[e] + 1]++;
+  return fillCsr(n, counts, src.length, (put) => {
+    for (let e = 0; e < src.length; e++) put(src[e], dst[e]);
+  });
+}
+
+/**
+ * CSR from counted edges, without an edge list in memory: `counts[i + 1]` holds the number of edges of row i
+ * (it becomes the offsets), `total` their sum, and `replay` emits every edge (source, target), e.g. from a file.
+ * Rows come out sorted and deduplicated; the result equals buildCsr's on the same edges in the same order.
+ */
+export function fillCsr(
+  n: number,
+  counts: Uint32Array,
+  total: number,
+  replay: (put: (source: number, target: number) => void) => void,
+): { offsets: Uint32Array; targets: Uint32Array } {
   for (let i = 0; i < n; i++) counts[i + 1] += counts[i];
+  if (counts[n] !== total) throw new Error(`fillCsr: row counts sum to ${counts[n]}, not ${total}`);
   const fill = counts.slice(0, n);
-  const raw = new Uint32Array(src.length);
-  for (let e = 0; e < src.length; e++) raw[fill[src[e]]++] = dst[e];
+  const raw = new Uint32Array(total);
+  replay((s, d) => {
+    raw[fill[s]++] = d;
+  });
   const offsets = new Uint32Array(n + 1);
   let w = 0;
   for (let i = 0; i < n; i++) {
@@ -276,28 +321,27 @@ function idOrdering(ids: Buffer, off: Uint32Array, m: number): { order: Uint32Ar
   return { order, sorted: sortedIdx };
 }
 
-function copyKeptTexts(rawPath: string, outPath: string, off: Float64Array, newIndex: Int32Array, keptOff: Float64Array): void {
-  const inFd = openSync(rawPath, 'r');
+/** Copy the texts of kept articles from the length-prefixed temporary file (records with text flags 0 only). */
+function copyKeptTexts(rawPath: string, outPath: string, flags: Uint8Array, newIndex: Int32Array, keptOff: Float64Array): void {
+  const r = new BufferedReader(rawPath);
   const out = new BufferedWriter(outPath);
-  const buf = Buffer.allocUnsafe(1 << 20);
-  const copy = (start: number, end: number) => {
-    while (start < end) {
-      const len = Math.min(buf.length, end - start);
-      const got = readSync(inFd, buf, 0, len, start);
-      if (got <= 0) throw new Error(`short read in ${rawPath}`);
-      out.writeBytes(buf.subarray(0, got));
-      start += got;
-    }
+  const part = (keep: boolean) => {
+    const len = r.u32();
+    r.ensure(len);
+    if (keep) out.writeBytes(r.buf.subarray(r.pos, r.pos + len));
+    r.pos += len;
   };
-  for (let i = 0; i < newIndex.length; i++) {
-    const k = newIndex[i];
-    if (k < 0) continue;
-    keptOff[2 * k] = out.position;
-    copy(off[2 * i], off[2 * i + 1]);
-    keptOff[2 * k + 1] = out.position;
-    copy(off[2 * i + 1], off[2 * i + 2]);
+  try {
+    for (let i = 0; i < newIndex.length; i++) {
+      const k = newIndex[i];
+      if (k >= 0) keptOff[2 * k] = out.position;
+      if (flags[i] === 0) part(k >= 0);
+      if (k >= 0) keptOff[2 * k + 1] = out.position;
+      if (flags[i] === 0) part(k >= 0);
+    }
+    keptOff[2 * (keptOff.length >> 1)] = out.position;
+  } finally {
+    out.close();
+    r.close();
   }
-  keptOff[2 * (keptOff.length >> 1)] = out.position;
-  out.close();
-  closeSync(inFd);
 }

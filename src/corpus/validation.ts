@@ -13,7 +13,11 @@ export type ProblemKind =
   | 'unknown-field-of-study'
   | 'bad-citation-id'
   | 'unknown-citation' // a citation id that is not an article of the corpus (normal for subsets: counted only)
-  | 'self-citation';
+  | 'self-citation'
+  // Semantic Scholar bulk datasets (s2-datasets.ts):
+  | 'unresolved-citation' // a citations row with a null corpusid (a reference matched to no paper)
+  | 'unmatched-abstract' // an abstract whose corpusid is not among the papers
+  | 'field-beyond-mag'; // s2fieldsofstudy categories outside MAG's 19, left out
 
 /** Kinds that drop the whole record (the others drop a value or are informational). */
 export const RECORD_DROPPING: ReadonlySet<ProblemKind> = new Set([
@@ -21,7 +25,9 @@ export const RECORD_DROPPING: ReadonlySet<ProblemKind> = new Set([
 ]);
 
 /** Informational kinds never make `--strict` fail: they describe the data, not an error in it. */
-export const INFORMATIONAL: ReadonlySet<ProblemKind> = new Set(['unknown-citation', 'self-citation']);
+export const INFORMATIONAL: ReadonlySet<ProblemKind> = new Set([
+  'unknown-citation', 'self-citation', 'unresolved-citation', 'unmatched-abstract', 'field-beyond-mag',
+]);
 
 export interface ProblemExample {
   file: string;

@@ -27,6 +27,13 @@ export class Growable<T extends TypedArray> {
     this.buf = next;
   }
 
+  /** Append every value of `values` (e.g. the bytes of a string into a Growable<Uint8Array>). */
+  pushAll(values: ArrayLike<number>): void {
+    this.reserve(this.length + values.length);
+    (this.buf as TypedArray).set(values, this.length);
+    this.length += values.length;
+  }
+
   get(i: number): number {
     return this.buf[i];
   }

@@ -2,7 +2,7 @@
 // it agrees with an independent reading of the shards.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { gunzipSync } from 'node:zlib';
@@ -33,8 +33,13 @@ test('synth: same seed ⇒ byte-identical shards; another seed differs; a killed
   assert.notDeepEqual(a, shardBytes(join(dir, 'c')));
   // simulate a kill after the first shard: remove the others, run again
   for (const f of readdirSync(join(dir, 'b')).filter((f) => !f.endsWith('0000.jsonl.gz') && f.endsWith('.gz'))) rmSync(join(dir, 'b', f));
-  await synthesize(cfg(7), join(dir, 'b'));
+  const resumed = await synthesize(cfg(7), join(dir, 'b'));
   assert.deepEqual(shardBytes(join(dir, 'b')), a);
+  // A finished run is not regenerated: shards untouched, same summary.
+  const mtime = statSync(join(dir, 'b', 'metadata_0001.jsonl.gz')).mtimeMs;
+  const again = await synthesize(cfg(7), join(dir, 'b'));
+  assert.deepEqual(again, resumed);
+  assert.equal(statSync(join(dir, 'b', 'metadata_0001.jsonl.gz')).mtimeMs, mtime);
 });
 
 test('synth: S2ORC schema, chronological citations, consistent in/out lists, prefilter failures present', () => {
@@ -115,4 +120,36 @@ test('store build is deterministic: byte-identical files for the same input', as
   for (const f of readdirSync(join(dir, 's1')).sort()) {
     assert.ok(readFileSync(join(dir, 's1', f)).equals(readFileSync(join(dir, 's2', f))), f);
   }
+});
+
+test("synth --profile s2orc-raw: ~20 % survive the paper's prefilter, each rule failing the calibrated share; threads and resume do not change a byte", async () => {
+  const n = 30_000;
+  const pcfg = (threads: number) => ({ ...SYNTH_DEFAULTS, articles: n, seed: 11, shardSize: 7_000, profile: 's2orc-raw' as const, threads });
+  await synthesize(pcfg(2), join(dir, 'raw2'));
+  await synthesize(pcfg(1), join(dir, 'raw1'));
+  const two = shardBytes(join(dir, 'raw2'));
+  assert.equal(two.length, 5);
+  assert.deepEqual(shardBytes(join(dir, 'raw1')), two, 'one thread or two: same bytes');
+  for (const f of readdirSync(join(dir, 'raw2')).filter((f) => /000[24]\.jsonl\.gz$/.test(f))) rmSync(join(dir, 'raw2', f));
+  await synthesize(pcfg(2), join(dir, 'raw2'));
+  assert.deepEqual(shardBytes(join(dir, 'raw2')), two, 'missing shards rewritten identically');
+  assert.notDeepEqual(two.slice(0, 1), shardBytes(join(dir, 'a')).slice(0, 1));
+
+  const b = await buildCorpusStore({ input: join(dir, 'raw1'), out: join(dir, 'raw-store'), prefilter: PAPER_PREFILTER });
+  const pf = b.prefilter!;
+  const share = (k: number) => k / n;
+  assert.ok(share(b.articles) > 0.17 && share(b.articles) < 0.23, `kept ${share(b.articles)}`);
+  assert.ok(Math.abs(share(pf.failing['no-year']) - 0.013) < 0.004, `no year ${share(pf.failing['no-year'])}`);
+  assert.ok(Math.abs(share(pf.failing['short-abstract']) - 0.514) < 0.015, `no/short abstract ${share(pf.failing['short-abstract'])}`);
+  assert.ok(share(pf.failing['few-citations']) > 0.62 && share(pf.failing['few-citations']) < 0.8, `few citations ${share(pf.failing['few-citations'])}`);
+  assert.ok(pf.failing['empty-title'] > 0, 'the empty-title rule is exercised');
+  // Citations point into the whole record set: most cited records are kept, but removed records are cited too.
+  const recs = records(join(dir, 'raw1'));
+  const ids = new Set(recs.map((r) => r.paper_id));
+  const store = CorpusStore.open(join(dir, 'raw-store'));
+  const kept = new Set(Array.from({ length: store.size }, (_, i) => store.id(i)));
+  store.close();
+  let toRemoved = 0;
+  for (const r of recs) for (const c of r.outbound_citations) if (ids.has(c) && !kept.has(c)) toRemoved++;
+  assert.ok(toRemoved > 1000, `${toRemoved} citations to records the prefilter removes`);
 });

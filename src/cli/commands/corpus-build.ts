@@ -7,9 +7,12 @@ export const usage = `usage: citebench corpus build --input SHARDS --out STORE [
 
 Read S2ORC metadata shards (a *.jsonl / *.jsonl.gz file or a directory of them), validate every record,
 apply the paper's prefilter and write a compact corpus store (columnar binary files).
+Or read today's S2ORC, the Semantic Scholar Datasets API's bulk datasets: a directory holding papers/,
+abstracts/ and citations/ (their gzip'd JSONL shards, as downloaded), joined by corpusid on disk.
 
 options:
-  --input PATH              S2ORC metadata file or directory of shards (required)
+  --input PATH              S2ORC v2020 metadata file or directory of shards, or a directory with the bulk
+                            datasets papers/, abstracts/, citations/ (required)
   --out DIR                 corpus store directory to (re)write (required)
   --no-prefilter            keep every valid article
   --min-abstract-chars N    prefilter rule 3 (default 30)

@@ -2,14 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { parse, required } from '../args.ts';
-import { readArticles } from '../../corpus/s2orc-reader.ts';
+import { readCorpusInput } from '../../corpus/s2-datasets.ts';
 import { ValidationReport } from '../../corpus/validation.ts';
 import { IdIndex } from '../../corpus/id-index.ts';
 import { CitationSpool, resolveCitations } from '../../corpus/citations.ts';
 
-export const usage = `usage: citebench corpus validate --input SHARDS [--strict] [--allow-truncated] [--json]
+export const usage = `usage: citebench corpus validate --input SHARDS [--strict] [--allow-truncated] [--json] [--scratch DIR]
 
-Check S2ORC metadata shards without building anything: every problem is counted by kind, with the first
+Check S2ORC metadata shards, or a folder of the Semantic Scholar bulk datasets (papers/, abstracts/,
+citations/; joined by corpusid through sorts on disk in --scratch, default the system's temporary folder),
+without building anything: every problem is counted by kind, with the first
 examples located by file, line and field, then every citation id is resolved (ids outside the shards are
 counted; --strict makes them errors, as it does every other problem). Exit status 1 when problems were found
 (informational counts such as citations to ids outside the corpus do not count), 2 with --strict at the first
@@ -17,14 +19,17 @@ problem. A truncated or corrupt .jsonl.gz shard stops the check with an error na
 --allow-truncated counts it as a problem and goes on with the next file.`;
 
 export async function run(args: string[]) {
-  const { values } = parse(args, { input: { type: 'string' }, strict: { type: 'boolean' }, 'allow-truncated': { type: 'boolean' }, json: { type: 'boolean' } }, usage);
+  const { values } = parse(args, {
+    input: { type: 'string' }, strict: { type: 'boolean' }, 'allow-truncated': { type: 'boolean' }, json: { type: 'boolean' }, scratch: { type: 'string' },
+  }, usage);
   const report = new ValidationReport(values.strict);
   const ids = new IdIndex();
-  const spoolDir = mkdtempSync(join(tmpdir(), 'citebench-validate-'));
+  const spoolDir = mkdtempSync(join(values.scratch ?? tmpdir(), 'citebench-validate-'));
   try {
     const spool = new CitationSpool(join(spoolDir, 'citations.spool'));
     let n = 0;
-    for await (const a of readArticles(required('input', values.input), { report, allowTruncated: values['allow-truncated'] })) {
+    const input = required('input', values.input);
+    for await (const a of readCorpusInput(input, { report, allowTruncated: values['allow-truncated'], scratch: join(spoolDir, 'sort') })) {
       if (ids.add(a.id, n) !== n) {
         report.add('duplicate-id', a.file, a.line, 'paper_id', `duplicate paper_id ${a.id}`);
         continue;

@@ -1,0 +1,240 @@
+/**
+ * External sorts with bounded memory: items are collected into runs of at most `runBytes`, each run is sorted in
+ * memory and spilled to a file under `dir`, and `sorted()` merges the runs with a heap, reading each through a
+ * small buffer. Memory is O(runBytes + runs × 1 MiB) whatever the input size; the disk holds one copy of the data.
+ *   - PairSorter: (key, value) pairs of u32, ordered by key then value (a total order: the output does not depend
+ *     on the input order). Packed into u64 words and sorted natively.
+ *   - RecordSorter: (key, payload bytes), key a non-negative safe integer, ordered by key then arrival (stable).
+ */
+import { rmSync, statfsSync } from 'node:fs';
+import { endianness } from 'node:os';
+import { join } from 'node:path';
+import { BufferedReader, BufferedWriter } from './buffered-file.ts';
+import { CitebenchError } from './errors.ts';
+
+const MERGE_BUFFER = 1 << 20;
+
+if (endianness() !== 'LE') throw new CitebenchError('citebench needs a little-endian machine (external sort packs u32 pairs into u64 words)');
+
+/** Free bytes on the file system holding `dir`. */
+export function freeBytes(dir: string): number {
+  const fs = statfsSync(dir);
+  return fs.bavail * fs.bsize;
+}
+
+abstract class Runs {
+  protected readonly files: string[] = [];
+  /** Replaceable for tests (a full disk cannot be made on demand). */
+  free: (dir: string) => number = freeBytes;
+  constructor(
+    protected readonly dir: string,
+    protected readonly name: string,
+  ) {}
+
+  /** Run files spilled so far (a sort that fit in memory has one, or none when empty). */
+  get runs(): number {
+    return this.files.length;
+  }
+
+  /** The path of the next run, once the disk is known to have room for its `bytes`. */
+  protected nextRunPath(bytes: number): string {
+    const free = this.free(this.dir);
+    if (free < bytes) {
+      throw new CitebenchError(
+        `${this.dir}: no room for the next external-sort run of ${this.name}: ${bytes} bytes needed, ${free} free (runs so far: ${this.files.length}); free space there or move the output`,
+      );
+    }
+    const p = join(this.dir, `${this.name}.run${this.files.length}`);
+    this.files.push(p);
+    return p;
+  }
+
+  /** Delete the run files. */
+  dispose(): void {
+    for (const f of this.files) rmSync(f, { force: true });
+  }
+}
+
+/** A binary min-heap of run indices, ordered by `less`. */
+class Heap {
+  readonly items: number[] = [];
+  constructor(private readonly less: (a: number, b: number) => boolean) {}
+  push(x: number): void {
+    const h = this.items;
+    h.push(x);
+    for (let i = h.length - 1; i > 0; ) {
+      const p = (i - 1) >> 1;
+      if (!this.less(h[i], h[p])) break;
+      [h[i], h[p]] = [h[p], h[i]];
+      i = p;
+    }
+  }
+  /** Restore order after the top's key changed (or remove it when `remove`). */
+  fixTop(remove: boolean): void {
+    const h = this.items;
+    if (remove) {
+      const last = h.pop()!;
+      if (h.length === 0) return;
+      h[0] = last;
+    }
+    for (let i = 0; ; ) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < h.length && this.less(h[l], h[m])) m = l;
+      if (r < h.length && this.less(h[r], h[m])) m = r;
+      if (m === i) return;
+      [h[i], h[m]] = [h[m], h[i]];
+      i = m;
+    }
+  }
+}
+
+export class PairSorter extends Runs {
+  private words = new BigUint64Array(0);
+  private halves = new Uint32Array(0);
+  private used = 0;
+  count = 0;
+
+  constructor(
+    dir: string,
+    name: string,
+    private readonly runBytes = 256 << 20,
+  ) {
+    super(dir, name);
+  }
+
+  add(key: number, value: number): void {
+    if (this.used === this.words.length) {
+      if (this.words.length === 0) {
+        // Allocated on first use: a sorter that never receives a pair costs nothing.
+        this.words = new BigUint64Array(Math.max(2, Math.floor(this.runBytes / 8)));
+        this.halves = new Uint32Array(this.words.buffer);
+      } else this.spill();
+    }
+    // Little-endian: the high half (key) sorts first.
+    this.halves[2 * this.used] = value;
+    this.halves[2 * this.used + 1] = key;
+    this.used++;
+    this.count++;
+  }
+
+  private spill(): void {
+    const run = this.words.subarray(0, this.used).sort();
+    const w = new BufferedWriter(this.nextRunPath(run.byteLength));
+    w.writeBytes(new Uint8Array(run.buffer, run.byteOffset, run.byteLength));
+    w.close();
+    this.used = 0;
+  }
+
+  /** Every pair in order, as [key, value] (the same array, overwritten on each step). */
+  *sorted(): Generator<[number, number]> {
+    if (this.used > 0 || this.files.length === 0) this.spill();
+    const readers = this.files.map((f) => new BufferedReader(f, MERGE_BUFFER));
+    const key = new Uint32Array(readers.length);
+    const val = new Uint32Array(readers.length);
+    const next = (r: number): boolean => {
+      const rd = readers[r];
+      if (rd.done) return false;
+      rd.ensure(8);
+      val[r] = rd.buf.readUInt32LE(rd.pos);
+      key[r] = rd.buf.readUInt32LE(rd.pos + 4);
+      rd.pos += 8;
+      return true;
+    };
+    const heap = new Heap((a, b) => key[a] < key[b] || (key[a] === key[b] && (val[a] < val[b] || (val[a] === val[b] && a < b))));
+    try {
+      for (let r = 0; r < readers.length; r++) if (next(r)) heap.push(r);
+      const out: [number, number] = [0, 0];
+      while (heap.items.length) {
+        const r = heap.items[0];
+        out[0] = key[r];
+        out[1] = val[r];
+        yield out;
+        heap.fixTop(!next(r));
+      }
+    } finally {
+      for (const rd of readers) rd.close();
+    }
+  }
+}
+
+export class RecordSorter extends Runs {
+  private keys: number[] = [];
+  private payloads: Uint8Array[] = [];
+  private bytes = 0;
+  count = 0;
+
+  constructor(
+    dir: string,
+    name: string,
+    private readonly runBytes = 256 << 20,
+  ) {
+    super(dir, name);
+  }
+
+  add(key: number, payload: Uint8Array): void {
+    if (!Number.isSafeInteger(key) || key < 0) throw new CitebenchError(`external sort: key ${key} is not a non-negative integer`);
+    this.keys.push(key);
+    this.payloads.push(payload);
+    // Payload plus the per-item overhead of the arrays and the Buffer object.
+    this.bytes += payload.length + 96;
+    this.count++;
+    if (this.bytes >= this.runBytes) this.spill();
+  }
+
+  private spill(): void {
+    const n = this.keys.length;
+    const idx = new Uint32Array(n);
+    for (let i = 0; i < n; i++) idx[i] = i;
+    const keys = this.keys;
+    // Stable: ties keep arrival order (the index).
+    idx.sort((a, b) => keys[a] - keys[b] || a - b);
+    let bytes = 0;
+    for (const p of this.payloads) bytes += 12 + p.length;
+    const w = new BufferedWriter(this.nextRunPath(bytes));
+    const head = Buffer.allocUnsafe(12);
+    for (const i of idx) {
+      head.writeDoubleLE(keys[i], 0);
+      head.writeUInt32LE(this.payloads[i].length, 8);
+      w.writeBytes(head);
+      w.writeBytes(this.payloads[i]);
+    }
+    w.close();
+    this.keys = [];
+    this.payloads = [];
+    this.bytes = 0;
+  }
+
+  /** Every record in order; `payload` is a view valid until the next step. */
+  *sorted(): Generator<{ key: number; payload: Buffer }> {
+    if (this.keys.length > 0 || this.files.length === 0) this.spill();
+    const readers = this.files.map((f) => new BufferedReader(f, MERGE_BUFFER));
+    const key = new Float64Array(readers.length);
+    const len = new Uint32Array(readers.length);
+    const next = (r: number): boolean => {
+      const rd = readers[r];
+      if (rd.done) return false;
+      rd.ensure(12);
+      key[r] = rd.buf.readDoubleLE(rd.pos);
+      len[r] = rd.buf.readUInt32LE(rd.pos + 8);
+      rd.pos += 12;
+      rd.ensure(len[r]);
+      return true;
+    };
+    // Runs hold consecutive stretches of the input, so equal keys are taken from the earlier run first.
+    const heap = new Heap((a, b) => key[a] < key[b] || (key[a] === key[b] && a < b));
+    try {
+      for (let r = 0; r < readers.length; r++) if (next(r)) heap.push(r);
+      while (heap.items.length) {
+        const r = heap.items[0];
+        const rd = readers[r];
+        yield { key: key[r], payload: rd.buf.subarray(rd.pos, rd.pos + len[r]) };
+        rd.pos += len[r];
+        heap.fixTop(!next(r));
+      }
+    } finally {
+      for (const rd of readers) rd.close();
+    }
+  }
+}
