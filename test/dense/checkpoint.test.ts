@@ -298,6 +298,11 @@ test('damaged safetensors files are refused in one line naming the tensor', () =
   // A well-formed file reads (the same writer, so the failures above are the damage alone).
   writeFileSync(file, safetensors({ w: { dtype: 'F32', shape: [2], data_offsets: [0, 8] } }, 8));
   assert.deepEqual([...readSafetensorsFile(file).get('w')!.float32()], [0, 0]);
+  // bfloat16 is the top half of a float32: 0x3f80 = 1, 0xc020 = -2.5, 0x3e2a = 0.166015625.
+  const bf16 = safetensors({ w: { dtype: 'BF16', shape: [3], data_offsets: [0, 6] } }, 6);
+  bf16.set([0x80, 0x3f, 0x20, 0xc0, 0x2a, 0x3e], bf16.length - 6);
+  writeFileSync(file, bf16);
+  assert.deepEqual([...readCheckpoint(dir).tensors.get('w')!.float32()], [1, -2.5, 0.166015625]);
   const { dir: cut, file: cutFile } = truncatedCopy(join(ROOT, 'safetensors-f16-pretraining', 'model.safetensors'), (n) => n - 2);
   oneLineError(() => readCheckpoint(cut), cutFile, /lie outside the \d+ data bytes/);
 });
