@@ -157,10 +157,14 @@ function stackGlobalPickle(module: string, name: string, marker: string): Uint8A
   return new Uint8Array([0x80, 4, 0x8c, m.length, ...m, 0x8c, n.length, ...n, 0x93, 0x8c, cmd.length, ...cmd, 0x85, 0x52, 0x2e]);
 }
 
-/** A stored (uncompressed) zip archive, as torch.save writes one; CRCs are left 0 (the reader does not need them). */
-function storedZip(entries: [string, Uint8Array][]): Uint8Array {
+/**
+ * A stored (uncompressed) zip archive, as torch.save writes one; CRCs are left 0 (the reader does not need them).
+ * With `zip64`, every size and offset goes through the zip64 records, as in archives above 4 GB.
+ */
+function storedZip(entries: [string, Uint8Array][], zip64 = false): Uint8Array {
   const parts: Uint8Array[] = [];
   const central: Uint8Array[] = [];
+  const FULL = 0xffffffff;
   let at = 0;
   for (const [name, data] of entries) {
     const nm = new TextEncoder().encode(name);
@@ -169,24 +173,46 @@ function storedZip(entries: [string, Uint8Array][]): Uint8Array {
     lh.setUint32(18, data.length, true);
     lh.setUint32(22, data.length, true);
     lh.setUint16(26, nm.length, true);
+    const extra = new DataView(new ArrayBuffer(zip64 ? 28 : 0));
+    if (zip64) {
+      extra.setUint16(0, 1, true);
+      extra.setUint16(2, 24, true);
+      extra.setBigUint64(4, BigInt(data.length), true);
+      extra.setBigUint64(12, BigInt(data.length), true);
+      extra.setBigUint64(20, BigInt(at), true);
+    }
     const cd = new DataView(new ArrayBuffer(46));
     cd.setUint32(0, 0x02014b50, true);
-    cd.setUint32(20, data.length, true);
-    cd.setUint32(24, data.length, true);
+    cd.setUint32(20, zip64 ? FULL : data.length, true);
+    cd.setUint32(24, zip64 ? FULL : data.length, true);
     cd.setUint16(28, nm.length, true);
-    cd.setUint32(42, at, true);
+    cd.setUint16(30, extra.byteLength, true);
+    cd.setUint32(42, zip64 ? FULL : at, true);
     parts.push(new Uint8Array(lh.buffer), nm, data);
-    central.push(new Uint8Array(cd.buffer), nm);
+    central.push(new Uint8Array(cd.buffer), nm, new Uint8Array(extra.buffer));
     at += 30 + nm.length + data.length;
   }
   const cdSize = central.reduce((s, p) => s + p.length, 0);
+  const tail: Uint8Array[] = [];
+  if (zip64) {
+    const rec = new DataView(new ArrayBuffer(56));
+    rec.setUint32(0, 0x06064b50, true);
+    rec.setBigUint64(24, BigInt(entries.length), true);
+    rec.setBigUint64(32, BigInt(entries.length), true);
+    rec.setBigUint64(40, BigInt(cdSize), true);
+    rec.setBigUint64(48, BigInt(at), true);
+    const loc = new DataView(new ArrayBuffer(20));
+    loc.setUint32(0, 0x07064b50, true);
+    loc.setBigUint64(8, BigInt(at + cdSize), true);
+    tail.push(new Uint8Array(rec.buffer), new Uint8Array(loc.buffer));
+  }
   const end = new DataView(new ArrayBuffer(22));
   end.setUint32(0, 0x06054b50, true);
-  end.setUint16(8, entries.length, true);
-  end.setUint16(10, entries.length, true);
-  end.setUint32(12, cdSize, true);
-  end.setUint32(16, at, true);
-  return Buffer.concat([...parts, ...central, new Uint8Array(end.buffer)]);
+  end.setUint16(8, zip64 ? 0xffff : entries.length, true);
+  end.setUint16(10, zip64 ? 0xffff : entries.length, true);
+  end.setUint32(12, zip64 ? FULL : cdSize, true);
+  end.setUint32(16, zip64 ? FULL : at, true);
+  return Buffer.concat([...parts, ...central, ...tail, new Uint8Array(end.buffer)]);
 }
 
 test('a pickle naming os.system, posix.system or builtins.eval is refused without running it', () => {
@@ -272,6 +298,11 @@ test('damaged safetensors files are refused in one line naming the tensor', () =
   // A well-formed file reads (the same writer, so the failures above are the damage alone).
   writeFileSync(file, safetensors({ w: { dtype: 'F32', shape: [2], data_offsets: [0, 8] } }, 8));
   assert.deepEqual([...readSafetensorsFile(file).get('w')!.float32()], [0, 0]);
+  // bfloat16 is the top half of a float32: 0x3f80 = 1, 0xc020 = -2.5, 0x3e2a = 0.166015625.
+  const bf16 = safetensors({ w: { dtype: 'BF16', shape: [3], data_offsets: [0, 6] } }, 6);
+  bf16.set([0x80, 0x3f, 0x20, 0xc0, 0x2a, 0x3e], bf16.length - 6);
+  writeFileSync(file, bf16);
+  assert.deepEqual([...readCheckpoint(dir).tensors.get('w')!.float32()], [1, -2.5, 0.166015625]);
   const { dir: cut, file: cutFile } = truncatedCopy(join(ROOT, 'safetensors-f16-pretraining', 'model.safetensors'), (n) => n - 2);
   oneLineError(() => readCheckpoint(cut), cutFile, /lie outside the \d+ data bytes/);
 });
@@ -291,8 +322,10 @@ test('a file that is neither zip nor pickle, and a pickle that is not a state_di
   writeFileSync(file, storedZip([['archive/data.pkl', sd]]));
   oneLineError(() => readCheckpoint(dir), file, /storage 0 has no entry archive\/data\/0/);
   // With the storage present it reads; with the view reaching past it, it is refused when read.
-  writeFileSync(file, storedZip([['archive/data.pkl', sd], ['archive/data/0', new Uint8Array(new Float32Array([1, 2, 3, 4]).buffer)]]));
-  assert.deepEqual([...readCheckpoint(dir).tensors.get('w')!.float32()], [1, 2, 3, 4]);
+  for (const zip64 of [false, true]) {
+    writeFileSync(file, storedZip([['archive/data.pkl', sd], ['archive/data/0', new Uint8Array(new Float32Array([1, 2, 3, 4]).buffer)]], zip64));
+    assert.deepEqual([...readCheckpoint(dir).tensors.get('w')!.float32()], [1, 2, 3, 4], zip64 ? 'zip64 records' : 'plain zip');
+  }
   writeFileSync(file, storedZip([['archive/data.pkl', sd], ['archive/data/0', new Uint8Array(8)]]));
   oneLineError(() => readCheckpoint(dir), file, /storage 0 holds 8 bytes, 4 F32 elements need 16/);
 });
