@@ -1,7 +1,9 @@
 // The build's compact structures (id bytes in one buffer, length-prefixed text spool, edges spooled to a file and
 // filled into CSR by counts) give byte-identical stores to the in-memory path they replaced: the digests below
 // were taken from stores built by that path (an edge list of u32 pairs in memory, a Buffer per id, float64 text
-// offsets per input record) at commit 8bf39b0 on the same synthetic corpus, and the CSR fill equals buildCsr.
+// offsets per input record) on the same synthetic corpus — at commit dabd1b6, the last in-memory build, with
+// store format 3's input-inbound column (at 8bf39b0, format 2, the compact path matched that path's digests too) —
+// and the CSR fill equals buildCsr.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -27,9 +29,9 @@ test('stores are byte-identical to the in-memory path (no prefilter; corpus and 
   assert.equal(SYNTH_VERSION, 1, 'the digests are of synth v1 output: regenerate them with the generator');
   await synthesize({ ...SYNTH_DEFAULTS, articles: 6000, seed: 7, shardSize: 2500 }, join(dir, 'a'));
   const want = {
-    none: 'a77512bf15243365aaf573eaa01c1d31',
-    corpus: '25590c2893ae67b4c0ff05c2f1fdeaae',
-    record: '25590c2893ae67b4c0ff05c2f1fdeaae',
+    none: '484dab7b015d52968d67f559efda86e2',
+    corpus: '8a8107830b34f2a06c7822063fbb77b2',
+    record: '8a8107830b34f2a06c7822063fbb77b2',
   };
   const cfgs = { none: null, corpus: PAPER_PREFILTER, record: { ...PAPER_PREFILTER, citationScope: 'record' as const } };
   for (const [name, prefilter] of Object.entries(cfgs)) {
