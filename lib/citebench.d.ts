@@ -1485,6 +1485,8 @@ declare module "citebench/src/util/ts-worker" {
      */
     import { Worker, type WorkerOptions } from 'node:worker_threads';
     import { type ChildProcess, type ForkOptions } from 'node:child_process';
+    /** tsx's loader, for `node --import` in a child process run any other way (e.g. spawnSync). */
+    export const tsxLoader: string;
     /** A worker running `moduleUrl` (e.g. `new URL('./search-worker.ts', import.meta.url)`). */
     export function tsWorker(moduleUrl: URL, options?: Omit<WorkerOptions, 'eval'>): Worker;
     /** A child process running `moduleUrl` with tsx's loader (IPC channel open, structured-clone messages). */

@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { tsxLoader } from '../src/util/ts-worker.ts';
 
@@ -45,6 +45,22 @@ export function codeCells(name: string): string[] {
   return nb.cells.filter((c) => c.cell_type === 'code').map((c) => [c.source].flat().join(''));
 }
 
+/**
+ * Where a diagnostic of notebooks/<name>.ipynb is in its source: `notebooks/src/<name>.txt:LINE:COLUMN` (code cells
+ * start after their `# %%` line, leading empty lines dropped, as scripts/make-notebook.py writes them).
+ */
+export function sourceLocation(name: string, d: CellDiagnostic): string {
+  const lines = readFileSync(join(NB_DIR, 'src', `${name}.txt`), 'utf8').split('\n');
+  let code = -1;
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i].startsWith('# %%') || lines[i].includes('[md]') || ++code !== d.cell) continue;
+    let first = i + 1;
+    while (first < lines.length && lines[first] === '') first++;
+    return `notebooks/src/${name}.txt:${first + d.line}:${d.column}`;
+  }
+  return `notebooks/${name}.ipynb code cell ${d.cell + 1}:${d.line}:${d.column}`;
+}
+
 /** In this process (its folder is a notebook folder): the type errors of `cells` run in order; and the declarations they leave. */
 function checkHere(conv: Converter, cells: string[]): { diagnostics: CellDiagnostic[]; prevDecl: string } {
   let prevDecl = '';
@@ -58,48 +74,61 @@ function checkHere(conv: Converter, cells: string[]): { diagnostics: CellDiagnos
   return { diagnostics, prevDecl };
 }
 
-type Request = { op: 'check'; notebooks: Record<string, string[]> } | { op: 'complete'; cells: string[]; src: string; position: number };
+/** Notebooks to check (name → code cells) and, optionally, completion probes (e.g. `res.`) after some cells. */
+export interface CheckRequest {
+  notebooks: Record<string, string[]>;
+  complete?: { after: string[]; probes: string[] };
+}
 
-function child(request: Request): unknown {
+export interface CheckAnswer {
+  /** The type errors of each notebook, by name ([] when it type-checks). */
+  diagnostics: Record<string, CellDiagnostic[]>;
+  /** What the kernel offers at the end of each probe, in the order asked. */
+  completions: string[][];
+}
+
+function child(request: CheckRequest): CheckAnswer {
   const conv = converter();
   try {
-    if (request.op === 'check') {
-      return Object.fromEntries(Object.entries(request.notebooks).map(([name, cells]) => [name, checkHere(conv, cells).diagnostics]));
+    const diagnostics = Object.fromEntries(Object.entries(request.notebooks).map(([name, cells]) => [name, checkHere(conv, cells).diagnostics]));
+    let completions: string[][] = [];
+    if (request.complete) {
+      const before = checkHere(conv, request.complete.after);
+      if (before.diagnostics.length) throw new Error(`the cells before the completion have type errors: ${JSON.stringify(before.diagnostics)}`);
+      completions = request.complete.probes.map((src) => conv.complete(before.prevDecl, src, src.length).candidates);
     }
-    const { diagnostics, prevDecl } = checkHere(conv, request.cells);
-    if (diagnostics.length) throw new Error(`the cells before the completion have type errors: ${JSON.stringify(diagnostics)}`);
-    return conv.complete(prevDecl, request.src, request.position).candidates;
+    return { diagnostics, completions };
   } finally {
     conv.close();
   }
 }
 
-function inNotebookFolder(request: Request): unknown {
+/** Runs `request` in a child process, in a scratch notebook folder (one compiler start for all of it). */
+export async function checkNotebooks(request: CheckRequest): Promise<CheckAnswer> {
   const dir = mkdtempSync(join(tmpdir(), 'cb-nbtypes-'));
   try {
     mkdirSync(join(dir, 'node_modules'));
     symlinkSync(REPO, join(dir, 'node_modules', 'citebench'), 'dir');
     symlinkSync(join(REPO, 'node_modules', '@types'), join(dir, 'node_modules', '@types'), 'dir');
-    const r = spawnSync(process.execPath, ['--import', tsxLoader, fileURLToPath(import.meta.url)], { cwd: dir, input: JSON.stringify(request), encoding: 'utf8', maxBuffer: 64 << 20 });
-    if (r.status !== 0) throw new Error(`notebook type check failed (exit ${r.status ?? r.signal}): ${r.stderr}`);
-    return JSON.parse(r.stdout);
+    const child = spawn(process.execPath, ['--import', tsxLoader, fileURLToPath(import.meta.url)], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '', err = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (err += s));
+    child.stdin.end(JSON.stringify(request));
+    const code = await new Promise<number | null>((resolve, reject) => child.on('error', reject).on('close', resolve));
+    if (code !== 0) throw new Error(`notebook type check failed (exit ${code}): ${err}`);
+    return JSON.parse(out) as CheckAnswer;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** Type errors per notebook, by name (notebooks/<name>.ipynb), or of the given cells (`{ name: cells }`). */
-export function typecheckNotebooks(notebooks: string[] | Record<string, string[]>): Record<string, CellDiagnostic[]> {
-  const cells = Array.isArray(notebooks) ? Object.fromEntries(notebooks.map((n) => [n, codeCells(n)])) : notebooks;
-  return inNotebookFolder({ op: 'check', notebooks: cells }) as Record<string, CellDiagnostic[]>;
-}
-
-/** What the kernel offers to complete `src` at `position` (default: its end) after running `cells`. */
-export function completions(cells: string[], src: string, position = src.length): string[] {
-  return inNotebookFolder({ op: 'complete', cells, src, position }) as string[];
+/** Every code cell of the named notebooks (notebooks/<name>.ipynb), for checkNotebooks. */
+export function notebookCells(names: string[]): Record<string, string[]> {
+  return Object.fromEntries(names.map((n) => [n, codeCells(n)]));
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const request = JSON.parse(readFileSync(0, 'utf8')) as Request;
+  const request = JSON.parse(readFileSync(0, 'utf8')) as CheckRequest;
   process.stdout.write(JSON.stringify(child(request)));
 }
