@@ -5,8 +5,9 @@
  * tslab resolves 'citebench' the old way (moduleResolution node10: package.json "types", never "exports") and would
  * reject src/'s `.ts` import paths if it read src/ itself, so the kernel gets one self-contained declaration file:
  * TypeScript's own bundled declaration emit (`outFile` with `module: system`: one `declare module "<path>"` per
- * source file, imports between them by name), its module names moved under `citebench/src/` so that they cannot
- * shadow a package, and `declare module "citebench"` re-exporting src/index. The file is committed (tslab needs it
+ * source file, imports between them by name), pruned to the modules the API's types reach, their names moved under
+ * `citebench/src/` so that they cannot shadow a package, and `declare module "citebench"` re-exporting src/index.
+ * (TypeScript 6 deprecates `module: system` and `outFile`: moving there needs `ignoreDeprecations` or a bundler.) The file is committed (tslab needs it
  * in a fresh checkout, with no build step, and a reviewer sees every API change in its diff);
  * test/notebooks/types.test.ts fails when it is out of date.
  */
@@ -52,26 +53,53 @@ export function notebookTypes(): string {
     throw new Error(`declaration emit failed:\n${ts.formatDiagnostics(result.diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => REPO, getNewLine: () => '\n' })}`);
   }
   if (!text) throw new Error('declaration emit wrote no .d.ts');
-  text = renameModules(text);
+  text = renameModules(reachable(text, 'index'));
   if (text.includes(REPO) || text.includes(REPO.replace(/\/$/, ''))) throw new Error('the declarations name a path of this checkout');
   return `${HEADER}${text}declare module "citebench" {\n    export * from "${PREFIX}index";\n}\n`;
+}
+
+/** Module specifiers in `node` (imports, re-exports, `import("…")` types), with their string literals. */
+function specifiers(node: ts.Node): ts.StringLiteral[] {
+  const found: ts.StringLiteral[] = [];
+  const visit = (n: ts.Node): void => {
+    let spec: ts.Node | undefined;
+    if (ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) spec = n.moduleSpecifier;
+    else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument)) spec = n.argument.literal;
+    else if (ts.isExternalModuleReference(n)) spec = n.expression;
+    if (spec && ts.isStringLiteral(spec)) found.push(spec);
+    ts.forEachChild(n, visit);
+  };
+  visit(node);
+  return found;
+}
+
+/**
+ * Only the bundled modules whose declarations `root` reaches (the emit holds every file of the program, most of
+ * them internals whose types no export mentions): the file changes when the API's types do, not with every
+ * refactoring behind it.
+ */
+function reachable(text: string, root: string): string {
+  const sf = ts.createSourceFile('bundle.d.ts', text, ts.ScriptTarget.Latest, true);
+  const modules = new Map(sf.statements.filter(ts.isModuleDeclaration).map((m) => [m.name.text, m]));
+  if (modules.size !== sf.statements.length) throw new Error('declaration emit: a top-level statement that is not a module');
+  const keep = new Set<string>();
+  const todo = [root];
+  for (let name = todo.pop(); name !== undefined; name = todo.pop()) {
+    const m = modules.get(name);
+    if (!m || keep.has(name)) continue;
+    keep.add(name);
+    todo.push(...specifiers(m).map((s) => s.text));
+  }
+  if (!keep.has(root)) throw new Error(`declaration emit has no module "${root}"`);
+  return text.slice(0, sf.statements[0].getStart(sf)) + sf.statements.filter((m) => keep.has((m as ts.ModuleDeclaration).name.text)).map((m) => `${m.getText(sf)}\n`).join('');
 }
 
 /** Moves every bundled module's name, and each import of it, under PREFIX (spliced by AST position, not by regex). */
 function renameModules(text: string): string {
   const sf = ts.createSourceFile('bundle.d.ts', text, ts.ScriptTarget.Latest, true);
   const own = new Set(sf.statements.filter(ts.isModuleDeclaration).map((m) => m.name.text));
-  const edits: ts.StringLiteral[] = [];
-  const visit = (node: ts.Node): void => {
-    let spec: ts.Node | undefined;
-    if (ts.isModuleDeclaration(node) && node.parent === sf) spec = node.name;
-    else if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) spec = node.moduleSpecifier;
-    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) spec = node.argument.literal;
-    else if (ts.isExternalModuleReference(node)) spec = node.expression;
-    if (spec && ts.isStringLiteral(spec) && own.has(spec.text)) edits.push(spec);
-    ts.forEachChild(node, visit);
-  };
-  visit(sf);
+  const names = sf.statements.filter(ts.isModuleDeclaration).map((m) => m.name).filter(ts.isStringLiteral);
+  const edits = [...names, ...specifiers(sf)].filter((s) => own.has(s.text));
   let out = text;
   for (const s of edits.sort((a, b) => b.getStart(sf) - a.getStart(sf))) {
     out = `${out.slice(0, s.getStart(sf))}"${PREFIX}${s.text}"${out.slice(s.getEnd())}`;
