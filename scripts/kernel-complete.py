@@ -4,13 +4,15 @@ the cell), then sends complete_request for `cb.` and for `res.` after the cells 
 the kernel offers. The kernel runs in a scratch folder whose node_modules/citebench is this checkout, so it sees
 this checkout's lib/citebench.d.ts and src/ (not those of another checkout sharing node_modules).
 
-usage: CITEBENCH_SMALL=1 /usr/bin/python3 scripts/dev/kernel-complete.py [NAME …]   (default: every notebook)
+usage: CITEBENCH_SMALL=1 /usr/bin/python3 scripts/kernel-complete.py [NAME …]   (default: every notebook)
+       /usr/bin/python3 scripts/kernel-complete.py --quick   (no notebook: declares `res`, prints the
+       completions of `cb.` and `res.` as JSON; test/notebooks/types.test.ts runs this)
 """
 import json, os, pathlib, shutil, sys, tempfile, time
 import nbformat
 from jupyter_client.manager import KernelManager
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+REPO = pathlib.Path(__file__).resolve().parents[1]
 scratch = pathlib.Path(tempfile.mkdtemp(prefix='cb-kernel-check-'))
 (scratch / 'node_modules').mkdir()
 (scratch / 'node_modules' / 'citebench').symlink_to(REPO)
@@ -21,15 +23,39 @@ spec.mkdir(parents=True)
 os.environ['JUPYTER_PATH'] = str(scratch)
 os.environ.setdefault('CITEBENCH_WORK', str(scratch / 'data'))
 
-names = sys.argv[1:] or sorted(p.stem for p in (REPO / 'notebooks' / 'src').glob('*.txt'))
-failed = 0
-for name in names:
-    nb = nbformat.read(REPO / 'notebooks' / f'{name}.ipynb', as_version=4)
+def start():
     km = KernelManager(kernel_name='tslab')
     km.start_kernel(cwd=str(scratch))
     kc = km.client()
     kc.start_channels()
     kc.wait_for_ready(timeout=120)
+    return km, kc
+
+def complete(kc, probe):
+    msg_id = kc.complete(probe, len(probe))
+    reply = kc.get_shell_msg(timeout=60)
+    assert reply['parent_header']['msg_id'] == msg_id
+    return reply['content']['matches']
+
+if sys.argv[1:] == ['--quick']:
+    km, kc = start()
+    try:
+        out = []
+        reply = kc.execute_interactive("import * as cb from 'citebench';\nlet res: cb.ResultsFrames;", timeout=120, output_hook=lambda m: out.append(m['content']) if m['msg_type'] in ('error', 'stream') else None)
+        answer = {'status': reply['content']['status'], 'outputs': out, 'cb': complete(kc, 'cb.'), 'res': complete(kc, 'res.')}
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+        del kc, km
+    shutil.rmtree(scratch, ignore_errors=True)
+    print(json.dumps(answer))
+    sys.exit(0)
+
+names = sys.argv[1:] or sorted(p.stem for p in (REPO / 'notebooks' / 'src').glob('*.txt'))
+failed = 0
+for name in names:
+    nb = nbformat.read(REPO / 'notebooks' / f'{name}.ipynb', as_version=4)
+    km, kc = start()
     problems, t0 = [], time.time()
     try:
         for i, cell in enumerate(c for c in nb.cells if c.cell_type == 'code'):
@@ -44,10 +70,7 @@ for name in names:
         failed += bool(problems)
         code = '\n'.join(c.source for c in nb.cells if c.cell_type == 'code')
         for probe in ['cb.', 'res.'] if 'const res =' in code else ['cb.']:
-            msg_id = kc.complete(probe, len(probe))
-            reply = kc.get_shell_msg(timeout=60)
-            assert reply['parent_header']['msg_id'] == msg_id
-            matches = reply['content']['matches']
+            matches = complete(kc, probe)
             print(f'  complete_request {probe!r}: {len(matches)} matches: {", ".join(matches)}')
             if not matches: failed += 1
     finally:
