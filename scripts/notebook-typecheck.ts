@@ -1,6 +1,6 @@
 /**
  * Type-checks notebooks the way the tslab kernel does, without Jupyter: tslab's own converter (its TypeScript,
- * its compiler settings, its module resolution from notebooks/), fed each code cell in order with the
+ * its compiler settings, its module resolution from a notebook's folder), fed each code cell in order with the
  * declarations of the cells before, as the kernel's executor does. `import * as cb from 'citebench'` gets
  * lib/citebench.d.ts (scripts/notebook-types.ts), so a misspelt member or a wrong argument is a type error here
  * exactly when it would be one in Jupyter. Also answers completion requests (what `res.` offers).
