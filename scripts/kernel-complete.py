@@ -6,7 +6,8 @@ this checkout's lib/citebench.d.ts and src/ (not those of another checkout shari
 
 usage: CITEBENCH_SMALL=1 /usr/bin/python3 scripts/kernel-complete.py [NAME …]   (default: every notebook)
        /usr/bin/python3 scripts/kernel-complete.py --quick   (no notebook: declares `res`, prints the
-       completions of `cb.` and `res.` as JSON; test/notebooks/types.test.ts runs this)
+       completions of `cb.` and `res.` and what Shift-Tab shows on `res.table`, as JSON; test/notebooks/types.test.ts
+       runs this)
 """
 import json, os, pathlib, shutil, sys, tempfile, time
 import nbformat
@@ -37,12 +38,19 @@ def complete(kc, probe):
     assert reply['parent_header']['msg_id'] == msg_id
     return reply['content']['matches']
 
+def inspect(kc, code):
+    """What Shift-Tab shows at the end of `code` (inspect_request): the signature and doc comment."""
+    msg_id = kc.inspect(code, len(code))
+    reply = kc.get_shell_msg(timeout=60)
+    assert reply['parent_header']['msg_id'] == msg_id
+    return reply['content'].get('data', {}).get('text/plain', '')
+
 if sys.argv[1:] == ['--quick']:
     km, kc = start()
     try:
         out = []
         reply = kc.execute_interactive("import * as cb from 'citebench';\nlet res: cb.ResultsFrames;", timeout=120, output_hook=lambda m: out.append(m['content']) if m['msg_type'] in ('error', 'stream') else None)
-        answer = {'status': reply['content']['status'], 'outputs': out, 'cb': complete(kc, 'cb.'), 'res': complete(kc, 'res.')}
+        answer = {'status': reply['content']['status'], 'outputs': out, 'cb': complete(kc, 'cb.'), 'res': complete(kc, 'res.'), 'inspect': inspect(kc, 'res.table')}
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)

@@ -64,10 +64,13 @@ test('completion in a notebook: cb. offers every export of src/index.ts, res. ev
   for (const m of ['cells', 'table', 'reportTable', 'chart', 'queries', 'about']) assert.ok(res.includes(m), m);
 });
 
-test('a real tslab kernel answers complete_request for cb. and res. with the API (Jupyter protocol)', { skip: hasJupyter ? false : 'Jupyter or tslab is not installed (run scripts/setup.sh)', timeout: 180_000 }, async () => {
-  const answer = JSON.parse((await kernel!).stdout) as { status: string; outputs: unknown[]; cb: string[]; res: string[] };
+test('a real tslab kernel answers complete_request for cb. and res. with the API, inspect_request with the doc comment (Jupyter protocol)', { skip: hasJupyter ? false : 'Jupyter or tslab is not installed (run scripts/setup.sh)', timeout: 180_000 }, async () => {
+  const answer = JSON.parse((await kernel!).stdout) as { status: string; outputs: unknown[]; cb: string[]; res: string[]; inspect: string };
   assert.equal(answer.status, 'ok', JSON.stringify(answer.outputs));
   assert.deepEqual(answer.outputs, [], 'the cell printed nothing (no type error on stderr)');
   assert.deepEqual([...answer.cb].sort(), Object.keys(src).sort());
   assert.deepEqual(usedMembers().filter((m) => !answer.res.includes(m)), [], `res. offers ${answer.res.join(', ')}`);
+  // Shift-Tab on res.table: its signature, then its doc comment from src/report/frames.ts.
+  assert.match(answer.inspect, /^\(method\) ResultsFrames\.table\(n: number/);
+  assert.match(answer.inspect, /\n\nThe paper's Table `n`/);
 });
