@@ -22,7 +22,8 @@ function tsxEntry(sub: '.' | './esm/api'): string {
 }
 
 const tsxApi = tsxEntry('./esm/api');
-const tsxLoader = tsxEntry('.');
+/** tsx's loader, for `node --import` in a child process run any other way (e.g. spawnSync). */
+export const tsxLoader = tsxEntry('.');
 
 /** A worker running `moduleUrl` (e.g. `new URL('./search-worker.ts', import.meta.url)`). */
 export function tsWorker(moduleUrl: URL, options: Omit<WorkerOptions, 'eval'> = {}): Worker {

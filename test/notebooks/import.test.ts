@@ -1,6 +1,6 @@
 // `import * as cb from 'citebench'` (package.json "exports"): in TypeScript run by tsx (this file), in CommonJS
 // (what tslab turns a notebook's import into: lib/citebench.cjs) and from a notebook's folder; the installed
-// command (bin/citebench.js) still starts. tslab's own type check of the import is covered by the notebook runs.
+// command (bin/citebench.js) still starts. tslab's type check of the notebooks against lib/citebench.d.ts: types.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
