@@ -81,7 +81,7 @@ declare module "citebench/src/util/errors" {
 }
 declare module "citebench/src/corpus/validation" {
     /** The kinds of problem the S2ORC reader can meet, each counted separately in the report. */
-    export type ProblemKind = 'corrupt-file' | 'invalid-utf8' | 'invalid-json' | 'not-an-object' | 'missing-field' | 'bad-type' | 'empty-id' | 'duplicate-id' | 'unknown-field-of-study' | 'bad-citation-id' | 'unknown-citation' | 'self-citation';
+    export type ProblemKind = 'corrupt-file' | 'invalid-utf8' | 'invalid-json' | 'not-an-object' | 'missing-field' | 'bad-type' | 'empty-id' | 'duplicate-id' | 'unknown-field-of-study' | 'bad-citation-id' | 'unknown-citation' | 'self-citation' | 'unresolved-citation' | 'unmatched-abstract' | 'field-beyond-mag';
     /** Kinds that drop the whole record (the others drop a value or are informational). */
     export const RECORD_DROPPING: ReadonlySet<ProblemKind>;
     /** Informational kinds never make `--strict` fail: they describe the data, not an error in it. */
@@ -125,8 +125,13 @@ declare module "citebench/src/corpus/validation" {
 declare module "citebench/src/corpus/s2orc-reader" {
     import type { Article } from "citebench/src/corpus/article";
     import { ValidationReport } from "citebench/src/corpus/validation";
-    /** The shard files under `path` (a file, or a directory scanned non-recursively), sorted by name. */
-    export function listShards(path: string): string[];
+    /**
+     * The shard files under `path` (a file, or a directory scanned non-recursively), sorted by name. `anyGzip`
+     * also takes `*.gz` (the Semantic Scholar Datasets API's file names do not always say jsonl).
+     */
+    export function listShards(path: string, opts?: {
+        anyGzip?: boolean;
+    }): string[];
     export interface RawLine {
         file: string;
         /** 1-based line number. */
@@ -142,8 +147,11 @@ declare module "citebench/src/corpus/s2orc-reader" {
     export function readShardLines(file: string, report: ValidationReport, opts?: {
         allowTruncated?: boolean;
     }): AsyncGenerator<RawLine>;
+    /** Decode one line as a JSON object; undefined (with the problem reported) when it is not one. */
+    export function parseObject(raw: RawLine, report: ValidationReport): Record<string, unknown> | undefined;
     /** Parse and validate one line; undefined (with the problem reported) when the record must be skipped. */
     export function parseRecord(raw: RawLine, report: ValidationReport): Article | undefined;
+    export function describe(v: unknown): string;
     export interface ReadOptions {
         report: ValidationReport;
         /** A truncated or corrupt shard is a counted skip of the rest of that file instead of an error. */
@@ -160,6 +168,40 @@ declare module "citebench/src/corpus/s2orc-reader" {
         line: number;
     }>;
     export function shardLabel(file: string): string;
+}
+declare module "citebench/src/corpus/s2-datasets" {
+    import type { Article } from "citebench/src/corpus/article";
+    import { type ReadOptions } from "citebench/src/corpus/s2orc-reader";
+    export const DATASETS: readonly ["papers", "abstracts", "citations"];
+    /** True when `path` is a folder holding the bulk datasets (a papers/ sub-folder) rather than v2020 shards. */
+    export function isS2Datasets(path: string): boolean;
+    /**
+     * The articles of either input form: v2020 metadata shards (a file or folder), or a folder of the bulk datasets
+     * (sorted on disk under `scratch`, which the caller removes).
+     */
+    export function readCorpusInput(path: string, opts: S2DatasetsOptions): AsyncGenerator<Article & {
+        file: string;
+        line: number;
+    }>;
+    export interface S2DatasetsOptions extends ReadOptions {
+        /** Folder for the sort runs (created; the caller removes it). */
+        scratch: string;
+        /** Memory per sort run (default 256 MiB; four sorts, used one dataset at a time). */
+        runBytes?: number;
+        progress?: boolean;
+        /** Filled while reading: rows of each dataset and sort runs spilled. */
+        stats?: S2DatasetsStats;
+    }
+    export interface S2DatasetsStats {
+        papers: number;
+        abstracts: number;
+        citations: number;
+        runs: number;
+    }
+    export function readS2Datasets(root: string, opts: S2DatasetsOptions): AsyncGenerator<Article & {
+        file: string;
+        line: number;
+    }>;
 }
 declare module "citebench/src/corpus/prefilter" {
     /**
@@ -247,6 +289,8 @@ declare module "citebench/src/corpus/store-build" {
         allowTruncated?: boolean;
         progress?: boolean;
         log?: (line: string) => void;
+        /** Semantic Scholar bulk input: memory per external-sort run (default 256 MiB). */
+        sortRunBytes?: number;
     }
     export interface BuildSummary {
         articles: number;
@@ -257,6 +301,15 @@ declare module "citebench/src/corpus/store-build" {
     export function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary>;
     /** Edge list → CSR with each row's targets sorted and deduplicated. */
     export function buildCsr(n: number, src: Uint32Array, dst: Uint32Array): {
+        offsets: Uint32Array;
+        targets: Uint32Array;
+    };
+    /**
+     * CSR from counted edges, without an edge list in memory: `counts[i + 1]` holds the number of edges of row i
+     * (it becomes the offsets), `total` their sum, and `replay` emits every edge (source, target), e.g. from a file.
+     * Rows come out sorted and deduplicated; the result equals buildCsr's on the same edges in the same order.
+     */
+    export function fillCsr(n: number, counts: Uint32Array, total: number, replay: (put: (source: number, target: number) => void) => void): {
         offsets: Uint32Array;
         targets: Uint32Array;
     };
@@ -377,6 +430,93 @@ declare module "citebench/src/util/rng" {
     /** FNV-1a over UTF-16 code units: a stable 32-bit hash for stream names. */
     export function hashString(s: string): number;
 }
+declare module "citebench/src/util/alias" {
+    import type { Rng } from "citebench/src/util/rng";
+    /** Walker's alias table: O(1) draws from a fixed discrete distribution (Zipfian vocabularies, topic mixes). */
+    export class AliasTable {
+        private readonly prob;
+        private readonly alias;
+        constructor(weights: ArrayLike<number>);
+        get size(): number;
+        sample(rng: Rng): number;
+    }
+    /** Zipf–Mandelbrot weights 1/(rank+q)^s for ranks 0..n-1. */
+    export function zipfWeights(n: number, s: number, q?: number): Float64Array;
+}
+declare module "citebench/src/corpus/synth-text" {
+    import { AliasTable } from "citebench/src/util/alias";
+    /** What shard writing needs of a SynthConfig (synth.ts). */
+    export interface ShardConfig {
+        articles: number;
+        seed: number;
+        shardSize: number;
+        vocabulary: number;
+    }
+    /** Field shares: counts of each MAG field in the 1,000-record real S2ORC sample (shared/data). */
+    export const FIELD_COUNTS: Record<string, number>;
+    export const STOP_AND_FUNCTION: string[];
+    /** What every article's text draws on; cheap to rebuild from (seed, vocabulary, topics), e.g. in a worker. */
+    export interface Lexicon {
+        vocab: string[];
+        background: AliasTable;
+        stop: AliasTable;
+        fieldWords: Uint32Array[];
+        fieldAlias: AliasTable;
+        topicWords: Uint32Array[];
+        topicAlias: AliasTable;
+        topicField: Uint8Array;
+        topicsOfField: number[][];
+        topicPopularity: AliasTable[];
+        fieldShare: AliasTable;
+    }
+    /** Per article, in generation (year) order; in shared memory so shard-writing workers read them in place. */
+    export interface Attributes {
+        year: Uint16Array;
+        topic: Uint32Array;
+        topic2: Uint32Array;
+        /** Position of the article inside its topic, on a circle [0, 1): nearby articles use nearby topic words. */
+        pos: Float32Array;
+        fields: Uint32Array;
+        flags: Uint8Array;
+    }
+    export type World = Lexicon & Attributes;
+    /** 's2orc-raw' profile: a record that is only cited by stray references and cites little itself. */
+    export const OBSCURE = 16;
+    type TypedCtor<T> = {
+        new (b: SharedArrayBuffer): T;
+        BYTES_PER_ELEMENT: number;
+    };
+    export function shared<T>(ctor: TypedCtor<T>, n: number): T;
+    export function toShared(a: Uint32Array): Uint32Array;
+    export function buildLexicon(cfg: ShardConfig, T: number): Lexicon;
+    export interface Graph {
+        outOff: Uint32Array;
+        outDst: Uint32Array;
+        /** External (not-in-corpus) references per article. */
+        extOut: Uint8Array;
+    }
+    /** Everything a shard writer needs besides the lexicon (which it rebuilds from the config). */
+    export interface ShardJob {
+        cfg: ShardConfig;
+        topics: number;
+        outDir: string;
+        names: string[];
+        order: Uint32Array;
+        attributes: Attributes;
+        graph: Graph;
+        inbound: {
+            offsets: Uint32Array;
+            targets: Uint32Array;
+        };
+    }
+    export function shardRange(n: number, shardSize: number, s: number): [number, number];
+    /** Write shard s (atomically); `tick` is told how many records were written. */
+    export function writeShard(job: ShardJob, world: World, s: number, tick: (k: number) => void): void;
+    /** The lexicon of a job, rebuilt in a worker (strings and alias tables do not cross threads cheaply). */
+    export function jobWorld(job: ShardJob): World;
+    /** Distinct 9-digit paper ids: an affine bijection of [0, 9e8) (1,000,003 is coprime with 9e8). */
+    export function synthPaperId(i: number, seed: number): string;
+}
 declare module "citebench/src/corpus/synth" {
     export interface SynthConfig {
         articles: number;
@@ -388,7 +528,40 @@ declare module "citebench/src/corpus/synth" {
         vocabulary: number;
         /** Mean references of a 2019 article to other articles of the prefiltered corpus store. */
         refs2019: number;
+        /**
+         * Absent: records shaped like the prefiltered store (~77 % pass the paper's prefilter). 's2orc-raw': records
+         * shaped like the raw S2ORC release, of which ~20 % pass (S2ORC_RAW below).
+         */
+        profile?: SynthProfile;
+        /** Worker threads writing shards (default: up to 2, one per core); the output does not depend on it. */
+        threads?: number;
     }
+    export type SynthProfile = 's2orc-raw';
+    export const SYNTH_PROFILES: readonly SynthProfile[];
+    /**
+     * The raw S2ORC v2020-07-05 release: 81.1 M records, of which the paper's prefilter keeps ~16 M (19.7 %).
+     * Calibrated with scripts/dev/s2orc-survival.ts on the 1,000 real records of the S2ORC sample: 1.3 % have no
+     * year, 51.2 % no abstract, none an empty title or a present-but-short abstract (the profile keeps 0.1 % and
+     * 0.2 % so both rules stay exercised); 86.2 % have fewer than three inbound citations — 76 % of those with an
+     * abstract, 96 % of those without. The sample keeps 11.7 %; its 1,000 neighbouring ids are one slice of one shard,
+     * so the overall share is taken from the paper (16 M / 81.1 M) and the sample gives the shape.
+     * Citations: a "citable" share of records (higher with an abstract, in the sample's 4:24 ratio of ≥ 3-cited
+     * records) cites and is cited as in the default profile; the others cite a tenth as much (the sample's records
+     * without an abstract and < 3 citations list 0.6 references) and are cited only by stray references to any earlier
+     * record, so most of them end with 0–2 inbound citations (sample: 75 % 0, 7 % 1, 4 % 2).
+     */
+    export const S2ORC_RAW: {
+        readonly text: {
+            noYear: number;
+            emptyTitle: number;
+            noAbstract: number;
+            shortAbstract: number;
+        };
+        readonly citableWithAbstract: 0.36;
+        readonly citableWithoutAbstract: 0.062;
+        readonly obscureRefs: 0.1;
+        readonly stray: 0.03;
+    };
     /**
      * Version of the generator's output: bump it with any change to what synthesize() writes for a given config, so
      * shards, corpus stores and result cells stamped with the old version are rebuilt rather than reused.
@@ -403,8 +576,7 @@ declare module "citebench/src/corpus/synth" {
     export function synthesize(cfg: SynthConfig, outDir: string, opts?: {
         progress?: boolean;
     }): Promise<SynthSummary>;
-    /** Distinct 9-digit paper ids: an affine bijection of [0, 9e8) (1,000,003 is coprime with 9e8). */
-    export function synthPaperId(i: number, seed: number): string;
+    export { synthPaperId } from "citebench/src/corpus/synth-text";
 }
 declare module "citebench/src/corpus/stats" {
     import type { CorpusStore } from "citebench/src/corpus/store";
@@ -899,6 +1071,16 @@ declare module "citebench/src/retrieval/bm25/analyzer" {
         abstract: string;
     }): string;
 }
+declare module "citebench/src/retrieval/bm25/kernel" {
+    export interface Bm25Kernel {
+        /** `a`: search.ts's ScoringArrays. */
+        createScorer(a: object, tableMinPostings: number, blockDocs: number): object;
+        /** [docs, scores] best first; null when a posting's stored frequency is missing (damaged index). */
+        search(scorer: object, terms: Uint32Array, weights: Float32Array, k: number, exclude: number): [Uint32Array, Float32Array] | null;
+    }
+    /** The kernel, or null (TypeScript search). Loaded once per thread. */
+    export function bm25Kernel(): Bm25Kernel | null;
+}
 declare module "citebench/src/retrieval/bm25/search" {
     /**
      * BM25 scoring exactly as Lucene ≥ 8 (BM25Similarity, Lucene 8.7) computes it, over the whole corpus or over a
@@ -921,6 +1103,7 @@ declare module "citebench/src/retrieval/bm25/search" {
      */
     import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
     import { EnglishAnalyzer } from "citebench/src/retrieval/bm25/analyzer";
+    import { type Bm25Kernel } from "citebench/src/retrieval/bm25/kernel";
     export interface Bm25Params {
         k1: number;
         b: number;
@@ -993,11 +1176,12 @@ declare module "citebench/src/retrieval/bm25/search" {
      * Each block is then swept in order; documents with a positive score compete for a size-k min-heap.
      * (MaxScore pruning was tried: with title+abstract queries of ~100+ terms the non-essential bounds add up to
      * about the top-k threshold, so nearly every document survives and probing cost more than scanning.)
+     * The compiled kernel (kernel.ts) runs this same loop, bit for bit, for every search without fixed candidates;
+     * this TypeScript is the fallback where it was not built, and the candidates path.
      */
     export class QueryScorer {
         private readonly a;
         private readonly tableMinPostings;
-        private readonly blockDocs;
         private readonly acc;
         private readonly mark;
         private table;
@@ -1005,11 +1189,17 @@ declare module "citebench/src/retrieval/bm25/search" {
         private heapDocs;
         private heapScores;
         private heapSize;
+        private readonly blockDocs;
+        private readonly kernel;
+        /** The kernel's scorer over `a` (it holds its own scratch space), or null. */
+        private readonly native;
         /**
          * @param tableMinPostings postings count from which a term is scored via its table (tests force 0 or ∞).
-         * @param blockDocs documents per accumulator block (tests force small blocks).
+         * @param blockDocs documents per accumulator block (tests force small blocks); default: the kernel's or
+         * the TypeScript loop's own (blocks change speed only, never a score).
+         * @param kernel the compiled kernel, or null for the TypeScript loop (tests compare both).
          */
-        constructor(a: ScoringArrays, tableMinPostings?: number, blockDocs?: number);
+        constructor(a: ScoringArrays, tableMinPostings?: number, blockDocs?: number, kernel?: Bm25Kernel | null);
         private tf;
         /**
          * Top k documents for a query. `exclude` = a corpus index never returned (the query article itself, or -1).
@@ -3184,11 +3374,12 @@ declare module "citebench/src/index" {
     export type { Article, ArticleText, TextSource } from "citebench/src/corpus/article";
     export { InMemoryTexts } from "citebench/src/corpus/article";
     export { listShards, readArticles } from "citebench/src/corpus/s2orc-reader";
+    export { isS2Datasets, readS2Datasets, readCorpusInput } from "citebench/src/corpus/s2-datasets";
     export { ValidationReport } from "citebench/src/corpus/validation";
     export { PAPER_PREFILTER, formatPrefilterReport, prefilterRows, type PrefilterConfig, type PrefilterReport } from "citebench/src/corpus/prefilter";
     export { buildCorpusStore } from "citebench/src/corpus/store-build";
     export { CorpusStore } from "citebench/src/corpus/store";
-    export { synthesize, SYNTH_DEFAULTS } from "citebench/src/corpus/synth";
+    export { synthesize, SYNTH_DEFAULTS, SYNTH_PROFILES, S2ORC_RAW, type SynthProfile } from "citebench/src/corpus/synth";
     export { describeStore, degreeHistogram, type DegreeBin } from "citebench/src/corpus/stats";
     export { Rng, rngFor } from "citebench/src/util/rng";
     export { loadConfig, parseConfig, canonicalConfig, type ExperimentConfig, type ModelConfig } from "citebench/src/experiments/config";
