@@ -3,6 +3,7 @@
 // min-heap by (float score, tie key). Every float step mirrors the TypeScript one — the operation in double,
 // then rounded to float, as Math.fround does — so scores, sums and ties are bit-identical to the fallback.
 // Built with -ffp-contract=off: a fused multiply-add would skip a rounding.
+#include <type_traits>
 #include <node_api.h>
 
 #include <cstdint>
@@ -184,11 +185,15 @@ struct Scorer {
           }
         } else {
           const float* tab = table.data() + static_cast<size_t>(useTable[qi] - 1) * TABLE_CODES;
-          if (filter == nullptr) {
-            // The hot loop: two loads, one table read, one add per posting.
+          // One loop body, instantiated twice: the unfiltered sweep (the hot loop: two loads, one table read, one
+          // add per posting) carries no per-posting filter test.
+          auto sweep = [&](auto filtered) -> bool {
             for (; p < end; p++) {
               const uint32_t d = dd[p];
               if (d >= blockEnd) break;
+              if constexpr (decltype(filtered)::value) {
+                if (filter[d] == 0) continue;
+              }
               const uint32_t code = tn[p];
               float s;
               if (code < TABLE_CODES) s = tab[code];
@@ -200,23 +205,9 @@ struct Scorer {
               }
               a[d - blockStart] += s;
             }
-          } else {
-            for (; p < end; p++) {
-              const uint32_t d = dd[p];
-              if (d >= blockEnd) break;
-              if (filter[d] == 0) continue;
-              const uint32_t code = tn[p];
-              float s;
-              if (code < TABLE_CODES) s = tab[code];
-              else {
-                double tf = code >> 8;
-                if (tf == TF_BIG && !bigTf(static_cast<double>(p), &tf)) return false;
-                const float x = static_cast<float>(1.0 + static_cast<float>(tf * static_cast<double>(nc[code & 255])));
-                s = static_cast<float>(w - static_cast<float>(w / x));
-              }
-              a[d - blockStart] += s;
-            }
-          }
+            return true;
+          };
+          if (!(filter == nullptr ? sweep(std::false_type{}) : sweep(std::true_type{}))) return false;
         }
         cursor[qi] = static_cast<double>(p);
       }
