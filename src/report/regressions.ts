@@ -4,9 +4,10 @@
  * written once to a file in the repository and compared with every later run of the same config.
  *
  * The comparison is equality, not a tolerance: a run is deterministic (same config and seed ⇒ byte-identical
- * results.json), results.json stores each mean as the shortest decimal that reads back as the same double
- * (JSON.stringify), so the expected file holds exactly the numbers results.json holds. Any difference, in the
- * last bit or in a cell that appears or disappears, is a change of behaviour that a reviewer should see.
+ * results.json; BM25 and the measures use V8's own fdlibm ports for log/exp, not the platform's libm), and
+ * results.json stores each mean as the shortest decimal that reads back as the same double (JSON.stringify),
+ * so the expected file holds exactly the numbers results.json holds. Any difference, in the last bit or in a
+ * cell that appears or disappears, is a change of behaviour that a reviewer should see.
  *
  * File layout: a header (what made the values, that they are not findings), the config's hash, and `rows`: one
  * line per row, a row being a flat record of numbers (a cell's measures, an MDCR field's map/ndcg/recall_5),
