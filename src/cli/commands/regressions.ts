@@ -73,6 +73,7 @@ export async function run(args: string[]): Promise<number> {
   const path = configPath(arg);
   const cfg = loadConfig(path, { work: values.work, results: values.results });
   const expectedPath = values.expected ?? join(ROOT, 'regressions', `${cfg.name}.json`);
+  if (action === 'check' && !existsSync(expectedPath)) throw new CitebenchError(`${expectedPath}: no expected values for config ${cfg.name}; record them with citebench regressions update ${arg}`);
   const previous = action === 'check' ? readRegressionFile(expectedPath) : readPrevious(expectedPath);
 
   const { store, resultsDir } = await runExperiment(cfg, { threads });
