@@ -30,7 +30,7 @@ CONFIG is a config file or the name of one in configs/ (ci, default). npm test c
 
 options:
   --work DIR       cache folder (default: the config's)
-  --results DIR    results folder (default: the config's)
+  --results DIR    results folder (default: <work>/results with --work, else the config's)
   --expected FILE  expected values (default: regressions/<config name>.json in the citebench checkout)
   --threads N      searcher threads (default: all cores)`;
 
@@ -71,7 +71,8 @@ export async function run(args: string[]): Promise<number> {
   const threads = values.threads === undefined ? undefined : num('threads', values.threads);
   if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw new CitebenchError(`--threads must be a positive integer, got ${values.threads}`);
   const path = configPath(arg);
-  const cfg = loadConfig(path, { work: values.work, results: values.results });
+  // --work moves the results with it unless --results says otherwise (as for citebench reproduce).
+  const cfg = loadConfig(path, { work: values.work, results: values.results ?? (values.work ? join(values.work, 'results') : undefined) });
   const expectedPath = values.expected ?? join(ROOT, 'regressions', `${cfg.name}.json`);
   if (action === 'check' && !existsSync(expectedPath)) throw new CitebenchError(`${expectedPath}: no expected values for config ${cfg.name}; record them with citebench regressions update ${arg}`);
   const previous = action === 'check' ? readRegressionFile(expectedPath) : readPrevious(expectedPath);
