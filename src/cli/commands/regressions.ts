@@ -77,6 +77,10 @@ export async function run(args: string[]): Promise<number> {
   if (action === 'check' && !existsSync(expectedPath)) throw new CitebenchError(`${expectedPath}: no expected values for config ${cfg.name}; record them with citebench regressions update ${arg}`);
   const previous = action === 'check' ? readRegressionFile(expectedPath) : readPrevious(expectedPath);
 
+  // How the header names the config: the same text however it was given (a name or a path).
+  const shipped = resolve(path) === join(ROOT, 'configs', basename(path)) && path.endsWith('.yaml');
+  const configArg = shipped ? basename(path, '.yaml') : shownPath(path);
+
   const { store, resultsDir } = await runExperiment(cfg, { threads });
   store.close();
   const results = readResults(resultsDir);
@@ -85,8 +89,10 @@ export async function run(args: string[]): Promise<number> {
     version: 1,
     about: [
       `Regression values of ${shownPath(path)}: every number its results.json holds, compared by equality.`,
-      'The corpus is synthetic: these numbers catch a change of behaviour; they are not findings.',
-      `Made by: citebench regressions update ${cfg.name}. Checked by: citebench regressions check ${cfg.name}.`,
+      results.corpus.kind === 'synthetic'
+        ? 'The corpus is synthetic: these numbers catch a change of behaviour; they are not findings.'
+        : 'These numbers catch a change of behaviour on this corpus store; the report says what they measure.',
+      `Made by: citebench regressions update ${configArg}. Checked by: citebench regressions check ${configArg}.`,
     ],
     config: cfg.name,
     configHash: results.configHash,
@@ -102,7 +108,7 @@ export async function run(args: string[]): Promise<number> {
     console.error(
       `citebench regressions: ${diffs.length} difference${diffs.length === 1 ? '' : 's'} between ${shownExpected} and the run of ${shownPath(path)} (results in ${resultsDir}):\n` +
         formatRegressionDiff(diffs, previous!.rows, got.rows) +
-        `\nIf the change is intended: citebench regressions update ${cfg.name}, and commit the file's diff with the change that moved the numbers.`,
+        `\nIf the change is intended: citebench regressions update ${configArg}, and commit the file's diff with the change that moved the numbers.`,
     );
     return 1;
   }
