@@ -16,6 +16,7 @@ import { runExperiment } from '../../src/experiments/run.ts';
 import { createHash } from 'node:crypto';
 import { readResults, readCell, meanOverRepeats } from '../../src/report/results.ts';
 import { InputError } from '../../src/util/errors.ts';
+import { compareRegressions, formatRegressionDiff, readRegressionFile, regressionRows } from '../../src/report/regressions.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const CLI = join(root, 'src/cli.ts');
@@ -90,6 +91,14 @@ test('citebench run: results folder, exact cells, sampling invariants, determini
     r = cli(['run', CONFIG, '--work', work, '--results', A]);
     assert.equal(r.status, 0, r.stderr);
     const res = readResults(A);
+    // every number equals the expected value checked in (regressions/ci.json), to the last bit
+    const expected = readRegressionFile(join(root, 'regressions/ci.json'));
+    const got = { configHash: res.configHash, rows: regressionRows(res) };
+    const drift = compareRegressions(expected, got);
+    assert.ok(
+      drift.length === 0,
+      `configs/ci.yaml drifted from regressions/ci.json (if intended: npm run regressions:update -- ci, and commit its diff):\n${formatRegressionDiff(drift, expected.rows, got.rows)}`,
+    );
     const store = CorpusStore.open(join(work, 'store'));
     try {
       // every cell has its run, qrels and record, and `citebench eval` on those files gives its means
@@ -160,10 +169,21 @@ test('citebench run: results folder, exact cells, sampling invariants, determini
       store.close();
     }
 
-    // a rerun reuses every cell
-    r = cli(['run', CONFIG, '--work', work, '--results', A]);
+    // a rerun reuses every cell: `citebench regressions check` runs the config again and finds no drift
+    r = cli(['regressions', 'check', 'ci', '--work', work, '--results', A]);
     assert.equal(r.status, 0, r.stderr);
     assert.doesNotMatch(r.stderr, /queries over/);
+    assert.match(r.stderr, /\d+ rows of regressions\/ci\.json equal the run's/);
+    // against a drifted copy: exit 1, one line per difference; `update` rewrites it to regressions/ci.json's bytes
+    const drifted = join(tmp, 'ci.json');
+    const m = /"cells\/bm25\/dataset\/800-r1": \{[^}]*"MAP":([0-9.e-]+)/.exec(readFileSync(join(root, 'regressions/ci.json'), 'utf8'))!;
+    writeFileSync(drifted, readFileSync(join(root, 'regressions/ci.json'), 'utf8').replace(`"MAP":${m[1]}`, '"MAP":0.5'));
+    r = cli(['regressions', 'check', 'ci', '--work', work, '--results', A, '--expected', drifted]);
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, new RegExp(`1 difference between ci\\.json .*\\nchanged  cells/bm25/dataset/800-r1  MAP: expected 0\\.5, got ${m[1].replace('.', '\\.')} `));
+    r = cli(['regressions', 'update', 'ci', '--work', work, '--results', A, '--expected', drifted]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(readFileSync(drifted).equals(readFileSync(join(root, 'regressions/ci.json'))), 'update writes the checked-in bytes');
 
     // same config + seed into another folder: identical bytes
     const B = join(tmp, 'B');
