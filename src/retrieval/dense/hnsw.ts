@@ -3,7 +3,6 @@
  * sgemm per run. Candidates found by the graph are re-scored exactly (float64) so scores mean the same as in
  * exact search; what can differ is which articles are found (recall@k vs exact is reported by the benchmark).
  */
-import { cpus } from 'node:os';
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { writeFileAtomic } from '../../util/atomic.ts';
 import usearch from 'usearch';
@@ -23,7 +22,6 @@ export interface HnswOptions {
   quantization?: 'f32' | 'bf16' | 'f16' | 'i8';
   /** Beam width while searching (ef; default max(2·k, 512)). */
   expansionSearch?: number;
-  threads?: number;
   /** Save the built graph here (atomically) and reuse it when present with the same cacheKey. */
   cachePath?: string;
   /** Identity of pool + vectors + graph settings; a cached graph with another key is rebuilt. */
@@ -60,7 +58,9 @@ export function buildHnsw(pool: Float32Array, d: number, distance: Distance, opt
   const slice = 65536;
   for (let lo = 0; lo < n; lo += slice) {
     const hi = Math.min(n, lo + slice);
-    index.add(keys.subarray(lo, hi), pool.subarray(lo * d, hi * d), opts.threads ?? cpus().length);
+    // One insertion thread: with concurrent insertion the graph (and so which articles a search finds) depends
+    // on thread timing, and the same config must give the same bytes.
+    index.add(keys.subarray(lo, hi), pool.subarray(lo * d, hi * d), 1);
   }
   const buildSeconds = (performance.now() - t0) / 1000;
   if (opts.cachePath) {
@@ -83,13 +83,15 @@ export function searchHnsw(
   distance: Distance,
   k: number,
   exclude?: Int32Array,
-  threads = cpus().length,
   tieRank?: Uint32Array,
 ): PoolHits {
   const nq = queries.length / d;
   const l2 = distance === 'l2';
   const want = Math.min(k + 1, pool.length / d);
-  const res = h.index.search(queries, want, threads) as unknown as { keys: BigUint64Array; counts: BigUint64Array };
+  // One thread: usearch sizes its per-thread search contexts when `add` grows the index, and the graph is built
+  // on one thread (buildHnsw), so a graph built here has one context. Queries are independent, so this costs
+  // time, not results.
+  const res = h.index.search(queries, want, 1) as unknown as { keys: BigUint64Array; counts: BigUint64Array };
   const offsets = new Uint32Array(nq + 1);
   const lists: { pos: number[]; score: number[] }[] = [];
   for (let q = 0; q < nq; q++) {

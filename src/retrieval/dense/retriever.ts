@@ -106,9 +106,9 @@ export class DenseRetriever implements Retriever {
       hits = await exactSearchMulti(qv, pv, d, { k, distance: this.opts.distance, exclude, tieRank, threads: this.opts.threads, onProgress: this.opts.onProgress });
     } else if (this.opts.hnsw) {
       const cacheKey = createHash('sha256').update(store.manifest.fingerprint).update(new Uint8Array(pool.buffer, pool.byteOffset, pool.byteLength)).digest('hex');
-      const h = buildHnsw(pv.vectors, d, this.opts.distance, { ...this.opts.hnsw, cacheKey, threads: this.opts.threads }, k);
+      const h = buildHnsw(pv.vectors, d, this.opts.distance, { ...this.opts.hnsw, cacheKey }, k);
       this.lastBuildSeconds = h.buildSeconds;
-      hits = searchHnsw(h, qv.vectors, pv.vectors, d, this.opts.distance, k, exclude, this.opts.threads, tieRank);
+      hits = searchHnsw(h, qv.vectors, pv.vectors, d, this.opts.distance, k, exclude, tieRank);
     } else {
       hits = await exactSearch(qv.vectors, pv.vectors, d, { k, distance: this.opts.distance, exclude, tieRank, threads: this.opts.threads, scores: this.opts.scores, onProgress: this.opts.onProgress });
     }
