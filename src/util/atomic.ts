@@ -1,6 +1,6 @@
-import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, writeSync, mkdirSync, rmSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, readdirSync, renameSync, writeSync, mkdirSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 /** Temp-file suffix unique across the machines that share a folder (NFS): pids repeat between hosts. */
 const tmpSuffix = () => `.tmp-${hostname()}-${process.pid}`;
@@ -67,6 +67,35 @@ function writeTmpWith(tmp: string, produce: (write: (chunk: Uint8Array) => void)
     throw e;
   }
   closeSync(fd);
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'; // alive, someone else's
+  }
+}
+
+/**
+ * A temp sibling of `path` for a directory built aside and committed with commitDirectory. Temp siblings that
+ * killed processes of this host left (a half-written BM25 index can be gigabytes) are removed first.
+ */
+export function tmpDirFor(path: string): string {
+  const parent = dirname(path);
+  const prefix = `${basename(path)}.tmp-${hostname()}-`;
+  let names: string[] = [];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    /* no parent yet: nothing left over */
+  }
+  for (const n of names) {
+    const pid = Number(n.slice(prefix.length));
+    if (n.startsWith(prefix) && Number.isInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid)) rmSync(join(parent, n), { recursive: true, force: true });
+  }
+  return path + tmpSuffix();
 }
 
 /** Atomically replace a whole directory's contents: build in `${dir}.tmp-*`, then swap. */

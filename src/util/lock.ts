@@ -8,6 +8,7 @@
 import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
+import { pidAlive } from './atomic.ts';
 
 export interface LockInfo {
   pid: number;
@@ -33,14 +34,6 @@ export function defaultStaleMs(): number {
   return (Number.isFinite(s) && s > 0 ? s : 600) * 1000;
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'; // alive, someone else's
-  }
-}
 
 function readLock(path: string): { info?: LockInfo; text: string; mtimeMs: number } | undefined {
   try {

@@ -16,7 +16,7 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic, commitDirectory } from '../../util/atomic.ts';
+import { writeFileAtomic, commitDirectory, tmpDirFor } from '../../util/atomic.ts';
 import { CitebenchError } from '../../util/errors.ts';
 
 export const INDEX_FORMAT = 'citebench-bm25-index';
@@ -87,7 +87,7 @@ export interface IndexMeta {
 
 /** Write the index directory atomically (built aside, then swapped in). */
 export function saveIndex(ix: Bm25Index, dir: string, extra: Partial<IndexMeta> = {}): void {
-  const tmp = `${dir}.tmp-${process.pid}`;
+  const tmp = tmpDirFor(dir);
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   let sum = 0;
