@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { LineCounter, parseDocument, isMap, isSeq, type Document, type Node } from 'yaml';
 import { FIELDS, parseField, type Field } from '../corpus/fields.ts';
+import { SYNTH_PROFILES, type SynthProfile } from '../corpus/synth.ts';
 import { parseMeasure } from '../eval/registry.ts';
 import { CitebenchError, InputError } from '../util/errors.ts';
 import { hashString } from '../util/rng.ts';
@@ -132,7 +133,7 @@ export interface ExperimentConfig {
   work: string;
   /** Results folder of this run: resolved config, runs, qrels, cells, results.json, report. */
   results: string;
-  corpus: { synthetic?: { articles: number; seed: number }; store?: string; prefilter: 'paper' };
+  corpus: { synthetic?: { articles: number; seed: number; profile?: SynthProfile }; store?: string; prefilter: 'paper' };
   queryYear: number;
   /** Files of paper ids never used as queries (the paper: SPECTER's and SciNCL's training queries). */
   excludeQueries: string[];
@@ -163,7 +164,7 @@ export const DEFAULT_TUNE_GRID = { k1: [0.6, 0.9, 1.2, 1.5], b: [0.3, 0.4, 0.6, 
 const KNOWN_KEYS: Record<string, string[]> = {
   '': ['name', 'seed', 'scale', 'work', 'results', 'corpus', 'queryYear', 'excludeQueries', 'k', 'measures', 'validation', 'models', 'protocols', 'modelsDir', 'emptyLists', 'setting'],
   corpus: ['synthetic', 'store', 'prefilter'],
-  'corpus.synthetic': ['articles', 'seed'],
+  'corpus.synthetic': ['articles', 'seed', 'profile'],
   validation: ['queries'],
   protocols: ['dataset', 'field', 'mdcr'],
   'protocols.dataset': ['queries', 'pools', 'repeats'],
@@ -253,6 +254,8 @@ export interface ConfigOverrides {
   scale?: number;
   seed?: number;
   articles?: number;
+  /** Synthetic corpus profile (synth --profile): 's2orc-raw' for records shaped like the raw release. */
+  profile?: SynthProfile;
   repeats?: number;
   store?: string;
   work?: string;
@@ -306,6 +309,14 @@ export function parseConfig(text: string, file: string, overrides: ConfigOverrid
     if (!r.has(['corpus', 'synthetic'])) r.fail(['corpus'], 'give corpus.store (a corpus store folder) or corpus.synthetic');
     const articles = overrides.articles ?? Math.round(scale * r.num(['corpus', 'synthetic', 'articles'], undefined, posInt, 'a positive integer (paper-sized, scaled)'));
     synthetic = { articles, seed: r.num(['corpus', 'synthetic', 'seed'], seed, Number.isInteger, 'an integer') };
+    const profile = overrides.profile ?? r.str(['corpus', 'synthetic', 'profile']);
+    if (profile !== undefined) {
+      if (!SYNTH_PROFILES.includes(profile as SynthProfile)) {
+        if (overrides.profile !== undefined) throw new CitebenchError(`--profile must be one of ${SYNTH_PROFILES.join(', ')}, got '${profile}'`);
+        r.fail(['corpus', 'synthetic', 'profile'], `must be one of ${SYNTH_PROFILES.join(', ')} (absent: records shaped like the prefiltered store), got '${profile}'`);
+      }
+      synthetic.profile = profile as SynthProfile;
+    }
   }
   const prefilter = r.str(['corpus', 'prefilter'], 'paper');
   if (prefilter !== 'paper') r.fail(['corpus', 'prefilter'], `only 'paper' is supported (§3's four rules), got '${prefilter}'`);

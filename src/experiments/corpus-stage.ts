@@ -43,7 +43,8 @@ export function corpusStamp(cfg: Pick<ExperimentConfig, 'corpus'>): string {
     return JSON.stringify({ store: resolve(cfg.corpus.store), meta: readFileSync(meta, 'utf8') });
   }
   const syn = cfg.corpus.synthetic!;
-  return JSON.stringify({ articles: syn.articles, seed: syn.seed, synth: { version: SYNTH_VERSION, ...SYNTH_DEFAULTS }, prefilter: PAPER_PREFILTER, storeVersion: STORE_VERSION });
+  // The profile only when given, so the default profile's stamps (and the stores they name) stay valid.
+  return JSON.stringify({ articles: syn.articles, seed: syn.seed, ...(syn.profile ? { profile: syn.profile } : {}), synth: { version: SYNTH_VERSION, ...SYNTH_DEFAULTS }, prefilter: PAPER_PREFILTER, storeVersion: STORE_VERSION });
 }
 
 export async function prepareCorpus(cfg: ExperimentConfig, log: StageLog): Promise<{ store: CorpusStore; info: CorpusInfo }> {
@@ -57,8 +58,8 @@ export async function prepareCorpus(cfg: ExperimentConfig, log: StageLog): Promi
     if (existsSync(stampPath) && readFileSync(stampPath, 'utf8') === want && storeVersion(storeDir) === STORE_VERSION) {
       log(`corpus store: up to date (${storeDir})`);
     } else {
-      log(`synthesizing ${syn.articles} S2ORC-shaped articles (seed ${syn.seed}), prefilter, corpus store`);
-      await synthesize({ ...SYNTH_DEFAULTS, articles: syn.articles, seed: syn.seed }, join(cfg.work, 'shards'));
+      log(`synthesizing ${syn.articles} S2ORC-shaped articles (seed ${syn.seed}${syn.profile ? `, profile ${syn.profile}` : ''}), prefilter, corpus store`);
+      await synthesize({ ...SYNTH_DEFAULTS, articles: syn.articles, seed: syn.seed, ...(syn.profile ? { profile: syn.profile } : {}) }, join(cfg.work, 'shards'));
       const s = await buildCorpusStore({ input: join(cfg.work, 'shards'), out: storeDir, prefilter: PAPER_PREFILTER, log: () => {} });
       log(`      ${s.articles} articles, ${s.citations} citations`);
     }

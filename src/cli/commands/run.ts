@@ -6,7 +6,7 @@ import { writeReport } from '../../report/write-report.ts';
 import { parseShard, shardLabel } from '../../util/shard.ts';
 import { parseDevice } from '../../retrieval/dense/encoder.ts';
 
-export const usage = `usage: citebench run CONFIG.yaml [--dry-run] [--scale F] [--seed S] [--repeats R] [--articles N]
+export const usage = `usage: citebench run CONFIG.yaml [--dry-run] [--scale F] [--seed S] [--repeats R] [--articles N] [--profile P]
                      [--store DIR] [--work DIR] [--results DIR] [--threads N]
                      [--stage prepare|encode|cells [--shard I/N]] [--worker]
 
@@ -23,6 +23,7 @@ options:
   --seed S       override the seed (queries, pools, MDCR, synthetic corpus)
   --repeats R    override the pool samples per size
   --articles N   synthetic corpus size before the prefilter (default: the config's, × scale)
+  --profile P    synthetic corpus profile: s2orc-raw = records shaped like the raw S2ORC release (~20 % kept)
   --store DIR    run on this corpus store (e.g. real S2ORC) instead of the config's corpus
   --work DIR     cache folder (corpus, index, embeddings)
   --results DIR  results folder
@@ -48,7 +49,7 @@ then finds every cell done, runs MDCR and writes results.json and the report —
 
 export const optionSpec = {
   'dry-run': { type: 'boolean' }, scale: { type: 'string' }, seed: { type: 'string' }, repeats: { type: 'string' },
-  articles: { type: 'string' }, store: { type: 'string' }, work: { type: 'string' }, results: { type: 'string' },
+  articles: { type: 'string' }, profile: { type: 'string' }, store: { type: 'string' }, work: { type: 'string' }, results: { type: 'string' },
   'exclude-queries': { type: 'string', multiple: true }, report: { type: 'string' }, 'no-pdf': { type: 'boolean' },
   threads: { type: 'string' }, device: { type: 'string' }, 'allow-remote': { type: 'boolean' }, stage: { type: 'string' }, shard: { type: 'string' }, worker: { type: 'boolean' },
 } as const;
@@ -58,7 +59,7 @@ type Values = { [K in keyof typeof optionSpec]?: string | boolean | string[] };
 export function overridesOf(values: Values): ConfigOverrides {
   const n = (k: 'scale' | 'seed' | 'repeats' | 'articles') => (values[k] === undefined ? undefined : num(k, values[k] as string));
   return {
-    scale: n('scale'), seed: n('seed'), repeats: n('repeats'), articles: n('articles'),
+    scale: n('scale'), seed: n('seed'), repeats: n('repeats'), articles: n('articles'), profile: values.profile as ConfigOverrides['profile'],
     store: values.store as string | undefined, work: values.work as string | undefined, results: values.results as string | undefined,
     excludeQueries: values['exclude-queries'] as string[] | undefined,
   };
