@@ -50,7 +50,7 @@ export interface BuildOptions {
  * records 2.4–2.7×, so a plain .jsonl byte weighs 1/2.4 of that. An old store at the output is not counted:
  * it is replaced only at the end.
  */
-const BUILD_DISK_PER_INPUT_BYTE = { v2020: 2.6, bulk: 4.5, plainFactor: 1 / 2.4 };
+export const BUILD_DISK_PER_INPUT_BYTE = { v2020: 2.6, bulk: 4.5, plainFactor: 1 / 2.4 };
 
 /** Bytes the build of `input` will need on the output's volume (an estimate with a small margin). */
 export function buildDiskNeed(input: string): number {
@@ -77,6 +77,13 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
   const cfg = opts.prefilter ?? NO_FILTER;
   const report = new ValidationReport(opts.strict ?? false);
   const tmp = `${opts.out}.tmp-build`;
+  let t0 = performance.now();
+  const lap = () => {
+    const t = performance.now();
+    const s = ((t - t0) / 1000).toFixed(1);
+    t0 = t;
+    return `${s} s`;
+  };
   rmSync(tmp, { recursive: true, force: true });
   requireFreeSpace(dirname(resolve(opts.out)), buildDiskNeed(opts.input), `corpus build: the store and its temporary files from ${opts.input}`, opts.freeBytes);
   mkdirSync(tmp, { recursive: true });
@@ -136,7 +143,7 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
       rmSync(join(tmp, 'sort'), { recursive: true, force: true });
       log(`bulk datasets: ${bulk.papers} papers, ${bulk.abstracts} abstracts, ${bulk.citations} citation rows joined by corpusid (${bulk.runs} sort runs on disk)`);
     }
-    log(`pass 1: ${report.recordsRead} records read, ${n} accepted`);
+    log(`pass 1 (the shards, read once): ${report.recordsRead} records read, ${n} accepted (${lap()})`);
 
     // ---- pass 2: citations -> CSR -----------------------------------------------------------------------
     // Resolved edges go to a temporary file while their rows are counted, then fill the CSR from it: memory
@@ -162,6 +169,7 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
       }
     });
     rmSync(edgesPath);
+    log(`pass 2 (the citation spool, not the shards): ${resolved} in-corpus citation entries resolved into CSR (${lap()})`);
 
     const inDeg = new Uint32Array(n);
     for (let e = 0; e < full.targets.length; e++) inDeg[full.targets[e]]++;
@@ -235,8 +243,10 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
 
     // Texts of kept articles, copied from the temporary file in order.
     const keptTextOff = new Float64Array(2 * m + 1);
+    log(`prefilter, renumbering, citation columns (${lap()})`);
     copyKeptTexts(join(tmp, 'text.raw'), join(tmp, FILES.text), flags.view(), newIndex, keptTextOff);
     rmSync(join(tmp, 'text.raw'));
+    log(`texts of the kept articles copied from the text spool (${lap()})`);
 
     const w = (name: string, data: ArrayBufferView) => writeFileAtomic(join(tmp, name), data);
     w(FILES.ids, keptIds);
