@@ -194,10 +194,12 @@ export async function buildIndex(source: TextSource, opts: BuildOptions = {}): P
   const offsets = new Float64Array(V + 1);
   for (let t = 0; t < V; t++) offsets[t + 1] = offsets[t] + totals[t];
   const P = offsets[V];
-  const docs = new Uint32Array(P);
-  const tfNorms = new Uint16Array(P);
+  // In shared memory, as loadIndex gives them: a caller searching right after the build (worker threads share
+  // these buffers) holds this one copy instead of loading a second one from disk.
+  const docs = new Uint32Array(new SharedArrayBuffer(4 * P));
+  const tfNorms = new Uint16Array(new SharedArrayBuffer(2 * P));
   const big: [number, number][] = [];
-  const lengths = new Uint32Array(n);
+  const lengths = new Uint32Array(new SharedArrayBuffer(4 * n));
   const cursor = offsets.slice(0, V);
   for (let i = 0; i < nChunks; i++) {
     const c = getChunk(i);
