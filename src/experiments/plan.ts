@@ -9,6 +9,9 @@ import { SLICE_BELOW } from '../retrieval/bm25/search.ts';
 import { PROCESS_MEMORY_SHARE, processCopiesFit } from '../retrieval/bm25/parallel.ts';
 import { FIELD_ABBREV, type Field } from '../corpus/fields.ts';
 import { settingsOf, type ExperimentConfig } from './config.ts';
+import { SHARD_BYTES_PER_RECORD, type SynthProfile } from '../corpus/synth.ts';
+import { BUILD_DISK_PER_INPUT_BYTE } from '../corpus/store-build.ts';
+import { indexDiskNeed } from '../retrieval/bm25/index.ts';
 
 export type Split = 'test' | 'val';
 
@@ -57,6 +60,41 @@ export function planGroups(cfg: ExperimentConfig): PoolGroup[] {
   return out;
 }
 
+/**
+ * The corpus and index stages by synthetic profile and for a real release (docs/benchmarks.md, "Raw-S2ORC-shaped
+ * input", "Corpus"): survival, time, memory and disk per record or article.
+ */
+export const CORPUS_COST = {
+  /** Share of records the paper's prefilter keeps: 2.6 M → 2,007,222 (default); 's2orc-raw' 1 M → 196,244, 5 M → 977,210. */
+  survival: { default: 0.772, 's2orc-raw': 0.196 } as Record<SynthProfile | 'default', number>,
+  /**
+   * 's2orc-raw': synthesis and store build per raw record, 1 M records on a lightly loaded machine (79.3 s and
+   * 34.3 s); the 5 M run shared the machine with heavy jobs and took 5.4× and 4.7× as long per record.
+   */
+  rawSynthPerRecord: 79.3e-6,
+  rawBuildPerRecord: 34.3e-6,
+  /**
+   * Synthesis peak: fixed (the workers' shard buffers) + per record (attributes and graph), through the two
+   * sizes measured: default 1.46 GB at 200 k and 2.11 GB at 2 M; 's2orc-raw' 1.79 GB at 1 M and 2.63 GB at 5 M.
+   */
+  synthBytesFixed: { default: 1.388e9, 's2orc-raw': 1.581e9 } as Record<SynthProfile | 'default', number>,
+  synthBytesPerRecord: { default: 361, 's2orc-raw': 209 } as Record<SynthProfile | 'default', number>,
+  /** The compact store build's peak: fixed + per raw record, through 's2orc-raw' 0.38 GB at 1 M and 1.04 GB at 5 M. */
+  buildBytesFixed: 0.2145e9,
+  buildBytesPerRecord: 165.5,
+  /** Store on disk per stored article (2,083 B default, 2,034 B 's2orc-raw', 200 k records). */
+  storeDiskPerArticle: 2080,
+  /** A store's text.bin per article (1,806 B, 200 k default), from which the index's disk follows (indexDiskNeed). */
+  textBytesPerArticle: 1806,
+  /**
+   * Records of the raw S2ORC release (v2020-07-05), and its .jsonl.gz bytes per record: 100 shards of about
+   * 530 MB (README) over 81.1 M records; the 1,000-record real sample gzips to 368 B per record, so this is
+   * the safer figure for disk.
+   */
+  s2orcRecords: 81.1e6,
+  s2orcGzBytesPerRecord: 654,
+};
+
 /** Per-unit costs on the 2-core development machine (docs/benchmarks.md), for the dry-run estimate. */
 const COST = {
   /** Synthesis + prefilter + store build, per synthetic article (2.6 M: 16 min 14 s, docs/benchmarks.md). */
@@ -69,6 +107,7 @@ const COST = {
   corpusBytesPerArticle: 1480,
   /** BM25 index build, per stored article (2.0 M: 124 s with 2 builders). */
   indexPerArticle: 6.2e-5,
+  ...CORPUS_COST,
   /**
    * BM25 search, per query and searched article, plus a fixed part per query and one per pool group (sampling
    * and slicing the pool, qrels, writing the run and cell): fitted to the quiet paper-scale run (2.0 M-article
@@ -129,6 +168,8 @@ export interface Estimate {
   stage: string;
   seconds: number;
   bytes: number;
+  /** Disk the stage holds at its peak, and what stays after it (corpus and index stages). */
+  disk?: { peak: number; kept: number };
   /** The assumption behind a number that was not measured as such (printed under the stage). */
   assumption?: string;
 }
@@ -213,14 +254,18 @@ function assumptionOf(cfg: ExperimentConfig, m: Model): string | undefined {
 }
 
 export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number, memory = memoryLimit()): Estimate[] {
-  // The paper's prefiltered S2ORC holds ~16 M articles; a synthetic corpus keeps ~77 % after the prefilter.
-  const articles = storeArticles ?? (cfg.corpus.synthetic ? Math.round(cfg.corpus.synthetic.articles * 0.77) : Math.round(16e6 * cfg.scale));
+  // The paper's prefiltered S2ORC holds ~16 M articles; a synthetic corpus keeps its profile's share.
+  const syn = cfg.corpus.synthetic;
+  const articles = storeArticles ?? (syn ? Math.round(syn.articles * COST.survival[syn.profile ?? 'default']) : Math.round(16e6 * cfg.scale));
   // Process-mode BM25 search where its index copies fit this machine (the rule parallel.ts applies).
   const processes = processCopiesFit(articles * COST.indexBytesPerArticle, COST.searchProcesses, PROCESS_MEMORY_SHARE * memory);
   const out: Estimate[] = [];
-  if (cfg.corpus.synthetic) out.push({ stage: 'corpus (synthesize, prefilter, store)', seconds: cfg.corpus.synthetic.articles * COST.corpusPerArticle, bytes: COST.corpusBytesFixed + articles * COST.corpusBytesPerArticle });
+  if (syn) out.push(synthCorpusEstimate(syn.articles, syn.profile, articles));
   const dense = cfg.models.filter((m) => m.kind === 'dense');
-  if (cfg.models.some((m) => m.kind === 'bm25')) out.push({ stage: 'BM25 index', seconds: articles * COST.indexPerArticle, bytes: articles * COST.indexBytesPerArticle });
+  if (cfg.models.some((m) => m.kind === 'bm25')) {
+    const disk = indexDiskNeed(articles * COST.textBytesPerArticle);
+    out.push({ stage: 'BM25 index', seconds: articles * COST.indexPerArticle, bytes: articles * COST.indexBytesPerArticle, disk: { peak: disk, kept: disk * 6 / 14 } });
+  }
   // Articles a dense model must encode: the expected union of all pools (each a random sample of the corpus).
   let missProbability = 1;
   for (const g of groups) missProbability *= 1 - Math.min(1, g.poolSize / articles);
@@ -258,6 +303,44 @@ export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticl
     out.push({ stage: `MDCR: build val + test (${2 * f.fields.length * f.queries} queries), score, evaluate`, seconds: 2 * f.fields.length * f.queries * COST.mdcrPerQuery, bytes: articles * COST.indexBytesPerArticle + graph });
   }
   return out;
+}
+
+/** The corpus stage of a synthetic config: synthesis, then the store build over its shards (both on disk after). */
+function synthCorpusEstimate(records: number, profile: SynthProfile | undefined, articles: number): Estimate {
+  const shards = records * SHARD_BYTES_PER_RECORD[profile ?? 'default'];
+  const store = articles * COST.storeDiskPerArticle;
+  const disk = { peak: shards * (1 + BUILD_DISK_PER_INPUT_BYTE.v2020), kept: shards + store };
+  const synthBytes = COST.synthBytesFixed[profile ?? 'default'] + records * COST.synthBytesPerRecord[profile ?? 'default'];
+  if (profile === 's2orc-raw') {
+    return {
+      stage: `corpus (synthesize ${records} s2orc-raw records, prefilter, store)`,
+      seconds: records * (COST.rawSynthPerRecord + COST.rawBuildPerRecord),
+      bytes: Math.max(synthBytes, COST.buildBytesFixed + records * COST.buildBytesPerRecord),
+      disk,
+    };
+  }
+  return {
+    stage: 'corpus (synthesize, prefilter, store)', seconds: records * COST.corpusPerArticle,
+    bytes: Math.max(synthBytes, COST.corpusBytesFixed + articles * COST.corpusBytesPerArticle), disk,
+  };
+}
+
+/**
+ * `citebench corpus build` of the raw S2ORC release × `scale` (the real-store case, which `run` does not build):
+ * priced at the 's2orc-raw' synthetic build's rates per record; the input is .jsonl.gz shards of the real
+ * sample's bytes per record.
+ */
+export function corpusBuildForecast(scale: number): Estimate {
+  const records = Math.round(COST.s2orcRecords * scale);
+  const articles = Math.round(16e6 * scale);
+  const input = records * COST.s2orcGzBytesPerRecord;
+  const need = input * BUILD_DISK_PER_INPUT_BYTE.v2020;
+  return {
+    stage: `corpus build of ~${(records / 1e6).toFixed(1)} M raw records → ${(articles / 1e6).toFixed(1)} M articles`,
+    seconds: records * COST.rawBuildPerRecord,
+    bytes: COST.buildBytesFixed + records * COST.buildBytesPerRecord,
+    disk: { peak: input + need, kept: input + articles * COST.storeDiskPerArticle },
+  };
 }
 
 export function formatDuration(s: number): string {
