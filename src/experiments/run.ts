@@ -34,7 +34,7 @@ import { bm25Retriever, denseRetriever, isBaseModel, isSkipped, resolveDense, ty
 import { composedModel } from './composed-models.ts';
 import { significanceStage } from './significance-stage.ts';
 import { runGroup, type GroupContext } from './cells.ts';
-import { estimate, formatBytes, formatDuration, groupPath, planGroups, sizeLabel, type PoolGroup } from './plan.ts';
+import { corpusBuildForecast, estimate, formatBytes, formatDuration, groupPath, planGroups, sizeLabel, type PoolGroup } from './plan.ts';
 import { runMdcrStage } from './mdcr-stage.ts';
 import { storeArticles } from './slurm.ts';
 import { QuerySplits } from './splits.ts';
@@ -83,7 +83,8 @@ export interface RunOutcome {
 export function dryRun(cfg: ExperimentConfig, opts: { memoryBytes?: number } = {}): string {
   const groups = planGroups(cfg);
   const lines = [`config ${cfg.name} (hash ${configHash(cfg)}), scale ${cfg.scale}, seed ${cfg.seed}`];
-  lines.push(cfg.corpus.store ? `corpus: store ${cfg.corpus.store}` : `corpus: ${cfg.corpus.synthetic!.articles} synthetic articles (seed ${cfg.corpus.synthetic!.seed}), prefiltered as in §3`);
+  const syn = cfg.corpus.synthetic;
+  lines.push(cfg.corpus.store ? `corpus: store ${cfg.corpus.store}` : `corpus: ${syn!.articles} synthetic articles (seed ${syn!.seed}${syn!.profile ? `, profile ${syn!.profile}` : ''}), prefiltered as in §3`);
   lines.push(`models: ${cfg.models.map((m) => `${m.name} (${m.kind}${m.kind === 'bm25' ? (m.tune ? ', tuned' : `, k1 ${m.k1} b ${m.b}`) : m.kind === 'dense' ? `, ${m.model}` : m.kind === 'profiler' ? ` of ${m.base}` : ` of ${m.first}`})`).join(', ')}`);
   if (cfg.settings) lines.push(`settings: ${cfg.settings.join(', ')}`);
   const d = cfg.protocols.dataset;
@@ -106,6 +107,15 @@ export function dryRun(cfg: ExperimentConfig, opts: { memoryBytes?: number } = {
   lines.push(`  ${'total'.padEnd(w)} ${formatDuration(total).padStart(9)}`);
   const over = est.filter((e) => e.bytes > memory);
   if (over.length) lines.push('', `⚠ ${over.length} stage${over.length > 1 ? 's need' : ' needs'} more memory than this machine has (${formatBytes(memory)}): ${over.map((e) => e.stage).join('; ')}. A sparse Profiler's \`topTerms\` bounds its profiles (docs/benchmarks.md).`);
+  // Disk: what the corpus and index stages write (peak while they run; what stays), and, for a store not built
+  // yet, the `citebench corpus build` of the raw release it would come from.
+  const build = cfg.corpus.store && articles === undefined ? corpusBuildForecast(cfg.scale) : undefined;
+  const onDisk = [...(build ? [build] : []), ...est].filter((e) => e.disk);
+  if (onDisk.length) {
+    lines.push('', 'disk (in the work folder; peak while the stage runs / kept after it):');
+    for (const e of onDisk) lines.push(`  ${e.stage}: ${formatBytes(e.disk!.peak)} / ${formatBytes(e.disk!.kept)}`);
+  }
+  if (build) lines.push('', `building the store first (citebench corpus build, S2ORC's ~20 % kept; not part of run): ${build.stage}, ${formatDuration(build.seconds)}, peak ≈ ${formatBytes(build.bytes)}${build.bytes > memory ? `   ⚠ exceeds this machine's ${formatBytes(memory)}` : ''}`);
   const assumed = est.filter((e) => e.assumption);
   if (assumed.length) lines.push('', 'assumptions (not measured as such):', ...assumed.map((e) => `  ${e.stage.split(' — ')[0].replace(/^cells /, '').split(' (')[0].split(',')[0]}: ${e.assumption}`));
   lines.push('', 'pool groups:', ...groups.map((g) => `  ${groupPath(g)}  (${g.queries} queries, pool ${g.poolSize})`));
