@@ -84,8 +84,14 @@ export const CORPUS_COST = {
   buildBytesPerRecord: 165.5,
   /** Store on disk per stored article (2,083 B default, 2,034 B 's2orc-raw', 200 k records). */
   storeDiskPerArticle: 2080,
-  /** A store's text.bin per article (1,806 B, 200 k default), from which the index's disk follows (indexDiskNeed). */
+  /** A store's text.bin per article (1,806 B in both profiles), from which the index's disk follows (indexDiskNeed). */
   textBytesPerArticle: 1806,
+  /**
+   * The BM25 index build's peak (its merge holds the finished postings, 121 per article here, 6 B each): fixed +
+   * per article through 0.39 GB at 154,614 articles and 1.00 GB at 977,210 (bm25 index, 2 builders).
+   */
+  indexBuildBytesFixed: 0.277e9,
+  indexBuildBytesPerArticle: 737,
   /**
    * Records of the raw S2ORC release (v2020-07-05), and its .jsonl.gz bytes per record: 100 shards of about
    * 530 MB (README) over 81.1 M records; the 1,000-record real sample gzips to 368 B per record, so this is
@@ -264,7 +270,7 @@ export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticl
   const dense = cfg.models.filter((m) => m.kind === 'dense');
   if (cfg.models.some((m) => m.kind === 'bm25')) {
     const disk = indexDiskNeed(articles * COST.textBytesPerArticle);
-    out.push({ stage: 'BM25 index', seconds: articles * COST.indexPerArticle, bytes: articles * COST.indexBytesPerArticle, disk: { peak: disk, kept: disk * 6 / 14 } });
+    out.push({ stage: 'BM25 index', seconds: articles * COST.indexPerArticle, bytes: COST.indexBuildBytesFixed + articles * COST.indexBuildBytesPerArticle, disk: { peak: disk, kept: disk * 6 / 14 } });
   }
   // Articles a dense model must encode: the expected union of all pools (each a random sample of the corpus).
   let missProbability = 1;
