@@ -166,3 +166,50 @@ test('the BM25 per-unit costs give back the paper-scale run they come from (docs
   const perQuery = (e: { seconds: number }) => (e.seconds - 3.8) / 100;
   assert.ok(Math.abs(perQuery(large) / perQuery(small) - 1.95 / 1.4) < 1e-9, 'a 200 k pool is sliced either way: only the mode differs');
 });
+
+test('the s2orc-raw corpus stage gives back the measured raw-S2ORC rows (docs/benchmarks.md); the forecast for 81.1 M records fits 24 GiB', () => {
+  const docs = readFileSync(join(REPO, 'docs/benchmarks.md'), 'utf8');
+  const rows = (what: string) => new Map([...docs.matchAll(new RegExp(`^\\| ${what}, (\\d+) M records[^|]*\\| ([\\d.]+) s \\| ([\\d.]+) GB`, 'gm'))]
+    .map((m) => [Number(m[1]), { seconds: Number(m[2]), bytes: Number(m[3]) * 1e9 }]));
+  const synth = rows('synth');
+  const build = rows('corpus build');
+  assert.deepEqual([...synth.keys()].sort(), [1, 5], 'the synth rows of 1 M and 5 M records');
+  assert.deepEqual([...build.keys()].sort(), [1, 5], 'the corpus build rows of 1 M and 5 M records');
+  const near = (got: number, want: number, what: string) => assert.ok(Math.abs(got - want) <= 0.1 * want, `${what}: ${got} vs measured ${want}`);
+  for (const [millions, s] of synth) {
+    const b = build.get(millions)!;
+    const cfg = parseConfig(`corpus: {synthetic: {articles: ${millions * 1e6}, profile: s2orc-raw}}\nmodels: {bm25: {}}\nprotocols: {dataset: {queries: 10, pools: [1000], repeats: 1}}\n`, 'x.yaml');
+    const corpus = estimate(cfg, planGroups(cfg), undefined, DEV_MACHINE).find((e) => e.stage.startsWith('corpus'))!;
+    assert.match(corpus.stage, new RegExp(`synthesize ${millions}000000 s2orc-raw records`));
+    near(corpus.bytes, Math.max(s.bytes, b.bytes), `${millions} M: peak of synth and build`);
+    // The 1 M rows were taken on a lightly loaded machine; the 5 M run shared it with heavy jobs: an upper bound.
+    if (millions === 1) near(corpus.seconds, s.seconds + b.seconds, '1 M: synth + build');
+    else assert.ok(corpus.seconds <= s.seconds + b.seconds, `${millions} M: ${corpus.seconds} s within the loaded run's ${s.seconds + b.seconds} s`);
+  }
+  // The profile keeps ~20 %: 81.1 M records give S2ORC's ~16 M articles, and every stage fits this machine.
+  const full = loadConfig(join(REPO, 'configs/default.yaml'), { scale: 1, articles: 81.1e6, profile: 's2orc-raw' });
+  const text = dryRun(full, { memoryBytes: DEV_MACHINE });
+  assert.doesNotMatch(text, /⚠/, text);
+  const index = estimate(full, planGroups(full), undefined, DEV_MACHINE).find((e) => e.stage === 'BM25 index')!;
+  near((index.bytes - 0.277e9) / 737, 81.1e6 * 0.196, 'articles after the prefilter');
+  assert.ok(index.bytes <= 16e9, `the index of ~16 M articles is built within 16 GB: ${index.bytes}`);
+  // The measured index builds: memory within 10 %; time no more than the loaded run's.
+  let indexRows = 0;
+  for (const [, n, wall, gb] of docs.matchAll(/^\| BM25 index of ([\d,]+) articles[^|]*\| ([\d.]+) s[^|]*\| ([\d.]+) GB/gm)) {
+    const articles = Number(n.replaceAll(',', ''));
+    const cfg = parseConfig(`corpus: {synthetic: {articles: 1000}}\nmodels: {bm25: {}}\nprotocols: {dataset: {queries: 10, pools: [100], repeats: 1}}\n`, 'x.yaml');
+    const e = estimate(cfg, planGroups(cfg), articles, DEV_MACHINE).find((x) => x.stage === 'BM25 index')!;
+    near(e.bytes, Number(gb) * 1e9, `index of ${articles}`);
+    assert.ok(e.seconds <= Number(wall), `index of ${articles}: ${e.seconds} s vs ${wall} s`);
+    indexRows++;
+  }
+  assert.equal(indexRows, 2, 'the two measured index builds');
+  assert.match(text, /\ndisk \(in the work folder; peak while the stage runs \/ kept after it\):\n {2}corpus \(synthesize 81100000 s2orc-raw records, prefilter, store\): [\d.]+ GiB \/ [\d.]+ GiB\n {2}BM25 index: [\d.]+ GiB \/ [\d.]+ GiB\n/);
+  // The real-store case: a store not built yet is priced as S2ORC's 16 M articles, with the build that makes it.
+  const store = dryRun(loadConfig(join(REPO, 'configs/default.yaml'), { scale: 1, store: join(REPO, 'no-such-store') }), { memoryBytes: DEV_MACHINE });
+  assert.doesNotMatch(store, /⚠/, store);
+  assert.match(store, /building the store first \(citebench corpus build, S2ORC's ~20 % kept; not part of run\): corpus build of ~81\.1 M raw records → 16\.0 M articles, [\d.]+ (min|h), peak ≈ [\d.]+ GiB/);
+  // A profile the generator does not know is refused, naming the key.
+  assert.throws(() => parseConfig('corpus: {synthetic: {articles: 10, profile: raw}}\nmodels: {bm25: {}}\nprotocols: {dataset: {queries: 1, pools: [5], repeats: 1}}\n', 'x.yaml'),
+    /x\.yaml:1 \[corpus\.synthetic\.profile\]: must be one of s2orc-raw/);
+});
