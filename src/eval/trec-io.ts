@@ -306,15 +306,6 @@ export function readRun(path: string, tables: TrecTables, opts: { float64?: bool
   let doc = new Uint32Array(cap);
   let value: Float32Array | Float64Array = float64 ? new Float64Array(cap) : new Float32Array(cap);
   let count = 0;
-  const grow = () => {
-    cap = Math.ceil(cap * 1.5) + 1024;
-    const d = new Uint32Array(cap);
-    d.set(doc);
-    doc = d;
-    const v = float64 ? new Float64Array(cap) : new Float32Array(cap);
-    v.set(value);
-    value = v;
-  };
   const qrelsDocs = tables.docs;
   const docnos = new RunDocnos(qrelsDocs);
   const ts = new Int32Array(MAX_TOKENS);
@@ -388,7 +379,16 @@ export function readRun(path: string, tables: TrecTables, opts: { float64?: bool
         h ^= h >>> 13;
         let d = qrelsDocs.findHashed(u8, ts[2], te[2], h >>> 0);
         if (d < 0) d = docnos.add(u8, ts[2], te[2]);
-        if (count === cap) grow();
+        if (count === cap) {
+          // Inline, not a closure: captured variables would live in a context object, slower on every line.
+          cap = Math.ceil(cap * 1.5) + 1024;
+          const grown = new Uint32Array(cap);
+          grown.set(doc);
+          doc = grown;
+          const v = float64 ? new Float64Array(cap) : new Float32Array(cap);
+          v.set(value);
+          value = v;
+        }
         if (segCount === 0 || segQuery[segCount - 1] !== lastQ) {
           if (segCount === segQuery.length) {
             const sq = new Uint32Array(segCount * 2);
