@@ -8,7 +8,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../util/errors.ts';
-import { StringTable, fnv1a, latin1 } from './string-table.ts';
+import { StringTable, latin1 } from './string-table.ts';
 import { parseDecimal, parseInteger } from './trec-numbers.ts';
 
 /** The id spaces shared by one qrels file and the runs evaluated against it. */
@@ -55,6 +55,8 @@ export class RunDocnos {
   private arena = new Uint8Array(1 << 16);
   private used = 0;
   private starts = new Uint32Array(1025);
+  /** fnv1a of each fresh docno, kept from parsing: the duplicate check (trec-csr.ts) need not hash it again. */
+  private hashes = new Uint32Array(1024);
   private count = 0;
 
   constructor(readonly qrelsDocs: StringTable) {
@@ -85,10 +87,14 @@ export class RunDocnos {
       const s = new Uint32Array(docnos + 2);
       s.set(this.starts.subarray(0, this.count + 1));
       this.starts = s;
+      const h = new Uint32Array(docnos + 2);
+      h.set(this.hashes.subarray(0, this.count));
+      this.hashes = h;
     }
   }
 
-  add(buf: Uint8Array, start: number, end: number): number {
+  /** A fresh id for buf[start, end), whose fnv1a is h. */
+  add(buf: Uint8Array, start: number, end: number, h: number): number {
     const len = end - start;
     if (this.used + len > this.arena.length) {
       const bigger = new Uint8Array(Math.max(Math.ceil(this.arena.length * 1.5), this.used + len));
@@ -101,7 +107,11 @@ export class RunDocnos {
       const s = new Uint32Array(Math.ceil(this.starts.length * 1.5));
       s.set(this.starts);
       this.starts = s;
+      const hs = new Uint32Array(s.length);
+      hs.set(this.hashes.subarray(0, this.count));
+      this.hashes = hs;
     }
+    this.hashes[this.count] = h;
     this.starts[this.count] = this.used;
     this.used += len;
     this.starts[this.count + 1] = this.used;
@@ -121,9 +131,9 @@ export class RunDocnos {
     return ea - sa - (eb - sb);
   }
 
-  /** Hash of a fresh id's bytes (ids ≥ base). */
+  /** fnv1a of a fresh id's bytes (ids ≥ base). */
   hash(id: number): number {
-    return fnv1a(this.arena, this.starts[id - this.base], this.starts[id - this.base + 1]);
+    return this.hashes[id - this.base];
   }
 
   get(id: number): string {
@@ -377,8 +387,9 @@ export function readRun(path: string, tables: TrecTables, opts: { float64?: bool
         h ^= h >>> 16;
         h = Math.imul(h, 0x85ebca6b);
         h ^= h >>> 13;
-        let d = qrelsDocs.findHashed(u8, ts[2], te[2], h >>> 0);
-        if (d < 0) d = docnos.add(u8, ts[2], te[2]);
+        h >>>= 0;
+        let d = qrelsDocs.findHashed(u8, ts[2], te[2], h);
+        if (d < 0) d = docnos.add(u8, ts[2], te[2], h);
         if (count === cap) {
           // Inline, not a closure: captured variables would live in a context object, slower on every line.
           cap = Math.ceil(cap * 1.5) + 1024;
