@@ -1,5 +1,6 @@
 /**
- * The compiled command line (scripts/build-cli.mjs → dist/) that bin/citebench.js runs for `eval`: it prints
+ * The compiled command line (scripts/build-cli.mjs → dist/) that bin/citebench.js runs for `eval`, `mdcr-eval` and
+ * `merge-runs`: it prints
  * what the TypeScript sources print, byte for byte, errors included; its light commands reach no worker or child
  * process code; and the binary falls back to the sources when one is newer than the build.
  */
@@ -19,7 +20,7 @@ const { buildCli } = (await import(join(ROOT, 'scripts/build-cli.mjs'))) as { bu
 
 const run = (args: string[]) => spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
 
-test('dist runs eval exactly as the sources do (output, one-line errors, exit codes)', { skip: FIXTURES ? false : 'trec_eval fixtures (../shared) absent' }, async () => {
+test('dist runs eval, mdcr-eval and merge-runs exactly as the sources do (output, files, one-line errors, exit codes)', { skip: FIXTURES ? false : 'trec_eval fixtures (../shared) absent' }, async () => {
   const tmp = mkdtempSync(join(tmpdir(), 'cb-dist-'));
   try {
     const out = join(tmp, 'dist');
@@ -45,11 +46,20 @@ test('dist runs eval exactly as the sources do (output, one-line errors, exit co
     }
     const bad = join(tmp, 'bad.run');
     writeFileSync(bad, '301 Q0 doc1 1 0.5 tag\n301 Q0 doc2 2 high tag\n');
+    // Two shards of results.test (queries split by parity of their position) for merge-runs.
+    const lines = readFileSync(FIXTURES + 'results.test', 'latin1').split('\n').filter(Boolean);
+    const qids = [...new Set(lines.map((l) => l.split(/\s+/)[0]))];
+    const shard = (i: number) => lines.filter((l) => qids.indexOf(l.split(/\s+/)[0]) % 2 === i).join('\n') + '\n';
+    writeFileSync(join(tmp, 's0.trec'), shard(0));
+    writeFileSync(join(tmp, 's1.trec'), shard(1));
     for (const args of [
       ['eval', '-m', 'all_trec', '-q', FIXTURES + 'qrels.test', FIXTURES + 'results.test'],
       ['eval', '-c', '-M', '100', FIXTURES + 'qrels.test', FIXTURES + 'results.trunc'],
       ['eval', FIXTURES + 'qrels.test', bad],
       ['eval', FIXTURES + 'qrels.test'],
+      ['merge-runs', '--help'],
+      ['mdcr-eval', '--help'],
+      ['mdcr-eval', '--benchmark', join(tmp, 'missing.json'), '--scores', join(tmp, 'missing-scores.json')],
     ]) {
       const fromDist = run([join(out, 'cli.js'), ...args]);
       const fromSources = run(['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args]);
@@ -58,6 +68,13 @@ test('dist runs eval exactly as the sources do (output, one-line errors, exit co
       assert.equal(fromDist.status, fromSources.status, args.join(' '));
     }
     assert.match(run([join(out, 'cli.js'), 'eval', FIXTURES + 'qrels.test', bad]).stderr, /^citebench: .*bad\.run:2 \[score\]: 'high' is not a number\n$/);
+    // merge-runs writes the same file from dist as from the sources.
+    for (const [entry, name] of [[[join(out, 'cli.js')], 'dist.trec'], [['--import', 'tsx', join(ROOT, 'src/cli.ts')], 'sources.trec']] as const) {
+      const r = run([...entry, 'merge-runs', join(tmp, name), join(tmp, 's0.trec'), join(tmp, 's1.trec')]);
+      assert.equal(r.status, 0, r.stderr);
+    }
+    assert.ok(readFileSync(join(tmp, 'dist.trec')).equals(readFileSync(join(tmp, 'sources.trec'))));
+    assert.ok(readFileSync(join(tmp, 'dist.trec'), 'latin1').split('\n').length > 100);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
