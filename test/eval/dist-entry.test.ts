@@ -1,8 +1,8 @@
 /**
  * The compiled command line (scripts/build-cli.mjs → dist/) that bin/citebench.js runs for `eval`, `mdcr-eval` and
- * `merge-runs`: it prints
- * what the TypeScript sources print, byte for byte, errors included; its light commands reach no worker or child
- * process code; and the binary falls back to the sources when one is newer than the build.
+ * `merge-runs`: it prints and writes what the TypeScript sources do, byte for byte, errors included; these light
+ * commands reach no worker or child-process code; and the binary falls back to the sources when one is newer than
+ * the build.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
