@@ -16,26 +16,30 @@ export async function buildCli(outdir = join(root, 'dist')) {
   const esbuild = await import('esbuild');
   const tmp = `${outdir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
-  const result = await esbuild.build({
-    absWorkingDir: root,
-    entryPoints: ['src/cli.ts'],
-    bundle: true,
-    splitting: true, // one chunk per command: a command loads only its own code, as with the sources
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external', // npm packages load from node_modules as they do from the sources
-    outdir: tmp,
-    metafile: true,
-    logLevel: 'silent',
-  });
-  const inputs = Object.keys(result.metafile.inputs).sort(); // paths relative to root
-  mkdirSync(tmp, { recursive: true });
-  // Written last: bin/citebench.js trusts dist only once this file exists.
-  writeFileSync(join(tmp, 'inputs.json'), JSON.stringify({ inputs }) + '\n');
-  rmSync(outdir, { recursive: true, force: true });
-  renameSync(tmp, outdir);
-  return { inputs, metafile: result.metafile };
+  try {
+    const result = await esbuild.build({
+      absWorkingDir: root,
+      entryPoints: ['src/cli.ts'],
+      bundle: true,
+      splitting: true, // one chunk per command: a command loads only its own code, as with the sources
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      packages: 'external', // npm packages load from node_modules as they do from the sources
+      outdir: tmp,
+      metafile: true,
+      logLevel: 'silent',
+    });
+    const inputs = Object.keys(result.metafile.inputs).sort(); // paths relative to root
+    mkdirSync(tmp, { recursive: true });
+    writeFileSync(join(tmp, 'inputs.json'), JSON.stringify({ inputs }) + '\n');
+    // Swapped in whole: the binary sees the old dist, none (→ the sources) or the new one.
+    rmSync(outdir, { recursive: true, force: true });
+    renameSync(tmp, outdir);
+    return { inputs, metafile: result.metafile };
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
@@ -43,7 +47,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const { inputs } = await buildCli();
     console.log(`citebench: compiled the command line into dist/ (${inputs.length} sources)`);
   } catch (e) {
-    rmSync(join(root, 'dist'), { recursive: true, force: true });
+    // An earlier dist stays: the binary checks it against the sources before using it.
     console.error(`notice: the command line was not compiled into dist/ (${String(e?.message ?? e).split('\n')[0]}); citebench will run its TypeScript sources through tsx (same results, ≈ 0.3 s slower to start).`);
   }
 }
