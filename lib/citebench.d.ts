@@ -2711,6 +2711,10 @@ declare module "citebench/src/eval/string-table" {
         private add;
         private rehash;
     }
+    /**
+     * FNV-1a with a final avalanche, as a signed 32-bit integer: V8 keeps it a small integer everywhere, where an
+     * unsigned value above 2^31 becomes a heap number whenever it is passed to a function V8 did not inline.
+     */
     export function fnv1a(buf: Uint8Array, start: number, end: number): number;
     /** Bytes as a latin1 string (one char per byte, as every reader and writer of TREC files decodes them). */
     export function latin1(buf: Uint8Array, s: number, e: number): string;
@@ -2757,6 +2761,8 @@ declare module "citebench/src/eval/trec-io" {
         private arena;
         private used;
         private starts;
+        /** fnv1a of each fresh docno, kept from parsing: the duplicate check (trec-csr.ts) need not hash it again. */
+        private hashes;
         private count;
         constructor(qrelsDocs: StringTable);
         get size(): number;
@@ -2765,10 +2771,11 @@ declare module "citebench/src/eval/trec-io" {
         get added(): number;
         /** Grow the stores once to the expected final size (avoids repeated doubling copies on big runs). */
         reserve(docnos: number, bytes: number): void;
-        add(buf: Uint8Array, start: number, end: number): number;
+        /** A fresh id for buf[start, end), whose fnv1a is h. */
+        add(buf: Uint8Array, start: number, end: number, h: number): number;
         /** strcmp sign of the docnos of a and b. */
         compare(a: number, b: number): number;
-        /** Hash of a fresh id's bytes (ids ≥ base). */
+        /** fnv1a of a fresh id's bytes (ids ≥ base). */
         hash(id: number): number;
         get(id: number): string;
     }

@@ -161,8 +161,8 @@ export class StringTable {
 }
 
 /**
- * FNV-1a with a final avalanche, as a signed 32-bit integer: V8 keeps it a small integer everywhere (an unsigned
- * value above 2^31 would be boxed as a heap number at every call and store: ~100 MB of garbage per 1.9 M-line run).
+ * FNV-1a with a final avalanche, as a signed 32-bit integer: V8 keeps it a small integer everywhere, where an
+ * unsigned value above 2^31 becomes a heap number whenever it is passed to a function V8 did not inline.
  */
 export function fnv1a(buf: Uint8Array, start: number, end: number): number {
   let h = 0x811c9dc5;
