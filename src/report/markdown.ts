@@ -29,7 +29,7 @@ const paperText = (t: ReportTable) => `${t.intro}\n\n${tableMarkdown(t)}`;
 
 /** Our tables in the Markdown report's order, each with the paper's own where it has one. */
 function tableSections(r: ResultsIndex, paper?: PaperNumbers): string[] {
-  const tables = new Map(buildTables(r, undefined, paper).map((t) => [t.id, t]));
+  const tables = new Map(buildTables(r, paper).map((t) => [t.id, t]));
   const mdcrPaper = paper && paperMdcrTablesData(paper);
   const paperOf: Record<string, () => string> = paper ? {
     table1: () => paperText(paperTable1Data(paper, ['200k', '500k', '1M', '2M'], r.measures.filter((m) => ['MAP', 'nDCG', 'R@30'].includes(m)))),

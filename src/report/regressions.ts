@@ -16,6 +16,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ResultsIndex } from './results.ts';
+import { storedSignificance } from './significance.ts';
 import { readJsonFile } from '../eval/mdcr.ts';
 import { InputError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
@@ -53,8 +54,9 @@ export function regressionRows(r: ResultsIndex): RegressionRows {
       for (const f of s.fields) put(`mdcr/${model}/${type}/${f.field}`, f.values);
     }
   }
-  for (const s of r.significance?.rows ?? []) {
-    put(`significance/${s.setting}/${s.poolSize}/${s.model}/${s.measure}`, { queries: s.queries, meanDiff: s.meanDiff, pT: s.pT, pRandomization: s.pRandomization, pHolm: s.pHolm });
+  for (const s of storedSignificance(r)?.rows ?? []) {
+    const where = s.protocol === 'field' ? `field/${s.field}` : `dataset/${s.poolSize}`;
+    put(`significance/${s.setting}/${where}/${s.model}/${s.measure}`, { queries: s.queries, meanDiff: s.meanDiff, pT: s.pT, pRandomization: s.pRandomization, pHolm: s.pHolm, pRandomizationHolm: s.pRandomizationHolm });
   }
   return rows;
 }

@@ -4,8 +4,8 @@
  * renders the same objects as HTML, so the Markdown and the HTML report print one set of tables.
  */
 import { FIELDS, FIELD_ABBREV } from '../corpus/fields.ts';
-import type { Significance } from './compare.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
+import type { SignificanceRow } from './results.ts';
 
 export function poolLabel(n: number): string {
   if (n >= 1_000_000 && n % 1_000_000 === 0) return `${n / 1_000_000}M`;
@@ -21,7 +21,8 @@ export interface ValueCell {
   sd?: number;
   repeats?: number;
   paper?: number;
-  sig?: Significance;
+  /** results.json's stored test of this cell against the baseline (report/significance.ts). */
+  sig?: SignificanceRow;
   best?: boolean;
 }
 export interface TextCell {
