@@ -169,7 +169,7 @@ test('the significance table equals results.json\'s tests recomputed from per-qu
   const rows = t.rows.map((x) => ({ setting: x.label, pool: x.cells[0].v, model: x.cells[1].v, measure: x.cells[2].v, cells: x.cells.map((c) => c.v) }));
   assert.equal(rows.length, 2 * 2 * 2 * r.measures.length, 'settings × pools × (nav, prof) × measures');
   // Recomputed: per query, the mean over repeats, paired in query-id order; the randomization test's seed names
-  // the comparison as report/compare.ts does (results.json and the report's marks share one implementation).
+  // the comparison as eval/significance.ts testAgainstBaseline does (family protocol|setting|measure, cell field|pool, model).
   const expect = rows.map((x) => {
     const setting = x.setting === 'transductive' ? null : x.setting;
     const size = [600, 900].find((s) => sizeText(s) === x.pool)!;
@@ -183,7 +183,7 @@ test('the significance table equals results.json\'s tests recomputed from per-qu
     const va = mean(a);
     const vb = mean(b);
     const tt = pairedTTest(va, vb);
-    const rnd = pairedRandomizationTest(va, vb, { trials: r.significance.trials, seed: `${r.seed}|dataset||${size}|${x.model}${setting ? `|${setting}` : ''}|${x.measure}` });
+    const rnd = pairedRandomizationTest(va, vb, { trials: r.significance.trials, seed: `${r.seed}|dataset|${x.setting}|${x.measure}||${size}|${x.model}` });
     return { ...x, d: va.reduce((s, v, i) => s + v - vb[i], 0) / va.length, pT: tt.p, pR: rnd.p };
   });
   const holmOf = new Map<object, number>();
@@ -197,7 +197,7 @@ test('the significance table equals results.json\'s tests recomputed from per-qu
     const where = `${e.setting} ${e.pool} ${e.model} ${e.measure}`;
     const d = f1(100 * e.d);
     assert.deepEqual(e.cells.slice(3), [d === '0.0' ? '±0.0' : d.startsWith('-') ? d : `+${d}`, p3(e.pT), p3(e.pR), p3(h) + (h < 0.05 ? ' *' : '')], where);
-    // Table 1's mark of the same cell: the same family here (the table's other models are those beyond the paper).
+    // Table 1's mark of the same cell: the same stored row (Table 1's family: every model × pool of the setting and measure).
     const tab = t1[e.setting];
     const j = [600, 900].findIndex((s) => sizeText(s) === e.pool) * r.measures.length + r.measures.indexOf(e.measure);
     assert.equal(tab.rows.find((x) => x.label === e.model)!.cells[j].sig.includes('*'), h < 0.05, `${where}: Table 1 agrees`);
