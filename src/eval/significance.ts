@@ -198,12 +198,18 @@ export interface BaselineComparison {
 /**
  * Every system against `baseline` in every cell of every family: per query the mean over its repeats; each
  * system paired with the baseline of its own cell on the queries both have (ids in sorted order); a two-sided
- * paired t-test and a paired randomization test (`trials` sign flips, seeded with `${seed}|${family}|${cell}|${system}`,
- * so a comparison's p does not depend on which others are run); Holm's correction over the comparisons of one
+ * paired t-test and a paired randomization test (`trials` sign flips, seeded with `${seed}|${name}`, the name
+ * `${family}|${cell}|${system}` unless `name` gives another, so a comparison's p does not depend on which others
+ * are run); Holm's correction over the comparisons of one
  * family, for each test. A comparison with fewer than two shared queries has no test: it is left out, and is no
  * member of its family. Results in the order the (family, cell, system) triples first appear.
  */
-export function testAgainstBaseline(values: Iterable<QueryValue>, baseline: string, opts: { trials?: number; seed?: number | string } = {}): BaselineComparison[] {
+export function testAgainstBaseline(
+  values: Iterable<QueryValue>,
+  baseline: string,
+  opts: { trials?: number; seed?: number | string; name?: (family: string, cell: string, system: string) => string } = {},
+): BaselineComparison[] {
+  const name = opts.name ?? ((family: string, cell: string, system: string) => `${family}|${cell}|${system}`);
   // family → cell → system → query → running sum and count (insertion order = first appearance)
   const tree = new Map<string, Map<string, Map<string, Map<string, { s: number; n: number }>>>>();
   const child = <K, V>(m: Map<K, V>, k: K, make: () => V): V => {
@@ -233,7 +239,7 @@ export function testAgainstBaseline(values: Iterable<QueryValue>, baseline: stri
         const x = Float64Array.from(shared, (q) => a.get(q)!);
         const y = Float64Array.from(shared, (q) => b.get(q)!);
         const t = pairedTTest(x, y);
-        const r = pairedRandomizationTest(x, y, { trials: opts.trials ?? 10000, seed: `${opts.seed ?? 0}|${family}|${cell}|${system}` });
+        const r = pairedRandomizationTest(x, y, { trials: opts.trials ?? 10000, seed: `${opts.seed ?? 0}|${name(family, cell, system)}` });
         members.push({ family, cell, system, n: shared.length, meanDiff: t.meanDiff, tP: t.p, randP: r.p });
       }
     }

@@ -8,7 +8,7 @@
  *    pool size — on the test split's queries, each query's value the mean over the cell's pool repeats (every
  *    repeat searches the same queries, so a query is one pair, never one per repeat);
  *  - tests: two-sided paired t-test and paired randomization test, 10,000 sign flips seeded by the config's seed
- *    and the comparison (eval/significance.ts testAgainstBaseline);
+ *    and the comparison's name (eval/significance.ts testAgainstBaseline);
  *  - Holm family: protocol × setting × measure, i.e. one measure of one report table — Table 1 (a setting's
  *    dataset level: every model × pool size), Tables 2, 7, 8 (a setting's field level: every model × field).
  *    The table and chart of the models beyond the paper show Table 1's rows for them, p-values and all.
@@ -66,7 +66,14 @@ export function significanceOf(values: Iterable<CellQueryValue>, baseline: strin
       yield { family, cell, system: v.model, query: v.query, value: v.value };
     }
   }
-  const rows: ComparisonRow[] = testAgainstBaseline(keyed(), baseline, { trials: opts.trials ?? TRIALS, seed: opts.seed ?? 0 }).map((c) => ({
+  // A comparison's randomization seed names it as citebench has always named it (protocol|field|pool|model
+  // [|setting]|measure), so the p-values stored by earlier runs and shown in docs reproduce.
+  const name = (family: string, cell: string, model: string) => {
+    const f = families.get(family)!;
+    const c = cells.get(cell)!;
+    return `${f.protocol}|${c.field ?? ''}|${c.poolSize}|${model}${f.setting === 'transductive' ? '' : `|${f.setting}`}|${f.measure}`;
+  };
+  const rows: ComparisonRow[] = testAgainstBaseline(keyed(), baseline, { trials: opts.trials ?? TRIALS, seed: opts.seed ?? 0, name }).map((c) => ({
     ...families.get(c.family)!, ...cells.get(c.cell)!, model: c.system,
     queries: c.n, meanDiff: c.meanDiff, pT: c.tP, pRandomization: c.randP, pHolm: c.tHolm, pRandomizationHolm: c.randHolm,
   }));

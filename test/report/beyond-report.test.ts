@@ -55,7 +55,7 @@ before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'citebench-beyond-report-'));
   writeFileSync(join(tmp, 'beyond.yaml'), CONFIG);
   cli(['run', join(tmp, 'beyond.yaml'), '--work', join(tmp, 'work'), '--results', res()]);
-  cli(['report', res(), '--out', join(tmp, 'rep'), '--store', join(tmp, 'work', 'store'), '--trials', '2000', '--no-pdf']);
+  cli(['report', res(), '--out', join(tmp, 'rep'), '--store', join(tmp, 'work', 'store'), '--no-pdf']);
   browser = await launchChromium();
   tables = await parseTables(browser, html());
 });
@@ -169,7 +169,7 @@ test('the significance table equals results.json\'s tests recomputed from per-qu
   const rows = t.rows.map((x) => ({ setting: x.label, pool: x.cells[0].v, model: x.cells[1].v, measure: x.cells[2].v, cells: x.cells.map((c) => c.v) }));
   assert.equal(rows.length, 2 * 2 * 2 * r.measures.length, 'settings × pools × (nav, prof) × measures');
   // Recomputed: per query, the mean over repeats, paired in query-id order; the randomization test's seed names
-  // the comparison as eval/significance.ts testAgainstBaseline does (family protocol|setting|measure, cell field|pool, model).
+  // the comparison as experiments/significance-stage.ts does (protocol|field|pool|model[|setting]|measure).
   const expect = rows.map((x) => {
     const setting = x.setting === 'transductive' ? null : x.setting;
     const size = [600, 900].find((s) => sizeText(s) === x.pool)!;
@@ -183,7 +183,7 @@ test('the significance table equals results.json\'s tests recomputed from per-qu
     const va = mean(a);
     const vb = mean(b);
     const tt = pairedTTest(va, vb);
-    const rnd = pairedRandomizationTest(va, vb, { trials: r.significance.trials, seed: `${r.seed}|dataset|${x.setting}|${x.measure}||${size}|${x.model}` });
+    const rnd = pairedRandomizationTest(va, vb, { trials: r.significance.trials, seed: `${r.seed}|dataset||${size}|${x.model}${setting ? `|${setting}` : ''}|${x.measure}` });
     return { ...x, d: va.reduce((s, v, i) => s + v - vb[i], 0) / va.length, pT: tt.p, pR: rnd.p };
   });
   const holmOf = new Map<object, number>();
