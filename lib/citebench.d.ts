@@ -2696,14 +2696,16 @@ declare module "citebench/src/eval/significance" {
     /**
      * Every system against `baseline` in every cell of every family: per query the mean over its repeats; each
      * system paired with the baseline of its own cell on the queries both have (ids in sorted order); a two-sided
-     * paired t-test and a paired randomization test (`trials` sign flips, seeded with `${seed}|${family}|${cell}|${system}`,
-     * so a comparison's p does not depend on which others are run); Holm's correction over the comparisons of one
+     * paired t-test and a paired randomization test (`trials` sign flips, seeded with `${seed}|${name}`, the name
+     * `${family}|${cell}|${system}` unless `name` gives another, so a comparison's p does not depend on which others
+     * are run); Holm's correction over the comparisons of one
      * family, for each test. A comparison with fewer than two shared queries has no test: it is left out, and is no
      * member of its family. Results in the order the (family, cell, system) triples first appear.
      */
     export function testAgainstBaseline(values: Iterable<QueryValue>, baseline: string, opts?: {
         trials?: number;
         seed?: number | string;
+        name?: (family: string, cell: string, system: string) => string;
     }): BaselineComparison[];
 }
 declare module "citebench/src/report/charts" {
