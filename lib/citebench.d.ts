@@ -1802,7 +1802,7 @@ declare module "citebench/src/report/significance" {
 }
 declare module "citebench/src/report/tables" {
     import type { PaperNumbers } from "citebench/src/report/paper-numbers";
-    import type { SignificanceRow } from "citebench/src/report/results";
+    import { type SignificanceRow } from "citebench/src/report/results";
     export function poolLabel(n: number): string;
     export interface ValueCell {
         kind: 'value';
@@ -1860,7 +1860,11 @@ declare module "citebench/src/report/tables" {
     export const tableHeading: (t: ReportTable) => string;
     /** A value with `digits` decimals, never "-0.0" (tests recompute the same strings). */
     export function fmtValue(x: number, digits?: number): string;
-    /** The table as Markdown: one header row ("group column" heads), values with `digits` decimals (– where none). */
+    /** The stored decisions of a cell: * t-test, † randomization test, each Holm-adjusted p below SIGNIFICANCE_ALPHA. */
+    export function sigMarks(s: SignificanceRow): string;
+    /** Said under a Markdown table whose cells carry marks. */
+    export const MARKS_LEGEND: string;
+    /** The table as Markdown: one header row ("group column" heads), values with `digits` decimals (– where none) and their stored marks. */
     export function tableMarkdown(t: ReportTable, opts?: {
         digits?: number;
     }): string;

@@ -5,8 +5,8 @@
  * escaped; notes.md goes through markdown-it with raw HTML and images off.
  */
 import MarkdownIt from 'markdown-it';
-import { SIGNIFICANCE_ALPHA, shortfallText, type ResultsIndex, type SignificanceRow } from './results.ts';
-import { fmtValue, poolLabel, tableHeading, type ReportTable, type TableCell, type ValueCell } from './tables.ts';
+import { shortfallText, type ResultsIndex } from './results.ts';
+import { fmtValue, poolLabel, sigMarks, tableHeading, type ReportTable, type TableCell, type ValueCell } from './tables.ts';
 
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -71,11 +71,6 @@ ul.drill { columns: 3; font-size: 13px; }
   .banner { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   .delta { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
 }`;
-
-/** The stored decisions of a cell: * t-test, † randomization test, each Holm-adjusted p < 0.05 (results.json's alpha). */
-export function sigMarks(s: SignificanceRow): string {
-  return `${s.pHolm < SIGNIFICANCE_ALPHA ? '*' : ''}${s.pRandomizationHolm < SIGNIFICANCE_ALPHA ? '†' : ''}`;
-}
 
 function sigMark(c: ValueCell): string {
   const s = c.sig;

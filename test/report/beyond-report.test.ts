@@ -212,7 +212,12 @@ test('the significance table equals results.json\'s tests recomputed from per-qu
   for (const model of ['bm25', 'nav', 'prof']) {
     const line = section.split('\n').find((l) => l.startsWith(`| ${model} |`))!;
     const printed = line.split('|').slice(2, -1).map((s) => s.trim());
-    assert.deepEqual(printed, [600, 900].flatMap((s) => r.measures.map((m: string) => stats(ind.filter((c) => c.protocol === 'dataset' && c.poolSize === s && c.model === model), m).mean.toFixed(1))));
+    // value, then the stored marks of its cell (results.json's decisions; none for the baseline)
+    assert.deepEqual(printed.map((x) => x.replace(/[*†]+$/, '')), [600, 900].flatMap((s) => r.measures.map((m: string) => stats(ind.filter((c) => c.protocol === 'dataset' && c.poolSize === s && c.model === model), m).mean.toFixed(1))));
+    assert.deepEqual(printed.map((x) => /[*†]*$/.exec(x)![0]), [600, 900].flatMap((s) => r.measures.map((m: string) => {
+      const st = r.significance.rows.find((x: { protocol: string; setting: string; poolSize: number; model: string; measure: string }) => x.protocol === 'dataset' && x.setting === 'inductive' && x.poolSize === s && x.model === model && x.measure === m);
+      return st ? `${st.pHolm < 0.05 ? '*' : ''}${st.pRandomizationHolm < 0.05 ? '†' : ''}` : '';
+    })), `report.md inductive Table 1 ${model}: marks`);
   }
 });
 

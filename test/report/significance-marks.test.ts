@@ -1,6 +1,6 @@
 /**
  * The report's significance marks are results.json's stored decisions by construction: every mark of every
- * marked table (Tables 1, 2, 7, 8) parsed back from the rendered HTML equals the stored row of its cell (t-test
+ * marked table (Tables 1, 2, 7, 8) parsed back from the rendered HTML and report.md equals the stored row of its cell (t-test
  * mark ⇔ pHolm < 0.05, randomization mark ⇔ pRandomizationHolm < 0.05, the p-values in its title); a tampered
  * record changes the marks; a results.json of an older citebench renders without marks and says how to add them.
  * The stored rows themselves are checked against tests recomputed from the cell files.
@@ -14,6 +14,7 @@ import { fabricateResults } from '../../bench/report/fabricate.ts';
 import { FIELDS, FIELD_ABBREV } from '../../src/corpus/fields.ts';
 import { holm, pairedTTest } from '../../src/eval/significance.ts';
 import { tableHtml } from '../../src/report/html.ts';
+import { tableHeading } from '../../src/report/tables.ts';
 import { renderMarkdownReport } from '../../src/report/markdown.ts';
 import { loadPaperNumbers } from '../../src/report/paper-numbers.ts';
 import { buildTables } from '../../src/report/report-tables.ts';
@@ -60,14 +61,38 @@ function columnsOf(id: string, res: ResultsIndex) {
   return [...fields.map((field) => ({ protocol: 'field' as const, setting, field, poolSize: fieldCells[0].poolSize, measure })), null];
 }
 
-/** Checks every mark of every marked table against the record; returns how many cells carried a test. */
+/** report.md's marks of one table (the first Markdown table after its heading): row label → the marks after each value. */
+function parseMarkdownMarks(md: string, heading: string): Map<string, ({ mark: string; title: string } | null)[]> {
+  const lines = md.slice(md.indexOf(`## ${heading}`)).split('\n');
+  const start = lines.findIndex((l) => l.startsWith('|'));
+  const rows = new Map<string, ({ mark: string; title: string } | null)[]>();
+  for (const l of lines.slice(start + 2)) {
+    if (!l.startsWith('|')) break;
+    const [label, ...cells] = l.split('|').slice(1, -1).map((x) => x.trim());
+    rows.set(label.replace(/ \(random weights\)$/, ''), cells.map((c) => ({ mark: /[*†]*$/.exec(c)![0], title: '' })));
+  }
+  return rows;
+}
+
+/**
+ * Checks every mark of every marked table, in the HTML and in report.md, against the record; returns how many
+ * HTML cells carried a test.
+ */
 function checkMarks(res: ResultsIndex): number {
   const stored = significanceRows(res);
   let tested = 0;
   const tables = buildTables(res, paper).filter((t) => /^table[1278](-inductive)?$/.test(t.id));
   assert.equal(tables.length, 4);
+  const md = renderMarkdownReport(res, paper);
   for (const t of tables) {
     const cols = columnsOf(t.id, res);
+    for (const [model, cells] of parseMarkdownMarks(md, tableHeading(t))) {
+      assert.equal(cells.length, cols.length, `report.md ${t.id} ${model}: columns`);
+      cells.forEach((got, j) => {
+        const row = cols[j] && stored.get(significanceKey({ ...cols[j]!, model }));
+        assert.equal(got!.mark, row ? `${row.pHolm < 0.05 ? '*' : ''}${row.pRandomizationHolm < 0.05 ? '†' : ''}` : '', `report.md ${t.id} ${model} column ${j}`);
+      });
+    }
     for (const [model, cells] of parseMarks(tableHtml(t))) {
       assert.equal(cells.length, cols.length, `${t.id} ${model}: columns`);
       cells.forEach((got, j) => {
