@@ -81,7 +81,7 @@ export function sigMarks(s: SignificanceRow): string {
 }
 
 /** Said under a Markdown table whose cells carry marks. */
-export const MARKS_LEGEND = '* paired t-test, † paired randomization test against BM25 (per-query values averaged over repeats), ' +
+export const MARKS_LEGEND = 'Marks: `*` paired t-test, `†` paired randomization test against BM25 (per-query values averaged over repeats), ' +
   'Holm-corrected over the comparisons of one measure in the table, p < 0.05: the tests citebench run stored in results.json.';
 
 
