@@ -1656,29 +1656,54 @@ declare module "citebench/src/report/results" {
         validationShortfalls?: ValidationShortfall[];
         cells: CellSummary[];
         mdcr?: MdcrRecord;
-        /** Paired tests of navigation / profiler / rerank models against BM25 (dataset level), when the config has such models. */
+        /**
+         * Every paired test against the baseline that a table marks, computed once by the run
+         * (experiments/significance-stage.ts). Absent in a results.json of an older citebench (significanceNote).
+         */
         significance?: SignificanceRecord;
     }
-    /** One comparison: a model against the baseline on the same queries, per-query values averaged over repeats. */
+    /**
+     * One comparison: a model against the baseline in one cell of a table (a pool size at the dataset level, a field
+     * at the field level), over the same queries, each query's value the mean over the cell's repeats.
+     */
     export interface SignificanceRow {
+        protocol: 'dataset' | 'field';
         setting: 'transductive' | 'inductive';
+        measure: string;
+        /** The field's name at the field level (corpus/fields.ts); null at the dataset level. */
+        field: string | null;
         poolSize: number;
         model: string;
-        measure: string;
         queries: number;
         /** Mean of model − baseline (raw, not ×100). */
         meanDiff: number;
         pT: number;
         pRandomization: number;
-        /** Holm-adjusted paired t-test p, over the rows of the same setting and measure. */
+        /** Holm-adjusted paired t-test p, over the rows of its family (SIGNIFICANCE_FAMILY). */
         pHolm: number;
+        /** Holm-adjusted randomization-test p, over the same family. */
+        pRandomizationHolm: number;
     }
+    /** The level below which a Holm-adjusted p is marked significant (* t-test, † randomization test). */
+    export const SIGNIFICANCE_ALPHA = 0.05;
+    /** What one Holm family is, as results.json records it (the rows that share these values). */
+    export const SIGNIFICANCE_FAMILY = "protocol, setting, measure";
     export interface SignificanceRecord {
-        baseline: string;
+        /** The model every other is compared with (baselineModel); null when the run has no BM25 model (no rows). */
+        baseline: string | null;
         trials: number;
         seed: number;
+        /** Rows sharing these values form one Holm family: one measure of one report table. */
+        family: typeof SIGNIFICANCE_FAMILY;
+        /** SIGNIFICANCE_ALPHA: the level below which an adjusted p is marked (* t-test, † randomization). */
+        alpha: number;
         rows: SignificanceRow[];
     }
+    /** The baseline of every comparison: the BM25 model named bm25, else the first BM25 model of the config. */
+    export function baselineModel(models: readonly {
+        name: string;
+        kind: string;
+    }[]): string | undefined;
     export function readResults(dir: string): ResultsIndex;
     /** A cell's full record (per-query values and query ids) from its file in the results folder. */
     export function readCell(dir: string, cell: Pick<CellSummary, 'file'>): CellRecord;
@@ -1756,90 +1781,28 @@ declare module "citebench/src/report/paper-numbers" {
     /** The paper's numbers: the repository's file, or another file of the same layout. */
     export function loadPaperNumbers(path?: string): PaperNumbers;
 }
-declare module "citebench/src/eval/significance" {
-    export interface TTestResult {
-        n: number;
-        meanDiff: number;
-        t: number;
-        df: number;
-        /** Two-sided p-value. */
-        p: number;
-    }
-    export interface RandomizationResult {
-        n: number;
-        meanDiff: number;
-        trials: number;
-        /** Two-sided p-value, (count of |permuted mean| ≥ |observed| + 1) / (trials + 1). */
-        p: number;
-    }
-    type Values = ArrayLike<number>;
-    /** Paired two-sided t-test of a − b. */
-    export function pairedTTest(a: Values, b: Values): TTestResult;
-    /** Two-sided p-value of Student's t with df degrees of freedom: I_{df/(df+t²)}(df/2, 1/2). */
-    export function studentTwoSidedP(t: number, df: number): number;
+declare module "citebench/src/report/significance" {
     /**
-     * Paired randomization test: each trial flips the sign of every difference with probability ½ (the null
-     * hypothesis of exchangeable labels) and compares |mean| with the observed |mean|. Deterministic given seed.
+     * The paired tests results.json stores (experiments/significance-stage.ts computes them once, at the end of
+     * `citebench run`), as the report, the charts and the notebooks read them: the marks of Tables 1, 2, 7, 8 and
+     * the rows of the table of the models beyond the paper. Nothing here tests anything, so a mark on the page is
+     * the stored decision by construction.
      */
-    export function pairedRandomizationTest(a: Values, b: Values, opts?: {
-        trials?: number;
-        seed?: number | string;
-    }): RandomizationResult;
-    /** Holm–Bonferroni adjusted p-values, in the input order. */
-    export function holm(pValues: readonly number[]): number[];
-    /** ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; ~15 significant digits). */
-    export function logGamma(x: number): number;
-    /** Regularized incomplete beta I_x(a, b) by Lentz's continued fraction (Numerical Recipes betacf). */
-    export function regularizedIncompleteBeta(x: number, a: number, b: number): number;
-}
-declare module "citebench/src/report/compare" {
-    import { type CellSummary, type ResultsIndex } from "citebench/src/report/results";
-    export interface Significance {
-        /** Queries paired. */
-        n: number;
-        /** Mean of model − baseline over the paired queries (fractions, not ×100). */
-        meanDiff: number;
-        tP: number;
-        randP: number;
-        /** Holm-adjusted within the table. */
-        tHolm: number;
-        randHolm: number;
-    }
-    /** The baseline every model is compared with: the model named bm25, else the first BM25 model. */
-    export function baselineModel(r: ResultsIndex): string | undefined;
-    /** The inductive setting, or undefined for the paper's (transductive): as cells record it. */
-    export type SettingTag = 'inductive' | undefined;
-    /** Key of one table cell: protocol, field (or ''), pool size, model, and the setting unless it is the paper's. */
-    export const cellId: (protocol: string, field: string | null, poolSize: number, model: string, setting?: SettingTag) => string;
-    /** Per-query values averaged over the repeats of each (model, protocol, field, pool size, setting), test split only. */
-    export class PerQuery {
-        private readonly dir;
-        private readonly cells;
-        private readonly cache;
-        constructor(dir: string, cells: CellSummary[]);
-        /** measure → query id → mean over repeats. */
-        get(protocol: string, field: string | null, poolSize: number, model: string, setting?: SettingTag): Map<string, Map<string, number>>;
-    }
-    export interface Comparison {
-        protocol: string;
-        field: string | null;
-        poolSize: number;
-        model: string;
-        measure: string;
-        setting?: SettingTag;
-    }
-    /**
-     * Tests every comparison of one table against the baseline and Holm-corrects them together. Comparisons with
-     * fewer than two shared queries are left out (undefined in the result).
-     */
-    export function compareTable(pq: PerQuery, baseline: string, comps: Comparison[], opts?: {
-        trials?: number;
-        seed?: number;
-    }): Map<string, Significance>;
+    import { type ResultsIndex, type SignificanceRecord, type SignificanceRow } from "citebench/src/report/results";
+    /** The stored record, or undefined for a results.json of an older citebench (no record, or rows of the old shape). */
+    export function storedSignificance(r: Pick<ResultsIndex, 'significance'>): SignificanceRecord | undefined;
+    /** Said above a table that would carry marks when results.json holds no stored tests; undefined when it does. */
+    export function significanceNote(r: Pick<ResultsIndex, 'significance' | 'name'>): string | undefined;
+    /** Key of one stored comparison. */
+    export const significanceKey: (x: Pick<SignificanceRow, "protocol" | "setting" | "measure" | "field" | "poolSize" | "model">) => string;
+    /** Every stored comparison by significanceKey (empty without a stored record). */
+    export function significanceRows(r: Pick<ResultsIndex, 'significance'>): Map<string, SignificanceRow>;
+    /** The stored dataset-level rows of the models beyond the paper: the significance table and chart. */
+    export function beyondPaperRows(r: Pick<ResultsIndex, 'significance' | 'models'>): SignificanceRow[];
 }
 declare module "citebench/src/report/tables" {
-    import type { Significance } from "citebench/src/report/compare";
     import type { PaperNumbers } from "citebench/src/report/paper-numbers";
+    import { type SignificanceRow } from "citebench/src/report/results";
     export function poolLabel(n: number): string;
     export interface ValueCell {
         kind: 'value';
@@ -1849,7 +1812,8 @@ declare module "citebench/src/report/tables" {
         sd?: number;
         repeats?: number;
         paper?: number;
-        sig?: Significance;
+        /** results.json's stored test of this cell against the baseline (report/significance.ts). */
+        sig?: SignificanceRow;
         best?: boolean;
     }
     export interface TextCell {
@@ -1896,7 +1860,11 @@ declare module "citebench/src/report/tables" {
     export const tableHeading: (t: ReportTable) => string;
     /** A value with `digits` decimals, never "-0.0" (tests recompute the same strings). */
     export function fmtValue(x: number, digits?: number): string;
-    /** The table as Markdown: one header row ("group column" heads), values with `digits` decimals (– where none). */
+    /** The stored decisions of a cell: * t-test, † randomization test, each Holm-adjusted p below SIGNIFICANCE_ALPHA. */
+    export function sigMarks(s: SignificanceRow): string;
+    /** Said under a Markdown table whose cells carry marks. */
+    export const MARKS_LEGEND: string;
+    /** The table as Markdown: one header row ("group column" heads), values with `digits` decimals (– where none) and their stored marks. */
     export function tableMarkdown(t: ReportTable, opts?: {
         digits?: number;
     }): string;
@@ -1911,45 +1879,6 @@ declare module "citebench/src/report/tables" {
     export function paperFieldTableData(paper: PaperNumbers, n: 2 | 7 | 8): ReportTable;
     /** The paper's Tables 3 (fields × model MAP/R@5) and 4 (models × candidate type MAP/R@5), as printed. */
     export function paperMdcrTablesData(paper: PaperNumbers): [ReportTable, ReportTable];
-}
-declare module "citebench/src/report/report-tables" {
-    import { type PerQuery } from "citebench/src/report/compare";
-    import { type ResultsIndex } from "citebench/src/report/results";
-    import type { PaperNumbers } from "citebench/src/report/paper-numbers";
-    import { type ReportTable } from "citebench/src/report/tables";
-    export function paperOrder(models: string[]): string[];
-    /** The paper's pool size this pool stands for at the run's scale (4k at scale 0.02 → 200k), if any. */
-    export function paperPool(poolSize: number, scale: number): string | undefined;
-    export interface TableOptions {
-        /** Randomization-test trials (default 10,000). */
-        trials?: number;
-    }
-    /** What the inductive setting is, said above each of its tables. */
-    export function inductiveNote(r: Pick<ResultsIndex, 'queryYear'>): string;
-    /**
-     * Every table of the results, in report order: Tables 1–8 (the paper's setting), the inductive setting's 1, 2,
-     * 7, 8, the paired tests of results.json. `pq` gives the tables' significance marks; without it (the Markdown
-     * report, written by the run) there are none.
-     */
-    export function buildTables(r: ResultsIndex, pq: PerQuery | undefined, paper: PaperNumbers | undefined, opts?: TableOptions): ReportTable[];
-    /** The paper's field-level tables: number → measure and paper-numbers.json key. */
-    export const FIELD_TABLES: {
-        readonly 2: {
-            readonly measure: "MAP";
-            readonly key: "table2_field_level_MAP";
-            readonly title: "Field level, MAP (§3.2)";
-        };
-        readonly 7: {
-            readonly measure: "nDCG";
-            readonly key: "table7_field_level_nDCG";
-            readonly title: "Field level, nDCG (§3.2, App. A.4)";
-        };
-        readonly 8: {
-            readonly measure: "R@30";
-            readonly key: "table8_field_level_R@30";
-            readonly title: "Field level, R@30 (§3.2, App. A.4)";
-        };
-    };
 }
 declare module "citebench/src/report/markdown" {
     /**
@@ -2348,6 +2277,70 @@ declare module "citebench/src/retrieval/dense/store" {
         load(indices: Uint32Array): VectorSet;
     }
 }
+declare module "citebench/src/experiments/models" {
+    import type { CorpusStore } from "citebench/src/corpus/store";
+    import type { Retriever } from "citebench/src/retrieval/retriever";
+    import type { Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    import { Encoder, type Device } from "citebench/src/retrieval/dense/encoder";
+    import { type ResolvedModel } from "citebench/src/retrieval/dense/models";
+    import { EmbeddingStore } from "citebench/src/retrieval/dense/store";
+    import type { Bm25ModelConfig, DenseModelConfig, ModelConfig } from "citebench/src/experiments/config";
+    /** What a report must say about a model's weights: only `trained` numbers can be findings. */
+    export type Weights = 'lexical' | 'trained' | 'random';
+    export interface ModelInfo {
+        name: string;
+        kind: 'bm25' | 'dense' | 'navigation' | 'profiler' | 'rerank';
+        weights: Weights;
+        /** Settings that determine its output (BM25 parameters after tuning; dense pooling, distance, folder). */
+        settings: Record<string, unknown>;
+    }
+    export interface ReadyModel extends ModelInfo {
+        retriever: Retriever;
+        /** Dense models: the loaded encoder (MDCR scores its pairs with it). */
+        encoder?: Encoder;
+        /** Dense models: their embedding store (the runner's encode stage fills it; a dense Profiler builds its profiles from it). */
+        embeddings?: EmbeddingStore;
+        release(): Promise<void>;
+    }
+    export interface SkippedModel {
+        name: string;
+        reason: string;
+    }
+    export function bm25Retriever(cfg: Bm25ModelConfig, params: {
+        k1: number;
+        b: number;
+    }, index: Bm25Index, store: CorpusStore, indexDir: string, threads: number): ReadyModel;
+    /**
+     * Random-weight folders (the test models of this project) must never pass for trained encoders: a folder
+     * whose name says `random` is marked so, and so is one whose config.json says so.
+     */
+    export function weightsOf(model: ResolvedModel): Weights;
+    /** Resolve a dense model; a folder that is not there yet is a skip with the way to add it, not an error. */
+    /**
+     * `log` is told when a checkpoint is converted (seconds for BERT-base, once per checkpoint) or downloaded;
+     * `allowRemote` downloads a registry model or hub id whose folder is missing (`citebench run --allow-remote`).
+     */
+    export function resolveDense(cfg: DenseModelConfig, modelsDir: string | undefined, opts?: {
+        log?: (line: string) => void;
+        allowRemote?: boolean;
+    }): Promise<ResolvedModel | SkippedModel>;
+    export function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel, store: CorpusStore, corpusKey: string | undefined, workDir: string, threads: number, device?: Device): Promise<ReadyModel>;
+    /**
+     * The files a dense model's weights come from, with their SHA-256 (the report's metadata names them): the
+     * checkpoint it was converted from, else its ONNX file.
+     */
+    export function weightFilesOf(model: ResolvedModel): {
+        file: string;
+        sha256: string;
+    }[];
+    export function isSkipped(x: ResolvedModel | SkippedModel): x is SkippedModel;
+    export function modelKinds(models: ModelConfig[]): {
+        bm25: boolean;
+        dense: boolean;
+    };
+    /** Models that rank with their own encoder or BM25 parameters (MDCR scores pairs with those alone). */
+    export function isBaseModel(m: ModelInfo): boolean;
+}
 declare module "citebench/src/retrieval/dense/cross-encoder" {
     import type { TextSource } from "citebench/src/corpus/article";
     import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
@@ -2640,29 +2633,155 @@ declare module "citebench/src/retrieval/rerank" {
         search(req: SearchRequest): Promise<RankedLists>;
     }
 }
-declare module "citebench/src/eval/trec-format" {
-    /**
-     * trec_eval's text output: `printf("%-22s\t%s\t%6.4f\n")` for float measures, `%ld` for counts.
-     * C's printf rounds the exact binary value half-to-even (0.03125 → 0.0312); JS toFixed rounds such exact ties up,
-     * so ties are fixed here.
-     */
-    import type { EvalResult } from "citebench/src/eval/evaluate";
-    /** C `%6.4f`. */
-    export function formatFixed4(x: number): string;
-    /** C `%ld` of `(long) value`. */
-    export function formatLong(x: number): string;
-    export function formatLine(name: string, qid: string, value: string): string;
-    export interface TrecEvalPrintOptions {
-        /** -q: per-query lines (queries in the given order) before the `all` lines. */
-        perQuery?: boolean;
-        /** Query positions in print order (trec_eval: qid strcmp order). */
-        queryOrder: Uint32Array;
-        qid: (q: number) => string;
-        /** Print `runid  all  TAG` first among the `all` lines (trec_eval does for all_trec / official). */
-        runId?: string;
+declare module "citebench/src/eval/significance" {
+    export interface TTestResult {
+        n: number;
+        meanDiff: number;
+        t: number;
+        df: number;
+        /** Two-sided p-value. */
+        p: number;
     }
-    /** The whole trec_eval output for an evaluation result. */
-    export function formatTrecEval(r: EvalResult, o: TrecEvalPrintOptions): string;
+    export interface RandomizationResult {
+        n: number;
+        meanDiff: number;
+        trials: number;
+        /** Two-sided p-value, (count of |permuted mean| ≥ |observed| + 1) / (trials + 1). */
+        p: number;
+    }
+    type Values = ArrayLike<number>;
+    /** Paired two-sided t-test of a − b. */
+    export function pairedTTest(a: Values, b: Values): TTestResult;
+    /** Two-sided p-value of Student's t with df degrees of freedom: I_{df/(df+t²)}(df/2, 1/2). */
+    export function studentTwoSidedP(t: number, df: number): number;
+    /**
+     * Paired randomization test: each trial flips the sign of every difference with probability ½ (the null
+     * hypothesis of exchangeable labels) and compares |mean| with the observed |mean|. Deterministic given seed.
+     */
+    export function pairedRandomizationTest(a: Values, b: Values, opts?: {
+        trials?: number;
+        seed?: number | string;
+    }): RandomizationResult;
+    /** Holm–Bonferroni adjusted p-values, in the input order. */
+    export function holm(pValues: readonly number[]): number[];
+    /** ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; ~15 significant digits). */
+    export function logGamma(x: number): number;
+    /** Regularized incomplete beta I_x(a, b) by Lentz's continued fraction (Numerical Recipes betacf). */
+    export function regularizedIncompleteBeta(x: number, a: number, b: number): number;
+    /**
+     * One value of one system on one query, in one cell of one family: the unit every significance test of citebench
+     * (results.json, the report's marks, `citebench compare`, a notebook's ad-hoc comparison) is computed from.
+     * `family` and `cell` are the caller's keys: the Holm family the comparison belongs to, and what is compared
+     * within it (e.g. family = protocol|setting|measure, cell = field|pool size). Several values of the same
+     * (family, cell, system, query) are the repeats of that query: they are averaged before the test, so a query is
+     * one pair however many pool samples it was searched in.
+     */
+    export interface QueryValue {
+        family: string;
+        cell: string;
+        system: string;
+        query: string;
+        value: number;
+    }
+    /** One system against the baseline in one cell: paired tests over the shared queries, Holm-adjusted within its family. */
+    export interface BaselineComparison {
+        family: string;
+        cell: string;
+        system: string;
+        /** Queries paired (both systems have a value). */
+        n: number;
+        /** Mean of system − baseline over the paired queries. */
+        meanDiff: number;
+        tP: number;
+        randP: number;
+        tHolm: number;
+        randHolm: number;
+    }
+    /**
+     * Every system against `baseline` in every cell of every family: per query the mean over its repeats; each
+     * system paired with the baseline of its own cell on the queries both have (ids in sorted order); a two-sided
+     * paired t-test and a paired randomization test (`trials` sign flips, seeded with `${seed}|${name}`, the name
+     * `${family}|${cell}|${system}` unless `name` gives another, so a comparison's p does not depend on which others
+     * are run); Holm's correction over the comparisons of one
+     * family, for each test. A comparison with fewer than two shared queries has no test: it is left out, and is no
+     * member of its family. Results in the order the (family, cell, system) triples first appear.
+     */
+    export function testAgainstBaseline(values: Iterable<QueryValue>, baseline: string, opts?: {
+        trials?: number;
+        seed?: number | string;
+        name?: (family: string, cell: string, system: string) => string;
+    }): BaselineComparison[];
+}
+declare module "citebench/src/report/charts" {
+    import type { DegreeBin } from "citebench/src/corpus/stats";
+    import { type ResultsIndex, type TuningRecord } from "citebench/src/report/results";
+    export type ChartSpec = Record<string, unknown>;
+    export interface Chart {
+        id: string;
+        title: string;
+        caption: string;
+        spec: ChartSpec;
+    }
+    /** Metric (×100) vs pool size per model, one panel per measure: the dataset level (the paper's setting). */
+    export function poolSizeChart(r: ResultsIndex): Chart | undefined;
+    /**
+     * Both settings at the dataset level: each model's mean per pool size, solid transductive, dashed inductive, one
+     * panel per measure. Only for a run with the inductive setting.
+     */
+    export function settingsChart(r: ResultsIndex): Chart | undefined;
+    /** Model × field heat map of one measure (field level, the paper's setting), values printed in the cells. */
+    export function fieldHeatmap(r: ResultsIndex, measureName?: string): Chart | undefined;
+    /** MDCR MAP per candidate type, a bar per model (Table 4). */
+    export function candidateTypeChart(r: ResultsIndex): Chart | undefined;
+    /** One tuned BM25 model's validation score over the k1 × b grid; the chosen point outlined. */
+    export function tuningChart(t: TuningRecord): Chart;
+    /** The MDCR build's model-based Jaccard matrix (§4.1) as a heat map; the chosen models are marked on the axes. */
+    export function jaccardChart(r: ResultsIndex): Chart | undefined;
+    /**
+     * Beyond the paper: each model's paired difference from BM25 (×100, per-query values averaged over repeats) per
+     * measure, pool size and setting, from results.json's stored significance rows (Table 1's family); filled bars are
+     * significant after Holm's correction (paired t-test, p < 0.05), hollow ones are not.
+     */
+    export function significanceChart(r: ResultsIndex): Chart | undefined;
+    /** Articles per publication year of a corpus store (describeStore's yearCounts); 2019, the query year, marked. */
+    export function yearChart(yearCounts: Record<number, number>, queryYear?: number): Chart;
+    /** Articles per MAG field (an article may have several fields, so the bars can add up to more than the store). */
+    export function fieldChart(fields: Record<string, number>): Chart;
+    /** Inbound and outbound citation-degree histograms (degreeHistogram's power-of-two bins), side by side. */
+    export function degreeChart(bins: DegreeBin[]): Chart;
+    /** Every chart the results support, in report order. */
+    export function reportCharts(r: ResultsIndex): Chart[];
+    /** Versions of the chart libraries (for the report's metadata). */
+    export function vegaVersions(): Promise<{
+        vega: string;
+        'vega-lite': string;
+    }>;
+    /**
+     * SVG of a vega-lite spec. Element ids get `idPrefix` so several charts can sit inline in one HTML page
+     * without their clip paths and gradients colliding.
+     */
+    export function chartSvg(spec: ChartSpec, idPrefix?: string): Promise<string>;
+}
+declare module "citebench/src/report/notebook" {
+    /**
+     * Notebook helpers: one table as HTML (with its own CSS) or one chart as SVG, for tslab's
+     * `require('tslab').display.html(...)`. They read a results folder of `citebench run`, like `citebench report`.
+     */
+    import { type Chart } from "citebench/src/report/charts";
+    import { type ResultsIndex } from "citebench/src/report/results";
+    /** Table `n` (1–8, the paper's numbering) of a results folder as an HTML fragment. */
+    export function reportTableHtml(resultsDir: string, n: number): string;
+    export type ChartName = 'pool' | 'settings' | 'fields' | 'types' | 'tuning' | 'jaccard' | 'significance';
+    /** One chart of a results index: pool (metric vs pool size), settings (both settings), fields (heat map), types (MDCR), tuning, jaccard (MDCR build), significance (Δ vs BM25). */
+    export function reportChart(r: ResultsIndex, name: ChartName, opts?: {
+        measure?: string;
+        model?: string;
+    }, where?: string): Chart;
+    /** One chart of a results folder as SVG (see reportChart). */
+    export function reportChartSvg(resultsDir: string, name: ChartName, opts?: {
+        measure?: string;
+        model?: string;
+    }): Promise<string>;
 }
 declare module "citebench/src/eval/string-table" {
     /**
@@ -2812,6 +2931,298 @@ declare module "citebench/src/eval/trec-csr" {
         offsets: Uint32Array;
         perm?: Uint32Array;
     };
+}
+declare module "citebench/src/report/drilldown" {
+    import { type Field } from "citebench/src/corpus/fields";
+    import { type ResultsIndex } from "citebench/src/report/results";
+    export interface ArticleInfo {
+        title: string;
+        year?: number;
+    }
+    export type ArticleLookup = (paperId: string) => ArticleInfo | undefined;
+    /** Titles and years from a corpus store; the store stays open until close(). */
+    export function storeLookup(dir: string): {
+        lookup: ArticleLookup;
+        close: () => void;
+    };
+    export interface DrillPage {
+        /** Path relative to the report folder. */
+        path: string;
+        field: Field;
+        model: string;
+        html: string;
+    }
+    /** File-safe name of a model. */
+    export const slug: (s: string) => string;
+    export interface DrillOptions {
+        /** Queries shown at each end (worst and best); default 3. */
+        perEnd?: number;
+        lookup?: ArticleLookup;
+    }
+    export function drillPages(dir: string, r: ResultsIndex, opts?: DrillOptions): DrillPage[];
+    /**
+     * The drill-down's corpus store: `given` (an error when it is not the results' corpus), else <results>/../store
+     * (the runner's layout) when it holds the same number of articles, else none.
+     */
+    export function findStore(resultsDir: string, r: ResultsIndex, given?: string): string | undefined;
+    /** One query of a field-level cell, for a data frame (what the drill page shows, without the lists). */
+    export interface QueryRow {
+        query: string;
+        measure: string;
+        /** The measure's value for this query (a fraction, as in the cell file). */
+        value: number;
+        /** Cited articles of the query in the pool (its relevant documents). */
+        cited: number;
+        /** Rank of the best-ranked cited article; null when none is in the top k. */
+        firstCited: number | null;
+        citedInTop10: number;
+        retrieved: number;
+        year: number | null;
+        /** From the corpus store; null without one. Raw text: whoever renders it escapes it. */
+        title: string | null;
+    }
+    export interface WorstQueriesOptions {
+        field: string;
+        /** Default: the BM25 baseline (else the first model of the field level). */
+        model?: string;
+        /** Default: the run's first measure. */
+        measure?: string;
+        /** Queries returned (default 10). */
+        n?: number;
+        /** Pool sample (default 1, the one drill pages show). */
+        repeat?: number;
+        /** Titles and years: a lookup, or a corpus store folder (default: the runner's <results>/../store when it is this run's corpus). */
+        lookup?: ArticleLookup;
+        store?: string;
+    }
+    /**
+     * The worst queries of one field-level cell (test split), worst first: per-query values from the cell file, the
+     * cited articles from its qrels, their ranks from its run file, titles from the corpus store.
+     */
+    export function worstQueries(dir: string, r: ResultsIndex, opts: WorstQueriesOptions): QueryRow[];
+}
+declare module "citebench/src/report/mdcr-files" {
+    import type { MdcrRecord } from "citebench/src/report/results";
+    /** What the MDCR build drew, per split and candidate type (mdcr/mdcr_build_report.json): got, and how many were short. */
+    export function mdcrBuildCounts(resultsDir: string, m: Pick<MdcrRecord, 'files'>): Record<string, string | number>[];
+    /**
+     * One MDCR query's candidates as the benchmark files hold them (mdcr_<split>.json and its data jsonl): each
+     * candidate's type (`true` = a cited positive), paper id and title, and the score every evaluated model gave the
+     * pair (mdcr/scores/<model>.json; test split only). Default: the first query of the first field.
+     */
+    export function mdcrCandidates(resultsDir: string, m: Pick<MdcrRecord, 'files'>, opts?: {
+        split?: 'test' | 'val';
+        field?: string;
+        query?: string;
+    }): Record<string, string | number | null>[];
+}
+declare module "citebench/src/report/frames" {
+    import * as aq from 'arquero';
+    import type { ColumnTable } from 'arquero';
+    import { type Chart } from "citebench/src/report/charts";
+    import { type ChartName } from "citebench/src/report/notebook";
+    import { type ResultsIndex, type SignificanceRow } from "citebench/src/report/results";
+    import { type WorstQueriesOptions } from "citebench/src/report/drilldown";
+    export { aq };
+    export type Frame = ColumnTable;
+    /** Significance rows as a frame: the baseline's name, then the row's columns (results.json's significance record). */
+    export function significanceFrameOf(baseline: string | null, rows: readonly (Omit<SignificanceRow, 'protocol' | 'setting'> & {
+        protocol: string;
+        setting: string;
+    })[]): Frame;
+    /** Trusted HTML made by citebench's own renderers (input strings already escaped). */
+    export class Html {
+        readonly html: string;
+        constructor(html: string);
+    }
+    /** Which cells `queries()` reads (every given key must match). */
+    export interface CellFilter {
+        model?: string;
+        protocol?: 'dataset' | 'field';
+        split?: 'test' | 'val';
+        field?: string;
+        group?: string;
+        pool?: number;
+        setting?: 'transductive' | 'inductive';
+    }
+    /** One results folder as frames. Fractions stay fractions (MAP 0.655, not 65.5); MDCR values are ×100 as evaluate.py prints them. */
+    export class ResultsFrames {
+        readonly dir: string;
+        readonly store?: string | undefined;
+        readonly index: ResultsIndex;
+        /** One row per cell (model × protocol × pool group, both splits): its means, sizes and files. */
+        readonly cells: Frame;
+        /** Mean over repeats of the test cells (what the paper's tables print): one column per measure and `<measure>_sd`. */
+        readonly means: Frame;
+        /** Every tuned BM25 model's validation grid: k1, b, score; `chosen` marks the values it runs with. */
+        readonly tuning: Frame;
+        /** The models of the run: kind, weights (lexical, trained, random: never a finding) and settings. */
+        readonly models: Frame;
+        /**
+         * Every paired test against the baseline that results.json stores (the report's marks): one row per model ×
+         * table cell × measure, with its family's Holm-adjusted p-values. Absent for a results.json of an older citebench.
+         */
+        readonly significance?: Frame;
+        /** MDCR: the Jaccard matrix that chose the model-based negatives, and every evaluation (Tables 3 and 4). */
+        readonly mdcr?: {
+            chosenModels: string[];
+            notes: string[];
+            jaccard: Frame;
+            results: Frame;
+        };
+        private readonly perQueryCache;
+        /** `store`: the corpus store the results were computed on (titles for worstQueries), when known. */
+        constructor(dir: string, store?: string | undefined);
+        /**
+         * One row per cell × query with each measure's per-query value, read from the cell files
+         * (cells/<model>/<group>.json); `where` limits the cells read.
+         */
+        queries(where?: CellFilter): Frame;
+        /**
+         * The paper's Table `n` (1–8) as a frame of our values in its units (×100, mean over repeats), one column per
+         * table column (`<group> <column>` where the table has groups, e.g. `4k MAP`); `paper: true` adds the paper's value
+         * beside each (`… (paper)`).
+         */
+        table(n: number, opts?: {
+            paper?: boolean;
+        }): Frame;
+        /** Where these numbers come from: a banner when the corpus is synthetic or a model has random weights, then the run's metadata. */
+        about(): Html;
+        /** Table `n` as the HTML report draws it (paper values beside ours, significance marks, best bold). */
+        reportTable(n: number): Html;
+        /**
+         * The worst queries of one field (field level, test split, pool sample 1 by default), worst first: the measure
+         * ×100, cited articles, first cited rank, cited in the top 10, and the query's title from the corpus store.
+         */
+        worstQueries(opts: WorstQueriesOptions): Frame;
+        /** MDCR: what the build drew per split and candidate type (mdcr/mdcr_build_report.json). */
+        mdcrBuild(): Frame;
+        /** MDCR: one query's candidates (type, paper id, title) and every model's score for each pair; default the first query. */
+        mdcrCandidates(opts?: {
+            split?: 'test' | 'val';
+            field?: string;
+            query?: string;
+        }): Frame;
+        private mdcrRecord;
+        /** A chart of these results: pool (metric vs pool size), fields (heat map), types (MDCR), tuning, jaccard (MDCR build), significance (Δ vs BM25). */
+        chart(name: ChartName, opts?: {
+            measure?: string;
+            model?: string;
+        }): Chart;
+    }
+    /** A results folder of `citebench run` as frames (see ResultsFrames). */
+    export function loadResults(dir: string, opts?: {
+        store?: string;
+    }): ResultsFrames;
+    export const FRAME_CSS = ".citebench table.cbf{border-collapse:collapse;font-size:12.5px;margin:4px 0}\n.citebench table.cbf th,.citebench table.cbf td{border-bottom:1px solid #ddd;padding:2px 8px;text-align:left;white-space:nowrap}\n.citebench table.cbf thead th{border-bottom:2px solid #000}.citebench table.cbf td.n{text-align:right;font-variant-numeric:tabular-nums}\n.citebench p.cbf-cap{font-size:11px;color:#555;margin:2px 0 8px}";
+    /** A frame as an HTML table: column names and values escaped, numbers to 4 decimals, the first `limit` rows. */
+    export function frameHtml(t: Frame, opts?: {
+        limit?: number;
+        caption?: string;
+    }): string;
+    /**
+     * A whole HTML page (e.g. the report's index.html) inside the notebook: an iframe holding the page itself
+     * (srcdoc), so its styles stay apart from the notebook's and nothing is fetched.
+     */
+    export function embedHtml(file: string, opts?: {
+        height?: number;
+    }): Html;
+    /** One page of a PDF as a PNG image (poppler's pdftoppm, which scripts/setup.sh installs). */
+    export function pdfPage(file: string, opts?: {
+        page?: number;
+        dpi?: number;
+    }): Html;
+    /** What `show` displays, as HTML: a frame (table), a chart or vega-lite spec (SVG), Html as is, anything else as escaped text. */
+    export function toHtml(x: unknown, opts?: {
+        limit?: number;
+        caption?: string;
+    }): Promise<string>;
+    /**
+     * Displays `x` inline in a tslab notebook (`await cb.show(x)`): a frame as an HTML table, a chart or vega-lite
+     * spec as SVG, Html as is.
+     */
+    export function show(x: unknown, opts?: {
+        limit?: number;
+        caption?: string;
+    }): Promise<void>;
+}
+declare module "citebench/src/experiments/significance-stage" {
+    import { type Frame } from "citebench/src/report/frames";
+    import { type CellSummary, type SignificanceRecord, type SignificanceRow } from "citebench/src/report/results";
+    import type { ExperimentConfig } from "citebench/src/experiments/config";
+    import type { ModelInfo } from "citebench/src/experiments/models";
+    /** Randomization-test trials of every stored test. */
+    export const TRIALS = 10000;
+    /** One model's value of one measure on one query of one cell (a repeat's; repeats are averaged). */
+    export interface CellQueryValue {
+        protocol: string;
+        setting: string;
+        measure: string;
+        field: string | null;
+        poolSize: number;
+        model: string;
+        query: string;
+        value: number;
+    }
+    /** A stored row, its protocol and setting as given (an ad-hoc frame may name its own). */
+    export type ComparisonRow = Omit<SignificanceRow, 'protocol' | 'setting'> & {
+        protocol: string;
+        setting: string;
+    };
+    /**
+     * Every model against `baseline`, one Holm family per protocol × setting × measure, one comparison per model ×
+     * (field, pool size) cell. Rows ordered by protocol (dataset, field), setting (transductive, inductive), measure
+     * and model as they first appear, field (the MAG order), pool size.
+     */
+    export function significanceOf(values: Iterable<CellQueryValue>, baseline: string, opts?: {
+        trials?: number;
+        seed?: number;
+    }): ComparisonRow[];
+    /** results.json's significance record of a finished run (always written: no rows without a BM25 model). */
+    export function significanceStage(cfg: Pick<ExperimentConfig, 'measures' | 'seed'>, dir: string, models: readonly Pick<ModelInfo, 'name' | 'kind'>[], cells: CellSummary[]): SignificanceRecord;
+    export interface SignificanceFrameOptions {
+        /** The model (retriever) every other is compared with. */
+        baseline: string;
+        /** The measure columns to test. */
+        measures: string[];
+        /** Randomization-test trials (default 10,000, as the run's). */
+        trials?: number;
+        /** Randomization-test seed (default 0; a run's own seed reproduces its stored p-values). */
+        seed?: number;
+    }
+    /**
+     * An ad-hoc comparison in a notebook: per-query values of several retrievers (one row per model × query, with
+     * `model`, `query` and the measure columns; `protocol`, `setting`, `field`, `pool` and `repeat` where there are
+     * several, as `res.queries()` has them) against a baseline, tested exactly as the run tests its cells
+     * (significanceOf): repeats averaged per query, one Holm family per protocol × setting × measure. Returns the
+     * rows as a frame with the columns of `res.significance`; `res.queries({ split: 'test' })` with the run's seed
+     * gives back its stored rows.
+     */
+    export function significanceFrame(perQuery: Frame | readonly Record<string, unknown>[], opts: SignificanceFrameOptions): Frame;
+}
+declare module "citebench/src/eval/trec-format" {
+    /**
+     * trec_eval's text output: `printf("%-22s\t%s\t%6.4f\n")` for float measures, `%ld` for counts.
+     * C's printf rounds the exact binary value half-to-even (0.03125 → 0.0312); JS toFixed rounds such exact ties up,
+     * so ties are fixed here.
+     */
+    import type { EvalResult } from "citebench/src/eval/evaluate";
+    /** C `%6.4f`. */
+    export function formatFixed4(x: number): string;
+    /** C `%ld` of `(long) value`. */
+    export function formatLong(x: number): string;
+    export function formatLine(name: string, qid: string, value: string): string;
+    export interface TrecEvalPrintOptions {
+        /** -q: per-query lines (queries in the given order) before the `all` lines. */
+        perQuery?: boolean;
+        /** Query positions in print order (trec_eval: qid strcmp order). */
+        queryOrder: Uint32Array;
+        qid: (q: number) => string;
+        /** Print `runid  all  TAG` first among the `all` lines (trec_eval does for all_trec / official). */
+        runId?: string;
+    }
+    /** The whole trec_eval output for an evaluation result. */
+    export function formatTrecEval(r: EvalResult, o: TrecEvalPrintOptions): string;
 }
 declare module "citebench/src/eval/trec-eval" {
     import { type EvalResult } from "citebench/src/eval/evaluate";
@@ -2990,125 +3401,6 @@ declare module "citebench/src/experiments/run" {
     export function runStage(cfg: ExperimentConfig, opts: StageOptions): Promise<StageOutcome>;
     export function runExperiment(cfg: ExperimentConfig, opts?: RunOptions): Promise<RunOutcome>;
 }
-declare module "citebench/src/report/charts" {
-    import type { DegreeBin } from "citebench/src/corpus/stats";
-    import { type ResultsIndex, type TuningRecord } from "citebench/src/report/results";
-    export type ChartSpec = Record<string, unknown>;
-    export interface Chart {
-        id: string;
-        title: string;
-        caption: string;
-        spec: ChartSpec;
-    }
-    /** Metric (×100) vs pool size per model, one panel per measure: the dataset level (the paper's setting). */
-    export function poolSizeChart(r: ResultsIndex): Chart | undefined;
-    /**
-     * Both settings at the dataset level: each model's mean per pool size, solid transductive, dashed inductive, one
-     * panel per measure. Only for a run with the inductive setting.
-     */
-    export function settingsChart(r: ResultsIndex): Chart | undefined;
-    /** Model × field heat map of one measure (field level, the paper's setting), values printed in the cells. */
-    export function fieldHeatmap(r: ResultsIndex, measureName?: string): Chart | undefined;
-    /** MDCR MAP per candidate type, a bar per model (Table 4). */
-    export function candidateTypeChart(r: ResultsIndex): Chart | undefined;
-    /** One tuned BM25 model's validation score over the k1 × b grid; the chosen point outlined. */
-    export function tuningChart(t: TuningRecord): Chart;
-    /** The MDCR build's model-based Jaccard matrix (§4.1) as a heat map; the chosen models are marked on the axes. */
-    export function jaccardChart(r: ResultsIndex): Chart | undefined;
-    /**
-     * Beyond the paper: each model's paired difference from BM25 (×100, per-query values averaged over repeats) per
-     * measure, pool size and setting, from results.json's significance rows; filled bars are significant after Holm's
-     * correction (paired t-test, p < 0.05), hollow ones are not.
-     */
-    export function significanceChart(r: ResultsIndex): Chart | undefined;
-    /** Articles per publication year of a corpus store (describeStore's yearCounts); 2019, the query year, marked. */
-    export function yearChart(yearCounts: Record<number, number>, queryYear?: number): Chart;
-    /** Articles per MAG field (an article may have several fields, so the bars can add up to more than the store). */
-    export function fieldChart(fields: Record<string, number>): Chart;
-    /** Inbound and outbound citation-degree histograms (degreeHistogram's power-of-two bins), side by side. */
-    export function degreeChart(bins: DegreeBin[]): Chart;
-    /** Every chart the results support, in report order. */
-    export function reportCharts(r: ResultsIndex): Chart[];
-    /** Versions of the chart libraries (for the report's metadata). */
-    export function vegaVersions(): Promise<{
-        vega: string;
-        'vega-lite': string;
-    }>;
-    /**
-     * SVG of a vega-lite spec. Element ids get `idPrefix` so several charts can sit inline in one HTML page
-     * without their clip paths and gradients colliding.
-     */
-    export function chartSvg(spec: ChartSpec, idPrefix?: string): Promise<string>;
-}
-declare module "citebench/src/report/drilldown" {
-    import { type Field } from "citebench/src/corpus/fields";
-    import { type ResultsIndex } from "citebench/src/report/results";
-    export interface ArticleInfo {
-        title: string;
-        year?: number;
-    }
-    export type ArticleLookup = (paperId: string) => ArticleInfo | undefined;
-    /** Titles and years from a corpus store; the store stays open until close(). */
-    export function storeLookup(dir: string): {
-        lookup: ArticleLookup;
-        close: () => void;
-    };
-    export interface DrillPage {
-        /** Path relative to the report folder. */
-        path: string;
-        field: Field;
-        model: string;
-        html: string;
-    }
-    /** File-safe name of a model. */
-    export const slug: (s: string) => string;
-    export interface DrillOptions {
-        /** Queries shown at each end (worst and best); default 3. */
-        perEnd?: number;
-        lookup?: ArticleLookup;
-    }
-    export function drillPages(dir: string, r: ResultsIndex, opts?: DrillOptions): DrillPage[];
-    /**
-     * The drill-down's corpus store: `given` (an error when it is not the results' corpus), else <results>/../store
-     * (the runner's layout) when it holds the same number of articles, else none.
-     */
-    export function findStore(resultsDir: string, r: ResultsIndex, given?: string): string | undefined;
-    /** One query of a field-level cell, for a data frame (what the drill page shows, without the lists). */
-    export interface QueryRow {
-        query: string;
-        measure: string;
-        /** The measure's value for this query (a fraction, as in the cell file). */
-        value: number;
-        /** Cited articles of the query in the pool (its relevant documents). */
-        cited: number;
-        /** Rank of the best-ranked cited article; null when none is in the top k. */
-        firstCited: number | null;
-        citedInTop10: number;
-        retrieved: number;
-        year: number | null;
-        /** From the corpus store; null without one. Raw text: whoever renders it escapes it. */
-        title: string | null;
-    }
-    export interface WorstQueriesOptions {
-        field: string;
-        /** Default: the BM25 baseline (else the first model of the field level). */
-        model?: string;
-        /** Default: the run's first measure. */
-        measure?: string;
-        /** Queries returned (default 10). */
-        n?: number;
-        /** Pool sample (default 1, the one drill pages show). */
-        repeat?: number;
-        /** Titles and years: a lookup, or a corpus store folder (default: the runner's <results>/../store when it is this run's corpus). */
-        lookup?: ArticleLookup;
-        store?: string;
-    }
-    /**
-     * The worst queries of one field-level cell (test split), worst first: per-query values from the cell file, the
-     * cited articles from its qrels, their ranks from its run file, titles from the corpus store.
-     */
-    export function worstQueries(dir: string, r: ResultsIndex, opts: WorstQueriesOptions): QueryRow[];
-}
 declare module "citebench/src/report/write-report" {
     import { type Chart } from "citebench/src/report/charts";
     import { type PaperNumbers } from "citebench/src/report/paper-numbers";
@@ -3120,8 +3412,6 @@ declare module "citebench/src/report/write-report" {
         pdf?: boolean;
         /** Corpus store for titles and years in the drill-down (default: <results>/../store when it matches). */
         store?: string;
-        /** Randomization-test trials (default 10,000). */
-        trials?: number;
         paper?: PaperNumbers;
         log?: (line: string) => void;
     }
@@ -3141,167 +3431,6 @@ declare module "citebench/src/report/write-report" {
         svg: string;
     })[]>;
     export function writeReport(resultsDir: string, opts: ReportOptions): Promise<ReportOutcome>;
-}
-declare module "citebench/src/report/notebook" {
-    /**
-     * Notebook helpers: one table as HTML (with its own CSS) or one chart as SVG, for tslab's
-     * `require('tslab').display.html(...)`. They read a results folder of `citebench run`, like `citebench report`.
-     */
-    import { type Chart } from "citebench/src/report/charts";
-    import { type ResultsIndex } from "citebench/src/report/results";
-    /** Table `n` (1–8, the paper's numbering) of a results folder as an HTML fragment. */
-    export function reportTableHtml(resultsDir: string, n: number, opts?: {
-        trials?: number;
-    }): string;
-    export type ChartName = 'pool' | 'settings' | 'fields' | 'types' | 'tuning' | 'jaccard' | 'significance';
-    /** One chart of a results index: pool (metric vs pool size), settings (both settings), fields (heat map), types (MDCR), tuning, jaccard (MDCR build), significance (Δ vs BM25). */
-    export function reportChart(r: ResultsIndex, name: ChartName, opts?: {
-        measure?: string;
-        model?: string;
-    }, where?: string): Chart;
-    /** One chart of a results folder as SVG (see reportChart). */
-    export function reportChartSvg(resultsDir: string, name: ChartName, opts?: {
-        measure?: string;
-        model?: string;
-    }): Promise<string>;
-}
-declare module "citebench/src/report/mdcr-files" {
-    import type { MdcrRecord } from "citebench/src/report/results";
-    /** What the MDCR build drew, per split and candidate type (mdcr/mdcr_build_report.json): got, and how many were short. */
-    export function mdcrBuildCounts(resultsDir: string, m: Pick<MdcrRecord, 'files'>): Record<string, string | number>[];
-    /**
-     * One MDCR query's candidates as the benchmark files hold them (mdcr_<split>.json and its data jsonl): each
-     * candidate's type (`true` = a cited positive), paper id and title, and the score every evaluated model gave the
-     * pair (mdcr/scores/<model>.json; test split only). Default: the first query of the first field.
-     */
-    export function mdcrCandidates(resultsDir: string, m: Pick<MdcrRecord, 'files'>, opts?: {
-        split?: 'test' | 'val';
-        field?: string;
-        query?: string;
-    }): Record<string, string | number | null>[];
-}
-declare module "citebench/src/report/frames" {
-    import * as aq from 'arquero';
-    import type { ColumnTable } from 'arquero';
-    import { type Chart } from "citebench/src/report/charts";
-    import { type ChartName } from "citebench/src/report/notebook";
-    import { type TableOptions } from "citebench/src/report/report-tables";
-    import { type ResultsIndex } from "citebench/src/report/results";
-    import { type WorstQueriesOptions } from "citebench/src/report/drilldown";
-    export { aq };
-    export type Frame = ColumnTable;
-    /** Trusted HTML made by citebench's own renderers (input strings already escaped). */
-    export class Html {
-        readonly html: string;
-        constructor(html: string);
-    }
-    /** Which cells `queries()` reads (every given key must match). */
-    export interface CellFilter {
-        model?: string;
-        protocol?: 'dataset' | 'field';
-        split?: 'test' | 'val';
-        field?: string;
-        group?: string;
-        pool?: number;
-        setting?: 'transductive' | 'inductive';
-    }
-    /** One results folder as frames. Fractions stay fractions (MAP 0.655, not 65.5); MDCR values are ×100 as evaluate.py prints them. */
-    export class ResultsFrames {
-        readonly dir: string;
-        readonly store?: string | undefined;
-        readonly index: ResultsIndex;
-        /** One row per cell (model × protocol × pool group, both splits): its means, sizes and files. */
-        readonly cells: Frame;
-        /** Mean over repeats of the test cells (what the paper's tables print): one column per measure and `<measure>_sd`. */
-        readonly means: Frame;
-        /** Every tuned BM25 model's validation grid: k1, b, score; `chosen` marks the values it runs with. */
-        readonly tuning: Frame;
-        /** The models of the run: kind, weights (lexical, trained, random: never a finding) and settings. */
-        readonly models: Frame;
-        /** Paired tests against the baseline (when the config has navigation / profiler / rerank models). */
-        readonly significance?: Frame;
-        /** MDCR: the Jaccard matrix that chose the model-based negatives, and every evaluation (Tables 3 and 4). */
-        readonly mdcr?: {
-            chosenModels: string[];
-            notes: string[];
-            jaccard: Frame;
-            results: Frame;
-        };
-        private readonly perQueryCache;
-        /** `store`: the corpus store the results were computed on (titles for worstQueries), when known. */
-        constructor(dir: string, store?: string | undefined);
-        /**
-         * One row per cell × query with each measure's per-query value, read from the cell files
-         * (cells/<model>/<group>.json); `where` limits the cells read.
-         */
-        queries(where?: CellFilter): Frame;
-        /**
-         * The paper's Table `n` (1–8) as a frame of our values in its units (×100, mean over repeats), one column per
-         * table column (`<group> <column>` where the table has groups, e.g. `4k MAP`); `paper: true` adds the paper's value
-         * beside each (`… (paper)`).
-         */
-        table(n: number, opts?: TableOptions & {
-            paper?: boolean;
-        }): Frame;
-        /** Where these numbers come from: a banner when the corpus is synthetic or a model has random weights, then the run's metadata. */
-        about(): Html;
-        /** Table `n` as the HTML report draws it (paper values beside ours, significance marks, best bold). */
-        reportTable(n: number, opts?: TableOptions): Html;
-        /**
-         * The worst queries of one field (field level, test split, pool sample 1 by default), worst first: the measure
-         * ×100, cited articles, first cited rank, cited in the top 10, and the query's title from the corpus store.
-         */
-        worstQueries(opts: WorstQueriesOptions): Frame;
-        /** MDCR: what the build drew per split and candidate type (mdcr/mdcr_build_report.json). */
-        mdcrBuild(): Frame;
-        /** MDCR: one query's candidates (type, paper id, title) and every model's score for each pair; default the first query. */
-        mdcrCandidates(opts?: {
-            split?: 'test' | 'val';
-            field?: string;
-            query?: string;
-        }): Frame;
-        private mdcrRecord;
-        /** A chart of these results: pool (metric vs pool size), fields (heat map), types (MDCR), tuning, jaccard (MDCR build), significance (Δ vs BM25). */
-        chart(name: ChartName, opts?: {
-            measure?: string;
-            model?: string;
-        }): Chart;
-    }
-    /** A results folder of `citebench run` as frames (see ResultsFrames). */
-    export function loadResults(dir: string, opts?: {
-        store?: string;
-    }): ResultsFrames;
-    export const FRAME_CSS = ".citebench table.cbf{border-collapse:collapse;font-size:12.5px;margin:4px 0}\n.citebench table.cbf th,.citebench table.cbf td{border-bottom:1px solid #ddd;padding:2px 8px;text-align:left;white-space:nowrap}\n.citebench table.cbf thead th{border-bottom:2px solid #000}.citebench table.cbf td.n{text-align:right;font-variant-numeric:tabular-nums}\n.citebench p.cbf-cap{font-size:11px;color:#555;margin:2px 0 8px}";
-    /** A frame as an HTML table: column names and values escaped, numbers to 4 decimals, the first `limit` rows. */
-    export function frameHtml(t: Frame, opts?: {
-        limit?: number;
-        caption?: string;
-    }): string;
-    /**
-     * A whole HTML page (e.g. the report's index.html) inside the notebook: an iframe holding the page itself
-     * (srcdoc), so its styles stay apart from the notebook's and nothing is fetched.
-     */
-    export function embedHtml(file: string, opts?: {
-        height?: number;
-    }): Html;
-    /** One page of a PDF as a PNG image (poppler's pdftoppm, which scripts/setup.sh installs). */
-    export function pdfPage(file: string, opts?: {
-        page?: number;
-        dpi?: number;
-    }): Html;
-    /** What `show` displays, as HTML: a frame (table), a chart or vega-lite spec (SVG), Html as is, anything else as escaped text. */
-    export function toHtml(x: unknown, opts?: {
-        limit?: number;
-        caption?: string;
-    }): Promise<string>;
-    /**
-     * Displays `x` inline in a tslab notebook (`await cb.show(x)`): a frame as an HTML table, a chart or vega-lite
-     * spec as SVG, Html as is.
-     */
-    export function show(x: unknown, opts?: {
-        limit?: number;
-        caption?: string;
-    }): Promise<void>;
 }
 declare module "citebench/src/experiments/notebook" {
     import type { Field } from "citebench/src/corpus/fields";
@@ -3392,7 +3521,9 @@ declare module "citebench/src/index" {
     export { loadConfig, parseConfig, canonicalConfig, type ExperimentConfig, type ModelConfig } from "citebench/src/experiments/config";
     export { runExperiment, dryRun } from "citebench/src/experiments/run";
     export { planGroups, groupPath, type PoolGroup } from "citebench/src/experiments/plan";
-    export { readResults, readCell, meanOverRepeats, type ResultsIndex, type CellRecord, type CellSummary, type MeanRow } from "citebench/src/report/results";
+    export { readResults, readCell, meanOverRepeats, baselineModel, type ResultsIndex, type CellRecord, type CellSummary, type MeanRow, type SignificanceRecord, type SignificanceRow } from "citebench/src/report/results";
+    export { significanceFrame, significanceOf, type SignificanceFrameOptions, type CellQueryValue, type ComparisonRow } from "citebench/src/experiments/significance-stage";
+    export { storedSignificance } from "citebench/src/report/significance";
     export { renderMarkdownReport } from "citebench/src/report/markdown";
     export { sampleQueries, sampleQuerySet, samplePool, citedBy, fieldCited, citationQrels, type QueryOptions, type QuerySet } from "citebench/src/sampling/pools";
     export { loadQueryExclusion, type QueryExclusion, type ExclusionFile } from "citebench/src/sampling/exclusions";

@@ -6,7 +6,7 @@
  */
 import MarkdownIt from 'markdown-it';
 import { shortfallText, type ResultsIndex } from './results.ts';
-import { fmtValue, poolLabel, tableHeading, type ReportTable, type TableCell, type ValueCell } from './tables.ts';
+import { fmtValue, poolLabel, sigMarks, tableHeading, type ReportTable, type TableCell, type ValueCell } from './tables.ts';
 
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -75,9 +75,8 @@ ul.drill { columns: 3; font-size: 13px; }
 function sigMark(c: ValueCell): string {
   const s = c.sig;
   if (!s) return '';
-  const marks = `${s.tHolm < 0.05 ? '*' : ''}${s.randHolm < 0.05 ? '†' : ''}`;
-  const title = `vs BM25 over ${s.n} queries: mean difference ${fmt1(100 * s.meanDiff)}; paired t-test p ${s.tP.toPrecision(3)} (Holm ${s.tHolm.toPrecision(3)}); randomization p ${s.randP.toPrecision(3)} (Holm ${s.randHolm.toPrecision(3)})`;
-  return `<span class="sig" title="${esc(title)}">${marks}</span>`;
+  const title = `vs BM25 over ${s.queries} queries: mean difference ${fmt1(100 * s.meanDiff)}; paired t-test p ${s.pT.toPrecision(3)} (Holm ${s.pHolm.toPrecision(3)}); randomization p ${s.pRandomization.toPrecision(3)} (Holm ${s.pRandomizationHolm.toPrecision(3)})`;
+  return `<span class="sig" title="${esc(title)}">${sigMarks(s)}</span>`;
 }
 
 function cellHtml(c: TableCell): string {

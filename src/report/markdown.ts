@@ -8,7 +8,7 @@
 import { shortfallText, type ResultsIndex } from './results.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
 import { buildTables } from './report-tables.ts';
-import { paperFieldTableData, paperMdcrTablesData, paperTable1Data, poolLabel as sizeLabel, tableHeading, tableMarkdown, type ReportTable } from './tables.ts';
+import { MARKS_LEGEND, paperFieldTableData, paperMdcrTablesData, paperTable1Data, poolLabel as sizeLabel, tableHeading, tableMarkdown, type ReportTable } from './tables.ts';
 
 /** Where the numbers come from, said before any table. */
 export function provenance(r: ResultsIndex): string[] {
@@ -22,14 +22,15 @@ export function provenance(r: ResultsIndex): string[] {
 }
 
 function section(t: ReportTable, paperTables: string[]): string {
-  return [`## ${tableHeading(t)}`, '', t.intro, '', tableMarkdown(t), ...paperTables.flatMap((p) => ['', p]), ''].join('\n');
+  const marked = t.rows.some((r) => r.cells.some((c) => c.kind === 'value' && c.sig));
+  return [`## ${tableHeading(t)}`, '', t.intro, '', tableMarkdown(t), ...(marked ? ['', MARKS_LEGEND] : []), ...paperTables.flatMap((p) => ['', p]), ''].join('\n');
 }
 
 const paperText = (t: ReportTable) => `${t.intro}\n\n${tableMarkdown(t)}`;
 
 /** Our tables in the Markdown report's order, each with the paper's own where it has one. */
 function tableSections(r: ResultsIndex, paper?: PaperNumbers): string[] {
-  const tables = new Map(buildTables(r, undefined, paper).map((t) => [t.id, t]));
+  const tables = new Map(buildTables(r, paper).map((t) => [t.id, t]));
   const mdcrPaper = paper && paperMdcrTablesData(paper);
   const paperOf: Record<string, () => string> = paper ? {
     table1: () => paperText(paperTable1Data(paper, ['200k', '500k', '1M', '2M'], r.measures.filter((m) => ['MAP', 'nDCG', 'R@30'].includes(m)))),

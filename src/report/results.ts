@@ -127,30 +127,57 @@ export interface ResultsIndex {
   validationShortfalls?: ValidationShortfall[];
   cells: CellSummary[];
   mdcr?: MdcrRecord;
-  /** Paired tests of navigation / profiler / rerank models against BM25 (dataset level), when the config has such models. */
+  /**
+   * Every paired test against the baseline that a table marks, computed once by the run
+   * (experiments/significance-stage.ts). Absent in a results.json of an older citebench (significanceNote).
+   */
   significance?: SignificanceRecord;
 }
 
-/** One comparison: a model against the baseline on the same queries, per-query values averaged over repeats. */
+/**
+ * One comparison: a model against the baseline in one cell of a table (a pool size at the dataset level, a field
+ * at the field level), over the same queries, each query's value the mean over the cell's repeats.
+ */
 export interface SignificanceRow {
+  protocol: 'dataset' | 'field';
   setting: 'transductive' | 'inductive';
+  measure: string;
+  /** The field's name at the field level (corpus/fields.ts); null at the dataset level. */
+  field: string | null;
   poolSize: number;
   model: string;
-  measure: string;
   queries: number;
   /** Mean of model − baseline (raw, not ×100). */
   meanDiff: number;
   pT: number;
   pRandomization: number;
-  /** Holm-adjusted paired t-test p, over the rows of the same setting and measure. */
+  /** Holm-adjusted paired t-test p, over the rows of its family (SIGNIFICANCE_FAMILY). */
   pHolm: number;
+  /** Holm-adjusted randomization-test p, over the same family. */
+  pRandomizationHolm: number;
 }
 
+/** The level below which a Holm-adjusted p is marked significant (* t-test, † randomization test). */
+export const SIGNIFICANCE_ALPHA = 0.05;
+
+/** What one Holm family is, as results.json records it (the rows that share these values). */
+export const SIGNIFICANCE_FAMILY = 'protocol, setting, measure';
+
 export interface SignificanceRecord {
-  baseline: string;
+  /** The model every other is compared with (baselineModel); null when the run has no BM25 model (no rows). */
+  baseline: string | null;
   trials: number;
   seed: number;
+  /** Rows sharing these values form one Holm family: one measure of one report table. */
+  family: typeof SIGNIFICANCE_FAMILY;
+  /** SIGNIFICANCE_ALPHA: the level below which an adjusted p is marked (* t-test, † randomization). */
+  alpha: number;
   rows: SignificanceRow[];
+}
+
+/** The baseline of every comparison: the BM25 model named bm25, else the first BM25 model of the config. */
+export function baselineModel(models: readonly { name: string; kind: string }[]): string | undefined {
+  return (models.find((m) => m.name === 'bm25' && m.kind === 'bm25') ?? models.find((m) => m.kind === 'bm25'))?.name;
 }
 
 export function readResults(dir: string): ResultsIndex {
