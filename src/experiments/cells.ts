@@ -7,16 +7,14 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CorpusStore } from '../corpus/store.ts';
-import type { Measure, QrelsCsr } from '../eval/index.ts';
+import type { Measure } from '../eval/index.ts';
 import { writeQrels } from '../eval/trec-write.ts';
 import type { RankedLists, Retriever } from '../retrieval/retriever.ts';
-import { citationQrels, samplePool, type Pool } from '../sampling/pools.ts';
+import { poolWithQrels, type Pool } from '../sampling/pools.ts';
 import type { CellRecord } from '../report/results.ts';
 import { hashString } from '../util/rng.ts';
 import { groupPath, type PoolGroup } from './plan.ts';
 import { experiment, type CellModel } from './experiment.ts';
-
-type PoolOptions = Parameters<typeof samplePool>[2];
 
 export interface GroupContext {
   store: CorpusStore;
@@ -70,7 +68,7 @@ export function cellKey(ctx: Pick<GroupContext, 'sampleKey' | 'seed' | 'k' | 'me
 export async function runGroup(ctx: GroupContext, group: PoolGroup, queries: Uint32Array, models: CellModel[]): Promise<GroupResult> {
   const { store } = ctx;
   const path = groupPath(group);
-  const { pool, qrels } = groupPool(store, queries, { size: group.poolSize, repeat: group.repeat, seed: ctx.seed, field: group.field ?? undefined, queryYear: ctx.queryYear, split: group.split, ...(group.setting === 'inductive' ? { inductive: true } : {}) });
+  const { pool, qrels } = poolWithQrels(store, queries, { size: group.poolSize, repeat: group.repeat, seed: ctx.seed, field: group.field ?? undefined, queryYear: ctx.queryYear, split: group.split, ...(group.setting === 'inductive' ? { inductive: true } : {}) });
   const qrelsFile = `qrels/${path}.qrels`;
   if (!existsSync(join(ctx.resultsDir, qrelsFile))) writeQrels(join(ctx.resultsDir, qrelsFile), Array.from(queries, (q) => store.id(q)), (d) => store.id(d), qrels);
   const r = await experiment<CellRecord>({
@@ -86,14 +84,4 @@ export async function runGroup(ctx: GroupContext, group: PoolGroup, queries: Uin
     },
   });
   return { pool, ...r };
-}
-
-/**
- * A pool and its qrels (the query's cited articles in the pool, relevance 1): the one builder of every pool
- * group, validation pool and tuning split.
- */
-export function groupPool(store: CorpusStore, queries: Uint32Array, opts: PoolOptions): { pool: Pool; qrels: QrelsCsr } {
-  const pool = samplePool(store, queries, opts);
-  const rel = citationQrels(store, queries, pool.members);
-  return { pool, qrels: { offsets: rel.offsets, docs: rel.docs, labels: new Int32Array(rel.docs.length).fill(1) } };
 }
