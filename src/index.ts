@@ -23,6 +23,9 @@ export { readResults, readCell, meanOverRepeats, baselineModel, type ResultsInde
 // Significance: the tests a run stores (res.significance), and the same tests on an analyst's own per-query frame.
 export { significanceFrame, significanceOf, type SignificanceFrameOptions, type CellQueryValue, type ComparisonRow } from './experiments/significance-stage.ts';
 export { storedSignificance } from './report/significance.ts';
+export { experiment, type ExperimentInput, type ExperimentOutput, type ExperimentCell, type ExperimentCache, type CellModel } from './experiments/experiment.ts';
+export { compareRetrievers, type CompareOptions, type Comparison } from './experiments/adhoc.ts';
+export { kindNames, registerKind, entryOf, type KindEntry } from './experiments/kinds/index.ts';
 export { renderMarkdownReport } from './report/markdown.ts';
 export { sampleQueries, sampleQuerySet, samplePool, citedBy, fieldCited, citationQrels, type QueryOptions, type QuerySet } from './sampling/pools.ts';
 export { loadQueryExclusion, type QueryExclusion, type ExclusionFile } from './sampling/exclusions.ts';
