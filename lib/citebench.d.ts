@@ -3173,6 +3173,51 @@ declare module "citebench/src/report/mdcr-files" {
         query?: string;
     }): Record<string, string | number | null>[];
 }
+declare module "citebench/src/report/tidy" {
+    /**
+     * A results folder of `citebench run` as tidy tables: one row per observation, one column per variable, the
+     * measure a column of its own (long format). `citebench export` writes them as Parquet or CSV for pandas, polars
+     * and R; the notebook API shows the same tables (frames.ts `tidy()`). Each table is built here once, from
+     * results.json and the cell files it names; the README's "Exported results" section describes the columns.
+     *
+     * Values are the stored doubles, unrounded: cell and per-query values are fractions (MAP 0.655), MDCR values are
+     * ×100 with 4 decimals as evaluate.py prints them.
+     */
+    import type { CellSummary, ResultsIndex } from "citebench/src/report/results";
+    export type TidyType = 'string' | 'int32' | 'double' | 'boolean';
+    export type TidyValue = string | number | boolean | null;
+    export interface TidyColumn {
+        name: string;
+        type: TidyType;
+        /** Whether the column may hold nulls (a dataset-level cell has no field). */
+        nullable?: boolean;
+    }
+    export interface TidyTable {
+        name: TidyTableName;
+        columns: TidyColumn[];
+        /** Rows in a fixed order (the order of results.json and of each cell file), each value in column order. */
+        rows(): Iterable<TidyValue[]>;
+    }
+    export const TIDY_TABLE_NAMES: readonly ["cells", "per_query", "tuning", "mdcr_fields", "mdcr_types", "models"];
+    export type TidyTableName = (typeof TIDY_TABLE_NAMES)[number];
+    /** The pool group of a cell: cells/<model>/<group>.json → <group> (dataset/4k-r1, field/Bio/r1 …). */
+    export function groupOf(c: Pick<CellSummary, 'model' | 'file'>): string;
+    /** One MDCR evaluation of a model: per field, and `AVG` over the fields as evaluate.py prints it. */
+    export interface MdcrEvaluationRow {
+        model: string;
+        /** 'all' (every candidate type, Table 3) or one candidate type (Table 4). */
+        candidates: string;
+        field: string;
+        queries: number;
+        values: Record<string, number>;
+    }
+    /** Every MDCR evaluation of a results index, fields then AVG, in results.json's order. */
+    export function mdcrEvaluations(r: ResultsIndex): MdcrEvaluationRow[];
+    /** The tidy tables of a results folder (`dir` holds the cell files `r` names; per_query reads them lazily). */
+    export function tidyTables(dir: string, r: ResultsIndex): TidyTable[];
+    /** A table's rows as columns (arrays in column order), for data-frame libraries. */
+    export function tidyColumns(t: TidyTable): Record<string, TidyValue[]>;
+}
 declare module "citebench/src/report/frames" {
     import * as aq from 'arquero';
     import type { ColumnTable } from 'arquero';
@@ -3181,6 +3226,7 @@ declare module "citebench/src/report/frames" {
     import { type TableOptions } from "citebench/src/report/report-tables";
     import { type ResultsIndex } from "citebench/src/report/results";
     import { type WorstQueriesOptions } from "citebench/src/report/drilldown";
+    import { type TidyTableName } from "citebench/src/report/tidy";
     export { aq };
     export type Frame = ColumnTable;
     /** Trusted HTML made by citebench's own renderers (input strings already escaped). */
@@ -3223,6 +3269,11 @@ declare module "citebench/src/report/frames" {
         private readonly perQueryCache;
         /** `store`: the corpus store the results were computed on (titles for worstQueries), when known. */
         constructor(dir: string, store?: string | undefined);
+        /**
+         * A tidy table of `citebench export` (cells, per_query, tuning, mdcr_fields, mdcr_types, models), the same rows
+         * and columns as its Parquet and CSV files (README "Exported results").
+         */
+        tidy(name: TidyTableName): Frame;
         /**
          * One row per cell × query with each measure's per-query value, read from the cell files
          * (cells/<model>/<group>.json); `where` limits the cells read.
@@ -3295,6 +3346,23 @@ declare module "citebench/src/report/frames" {
         limit?: number;
         caption?: string;
     }): Promise<void>;
+}
+declare module "citebench/src/report/export" {
+    import { type TidyValue } from "citebench/src/report/tidy";
+    export type ExportFormat = 'parquet' | 'csv';
+    export const EXPORT_FORMATS: readonly ExportFormat[];
+    export interface ExportOutput {
+        table: string;
+        file: string;
+        rows: number;
+    }
+    /** Writes every tidy table of results folder `dir` into `out` (default: `dir`/export) as `<table>.<format>`. */
+    export function exportResults(dir: string, opts: {
+        format: ExportFormat;
+        out?: string;
+    }): ExportOutput[];
+    /** A CSV field: RFC 4180 quoting; numbers in the shortest form that reads back as the same double; null empty. */
+    export function csvField(v: TidyValue): string;
 }
 declare module "citebench/src/experiments/notebook" {
     import type { Field } from "citebench/src/corpus/fields";
@@ -3400,6 +3468,8 @@ declare module "citebench/src/index" {
     export { reportTableHtml, reportChartSvg, reportChart, type ChartName } from "citebench/src/report/notebook";
     export { yearChart, fieldChart, degreeChart, chartSvg, type Chart, type ChartSpec } from "citebench/src/report/charts";
     export { loadResults, ResultsFrames, show, toHtml, frameHtml, embedHtml, pdfPage, Html, aq, type Frame, type CellFilter } from "citebench/src/report/frames";
+    export { exportResults, EXPORT_FORMATS, type ExportFormat, type ExportOutput } from "citebench/src/report/export";
+    export { tidyTables, tidyColumns, mdcrEvaluations, TIDY_TABLE_NAMES, type TidyTable, type TidyTableName, type TidyColumn, type TidyValue } from "citebench/src/report/tidy";
     export { notebookResults, notebookCorpus, notebookConfig, smallConfig, isSmallMode, SMALL, REPO_ROOT, type NotebookOptions } from "citebench/src/experiments/notebook";
     export { NavigationRetriever, navigate, PAPER_KD, PAPER_KC } from "citebench/src/retrieval/navigation";
     export { RerankRetriever } from "citebench/src/retrieval/rerank";
