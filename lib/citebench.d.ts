@@ -277,10 +277,17 @@ declare module "citebench/src/corpus/prefilter" {
     }
 }
 declare module "citebench/src/corpus/store-build" {
+    import type { Article } from "citebench/src/corpus/article";
     import { ValidationReport } from "citebench/src/corpus/validation";
     import { type PrefilterConfig, type PrefilterReport } from "citebench/src/corpus/prefilter";
     export interface BuildOptions {
+        /** The S2ORC shards or bulk datasets; with `records`, only the name of the source in messages. */
         input: string;
+        /** Records made by another reader (a BEIR task, corpus/beir.ts) instead of reading `input`. */
+        records?: AsyncIterable<Article & {
+            file: string;
+            line: number;
+        }>;
         out: string;
         /** null = keep every valid article (no prefilter). */
         prefilter: PrefilterConfig | null;
@@ -880,6 +887,15 @@ declare module "citebench/src/experiments/config" {
         /** How many models give model-based negatives (paper 3, the lowest average Jaccard). */
         models: number;
     }
+    /** A BEIR-layout retrieval task (corpus/beir.ts) every model runs on, beside the paper's protocols. */
+    export interface BeirProtocolConfig {
+        /** The task's folder: corpus.jsonl, queries.jsonl, qrels/<split>.tsv. */
+        path: string;
+        /** Its qrels split (qrels/<split>.tsv); run as the task's test cells. */
+        split: string;
+        /** Name in files and tables (default: the folder's name, e.g. scidocs). */
+        name: string;
+    }
     export interface ExperimentConfig {
         name: string;
         seed: number;
@@ -911,6 +927,7 @@ declare module "citebench/src/experiments/config" {
             dataset?: DatasetProtocolConfig;
             field?: FieldProtocolConfig;
             mdcr?: MdcrProtocolConfig;
+            beir?: BeirProtocolConfig;
         };
         /** Where named dense models live (<modelsDir>/<name>/); a missing folder is a recorded skip, not an error. */
         modelsDir?: string;
@@ -1529,9 +1546,12 @@ declare module "citebench/src/report/results" {
         /** Hash of everything that determines the cell (corpus, model fingerprint, protocol, sizes, seed). */
         key: string;
         model: string;
-        protocol: 'dataset' | 'field';
+        /** beir: a BEIR-layout task (corpus/beir.ts), named by `task`; its pool is the task's corpus. */
+        protocol: 'dataset' | 'field' | 'beir';
         split: 'test' | 'val';
         field: Field | null;
+        /** BEIR protocol: the task's name. */
+        task?: string;
         poolSize: number;
         /** Present only for the inductive setting (queries and pool disjoint, candidates strictly older); absent = transductive. */
         setting?: 'inductive';
@@ -1615,6 +1635,26 @@ declare module "citebench/src/report/results" {
     }
     /** One line per shortfall, for logs and reports. */
     export function shortfallText(s: ValidationShortfall): string;
+    /** The BEIR task of a run (protocols.beir): its size and files; its cells are the `protocol: 'beir'` ones. */
+    export interface BeirRecord {
+        name: string;
+        split: string;
+        /** Corpus documents (the pool), judged queries, judgement lines. */
+        documents: number;
+        queries: number;
+        judgements: number;
+        /** SHA-256 of corpus.jsonl, queries.jsonl and qrels/<split>.tsv. */
+        sha256: {
+            corpus: string;
+            queries: string;
+            qrels: string;
+        };
+        /** Models of the run that were not run on the task, and why. */
+        notRun: {
+            name: string;
+            reason: string;
+        }[];
+    }
     export interface ResultsIndex {
         format: 'citebench-results';
         version: 1;
@@ -1656,6 +1696,8 @@ declare module "citebench/src/report/results" {
         validationShortfalls?: ValidationShortfall[];
         cells: CellSummary[];
         mdcr?: MdcrRecord;
+        /** The BEIR task (protocols.beir), when the config has one. */
+        beir?: BeirRecord;
         /** Paired tests of navigation / profiler / rerank models against BM25 (dataset level), when the config has such models. */
         significance?: SignificanceRecord;
     }
@@ -1685,8 +1727,10 @@ declare module "citebench/src/report/results" {
     /** Mean over repeats per (model, protocol, field, pool size) of the test split: what the paper's tables print. */
     export interface MeanRow {
         model: string;
-        protocol: 'dataset' | 'field';
+        protocol: 'dataset' | 'field' | 'beir';
         field: Field | null;
+        /** BEIR protocol: the task's name. */
+        task?: string;
         poolSize: number;
         /** Present only for the inductive setting. */
         setting?: 'inductive';
@@ -1697,6 +1741,7 @@ declare module "citebench/src/report/results" {
     }
     export function meanOverRepeats(cells: (Pick<CellSummary, 'model' | 'protocol' | 'split' | 'field' | 'poolSize' | 'means'> & {
         setting?: 'inductive';
+        task?: string;
     })[]): MeanRow[];
 }
 declare module "citebench/src/report/paper-numbers" {
@@ -2901,7 +2946,8 @@ declare module "citebench/src/experiments/plan" {
     import { type ExperimentConfig } from "citebench/src/experiments/config";
     export type Split = 'test' | 'val';
     export interface PoolGroup {
-        protocol: 'dataset' | 'field';
+        /** beir: a BEIR-layout task (beir-stage.ts), not in planGroups: it runs on a store of its own. */
+        protocol: 'dataset' | 'field' | 'beir';
         split: Split;
         field: Field | null;
         /** Requested pool size (the actual one is smaller only for an exhausted field-cited set). */
@@ -2910,6 +2956,8 @@ declare module "citebench/src/experiments/plan" {
         queries: number;
         /** Present only for the inductive setting (Goyal et al. 2026 §3.1); absent = transductive, the paper's. */
         setting?: 'inductive';
+        /** BEIR protocol: the task's name. */
+        task?: string;
     }
     /** Folder of a group's files under runs/<model>/, qrels/ and cells/<model>/: e.g. dataset/4k-r1, field/Bio/r2. */
     export function groupPath(g: PoolGroup): string;

@@ -29,10 +29,10 @@ def group(c):
 
 
 def key(c):
-    return [c['model'], weights.get(c['model']), c['protocol'], c['split'], c.get('setting', 'transductive'), c['field'], c['poolSize'], c['repeat'], group(c)]
+    return [c['model'], weights.get(c['model']), c['protocol'], c['split'], c.get('setting', 'transductive'), c['field'], c.get('task'), c['poolSize'], c['repeat'], group(c)]
 
 
-KEY = ['model', 'weights', 'protocol', 'split', 'setting', 'field', 'pool_size', 'repeat', 'group']
+KEY = ['model', 'weights', 'protocol', 'split', 'setting', 'field', 'task', 'pool_size', 'repeat', 'group']
 expected = {
     'cells': (KEY + ['pool_members', 'queries', 'empty_lists', 'measure', 'value', 'cell_file', 'run_file', 'qrels_file'],
               [key(c) + [c['poolMembers'], c['queries'], c['emptyLists'], m, v, c['file'], c['files']['run'], c['files']['qrels']]

@@ -55,6 +55,16 @@ export interface GroupResult {
   skipped: string[];
 }
 
+/**
+ * A group whose queries, pool and judgements are given rather than sampled from the citation graph (a BEIR
+ * task: beir-stage.ts): `qids` name the queries in run and qrels files.
+ */
+export interface GivenTopics {
+  pool: Pool;
+  qrels: { offsets: Uint32Array; docs: Uint32Array; labels: Int32Array };
+  qids: string[];
+}
+
 /** What a cell needs of a model: its name (file names, tables) and its retriever. */
 export interface CellModel {
   name: string;
@@ -69,19 +79,19 @@ export function cellKey(ctx: Pick<GroupContext, 'sampleKey' | 'seed' | 'k' | 'me
   return hashString(JSON.stringify({
     sample: ctx.sampleKey, model: retriever.fingerprint, protocol: group.protocol, split: group.split, field: group.field,
     size: group.poolSize, repeat: group.repeat, queries: group.queries, seed: ctx.seed, k: ctx.k, measures: ctx.measureNames,
-    year: ctx.queryYear, emptyLists: ctx.emptyLists ?? 'zero', ...(group.setting ? { setting: group.setting } : {}),
+    year: ctx.queryYear, emptyLists: ctx.emptyLists ?? 'zero', ...(group.setting ? { setting: group.setting } : {}), ...(group.task ? { task: group.task } : {}),
   })).toString(16).padStart(8, '0');
 }
 
 /** Run (or load) every model's cell of one pool group. */
-export async function runGroup(ctx: GroupContext, group: PoolGroup, queries: Uint32Array, models: CellModel[]): Promise<GroupResult> {
+export async function runGroup(ctx: GroupContext, group: PoolGroup, queries: Uint32Array, models: CellModel[], given?: GivenTopics): Promise<GroupResult> {
   const { store } = ctx;
   const path = groupPath(group);
   const inductive = group.setting === 'inductive';
-  const pool = samplePool(store, queries, { size: group.poolSize, repeat: group.repeat, seed: ctx.seed, field: group.field ?? undefined, queryYear: ctx.queryYear, split: group.split, ...(inductive ? { inductive } : {}) });
-  const rel = citationQrels(store, queries, pool.members);
-  const qrels = { offsets: rel.offsets, docs: rel.docs, labels: new Int32Array(rel.docs.length).fill(1) };
-  const qids = Array.from(queries, (q) => store.id(q));
+  const pool = given?.pool ?? samplePool(store, queries, { size: group.poolSize, repeat: group.repeat, seed: ctx.seed, field: group.field ?? undefined, queryYear: ctx.queryYear, split: group.split, ...(inductive ? { inductive } : {}) });
+  const rel = given ? undefined : citationQrels(store, queries, pool.members);
+  const qrels = given?.qrels ?? { offsets: rel!.offsets, docs: rel!.docs, labels: new Int32Array(rel!.docs.length).fill(1) };
+  const qids = given?.qids ?? Array.from(queries, (q) => store.id(q));
   const qrelsFile = `qrels/${path}.qrels`;
   if (!existsSync(join(ctx.resultsDir, qrelsFile))) writeQrels(join(ctx.resultsDir, qrelsFile), qids, (d) => store.id(d), qrels);
 
@@ -166,7 +176,7 @@ async function computeCell(
   // An empty list is a query that retrieved nothing: it counts 0 in every mean (trec_eval -c), never drops out.
   const res = evaluateRankedLists(run, qrels, ctx.measures, { docOrder: store.idOrder, options: { missing: 'zero' } });
   const cell: CellRecord = {
-    key, model: model.name, protocol: group.protocol, split: group.split, field: group.field, poolSize: group.poolSize, ...(group.setting ? { setting: group.setting } : {}),
+    key, model: model.name, protocol: group.protocol, split: group.split, field: group.field, ...(group.task ? { task: group.task } : {}), poolSize: group.poolSize, ...(group.setting ? { setting: group.setting } : {}),
     poolMembers: pool.members.length, repeat: group.repeat, queries: queries.length, emptyLists: empty,
     means: Object.fromEntries(ctx.measureNames.map((n, m) => [n, res.summary[m]])),
     perQuery: Object.fromEntries(ctx.measureNames.map((n, m) => [n, Array.from(res.perQuery[m])])),

@@ -36,6 +36,7 @@ import { significanceStage } from './significance-stage.ts';
 import { runGroup, type GroupContext } from './cells.ts';
 import { estimate, formatBytes, formatDuration, groupPath, planGroups, sizeLabel, type PoolGroup } from './plan.ts';
 import { runMdcrStage } from './mdcr-stage.ts';
+import { runBeirStage } from './beir-stage.ts';
 import { storeArticles } from './slurm.ts';
 import { QuerySplits } from './splits.ts';
 import { cachedTuning } from './tuning-cache.ts';
@@ -321,6 +322,12 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
   });
   progress.finish();
 
+  // 4b. the BEIR task: every BM25 and dense model on the task's own store, one cell each.
+  const beir = cfg.protocols.beir
+    ? await timed('beir', () => runBeirStage({ cfg, ctx, ready, threads: opts.threads ?? availableParallelism(), device: opts.device, log: (l) => log(`[beir] ${l}`) }))
+    : undefined;
+  if (beir) cells.push(...beir.cells);
+
   // 5. MDCR (§4): built from the field-level queries and the models' top lists, then scored and evaluated.
   const mdcr = cfg.protocols.mdcr
     ? await timed('mdcr', () => runMdcrStage({ cfg, store, dir, models: ready.filter(isBaseModel), splits, pools: fieldPools, log: (l) => log(`[mdcr] ${l}`) }))
@@ -338,7 +345,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
     models: ready.map((m) => ({ name: m.name, kind: m.kind, weights: m.weights, settings: m.settings })),
     skipped, tuning,
     excluded: { files: excluded.files },
-    fieldRepeats, ...(shortfalls.length ? { validationShortfalls: shortfalls } : {}), cells, ...(mdcr ? { mdcr } : {}), ...(significance ? { significance } : {}),
+    fieldRepeats, ...(shortfalls.length ? { validationShortfalls: shortfalls } : {}), cells, ...(mdcr ? { mdcr } : {}), ...(beir ? { beir: beir.record } : {}), ...(significance ? { significance } : {}),
   };
   writeFileAtomic(join(dir, 'results.json'), JSON.stringify(results, null, 1) + '\n');
   const report = renderMarkdownReport(results, loadPaperNumbers());

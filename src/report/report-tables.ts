@@ -82,6 +82,7 @@ export function buildTables(r: ResultsIndex, pq: PerQuery | undefined, paper: Pa
     fieldTable(r, rows, pq, paper, 7, opts),
     fieldTable(r, rows, pq, paper, 8, opts),
     ...inductiveTables(r, ind, pq, opts),
+    beirTable(r, rows, paper),
     significanceTable(r),
   ];
   return out.filter((t): t is ReportTable => !!t);
@@ -262,6 +263,37 @@ function significanceTable(r: ResultsIndex): ReportTable | undefined {
       cells: [num(poolLabel(x.poolSize)), { kind: 'text', text: noteOf(r, x.model) ? `${x.model} (${noteOf(r, x.model)})` : x.model }, { kind: 'text', text: x.measure },
         num(signed(fmtValue(100 * x.meanDiff))), num(p(x.pT)), num(p(x.pRandomization)), num(p(x.pHolm) + (x.pHolm < 0.05 ? ' *' : ''))],
     })),
+  };
+}
+
+/**
+ * The BEIR task of the run (protocols.beir): each model's values ×100 on the task's own documents, queries and
+ * graded judgements. For a SciDocs task the prior-work SciDocs "Cite" numbers of the paper's Table 6 stand beside
+ * as columns of their own, labelled: another protocol (30 candidates per query), so never a difference.
+ */
+function beirTable(r: ResultsIndex, rows: MeanRow[], paper: PaperNumbers | undefined): ReportTable | undefined {
+  const b = r.beir;
+  const cells = rows.filter((x) => x.protocol === 'beir');
+  if (!b || !cells.length) return undefined;
+  const prior = paper && /scidocs/i.test(b.name) ? paper.table6_scidocs_cite : undefined;
+  const priorOf = (model: string) => prior?.values[model as keyof typeof prior.values];
+  const models = paperOrder([...new Set(cells.map((x) => x.model))]);
+  const body: TableRow[] = models.map((model) => {
+    const row = cells.find((x) => x.model === model)!;
+    const own: ValueCell[] = r.measures.map((m) => ({ kind: 'value', value: 100 * row.means[m] }));
+    const p = priorOf(model);
+    return { label: model, note: noteOf(r, model), cells: prior ? [...own, { kind: 'value', value: p?.MAP }, { kind: 'value', value: p?.nDCG }] : own };
+  });
+  markBest(body, (_, j) => String(j));
+  const notRun = b.notRun.length ? ` Not run on it: ${b.notRun.map((x) => `${x.name} (${x.reason})`).join('; ')}.` : '';
+  return {
+    id: 'beir', title: `BEIR task ${b.name} (${b.split})`, rowHead: 'model',
+    intro: `A BEIR-layout retrieval task beside the paper's protocols: ${b.queries} judged queries of qrels/${b.split}.tsv, each searched over the task's ${b.documents} documents ` +
+      `(BM25 statistics of those documents alone), ${b.judgements} graded judgements (nDCG uses the labels as gains); top ${r.k}, values ×100. ` +
+      'These numbers come from the task\'s own data, not from the run\'s corpus.' +
+      (prior ? ` The last two columns are the paper's Table 6: SciDocs "Cite" ${prior.note} — another protocol (each query ranks 30 candidates), shown beside, not compared.` : '') + notRun,
+    columns: prior ? [...r.measures, 'Table 6 MAP', 'Table 6 nDCG'] : r.measures,
+    rows: body,
   };
 }
 

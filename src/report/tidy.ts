@@ -35,7 +35,7 @@ const I = (name: string): TidyColumn => ({ name, type: 'int32' });
 const D = (name: string): TidyColumn => ({ name, type: 'double' });
 
 /** The columns that name a cell, first in `cells` and `per_query`. */
-const CELL_KEY: TidyColumn[] = [S('model'), S('weights', true), S('protocol'), S('split'), S('setting'), S('field', true), I('pool_size'), I('repeat'), S('group')];
+const CELL_KEY: TidyColumn[] = [S('model'), S('weights', true), S('protocol'), S('split'), S('setting'), S('field', true), S('task', true), I('pool_size'), I('repeat'), S('group')];
 
 /** The pool group of a cell: cells/<model>/<group>.json → <group> (dataset/4k-r1, field/Bio/r1 …). */
 export function groupOf(c: Pick<CellSummary, 'model' | 'file'>): string {
@@ -44,7 +44,7 @@ export function groupOf(c: Pick<CellSummary, 'model' | 'file'>): string {
 }
 
 function cellKey(c: CellSummary, weights: Map<string, string>): TidyValue[] {
-  return [c.model, weights.get(c.model) ?? null, c.protocol, c.split, c.setting ?? 'transductive', c.field, c.poolSize, c.repeat, groupOf(c)];
+  return [c.model, weights.get(c.model) ?? null, c.protocol, c.split, c.setting ?? 'transductive', c.field, c.task ?? null, c.poolSize, c.repeat, groupOf(c)];
 }
 
 /** One MDCR evaluation of a model: per field, and `AVG` over the fields as evaluate.py prints it. */

@@ -32,8 +32,8 @@ before(async () => {
   // The expected tables, from the JSON files alone.
   const r = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
   const weights = new Map(r.models.map((m: Row) => [m.name, m.weights]));
-  const KEY = ['model', 'weights', 'protocol', 'split', 'setting', 'field', 'pool_size', 'repeat', 'group'];
-  const key = (c: Row) => [c.model, weights.get(c.model) ?? null, c.protocol, c.split, c.setting ?? 'transductive', c.field, c.poolSize, c.repeat, (c.file as string).split('/').slice(2).join('/').replace(/\.json$/, '')];
+  const KEY = ['model', 'weights', 'protocol', 'split', 'setting', 'field', 'task', 'pool_size', 'repeat', 'group'];
+  const key = (c: Row) => [c.model, weights.get(c.model) ?? null, c.protocol, c.split, c.setting ?? 'transductive', c.field, c.task ?? null, c.poolSize, c.repeat, (c.file as string).split('/').slice(2).join('/').replace(/\.json$/, '')];
   const cells: unknown[][] = [];
   const perQuery: unknown[][] = [];
   for (const c of r.cells) {
@@ -110,7 +110,7 @@ test('Parquet: every table read back by hyparquet equals results.json and the ce
     for (const s of meta.schema.slice(1)) {
       const type = s.name === 'value' || ['k1', 'b', 'score'].includes(s.name) ? 'DOUBLE' : s.name === 'chosen' ? 'BOOLEAN' : ['pool_size', 'repeat', 'pool_members', 'queries', 'empty_lists'].includes(s.name) ? 'INT32' : 'BYTE_ARRAY';
       assert.equal(s.type, type, `${name}.${s.name}: type`);
-      assert.equal(s.repetition_type, ['cells', 'per_query'].includes(name) && ['field', 'weights'].includes(s.name) ? 'OPTIONAL' : 'REQUIRED', `${name}.${s.name}: nullability`);
+      assert.equal(s.repetition_type, ['cells', 'per_query'].includes(name) && ['field', 'weights', 'task'].includes(s.name) ? 'OPTIONAL' : 'REQUIRED', `${name}.${s.name}: nullability`);
     }
     const rows = (await parquetReadObjects({ file })) as Row[];
     assert.equal(rows.length, want.rows.length, `${name}: rows`);
