@@ -774,248 +774,34 @@ declare module "citebench/src/eval/registry" {
     /** Parse several specs (repeated -m) into trec_eval print order, without duplicates. */
     export function selectMeasures(specs: string[]): MeasureSelection;
 }
-declare module "citebench/src/experiments/config" {
-    import { type Field } from "citebench/src/corpus/fields";
-    export interface Bm25ModelConfig {
-        kind: 'bm25';
-        name: string;
-        k1: number;
-        b: number;
-        /** Lucene's exact document lengths instead of its lossy one-byte norms. */
-        accurate: boolean;
-        /** Grid search of k1 and b on the validation split (paper §3.1); the chosen values replace k1/b. */
-        tune?: {
-            k1: number[];
-            b: number[];
-            measure: string;
-        };
+declare module "citebench/src/experiments/config-reader" {
+    /**
+     * The YAML reader of configs: every value read with its position, so every error names the file, line and key
+     * (InputError). config.ts reads the run's keys with it, each model kind's entry (kinds/) its own model's.
+     */
+    import { type Document, type LineCounter } from 'yaml';
+    export type ConfigPath = (string | number)[];
+    /** Reads a YAML value tree with positions, so every error names its line. */
+    export class Reader {
+        readonly file: string;
+        private readonly doc;
+        private readonly lines;
+        constructor(file: string, doc: Document, lines: LineCounter);
+        fail(path: (string | number)[], problem: string): never;
+        has(path: (string | number)[]): boolean;
+        raw(path: (string | number)[]): unknown;
+        keys(path: (string | number)[]): string[];
+        checkKeys(path: (string | number)[], allowed: string[]): void;
+        num(path: (string | number)[], dflt: number | undefined, check?: (n: number) => boolean, what?: string): number;
+        str(path: (string | number)[], dflt?: string): string | undefined;
+        bool(path: (string | number)[], dflt: boolean): boolean;
+        list<T>(path: (string | number)[], item: (p: (string | number)[]) => T): T[];
     }
-    export interface DenseModelConfig {
-        kind: 'dense';
-        name: string;
-        /** Registry name (scibert, specter, scincl, aspire-bm, aspire-cs), Hugging Face id or model folder. */
-        model: string;
-        modelsDir?: string;
-        pooling?: 'cls' | 'mean' | 'aspire';
-        distance?: 'l2' | 'ip';
-        layers?: 'all' | 'last';
-        maxLength?: number;
-        quantized: boolean;
-        /** Load onnx/model_fp16.onnx (float16 compute, for GPUs) where the folder has it; else model.onnx. */
-        fp16?: boolean;
-        hnsw?: {
-            M: number;
-            efConstruction: number;
-            efSearch: number;
-        };
-    }
-    /** One part of a scorer: a model configured above (or `cross-encoder`: the model's crossEncoder folder) and its weight. */
-    export interface ScorerPart {
-        model: string;
-        weight: number;
-    }
-    /** Nogueira et al. 2020 §3: a first stage, then T iterations of citation navigation and ranking. */
-    export interface NavigationModelConfig {
-        kind: 'navigation';
-        name: string;
-        /** A model configured above: the keyword (or any) first stage. */
-        first: string;
-        /** k_d and k_c per iteration (length T). */
-        kd: number[];
-        kc: number[];
-        /** Ranking phase: Σ weight · score of these models (default: the first stage's own scores). */
-        scorer: ScorerPart[];
-        crossEncoder?: CrossEncoderRef;
-    }
-    /** Goyal et al. 2026 §3.2: public profiles from citing articles, over a BM25 or dense model configured above. */
-    export interface ProfilerModelConfig {
-        kind: 'profiler';
-        name: string;
-        base: string;
-        beta: number;
-        /** Sparse profiles: keep the citing part of the top N terms only (absent: all; see profiler/sparse.ts). */
-        topTerms?: number;
-        /** Choose β on the dataset-level validation split (like BM25's k1/b); the chosen value replaces beta. */
-        tune?: {
-            beta: number[];
-            measure: string;
-        };
-    }
-    /** A first stage's top `depth` re-scored by configured models and/or a cross-encoder folder. */
-    export interface RerankModelConfig {
-        kind: 'rerank';
-        name: string;
-        first: string;
-        depth: number;
-        scorer: ScorerPart[];
-        crossEncoder?: CrossEncoderRef;
-    }
-    /** An ONNX sequence-classification folder: registry name, hub id ORG/NAME (as <modelsDir>/ORG--NAME) or folder. */
-    export interface CrossEncoderRef {
-        model: string;
-        modelsDir?: string;
-        quantized: boolean;
-        /** As for dense models: onnx/model_fp16.onnx where the folder has it. */
-        fp16?: boolean;
-        maxLength?: number;
-    }
-    export type ModelConfig = Bm25ModelConfig | DenseModelConfig | NavigationModelConfig | ProfilerModelConfig | RerankModelConfig;
-    /** transductive: the paper's protocol; inductive: Goyal et al. 2026 §3.1 (disjoint, strictly earlier candidates). */
-    export type Setting = 'transductive' | 'inductive';
-    export interface DatasetProtocolConfig {
-        /** Paper-sized query count (3,800), scaled. */
-        queries: number;
-        /** Paper-sized pool sizes (200 k … 2 M), scaled. */
-        pools: number[];
-        repeats: number;
-    }
-    export interface FieldProtocolConfig {
-        /** Paper-sized queries per field (200), scaled. */
-        queries: number;
-        /** Paper-sized pool (100 k), scaled. */
-        pool: number;
-        repeats: number;
-        fields: Field[];
-    }
-    export interface MdcrProtocolConfig {
-        positives: number;
-        perType: number;
-        /** Depth of each model's list that model-based negatives are drawn from (paper 200). */
-        modelDepth: number;
-        /** The field's most-cited articles that "most cited" negatives are drawn from (paper 200). */
-        mostCited: number;
-        /** How many models give model-based negatives (paper 3, the lowest average Jaccard). */
-        models: number;
-    }
-    /** A BEIR-layout retrieval task (corpus/beir.ts) every model runs on, beside the paper's protocols. */
-    export interface BeirProtocolConfig {
-        /** The task's folder: corpus.jsonl, queries.jsonl, qrels/<split>.tsv. */
-        path: string;
-        /** Its qrels split (qrels/<split>.tsv); run as the task's test cells. */
-        split: string;
-        /** Name in files and tables (default: the folder's name, e.g. scidocs). */
-        name: string;
-    }
-    export interface ExperimentConfig {
-        name: string;
-        seed: number;
-        scale: number;
-        /** Cache folder: corpus, store, BM25 index, embeddings (shared by runs of the same corpus). */
-        work: string;
-        /** Results folder of this run: resolved config, runs, qrels, cells, results.json, report. */
-        results: string;
-        corpus: {
-            synthetic?: {
-                articles: number;
-                seed: number;
-            };
-            store?: string;
-            prefilter: 'paper';
-        };
-        queryYear: number;
-        /** Files of paper ids never used as queries (the paper: SPECTER's and SciNCL's training queries). */
-        excludeQueries: string[];
-        /** Results per query (paper 500). */
-        k: number;
-        measures: string[];
-        /** Validation split for tuning: paper-sized query count, drawn like the test split, disjoint from it. */
-        validation: {
-            queries: number;
-        };
-        models: ModelConfig[];
-        protocols: {
-            dataset?: DatasetProtocolConfig;
-            field?: FieldProtocolConfig;
-            mdcr?: MdcrProtocolConfig;
-            beir?: BeirProtocolConfig;
-        };
-        /** Where named dense models live (<modelsDir>/<name>/); a missing folder is a recorded skip, not an error. */
-        modelsDir?: string;
-        /** A query whose ranked list comes back empty counts 0 in every mean ('zero', trec_eval -c) or fails the cell. */
-        emptyLists: 'zero' | 'error';
-        /** Evaluation settings, run side by side; absent = the paper's (transductive) only. See settingsOf. */
-        settings?: Setting[];
-    }
-    /** The settings a config runs, in order (absent: transductive only). */
-    export function settingsOf(cfg: Pick<ExperimentConfig, 'settings'>): Setting[];
-    export const DEFAULT_BETA_GRID: {
-        beta: number[];
-        measure: string;
+    export const posInt: (n: number) => boolean;
+    /** `fp16: true` (kept out of the canonical config when false, so existing configs keep their hash). */
+    export function precision(r: Reader, p: string[]): {
+        fp16?: true;
     };
-    export const DEFAULT_TUNE_GRID: {
-        k1: number[];
-        b: number[];
-        measure: string;
-    };
-    /** Overrides from the command line (`citebench reproduce --scale …`), applied after the file is read. */
-    export interface ConfigOverrides {
-        scale?: number;
-        seed?: number;
-        articles?: number;
-        repeats?: number;
-        store?: string;
-        work?: string;
-        results?: string;
-        /** Added to the config's excludeQueries. */
-        excludeQueries?: string[];
-    }
-    /**
-     * Load and validate a config. Relative paths inside it (work, results, store, excludeQueries, model folders)
-     * are relative to the current directory, as on the command line.
-     */
-    export function loadConfig(path: string, overrides?: ConfigOverrides): ExperimentConfig;
-    export function parseConfig(text: string, file: string, overrides?: ConfigOverrides): ExperimentConfig;
-    /**
-     * The resolved config as canonical JSON (key order fixed): what the results folder records and hashes. Where
-     * outputs go (work, results) is left out: the same experiment in another folder has the same identity and bytes.
-     */
-    export function canonicalConfig(cfg: ExperimentConfig): string;
-    export function configHash(cfg: ExperimentConfig): string;
-    /** A path from the config, as given, resolved against the current directory. */
-    export function configPath(p: string): string;
-}
-declare module "citebench/src/retrieval/retriever" {
-    /**
-     * The one interface every retrieval model implements (BM25, dense encoders, future re-rankers).
-     * Queries and candidates are articles of one corpus store, named by their dense corpus index.
-     */
-    import type { RankedLists } from "citebench/src/eval/types";
-    export interface SearchRequest {
-        /** Corpus indices of the query articles. */
-        queries: Uint32Array;
-        /** Sorted, distinct corpus indices of the candidate pool; undefined = the whole corpus. */
-        pool?: Uint32Array;
-        /** Per-query fixed candidate lists (MDCR-style scoring); when set, `pool` is ignored for ranking. */
-        candidates?: Uint32Array[];
-        /** Results per query (paper: 500). */
-        k: number;
-        /** Drop the query article from its own list when it is a candidate (default true). */
-        excludeSelf?: boolean;
-        /**
-         * Called once per query (position in `queries`, any order) as soon as its list is final, so long searches
-         * can checkpoint (see resumable.ts). Optional for retrievers: one that never calls it only loses resumption.
-         */
-        onResult?: (query: number, docs: Uint32Array, scores: Float32Array) => void;
-        /**
-         * Evaluation setting of the request (default transductive). Retrievers that use more than the pool's own texts
-         * (citation profiles) honour it: under 'inductive' (Goyal et al. 2026 §3.1) they may use no article published
-         * in or after a query's year; in both settings, never a query of the request.
-         */
-        setting?: Setting;
-    }
-    export type Setting = 'transductive' | 'inductive';
-    export type { RankedLists } from "citebench/src/eval/types";
-    export interface Retriever {
-        /** Short name used in run tags and result tables, e.g. "bm25", "specter". */
-        readonly name: string;
-        /**
-         * Identity of everything that determines the lists this retriever returns for a request: parameters, model
-         * or index content, format versions, tie-breaking. Result caches (large-scale cells) key on it, so a changed
-         * setting can never reuse a stale number. Not a file path: the same settings elsewhere give the same value.
-         */
-        readonly fingerprint: string;
-        search(request: SearchRequest): Promise<RankedLists>;
-    }
 }
 declare module "citebench/src/retrieval/bm25/index-format" {
     export const INDEX_FORMAT = "citebench-bm25-index";
@@ -1238,6 +1024,49 @@ declare module "citebench/src/retrieval/bm25/search" {
         private heapDrain;
     }
 }
+declare module "citebench/src/retrieval/retriever" {
+    /**
+     * The one interface every retrieval model implements (BM25, dense encoders, future re-rankers).
+     * Queries and candidates are articles of one corpus store, named by their dense corpus index.
+     */
+    import type { RankedLists } from "citebench/src/eval/types";
+    export interface SearchRequest {
+        /** Corpus indices of the query articles. */
+        queries: Uint32Array;
+        /** Sorted, distinct corpus indices of the candidate pool; undefined = the whole corpus. */
+        pool?: Uint32Array;
+        /** Per-query fixed candidate lists (MDCR-style scoring); when set, `pool` is ignored for ranking. */
+        candidates?: Uint32Array[];
+        /** Results per query (paper: 500). */
+        k: number;
+        /** Drop the query article from its own list when it is a candidate (default true). */
+        excludeSelf?: boolean;
+        /**
+         * Called once per query (position in `queries`, any order) as soon as its list is final, so long searches
+         * can checkpoint (see resumable.ts). Optional for retrievers: one that never calls it only loses resumption.
+         */
+        onResult?: (query: number, docs: Uint32Array, scores: Float32Array) => void;
+        /**
+         * Evaluation setting of the request (default transductive). Retrievers that use more than the pool's own texts
+         * (citation profiles) honour it: under 'inductive' (Goyal et al. 2026 §3.1) they may use no article published
+         * in or after a query's year; in both settings, never a query of the request.
+         */
+        setting?: Setting;
+    }
+    export type Setting = 'transductive' | 'inductive';
+    export type { RankedLists } from "citebench/src/eval/types";
+    export interface Retriever {
+        /** Short name used in run tags and result tables, e.g. "bm25", "specter". */
+        readonly name: string;
+        /**
+         * Identity of everything that determines the lists this retriever returns for a request: parameters, model
+         * or index content, format versions, tie-breaking. Result caches (large-scale cells) key on it, so a changed
+         * setting can never reuse a stale number. Not a file path: the same settings elsewhere give the same value.
+         */
+        readonly fingerprint: string;
+        search(request: SearchRequest): Promise<RankedLists>;
+    }
+}
 declare module "citebench/src/retrieval/bm25/retriever" {
     import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
     import type { TextSource } from "citebench/src/corpus/article";
@@ -1434,27 +1263,6 @@ declare module "citebench/src/sampling/pools" {
         docs: Uint32Array;
     };
 }
-declare module "citebench/src/sampling/exclusions" {
-    import type { CorpusStore } from "citebench/src/corpus/store";
-    export interface ExclusionFile {
-        /** As given. */
-        path: string;
-        /** sha256 of the file's bytes (hex): identifies the list in cache keys and results. */
-        sha256: string;
-        /** Distinct ids in the file. */
-        ids: number;
-        /** Of those, ids the store does not hold. */
-        notInStore: number;
-    }
-    export interface QueryExclusion {
-        /** Sorted, distinct corpus indices of every listed id the store holds. */
-        indices: Uint32Array;
-        files: ExclusionFile[];
-    }
-    export function loadQueryExclusion(store: Pick<CorpusStore, 'size' | 'indexOf'>, paths: string[]): QueryExclusion;
-    /** One line for reports and logs. */
-    export function describeExclusion(files: ExclusionFile[], excluded: number, candidates: number): string;
-}
 declare module "citebench/src/eval/mdcr" {
     /**
      * The negative candidate types of the official MDCR files, in evaluate.py's NEG_TYPES order (before 'true').
@@ -1578,10 +1386,13 @@ declare module "citebench/src/report/results" {
     };
     export interface ModelEntry {
         name: string;
-        kind: 'bm25' | 'dense' | 'navigation' | 'profiler' | 'rerank';
+        /** Its model kind (bm25, dense, navigation, profiler, rerank, …). */
+        kind: string;
         /** lexical (BM25), trained, or random (test weights: never a finding). */
         weights: 'lexical' | 'trained' | 'random';
         settings: Record<string, unknown>;
+        /** What the report says of it beside its name, e.g. "k1 0.9, b 0.4" (absent: nothing to add). */
+        summary?: string;
     }
     export interface TuningRecord {
         model: string;
@@ -1744,63 +1555,6 @@ declare module "citebench/src/report/results" {
         task?: string;
     })[]): MeanRow[];
 }
-declare module "citebench/src/report/paper-numbers" {
-    /** The paper's model names, lower-cased, in the order its tables list them. */
-    export type PaperModel = 'bm25' | 'scibert' | 'specter' | 'scincl' | 'aspire-bm' | 'aspire-cs';
-    export type FieldAbbrev = 'Art' | 'Bio' | 'Bus' | 'Ch' | 'CS' | 'Eco' | 'Eng' | 'ES' | 'Geog' | 'Geol' | 'His' | 'MS' | 'Mat' | 'Med' | 'Phi' | 'Phy' | 'PS' | 'Psy' | 'Soc';
-    export type PoolLabel = '200k' | '500k' | '1M' | '2M';
-    export type CandidateType = 'bm25' | 'specter' | 'scincl' | 'graph' | 'most_cited' | 'random';
-    /** Per field plus the table's AVG column. */
-    export type PerField = Record<FieldAbbrev | 'AVG', number>;
-    export interface MapR5 {
-        MAP: number;
-        'R@5': number;
-    }
-    export interface PaperNumbers {
-        source: {
-            paper: string;
-            code: string;
-            units: string;
-            tables: Record<string, string>;
-            transcribed_from: string;
-        };
-        /** Table 5: abbreviation → MAG field name. */
-        fields: Record<FieldAbbrev, string>;
-        /** Table 1 (§3.1): model → pool size → MAP / nDCG / R@30; ASPIRE is its BioMed variant. */
-        table1_dataset_level: {
-            note: string;
-            values: Partial<Record<PaperModel, Record<PoolLabel, {
-                MAP: number;
-                nDCG: number;
-                'R@30': number;
-            }>>>;
-        };
-        /** Tables 2, 7, 8 (§3.2, App. A.4): model → field → MAP / nDCG / R@30. */
-        table2_field_level_MAP: Record<PaperModel, PerField>;
-        table7_field_level_nDCG: Record<PaperModel, PerField>;
-        'table8_field_level_R@30': Record<PaperModel, PerField>;
-        /** Table 3 (§4.3): MDCR, model → field (and AVG) → MAP / R@5. */
-        table3_mdcr: Record<PaperModel, Record<FieldAbbrev | 'AVG', MapR5>>;
-        /** Table 4 (§4.4): model → candidate type → MAP / R@5, and the AVG row over models. */
-        table4_candidate_types: Record<PaperModel, Record<CandidateType, MapR5>>;
-        table4_candidate_types_AVG: {
-            note: string;
-            values: Record<CandidateType, MapR5>;
-        };
-        /** Table 6 (App. A.3): SciDocs "Cite", as reported by prior work. */
-        table6_scidocs_cite: {
-            note: string;
-            values: Record<'scibert' | 'specter' | 'scincl' | 'aspire-ts', {
-                MAP: number;
-                nDCG: number;
-            }>;
-        };
-    }
-    /** The repository's copy. */
-    export const PAPER_NUMBERS_FILE: string;
-    /** The paper's numbers: the repository's file, or another file of the same layout. */
-    export function loadPaperNumbers(path?: string): PaperNumbers;
-}
 declare module "citebench/src/eval/significance" {
     export interface TTestResult {
         n: number;
@@ -1882,6 +1636,63 @@ declare module "citebench/src/report/compare" {
         seed?: number;
     }): Map<string, Significance>;
 }
+declare module "citebench/src/report/paper-numbers" {
+    /** The paper's model names, lower-cased, in the order its tables list them. */
+    export type PaperModel = 'bm25' | 'scibert' | 'specter' | 'scincl' | 'aspire-bm' | 'aspire-cs';
+    export type FieldAbbrev = 'Art' | 'Bio' | 'Bus' | 'Ch' | 'CS' | 'Eco' | 'Eng' | 'ES' | 'Geog' | 'Geol' | 'His' | 'MS' | 'Mat' | 'Med' | 'Phi' | 'Phy' | 'PS' | 'Psy' | 'Soc';
+    export type PoolLabel = '200k' | '500k' | '1M' | '2M';
+    export type CandidateType = 'bm25' | 'specter' | 'scincl' | 'graph' | 'most_cited' | 'random';
+    /** Per field plus the table's AVG column. */
+    export type PerField = Record<FieldAbbrev | 'AVG', number>;
+    export interface MapR5 {
+        MAP: number;
+        'R@5': number;
+    }
+    export interface PaperNumbers {
+        source: {
+            paper: string;
+            code: string;
+            units: string;
+            tables: Record<string, string>;
+            transcribed_from: string;
+        };
+        /** Table 5: abbreviation → MAG field name. */
+        fields: Record<FieldAbbrev, string>;
+        /** Table 1 (§3.1): model → pool size → MAP / nDCG / R@30; ASPIRE is its BioMed variant. */
+        table1_dataset_level: {
+            note: string;
+            values: Partial<Record<PaperModel, Record<PoolLabel, {
+                MAP: number;
+                nDCG: number;
+                'R@30': number;
+            }>>>;
+        };
+        /** Tables 2, 7, 8 (§3.2, App. A.4): model → field → MAP / nDCG / R@30. */
+        table2_field_level_MAP: Record<PaperModel, PerField>;
+        table7_field_level_nDCG: Record<PaperModel, PerField>;
+        'table8_field_level_R@30': Record<PaperModel, PerField>;
+        /** Table 3 (§4.3): MDCR, model → field (and AVG) → MAP / R@5. */
+        table3_mdcr: Record<PaperModel, Record<FieldAbbrev | 'AVG', MapR5>>;
+        /** Table 4 (§4.4): model → candidate type → MAP / R@5, and the AVG row over models. */
+        table4_candidate_types: Record<PaperModel, Record<CandidateType, MapR5>>;
+        table4_candidate_types_AVG: {
+            note: string;
+            values: Record<CandidateType, MapR5>;
+        };
+        /** Table 6 (App. A.3): SciDocs "Cite", as reported by prior work. */
+        table6_scidocs_cite: {
+            note: string;
+            values: Record<'scibert' | 'specter' | 'scincl' | 'aspire-ts', {
+                MAP: number;
+                nDCG: number;
+            }>;
+        };
+    }
+    /** The repository's copy. */
+    export const PAPER_NUMBERS_FILE: string;
+    /** The paper's numbers: the repository's file, or another file of the same layout. */
+    export function loadPaperNumbers(path?: string): PaperNumbers;
+}
 declare module "citebench/src/report/tables" {
     import type { Significance } from "citebench/src/report/compare";
     import type { PaperNumbers } from "citebench/src/report/paper-numbers";
@@ -1956,181 +1767,6 @@ declare module "citebench/src/report/tables" {
     export function paperFieldTableData(paper: PaperNumbers, n: 2 | 7 | 8): ReportTable;
     /** The paper's Tables 3 (fields × model MAP/R@5) and 4 (models × candidate type MAP/R@5), as printed. */
     export function paperMdcrTablesData(paper: PaperNumbers): [ReportTable, ReportTable];
-}
-declare module "citebench/src/report/report-tables" {
-    import { type PerQuery } from "citebench/src/report/compare";
-    import { type ResultsIndex } from "citebench/src/report/results";
-    import type { PaperNumbers } from "citebench/src/report/paper-numbers";
-    import { type ReportTable } from "citebench/src/report/tables";
-    export function paperOrder(models: string[]): string[];
-    /** The paper's pool size this pool stands for at the run's scale (4k at scale 0.02 → 200k), if any. */
-    export function paperPool(poolSize: number, scale: number): string | undefined;
-    export interface TableOptions {
-        /** Randomization-test trials (default 10,000). */
-        trials?: number;
-    }
-    /** What the inductive setting is, said above each of its tables. */
-    export function inductiveNote(r: Pick<ResultsIndex, 'queryYear'>): string;
-    /**
-     * Every table of the results, in report order: Tables 1–8 (the paper's setting), the inductive setting's 1, 2,
-     * 7, 8, the paired tests of results.json. `pq` gives the tables' significance marks; without it (the Markdown
-     * report, written by the run) there are none.
-     */
-    export function buildTables(r: ResultsIndex, pq: PerQuery | undefined, paper: PaperNumbers | undefined, opts?: TableOptions): ReportTable[];
-    /** The paper's field-level tables: number → measure and paper-numbers.json key. */
-    export const FIELD_TABLES: {
-        readonly 2: {
-            readonly measure: "MAP";
-            readonly key: "table2_field_level_MAP";
-            readonly title: "Field level, MAP (§3.2)";
-        };
-        readonly 7: {
-            readonly measure: "nDCG";
-            readonly key: "table7_field_level_nDCG";
-            readonly title: "Field level, nDCG (§3.2, App. A.4)";
-        };
-        readonly 8: {
-            readonly measure: "R@30";
-            readonly key: "table8_field_level_R@30";
-            readonly title: "Field level, R@30 (§3.2, App. A.4)";
-        };
-    };
-}
-declare module "citebench/src/report/markdown" {
-    /**
-     * The Markdown report of a results folder (report.md, written by `citebench run`): the tables of report-tables.ts
-     * — the paper's Tables 1, 2, 7, 8 (large-scale protocols) and 3, 4 (MDCR), the inductive setting's, the paired
-     * tests against BM25 — rendered by tables.ts, the paper's own table after each of its tables. The HTML report
-     * renders the same tables. Where the numbers come from is said above the tables: a synthetic corpus or
-     * random-weight model is never presented as a finding.
-     */
-    import { type ResultsIndex } from "citebench/src/report/results";
-    import type { PaperNumbers } from "citebench/src/report/paper-numbers";
-    /** Where the numbers come from, said before any table. */
-    export function provenance(r: ResultsIndex): string[];
-    export function renderMarkdownReport(r: ResultsIndex, paper?: PaperNumbers): string;
-}
-declare module "citebench/src/util/shard" {
-    export interface Shard {
-        index: number;
-        count: number;
-    }
-    export function parseShard(v: string | undefined, option?: string): Shard | undefined;
-    /** Round-robin: unit u belongs to shard u mod N (chunks, pool groups: spreads big and small ones). */
-    export function inShard(unit: number, shard: Shard | undefined): boolean;
-    /** Contiguous block [from, to) of n items for a shard: concatenating the blocks in shard order gives 0…n−1. */
-    export function shardRange(n: number, shard: Shard | undefined): {
-        from: number;
-        to: number;
-    };
-    export function shardLabel(shard: Shard | undefined): string;
-}
-declare module "citebench/src/retrieval/bm25/chunk-builder" {
-    /**
-     * The analysing half of the BM25 index build: a ChunkBuilder turns a range of documents into postings grouped
-     * by term, in its own term ids. buildIndex runs one in its thread, or one per child process / worker thread
-     * (index-process.ts, index-worker.ts), and merges their chunks; a module of its own so those entry points do
-     * not import the orchestration that starts them.
-     */
-    import type { TextSource } from "citebench/src/corpus/article";
-    /**
-     * One chunk's postings as its builder produced them, in the builder's own (local) term ids: `newTerms` are
-     * the terms the builder met for the first time in this chunk (local ids continue from its earlier chunks).
-     */
-    export interface LocalChunk {
-        index: number;
-        from: number;
-        to: number;
-        newTerms: string[];
-        /** Postings grouped by local term id ascending: group g = term groupTerms[g], groupCounts[g] postings. */
-        groupTerms: Uint32Array;
-        groupCounts: Uint32Array;
-        docs: Uint32Array;
-        tfs: Uint32Array;
-        lengths: Uint32Array;
-    }
-    /** Where worker threads read the texts from (they cannot share the caller's TextSource object). */
-    export type WorkerSource = {
-        kind: 'store';
-        dir: string;
-    } | {
-        kind: 'texts';
-        items: {
-            title: string;
-            abstract: string;
-        }[];
-    };
-    /**
-     * Analyses chunks of documents into postings with its own vocabulary. One per thread: the merger maps each
-     * builder's local ids to global ids in chunk order, so the index does not depend on the number of threads.
-     */
-    export class ChunkBuilder {
-        private readonly analyzer;
-        private readonly rawIds;
-        private readonly vocab;
-        private termCount;
-        private seenDoc;
-        private seenSlot;
-        build(source: TextSource, index: number, from: number, to: number, onDoc?: () => void): LocalChunk;
-    }
-}
-declare module "citebench/src/retrieval/bm25/index" {
-    import type { TextSource } from "citebench/src/corpus/article";
-    import { type WorkerSource } from "citebench/src/retrieval/bm25/chunk-builder";
-    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
-    export interface BuildOptions {
-        /** Documents per chunk (bounded build memory). Default 50,000. */
-        chunkDocs?: number;
-        /** Directory for chunk files: makes the build resumable. Without it chunks stay in memory. */
-        workDir?: string;
-        progress?: boolean;
-        /**
-         * Builders analysing chunks in parallel (default 1): child processes for a store source, worker threads for
-         * in-memory texts. The index is identical for any count.
-         */
-        threads?: number;
-        /** How builders reach the texts; default: the source's texts copied to each worker (fine for small sources). */
-        workerSource?: WorkerSource;
-    }
-    /** Build the index of every document of `source` (title + abstract). */
-    export function buildIndex(source: TextSource, opts?: BuildOptions): Promise<Bm25Index>;
-    /** Remove a build's chunk directory after the index is saved. */
-    export function removeWorkDir(dir: string): void;
-}
-declare module "citebench/src/experiments/corpus-stage" {
-    import { CorpusStore } from "citebench/src/corpus/store";
-    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
-    import type { ExperimentConfig } from "citebench/src/experiments/config";
-    export type StageLog = (line: string) => void;
-    export interface CorpusInfo {
-        /** synthetic: generated by citebench synth (its numbers are properties of the generator, not findings). */
-        kind: 'synthetic' | 'store';
-        dir: string;
-        articles: number;
-        citations: number;
-        /** Synthetic corpus: articles before the prefilter and the generator seed. */
-        synthetic?: {
-            articles: number;
-            seed: number;
-            generator: string;
-        };
-        /** The identity recorded in cell keys: a changed corpus never reuses a cached number. */
-        stamp: string;
-    }
-    /**
-     * What the corpus is made of: a given store's identity, or the synthetic corpus's size, seed, generator version
-     * and settings, prefilter and store format — a changed generator or an older store layout rebuilds the corpus.
-     */
-    export function corpusStamp(cfg: Pick<ExperimentConfig, 'corpus'>): string;
-    export function prepareCorpus(cfg: ExperimentConfig, log: StageLog): Promise<{
-        store: CorpusStore;
-        info: CorpusInfo;
-    }>;
-    /** The BM25 index of the whole store (an index of an older format or another corpus is rebuilt). */
-    export function prepareBm25Index(cfg: ExperimentConfig, store: CorpusStore, info: CorpusInfo, log: StageLog): Promise<{
-        index: Bm25Index;
-        dir: string;
-    }>;
 }
 declare module "citebench/src/retrieval/dense/file-hash" {
     /** Fast, content-based: size + SHA-256 of the first and last 4 MiB (the whole file when smaller than 8 MiB). */
@@ -2308,6 +1944,21 @@ declare module "citebench/src/retrieval/dense/encoder" {
         sep: number;
     }>;
 }
+declare module "citebench/src/util/shard" {
+    export interface Shard {
+        index: number;
+        count: number;
+    }
+    export function parseShard(v: string | undefined, option?: string): Shard | undefined;
+    /** Round-robin: unit u belongs to shard u mod N (chunks, pool groups: spreads big and small ones). */
+    export function inShard(unit: number, shard: Shard | undefined): boolean;
+    /** Contiguous block [from, to) of n items for a shard: concatenating the blocks in shard order gives 0…n−1. */
+    export function shardRange(n: number, shard: Shard | undefined): {
+        from: number;
+        to: number;
+    };
+    export function shardLabel(shard: Shard | undefined): string;
+}
 declare module "citebench/src/retrieval/dense/store" {
     import type { TextSource } from "citebench/src/corpus/article";
     import { type Shard } from "citebench/src/util/shard";
@@ -2393,42 +2044,275 @@ declare module "citebench/src/retrieval/dense/store" {
         load(indices: Uint32Array): VectorSet;
     }
 }
-declare module "citebench/src/retrieval/dense/cross-encoder" {
-    import type { TextSource } from "citebench/src/corpus/article";
-    import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
+declare module "citebench/src/experiments/models" {
+    import type { Retriever } from "citebench/src/retrieval/retriever";
+    import type { Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    import { Encoder } from "citebench/src/retrieval/dense/encoder";
     import { type ResolvedModel } from "citebench/src/retrieval/dense/models";
-    import { type Device } from "citebench/src/retrieval/dense/encoder";
-    export interface CrossEncoderOptions {
+    import { EmbeddingStore } from "citebench/src/retrieval/dense/store";
+    /** What a report must say about a model's weights: only `trained` numbers can be findings. */
+    export type Weights = 'lexical' | 'trained' | 'random';
+    export interface ModelInfo {
         name: string;
-        texts: TextSource;
-        threads?: number;
-        /** Pairs per forward pass (default 16). */
-        batchSize?: number;
-        /** cpu (default) | cuda | auto, as for the encoders. */
-        device?: Device;
-        log?: (line: string) => void;
+        /** Its kind's name in the registry (kinds/index.ts). */
+        kind: string;
+        weights: Weights;
+        /** Settings that determine its output (BM25 parameters after tuning; dense pooling, distance, folder). */
+        settings: Record<string, unknown>;
+        /** What the dry run and the report say of it beside its name (its entry's words), e.g. "k1 0.9, b 0.4". */
+        summary?: string;
     }
-    export class CrossEncoderRetriever implements Retriever {
-        readonly model: ResolvedModel;
-        private readonly tokenizer;
-        private readonly session;
-        private readonly special;
-        private readonly opts;
-        readonly name: string;
-        private fingerprint_;
-        private constructor();
-        static load(model: ResolvedModel, opts: CrossEncoderOptions): Promise<CrossEncoderRetriever>;
-        get fingerprint(): string;
-        /** Token ids and types of one pair, exactly as the model sees them. */
-        pairTokens(query: number, candidate: number): {
-            ids: Int32Array;
-            types: Int32Array;
+    export interface ReadyModel extends ModelInfo {
+        retriever: Retriever;
+        /** Dense models: the loaded encoder (MDCR scores its pairs with it). */
+        encoder?: Encoder;
+        /** Dense models: their embedding store (the runner's encode stage fills it; a dense Profiler builds its profiles from it). */
+        embeddings?: EmbeddingStore;
+        /** BM25 models: the index and the parameters they search with (a sparse Profiler builds its profiles from them). */
+        bm25?: {
+            index: Bm25Index;
+            k1: number;
+            b: number;
+            accurate: boolean;
         };
-        /** Relevance logits of (query, candidate) pairs, in input order. */
-        scorePairs(pairs: [number, number][]): Promise<Float32Array>;
-        search(req: SearchRequest): Promise<RankedLists>;
         release(): Promise<void>;
     }
+    export interface SkippedModel {
+        name: string;
+        reason: string;
+    }
+    /**
+     * Random-weight folders (the test models of this project) must never pass for trained encoders: a folder
+     * whose name says `random` is marked so, and so is one whose config.json says so.
+     */
+    export function weightsOf(model: ResolvedModel): Weights;
+    export function isSkipped(x: ResolvedModel | SkippedModel): x is SkippedModel;
+}
+declare module "citebench/src/experiments/kinds/types" {
+    /**
+     * What one model kind is, in one place (one file per kind; index.ts is the registry): how its YAML node is read
+     * and checked, how it becomes a ready model (its Retriever and what the runner must prepare for it), what it
+     * costs in the dry run, and how it is described. The runner, the planner and the report ask the entry; none of
+     * them switches on a kind.
+     */
+    import type { CorpusStore } from "citebench/src/corpus/store";
+    import type { Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    import type { Device } from "citebench/src/retrieval/dense/encoder";
+    import type { TuningRecord } from "citebench/src/report/results";
+    import type { Field } from "citebench/src/corpus/fields";
+    import type { Setting } from "citebench/src/retrieval/retriever";
+    import type { Reader } from "citebench/src/experiments/config-reader";
+    import type { ReadyModel, SkippedModel } from "citebench/src/experiments/models";
+    /** Every model config has these two; the rest is its kind's. */
+    export interface ModelConfigBase {
+        kind: string;
+        name: string;
+    }
+    /** What entries read of a run's config (an ExperimentConfig is one). */
+    export interface RunConfig {
+        seed: number;
+        k: number;
+        queryYear: number;
+        /** Cache folder: tuning results, embedding stores. */
+        work: string;
+        modelsDir?: string;
+        validation: {
+            queries: number;
+        };
+        protocols: {
+            dataset?: {
+                queries: number;
+                pools: number[];
+                repeats: number;
+            };
+        };
+        settings?: Setting[];
+    }
+    /** The settings a config runs, in order (absent: transductive only). */
+    export function settingsOf(cfg: Pick<RunConfig, 'settings'>): Setting[];
+    /** A run's query sets (splits.ts QuerySplits). */
+    export interface Splits {
+        get(protocol: 'dataset' | 'field', split: 'test' | 'val', field: Field | null, setting?: Setting): Uint32Array;
+    }
+    export interface Estimate {
+        stage: string;
+        seconds: number;
+        bytes: number;
+        /** The assumption behind a number that was not measured as such (printed under the stage). */
+        assumption?: string;
+    }
+    /** What an entry's `build` gets: the run so far. */
+    export interface BuildContext {
+        cfg: RunConfig;
+        store: CorpusStore;
+        /** Identity of the corpus store (store-key.ts): dense embedding stores are keyed on it. */
+        corpusKey?: string;
+        /** Models ready so far (those configured above this one). */
+        ready: ReadyModel[];
+        /** The corpus's BM25 index, built when a configured kind `needs` it. */
+        bm25Index?: {
+            index: Bm25Index;
+            dir: string;
+        };
+        splits: Splits;
+        /** The corpus and exclusion lists the splits are drawn from: part of every tuning cache key. */
+        sampleKey: string;
+        threads: number;
+        /** cpu | cuda | auto for encoders. */
+        device?: Device;
+        /** Download a missing model folder from the hub (`--allow-remote`). */
+        allowRemote?: boolean;
+        log: (line: string) => void;
+        /** Tuning records for results.json (`tuning`) and the report's tuning chart. */
+        tuning: TuningRecord[];
+        /** Time a step under `stage` in timings.json. */
+        timed<T>(stage: string, f: () => Promise<T>): Promise<T>;
+    }
+    /** What an entry's costs may ask of the rest of the config (dispatched through the registry). */
+    export interface CostEnv {
+        /** Articles of the (prefiltered) corpus. */
+        articles: number;
+        /** BM25 searches in child processes (each with its own index copy) rather than threads. */
+        processes: boolean;
+        /** Bytes of the outbound citation graph (navigation's and the Profiler's CSR). */
+        graphBytes: number;
+        model(name: string): ModelConfigBase;
+        /** Whether a model searches vectors of an encoder (its kind `needs` an encode stage): a Profiler over it adds vectors. */
+        dense(m: ModelConfigBase): boolean;
+        perQuery(m: ModelConfigBase, pool: number): number;
+        perGroup(m: ModelConfigBase, pool: number): {
+            seconds: number;
+            bytes: number;
+        };
+        modelBytes(m: ModelConfigBase): number;
+        /** Seconds to re-score one candidate with `m` as a scorer (navigation's ranking phase, re-ranking). */
+        rescore(m: ModelConfigBase): number;
+    }
+    /** A kind's share of the dry-run estimate (plan.ts sums them per pool group and setting). */
+    export interface KindCost<C> {
+        /** Search seconds per query at a pool size. */
+        perQuery(c: C, env: CostEnv, pool: number): number;
+        /** One-off work per pool group (profile builds, sampling) and what it holds at a pool (default none). */
+        perGroup?(c: C, env: CostEnv, pool: number): {
+            seconds: number;
+            bytes: number;
+        };
+        /** What the model holds besides the pool's structures: index, graph, encoder (default 0). */
+        modelBytes?(c: C, env: CostEnv): number;
+        /** Seconds to re-score one candidate with this model as a scorer (default: BM25's re-scoring rate). */
+        rescore?(c: C, env: CostEnv): number;
+        /** The assumption behind a number not measured as such, printed under the estimate. */
+        assumption?(c: C, env: CostEnv): string | undefined;
+        /** Grid points its tuning evaluates on the validation split (0: not tuned). */
+        tuningPoints?(c: C): number;
+        /** Appended to its cells' stage name (e.g. ", 12 profile builds"). */
+        cellsNote?(c: C, groups: number): string;
+        /** Stages of its own before the cells (encoding); `poolArticles` = the expected union of all pools. */
+        stages?(c: C, env: CostEnv, poolArticles: number): Estimate[];
+    }
+    export interface KindEntry<C extends ModelConfigBase> {
+        kind: C['kind'];
+        /** One line for `docs`-style help: what the kind is. */
+        about: string;
+        /**
+         * Read and check the model's YAML node at `p` (['models', name]); `earlier` = the models configured above it
+         * (the only ones it may name). Errors through `r.fail` (file, line, key).
+         */
+        parse(r: Reader, p: string[], name: string, earlier: string[]): C;
+        /** What the runner prepares before any model is built: the corpus's BM25 index; an encode stage (dense stores). */
+        needs?: {
+            bm25Index?: boolean;
+            encode?: boolean;
+        };
+        /** Whether the config asks it to tune a parameter on the validation split (the dataset level then runs). */
+        tuned?(c: C): boolean;
+        /** The dry run's words after the kind: `bm25 (bm25, k1 0.9 b 0.4)`. */
+        describe(c: C): string;
+        /** Said after a skip's reason in the log (e.g. where the docs say how to add the model). */
+        skipHint?: string;
+        /** Its ready model (retriever, settings record, summary), or a recorded skip with the reason. */
+        build(c: C, ctx: BuildContext): Promise<ReadyModel | SkippedModel>;
+        cost: KindCost<C>;
+    }
+}
+declare module "citebench/src/experiments/kinds/bm25" {
+    import type { ReadyModel } from "citebench/src/experiments/models";
+    import type { BuildContext, KindEntry } from "citebench/src/experiments/kinds/types";
+    export interface Bm25ModelConfig {
+        kind: 'bm25';
+        name: string;
+        k1: number;
+        b: number;
+        /** Lucene's exact document lengths instead of its lossy one-byte norms. */
+        accurate: boolean;
+        /** Grid search of k1 and b on the validation split (paper §3.1); the chosen values replace k1/b. */
+        tune?: {
+            k1: number[];
+            b: number[];
+            measure: string;
+        };
+    }
+    export const DEFAULT_TUNE_GRID: {
+        k1: number[];
+        b: number[];
+        measure: string;
+    };
+    export const bm25: KindEntry<Bm25ModelConfig>;
+    /** The ready model of fixed parameters (after tuning): lexical weights, its index offered to models built on it. */
+    export function bm25Ready(c: Bm25ModelConfig, params: {
+        k1: number;
+        b: number;
+    }, ctx: Pick<BuildContext, 'store' | 'bm25Index' | 'threads'>): ReadyModel;
+}
+declare module "citebench/src/util/format" {
+    /** Durations and byte counts as the dry run and the cluster scripts print them. */
+    export function formatDuration(s: number): string;
+    export function formatBytes(b: number): string;
+}
+declare module "citebench/src/experiments/kinds/dense" {
+    import type { CorpusStore } from "citebench/src/corpus/store";
+    import { type Device } from "citebench/src/retrieval/dense/encoder";
+    import { type ResolvedModel } from "citebench/src/retrieval/dense/models";
+    import { type ReadyModel, type SkippedModel } from "citebench/src/experiments/models";
+    import type { KindEntry } from "citebench/src/experiments/kinds/types";
+    export interface DenseModelConfig {
+        kind: 'dense';
+        name: string;
+        /** Registry name (scibert, specter, scincl, aspire-bm, aspire-cs), Hugging Face id or model folder. */
+        model: string;
+        modelsDir?: string;
+        pooling?: 'cls' | 'mean' | 'aspire';
+        distance?: 'l2' | 'ip';
+        layers?: 'all' | 'last';
+        maxLength?: number;
+        quantized: boolean;
+        /** Load onnx/model_fp16.onnx (float16 compute, for GPUs) where the folder has it; else model.onnx. */
+        fp16?: boolean;
+        hnsw?: {
+            M: number;
+            efConstruction: number;
+            efSearch: number;
+        };
+    }
+    export const dense: KindEntry<DenseModelConfig>;
+    /** Resolve a dense model; a folder that is not there yet is a skip with the way to add it, not an error. */
+    /**
+     * `log` is told when a checkpoint is converted (seconds for BERT-base, once per checkpoint) or downloaded;
+     * `allowRemote` downloads a registry model or hub id whose folder is missing (`citebench run --allow-remote`).
+     */
+    export function resolveDense(cfg: DenseModelConfig, modelsDir: string | undefined, opts?: {
+        log?: (line: string) => void;
+        allowRemote?: boolean;
+    }): Promise<ResolvedModel | SkippedModel>;
+    export function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel, store: CorpusStore, corpusKey: string | undefined, workDir: string, threads: number, device?: Device): Promise<ReadyModel>;
+    /**
+     * The files a dense model's weights come from, with their SHA-256 (the report's metadata names them): the
+     * checkpoint it was converted from, else its ONNX file.
+     */
+    export function weightFilesOf(model: ResolvedModel): {
+        file: string;
+        sha256: string;
+    }[];
 }
 declare module "citebench/src/retrieval/scorer" {
     import type { RankedLists, Retriever, Setting } from "citebench/src/retrieval/retriever";
@@ -2508,6 +2392,130 @@ declare module "citebench/src/retrieval/navigation" {
      * ones dropped.
      */
     export function navigate(graph: OutboundGraph, D: Uint32Array, kc: number, member: Uint8Array, self: number): Uint32Array;
+}
+declare module "citebench/src/retrieval/dense/cross-encoder" {
+    import type { TextSource } from "citebench/src/corpus/article";
+    import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
+    import { type ResolvedModel } from "citebench/src/retrieval/dense/models";
+    import { type Device } from "citebench/src/retrieval/dense/encoder";
+    export interface CrossEncoderOptions {
+        name: string;
+        texts: TextSource;
+        threads?: number;
+        /** Pairs per forward pass (default 16). */
+        batchSize?: number;
+        /** cpu (default) | cuda | auto, as for the encoders. */
+        device?: Device;
+        log?: (line: string) => void;
+    }
+    export class CrossEncoderRetriever implements Retriever {
+        readonly model: ResolvedModel;
+        private readonly tokenizer;
+        private readonly session;
+        private readonly special;
+        private readonly opts;
+        readonly name: string;
+        private fingerprint_;
+        private constructor();
+        static load(model: ResolvedModel, opts: CrossEncoderOptions): Promise<CrossEncoderRetriever>;
+        get fingerprint(): string;
+        /** Token ids and types of one pair, exactly as the model sees them. */
+        pairTokens(query: number, candidate: number): {
+            ids: Int32Array;
+            types: Int32Array;
+        };
+        /** Relevance logits of (query, candidate) pairs, in input order. */
+        scorePairs(pairs: [number, number][]): Promise<Float32Array>;
+        search(req: SearchRequest): Promise<RankedLists>;
+        release(): Promise<void>;
+    }
+}
+declare module "citebench/src/experiments/kinds/composed" {
+    /**
+     * What the kinds built on other models (navigation, profiler, rerank) share: reading references to models
+     * configured above, scorers and cross-encoder folders; finding those models ready (a skipped one makes this one
+     * a recorded skip); loading a cross-encoder; costing a scorer.
+     */
+    import { CrossEncoderRetriever } from "citebench/src/retrieval/dense/cross-encoder";
+    import type { WeightedScorer } from "citebench/src/retrieval/scorer";
+    import { type Reader } from "citebench/src/experiments/config-reader";
+    import { type ReadyModel, type SkippedModel, type Weights } from "citebench/src/experiments/models";
+    import type { BuildContext, CostEnv } from "citebench/src/experiments/kinds/types";
+    /** One part of a scorer: a model configured above (or `cross-encoder`: the model's crossEncoder folder) and its weight. */
+    export interface ScorerPart {
+        model: string;
+        weight: number;
+    }
+    /** An ONNX sequence-classification folder: registry name, hub id ORG/NAME (as <modelsDir>/ORG--NAME) or folder. */
+    export interface CrossEncoderRef {
+        model: string;
+        modelsDir?: string;
+        quantized: boolean;
+        /** As for dense models: onnx/model_fp16.onnx where the folder has it. */
+        fp16?: boolean;
+        maxLength?: number;
+    }
+    /** The name of a model configured above `name`, at key `key`. */
+    export function readRef(r: Reader, p: string[], key: string, name: string, earlier: string[]): string;
+    export function readCrossEncoder(r: Reader, p: string[]): CrossEncoderRef | undefined;
+    /** scorer: a model name, or a mapping name → weight; `cross-encoder` names the crossEncoder folder. */
+    export function readScorer(r: Reader, p: string[], name: string, earlier: string[], dflt: string | undefined, ce: CrossEncoderRef | undefined): ScorerPart[];
+    /** A model this one is built on: ready, or this one is a skip. */
+    export class Skip extends Error {
+    }
+    export function need(ctx: Pick<BuildContext, 'ready'>, name: string, by: string): ReadyModel;
+    /** `build` with a Skip turned into a recorded skip. */
+    export function orSkip(name: string, f: () => Promise<ReadyModel>): Promise<ReadyModel | SkippedModel>;
+    export function combineWeights(ws: Weights[]): Weights;
+    export function loadCrossEncoder(ref: CrossEncoderRef, ctx: BuildContext, name: string): Promise<{
+        retriever: CrossEncoderRetriever;
+        weights: Weights;
+        dir: string;
+    }>;
+    /** A first stage re-scored by weighted scorers (navigation, rerank): the parts ready, their weights, their text. */
+    export function scorers(c: {
+        name: string;
+        first: string;
+        scorer: ScorerPart[];
+        crossEncoder?: CrossEncoderRef;
+    }, ctx: BuildContext): Promise<{
+        first: ReadyModel;
+        ce: {
+            retriever: CrossEncoderRetriever;
+            weights: Weights;
+            dir: string;
+        } | undefined;
+        parts: WeightedScorer[];
+        weights: Weights;
+        text: string;
+    }>;
+    /** Seconds to re-score `candidates` with every part of a scorer. */
+    export function scorerSeconds(parts: ScorerPart[], candidates: number, env: CostEnv): number;
+    /** Memory of the scorers besides the first stage: a cross-encoder, or another configured model. */
+    export function scorerBytes(c: {
+        first: string;
+        scorer: ScorerPart[];
+    }, env: CostEnv): number;
+    export const crossEncoderNote: (c: {
+        scorer: ScorerPart[];
+    }) => string;
+}
+declare module "citebench/src/experiments/kinds/navigation" {
+    import type { KindEntry } from "citebench/src/experiments/kinds/types";
+    import { type CrossEncoderRef, type ScorerPart } from "citebench/src/experiments/kinds/composed";
+    export interface NavigationModelConfig {
+        kind: 'navigation';
+        name: string;
+        /** A model configured above: the keyword (or any) first stage. */
+        first: string;
+        /** k_d and k_c per iteration (length T). */
+        kd: number[];
+        kc: number[];
+        /** Ranking phase: Σ weight · score of these models (default: the first stage's own scores). */
+        scorer: ScorerPart[];
+        crossEncoder?: CrossEncoderRef;
+    }
+    export const navigation: KindEntry<NavigationModelConfig>;
 }
 declare module "citebench/src/retrieval/profiler/citing" {
     /**
@@ -2660,6 +2668,27 @@ declare module "citebench/src/retrieval/profiler/sparse" {
      */
     export function keepTopTerms(terms: Uint32Array, w: Float64Array, top: number, scratch: Float64Array): void;
 }
+declare module "citebench/src/experiments/kinds/profiler" {
+    import { type KindEntry } from "citebench/src/experiments/kinds/types";
+    export interface ProfilerModelConfig {
+        kind: 'profiler';
+        name: string;
+        base: string;
+        beta: number;
+        /** Sparse profiles: keep the citing part of the top N terms only (absent: all; see profiler/sparse.ts). */
+        topTerms?: number;
+        /** Choose β on the dataset-level validation split (like BM25's k1/b); the chosen value replaces beta. */
+        tune?: {
+            beta: number[];
+            measure: string;
+        };
+    }
+    export const DEFAULT_BETA_GRID: {
+        beta: number[];
+        measure: string;
+    };
+    export const profiler: KindEntry<ProfilerModelConfig>;
+}
 declare module "citebench/src/retrieval/rerank" {
     /**
      * Re-ranking: a first stage's top `depth` papers (BM25, navigation output, any retriever) re-scored by a dense
@@ -2684,6 +2713,347 @@ declare module "citebench/src/retrieval/rerank" {
         get fingerprint(): string;
         search(req: SearchRequest): Promise<RankedLists>;
     }
+}
+declare module "citebench/src/experiments/kinds/rerank" {
+    import type { KindEntry } from "citebench/src/experiments/kinds/types";
+    import { type CrossEncoderRef, type ScorerPart } from "citebench/src/experiments/kinds/composed";
+    export interface RerankModelConfig {
+        kind: 'rerank';
+        name: string;
+        first: string;
+        depth: number;
+        scorer: ScorerPart[];
+        crossEncoder?: CrossEncoderRef;
+    }
+    export const rerank: KindEntry<RerankModelConfig>;
+}
+declare module "citebench/src/experiments/kinds/index" {
+    /**
+     * The model-kind registry: every kind a config may name, one entry each (types.ts says what an entry holds).
+     * A new kind is a file beside these with its config type and entry, one line in builtIn and one in ModelConfig
+     * (docs/model-kinds.md).
+     */
+    import type { Reader } from "citebench/src/experiments/config-reader";
+    import { type Bm25ModelConfig } from "citebench/src/experiments/kinds/bm25";
+    import { type DenseModelConfig } from "citebench/src/experiments/kinds/dense";
+    import { type NavigationModelConfig } from "citebench/src/experiments/kinds/navigation";
+    import { type ProfilerModelConfig } from "citebench/src/experiments/kinds/profiler";
+    import { type RerankModelConfig } from "citebench/src/experiments/kinds/rerank";
+    import type { KindEntry, ModelConfigBase } from "citebench/src/experiments/kinds/types";
+    export type ModelConfig = Bm25ModelConfig | DenseModelConfig | NavigationModelConfig | ProfilerModelConfig | RerankModelConfig;
+    export type ModelKind = ModelConfig['kind'];
+    /** Register a kind at run time (a test's toy kind, a plug-in); a kind already there is an error. */
+    export function registerKind<C extends ModelConfigBase>(entry: KindEntry<C>): void;
+    /** Remove a kind registered at run time (tests). */
+    export function unregisterKind(kind: string): void;
+    export function kindNames(): string[];
+    /** The entry of a configured model. */
+    export function entryOf<C extends ModelConfigBase>(m: C): KindEntry<C>;
+    /** The kind a model without `kind:` has: `bm25` for a model named bm25, else a dense encoder named like the model. */
+    export function defaultKind(name: string): string;
+    /** Read the model at ['models', name] with its kind's entry (errors name file, line and key). */
+    export function parseModel(r: Reader, name: string, earlier: string[]): ModelConfig;
+    /** Whether a config asks any model for a tuning split. */
+    export function anyTuned(models: ModelConfig[]): boolean;
+    /** Whether a kind of the config needs a prepared thing (the corpus's BM25 index, an encode stage). */
+    export function anyNeeds(models: ModelConfig[], what: 'bm25Index' | 'encode'): boolean;
+    export type { KindEntry, BuildContext, CostEnv, KindCost, ModelConfigBase, RunConfig, Splits } from "citebench/src/experiments/kinds/types";
+    export type { Bm25ModelConfig, DenseModelConfig, NavigationModelConfig, ProfilerModelConfig, RerankModelConfig };
+    export { DEFAULT_TUNE_GRID } from "citebench/src/experiments/kinds/bm25";
+    export { DEFAULT_BETA_GRID } from "citebench/src/experiments/kinds/profiler";
+    export type { ScorerPart, CrossEncoderRef } from "citebench/src/experiments/kinds/composed";
+}
+declare module "citebench/src/experiments/config" {
+    import { type Field } from "citebench/src/corpus/fields";
+    import { type ModelConfig } from "citebench/src/experiments/kinds/index";
+    export type { ModelConfig, Bm25ModelConfig, DenseModelConfig, NavigationModelConfig, ProfilerModelConfig, RerankModelConfig, ScorerPart, CrossEncoderRef } from "citebench/src/experiments/kinds/index";
+    export { DEFAULT_TUNE_GRID, DEFAULT_BETA_GRID } from "citebench/src/experiments/kinds/index";
+    /** transductive: the paper's protocol; inductive: Goyal et al. 2026 §3.1 (disjoint, strictly earlier candidates). */
+    export type Setting = 'transductive' | 'inductive';
+    export interface DatasetProtocolConfig {
+        /** Paper-sized query count (3,800), scaled. */
+        queries: number;
+        /** Paper-sized pool sizes (200 k … 2 M), scaled. */
+        pools: number[];
+        repeats: number;
+    }
+    export interface FieldProtocolConfig {
+        /** Paper-sized queries per field (200), scaled. */
+        queries: number;
+        /** Paper-sized pool (100 k), scaled. */
+        pool: number;
+        repeats: number;
+        fields: Field[];
+    }
+    export interface MdcrProtocolConfig {
+        positives: number;
+        perType: number;
+        /** Depth of each model's list that model-based negatives are drawn from (paper 200). */
+        modelDepth: number;
+        /** The field's most-cited articles that "most cited" negatives are drawn from (paper 200). */
+        mostCited: number;
+        /** How many models give model-based negatives (paper 3, the lowest average Jaccard). */
+        models: number;
+    }
+    /** A BEIR-layout retrieval task (corpus/beir.ts) every model runs on, beside the paper's protocols. */
+    export interface BeirProtocolConfig {
+        /** The task's folder: corpus.jsonl, queries.jsonl, qrels/<split>.tsv. */
+        path: string;
+        /** Its qrels split (qrels/<split>.tsv); run as the task's test cells. */
+        split: string;
+        /** Name in files and tables (default: the folder's name, e.g. scidocs). */
+        name: string;
+    }
+    export interface ExperimentConfig {
+        name: string;
+        seed: number;
+        scale: number;
+        /** Cache folder: corpus, store, BM25 index, embeddings (shared by runs of the same corpus). */
+        work: string;
+        /** Results folder of this run: resolved config, runs, qrels, cells, results.json, report. */
+        results: string;
+        corpus: {
+            synthetic?: {
+                articles: number;
+                seed: number;
+            };
+            store?: string;
+            prefilter: 'paper';
+        };
+        queryYear: number;
+        /** Files of paper ids never used as queries (the paper: SPECTER's and SciNCL's training queries). */
+        excludeQueries: string[];
+        /** Results per query (paper 500). */
+        k: number;
+        measures: string[];
+        /** Validation split for tuning: paper-sized query count, drawn like the test split, disjoint from it. */
+        validation: {
+            queries: number;
+        };
+        models: ModelConfig[];
+        protocols: {
+            dataset?: DatasetProtocolConfig;
+            field?: FieldProtocolConfig;
+            mdcr?: MdcrProtocolConfig;
+            beir?: BeirProtocolConfig;
+        };
+        /** Where named dense models live (<modelsDir>/<name>/); a missing folder is a recorded skip, not an error. */
+        modelsDir?: string;
+        /** A query whose ranked list comes back empty counts 0 in every mean ('zero', trec_eval -c) or fails the cell. */
+        emptyLists: 'zero' | 'error';
+        /** Evaluation settings, run side by side; absent = the paper's (transductive) only. See settingsOf. */
+        settings?: Setting[];
+    }
+    export { settingsOf } from "citebench/src/experiments/kinds/types";
+    /** Overrides from the command line (`citebench reproduce --scale …`), applied after the file is read. */
+    export interface ConfigOverrides {
+        scale?: number;
+        seed?: number;
+        articles?: number;
+        repeats?: number;
+        store?: string;
+        work?: string;
+        results?: string;
+        /** Added to the config's excludeQueries. */
+        excludeQueries?: string[];
+    }
+    /**
+     * Load and validate a config. Relative paths inside it (work, results, store, excludeQueries, model folders)
+     * are relative to the current directory, as on the command line.
+     */
+    export function loadConfig(path: string, overrides?: ConfigOverrides): ExperimentConfig;
+    export function parseConfig(text: string, file: string, overrides?: ConfigOverrides): ExperimentConfig;
+    /**
+     * The resolved config as canonical JSON (key order fixed): what the results folder records and hashes. Where
+     * outputs go (work, results) is left out: the same experiment in another folder has the same identity and bytes.
+     */
+    export function canonicalConfig(cfg: ExperimentConfig): string;
+    export function configHash(cfg: ExperimentConfig): string;
+    /** A path from the config, as given, resolved against the current directory. */
+    export function configPath(p: string): string;
+}
+declare module "citebench/src/sampling/exclusions" {
+    import type { CorpusStore } from "citebench/src/corpus/store";
+    export interface ExclusionFile {
+        /** As given. */
+        path: string;
+        /** sha256 of the file's bytes (hex): identifies the list in cache keys and results. */
+        sha256: string;
+        /** Distinct ids in the file. */
+        ids: number;
+        /** Of those, ids the store does not hold. */
+        notInStore: number;
+    }
+    export interface QueryExclusion {
+        /** Sorted, distinct corpus indices of every listed id the store holds. */
+        indices: Uint32Array;
+        files: ExclusionFile[];
+    }
+    export function loadQueryExclusion(store: Pick<CorpusStore, 'size' | 'indexOf'>, paths: string[]): QueryExclusion;
+    /** One line for reports and logs. */
+    export function describeExclusion(files: ExclusionFile[], excluded: number, candidates: number): string;
+}
+declare module "citebench/src/report/report-tables" {
+    import { type PerQuery } from "citebench/src/report/compare";
+    import { type ResultsIndex } from "citebench/src/report/results";
+    import type { PaperNumbers } from "citebench/src/report/paper-numbers";
+    import { type ReportTable } from "citebench/src/report/tables";
+    export function paperOrder(models: string[]): string[];
+    /** The paper's pool size this pool stands for at the run's scale (4k at scale 0.02 → 200k), if any. */
+    export function paperPool(poolSize: number, scale: number): string | undefined;
+    export interface TableOptions {
+        /** Randomization-test trials (default 10,000). */
+        trials?: number;
+    }
+    /** What the inductive setting is, said above each of its tables. */
+    export function inductiveNote(r: Pick<ResultsIndex, 'queryYear'>): string;
+    /**
+     * Every table of the results, in report order: Tables 1–8 (the paper's setting), the inductive setting's 1, 2,
+     * 7, 8, the paired tests of results.json. `pq` gives the tables' significance marks; without it (the Markdown
+     * report, written by the run) there are none.
+     */
+    export function buildTables(r: ResultsIndex, pq: PerQuery | undefined, paper: PaperNumbers | undefined, opts?: TableOptions): ReportTable[];
+    /** The paper's field-level tables: number → measure and paper-numbers.json key. */
+    export const FIELD_TABLES: {
+        readonly 2: {
+            readonly measure: "MAP";
+            readonly key: "table2_field_level_MAP";
+            readonly title: "Field level, MAP (§3.2)";
+        };
+        readonly 7: {
+            readonly measure: "nDCG";
+            readonly key: "table7_field_level_nDCG";
+            readonly title: "Field level, nDCG (§3.2, App. A.4)";
+        };
+        readonly 8: {
+            readonly measure: "R@30";
+            readonly key: "table8_field_level_R@30";
+            readonly title: "Field level, R@30 (§3.2, App. A.4)";
+        };
+    };
+}
+declare module "citebench/src/report/markdown" {
+    /**
+     * The Markdown report of a results folder (report.md, written by `citebench run`): the tables of report-tables.ts
+     * — the paper's Tables 1, 2, 7, 8 (large-scale protocols) and 3, 4 (MDCR), the inductive setting's, the paired
+     * tests against BM25 — rendered by tables.ts, the paper's own table after each of its tables. The HTML report
+     * renders the same tables. Where the numbers come from is said above the tables: a synthetic corpus or
+     * random-weight model is never presented as a finding.
+     */
+    import { type ModelEntry, type ResultsIndex } from "citebench/src/report/results";
+    import type { PaperNumbers } from "citebench/src/report/paper-numbers";
+    /** Where the numbers come from, said before any table. */
+    export function provenance(r: ResultsIndex): string[];
+    export function renderMarkdownReport(r: ResultsIndex, paper?: PaperNumbers): string;
+    /** A model's words beside its name (results.json `summary`; older results kept it in `settings.summary`). */
+    export function summaryOf(m: ModelEntry): string | undefined;
+}
+declare module "citebench/src/retrieval/bm25/chunk-builder" {
+    /**
+     * The analysing half of the BM25 index build: a ChunkBuilder turns a range of documents into postings grouped
+     * by term, in its own term ids. buildIndex runs one in its thread, or one per child process / worker thread
+     * (index-process.ts, index-worker.ts), and merges their chunks; a module of its own so those entry points do
+     * not import the orchestration that starts them.
+     */
+    import type { TextSource } from "citebench/src/corpus/article";
+    /**
+     * One chunk's postings as its builder produced them, in the builder's own (local) term ids: `newTerms` are
+     * the terms the builder met for the first time in this chunk (local ids continue from its earlier chunks).
+     */
+    export interface LocalChunk {
+        index: number;
+        from: number;
+        to: number;
+        newTerms: string[];
+        /** Postings grouped by local term id ascending: group g = term groupTerms[g], groupCounts[g] postings. */
+        groupTerms: Uint32Array;
+        groupCounts: Uint32Array;
+        docs: Uint32Array;
+        tfs: Uint32Array;
+        lengths: Uint32Array;
+    }
+    /** Where worker threads read the texts from (they cannot share the caller's TextSource object). */
+    export type WorkerSource = {
+        kind: 'store';
+        dir: string;
+    } | {
+        kind: 'texts';
+        items: {
+            title: string;
+            abstract: string;
+        }[];
+    };
+    /**
+     * Analyses chunks of documents into postings with its own vocabulary. One per thread: the merger maps each
+     * builder's local ids to global ids in chunk order, so the index does not depend on the number of threads.
+     */
+    export class ChunkBuilder {
+        private readonly analyzer;
+        private readonly rawIds;
+        private readonly vocab;
+        private termCount;
+        private seenDoc;
+        private seenSlot;
+        build(source: TextSource, index: number, from: number, to: number, onDoc?: () => void): LocalChunk;
+    }
+}
+declare module "citebench/src/retrieval/bm25/index" {
+    import type { TextSource } from "citebench/src/corpus/article";
+    import { type WorkerSource } from "citebench/src/retrieval/bm25/chunk-builder";
+    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    export interface BuildOptions {
+        /** Documents per chunk (bounded build memory). Default 50,000. */
+        chunkDocs?: number;
+        /** Directory for chunk files: makes the build resumable. Without it chunks stay in memory. */
+        workDir?: string;
+        progress?: boolean;
+        /**
+         * Builders analysing chunks in parallel (default 1): child processes for a store source, worker threads for
+         * in-memory texts. The index is identical for any count.
+         */
+        threads?: number;
+        /** How builders reach the texts; default: the source's texts copied to each worker (fine for small sources). */
+        workerSource?: WorkerSource;
+    }
+    /** Build the index of every document of `source` (title + abstract). */
+    export function buildIndex(source: TextSource, opts?: BuildOptions): Promise<Bm25Index>;
+    /** Remove a build's chunk directory after the index is saved. */
+    export function removeWorkDir(dir: string): void;
+}
+declare module "citebench/src/experiments/corpus-stage" {
+    import { CorpusStore } from "citebench/src/corpus/store";
+    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    import type { ExperimentConfig } from "citebench/src/experiments/config";
+    export type StageLog = (line: string) => void;
+    export interface CorpusInfo {
+        /** synthetic: generated by citebench synth (its numbers are properties of the generator, not findings). */
+        kind: 'synthetic' | 'store';
+        dir: string;
+        articles: number;
+        citations: number;
+        /** Synthetic corpus: articles before the prefilter and the generator seed. */
+        synthetic?: {
+            articles: number;
+            seed: number;
+            generator: string;
+        };
+        /** The identity recorded in cell keys: a changed corpus never reuses a cached number. */
+        stamp: string;
+    }
+    /**
+     * What the corpus is made of: a given store's identity, or the synthetic corpus's size, seed, generator version
+     * and settings, prefilter and store format — a changed generator or an older store layout rebuilds the corpus.
+     */
+    export function corpusStamp(cfg: Pick<ExperimentConfig, 'corpus'>): string;
+    export function prepareCorpus(cfg: ExperimentConfig, log: StageLog): Promise<{
+        store: CorpusStore;
+        info: CorpusInfo;
+    }>;
+    /** The BM25 index of the whole store (an index of an older format or another corpus is rebuilt). */
+    export function prepareBm25Index(cfg: ExperimentConfig, store: CorpusStore, info: CorpusInfo, log: StageLog): Promise<{
+        index: Bm25Index;
+        dir: string;
+    }>;
 }
 declare module "citebench/src/eval/trec-format" {
     /**
@@ -2944,6 +3314,8 @@ declare module "citebench/src/eval/index" {
 declare module "citebench/src/experiments/plan" {
     import { type Field } from "citebench/src/corpus/fields";
     import { type ExperimentConfig } from "citebench/src/experiments/config";
+    export { formatBytes, formatDuration } from "citebench/src/util/format";
+    import type { Estimate } from "citebench/src/experiments/kinds/types";
     export type Split = 'test' | 'val';
     export interface PoolGroup {
         /** beir: a BEIR-layout task (beir-stage.ts), not in planGroups: it runs on a store of its own. */
@@ -2969,16 +3341,8 @@ declare module "citebench/src/experiments/plan" {
      * first repeat gives the model-based negatives of mdcr_val.
      */
     export function planGroups(cfg: ExperimentConfig): PoolGroup[];
-    export interface Estimate {
-        stage: string;
-        seconds: number;
-        bytes: number;
-        /** The assumption behind a number that was not measured as such (printed under the stage). */
-        assumption?: string;
-    }
+    export type { Estimate } from "citebench/src/experiments/kinds/types";
     export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number, memory?: number): Estimate[];
-    export function formatDuration(s: number): string;
-    export function formatBytes(b: number): string;
 }
 declare module "citebench/src/experiments/run" {
     import { CorpusStore } from "citebench/src/corpus/store";

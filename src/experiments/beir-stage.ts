@@ -1,7 +1,7 @@
 /**
  * The BEIR protocol (`protocols.beir`): every configured BM25 and dense model on a BEIR-layout task
- * (corpus/beir.ts) through the same cells as the paper's protocols — run and qrels files, per-query values,
- * cache keys, results.json and the report. The task gets a corpus store of its own (corpus documents, then query
+ * (corpus/beir.ts) through experiment(), like the paper's protocols — run and qrels files, per-query values,
+ * cache keys and locks, results.json and the report. The task gets a corpus store of its own (corpus documents, then query
  * documents) under the work folder, keyed by the content of its corpus.jsonl and queries.jsonl; its pool is the
  * task's corpus, its queries and graded judgements come from qrels/<split>.tsv, so one cell per model.
  *
@@ -13,28 +13,30 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { beirTopics, buildBeirStore, checkBeirFolder, BEIR_FILES } from '../corpus/beir.ts';
+import { beirTopics, buildBeirStore, checkBeirFolder, BEIR_FILES, BEIR_QUERY_PREFIX } from '../corpus/beir.ts';
 import { CorpusStore } from '../corpus/store.ts';
 import { corpusKey } from '../corpus/store-key.ts';
+import { writeQrels } from '../eval/trec-write.ts';
 import { buildIndex } from '../retrieval/bm25/index.ts';
 import { Bm25Retriever } from '../retrieval/bm25/retriever.ts';
 import { fileContentHash } from '../retrieval/dense/file-hash.ts';
-import type { Device } from '../retrieval/dense/encoder.ts';
-import type { BeirRecord, CellSummary } from '../report/results.ts';
+import type { BeirRecord, CellRecord, CellSummary } from '../report/results.ts';
 import { CitebenchError } from '../util/errors.ts';
-import { runGroup, type CellModel, type GroupContext } from './cells.ts';
+import type { GroupContext } from './cells.ts';
 import type { ExperimentConfig } from './config.ts';
-import { denseRetriever, isSkipped, resolveDense, type ReadyModel } from './models.ts';
+import { experiment, type CellModel } from './experiment.ts';
+import { entryOf, type BuildContext } from './kinds/index.ts';
+import type { ReadyModel } from './models.ts';
 import { groupPath, type PoolGroup } from './plan.ts';
 
 export interface BeirStageInput {
   cfg: ExperimentConfig;
-  /** The run's cell context (results folder, k, measures …); store and sample key are replaced by the task's. */
+  /** The run's cell context (results folder, k, measures, locks …). */
   ctx: GroupContext;
+  /** The run's model build context (threads, device …); its store, index and work folder become the task's. */
+  build: BuildContext;
   /** The run's ready models (BM25 parameters after tuning). */
   ready: ReadyModel[];
-  threads: number;
-  device?: Device;
   log: (line: string) => void;
 }
 
@@ -60,30 +62,46 @@ export async function runBeirStage(inp: BeirStageInput): Promise<{ cells: CellSu
     const models: CellModel[] = [];
     const notRun: BeirRecord['notRun'] = [];
     let index: Awaited<ReturnType<typeof buildIndex>> | undefined;
+    const build: BuildContext = {
+      ...inp.build, cfg: { ...inp.build.cfg, work: taskDir }, store, corpusKey: corpusKey(storeDir), ready: [], bm25Index: undefined,
+      splits: { get: () => { throw new CitebenchError('a BEIR task has no sampled splits: a model that tunes on one cannot be built on it'); } },
+      sampleKey: JSON.stringify({ beir: sha.slice(0, 2) }), tuning: [],
+    };
     for (const m of inp.ready) {
-      if (m.kind === 'bm25') {
+      const mc = cfg.models.find((c) => c.name === m.name)!;
+      if (m.kind === 'bm25' && m.bm25) {
+        // BM25 runs with the run's parameters (tuned ones as tuned on the paper's validation split) over the task's index.
         index ??= await buildIndex(store);
-        const s = m.settings as { k1: number; b: number; accurate?: boolean };
-        models.push({ name: m.name, retriever: new Bm25Retriever(index, store, { params: { k1: s.k1, b: s.b, accurate: s.accurate }, tieKey: store.idOrder, threads: inp.threads, name: m.name }) });
-      } else if (m.kind === 'dense') {
-        const mc = cfg.models.find((c) => c.name === m.name);
-        if (mc?.kind !== 'dense') throw new Error(`dense model ${m.name} has no dense config`);
-        const resolved = await resolveDense(mc, cfg.modelsDir);
-        if (isSkipped(resolved)) throw new CitebenchError(`${m.name}: ${resolved.reason}`);
-        const dm = await denseRetriever(mc, resolved, store, corpusKey(storeDir), taskDir, inp.threads, inp.device);
+        models.push({ name: m.name, retriever: new Bm25Retriever(index, store, { params: { k1: m.bm25.k1, b: m.bm25.b, accurate: m.bm25.accurate }, tieKey: store.idOrder, threads: inp.build.threads, name: m.name }) });
+      } else if (mc.kind === 'dense') {
+        const dm = await entryOf(mc).build(mc, build);
+        if ('reason' in dm) throw new CitebenchError(`${m.name}: ${dm.reason}`);
         released.push(dm);
-        const all = Uint32Array.from({ length: store.size }, (_, i) => i);
-        const now = await dm.embeddings!.encodeMissing(dm.encoder!, store, all, { progress: false });
+        const now = await dm.embeddings!.encodeMissing(dm.encoder!, store, Uint32Array.from({ length: store.size }, (_, i) => i), { progress: false });
         if (now) log(`${task.name}: ${m.name} encoded ${now} documents and queries`);
         models.push(dm);
       } else {
-        notRun.push({ name: m.name, reason: `${m.kind} models need the citation graph or a first stage of the main corpus; a BEIR task has neither here` });
+        notRun.push({ name: m.name, reason: `a ${m.kind} model needs the citation graph or a first stage of the main corpus, which a BEIR task does not have` });
       }
     }
     const group: PoolGroup = { protocol: 'beir', split: 'test', field: null, poolSize: t.pool.length, repeat: 1, queries: t.queries.length, task: task.name };
-    const ctx: GroupContext = { ...inp.ctx, store, sampleKey: JSON.stringify({ beir: sha, split: task.split }) };
-    const r = await runGroup(ctx, group, t.queries, models, { pool: { members: t.pool, cited: 0, exhausted: false }, qrels: t.qrels, qids: t.queryIds });
-    const cells = r.cells.map(({ perQuery: _p, queryIds: _q, ...rest }) => ({ ...rest, file: `cells/${rest.model}/${groupPath(group)}.json` }));
+    const path = groupPath(group);
+    const qrelsFile = `qrels/${path}.qrels`;
+    writeQrels(join(inp.ctx.resultsDir, qrelsFile), t.queryIds, (d) => store.id(d), t.qrels);
+    // Runs and qrels name the queries by their BEIR ids.
+    const docs = { id: (i: number) => { const id = store.id(i); return id.startsWith(BEIR_QUERY_PREFIX) ? id.slice(BEIR_QUERY_PREFIX.length) : id; }, idOrder: store.idOrder };
+    const r = await experiment<CellRecord>({
+      docs, topics: t.queries, pool: t.pool, qrels: t.qrels, retrievers: models, measures: inp.ctx.measureNames, k: inp.ctx.k,
+      emptyLists: inp.ctx.emptyLists, log: inp.ctx.log,
+      cache: {
+        dir: inp.ctx.resultsDir, name: path, keyParts: { beir: sha, split: task.split }, locked: inp.ctx.locked, lockStaleMs: inp.ctx.lockStaleMs,
+        record: (c, run) => ({
+          key: c.key, model: c.model, protocol: 'beir', split: 'test', field: null, task: task.name, poolSize: t.pool.length, poolMembers: t.pool.length,
+          repeat: 1, queries: c.queries, emptyLists: c.emptyLists, means: c.means, perQuery: c.perQuery, queryIds: c.queryIds, files: { run, qrels: qrelsFile },
+        }),
+      },
+    });
+    const cells = r.cells.map(({ perQuery: _p, queryIds: _q, ...rest }): CellSummary => ({ ...rest, file: `cells/${rest.model}/${path}.json` }));
     return {
       cells,
       record: { name: task.name, split: task.split, documents: t.pool.length, queries: t.queries.length, judgements: t.judgements, sha256: { corpus: sha[0], queries: sha[1], qrels: sha[2] }, notRun },

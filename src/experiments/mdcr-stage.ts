@@ -67,8 +67,8 @@ export async function runMdcrStage(a: MdcrStageArgs): Promise<MdcrRecord> {
     test: 'mdcr/mdcr_test.json', test_data: 'mdcr/mdcr_test_data.jsonl', val: 'mdcr/mdcr_val.json', val_data: 'mdcr/mdcr_val_data.jsonl', report: 'mdcr/mdcr_build_report.json',
   };
   for (const m of a.models) {
-    const scores = m.kind === 'bm25'
-      ? await scoreMdcrBm25(data, pairs, { k1: m.settings.k1 as number, b: m.settings.b as number, accurate: m.settings.accurate as boolean })
+    const scores = m.bm25
+      ? await scoreMdcrBm25(data, pairs, { k1: m.bm25.k1, b: m.bm25.b, accurate: m.bm25.accurate })
       : await scoreMdcrDense(data, pairs, m.encoder!, m.settings.distance as 'l2' | 'ip');
     const scoresFile = `mdcr/scores/${m.name}.json`;
     writeFileAtomic(join(a.dir, scoresFile), mdcrScoresText(data, pairs, scores));

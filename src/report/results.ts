@@ -53,10 +53,13 @@ export type CellSummary = Omit<CellRecord, 'perQuery' | 'queryIds'> & { file: st
 
 export interface ModelEntry {
   name: string;
-  kind: 'bm25' | 'dense' | 'navigation' | 'profiler' | 'rerank';
+  /** Its model kind (bm25, dense, navigation, profiler, rerank, …). */
+  kind: string;
   /** lexical (BM25), trained, or random (test weights: never a finding). */
   weights: 'lexical' | 'trained' | 'random';
   settings: Record<string, unknown>;
+  /** What the report says of it beside its name, e.g. "k1 0.9, b 0.4" (absent: nothing to add). */
+  summary?: string;
 }
 
 export interface TuningRecord {
