@@ -133,6 +133,15 @@ test('a SciDocs task: the paper\'s Table 6 prior-work numbers stand beside, labe
   assert.deepEqual(own.columns, MEASURES, 'another task: no Table 6 columns');
 });
 
+test('same config ⇒ byte-identical task files in a fresh results folder (the task store and embeddings reused)', { skip }, async () => {
+  const cfg = loadConfig(config(), { work: join(tmp, 'work'), results: join(tmp, 'results-again') });
+  const out = await runExperiment(cfg, { log: () => {}, threads: 2 });
+  out.store.close();
+  for (const f of ['qrels/beir/beir-search.qrels', 'runs/bm25/beir/beir-search.trec', 'runs/tiny/beir/beir-search.trec', 'cells/bm25/beir/beir-search.json', 'cells/tiny/beir/beir-search.json', 'results.json']) {
+    assert.ok(readFileSync(join(dir, f)).equals(readFileSync(join(out.resultsDir, f))), `${f} differs between two runs`);
+  }
+});
+
 test('config errors name the key; a task folder without the split is one line', { skip }, async () => {
   assert.throws(() => loadConfig(config(', name: "a b"')), (e: Error) => e instanceof CitebenchError && /protocols\.beir\.name.*a task name is a file name/.test(e.message));
   const cfg = loadConfig(config('', 'dev'), { work: join(tmp, 'work'), results: join(tmp, 'results-dev') });
