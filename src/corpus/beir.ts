@@ -35,11 +35,15 @@ export function checkBeirFolder(dir: string, split: string): void {
   }
 }
 
+/** An id TREC run and qrels files can carry: fields there are separated by whitespace, and written as latin1. */
+const TREC_ID = /^[\x21-\x7e\xa1-\xff]+$/;
+
 function idOf(o: Record<string, unknown>, file: string, line: number): string {
-  const id = o._id;
-  if (typeof id === 'string' && id !== '') return id;
-  if (typeof id === 'number' && Number.isInteger(id)) return String(id);
-  throw new InputError(file, line, '_id', `expected a non-empty string id, got ${JSON.stringify(id) ?? 'nothing'}`);
+  const v = o._id;
+  const id = typeof v === 'string' ? v : typeof v === 'number' && Number.isInteger(v) ? String(v) : undefined;
+  if (id === undefined || id === '') throw new InputError(file, line, '_id', `expected a non-empty string id, got ${JSON.stringify(v) ?? 'nothing'}`);
+  if (!TREC_ID.test(id)) throw new InputError(file, line, '_id', `id ${JSON.stringify(id)} has whitespace or a character outside latin1: TREC run and qrels files cannot name it (rename the document or query)`);
+  return id;
 }
 
 function textOf(o: Record<string, unknown>, key: string, file: string, line: number, optional: boolean): string {
@@ -102,7 +106,7 @@ export function beirTopics(store: CorpusStore, dir: string, split: string): Beir
     if (line === '') continue;
     const cols = line.split('\t');
     if (cols.length !== 3) throw new InputError(file, i + 1, undefined, `expected 3 tab-separated columns (query-id, corpus-id, score), got ${cols.length}`);
-    const [qid, did, score] = cols;
+    const [qid, did, score] = cols.map((c) => c.trim());
     const q = store.indexOf(BEIR_QUERY_PREFIX + qid);
     if (q < 0) throw new InputError(file, i + 1, 'query-id', `query '${qid}' is not in queries.jsonl`);
     const d = did.startsWith(BEIR_QUERY_PREFIX) ? -1 : store.indexOf(did);

@@ -128,6 +128,8 @@ test('bad input: one line naming the file, line and field', async () => {
   await storeErr(broken('queries.jsonl', (s) => s.replace(/"_id": "[^"]*"/, '"_id": ""')), /queries\.jsonl:1 \[_id\]: expected a non-empty string id/);
   await storeErr(broken('corpus.jsonl', (s) => s + s.split('\n')[0] + '\n'), /corpus\.jsonl:311 \[paper_id\]: duplicate paper_id 26653830/);
   await storeErr(broken('corpus.jsonl', (s) => 'not json\n' + s), /corpus\.jsonl:1: invalid JSON/);
+  await storeErr(broken('queries.jsonl', (s) => s.replace(/"_id": "[^"]*"/, '"_id": "a b"')), /queries\.jsonl:1 \[_id\]: id "a b" has whitespace or a character outside latin1/);
+  await storeErr(broken('corpus.jsonl', (s) => s.replace(/"_id": "[^"]*"/, '"_id": "doc→1"')), /corpus\.jsonl:1 \[_id\]: id "doc→1" has whitespace/);
   const topicsErr = (dir: string, re: RegExp) =>
     assert.throws(() => beirTopics(store, dir, 'test'), (e: Error) => e instanceof InputError && re.test(e.message), re.source);
   topicsErr(broken('qrels/test.tsv', (s) => s.replace('query-id\t', 'qid\t')), /test\.tsv:1: expected the header 'query-id\\tcorpus-id\\tscore'/);
