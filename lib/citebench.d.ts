@@ -1064,6 +1064,11 @@ declare module "citebench/src/retrieval/retriever" {
          * setting can never reuse a stale number. Not a file path: the same settings elsewhere give the same value.
          */
         readonly fingerprint: string;
+        /**
+         * Whether it answers `candidates` requests: every candidate of each query's fixed list scored (MDCR, the
+         * ranking phase of re-rankers). Absent or false: it only ranks pools, and MDCR leaves it out.
+         */
+        readonly scoresCandidates?: boolean;
         search(request: SearchRequest): Promise<RankedLists>;
     }
 }
@@ -1101,6 +1106,7 @@ declare module "citebench/src/retrieval/bm25/retriever" {
         get fingerprint(): string;
         /** Statistics of a pool (cached for the last pool used, by identity). */
         stats(pool?: Uint32Array): PoolStats;
+        readonly scoresCandidates = true;
         search(req: SearchRequest): Promise<RankedLists>;
     }
     /**
@@ -1110,51 +1116,6 @@ declare module "citebench/src/retrieval/bm25/retriever" {
      * other corpus or analysis.
      */
     export function indexIdentity(ix: Bm25Index): string;
-}
-declare module "citebench/src/eval/evaluate" {
-    import type { Measure } from "citebench/src/eval/measures/measure";
-    import type { DocOrder, EvalOptions, QrelsCsr, RunCsr } from "citebench/src/eval/types";
-    export interface EvalResult {
-        measures: Measure[];
-        /**
-         * perQuery[m][q]: value of measures[m] for query position q. Queries evaluated (in both qrels and run) hold
-         * their value; qrels queries missing from the run hold 0 under missing='zero' (-c) and NaN under 'skip';
-         * queries without qrels hold NaN.
-         */
-        perQuery: Float64Array[];
-        /** Per-query text of 'string' measures (relstring), else undefined. */
-        perQueryText: (string[] | undefined)[];
-        /** 1 where the query was in both qrels and run (trec_eval prints a per-query line for it). */
-        evaluated: Uint8Array;
-        /** The "all" value per measure (mean, sum or count as trec_eval prints it). */
-        summary: Float64Array;
-        /** Queries in both qrels and run. */
-        numEvaluated: number;
-        /** Queries with at least one qrels entry. */
-        numQrelsQueries: number;
-        /** Qrels queries absent from the run (0 under -c, left out otherwise). */
-        numMissingFromRun: number;
-        /** Run queries without any qrels entry: never evaluated (trec_eval ignores them). */
-        numWithoutQrels: number;
-        /** The denominator of the means. */
-        numAveraged: number;
-    }
-    export interface EvaluateArgs {
-        qrels: QrelsCsr;
-        run: RunCsr;
-        measures: Measure[];
-        /** Tie-breaking docno order; required only when scores tie. */
-        docOrder?: DocOrder;
-        options?: EvalOptions;
-        /** Skip the duplicate-doc check when the caller has done it (the TREC reader reports file and line). */
-        runChecked?: boolean;
-        /**
-         * Order in which per-query values are summed (trec_eval sums in qid strcmp order; floating-point sums
-         * depend on order). Default: query positions ascending.
-         */
-        queryOrder?: Uint32Array;
-    }
-    export function evaluate(args: EvaluateArgs): EvalResult;
 }
 declare module "citebench/src/sampling/pools" {
     /**
@@ -1221,6 +1182,12 @@ declare module "citebench/src/sampling/pools" {
     export function eligibleQueries(store: Graph, opts: Omit<QueryOptions, 'count' | 'seed'>): number[];
     /** Query articles: `count` random articles of `queryYear` (of `field`) citing ≥ `minCited` (1) store articles. */
     export function sampleQueries(store: Graph, opts: QueryOptions): Uint32Array;
+    /**
+     * The validation split's rule, the one every protocol uses (experiments/splits.ts, MDCR's val split): drawn like
+     * the test split on a stream of its own, never one of the test queries nor an excluded id; where fewer are
+     * eligible than asked it takes every one left (the QuerySet says how many were asked and eligible).
+     */
+    export function sampleValQueries(store: Graph, opts: Omit<QueryOptions, 'split' | 'allowFewer'>, test: Uint32Array): QuerySet;
     /** sampleQueries, also saying how many candidates there were and how many the exclusion removed. */
     export function sampleQuerySet(store: Graph, opts: QueryOptions): QuerySet;
     /** How a query set drawn with `allowFewer` fell short, in words: `where` names the field or protocol. */
@@ -1257,11 +1224,68 @@ declare module "citebench/src/sampling/pools" {
         exhausted: boolean;
     }
     export function samplePool(store: Graph, queries: Uint32Array, opts: PoolOptions): Pool;
+    /**
+     * A pool and its qrels (each query's cited articles in the pool, relevance 1): the one builder of every pool
+     * group, validation split and tuning split.
+     */
+    export function poolWithQrels(store: Graph, queries: Uint32Array, opts: PoolOptions): {
+        pool: Pool;
+        qrels: {
+            offsets: Uint32Array;
+            docs: Uint32Array;
+            labels: Int32Array;
+        };
+    };
     /** Relevance judgements: each query's cited articles that are in the pool (all of them, by construction). */
     export function citationQrels(store: Graph, queries: Uint32Array, pool?: Uint32Array): {
         offsets: Uint32Array;
         docs: Uint32Array;
     };
+}
+declare module "citebench/src/eval/evaluate" {
+    import type { Measure } from "citebench/src/eval/measures/measure";
+    import type { DocOrder, EvalOptions, QrelsCsr, RunCsr } from "citebench/src/eval/types";
+    export interface EvalResult {
+        measures: Measure[];
+        /**
+         * perQuery[m][q]: value of measures[m] for query position q. Queries evaluated (in both qrels and run) hold
+         * their value; qrels queries missing from the run hold 0 under missing='zero' (-c) and NaN under 'skip';
+         * queries without qrels hold NaN.
+         */
+        perQuery: Float64Array[];
+        /** Per-query text of 'string' measures (relstring), else undefined. */
+        perQueryText: (string[] | undefined)[];
+        /** 1 where the query was in both qrels and run (trec_eval prints a per-query line for it). */
+        evaluated: Uint8Array;
+        /** The "all" value per measure (mean, sum or count as trec_eval prints it). */
+        summary: Float64Array;
+        /** Queries in both qrels and run. */
+        numEvaluated: number;
+        /** Queries with at least one qrels entry. */
+        numQrelsQueries: number;
+        /** Qrels queries absent from the run (0 under -c, left out otherwise). */
+        numMissingFromRun: number;
+        /** Run queries without any qrels entry: never evaluated (trec_eval ignores them). */
+        numWithoutQrels: number;
+        /** The denominator of the means. */
+        numAveraged: number;
+    }
+    export interface EvaluateArgs {
+        qrels: QrelsCsr;
+        run: RunCsr;
+        measures: Measure[];
+        /** Tie-breaking docno order; required only when scores tie. */
+        docOrder?: DocOrder;
+        options?: EvalOptions;
+        /** Skip the duplicate-doc check when the caller has done it (the TREC reader reports file and line). */
+        runChecked?: boolean;
+        /**
+         * Order in which per-query values are summed (trec_eval sums in qid strcmp order; floating-point sums
+         * depend on order). Default: query positions ascending.
+         */
+        queryOrder?: Uint32Array;
+    }
+    export function evaluate(args: EvaluateArgs): EvalResult;
 }
 declare module "citebench/src/eval/mdcr" {
     /**
@@ -1768,6 +1792,262 @@ declare module "citebench/src/report/tables" {
     /** The paper's Tables 3 (fields × model MAP/R@5) and 4 (models × candidate type MAP/R@5), as printed. */
     export function paperMdcrTablesData(paper: PaperNumbers): [ReportTable, ReportTable];
 }
+declare module "citebench/src/eval/trec-format" {
+    /**
+     * trec_eval's text output: `printf("%-22s\t%s\t%6.4f\n")` for float measures, `%ld` for counts.
+     * C's printf rounds the exact binary value half-to-even (0.03125 → 0.0312); JS toFixed rounds such exact ties up,
+     * so ties are fixed here.
+     */
+    import type { EvalResult } from "citebench/src/eval/evaluate";
+    /** C `%6.4f`. */
+    export function formatFixed4(x: number): string;
+    /** C `%ld` of `(long) value`. */
+    export function formatLong(x: number): string;
+    export function formatLine(name: string, qid: string, value: string): string;
+    export interface TrecEvalPrintOptions {
+        /** -q: per-query lines (queries in the given order) before the `all` lines. */
+        perQuery?: boolean;
+        /** Query positions in print order (trec_eval: qid strcmp order). */
+        queryOrder: Uint32Array;
+        qid: (q: number) => string;
+        /** Print `runid  all  TAG` first among the `all` lines (trec_eval does for all_trec / official). */
+        runId?: string;
+    }
+    /** The whole trec_eval output for an evaluation result. */
+    export function formatTrecEval(r: EvalResult, o: TrecEvalPrintOptions): string;
+}
+declare module "citebench/src/eval/string-table" {
+    /**
+     * Interns byte strings (docnos, qids) to dense integer ids without creating a JS string per line: bytes are
+     * copied once into an arena and found again through an open-addressing hash table. compare() is byte-wise, as
+     * trec_eval's strcmp, so it can serve as the evaluator's docno tie-break order.
+     */
+    export class StringTable {
+        private arena;
+        private used;
+        /** starts[id]..starts[id+1] are the bytes of id. */
+        private starts;
+        private hashes;
+        private slots;
+        /**
+         * One bit per hash value modulo its size (≈ 16 bits per string, a few hundred KB): a clear bit proves a
+         * string absent without touching the table, which makes the common case of find(), a run docno that is not
+         * in the qrels, cheap and cache-friendly.
+         */
+        private filter;
+        private filterMask;
+        private count;
+        get size(): number;
+        /** Id of buf[start, end), adding it if new. */
+        intern(buf: Uint8Array, start: number, end: number): number;
+        /** Id of a JS string (encoded latin1 so each char is one byte, as the readers decode). */
+        internString(s: string): number;
+        /** Hash of the bytes looked up by the last find() (callers reuse it for their own sets). */
+        lastHash: number;
+        /** Id of buf[start, end), or -1. */
+        find(buf: Uint8Array, start: number, end: number): number;
+        /** find() with the hash already computed by the caller as fnv1a(buf, start, end). */
+        findHashed(buf: Uint8Array, start: number, end: number, h: number): number;
+        /** Start of id's bytes in bytes(). */
+        start(id: number): number;
+        /** End of id's bytes in bytes(). */
+        end(id: number): number;
+        /** The arena holding every id's bytes (valid until the next intern). */
+        bytes(): Uint8Array;
+        /** strcmp sign of the bytes of a and b. */
+        compare(a: number, b: number): number;
+        /** The string (latin1: one char per byte, so JS string order equals byte order). */
+        get(id: number): string;
+        /** Ids sorted by bytes ascending. */
+        sortedIds(): Uint32Array;
+        private add;
+        private rehash;
+    }
+    export function fnv1a(buf: Uint8Array, start: number, end: number): number;
+    /** Bytes as a latin1 string (one char per byte, as every reader and writer of TREC files decodes them). */
+    export function latin1(buf: Uint8Array, s: number, e: number): string;
+}
+declare module "citebench/src/eval/trec-io" {
+    import { StringTable } from "citebench/src/eval/string-table";
+    /** The id spaces shared by one qrels file and the runs evaluated against it. */
+    export interface TrecTables {
+        queries: StringTable;
+        docs: StringTable;
+    }
+    export function newTrecTables(): TrecTables;
+    /** Parsed lines before grouping by query: parallel arrays, one entry per line. */
+    export interface TrecEntries {
+        file: string;
+        count: number;
+        /**
+         * Query of each run of consecutive lines with the same qid: lines segStart[k] .. segStart[k+1]-1 (or to the
+         * end) belong to query segQuery[k]. Runs list a query's lines together, so this is far smaller than a
+         * query id per line.
+         */
+        segQuery: Uint32Array;
+        segStart: Uint32Array;
+        doc: Uint32Array;
+        /** Qrels: labels; run: scores (float32-rounded when read with float32). */
+        value: Int32Array | Float32Array | Float64Array;
+        /** Qrels only: line number per entry. */
+        line?: Uint32Array;
+        /** Run tag of the last line (runs only). */
+        runId?: string;
+        /** Runs only: the run's docno ids. */
+        docnos?: RunDocnos;
+    }
+    /**
+     * The docnos of one run. A docno found in the qrels keeps its qrels id (so judging is an integer lookup);
+     * any other gets a fresh id from `base` = number of qrels docnos up, with its bytes kept here, without a
+     * global hash table: a run's 1.9 M docnos would make that table large and every lookup a cache miss.
+     * A docno not in qrels that occurs in several queries gets one fresh id per occurrence; that is harmless,
+     * since such docs are only ever compared by bytes (ties, duplicates) and judged non-relevant.
+     */
+    export class RunDocnos {
+        readonly qrelsDocs: StringTable;
+        readonly base: number;
+        private arena;
+        private used;
+        private starts;
+        private count;
+        constructor(qrelsDocs: StringTable);
+        get size(): number;
+        /** Bytes and docnos stored so far. */
+        get usedBytes(): number;
+        get added(): number;
+        /** Grow the stores once to the expected final size (avoids repeated doubling copies on big runs). */
+        reserve(docnos: number, bytes: number): void;
+        add(buf: Uint8Array, start: number, end: number): number;
+        /** strcmp sign of the docnos of a and b. */
+        compare(a: number, b: number): number;
+        /** Hash of a fresh id's bytes (ids ≥ base). */
+        hash(id: number): number;
+        get(id: number): string;
+    }
+    /** Read a qrels file: `qid iter docno rel` per line (rel an integer; negative = judged pool but unjudged). */
+    export function readQrels(path: string, tables: TrecTables): TrecEntries;
+    /**
+     * Read a run file: `qid Q0 docno rank score tag [ignored…]`. Scores become float32 (trec_eval 9.0.8) unless
+     * float64 is asked for (trec_eval 10). Read the qrels first: docnos are judged against them (see RunDocnos).
+     * One tight loop over the bytes (this is the hot path for million-line runs): no per-line strings, closures
+     * or line-number arrays; an error found after parsing re-reads the file for its line number.
+     */
+    export function readRun(path: string, tables: TrecTables, opts?: {
+        float64?: boolean;
+    }): TrecEntries;
+    /** Line numbers of the given content-line ordinals (0-based, blank and # lines not counted): the error path. */
+    export function lineNumbersOf(path: string, ordinals: number[]): number[];
+}
+declare module "citebench/src/eval/trec-csr" {
+    import { type TrecEntries, type TrecTables } from "citebench/src/eval/trec-io";
+    import type { QrelsCsr, RunCsr } from "citebench/src/eval/types";
+    /** Group qrels entries by query (positions 0..numQueries-1); a doc judged twice for a query is an error. */
+    export function qrelsToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): QrelsCsr;
+    /**
+     * Group run entries by query; a docno retrieved twice for a query is an error. When the file already lists
+     * queries in query-id order (the usual case: run and qrels sorted alike) the entry arrays are used as they are,
+     * with no copy.
+     */
+    export function runToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): RunCsr;
+    /**
+     * Stable counting sort of entries by query: offsets, and the entry permutation — none when the entries are
+     * already in query order (each query one segment, ascending), as in runs written by sorting on the qid.
+     */
+    export function groupByQuery(e: TrecEntries, numQueries: number): {
+        offsets: Uint32Array;
+        perm?: Uint32Array;
+    };
+}
+declare module "citebench/src/eval/trec-eval" {
+    import { type EvalResult } from "citebench/src/eval/evaluate";
+    import { type TrecTables } from "citebench/src/eval/trec-io";
+    import type { EvalOptions } from "citebench/src/eval/types";
+    export interface TrecFileEvaluation {
+        result: EvalResult;
+        tables: TrecTables;
+        /** Query positions in qid strcmp order. */
+        queryOrder: Uint32Array;
+        runId: string;
+        /** Whether the selection asks for the runid line (all_trec / official). */
+        printRunId: boolean;
+    }
+    export function evaluateTrecFiles(qrelsPath: string, runPath: string, measureSpecs: string[], options?: EvalOptions): TrecFileEvaluation;
+    /** trec_eval's printed output for files. */
+    export function trecEvalText(qrelsPath: string, runPath: string, measureSpecs: string[], options?: EvalOptions & {
+        perQuery?: boolean;
+    }): string;
+}
+declare module "citebench/src/eval/trec-write" {
+    import type { QrelsCsr, RunCsr } from "citebench/src/eval/types";
+    /** One ranked list per query for writing. */
+    export interface RunToWrite {
+        qids: string[];
+        docnos: (doc: number) => string;
+        run: RunCsr;
+        tag: string;
+    }
+    /**
+     * Write a TREC run: per query (in the given query order) docs best first — by score descending, ties by docno
+     * descending, as trec_eval will rank them — with ranks 1..n. Float32 scores are written with the fewest digits
+     * that read back to the same float32.
+     */
+    export function writeRun(path: string, r: RunToWrite): void;
+    /** Write qrels lines `qid 0 docno label`, queries in the given order, docs as stored. */
+    export function writeQrels(path: string, qids: string[], docnos: (doc: number) => string, qrels: QrelsCsr): void;
+}
+declare module "citebench/src/eval/compare" {
+    import type { EvalOptions } from "citebench/src/eval/types";
+    export interface RunComparisonRow {
+        measure: string;
+        run: string;
+        value: number;
+        /** Mean paired difference (run − baseline) over the compared queries; undefined for the baseline. */
+        diff?: number;
+        queries?: number;
+        tP?: number;
+        tPHolm?: number;
+        randP?: number;
+        randPHolm?: number;
+    }
+    export function compareTrecRuns(qrelsPath: string, runPaths: string[], measureSpecs: string[], options?: EvalOptions, test?: {
+        trials?: number;
+        seed?: number;
+    }): RunComparisonRow[];
+    export function formatComparison(rows: RunComparisonRow[]): string;
+}
+declare module "citebench/src/eval/index" {
+    /**
+     * The evaluation module's public API (experiments, notebooks, other commands).
+     *
+     *   const measures = selectMeasures(['MAP', 'nDCG', 'R@30']).measures;
+     *   const r = evaluate({ qrels, run, measures, docOrder });        // typed arrays in, Float64Array per measure out
+     *   const r2 = evaluateRankedLists(lists, qrels, measures, { docOrder });  // a Retriever's RankedLists directly
+     */
+    import { type EvalResult } from "citebench/src/eval/evaluate";
+    import type { Measure } from "citebench/src/eval/measures/measure";
+    import type { DocOrder, EvalOptions, QrelsCsr, RankedLists } from "citebench/src/eval/types";
+    export { evaluate, type EvalResult, type EvaluateArgs } from "citebench/src/eval/evaluate";
+    export { parseMeasure, selectMeasures, type Measure, type MeasureSelection } from "citebench/src/eval/registry";
+    export type { DocOrder, EvalOptions, QrelsCsr, RankedLists, RunCsr } from "citebench/src/eval/types";
+    export { evaluateTrecFiles, trecEvalText } from "citebench/src/eval/trec-eval";
+    export { formatTrecEval, formatFixed4 } from "citebench/src/eval/trec-format";
+    export { readQrels, readRun, newTrecTables } from "citebench/src/eval/trec-io";
+    export { qrelsToCsr, runToCsr } from "citebench/src/eval/trec-csr";
+    export { writeRun, writeQrels } from "citebench/src/eval/trec-write";
+    export { evaluateMdcr, formatEvaluatePy, formatMdcrTable, MDCR_NEGATIVE_TYPES } from "citebench/src/eval/mdcr";
+    export { pairedTTest, pairedRandomizationTest, holm } from "citebench/src/eval/significance";
+    export { compareTrecRuns, formatComparison, type RunComparisonRow } from "citebench/src/eval/compare";
+    /**
+     * Evaluate a Retriever's RankedLists: list q (query position q of the SearchRequest) against qrels row q, doc ids
+     * being corpus indices in both. The lists' own order is not trusted: docs are re-ranked by score with
+     * trec_eval's rule, so the numbers equal trec_eval on the run file these lists would be written to.
+     * docOrder (from the corpus store: docno byte order) is needed only when scores tie.
+     */
+    export function evaluateRankedLists(lists: RankedLists, qrels: QrelsCsr, measures: Measure[], opts?: {
+        docOrder?: DocOrder;
+        options?: EvalOptions;
+    }): EvalResult;
+}
 declare module "citebench/src/retrieval/dense/file-hash" {
     /** Fast, content-based: size + SHA-256 of the first and last 4 MiB (the whole file when smaller than 8 MiB). */
     export function fileDigest(path: string): string;
@@ -2045,11 +2325,16 @@ declare module "citebench/src/retrieval/dense/store" {
     }
 }
 declare module "citebench/src/experiments/models" {
+    /**
+     * What a run knows of a model once its kind's entry (kinds/) has built it: a ready model (its retriever, weights,
+     * settings and summary, and what models built on it may use: an encoder, an embedding store, a BM25 index), or
+     * a recorded skip with the reason (a missing model folder is not an error: the run says how to add it).
+     */
     import type { Retriever } from "citebench/src/retrieval/retriever";
     import type { Bm25Index } from "citebench/src/retrieval/bm25/index-format";
-    import { Encoder } from "citebench/src/retrieval/dense/encoder";
-    import { type ResolvedModel } from "citebench/src/retrieval/dense/models";
-    import { EmbeddingStore } from "citebench/src/retrieval/dense/store";
+    import type { Encoder } from "citebench/src/retrieval/dense/encoder";
+    import type { ResolvedModel } from "citebench/src/retrieval/dense/models";
+    import type { EmbeddingStore } from "citebench/src/retrieval/dense/store";
     /** What a report must say about a model's weights: only `trained` numbers can be findings. */
     export type Weights = 'lexical' | 'trained' | 'random';
     export interface ModelInfo {
@@ -2237,7 +2522,7 @@ declare module "citebench/src/experiments/kinds/types" {
 }
 declare module "citebench/src/experiments/kinds/bm25" {
     import type { ReadyModel } from "citebench/src/experiments/models";
-    import type { BuildContext, KindEntry } from "citebench/src/experiments/kinds/types";
+    import { type BuildContext, type KindEntry } from "citebench/src/experiments/kinds/types";
     export interface Bm25ModelConfig {
         kind: 'bm25';
         name: string;
@@ -2315,7 +2600,7 @@ declare module "citebench/src/experiments/kinds/dense" {
     }[];
 }
 declare module "citebench/src/retrieval/scorer" {
-    import type { RankedLists, Retriever, Setting } from "citebench/src/retrieval/retriever";
+    import type { RankedLists, Retriever, SearchRequest, Setting } from "citebench/src/retrieval/retriever";
     export interface WeightedScorer {
         retriever: Retriever;
         weight: number;
@@ -2339,6 +2624,11 @@ declare module "citebench/src/retrieval/scorer" {
     export function splitLists(r: RankedLists, k?: number): Uint32Array[];
     /** Short content hash of a typed array (graphs, tie keys) for fingerprints. */
     export function arrayDigest(...arrays: ArrayBufferView[]): string;
+    /**
+     * A `candidates` request answered by a ranking phase alone: each query's given list (itself left out where
+     * excludeSelf) scored by the weighted scorers under the request's pool statistics and ranked, cut at k.
+     */
+    export function rankGiven(scorers: WeightedScorer[], req: SearchRequest, tieKey?: Uint32Array): Promise<RankedLists>;
 }
 declare module "citebench/src/retrieval/navigation" {
     /**
@@ -2384,6 +2674,8 @@ declare module "citebench/src/retrieval/navigation" {
         private fingerprint_;
         constructor(opts: NavigationOptions);
         get fingerprint(): string;
+        /** Fixed candidate lists have nothing to navigate to: the ranking phase scores them (MDCR). */
+        readonly scoresCandidates = true;
         search(req: SearchRequest): Promise<RankedLists>;
     }
     /**
@@ -2426,6 +2718,7 @@ declare module "citebench/src/retrieval/dense/cross-encoder" {
         };
         /** Relevance logits of (query, candidate) pairs, in input order. */
         scorePairs(pairs: [number, number][]): Promise<Float32Array>;
+        readonly scoresCandidates = true;
         search(req: SearchRequest): Promise<RankedLists>;
         release(): Promise<void>;
     }
@@ -2711,6 +3004,8 @@ declare module "citebench/src/retrieval/rerank" {
         private fingerprint_;
         constructor(opts: RerankOptions);
         get fingerprint(): string;
+        /** Fixed candidate lists are the lists to re-rank: every candidate is re-scored (MDCR). */
+        readonly scoresCandidates = true;
         search(req: SearchRequest): Promise<RankedLists>;
     }
 }
@@ -3055,262 +3350,6 @@ declare module "citebench/src/experiments/corpus-stage" {
         dir: string;
     }>;
 }
-declare module "citebench/src/eval/trec-format" {
-    /**
-     * trec_eval's text output: `printf("%-22s\t%s\t%6.4f\n")` for float measures, `%ld` for counts.
-     * C's printf rounds the exact binary value half-to-even (0.03125 → 0.0312); JS toFixed rounds such exact ties up,
-     * so ties are fixed here.
-     */
-    import type { EvalResult } from "citebench/src/eval/evaluate";
-    /** C `%6.4f`. */
-    export function formatFixed4(x: number): string;
-    /** C `%ld` of `(long) value`. */
-    export function formatLong(x: number): string;
-    export function formatLine(name: string, qid: string, value: string): string;
-    export interface TrecEvalPrintOptions {
-        /** -q: per-query lines (queries in the given order) before the `all` lines. */
-        perQuery?: boolean;
-        /** Query positions in print order (trec_eval: qid strcmp order). */
-        queryOrder: Uint32Array;
-        qid: (q: number) => string;
-        /** Print `runid  all  TAG` first among the `all` lines (trec_eval does for all_trec / official). */
-        runId?: string;
-    }
-    /** The whole trec_eval output for an evaluation result. */
-    export function formatTrecEval(r: EvalResult, o: TrecEvalPrintOptions): string;
-}
-declare module "citebench/src/eval/string-table" {
-    /**
-     * Interns byte strings (docnos, qids) to dense integer ids without creating a JS string per line: bytes are
-     * copied once into an arena and found again through an open-addressing hash table. compare() is byte-wise, as
-     * trec_eval's strcmp, so it can serve as the evaluator's docno tie-break order.
-     */
-    export class StringTable {
-        private arena;
-        private used;
-        /** starts[id]..starts[id+1] are the bytes of id. */
-        private starts;
-        private hashes;
-        private slots;
-        /**
-         * One bit per hash value modulo its size (≈ 16 bits per string, a few hundred KB): a clear bit proves a
-         * string absent without touching the table, which makes the common case of find(), a run docno that is not
-         * in the qrels, cheap and cache-friendly.
-         */
-        private filter;
-        private filterMask;
-        private count;
-        get size(): number;
-        /** Id of buf[start, end), adding it if new. */
-        intern(buf: Uint8Array, start: number, end: number): number;
-        /** Id of a JS string (encoded latin1 so each char is one byte, as the readers decode). */
-        internString(s: string): number;
-        /** Hash of the bytes looked up by the last find() (callers reuse it for their own sets). */
-        lastHash: number;
-        /** Id of buf[start, end), or -1. */
-        find(buf: Uint8Array, start: number, end: number): number;
-        /** find() with the hash already computed by the caller as fnv1a(buf, start, end). */
-        findHashed(buf: Uint8Array, start: number, end: number, h: number): number;
-        /** Start of id's bytes in bytes(). */
-        start(id: number): number;
-        /** End of id's bytes in bytes(). */
-        end(id: number): number;
-        /** The arena holding every id's bytes (valid until the next intern). */
-        bytes(): Uint8Array;
-        /** strcmp sign of the bytes of a and b. */
-        compare(a: number, b: number): number;
-        /** The string (latin1: one char per byte, so JS string order equals byte order). */
-        get(id: number): string;
-        /** Ids sorted by bytes ascending. */
-        sortedIds(): Uint32Array;
-        private add;
-        private rehash;
-    }
-    export function fnv1a(buf: Uint8Array, start: number, end: number): number;
-    /** Bytes as a latin1 string (one char per byte, as every reader and writer of TREC files decodes them). */
-    export function latin1(buf: Uint8Array, s: number, e: number): string;
-}
-declare module "citebench/src/eval/trec-io" {
-    import { StringTable } from "citebench/src/eval/string-table";
-    /** The id spaces shared by one qrels file and the runs evaluated against it. */
-    export interface TrecTables {
-        queries: StringTable;
-        docs: StringTable;
-    }
-    export function newTrecTables(): TrecTables;
-    /** Parsed lines before grouping by query: parallel arrays, one entry per line. */
-    export interface TrecEntries {
-        file: string;
-        count: number;
-        /**
-         * Query of each run of consecutive lines with the same qid: lines segStart[k] .. segStart[k+1]-1 (or to the
-         * end) belong to query segQuery[k]. Runs list a query's lines together, so this is far smaller than a
-         * query id per line.
-         */
-        segQuery: Uint32Array;
-        segStart: Uint32Array;
-        doc: Uint32Array;
-        /** Qrels: labels; run: scores (float32-rounded when read with float32). */
-        value: Int32Array | Float32Array | Float64Array;
-        /** Qrels only: line number per entry. */
-        line?: Uint32Array;
-        /** Run tag of the last line (runs only). */
-        runId?: string;
-        /** Runs only: the run's docno ids. */
-        docnos?: RunDocnos;
-    }
-    /**
-     * The docnos of one run. A docno found in the qrels keeps its qrels id (so judging is an integer lookup);
-     * any other gets a fresh id from `base` = number of qrels docnos up, with its bytes kept here, without a
-     * global hash table: a run's 1.9 M docnos would make that table large and every lookup a cache miss.
-     * A docno not in qrels that occurs in several queries gets one fresh id per occurrence; that is harmless,
-     * since such docs are only ever compared by bytes (ties, duplicates) and judged non-relevant.
-     */
-    export class RunDocnos {
-        readonly qrelsDocs: StringTable;
-        readonly base: number;
-        private arena;
-        private used;
-        private starts;
-        private count;
-        constructor(qrelsDocs: StringTable);
-        get size(): number;
-        /** Bytes and docnos stored so far. */
-        get usedBytes(): number;
-        get added(): number;
-        /** Grow the stores once to the expected final size (avoids repeated doubling copies on big runs). */
-        reserve(docnos: number, bytes: number): void;
-        add(buf: Uint8Array, start: number, end: number): number;
-        /** strcmp sign of the docnos of a and b. */
-        compare(a: number, b: number): number;
-        /** Hash of a fresh id's bytes (ids ≥ base). */
-        hash(id: number): number;
-        get(id: number): string;
-    }
-    /** Read a qrels file: `qid iter docno rel` per line (rel an integer; negative = judged pool but unjudged). */
-    export function readQrels(path: string, tables: TrecTables): TrecEntries;
-    /**
-     * Read a run file: `qid Q0 docno rank score tag [ignored…]`. Scores become float32 (trec_eval 9.0.8) unless
-     * float64 is asked for (trec_eval 10). Read the qrels first: docnos are judged against them (see RunDocnos).
-     * One tight loop over the bytes (this is the hot path for million-line runs): no per-line strings, closures
-     * or line-number arrays; an error found after parsing re-reads the file for its line number.
-     */
-    export function readRun(path: string, tables: TrecTables, opts?: {
-        float64?: boolean;
-    }): TrecEntries;
-    /** Line numbers of the given content-line ordinals (0-based, blank and # lines not counted): the error path. */
-    export function lineNumbersOf(path: string, ordinals: number[]): number[];
-}
-declare module "citebench/src/eval/trec-csr" {
-    import { type TrecEntries, type TrecTables } from "citebench/src/eval/trec-io";
-    import type { QrelsCsr, RunCsr } from "citebench/src/eval/types";
-    /** Group qrels entries by query (positions 0..numQueries-1); a doc judged twice for a query is an error. */
-    export function qrelsToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): QrelsCsr;
-    /**
-     * Group run entries by query; a docno retrieved twice for a query is an error. When the file already lists
-     * queries in query-id order (the usual case: run and qrels sorted alike) the entry arrays are used as they are,
-     * with no copy.
-     */
-    export function runToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): RunCsr;
-    /**
-     * Stable counting sort of entries by query: offsets, and the entry permutation — none when the entries are
-     * already in query order (each query one segment, ascending), as in runs written by sorting on the qid.
-     */
-    export function groupByQuery(e: TrecEntries, numQueries: number): {
-        offsets: Uint32Array;
-        perm?: Uint32Array;
-    };
-}
-declare module "citebench/src/eval/trec-eval" {
-    import { type EvalResult } from "citebench/src/eval/evaluate";
-    import { type TrecTables } from "citebench/src/eval/trec-io";
-    import type { EvalOptions } from "citebench/src/eval/types";
-    export interface TrecFileEvaluation {
-        result: EvalResult;
-        tables: TrecTables;
-        /** Query positions in qid strcmp order. */
-        queryOrder: Uint32Array;
-        runId: string;
-        /** Whether the selection asks for the runid line (all_trec / official). */
-        printRunId: boolean;
-    }
-    export function evaluateTrecFiles(qrelsPath: string, runPath: string, measureSpecs: string[], options?: EvalOptions): TrecFileEvaluation;
-    /** trec_eval's printed output for files. */
-    export function trecEvalText(qrelsPath: string, runPath: string, measureSpecs: string[], options?: EvalOptions & {
-        perQuery?: boolean;
-    }): string;
-}
-declare module "citebench/src/eval/trec-write" {
-    import type { QrelsCsr, RunCsr } from "citebench/src/eval/types";
-    /** One ranked list per query for writing. */
-    export interface RunToWrite {
-        qids: string[];
-        docnos: (doc: number) => string;
-        run: RunCsr;
-        tag: string;
-    }
-    /**
-     * Write a TREC run: per query (in the given query order) docs best first — by score descending, ties by docno
-     * descending, as trec_eval will rank them — with ranks 1..n. Float32 scores are written with the fewest digits
-     * that read back to the same float32.
-     */
-    export function writeRun(path: string, r: RunToWrite): void;
-    /** Write qrels lines `qid 0 docno label`, queries in the given order, docs as stored. */
-    export function writeQrels(path: string, qids: string[], docnos: (doc: number) => string, qrels: QrelsCsr): void;
-}
-declare module "citebench/src/eval/compare" {
-    import type { EvalOptions } from "citebench/src/eval/types";
-    export interface RunComparisonRow {
-        measure: string;
-        run: string;
-        value: number;
-        /** Mean paired difference (run − baseline) over the compared queries; undefined for the baseline. */
-        diff?: number;
-        queries?: number;
-        tP?: number;
-        tPHolm?: number;
-        randP?: number;
-        randPHolm?: number;
-    }
-    export function compareTrecRuns(qrelsPath: string, runPaths: string[], measureSpecs: string[], options?: EvalOptions, test?: {
-        trials?: number;
-        seed?: number;
-    }): RunComparisonRow[];
-    export function formatComparison(rows: RunComparisonRow[]): string;
-}
-declare module "citebench/src/eval/index" {
-    /**
-     * The evaluation module's public API (experiments, notebooks, other commands).
-     *
-     *   const measures = selectMeasures(['MAP', 'nDCG', 'R@30']).measures;
-     *   const r = evaluate({ qrels, run, measures, docOrder });        // typed arrays in, Float64Array per measure out
-     *   const r2 = evaluateRankedLists(lists, qrels, measures, { docOrder });  // a Retriever's RankedLists directly
-     */
-    import { type EvalResult } from "citebench/src/eval/evaluate";
-    import type { Measure } from "citebench/src/eval/measures/measure";
-    import type { DocOrder, EvalOptions, QrelsCsr, RankedLists } from "citebench/src/eval/types";
-    export { evaluate, type EvalResult, type EvaluateArgs } from "citebench/src/eval/evaluate";
-    export { parseMeasure, selectMeasures, type Measure, type MeasureSelection } from "citebench/src/eval/registry";
-    export type { DocOrder, EvalOptions, QrelsCsr, RankedLists, RunCsr } from "citebench/src/eval/types";
-    export { evaluateTrecFiles, trecEvalText } from "citebench/src/eval/trec-eval";
-    export { formatTrecEval, formatFixed4 } from "citebench/src/eval/trec-format";
-    export { readQrels, readRun, newTrecTables } from "citebench/src/eval/trec-io";
-    export { qrelsToCsr, runToCsr } from "citebench/src/eval/trec-csr";
-    export { writeRun, writeQrels } from "citebench/src/eval/trec-write";
-    export { evaluateMdcr, formatEvaluatePy, formatMdcrTable, MDCR_NEGATIVE_TYPES } from "citebench/src/eval/mdcr";
-    export { pairedTTest, pairedRandomizationTest, holm } from "citebench/src/eval/significance";
-    export { compareTrecRuns, formatComparison, type RunComparisonRow } from "citebench/src/eval/compare";
-    /**
-     * Evaluate a Retriever's RankedLists: list q (query position q of the SearchRequest) against qrels row q, doc ids
-     * being corpus indices in both. The lists' own order is not trusted: docs are re-ranked by score with
-     * trec_eval's rule, so the numbers equal trec_eval on the run file these lists would be written to.
-     * docOrder (from the corpus store: docno byte order) is needed only when scores tie.
-     */
-    export function evaluateRankedLists(lists: RankedLists, qrels: QrelsCsr, measures: Measure[], opts?: {
-        docOrder?: DocOrder;
-        options?: EvalOptions;
-    }): EvalResult;
-}
 declare module "citebench/src/experiments/plan" {
     import { type Field } from "citebench/src/corpus/fields";
     import { type ExperimentConfig } from "citebench/src/experiments/config";
@@ -3343,6 +3382,13 @@ declare module "citebench/src/experiments/plan" {
     export function planGroups(cfg: ExperimentConfig): PoolGroup[];
     export type { Estimate } from "citebench/src/experiments/kinds/types";
     export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number, memory?: number): Estimate[];
+}
+declare module "citebench/src/experiments/dry-run" {
+    import { type ExperimentConfig } from "citebench/src/experiments/config";
+    /** The dry run: the plan and a rough estimate, without touching any file. Memory above `memoryBytes` (default: this machine's) is flagged. */
+    export function dryRun(cfg: ExperimentConfig, opts?: {
+        memoryBytes?: number;
+    }): string;
 }
 declare module "citebench/src/experiments/run" {
     import { CorpusStore } from "citebench/src/corpus/store";
@@ -3387,10 +3433,7 @@ declare module "citebench/src/experiments/run" {
         reportPath: string;
         store: CorpusStore;
     }
-    /** The dry run: the plan and a rough estimate, without touching any file. Memory above `memoryBytes` (default: this machine's) is flagged. */
-    export function dryRun(cfg: ExperimentConfig, opts?: {
-        memoryBytes?: number;
-    }): string;
+    export { dryRun } from "citebench/src/experiments/dry-run";
     /** One stage of a run for a cluster task; the final `runExperiment` assembles (module comment). */
     export function runStage(cfg: ExperimentConfig, opts: StageOptions): Promise<StageOutcome>;
     export function runExperiment(cfg: ExperimentConfig, opts?: RunOptions): Promise<RunOutcome>;

@@ -7,16 +7,14 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CorpusStore } from '../corpus/store.ts';
-import type { Measure, QrelsCsr } from '../eval/index.ts';
+import type { Measure } from '../eval/index.ts';
 import { writeQrels } from '../eval/trec-write.ts';
 import type { RankedLists, Retriever } from '../retrieval/retriever.ts';
-import { citationQrels, samplePool, type Pool } from '../sampling/pools.ts';
+import { poolWithQrels, type Pool } from '../sampling/pools.ts';
 import type { CellRecord } from '../report/results.ts';
 import { hashString } from '../util/rng.ts';
 import { groupPath, type PoolGroup } from './plan.ts';
 import { experiment, type CellModel } from './experiment.ts';
-
-type PoolOptions = Parameters<typeof samplePool>[2];
 
 export interface GroupContext {
   store: CorpusStore;
@@ -66,11 +64,16 @@ export function cellKey(ctx: Pick<GroupContext, 'sampleKey' | 'seed' | 'k' | 'me
   })).toString(16).padStart(8, '0');
 }
 
+/** The sampling options of a group's pool: the one place a pool group's pool is defined. */
+export function groupPoolOptions(s: { seed: number; queryYear: number }, g: PoolGroup) {
+  return { size: g.poolSize, repeat: g.repeat, seed: s.seed, field: g.field ?? undefined, queryYear: s.queryYear, split: g.split, ...(g.setting === 'inductive' ? { inductive: true } : {}) };
+}
+
 /** Run (or load) every model's cell of one pool group: its pool and qrels sampled, then experiment(). */
 export async function runGroup(ctx: GroupContext, group: PoolGroup, queries: Uint32Array, models: CellModel[]): Promise<GroupResult> {
   const { store } = ctx;
   const path = groupPath(group);
-  const { pool, qrels } = groupPool(store, queries, { size: group.poolSize, repeat: group.repeat, seed: ctx.seed, field: group.field ?? undefined, queryYear: ctx.queryYear, split: group.split, ...(group.setting === 'inductive' ? { inductive: true } : {}) });
+  const { pool, qrels } = poolWithQrels(store, queries, groupPoolOptions(ctx, group));
   const qrelsFile = `qrels/${path}.qrels`;
   if (!existsSync(join(ctx.resultsDir, qrelsFile))) writeQrels(join(ctx.resultsDir, qrelsFile), Array.from(queries, (q) => store.id(q)), (d) => store.id(d), qrels);
   const r = await experiment<CellRecord>({
@@ -86,14 +89,4 @@ export async function runGroup(ctx: GroupContext, group: PoolGroup, queries: Uin
     },
   });
   return { pool, ...r };
-}
-
-/**
- * A pool and its qrels (the query's cited articles in the pool, relevance 1): the one builder of every pool
- * group, validation pool and tuning split.
- */
-export function groupPool(store: CorpusStore, queries: Uint32Array, opts: PoolOptions): { pool: Pool; qrels: QrelsCsr } {
-  const pool = samplePool(store, queries, opts);
-  const rel = citationQrels(store, queries, pool.members);
-  return { pool, qrels: { offsets: rel.offsets, docs: rel.docs, labels: new Int32Array(rel.docs.length).fill(1) } };
 }

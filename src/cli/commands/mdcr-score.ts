@@ -3,12 +3,11 @@ import { evaluateMdcr, formatMdcrTable, readJsonFile } from '../../eval/mdcr.ts'
 import { mdcrDataWarning, mdcrPairs, mdcrScoresText, readMdcrData, scoreMdcrBm25, scoreMdcrDense } from '../../retrieval/mdcr-score.ts';
 import { Encoder } from '../../retrieval/dense/encoder.ts';
 import { writeFileAtomic } from '../../util/atomic.ts';
-import { Progress } from '../../util/progress.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { modelOptionSpec, modelOptionsUsage, resolveFromValues } from './dense-common.ts';
 
 export const usage = `usage: citebench mdcr score --benchmark MDCR.json --data MDCR_DATA.jsonl --model bm25|NAME|DIR --out SCORES.json
-                          [--k1 0.9] [--b 0.4] [--batch 16] [--threads N] [--eval] [model options]
+                          [--k1 0.9] [--b 0.4] [--batch 16] [--threads N] [--cache DIR] [--eval] [model options]
 
 Score every query–candidate pair of an MDCR benchmark (the official takelab files or \`citebench mdcr build\`
 output; no corpus store needed) and write the official scores file { "<qid>_<cid>": score } (float32 values,
@@ -17,8 +16,10 @@ keys in byte order). Evaluate it with \`citebench mdcr-eval --benchmark MDCR.jso
 
   --model bm25     Lucene-exact BM25 (title + abstract); collection statistics are those of all papers of the
                    data file (the fixed candidate set), --k1/--b as in bm25 search (default 0.9 / 0.4)
-  --model NAME|DIR a dense encoder: the data file's papers are encoded in memory and each pair is scored by the
-                   model's distance (−squared L2 or inner product; ASPIRE: the best sentence pair)
+  --model NAME|DIR a dense encoder: the data file's papers are encoded and each pair is scored by the model's
+                   distance (−squared L2 or inner product; ASPIRE: the best sentence pair)
+  --cache DIR      dense: keep the encoded papers under DIR, keyed by the data file's SHA-256 and the model's
+                   fingerprint, so scoring the same file with the same model again encodes nothing
   --batch N        dense: articles per forward pass (default 16)
   --threads N      dense: onnxruntime threads (default: all cores)
 
@@ -28,7 +29,7 @@ export async function run(args: string[]) {
   const { values } = parse(args, {
     ...modelOptionSpec,
     benchmark: { type: 'string' }, data: { type: 'string' }, out: { type: 'string' }, k1: { type: 'string' }, b: { type: 'string' },
-    batch: { type: 'string' }, threads: { type: 'string' }, eval: { type: 'boolean' },
+    batch: { type: 'string' }, threads: { type: 'string' }, cache: { type: 'string' }, eval: { type: 'boolean' },
   }, usage);
   const benchmarkPath = required('benchmark', values.benchmark);
   const dataPath = required('data', values.data);
@@ -54,11 +55,11 @@ export async function run(args: string[]) {
     const threads = values.threads === undefined ? undefined : num('threads', values.threads);
     const resolved = await resolveFromValues(values);
     const encoder = await Encoder.load(resolved, { batchSize: batch, threads });
-    const progress = new Progress({ label: `encode ${resolved.name}`, total: data.ids.length, unit: 'papers' });
-    let done = 0;
-    scores = await scoreMdcrDense(data, pairs, encoder, resolved.distance, (n) => progress.set((done += n)));
-    progress.finish();
-    await encoder.release();
+    try {
+      scores = await scoreMdcrDense(data, pairs, encoder, resolved.distance, { cacheDir: values.cache as string | undefined, threads, progress: true });
+    } finally {
+      await encoder.release();
+    }
   }
   writeFileAtomic(out, mdcrScoresText(data, pairs, scores));
   const secs = (performance.now() - t0) / 1000;

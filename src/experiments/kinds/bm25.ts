@@ -5,15 +5,13 @@
  */
 import { SLICE_BELOW } from '../../retrieval/bm25/search.ts';
 import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
-import { evalObjective, tuneBm25 } from '../../retrieval/bm25/tune.ts';
-import { citationQrels, samplePool } from '../../sampling/pools.ts';
 import type { TuningRecord } from '../../report/results.ts';
-import { CitebenchError } from '../../util/errors.ts';
 import type { Reader } from '../config-reader.ts';
 import { poolLabel } from '../../report/tables.ts';
 import { cachedTuning } from '../tuning-cache.ts';
+import { tuneGrid, validationSplit } from '../tune.ts';
 import type { ReadyModel } from '../models.ts';
-import type { BuildContext, KindEntry } from './types.ts';
+import { settingsOf, type BuildContext, type KindEntry } from './types.ts';
 import { UNIT } from './cost.ts';
 
 export interface Bm25ModelConfig {
@@ -95,24 +93,17 @@ export function bm25Ready(c: Bm25ModelConfig, params: { k1: number; b: number },
 /** BM25 tuning, cached (tuning-cache.ts). */
 async function tuneCached(m: Bm25ModelConfig, ctx: BuildContext): Promise<TuningRecord> {
   const { cfg } = ctx;
-  const key = { sampleKey: ctx.sampleKey, model: m, seed: cfg.seed, k: cfg.k, year: cfg.queryYear, validation: cfg.validation, dataset: cfg.protocols.dataset ?? null };
+  const setting = settingsOf(cfg)[0];
+  const key = { sampleKey: ctx.sampleKey, model: m, seed: cfg.seed, k: cfg.k, year: cfg.queryYear, validation: cfg.validation, dataset: cfg.protocols.dataset ?? null, ...(setting !== 'transductive' ? { setting } : {}) };
   return cachedTuning(cfg.work, m.name, key, () => tune(m, ctx), (t, path) => ctx.log(`[tune] ${m.name}: k1=${t.chosen.k1} b=${t.chosen.b} (tuned before: ${path})`));
 }
 
 async function tune(m: Bm25ModelConfig, ctx: BuildContext): Promise<TuningRecord> {
-  const { cfg, store } = ctx;
-  const d = cfg.protocols.dataset;
-  if (!d) throw new CitebenchError(`models.${m.name}.tune: tuning uses the dataset-level validation split; add protocols.dataset or give k1 and b`);
-  const queries = ctx.splits.get('dataset', 'val', null);
-  const poolSize = d.pools[0];
-  const pool = samplePool(store, queries, { size: poolSize, repeat: 1, seed: cfg.seed, queryYear: cfg.queryYear, split: 'val' });
-  const rel = citationQrels(store, queries, pool.members);
-  const qrels = { offsets: rel.offsets, docs: rel.docs, labels: new Int32Array(rel.docs.length).fill(1) };
-  ctx.log(`[tune] ${m.name}: ${m.tune!.k1.length}×${m.tune!.b.length} grid on ${queries.length} validation queries, pool ${poolLabel(pool.members.length)} (${m.tune!.measure})`);
-  const r = await tuneBm25({
-    index: ctx.bm25Index!.index, texts: store, request: { queries, pool: pool.members, k: cfg.k }, k1: m.tune!.k1, b: m.tune!.b, accurate: m.accurate,
-    tieKey: store.idOrder, threads: ctx.threads, score: evalObjective(qrels, m.tune!.measure, store.idOrder),
-  });
-  ctx.log(`[tune] ${m.name}: k1=${r.best.k1} b=${r.best.b} (${m.tune!.measure} ${r.best.score.toFixed(4)})`);
-  return { model: m.name, measure: m.tune!.measure, queries: queries.length, poolSize: pool.members.length, grid: r.grid, chosen: { k1: r.best.k1, b: r.best.b } };
+  const split = validationSplit(ctx, m.name, 'k1 and b');
+  const t = m.tune!;
+  ctx.log(`[tune] ${m.name}: ${t.k1.length}×${t.b.length} grid on ${split.topics.length} validation queries, pool ${poolLabel(split.pool.length)} (${t.measure})`);
+  const points = t.k1.flatMap((k1) => t.b.map((b) => ({ params: { k1, b }, retriever: bm25Ready(m, { k1, b }, ctx).retriever })));
+  const r = await tuneGrid(points, t.measure, split, ctx);
+  ctx.log(`[tune] ${m.name}: k1=${r.best.k1} b=${r.best.b} (${t.measure} ${r.best.score.toFixed(4)})`);
+  return { model: m.name, measure: t.measure, queries: split.topics.length, poolSize: split.pool.length, grid: r.grid, chosen: { k1: r.best.k1, b: r.best.b } };
 }

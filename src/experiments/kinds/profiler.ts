@@ -3,15 +3,14 @@
  * index and parameters) or a dense one (its embedding store) configured above. `tune` chooses β on the
  * dataset-level validation split, as BM25 tunes k1/b: disjoint from the test queries, in the config's first setting.
  */
-import { evalObjective } from '../../retrieval/bm25/tune.ts';
 import { DenseProfiler } from '../../retrieval/profiler/dense.ts';
 import { SparseProfiler } from '../../retrieval/profiler/sparse.ts';
 import type { Retriever } from '../../retrieval/retriever.ts';
-import { citationQrels, samplePool } from '../../sampling/pools.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { parseMeasure } from '../../eval/registry.ts';
 import { posInt, type Reader } from '../config-reader.ts';
 import { cachedTuning } from '../tuning-cache.ts';
+import { tuneGrid, validationSplit } from '../tune.ts';
 import { settingsOf, type BuildContext, type CostEnv, type KindEntry } from './types.ts';
 import { UNIT, denseSeconds } from './cost.ts';
 import { need, orSkip, readRef } from './composed.ts';
@@ -144,22 +143,9 @@ async function build(m: ProfilerModelConfig, ctx: BuildContext) {
 }
 
 async function tuneBeta(m: ProfilerModelConfig, make: (beta: number) => Retriever, ctx: BuildContext): Promise<{ chosen: number; record: Record<string, unknown> }> {
-  const { cfg, store } = ctx;
-  const d = cfg.protocols.dataset;
-  if (!d) throw new CitebenchError(`models.${m.name}.tune: tuning uses the dataset-level validation split; add protocols.dataset or give beta`);
-  const setting = settingsOf(cfg)[0];
-  const inductive = setting === 'inductive';
-  const queries = ctx.splits.get('dataset', 'val', null, setting);
-  const pool = samplePool(store, queries, { size: d.pools[0], repeat: 1, seed: cfg.seed, queryYear: cfg.queryYear, split: 'val', inductive });
-  const rel = citationQrels(store, queries, pool.members);
-  const score = evalObjective({ offsets: rel.offsets, docs: rel.docs, labels: new Int32Array(rel.docs.length).fill(1) }, m.tune!.measure, store.idOrder);
-  const grid: { beta: number; score: number }[] = [];
-  for (const beta of m.tune!.beta) {
-    const run = await make(beta).search({ queries, pool: pool.members, k: cfg.k, excludeSelf: true, setting });
-    grid.push({ beta, score: score(run) });
-  }
-  // Best score; ties go to the smaller β (the less the profile departs from the text).
-  const best = grid.reduce((a, b) => (b.score > a.score || (b.score === a.score && b.beta < a.beta) ? b : a));
-  ctx.log(`[tune] ${m.name}: β=${best.beta} (${m.tune!.measure} ${best.score.toFixed(4)} on ${queries.length} validation queries, ${setting})`);
-  return { chosen: best.beta, record: { measure: m.tune!.measure, setting, queries: queries.length, poolSize: pool.members.length, grid } };
+  const split = validationSplit(ctx, m.name, 'beta');
+  const t = m.tune!;
+  const r = await tuneGrid(t.beta.map((beta) => ({ params: { beta }, retriever: make(beta) })), t.measure, split, ctx);
+  ctx.log(`[tune] ${m.name}: β=${r.best.beta} (${t.measure} ${r.best.score.toFixed(4)} on ${split.topics.length} validation queries, ${split.setting})`);
+  return { chosen: r.best.beta, record: { measure: t.measure, setting: split.setting, queries: split.topics.length, poolSize: split.pool.length, grid: r.grid } };
 }

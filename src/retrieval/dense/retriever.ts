@@ -77,6 +77,8 @@ export class DenseRetriever implements Retriever {
     return this.fingerprint_;
   }
 
+  readonly scoresCandidates = true;
+
   async search(req: SearchRequest): Promise<RankedLists> {
     const { store } = this.opts;
     const size = store.manifest.corpusSize;
