@@ -3733,9 +3733,11 @@ declare module "citebench/src/report/frames" {
     /** Which cells `queries()` reads (every given key must match). */
     export interface CellFilter {
         model?: string;
-        protocol?: 'dataset' | 'field';
+        protocol?: 'dataset' | 'field' | 'beir';
         split?: 'test' | 'val';
         field?: string;
+        /** A BEIR task's name. */
+        task?: string;
         group?: string;
         pool?: number;
         setting?: 'transductive' | 'inductive';

@@ -35,9 +35,11 @@ export class Html {
 /** Which cells `queries()` reads (every given key must match). */
 export interface CellFilter {
   model?: string;
-  protocol?: 'dataset' | 'field';
+  protocol?: 'dataset' | 'field' | 'beir';
   split?: 'test' | 'val';
   field?: string;
+  /** A BEIR task's name. */
+  task?: string;
   group?: string;
   pool?: number;
   setting?: 'transductive' | 'inductive';
@@ -45,7 +47,7 @@ export interface CellFilter {
 
 function cellColumns(c: CellSummary) {
   return {
-    model: c.model, protocol: c.protocol, split: c.split, group: groupOf(c), field: c.field, pool: c.poolSize,
+    model: c.model, protocol: c.protocol, split: c.split, group: groupOf(c), field: c.field, task: c.task ?? null, pool: c.poolSize,
     poolMembers: c.poolMembers, repeat: c.repeat, setting: c.setting ?? 'transductive', queries: c.queries, emptyLists: c.emptyLists,
   };
 }

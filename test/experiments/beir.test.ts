@@ -17,6 +17,7 @@ import { loadPaperNumbers } from '../../src/report/paper-numbers.ts';
 import { writeReport } from '../../src/report/write-report.ts';
 import type { CellRecord, ResultsIndex } from '../../src/report/results.ts';
 import { tidyColumns, tidyTables } from '../../src/report/tidy.ts';
+import { loadResults } from '../../src/report/frames.ts';
 import { articleText } from '../../src/retrieval/bm25/analyzer.ts';
 import { CitebenchError } from '../../src/util/errors.ts';
 import { luceneSearch, oracleUnavailable } from '../bm25/lucene-oracle.ts';
@@ -116,6 +117,8 @@ test('report.md and the HTML report show the task; the random-weight row is mark
   assert.match(html, /BEIR task beir-search/);
   assert.match(html, /href="#beir">BEIR task</);
   assert.match(html, /random weights/);
+  const q = loadResults(dir).queries({ task: 'beir-search', model: 'bm25' }).objects() as Record<string, unknown>[];
+  assert.equal(q.length, 31, 'the notebook API filters the task\'s per-query rows');
   const cells = tidyColumns(tidyTables(dir, r).find((t) => t.name === 'cells')!);
   const beirRows = cells.protocol.map((p, i) => i).filter((i) => cells.protocol[i] === 'beir');
   assert.equal(beirRows.length, 2 * MEASURES.length);
