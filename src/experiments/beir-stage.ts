@@ -5,10 +5,11 @@
  * documents) under the work folder, keyed by the content of its corpus.jsonl and queries.jsonl; its pool is the
  * task's corpus, its queries and graded judgements come from qrels/<split>.tsv, so one cell per model.
  *
- * Tuned BM25 models run with the parameters the run tuned on the paper's validation split; dense models encode
- * the task's documents and queries into embedding stores of the task. Navigation, Profiler and re-ranking
- * models need the citation graph or a first stage on the main corpus: they are not run on a BEIR task (the
- * results say so).
+ * Which models run is asked of the models, not of their kind's name: one with a BM25 index (ReadyModel.bm25)
+ * runs with its parameters — a tuned one as tuned on the paper's validation split — over the task's own index;
+ * one whose kind `needs` an encode stage is built again by its entry on the task's store and encodes the task's
+ * documents and queries into embedding stores of the task. Others (navigation, Profiler, re-ranking: built on
+ * other models or the citation graph) are not run on a BEIR task, and the results say so.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -69,11 +70,12 @@ export async function runBeirStage(inp: BeirStageInput): Promise<{ cells: CellSu
     };
     for (const m of inp.ready) {
       const mc = cfg.models.find((c) => c.name === m.name)!;
-      if (m.kind === 'bm25' && m.bm25) {
+      if (m.bm25) {
         // BM25 runs with the run's parameters (tuned ones as tuned on the paper's validation split) over the task's index.
         index ??= await buildIndex(store);
         models.push({ name: m.name, retriever: new Bm25Retriever(index, store, { params: { k1: m.bm25.k1, b: m.bm25.b, accurate: m.bm25.accurate }, tieKey: store.idOrder, threads: inp.build.threads, name: m.name }) });
-      } else if (mc.kind === 'dense') {
+      } else if (entryOf(mc).needs?.encode) {
+        // An encoder: its entry builds it again on the task's store, into embedding stores of the task.
         const dm = await entryOf(mc).build(mc, build);
         if ('reason' in dm) throw new CitebenchError(`${m.name}: ${dm.reason}`);
         released.push(dm);
@@ -81,7 +83,7 @@ export async function runBeirStage(inp: BeirStageInput): Promise<{ cells: CellSu
         if (now) log(`${task.name}: ${m.name} encoded ${now} documents and queries`);
         models.push(dm);
       } else {
-        notRun.push({ name: m.name, reason: `a ${m.kind} model needs the citation graph or a first stage of the main corpus, which a BEIR task does not have` });
+        notRun.push({ name: m.name, reason: `a ${m.kind} model is built on other models or the main corpus's citation graph, which a BEIR task does not have` });
       }
     }
     const group: PoolGroup = { protocol: 'beir', split: 'test', field: null, poolSize: t.pool.length, repeat: 1, queries: t.queries.length, task: task.name };

@@ -32,11 +32,11 @@ let tmp = '';
 let r: ResultsIndex;
 let dir = '';
 
-function config(extra = '', split = 'test'): string {
+function config(extra = '', split = 'test', models = ''): string {
   const p = join(tmp, `cfg-${Math.random().toString(36).slice(2)}.yaml`);
   writeFileSync(p, [
     'name: beir-e2e', 'seed: 3', 'corpus: { synthetic: { articles: 1500 } }', 'k: 100', `measures: [${MEASURES.join(', ')}]`,
-    'models:', '  bm25: { k1: 0.9, b: 0.4 }', `  tiny: { model: ${TINY} }`,
+    'models:', '  bm25: { k1: 0.9, b: 0.4 }', `  tiny: { model: ${TINY} }`, ...(models ? [models] : []),
     'protocols:', `  beir: { path: ${FIXTURE}, split: ${split}${extra} }`, '',
   ].join('\n'));
   return p;
@@ -143,6 +143,15 @@ test('same config ⇒ byte-identical task files in a fresh results folder (the t
   for (const f of ['qrels/beir/beir-search.qrels', 'runs/bm25/beir/beir-search.trec', 'runs/tiny/beir/beir-search.trec', 'cells/bm25/beir/beir-search.json', 'cells/tiny/beir/beir-search.json', 'results.json']) {
     assert.ok(readFileSync(join(dir, f)).equals(readFileSync(join(out.resultsDir, f))), `${f} differs between two runs`);
   }
+});
+
+test('a model built on another (navigation) is not run on the task, and results.json and the report say why', { skip }, async () => {
+  const cfg = loadConfig(config('', 'test', '  nav: { kind: navigation, first: bm25 }'), { work: join(tmp, 'work'), results: join(tmp, 'results-nav') });
+  const out = await runExperiment(cfg, { log: () => {}, threads: 1 });
+  out.store.close();
+  assert.deepEqual(out.results.beir!.notRun.map((x) => x.name), ['nav']);
+  assert.deepEqual(out.results.cells.filter((c) => c.protocol === 'beir').map((c) => c.model), ['bm25', 'tiny']);
+  assert.match(out.report, /Not run on it: nav \(a navigation model is built on other models or the main corpus's citation graph/);
 });
 
 test('config errors name the key; a task folder without the split is one line', { skip }, async () => {
