@@ -277,10 +277,17 @@ declare module "citebench/src/corpus/prefilter" {
     }
 }
 declare module "citebench/src/corpus/store-build" {
+    import type { Article } from "citebench/src/corpus/article";
     import { ValidationReport } from "citebench/src/corpus/validation";
     import { type PrefilterConfig, type PrefilterReport } from "citebench/src/corpus/prefilter";
     export interface BuildOptions {
+        /** The S2ORC shards or bulk datasets; with `records`, only the name of the source in messages. */
         input: string;
+        /** Records made by another reader (a BEIR task, corpus/beir.ts) instead of reading `input`. */
+        records?: AsyncIterable<Article & {
+            file: string;
+            line: number;
+        }>;
         out: string;
         /** null = keep every valid article (no prefilter). */
         prefilter: PrefilterConfig | null;
@@ -1371,9 +1378,12 @@ declare module "citebench/src/report/results" {
         /** Hash of everything that determines the cell (corpus, model fingerprint, protocol, sizes, seed). */
         key: string;
         model: string;
-        protocol: 'dataset' | 'field';
+        /** beir: a BEIR-layout task (corpus/beir.ts), named by `task`; its pool is the task's corpus. */
+        protocol: 'dataset' | 'field' | 'beir';
         split: 'test' | 'val';
         field: Field | null;
+        /** BEIR protocol: the task's name. */
+        task?: string;
         poolSize: number;
         /** Present only for the inductive setting (queries and pool disjoint, candidates strictly older); absent = transductive. */
         setting?: 'inductive';
@@ -1460,6 +1470,26 @@ declare module "citebench/src/report/results" {
     }
     /** One line per shortfall, for logs and reports. */
     export function shortfallText(s: ValidationShortfall): string;
+    /** The BEIR task of a run (protocols.beir): its size and files; its cells are the `protocol: 'beir'` ones. */
+    export interface BeirRecord {
+        name: string;
+        split: string;
+        /** Corpus documents (the pool), judged queries, judgement lines. */
+        documents: number;
+        queries: number;
+        judgements: number;
+        /** SHA-256 of corpus.jsonl, queries.jsonl and qrels/<split>.tsv. */
+        sha256: {
+            corpus: string;
+            queries: string;
+            qrels: string;
+        };
+        /** Models of the run that were not run on the task, and why. */
+        notRun: {
+            name: string;
+            reason: string;
+        }[];
+    }
     export interface ResultsIndex {
         format: 'citebench-results';
         version: 1;
@@ -1501,6 +1531,8 @@ declare module "citebench/src/report/results" {
         validationShortfalls?: ValidationShortfall[];
         cells: CellSummary[];
         mdcr?: MdcrRecord;
+        /** The BEIR task (protocols.beir), when the config has one. */
+        beir?: BeirRecord;
         /** Paired tests of navigation / profiler / rerank models against BM25 (dataset level), when the config has such models. */
         significance?: SignificanceRecord;
     }
@@ -1530,8 +1562,10 @@ declare module "citebench/src/report/results" {
     /** Mean over repeats per (model, protocol, field, pool size) of the test split: what the paper's tables print. */
     export interface MeanRow {
         model: string;
-        protocol: 'dataset' | 'field';
+        protocol: 'dataset' | 'field' | 'beir';
         field: Field | null;
+        /** BEIR protocol: the task's name. */
+        task?: string;
         poolSize: number;
         /** Present only for the inductive setting. */
         setting?: 'inductive';
@@ -1542,6 +1576,7 @@ declare module "citebench/src/report/results" {
     }
     export function meanOverRepeats(cells: (Pick<CellSummary, 'model' | 'protocol' | 'split' | 'field' | 'poolSize' | 'means'> & {
         setting?: 'inductive';
+        task?: string;
     })[]): MeanRow[];
 }
 declare module "citebench/src/eval/significance" {
@@ -3134,6 +3169,15 @@ declare module "citebench/src/experiments/config" {
         /** How many models give model-based negatives (paper 3, the lowest average Jaccard). */
         models: number;
     }
+    /** A BEIR-layout retrieval task (corpus/beir.ts) every model runs on, beside the paper's protocols. */
+    export interface BeirProtocolConfig {
+        /** The task's folder: corpus.jsonl, queries.jsonl, qrels/<split>.tsv. */
+        path: string;
+        /** Its qrels split (qrels/<split>.tsv); run as the task's test cells. */
+        split: string;
+        /** Name in files and tables (default: the folder's name, e.g. scidocs). */
+        name: string;
+    }
     export interface ExperimentConfig {
         name: string;
         seed: number;
@@ -3165,6 +3209,7 @@ declare module "citebench/src/experiments/config" {
             dataset?: DatasetProtocolConfig;
             field?: FieldProtocolConfig;
             mdcr?: MdcrProtocolConfig;
+            beir?: BeirProtocolConfig;
         };
         /** Where named dense models live (<modelsDir>/<name>/); a missing folder is a recorded skip, not an error. */
         modelsDir?: string;
@@ -3391,7 +3436,8 @@ declare module "citebench/src/experiments/plan" {
     import type { Estimate } from "citebench/src/experiments/kinds/types";
     export type Split = 'test' | 'val';
     export interface PoolGroup {
-        protocol: 'dataset' | 'field';
+        /** beir: a BEIR-layout task (beir-stage.ts), not in planGroups: it runs on a store of its own. */
+        protocol: 'dataset' | 'field' | 'beir';
         split: Split;
         field: Field | null;
         /** Requested pool size (the actual one is smaller only for an exhausted field-cited set). */
@@ -3400,6 +3446,8 @@ declare module "citebench/src/experiments/plan" {
         queries: number;
         /** Present only for the inductive setting (Goyal et al. 2026 §3.1); absent = transductive, the paper's. */
         setting?: 'inductive';
+        /** BEIR protocol: the task's name. */
+        task?: string;
     }
     /** Folder of a group's files under runs/<model>/, qrels/ and cells/<model>/: e.g. dataset/4k-r1, field/Bio/r2. */
     export function groupPath(g: PoolGroup): string;
@@ -3626,6 +3674,51 @@ declare module "citebench/src/report/mdcr-files" {
         query?: string;
     }): Record<string, string | number | null>[];
 }
+declare module "citebench/src/report/tidy" {
+    /**
+     * A results folder of `citebench run` as tidy tables: one row per observation, one column per variable, the
+     * measure a column of its own (long format). `citebench export` writes them as Parquet or CSV for pandas, polars
+     * and R; the notebook API shows the same tables (frames.ts `tidy()`). Each table is built here once, from
+     * results.json and the cell files it names; the README's "Exported results" section describes the columns.
+     *
+     * Values are the stored doubles, unrounded: cell and per-query values are fractions (MAP 0.655), MDCR values are
+     * ×100 with 4 decimals as evaluate.py prints them.
+     */
+    import type { CellSummary, ResultsIndex } from "citebench/src/report/results";
+    export type TidyType = 'string' | 'int32' | 'double' | 'boolean';
+    export type TidyValue = string | number | boolean | null;
+    export interface TidyColumn {
+        name: string;
+        type: TidyType;
+        /** Whether the column may hold nulls (a dataset-level cell has no field). */
+        nullable?: boolean;
+    }
+    export interface TidyTable {
+        name: TidyTableName;
+        columns: TidyColumn[];
+        /** Rows in a fixed order (the order of results.json and of each cell file), each value in column order. */
+        rows(): Iterable<TidyValue[]>;
+    }
+    export const TIDY_TABLE_NAMES: readonly ["cells", "per_query", "tuning", "mdcr_fields", "mdcr_types", "models"];
+    export type TidyTableName = (typeof TIDY_TABLE_NAMES)[number];
+    /** The pool group of a cell: cells/<model>/<group>.json → <group> (dataset/4k-r1, field/Bio/r1 …). */
+    export function groupOf(c: Pick<CellSummary, 'model' | 'file'>): string;
+    /** One MDCR evaluation of a model: per field, and `AVG` over the fields as evaluate.py prints it. */
+    export interface MdcrEvaluationRow {
+        model: string;
+        /** 'all' (every candidate type, Table 3) or one candidate type (Table 4). */
+        candidates: string;
+        field: string;
+        queries: number;
+        values: Record<string, number>;
+    }
+    /** Every MDCR evaluation of a results index, fields then AVG, in results.json's order. */
+    export function mdcrEvaluations(r: ResultsIndex): MdcrEvaluationRow[];
+    /** The tidy tables of a results folder (`dir` holds the cell files `r` names; per_query reads them lazily). */
+    export function tidyTables(dir: string, r: ResultsIndex): TidyTable[];
+    /** A table's rows as columns (arrays in column order), for data-frame libraries. */
+    export function tidyColumns(t: TidyTable): Record<string, TidyValue[]>;
+}
 declare module "citebench/src/report/frames" {
     import * as aq from 'arquero';
     import type { ColumnTable } from 'arquero';
@@ -3634,6 +3727,7 @@ declare module "citebench/src/report/frames" {
     import { type TableOptions } from "citebench/src/report/report-tables";
     import { type ResultsIndex } from "citebench/src/report/results";
     import { type WorstQueriesOptions } from "citebench/src/report/drilldown";
+    import { type TidyTableName } from "citebench/src/report/tidy";
     export { aq };
     export type Frame = ColumnTable;
     /** Trusted HTML made by citebench's own renderers (input strings already escaped). */
@@ -3644,9 +3738,11 @@ declare module "citebench/src/report/frames" {
     /** Which cells `queries()` reads (every given key must match). */
     export interface CellFilter {
         model?: string;
-        protocol?: 'dataset' | 'field';
+        protocol?: 'dataset' | 'field' | 'beir';
         split?: 'test' | 'val';
         field?: string;
+        /** A BEIR task's name. */
+        task?: string;
         group?: string;
         pool?: number;
         setting?: 'transductive' | 'inductive';
@@ -3676,6 +3772,11 @@ declare module "citebench/src/report/frames" {
         private readonly perQueryCache;
         /** `store`: the corpus store the results were computed on (titles for worstQueries), when known. */
         constructor(dir: string, store?: string | undefined);
+        /**
+         * A tidy table of `citebench export` (cells, per_query, tuning, mdcr_fields, mdcr_types, models), the same rows
+         * and columns as its Parquet and CSV files (README "Exported results").
+         */
+        tidy(name: TidyTableName): Frame;
         /**
          * One row per cell × query with each measure's per-query value, read from the cell files
          * (cells/<model>/<group>.json); `where` limits the cells read.
@@ -3830,6 +3931,23 @@ declare module "citebench/src/report/write-report" {
     })[]>;
     export function writeReport(resultsDir: string, opts: ReportOptions): Promise<ReportOutcome>;
 }
+declare module "citebench/src/report/export" {
+    import { type TidyValue } from "citebench/src/report/tidy";
+    export type ExportFormat = 'parquet' | 'csv';
+    export const EXPORT_FORMATS: readonly ExportFormat[];
+    export interface ExportOutput {
+        table: string;
+        file: string;
+        rows: number;
+    }
+    /** Writes every tidy table of results folder `dir` into `out` (default: `dir`/export) as `<table>.<format>`. */
+    export function exportResults(dir: string, opts: {
+        format: ExportFormat;
+        out?: string;
+    }): ExportOutput[];
+    /** A CSV field: RFC 4180 quoting; numbers in the shortest form that reads back as the same double; null empty. */
+    export function csvField(v: TidyValue): string;
+}
 declare module "citebench/src/experiments/notebook" {
     import type { Field } from "citebench/src/corpus/fields";
     import { CorpusStore } from "citebench/src/corpus/store";
@@ -3937,6 +4055,8 @@ declare module "citebench/src/index" {
     export { reportTableHtml, reportChartSvg, reportChart, type ChartName } from "citebench/src/report/notebook";
     export { yearChart, fieldChart, degreeChart, chartSvg, type Chart, type ChartSpec } from "citebench/src/report/charts";
     export { loadResults, ResultsFrames, show, toHtml, frameHtml, embedHtml, pdfPage, Html, aq, type Frame, type CellFilter } from "citebench/src/report/frames";
+    export { exportResults, EXPORT_FORMATS, type ExportFormat, type ExportOutput } from "citebench/src/report/export";
+    export { tidyTables, tidyColumns, mdcrEvaluations, TIDY_TABLE_NAMES, type TidyTable, type TidyTableName, type TidyColumn, type TidyValue } from "citebench/src/report/tidy";
     export { notebookResults, notebookCorpus, notebookConfig, smallConfig, isSmallMode, SMALL, REPO_ROOT, type NotebookOptions } from "citebench/src/experiments/notebook";
     export { NavigationRetriever, navigate, PAPER_KD, PAPER_KC } from "citebench/src/retrieval/navigation";
     export { RerankRetriever } from "citebench/src/retrieval/rerank";

@@ -40,6 +40,8 @@ export { writeReport, type ReportOptions, type ReportOutcome } from './report/wr
 export { reportTableHtml, reportChartSvg, reportChart, type ChartName } from './report/notebook.ts';
 export { yearChart, fieldChart, degreeChart, chartSvg, type Chart, type ChartSpec } from './report/charts.ts';
 export { loadResults, ResultsFrames, show, toHtml, frameHtml, embedHtml, pdfPage, Html, aq, type Frame, type CellFilter } from './report/frames.ts';
+export { exportResults, EXPORT_FORMATS, type ExportFormat, type ExportOutput } from './report/export.ts';
+export { tidyTables, tidyColumns, mdcrEvaluations, TIDY_TABLE_NAMES, type TidyTable, type TidyTableName, type TidyColumn, type TidyValue } from './report/tidy.ts';
 export { notebookResults, notebookCorpus, notebookConfig, smallConfig, isSmallMode, SMALL, REPO_ROOT, type NotebookOptions } from './experiments/notebook.ts';
 export { NavigationRetriever, navigate, PAPER_KD, PAPER_KC } from './retrieval/navigation.ts';
 export { RerankRetriever } from './retrieval/rerank.ts';

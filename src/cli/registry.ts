@@ -18,6 +18,7 @@ export const commands: CommandEntry[] = [
   { name: 'run', summary: 'run a configuration: every protocol × model × pool × repeat, resumable, into one results folder', load: () => import('./commands/run.ts') },
   { name: 'reproduce', summary: 'the main job: the paper\'s pipeline on the built-in default corpus', load: () => import('./commands/reproduce.ts') },
   { name: 'report', summary: 'HTML + PDF report of a results folder: Tables 1–8 beside the paper, charts, significance, drill-down', load: () => import('./commands/report.ts') },
+  { name: 'export', summary: 'results as tidy tables for pandas, polars and R: Parquet or CSV, one file per table', load: () => import('./commands/export.ts') },
   { name: 'regressions', summary: 'check a config\'s numbers against the expected values in regressions/ (equality), or update them', load: () => import('./commands/regressions.ts') },
   { name: 'synth', summary: 'generate a synthetic S2ORC-shaped corpus (jsonl.gz shards)', load: () => import('./commands/synth.ts') },
   { name: 'corpus build', summary: 'read S2ORC shards, validate, prefilter, write the compact corpus store', load: () => import('./commands/corpus-build.ts') },

@@ -48,6 +48,16 @@ export interface MdcrProtocolConfig {
   models: number;
 }
 
+/** A BEIR-layout retrieval task (corpus/beir.ts) every model runs on, beside the paper's protocols. */
+export interface BeirProtocolConfig {
+  /** The task's folder: corpus.jsonl, queries.jsonl, qrels/<split>.tsv. */
+  path: string;
+  /** Its qrels split (qrels/<split>.tsv); run as the task's test cells. */
+  split: string;
+  /** Name in files and tables (default: the folder's name, e.g. scidocs). */
+  name: string;
+}
+
 export interface ExperimentConfig {
   name: string;
   seed: number;
@@ -66,7 +76,7 @@ export interface ExperimentConfig {
   /** Validation split for tuning: paper-sized query count, drawn like the test split, disjoint from it. */
   validation: { queries: number };
   models: ModelConfig[];
-  protocols: { dataset?: DatasetProtocolConfig; field?: FieldProtocolConfig; mdcr?: MdcrProtocolConfig };
+  protocols: { dataset?: DatasetProtocolConfig; field?: FieldProtocolConfig; mdcr?: MdcrProtocolConfig; beir?: BeirProtocolConfig };
   /** Where named dense models live (<modelsDir>/<name>/); a missing folder is a recorded skip, not an error. */
   modelsDir?: string;
   /** A query whose ranked list comes back empty counts 0 in every mean ('zero', trec_eval -c) or fails the cell. */
@@ -82,7 +92,8 @@ const KNOWN_KEYS: Record<string, string[]> = {
   corpus: ['synthetic', 'store', 'prefilter'],
   'corpus.synthetic': ['articles', 'seed'],
   validation: ['queries'],
-  protocols: ['dataset', 'field', 'mdcr'],
+  protocols: ['dataset', 'field', 'mdcr', 'beir'],
+  'protocols.beir': ['path', 'split', 'name'],
   'protocols.dataset': ['queries', 'pools', 'repeats'],
   'protocols.field': ['queries', 'pool', 'repeats', 'fields'],
   'protocols.mdcr': ['positives', 'perType', 'modelDepth', 'mostCited', 'models'],
@@ -206,7 +217,15 @@ export function parseConfig(text: string, file: string, overrides: ConfigOverrid
       models: r.num([...p, 'models'], 3, posInt, 'a positive integer'),
     };
   }
-  if (!protocols.dataset && !protocols.field) r.fail(['protocols'], 'name at least one protocol: dataset, field (and mdcr)');
+  if (r.has(['protocols', 'beir'])) {
+    const p = ['protocols', 'beir'];
+    const path = r.str([...p, 'path']);
+    if (!path) r.fail([...p, 'path'], 'give the folder of a BEIR-layout task (corpus.jsonl, queries.jsonl, qrels/<split>.tsv)');
+    const name = r.str([...p, 'name'], path!.replace(/\/+$/, '').replace(/^.*\//, ''))!;
+    if (!/^[A-Za-z0-9._-]+$/.test(name)) r.fail([...p, 'name'], `a task name is a file name (letters, digits, . _ -), got '${name}'`);
+    protocols.beir = { path: path!, split: r.str([...p, 'split'], 'test')!, name };
+  }
+  if (!protocols.dataset && !protocols.field && !protocols.beir) r.fail(['protocols'], 'name at least one protocol: dataset, field (and mdcr), beir');
   let settings: Setting[] | undefined;
   if (r.has(['setting'])) {
     const one = (p: (string | number)[]) => {

@@ -20,6 +20,8 @@ export function dryRun(cfg: ExperimentConfig, opts: { memoryBytes?: number } = {
   const f = cfg.protocols.field;
   if (f) lines.push(`field level: ${f.fields.length} fields × ${f.queries} queries, pools of ${sizeLabel(f.pool)} × ≤ ${f.repeats} repeats (one where the field-cited set is not larger)`);
   if (cfg.protocols.mdcr) lines.push(`MDCR: test = the field-level queries, val = ${f!.queries} disjoint queries per field (what is left where a field has fewer); ${cfg.protocols.mdcr.positives} positives + 6 types × ${cfg.protocols.mdcr.perType} negatives`);
+  const beir = cfg.protocols.beir;
+  if (beir) lines.push(`BEIR task ${beir.name}: ${beir.path} (qrels/${beir.split}.tsv), every BM25 and dense model on the task's own store, one cell each (not in the estimate below)`);
   lines.push(`cells: ${groups.length} pool groups × ${cfg.models.length} models = ${groups.length * cfg.models.length} (top ${cfg.k}; ${cfg.measures.join(', ')})`);
   const articles = storeArticles(cfg);
   lines.push('', 'estimate on a 2-core machine (per-unit costs from docs/benchmarks.md; rough):');

@@ -16,7 +16,8 @@ import { UNIT } from './kinds/cost.ts';
 export type Split = 'test' | 'val';
 
 export interface PoolGroup {
-  protocol: 'dataset' | 'field';
+  /** beir: a BEIR-layout task (beir-stage.ts), not in planGroups: it runs on a store of its own. */
+  protocol: 'dataset' | 'field' | 'beir';
   split: Split;
   field: Field | null;
   /** Requested pool size (the actual one is smaller only for an exhausted field-cited set). */
@@ -25,10 +26,13 @@ export interface PoolGroup {
   queries: number;
   /** Present only for the inductive setting (Goyal et al. 2026 §3.1); absent = transductive, the paper's. */
   setting?: 'inductive';
+  /** BEIR protocol: the task's name. */
+  task?: string;
 }
 
 /** Folder of a group's files under runs/<model>/, qrels/ and cells/<model>/: e.g. dataset/4k-r1, field/Bio/r2. */
 export function groupPath(g: PoolGroup): string {
+  if (g.protocol === 'beir') return `beir/${g.task}`;
   const proto = `${g.split === 'test' ? g.protocol : `${g.protocol}-val`}${g.setting ? `-${g.setting}` : ''}`;
   return g.protocol === 'dataset' ? `${proto}/${sizeLabel(g.poolSize)}-r${g.repeat}` : `${proto}/${FIELD_ABBREV[g.field!]}/r${g.repeat}`;
 }

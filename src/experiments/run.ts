@@ -34,6 +34,7 @@ import { runGroup, type GroupContext } from './cells.ts';
 import { encodePlan, exhaustedField } from './encode-stage.ts';
 import { groupPath, planGroups, type PoolGroup } from './plan.ts';
 import { runMdcrStage } from './mdcr-stage.ts';
+import { runBeirStage } from './beir-stage.ts';
 import { QuerySplits } from './splits.ts';
 import { corpusKey } from '../corpus/store-key.ts';
 import type { Device } from '../retrieval/dense/encoder.ts';
@@ -86,6 +87,8 @@ interface Prepared {
   splits: QuerySplits;
   excluded: ReturnType<typeof loadQueryExclusion>;
   ctx: GroupContext;
+  /** What the models were built with (the BEIR stage builds encoders on its task's store with it). */
+  build: BuildContext;
   groups: PoolGroup[];
   timed: <T>(stage: string, f: () => Promise<T>) => Promise<T>;
   timings: Record<string, number>;
@@ -145,7 +148,7 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
     store, resultsDir: dir, seed: cfg.seed, queryYear: cfg.queryYear, k: cfg.k, measureNames: cfg.measures, measures, sampleKey, emptyLists: cfg.emptyLists,
     log: (l) => log(`[cells] ${l}`), lockStaleMs: opts.lockStaleMs,
   };
-  return { store, info, ready, skipped, tuning, splits, excluded, ctx, groups: planGroups(cfg), timed, timings, log };
+  return { store, info, ready, skipped, tuning, splits, excluded, ctx, build, groups: planGroups(cfg), timed, timings, log };
 }
 
 function shortKey(s: ValidationShortfall): string {
@@ -205,6 +208,12 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
   });
   progress.finish();
 
+  // 4b. the BEIR task: every BM25 and dense model on the task's own store, one cell each.
+  const beir = cfg.protocols.beir
+    ? await timed('beir', () => runBeirStage({ cfg, ctx, build: p.build, ready, log: (l) => log(`[beir] ${l}`) }))
+    : undefined;
+  if (beir) cells.push(...beir.cells);
+
   // 5. MDCR (§4): built from the field-level queries and the models' top lists, then scored and evaluated.
   const mdcr = cfg.protocols.mdcr
     ? await timed('mdcr', () => runMdcrStage({ cfg, store, dir, models: ready.filter((m) => m.firstStage), scorers: ready, splits, pools: fieldPools, log: (l) => log(`[mdcr] ${l}`) }))
@@ -222,7 +231,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
     models: ready.map((m) => ({ name: m.name, kind: m.kind, weights: m.weights, settings: m.settings, ...(m.summary ? { summary: m.summary } : {}) })),
     skipped, tuning,
     excluded: { files: excluded.files },
-    fieldRepeats, ...(shortfalls.length ? { validationShortfalls: shortfalls } : {}), cells, ...(mdcr ? { mdcr } : {}), ...(significance ? { significance } : {}),
+    fieldRepeats, ...(shortfalls.length ? { validationShortfalls: shortfalls } : {}), cells, ...(mdcr ? { mdcr } : {}), ...(beir ? { beir: beir.record } : {}), ...(significance ? { significance } : {}),
   };
   writeFileAtomic(join(dir, 'results.json'), JSON.stringify(results, null, 1) + '\n');
   const report = renderMarkdownReport(results, loadPaperNumbers());

@@ -22,6 +22,7 @@ import { storedSignificance } from './significance.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { worstQueries, type WorstQueriesOptions } from './drilldown.ts';
 import { mdcrBuildCounts, mdcrCandidates } from './mdcr-files.ts';
+import { groupOf, mdcrEvaluations, tidyColumns, tidyTables, TIDY_TABLE_NAMES, type TidyTableName } from './tidy.ts';
 
 export { aq };
 export type Frame = ColumnTable;
@@ -42,23 +43,19 @@ export class Html {
 /** Which cells `queries()` reads (every given key must match). */
 export interface CellFilter {
   model?: string;
-  protocol?: 'dataset' | 'field';
+  protocol?: 'dataset' | 'field' | 'beir';
   split?: 'test' | 'val';
   field?: string;
+  /** A BEIR task's name. */
+  task?: string;
   group?: string;
   pool?: number;
   setting?: 'transductive' | 'inductive';
 }
 
-/** The pool group of a cell: cells/<model>/<group>.json → <group> (dataset/4k-r1, field/Bio/r1 …). */
-function groupOf(c: CellSummary): string {
-  const prefix = `cells/${c.model}/`;
-  return c.file.startsWith(prefix) ? c.file.slice(prefix.length).replace(/\.json$/, '') : c.file;
-}
-
 function cellColumns(c: CellSummary) {
   return {
-    model: c.model, protocol: c.protocol, split: c.split, group: groupOf(c), field: c.field, pool: c.poolSize,
+    model: c.model, protocol: c.protocol, split: c.split, group: groupOf(c), field: c.field, task: c.task ?? null, pool: c.poolSize,
     poolMembers: c.poolMembers, repeat: c.repeat, setting: c.setting ?? 'transductive', queries: c.queries, emptyLists: c.emptyLists,
   };
 }
@@ -92,24 +89,28 @@ export class ResultsFrames {
       model: m.model, protocol: m.protocol, field: m.field, pool: m.poolSize, setting: m.setting ?? 'transductive', repeats: m.repeats,
       ...m.means, ...Object.fromEntries(Object.entries(m.sd).map(([k, v]) => [`${k}_sd`, v])),
     })));
-    this.tuning = aq.from(r.tuning.flatMap((t) => t.grid.map((g) => ({
-      model: t.model, measure: t.measure, queries: t.queries, pool: t.poolSize, k1: g.k1, b: g.b, score: g.score,
-      chosen: g.k1 === t.chosen.k1 && g.b === t.chosen.b,
-    }))));
-    this.models = aq.from(r.models.map((m) => ({ model: m.name, kind: m.kind, weights: m.weights, settings: JSON.stringify(m.settings) })));
+    this.tuning = this.tidy('tuning').rename({ pool_size: 'pool' });
+    this.models = this.tidy('models');
     const sig = storedSignificance(r);
     if (sig) this.significance = significanceFrameOf(sig.baseline, sig.rows);
     if (r.mdcr) {
       const m = r.mdcr;
-      const results = Object.entries(m.results).flatMap(([model, e]) => [['all', e.all] as const, ...Object.entries(e.types)].flatMap(([candidates, s]) => [
-        ...s.fields.map((f) => ({ model, candidates, field: f.field, queries: f.queries, ...f.values })),
-        { model, candidates, field: 'AVG', queries: s.fields.reduce((n, f) => n + f.queries, 0), ...s.avg },
-      ]));
+      const results = mdcrEvaluations(r).map(({ values, ...e }) => ({ ...e, ...values }));
       this.mdcr = {
         chosenModels: m.chosenModels, notes: m.notes, results: aq.from(results),
         jaccard: aq.from(m.jaccard.models.map((a, i) => ({ model: a, ...Object.fromEntries(m.jaccard.models.map((b, j) => [b, m.jaccard.matrix[i][j]])), average: m.jaccard.average[i] }))),
       };
     }
+  }
+
+  /**
+   * A tidy table of `citebench export` (cells, per_query, tuning, mdcr_fields, mdcr_types, models), the same rows
+   * and columns as its Parquet and CSV files (README "Exported results").
+   */
+  tidy(name: TidyTableName): Frame {
+    const t = tidyTables(this.dir, this.index).find((x) => x.name === name);
+    if (!t) throw new CitebenchError(`no tidy table '${name}' (have: ${TIDY_TABLE_NAMES.join(', ')})`);
+    return aq.table(tidyColumns(t));
   }
 
   /**

@@ -79,6 +79,7 @@ export function buildTables(r: ResultsIndex, paper: PaperNumbers | undefined): R
     fieldTable(r, rows, sig, paper, 7),
     fieldTable(r, rows, sig, paper, 8),
     ...inductiveTables(r, ind, sig),
+    beirTable(r, rows, paper),
     significanceTable(r),
   ];
   return out.filter((t): t is ReportTable => !!t);
@@ -259,6 +260,37 @@ function significanceTable(r: ResultsIndex): ReportTable | undefined {
   };
 }
 
+/**
+ * The BEIR task of the run (protocols.beir): each model's values ×100 on the task's own documents, queries and
+ * graded judgements. For a SciDocs task the prior-work SciDocs "Cite" numbers of the paper's Table 6 stand beside
+ * as columns of their own, labelled: another protocol (30 candidates per query), so never a difference.
+ */
+function beirTable(r: ResultsIndex, rows: MeanRow[], paper: PaperNumbers | undefined): ReportTable | undefined {
+  const b = r.beir;
+  const cells = rows.filter((x) => x.protocol === 'beir');
+  if (!b || !cells.length) return undefined;
+  const prior = paper && /scidocs/i.test(b.name) ? paper.table6_scidocs_cite : undefined;
+  const priorOf = (model: string) => prior?.values[model as keyof typeof prior.values];
+  const models = paperOrder([...new Set(cells.map((x) => x.model))]);
+  const body: TableRow[] = models.map((model) => {
+    const row = cells.find((x) => x.model === model)!;
+    const own: ValueCell[] = r.measures.map((m) => ({ kind: 'value', value: 100 * row.means[m] }));
+    const p = priorOf(model);
+    return { label: model, note: noteOf(r, model), cells: prior ? [...own, { kind: 'value', value: p?.MAP }, { kind: 'value', value: p?.nDCG }] : own };
+  });
+  markBest(body, (_, j) => String(j));
+  const notRun = b.notRun.length ? ` Not run on it: ${b.notRun.map((x) => `${x.name} (${x.reason})`).join('; ')}.` : '';
+  return {
+    id: 'beir', title: `BEIR task ${b.name} (${b.split})`, rowHead: 'model',
+    intro: `A BEIR-layout retrieval task beside the paper's protocols: ${b.queries} judged queries of qrels/${b.split}.tsv, each searched over the task's ${b.documents} documents ` +
+      `(BM25 statistics of those documents alone), ${b.judgements} graded judgements (nDCG uses the labels as gains); top ${r.k}, values ×100. ` +
+      'These numbers come from the task\'s own data, not from the run\'s corpus.' +
+      (prior ? ` The last two columns are the paper's Table 6: SciDocs "Cite" ${prior.note} — another protocol (each query ranks 30 candidates), shown beside, not compared.` : '') + notRun,
+    columns: prior ? [...r.measures, 'Table 6 MAP', 'Table 6 nDCG'] : r.measures,
+    rows: body,
+  };
+}
+
 function table5(r: ResultsIndex, paper: PaperNumbers): ReportTable {
   const inRun = new Set<string>([
     ...r.cells.filter((c) => c.field).map((c) => FIELD_ABBREV[c.field!]),
@@ -280,7 +312,7 @@ function table6(paper: PaperNumbers): ReportTable {
   markBest(body, (_, j) => String(j));
   return {
     id: 'table6', number: 6, title: 'SciDocs "Cite" as reported by prior work (App. A.3)', rowHead: 'model', paperOnly: true,
-    intro: `The paper's Table 6, ${t.note}; citebench does not run SciDocs. Values in %.`,
+    intro: `The paper's Table 6, ${t.note}; citebench runs SciDocs only as a BEIR-format task (protocols.beir: the "BEIR task" table), another protocol. Values in %.`,
     columns: ['MAP', 'nDCG'],
     rows: body,
   };

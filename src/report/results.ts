@@ -24,9 +24,12 @@ export interface CellRecord {
   /** Hash of everything that determines the cell (corpus, model fingerprint, protocol, sizes, seed). */
   key: string;
   model: string;
-  protocol: 'dataset' | 'field';
+  /** beir: a BEIR-layout task (corpus/beir.ts), named by `task`; its pool is the task's corpus. */
+  protocol: 'dataset' | 'field' | 'beir';
   split: 'test' | 'val';
   field: Field | null;
+  /** BEIR protocol: the task's name. */
+  task?: string;
   poolSize: number;
   /** Present only for the inductive setting (queries and pool disjoint, candidates strictly older); absent = transductive. */
   setting?: 'inductive';
@@ -103,6 +106,20 @@ export function shortfallText(s: ValidationShortfall): string {
   return shortfallNote(where, s.sampled, s.requested, s.eligible);
 }
 
+/** The BEIR task of a run (protocols.beir): its size and files; its cells are the `protocol: 'beir'` ones. */
+export interface BeirRecord {
+  name: string;
+  split: string;
+  /** Corpus documents (the pool), judged queries, judgement lines. */
+  documents: number;
+  queries: number;
+  judgements: number;
+  /** SHA-256 of corpus.jsonl, queries.jsonl and qrels/<split>.tsv. */
+  sha256: { corpus: string; queries: string; qrels: string };
+  /** Models of the run that were not run on the task, and why. */
+  notRun: { name: string; reason: string }[];
+}
+
 export interface ResultsIndex {
   format: 'citebench-results';
   version: 1;
@@ -130,6 +147,8 @@ export interface ResultsIndex {
   validationShortfalls?: ValidationShortfall[];
   cells: CellSummary[];
   mdcr?: MdcrRecord;
+  /** The BEIR task (protocols.beir), when the config has one. */
+  beir?: BeirRecord;
   /**
    * Every paired test against the baseline that a table marks, computed once by the run
    * (experiments/significance-stage.ts). Absent in a results.json of an older citebench (significanceNote).
@@ -199,8 +218,10 @@ export function readCell(dir: string, cell: Pick<CellSummary, 'file'>): CellReco
 /** Mean over repeats per (model, protocol, field, pool size) of the test split: what the paper's tables print. */
 export interface MeanRow {
   model: string;
-  protocol: 'dataset' | 'field';
+  protocol: 'dataset' | 'field' | 'beir';
   field: Field | null;
+  /** BEIR protocol: the task's name. */
+  task?: string;
   poolSize: number;
   /** Present only for the inductive setting. */
   setting?: 'inductive';
@@ -210,11 +231,11 @@ export interface MeanRow {
   sd: Record<string, number>;
 }
 
-export function meanOverRepeats(cells: (Pick<CellSummary, 'model' | 'protocol' | 'split' | 'field' | 'poolSize' | 'means'> & { setting?: 'inductive' })[]): MeanRow[] {
+export function meanOverRepeats(cells: (Pick<CellSummary, 'model' | 'protocol' | 'split' | 'field' | 'poolSize' | 'means'> & { setting?: 'inductive'; task?: string })[]): MeanRow[] {
   const groups = new Map<string, typeof cells>();
   for (const c of cells) {
     if (c.split !== 'test') continue;
-    const k = `${c.model}\u0000${c.protocol}\u0000${c.field}\u0000${c.poolSize}\u0000${c.setting ?? ''}`;
+    const k = `${c.model}\u0000${c.protocol}\u0000${c.field}\u0000${c.poolSize}\u0000${c.setting ?? ''}\u0000${c.task ?? ''}`;
     if (!groups.has(k)) groups.set(k, []);
     groups.get(k)!.push(c);
   }
@@ -226,6 +247,7 @@ export function meanOverRepeats(cells: (Pick<CellSummary, 'model' | 'protocol' |
       protocol: g[0].protocol,
       field: g[0].field,
       poolSize: g[0].poolSize,
+      ...(g[0].task ? { task: g[0].task } : {}),
       ...(g[0].setting ? { setting: g[0].setting } : {}),
       repeats: g.length,
       means: Object.fromEntries(names.map((n) => [n, mean(n)])),

@@ -80,7 +80,7 @@ export async function writeReport(resultsDir: string, opts: ReportOptions): Prom
   const notes = existsSync(notesPath) ? notesHtml(readFileSync(notesPath, 'utf8')) : '';
   const versions = { citebench: citebenchVersion(), node: process.version, ...(await vegaVersions()) };
 
-  const tocLabel = (t: ReportTable) => (t.number ? `Table ${t.number}${t.setting ? ` (${t.setting})` : ''}` : 'Significance');
+  const tocLabel = (t: ReportTable) => (t.number ? `Table ${t.number}${t.setting ? ` (${t.setting})` : ''}` : t.id === 'beir' ? 'BEIR task' : 'Significance');
   const toc = [...tables.map((t) => `<a href="#${esc(t.id)}">${esc(tocLabel(t))}</a>`), charts.length ? '<a href="#charts">Charts</a>' : '', drill.length ? '<a href="#drilldown">Drill-down</a>' : '', notes ? '<a href="#notes">Notes</a>' : ''].filter(Boolean);
   const body = [
     `<header><h1>citebench report — ${esc(r.name)}</h1>${bannerHtml(r)}`,
