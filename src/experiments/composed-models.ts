@@ -59,7 +59,7 @@ function need(ctx: ComposeContext, name: string, by: string): ReadyModel {
 }
 
 function combine(ws: Weights[]): Weights {
-  return ws.includes('random') ? 'random' : ws.every((w) => w === 'lexical') ? 'lexical' : 'trained';
+  return ws.includes('random') ? 'random' : ws.includes('imported') ? 'imported' : ws.every((w) => w === 'lexical') ? 'lexical' : 'trained';
 }
 
 async function loadCrossEncoder(ref: CrossEncoderRef, ctx: ComposeContext, name: string): Promise<{ retriever: CrossEncoderRetriever; weights: Weights; dir: string }> {

@@ -91,7 +91,22 @@ export interface CrossEncoderRef {
   maxLength?: number;
 }
 
-export type ModelConfig = Bm25ModelConfig | DenseModelConfig | NavigationModelConfig | ProfilerModelConfig | RerankModelConfig;
+/** Vectors computed elsewhere (experiments/imported-model.ts): `{ embeddings: FILE, distance: l2|ip }`. */
+export interface EmbeddingsModelConfig {
+  kind: 'embeddings';
+  name: string;
+  /** SciRepEval JSONL, .npy or .safetensors (docs/dense.md, "Embeddings from Python"). */
+  embeddings: string;
+  /** Paper ids of a .npy / .safetensors file (default X.ids.txt beside it). */
+  ids?: string;
+  distance: 'l2' | 'ip';
+  /** A pool article without a vector is an error instead of a counted skip. */
+  strict: boolean;
+  /** What the user says the vectors are (absent: imported, of unknown provenance). */
+  weights?: 'trained' | 'random';
+}
+
+export type ModelConfig = Bm25ModelConfig | DenseModelConfig | NavigationModelConfig | ProfilerModelConfig | RerankModelConfig | EmbeddingsModelConfig;
 
 /** transductive: the paper's protocol; inductive: Goyal et al. 2026 §3.1 (disjoint, strictly earlier candidates). */
 export type Setting = 'transductive' | 'inductive';
@@ -390,7 +405,9 @@ function parseModels(r: Reader): ModelConfig[] {
     if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name)) r.fail(p, `model names are used in file names: letters, digits, '.', '_', '-' only`);
     const body = r.raw(p);
     if (body !== null && (typeof body !== 'object' || Array.isArray(body))) r.fail(p, 'a model is a mapping of its settings ({} for the defaults)');
-    const kind = r.str([...p, 'kind'], name === 'bm25' ? 'bm25' : 'dense');
+    // `{ embeddings: FILE, … }` needs no kind: the key says it.
+    const kind = r.str([...p, 'kind'], name === 'bm25' ? 'bm25' : body && typeof body === 'object' && 'embeddings' in body ? 'embeddings' : 'dense');
+    if (kind === 'embeddings') return parseEmbeddings(r, p, name);
     if (kind === 'navigation' || kind === 'profiler' || kind === 'rerank') return parseComposed(r, p, name, kind, names.slice(0, names.indexOf(name)));
     if (kind === 'bm25') {
       r.checkKeys(p, BM25_KEYS);
@@ -411,7 +428,7 @@ function parseModels(r: Reader): ModelConfig[] {
         tune,
       };
     }
-    if (kind !== 'dense') r.fail([...p, 'kind'], `must be bm25, dense, navigation, profiler or rerank, got '${kind}'`);
+    if (kind !== 'dense') r.fail([...p, 'kind'], `must be bm25, dense, embeddings, navigation, profiler or rerank, got '${kind}'`);
     r.checkKeys(p, DENSE_KEYS);
     const oneOf = <T extends string>(key: string, allowed: readonly T[]): T | undefined => {
       const v = r.str([...p, key]);
@@ -441,6 +458,23 @@ function parseModels(r: Reader): ModelConfig[] {
       hnsw,
     };
   });
+}
+
+/** `{ embeddings: FILE, distance: l2|ip, ids?, strict?, weights? }`: vectors computed elsewhere. */
+function parseEmbeddings(r: Reader, p: string[], name: string): EmbeddingsModelConfig {
+  r.checkKeys(p, ['kind', 'embeddings', 'ids', 'distance', 'strict', 'weights']);
+  const file = r.str([...p, 'embeddings']) ?? r.fail([...p, 'embeddings'], 'is required: the vectors file (.jsonl, .npy or .safetensors)');
+  if (!/\.(jsonl?|npy|safetensors)$/i.test(file)) r.fail([...p, 'embeddings'], `'${file}' is not a .jsonl (SciRepEval), .npy or .safetensors file`);
+  const ids = r.str([...p, 'ids']);
+  if (ids !== undefined && /\.jsonl?$/i.test(file)) r.fail([...p, 'ids'], 'a JSONL file names its papers itself (doc_id); ids is for .npy and .safetensors');
+  const distance = r.str([...p, 'distance']) ?? r.fail([...p, 'distance'], 'is required: l2 or ip, the distance the vectors were made for (SPECTER, SciNCL: l2)');
+  if (distance !== 'l2' && distance !== 'ip') r.fail([...p, 'distance'], `must be l2 or ip, got '${distance}'`);
+  const weights = r.str([...p, 'weights'], 'imported');
+  if (weights !== 'imported' && weights !== 'trained' && weights !== 'random') r.fail([...p, 'weights'], `must be imported (default: provenance unknown), trained or random, got '${weights}'`);
+  return {
+    kind: 'embeddings', name, embeddings: file, ...(ids !== undefined ? { ids } : {}), distance, strict: r.bool([...p, 'strict'], false),
+    ...(weights !== 'imported' ? { weights } : {}),
+  };
 }
 
 /** `fp16: true` (kept out of the canonical config when false, so existing configs keep their hash). */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { CorpusStore } from '../corpus/store.ts';
 import { FIELDS, type Field } from '../corpus/fields.ts';
 import { evaluateMdcr, mdcrNegativeTypes, readJsonFile, type MdcrBenchmark, type MdcrResult } from '../eval/mdcr.ts';
-import { mdcrPairs, mdcrScoresText, readMdcrData, scoreMdcrBm25, scoreMdcrDense } from '../retrieval/mdcr-score.ts';
+import { mdcrPairs, mdcrScoresText, readMdcrData, scoreMdcrBm25, scoreMdcrDense, scoreMdcrStored } from '../retrieval/mdcr-score.ts';
 import { shortfallText, type MdcrRecord, type MdcrSummary } from '../report/results.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import type { ExperimentConfig } from './config.ts';
@@ -66,10 +66,20 @@ export async function runMdcrStage(a: MdcrStageArgs): Promise<MdcrRecord> {
   const files: Record<string, string> = {
     test: 'mdcr/mdcr_test.json', test_data: 'mdcr/mdcr_test_data.jsonl', val: 'mdcr/mdcr_val.json', val_data: 'mdcr/mdcr_val_data.jsonl', report: 'mdcr/mdcr_build_report.json',
   };
+  const stored = (m: ReadyModel) => {
+    const r = scoreMdcrStored(data, pairs, m.embeddings!, (id) => a.store.indexOf(id), m.settings.distance as 'l2' | 'ip', { data: dataPath, vectors: m.imported!.file, strict: m.imported!.strict });
+    if (r.lacking.count) {
+      a.log(`${m.name}: ${r.lacking.count} MDCR candidate(s) have no vector and rank last (${r.lacking.first.join(', ')}${r.lacking.count > r.lacking.first.length ? ', …' : ''})`);
+      m.settings.mdcrWithoutVector = r.lacking.count;
+    }
+    return r.scores;
+  };
   for (const m of a.models) {
     const scores = m.kind === 'bm25'
       ? await scoreMdcrBm25(data, pairs, { k1: m.settings.k1 as number, b: m.settings.b as number, accurate: m.settings.accurate as boolean })
-      : await scoreMdcrDense(data, pairs, m.encoder!, m.settings.distance as 'l2' | 'ip');
+      : m.imported
+        ? stored(m)
+        : await scoreMdcrDense(data, pairs, m.encoder!, m.settings.distance as 'l2' | 'ip');
     const scoresFile = `mdcr/scores/${m.name}.json`;
     writeFileAtomic(join(a.dir, scoresFile), mdcrScoresText(data, pairs, scores));
     files[`scores_${m.name}`] = scoresFile;

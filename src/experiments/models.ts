@@ -16,8 +16,11 @@ import { DenseRetriever } from '../retrieval/dense/retriever.ts';
 import { CitebenchError } from '../util/errors.ts';
 import type { Bm25ModelConfig, DenseModelConfig, ModelConfig } from './config.ts';
 
-/** What a report must say about a model's weights: only `trained` numbers can be findings. */
-export type Weights = 'lexical' | 'trained' | 'random';
+/**
+ * What a report must say about a model's weights: only `trained` numbers can be findings; `imported` vectors
+ * (computed outside citebench, provenance unknown) are said to be so.
+ */
+export type Weights = 'lexical' | 'trained' | 'random' | 'imported';
 
 export interface ModelInfo {
   name: string;
@@ -33,6 +36,8 @@ export interface ReadyModel extends ModelInfo {
   encoder?: Encoder;
   /** Dense models: their embedding store (the runner's encode stage fills it; a dense Profiler builds its profiles from it). */
   embeddings?: EmbeddingStore;
+  /** Vectors imported from a file (kind embeddings): no encoder; `strict` = a pool article without a vector is an error. */
+  imported?: { file: string; strict: boolean };
   release(): Promise<void>;
 }
 

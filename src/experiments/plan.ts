@@ -141,18 +141,22 @@ function perQuery(cfg: ExperimentConfig, m: Model, pool: number, articles: numbe
   const scorers = (parts: { model: string }[], candidates: number) => parts.reduce((t, p) => {
     if (p.model === 'cross-encoder') return t + candidates * COST.crossEncoderPerPair;
     const s = byName(p.model);
-    return t + (s.kind === 'dense' || (s.kind === 'profiler' && byName(s.base).kind === 'dense') ? candidates * COST.dim * COST.densePerQueryDocDim : candidates * COST.rescorePerCandidate);
+    return t + (isVectors(s) || (s.kind === 'profiler' && isVectors(byName(s.base))) ? candidates * COST.dim * COST.densePerQueryDocDim : candidates * COST.rescorePerCandidate);
   }, 0);
   switch (m.kind) {
     case 'bm25': return ((pool < SLICE_BELOW * articles ? pool : articles) * COST.bm25PerQueryIndexed + COST.bm25PerQuery) * (processes ? 1 : COST.threadsSlowdown);
-    case 'dense': return pool * COST.dim * COST.densePerQueryDocDim;
+    case 'dense':
+    case 'embeddings': return pool * COST.dim * COST.densePerQueryDocDim;
     case 'profiler':
-      if (byName(m.base).kind === 'dense') return pool * COST.dim * COST.densePerQueryDocDim;
+      if (isVectors(byName(m.base))) return pool * COST.dim * COST.densePerQueryDocDim;
       return pool * profilePostings(m) * (m.topTerms ? COST.profileSearchPerPosting.topTerms : COST.profileSearchPerPosting.all);
     case 'navigation': return perQuery(cfg, byName(m.first), pool, articles, processes) + m.kd.reduce((t, kd, i) => t + scorers(m.scorer, kd + m.kc[i]), 0);
     case 'rerank': return perQuery(cfg, byName(m.first), pool, articles, processes) + scorers(m.scorer, m.depth);
   }
 }
+
+/** Models that search stored vectors (an encoder's or imported ones). */
+const isVectors = (m: Model) => m.kind === 'dense' || m.kind === 'embeddings';
 
 const profilePostings = (m: { topTerms?: number }) => (m.topTerms ? Math.min(COST.profilePostings, COST.profileOwnTerms + m.topTerms) : COST.profilePostings);
 
@@ -162,7 +166,7 @@ function perGroup(cfg: ExperimentConfig, m: Model, pool: number): { seconds: num
   // Navigation and re-ranking sample, slice and search the pool with their first stage: its per-group part.
   if (m.kind === 'navigation' || m.kind === 'rerank') return { seconds: perGroup(cfg, cfg.models.find((x) => x.name === m.first)!, pool).seconds, bytes: 0 };
   if (m.kind !== 'profiler') return { seconds: 0, bytes: 0 };
-  if (cfg.models.find((x) => x.name === m.base)!.kind === 'dense') {
+  if (isVectors(cfg.models.find((x) => x.name === m.base)!)) {
     // One vector add per citing edge, and the pool's vectors plus their profiles in memory.
     return { seconds: pool * COST.citingPerCandidate * COST.dim * COST.densePerQueryDocDim, bytes: 2 * pool * COST.dim * 4 };
   }
@@ -179,7 +183,8 @@ function modelBytes(cfg: ExperimentConfig, m: Model, articles: number, processes
   const graph = articles * (4 * COST.citationsPerArticle[cfg.corpus.synthetic ? 'synthetic' : 'store'] + 1);
   switch (m.kind) {
     case 'bm25': return articles * COST.indexBytesPerArticle * (processes ? 1 + COST.searchProcesses : 1);
-    case 'dense': return 0;
+    case 'dense':
+    case 'embeddings': return 0;
     case 'profiler': return modelBytes(cfg, byName(m.base), articles, processes) + graph;
     case 'navigation':
     case 'rerank': {
@@ -197,7 +202,7 @@ function assumptionOf(cfg: ExperimentConfig, m: Model): string | undefined {
     return `Navigation: ${m.first}'s search plus re-scoring ≤ k_d + k_c candidates per iteration, +36 µs per candidate (measured at a 2 M pool: 35 ms per query of 1,000 candidates), assumed the same at every pool size and iteration; memory adds the outbound citation graph (4 bytes per citation).${ce}`;
   }
   if (m.kind === 'rerank') return `Re-ranking: ${m.first}'s search plus re-scoring its top ${m.depth}, costed as navigation's re-scoring (per candidate).${ce}`;
-  if (m.kind === 'profiler' && byName(m.base).kind === 'dense') {
+  if (m.kind === 'profiler' && isVectors(byName(m.base))) {
     return 'Dense Profiler (not measured): one vector add per citing edge (~28 per candidate), the pool\'s vectors and profiles in memory; citing articles outside the pool must be encoded too, up to the whole corpus.';
   }
   if (m.kind === 'profiler') {
@@ -246,7 +251,7 @@ export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticl
         tune = ` (+ tuning, ${points} grid points)`;
       }
       const largest = Math.max(...gs.map((g) => g.poolSize));
-      const bytes = modelBytes(cfg, m, articles, processes) + perGroup(cfg, m, largest).bytes + (m.kind === 'dense' ? largest * COST.dim * 4 : 0);
+      const bytes = modelBytes(cfg, m, articles, processes) + perGroup(cfg, m, largest).bytes + (isVectors(m) ? largest * COST.dim * 4 : 0);
       const label = settings.length > 1 ? ` — ${setting}` : '';
       const what = m.kind === 'profiler' ? `, ${gs.length} profile builds` : '';
       out.push({ stage: `cells ${m.name}${label}${tune}${what}`, seconds, bytes, ...(si === 0 && assumptionOf(cfg, m) ? { assumption: assumptionOf(cfg, m) } : {}) });

@@ -11,6 +11,7 @@
  * plain `runExperiment` assembles: every cell exists, so it only reads them back, runs MDCR and writes the
  * report — the same bytes as one process.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { memoryLimit } from '../util/memory.ts';
@@ -32,6 +33,7 @@ import { canonicalConfig, configHash, type ExperimentConfig } from './config.ts'
 import { prepareBm25Index, prepareCorpus, type CorpusInfo, type StageLog } from './corpus-stage.ts';
 import { bm25Retriever, denseRetriever, isBaseModel, isSkipped, resolveDense, type ReadyModel, type SkippedModel } from './models.ts';
 import { composedModel } from './composed-models.ts';
+import { checkImportedCoverage, importedModel } from './imported-model.ts';
 import { significanceStage } from './significance-stage.ts';
 import { runGroup, type GroupContext } from './cells.ts';
 import { estimate, formatBytes, formatDuration, groupPath, planGroups, sizeLabel, type PoolGroup } from './plan.ts';
@@ -84,7 +86,7 @@ export function dryRun(cfg: ExperimentConfig, opts: { memoryBytes?: number } = {
   const groups = planGroups(cfg);
   const lines = [`config ${cfg.name} (hash ${configHash(cfg)}), scale ${cfg.scale}, seed ${cfg.seed}`];
   lines.push(cfg.corpus.store ? `corpus: store ${cfg.corpus.store}` : `corpus: ${cfg.corpus.synthetic!.articles} synthetic articles (seed ${cfg.corpus.synthetic!.seed}), prefiltered as in §3`);
-  lines.push(`models: ${cfg.models.map((m) => `${m.name} (${m.kind}${m.kind === 'bm25' ? (m.tune ? ', tuned' : `, k1 ${m.k1} b ${m.b}`) : m.kind === 'dense' ? `, ${m.model}` : m.kind === 'profiler' ? ` of ${m.base}` : ` of ${m.first}`})`).join(', ')}`);
+  lines.push(`models: ${cfg.models.map((m) => `${m.name} (${m.kind}${m.kind === 'bm25' ? (m.tune ? ', tuned' : `, k1 ${m.k1} b ${m.b}`) : m.kind === 'dense' ? `, ${m.model}` : m.kind === 'embeddings' ? `, ${m.embeddings}` : m.kind === 'profiler' ? ` of ${m.base}` : ` of ${m.first}`})`).join(', ')}`);
   if (cfg.settings) lines.push(`settings: ${cfg.settings.join(', ')}`);
   const d = cfg.protocols.dataset;
   if (d) lines.push(`dataset level: ${d.queries} queries of ${cfg.queryYear}, pools ${d.pools.map(sizeLabel).join('/')} × ${d.repeats} repeats`);
@@ -172,6 +174,14 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
         params = t.chosen;
       }
       ready.push(bm25Retriever(m, params, bm25Index!.index, store, bm25Index!.dir, threads));
+    } else if (m.kind === 'embeddings') {
+      if (!existsSync(m.embeddings)) {
+        const s = { name: m.name, reason: `${m.embeddings}: no such embeddings file on this machine` };
+        skipped.push(s);
+        log(`[models] ${m.name}: skipped — ${s.reason}`);
+        continue;
+      }
+      ready.push(await timed(`import ${m.name}`, () => importedModel(m, { store, corpusKey: key, work: cfg.work, threads, log })));
     } else if (m.kind !== 'dense') {
       const c = await timed(`model ${m.name}`, () => composedModel(m, { cfg, store, ready, bm25Index: bm25Index?.index, splits, threads, device: opts.device, log, sampleKey }));
       if ('reason' in c) {
@@ -245,20 +255,26 @@ function poolOptions(cfg: ExperimentConfig, g: PoolGroup) {
  */
 async function encodePlan(p: Prepared, cfg: ExperimentConfig, shard?: Shard): Promise<number> {
   const dense = p.ready.filter((m) => m.embeddings && m.encoder);
-  if (!dense.length) return 0;
+  const imported = p.ready.filter((m) => m.imported);
+  if (!dense.length && !imported.length) return 0;
+  // 1: a query, 2: a pool member (bits).
   const mark = new Uint8Array(p.store.size);
   const memo = new Map<string, boolean>();
   for (const g of p.groups) {
     if (g.repeat > 1 && exhaustedField(p, cfg, g, memo)) continue;
     const queries = p.splits.get(g.protocol, g.split, g.field, g.setting);
-    for (const q of queries) mark[q] = 1;
+    for (const q of queries) mark[q] |= 1;
     const pool = samplePool(p.store, queries, poolOptions(cfg, g));
-    for (const d of pool.members) mark[d] = 1;
+    for (const d of pool.members) mark[d] |= 2;
   }
-  let n = 0;
-  for (let i = 0; i < mark.length; i++) n += mark[i];
-  const union = new Uint32Array(n);
-  for (let i = 0, k = 0; i < mark.length; i++) if (mark[i]) union[k++] = i;
+  const where = (bits: number) => {
+    const out: number[] = [];
+    for (let i = 0; i < mark.length; i++) if (mark[i] & bits) out.push(i);
+    return Uint32Array.from(out);
+  };
+  const union = where(3);
+  // Imported vectors: nothing to encode; the plan's queries must have vectors, pool articles without are counted.
+  for (const m of imported) checkImportedCoverage(m, where(1), where(2), (i) => p.store.id(i), p.log);
   let encoded = 0;
   for (const m of dense) {
     const now = await p.timed(`encode ${m.name}`, () => m.embeddings!.encodeMissing(m.encoder!, p.store, union, { shard, progress: true }));

@@ -20,6 +20,8 @@ import { Bm25Retriever } from './bm25/retriever.ts';
 import type { Bm25Params } from './bm25/search.ts';
 import type { EncodedBatch } from './dense/encoder.ts';
 import type { Distance } from './dense/models.ts';
+import type { EmbeddingStore } from './dense/store.ts';
+import { sortedFind } from '../util/sorted.ts';
 
 export interface MdcrData {
   /** Paper ids in file order; position = index into `texts`. */
@@ -160,6 +162,47 @@ export async function scoreMdcrDense(data: MdcrData, pairs: MdcrPairs, encoder: 
   const row = new Int32Array(data.ids.length).fill(-1);
   which.forEach((i, k) => (row[i] = k));
   return scorePairs(enc, row, pairs, distance);
+}
+
+/**
+ * Dense scores of every pair from stored vectors (an imported embeddings file has no encoder to encode the data
+ * file's texts): each paper of the data file is looked up by id (`indexOf` gives its corpus index, or -1). A
+ * query without a vector is an error naming it; a candidate without one scores the lowest float32 — ranked
+ * last, as an article without sentences is, and every pair still in the scores file that evaluate.py reads —
+ * and is counted (`strict`: an error naming it).
+ */
+export function scoreMdcrStored(
+  data: MdcrData, pairs: MdcrPairs, store: EmbeddingStore, indexOf: (paperId: string) => number, distance: Distance,
+  where: { data: string; vectors: string; strict: boolean },
+): { scores: RankedLists; lacking: { count: number; first: string[] } } {
+  const used = new Uint8Array(data.ids.length); // 1: a query, 2: a candidate
+  pairs.queries.forEach((q, k) => {
+    used[q] |= 1;
+    for (const c of pairs.candidates[k]) used[c] |= 2;
+  });
+  const present = store.presentMask();
+  const corpusOf = new Int32Array(data.ids.length).fill(-1);
+  const lacking = { count: 0, first: [] as string[] };
+  for (let i = 0; i < used.length; i++) {
+    if (!used[i]) continue;
+    const x = indexOf(data.ids[i]);
+    if (x >= 0 && present[x]) {
+      corpusOf[i] = x;
+      continue;
+    }
+    const why = `no vector for paper ${data.ids[i]} of ${where.data}`;
+    if (used[i] & 1) throw new CitebenchError(`${where.vectors}: ${why}, an MDCR query; every query needs one: add it to the file`);
+    if (where.strict) throw new CitebenchError(`${where.vectors}: ${why}, an MDCR candidate (strict)`);
+    if (lacking.count++ < 5) lacking.first.push(data.ids[i]);
+  }
+  const distinct = Uint32Array.from(new Set(Array.from(corpusOf).filter((x) => x >= 0))).sort();
+  const set = store.load(distinct);
+  // A paper without a vector gets an empty row range: scorePairs gives its pairs the lowest float32.
+  const offsets = new Uint32Array(distinct.length + 2);
+  offsets.set(set.offsets);
+  offsets[distinct.length + 1] = set.offsets[distinct.length];
+  const row = Int32Array.from(corpusOf, (x) => (x < 0 ? distinct.length : sortedFind(distinct, x)));
+  return { scores: scorePairs({ dim: set.dim, offsets, vectors: set.vectors }, row, pairs, distance), lacking };
 }
 
 /** Exact pair scores from encoded vectors (`row[paper]` = its position in `enc`); max over sentence pairs. */

@@ -168,12 +168,7 @@ export class DenseRetriever implements Retriever {
 
   /** Per corpus index, 1 where the store holds a vector (chunk headers only; the store does not change during a run). */
   private present(): Uint8Array {
-    if (!this.present_) {
-      const { store } = this.opts;
-      this.present_ = new Uint8Array(store.manifest.corpusSize);
-      for (const c of store.chunks()) for (const i of store.chunkIndices(c)!) this.present_[i] = 1;
-    }
-    return this.present_;
+    return (this.present_ ??= this.opts.store.presentMask());
   }
 
   private requireQueries(queries: Uint32Array): void {

@@ -300,6 +300,13 @@ export class EmbeddingStore {
     return out;
   }
 
+  /** Per corpus index, 1 where the store holds its vector(s): from chunk headers only. */
+  presentMask(): Uint8Array {
+    const out = new Uint8Array(this.manifest.corpusSize);
+    for (const c of this.chunks()) for (const i of this.chunkIndices(c)!) out[i] = 1;
+    return out;
+  }
+
   /** Sorted corpus indices present in the store. */
   presentIndices(): Uint32Array {
     const parts = this.chunks().map((c) => this.readChunk(c)!.indices);
