@@ -15,6 +15,8 @@ import { exportEmbeddings } from '../../src/retrieval/dense/import/export.ts';
 import { readNpyHeader } from '../../src/retrieval/dense/import/npy.ts';
 import { DenseRetriever } from '../../src/retrieval/dense/retriever.ts';
 import { toHalf, decodeHalf } from '../../src/retrieval/dense/float16.ts';
+import { InMemoryTexts } from '../../src/corpus/article.ts';
+import { mdcrPairs, scoreMdcrStored, type MdcrData } from '../../src/retrieval/mdcr-score.ts';
 import { npyBytes, safetensorsBytes, jsonlText, bytesOf, writeWithIds } from './embeddings-files.ts';
 
 const N = 40; // corpus size
@@ -257,6 +259,37 @@ test('retriever over imported vectors: no vector for a query is an error; for a 
     // Candidate lists (MDCR-style): articles without a vector are left out of them too.
     const c = await skip.search({ queries: Uint32Array.of(5), candidates: [Uint32Array.of(1, 8, 9)], k: 5 });
     assert.deepEqual(Array.from(c.docs).sort(), [8, 9]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('MDCR from stored vectors: exact pair scores; a candidate without a vector ranks last and is counted, a query without one is an error', async () => {
+  const dir = tmp();
+  try {
+    const f = join(dir, 'a.npy');
+    writeWithIds(f, npyBytes('<f4', [fileIds.length, D], bytesOf(V)), fileIds);
+    const { store } = await importEmbeddings(f, corpus, opts(join(dir, 's')));
+    // Data file papers: corpus ids 5 (query), 6, 7 and 1 (no vector: the file lacks corpus 0..3).
+    const dataIds = [corpusIds[5], corpusIds[6], corpusIds[7], corpusIds[1]];
+    const data: MdcrData = { ids: dataIds, texts: new InMemoryTexts(dataIds.map(() => ({ title: '', abstract: '' }))), indexOf: new Map(dataIds.map((id, i) => [id, i])) };
+    const bench = { 'Computer science': { [corpusIds[5]]: { true: [corpusIds[6]], random: [corpusIds[7], corpusIds[1]] } } };
+    const pairs = mdcrPairs(bench, data);
+    const where = { data: 'd.jsonl', vectors: f, strict: false };
+    const r = scoreMdcrStored(data, pairs, store, corpus.indexOf, 'l2', where);
+    assert.deepEqual(r.lacking, { count: 1, first: [corpusIds[1]] });
+    const q = expectedRow(corpusIds[5]);
+    const l2 = (id: string) => {
+      const c = expectedRow(id);
+      let s = 0;
+      for (let j = 0; j < D; j++) s += (q[j] - c[j]) ** 2;
+      return Math.fround(-s);
+    };
+    assert.deepEqual(Array.from(r.scores.docs), [1, 2, 3]);
+    assert.deepEqual(Array.from(r.scores.scores), [l2(corpusIds[6]), l2(corpusIds[7]), -3.4028234663852886e38]);
+    assert.throws(() => scoreMdcrStored(data, pairs, store, corpus.indexOf, 'l2', { ...where, strict: true }), new RegExp(`no vector for paper ${corpusIds[1]} of d\\.jsonl, an MDCR candidate \\(strict\\)`));
+    const byQuery = { 'Computer science': { [corpusIds[1]]: { true: [corpusIds[6]] } } };
+    assert.throws(() => scoreMdcrStored(data, mdcrPairs(byQuery, data), store, corpus.indexOf, 'l2', where), new RegExp(`no vector for paper ${corpusIds[1]} of d\\.jsonl, an MDCR query; every query needs one`));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -166,6 +166,28 @@ test('citebench run: a query without a vector is an error; a pool article withou
   assert.match(r.stderr, new RegExp(`nan\\.npy: row 17 \\(paper ${ids[17]}\\) \\[embedding\\[3\\]\\]: NaN is not a finite number`));
 });
 
+test('citebench embeddings import / export: counts, --strict, one-line errors', () => {
+  const emb = join(dir, 'cli-emb');
+  let r = cli(['embeddings', 'import', join(dir, 'some.npy'), '--corpus', join(dir, 'store'), '--out', emb, '--distance', 'ip']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, new RegExp(`some\\.npy \\(npy, ${ids.length - 3} vectors of dim 16, sha256 [0-9a-f]{12}…\\): ${ids.length - 3} corpus articles have a vector \\(${ids.length - 3} written now\\), 3 of the corpus's ${ids.length} have none`));
+  r = cli(['embeddings', 'import', join(dir, 'some.npy'), '--corpus', join(dir, 'store'), '--out', emb, '--strict']);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /some\.npy: --strict: 3 corpus article\(s\) have no vector/);
+  assert.match(r.stdout, /\(0 written now\)/, 'the second import reuses the store');
+  r = cli(['embeddings', 'import', join(dir, 'v.jsonl'), '--corpus', join(dir, 'store'), '--ids', join(dir, 'v.ids.txt')]);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /v\.jsonl: a JSONL file names its papers itself \(doc_id\); --ids is for \.npy and \.safetensors/);
+  r = cli(['embeddings', 'export', emb, '--corpus', join(dir, 'store'), '--out', join(dir, 'back.npy')]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, new RegExp(`back\\.npy: ${ids.length - 3} vectors of dim 16 \\(float32\\); paper ids in .*back\\.ids\\.txt`));
+  assert.equal(readFileSync(join(dir, 'back.ids.txt'), 'utf8').trimEnd().split('\n').length, ids.length - 3);
+  r = cli(['embeddings', 'export', join(dir, 'nowhere'), '--corpus', join(dir, 'store'), '--out', join(dir, 'x.npy')]);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /nowhere: no embedding store here/);
+  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+});
+
 test('config: the embeddings kind is read with file, line and key in every error', () => {
   const base = (m: string) => `corpus: {synthetic: {articles: 100}}\nmodels:\n  ${m}\nprotocols:\n  dataset: {queries: 5}\n`;
   const c = parseConfig(base('e: { embeddings: v.npy, distance: ip }'), 'x.yaml');
