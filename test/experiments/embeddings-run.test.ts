@@ -178,6 +178,14 @@ test('citebench embeddings import / export: counts, --strict, one-line errors', 
   r = cli(['embeddings', 'import', join(dir, 'v.jsonl'), '--corpus', join(dir, 'store'), '--ids', join(dir, 'v.ids.txt')]);
   assert.equal(r.status, 2);
   assert.match(r.stderr, /v\.jsonl: a JSONL file names its papers itself \(doc_id\); --ids is for \.npy and \.safetensors/);
+  // dense search works from the imported store alone: pool articles without a vector left out and counted.
+  writeFileSync(join(dir, 'q.txt'), ids.slice(100, 104).join('\n') + '\n');
+  r = cli(['dense', 'search', '--corpus', join(dir, 'store'), '--emb', emb, '--no-encode', '--queries', join(dir, 'q.txt'), '--out', join(dir, 'q.trec'), '--k', '5']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /4 queries, 20 results, all \d+ articles, exact ip .*; 3 pool article\(s\) without a vector left out/);
+  r = cli(['dense', 'search', '--corpus', join(dir, 'store'), '--emb', emb, '--no-encode', '--strict', '--queries', join(dir, 'q.txt'), '--out', join(dir, 'q.trec')]);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /cli-emb: no vector for 3 pool article\(s\)/);
   r = cli(['embeddings', 'export', emb, '--corpus', join(dir, 'store'), '--out', join(dir, 'back.npy')]);
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, new RegExp(`back\\.npy: ${ids.length - 3} vectors of dim 16 \\(float32\\); paper ids in .*back\\.ids\\.txt`));
