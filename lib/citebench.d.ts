@@ -852,7 +852,21 @@ declare module "citebench/src/experiments/config" {
         fp16?: boolean;
         maxLength?: number;
     }
-    export type ModelConfig = Bm25ModelConfig | DenseModelConfig | NavigationModelConfig | ProfilerModelConfig | RerankModelConfig;
+    /** Vectors computed elsewhere (experiments/imported-model.ts): `{ embeddings: FILE, distance: l2|ip }`. */
+    export interface EmbeddingsModelConfig {
+        kind: 'embeddings';
+        name: string;
+        /** SciRepEval JSONL, .npy or .safetensors (docs/dense.md, "Embeddings from Python"). */
+        embeddings: string;
+        /** Paper ids of a .npy / .safetensors file (default X.ids.txt beside it). */
+        ids?: string;
+        distance: 'l2' | 'ip';
+        /** A pool article without a vector is an error instead of a counted skip. */
+        strict: boolean;
+        /** What the user says the vectors are (absent: imported, of unknown provenance). */
+        weights?: 'trained' | 'random';
+    }
+    export type ModelConfig = Bm25ModelConfig | DenseModelConfig | NavigationModelConfig | ProfilerModelConfig | RerankModelConfig | EmbeddingsModelConfig;
     /** transductive: the paper's protocol; inductive: Goyal et al. 2026 §3.1 (disjoint, strictly earlier candidates). */
     export type Setting = 'transductive' | 'inductive';
     export interface DatasetProtocolConfig {
@@ -1444,7 +1458,7 @@ declare module "citebench/src/eval/mdcr" {
      * By default the evaluator accepts any type key a file holds (every key other than `true` is a negative type), so
      * benchmarks built with other models (`citebench mdcr build`) evaluate too; `official` reads only these.
      */
-    export const MDCR_NEGATIVE_TYPES: ("bm25" | "graph" | "most_cited" | "random" | "scincl" | "specter")[];
+    export const MDCR_NEGATIVE_TYPES: ("bm25" | "random" | "graph" | "most_cited" | "scincl" | "specter")[];
     /** A candidate-type key: one of MDCR_NEGATIVE_TYPES in the official files, any key other than `true` in general. */
     export type MdcrNegativeType = string;
     export const MDCR_METRICS: readonly ["map", "ndcg", "recall_5"];
@@ -1559,10 +1573,17 @@ declare module "citebench/src/report/results" {
     export interface ModelEntry {
         name: string;
         kind: 'bm25' | 'dense' | 'navigation' | 'profiler' | 'rerank';
-        /** lexical (BM25), trained, or random (test weights: never a finding). */
-        weights: 'lexical' | 'trained' | 'random';
+        /** lexical (BM25), trained, random (test weights: never a finding) or imported (vectors computed elsewhere, provenance unknown). */
+        weights: 'lexical' | 'trained' | 'random' | 'imported';
         settings: Record<string, unknown>;
     }
+    /** The words a report puts beside a model whose numbers are not findings (random weights, imported vectors), or undefined. */
+    export function weightsNote(w: ModelEntry['weights'] | undefined): string | undefined;
+    /** The banner sentence on models with imported vectors, or undefined (Markdown and HTML reports). */
+    export function importedBanner(models: ModelEntry[]): {
+        names: string[];
+        text: string;
+    } | undefined;
     export interface TuningRecord {
         model: string;
         measure: string;
@@ -2302,6 +2323,21 @@ declare module "citebench/src/retrieval/dense/store" {
          */
         shard?: Shard;
     }
+    /**
+     * Where a store's vectors come from: an encoder over corpus texts, or a file of vectors computed elsewhere
+     * (import/). `vectors` returns the rows of the given sorted corpus indices, all within chunk `chunk`.
+     */
+    export interface VectorSource {
+        /** Must equal the store's manifest fingerprint: vectors of another model never enter a store. */
+        fingerprint: string;
+        /** Progress label (default `encode <model>`). */
+        label?: string;
+        vectors(indices: Uint32Array, chunk: number, onBatch: (articles: number) => void): Promise<{
+            dim: number;
+            offsets: Uint32Array;
+            vectors: Float32Array;
+        }>;
+    }
     /** Which chunks of a request are complete (`citebench encode --status`). */
     export interface StoreStatus {
         /** Chunks that hold requested articles, ascending. */
@@ -2335,10 +2371,18 @@ declare module "citebench/src/retrieval/dense/store" {
          * order. Returns how many articles were encoded now.
          */
         encodeMissing(encoder: Encoder, texts: TextSource, indices?: Uint32Array, opts?: EncodeOptions): Promise<number>;
+        /**
+         * Store every requested article (default: the whole corpus) that the store lacks, from `source`, chunk by
+         * chunk in index order: the one write path of encoded and imported vectors, so both resume and shard alike.
+         * Returns how many articles were written now.
+         */
+        fillMissing(source: VectorSource, indices?: Uint32Array, opts?: EncodeOptions): Promise<number>;
         /** Sorted corpus indices a chunk file holds (read from its header, not its vectors), or undefined. */
         chunkIndices(c: number): Uint32Array | undefined;
         /** Which chunks lack requested articles (default: the whole corpus); reads chunk headers only. */
         status(indices?: Uint32Array): StoreStatus;
+        /** Per corpus index, 1 where the store holds its vector(s): from chunk headers only. */
+        presentMask(): Uint8Array;
         /** Sorted corpus indices present in the store. */
         presentIndices(): Uint32Array;
         /**
