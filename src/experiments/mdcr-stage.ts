@@ -71,6 +71,7 @@ export async function runMdcrStage(a: MdcrStageArgs): Promise<MdcrRecord> {
     if (r.lacking.count) {
       a.log(`${m.name}: ${r.lacking.count} MDCR candidate(s) have no vector and rank last (${r.lacking.first.join(', ')}${r.lacking.count > r.lacking.first.length ? ', …' : ''})`);
       m.settings.mdcrWithoutVector = r.lacking.count;
+      m.settings.summary = `${m.settings.summary}; ${r.lacking.count} MDCR candidate(s) without a vector rank last`;
     }
     return r.scores;
   };

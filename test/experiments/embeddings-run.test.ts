@@ -5,7 +5,7 @@
 // without a vector, a pool article without one (a counted skip, or with strict: true an error), a NaN.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
@@ -194,6 +194,46 @@ test('citebench embeddings import / export: counts, --strict, one-line errors', 
   assert.equal(r.status, 2);
   assert.match(r.stderr, /nowhere: no embedding store here/);
   assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+});
+
+const TINY = join(root, '../shared/models/tiny-scibert-random');
+
+test('citebench run: an encoder\'s store exported and imported gives that encoder\'s cells exactly', { timeout: 600_000, skip: existsSync(TINY) ? false : `needs ${TINY} (../shared)` }, async () => {
+  // Run 1: the random-weight test encoder, encoded by the run itself. Run 2: its store exported, imported beside it.
+  writeFileSync(join(dir, 'enc.yaml'), config('enc', `  tiny: { model: ${TINY} }`));
+  let r = cli(['run', join(dir, 'enc.yaml')]);
+  assert.equal(r.status, 0, r.stderr);
+  const storeDir = join(dir, 'work', 'embeddings', readdirSync(join(dir, 'work', 'embeddings')).find((n) => n.startsWith('tiny-'))!);
+  r = cli(['embeddings', 'export', storeDir, '--corpus', join(dir, 'store'), '--out', join(dir, 'tiny.npy')]);
+  assert.equal(r.status, 0, r.stderr);
+  const distance = JSON.parse(readFileSync(join(storeDir, 'manifest.json'), 'utf8')).distance;
+  writeFileSync(join(dir, 'enc2.yaml'), config('enc2', `  tiny: { model: ${TINY} }\n  tinyimp: { embeddings: ${join(dir, 'tiny.npy')}, distance: ${distance} }`));
+  r = cli(['run', join(dir, 'enc2.yaml')]);
+  assert.equal(r.status, 0, r.stderr);
+  const res = readResults(join(dir, 'enc2'));
+  assert.equal(res.models.find((m) => m.name === 'tiny')!.weights, 'random');
+  assert.equal(res.models.find((m) => m.name === 'tinyimp')!.weights, 'imported');
+  const cells = (n: string) => res.cells.filter((c) => c.model === n);
+  assert.deepEqual(cells('tinyimp').map((c) => c.means), cells('tiny').map((c) => c.means));
+  const body = (f: string) => readFileSync(join(dir, 'enc2', f), 'utf8').replace(/ \S+$/gm, '');
+  cells('tiny').forEach((c, i) => assert.equal(body(cells('tinyimp')[i].files.run), body(c.files.run), c.files.run));
+  // MDCR: the encoder encodes the data file's texts in batches of its own (equal to 1e-5, encoder.test.ts), the
+  // imported model reads the stored vectors: every pair's score agrees to that precision — but for MDCR candidates
+  // outside the plan's pools (most cited of a field …), which the run never encoded, so the exported file lacks
+  // them: they score the lowest float32 and are counted. (MAP need not agree: a random-weight model's scores are
+  // near-ties that such differences reorder.)
+  const scores = (n: string) => JSON.parse(readFileSync(join(dir, 'enc2', res.mdcr!.files[`scores_${n}`]), 'utf8')) as Record<string, number>;
+  const [enc, imp] = [scores('tiny'), scores('tinyimp')];
+  assert.deepEqual(Object.keys(imp), Object.keys(enc));
+  let worst = 0;
+  const lacking = new Set<string>();
+  for (const k of Object.keys(enc)) {
+    if (imp[k] === -3.4028234663852886e38) lacking.add(k.split('_')[1]);
+    else worst = Math.max(worst, Math.abs(enc[k] - imp[k]) / Math.max(1, Math.abs(enc[k])));
+  }
+  assert.ok(worst < 1e-4, `largest relative difference of an MDCR pair score: ${worst}`);
+  assert.equal(res.models.find((m) => m.name === 'tinyimp')!.settings.mdcrWithoutVector ?? 0, lacking.size);
+  for (const id of lacking) assert.ok(!readFileSync(join(dir, 'tiny.ids.txt'), 'utf8').split('\n').includes(id), `${id} has a vector`);
 });
 
 test('config: the embeddings kind is read with file, line and key in every error', () => {
