@@ -767,252 +767,34 @@ declare module "citebench/src/eval/registry" {
     /** Parse several specs (repeated -m) into trec_eval print order, without duplicates. */
     export function selectMeasures(specs: string[]): MeasureSelection;
 }
-declare module "citebench/src/experiments/config" {
-    import { type Field } from "citebench/src/corpus/fields";
-    export interface Bm25ModelConfig {
-        kind: 'bm25';
-        name: string;
-        k1: number;
-        b: number;
-        /** Lucene's exact document lengths instead of its lossy one-byte norms. */
-        accurate: boolean;
-        /** Grid search of k1 and b on the validation split (paper §3.1); the chosen values replace k1/b. */
-        tune?: {
-            k1: number[];
-            b: number[];
-            measure: string;
-        };
+declare module "citebench/src/experiments/config-reader" {
+    /**
+     * The YAML reader of configs: every value read with its position, so every error names the file, line and key
+     * (InputError). config.ts reads the run's keys with it, each model kind's entry (kinds/) its own model's.
+     */
+    import { type Document, type LineCounter } from 'yaml';
+    export type ConfigPath = (string | number)[];
+    /** Reads a YAML value tree with positions, so every error names its line. */
+    export class Reader {
+        readonly file: string;
+        private readonly doc;
+        private readonly lines;
+        constructor(file: string, doc: Document, lines: LineCounter);
+        fail(path: (string | number)[], problem: string): never;
+        has(path: (string | number)[]): boolean;
+        raw(path: (string | number)[]): unknown;
+        keys(path: (string | number)[]): string[];
+        checkKeys(path: (string | number)[], allowed: string[]): void;
+        num(path: (string | number)[], dflt: number | undefined, check?: (n: number) => boolean, what?: string): number;
+        str(path: (string | number)[], dflt?: string): string | undefined;
+        bool(path: (string | number)[], dflt: boolean): boolean;
+        list<T>(path: (string | number)[], item: (p: (string | number)[]) => T): T[];
     }
-    export interface DenseModelConfig {
-        kind: 'dense';
-        name: string;
-        /** Registry name (scibert, specter, scincl, aspire-bm, aspire-cs), Hugging Face id or model folder. */
-        model: string;
-        modelsDir?: string;
-        pooling?: 'cls' | 'mean' | 'aspire';
-        distance?: 'l2' | 'ip';
-        layers?: 'all' | 'last';
-        maxLength?: number;
-        quantized: boolean;
-        /** Load onnx/model_fp16.onnx (float16 compute, for GPUs) where the folder has it; else model.onnx. */
-        fp16?: boolean;
-        hnsw?: {
-            M: number;
-            efConstruction: number;
-            efSearch: number;
-        };
-    }
-    /** One part of a scorer: a model configured above (or `cross-encoder`: the model's crossEncoder folder) and its weight. */
-    export interface ScorerPart {
-        model: string;
-        weight: number;
-    }
-    /** Nogueira et al. 2020 §3: a first stage, then T iterations of citation navigation and ranking. */
-    export interface NavigationModelConfig {
-        kind: 'navigation';
-        name: string;
-        /** A model configured above: the keyword (or any) first stage. */
-        first: string;
-        /** k_d and k_c per iteration (length T). */
-        kd: number[];
-        kc: number[];
-        /** Ranking phase: Σ weight · score of these models (default: the first stage's own scores). */
-        scorer: ScorerPart[];
-        crossEncoder?: CrossEncoderRef;
-    }
-    /** Goyal et al. 2026 §3.2: public profiles from citing articles, over a BM25 or dense model configured above. */
-    export interface ProfilerModelConfig {
-        kind: 'profiler';
-        name: string;
-        base: string;
-        beta: number;
-        /** Sparse profiles: keep the citing part of the top N terms only (absent: all; see profiler/sparse.ts). */
-        topTerms?: number;
-        /** Choose β on the dataset-level validation split (like BM25's k1/b); the chosen value replaces beta. */
-        tune?: {
-            beta: number[];
-            measure: string;
-        };
-    }
-    /** A first stage's top `depth` re-scored by configured models and/or a cross-encoder folder. */
-    export interface RerankModelConfig {
-        kind: 'rerank';
-        name: string;
-        first: string;
-        depth: number;
-        scorer: ScorerPart[];
-        crossEncoder?: CrossEncoderRef;
-    }
-    /** An ONNX sequence-classification folder: registry name, hub id ORG/NAME (as <modelsDir>/ORG--NAME) or folder. */
-    export interface CrossEncoderRef {
-        model: string;
-        modelsDir?: string;
-        quantized: boolean;
-        /** As for dense models: onnx/model_fp16.onnx where the folder has it. */
-        fp16?: boolean;
-        maxLength?: number;
-    }
-    /** Vectors computed elsewhere (experiments/imported-model.ts): `{ embeddings: FILE, distance: l2|ip }`. */
-    export interface EmbeddingsModelConfig {
-        kind: 'embeddings';
-        name: string;
-        /** SciRepEval JSONL, .npy or .safetensors (docs/dense.md, "Embeddings from Python"). */
-        embeddings: string;
-        /** Paper ids of a .npy / .safetensors file (default X.ids.txt beside it). */
-        ids?: string;
-        distance: 'l2' | 'ip';
-        /** A pool article without a vector is an error instead of a counted skip. */
-        strict: boolean;
-        /** What the user says the vectors are (absent: imported, of unknown provenance). */
-        weights?: 'trained' | 'random';
-    }
-    export type ModelConfig = Bm25ModelConfig | DenseModelConfig | NavigationModelConfig | ProfilerModelConfig | RerankModelConfig | EmbeddingsModelConfig;
-    /** transductive: the paper's protocol; inductive: Goyal et al. 2026 §3.1 (disjoint, strictly earlier candidates). */
-    export type Setting = 'transductive' | 'inductive';
-    export interface DatasetProtocolConfig {
-        /** Paper-sized query count (3,800), scaled. */
-        queries: number;
-        /** Paper-sized pool sizes (200 k … 2 M), scaled. */
-        pools: number[];
-        repeats: number;
-    }
-    export interface FieldProtocolConfig {
-        /** Paper-sized queries per field (200), scaled. */
-        queries: number;
-        /** Paper-sized pool (100 k), scaled. */
-        pool: number;
-        repeats: number;
-        fields: Field[];
-    }
-    export interface MdcrProtocolConfig {
-        positives: number;
-        perType: number;
-        /** Depth of each model's list that model-based negatives are drawn from (paper 200). */
-        modelDepth: number;
-        /** The field's most-cited articles that "most cited" negatives are drawn from (paper 200). */
-        mostCited: number;
-        /** How many models give model-based negatives (paper 3, the lowest average Jaccard). */
-        models: number;
-    }
-    export interface ExperimentConfig {
-        name: string;
-        seed: number;
-        scale: number;
-        /** Cache folder: corpus, store, BM25 index, embeddings (shared by runs of the same corpus). */
-        work: string;
-        /** Results folder of this run: resolved config, runs, qrels, cells, results.json, report. */
-        results: string;
-        corpus: {
-            synthetic?: {
-                articles: number;
-                seed: number;
-            };
-            store?: string;
-            prefilter: 'paper';
-        };
-        queryYear: number;
-        /** Files of paper ids never used as queries (the paper: SPECTER's and SciNCL's training queries). */
-        excludeQueries: string[];
-        /** Results per query (paper 500). */
-        k: number;
-        measures: string[];
-        /** Validation split for tuning: paper-sized query count, drawn like the test split, disjoint from it. */
-        validation: {
-            queries: number;
-        };
-        models: ModelConfig[];
-        protocols: {
-            dataset?: DatasetProtocolConfig;
-            field?: FieldProtocolConfig;
-            mdcr?: MdcrProtocolConfig;
-        };
-        /** Where named dense models live (<modelsDir>/<name>/); a missing folder is a recorded skip, not an error. */
-        modelsDir?: string;
-        /** A query whose ranked list comes back empty counts 0 in every mean ('zero', trec_eval -c) or fails the cell. */
-        emptyLists: 'zero' | 'error';
-        /** Evaluation settings, run side by side; absent = the paper's (transductive) only. See settingsOf. */
-        settings?: Setting[];
-    }
-    /** The settings a config runs, in order (absent: transductive only). */
-    export function settingsOf(cfg: Pick<ExperimentConfig, 'settings'>): Setting[];
-    export const DEFAULT_BETA_GRID: {
-        beta: number[];
-        measure: string;
+    export const posInt: (n: number) => boolean;
+    /** `fp16: true` (kept out of the canonical config when false, so existing configs keep their hash). */
+    export function precision(r: Reader, p: string[]): {
+        fp16?: true;
     };
-    export const DEFAULT_TUNE_GRID: {
-        k1: number[];
-        b: number[];
-        measure: string;
-    };
-    /** Overrides from the command line (`citebench reproduce --scale …`), applied after the file is read. */
-    export interface ConfigOverrides {
-        scale?: number;
-        seed?: number;
-        articles?: number;
-        repeats?: number;
-        store?: string;
-        work?: string;
-        results?: string;
-        /** Added to the config's excludeQueries. */
-        excludeQueries?: string[];
-    }
-    /**
-     * Load and validate a config. Relative paths inside it (work, results, store, excludeQueries, model folders)
-     * are relative to the current directory, as on the command line.
-     */
-    export function loadConfig(path: string, overrides?: ConfigOverrides): ExperimentConfig;
-    export function parseConfig(text: string, file: string, overrides?: ConfigOverrides): ExperimentConfig;
-    /**
-     * The resolved config as canonical JSON (key order fixed): what the results folder records and hashes. Where
-     * outputs go (work, results) is left out: the same experiment in another folder has the same identity and bytes.
-     */
-    export function canonicalConfig(cfg: ExperimentConfig): string;
-    export function configHash(cfg: ExperimentConfig): string;
-    /** A path from the config, as given, resolved against the current directory. */
-    export function configPath(p: string): string;
-}
-declare module "citebench/src/retrieval/retriever" {
-    /**
-     * The one interface every retrieval model implements (BM25, dense encoders, future re-rankers).
-     * Queries and candidates are articles of one corpus store, named by their dense corpus index.
-     */
-    import type { RankedLists } from "citebench/src/eval/types";
-    export interface SearchRequest {
-        /** Corpus indices of the query articles. */
-        queries: Uint32Array;
-        /** Sorted, distinct corpus indices of the candidate pool; undefined = the whole corpus. */
-        pool?: Uint32Array;
-        /** Per-query fixed candidate lists (MDCR-style scoring); when set, `pool` is ignored for ranking. */
-        candidates?: Uint32Array[];
-        /** Results per query (paper: 500). */
-        k: number;
-        /** Drop the query article from its own list when it is a candidate (default true). */
-        excludeSelf?: boolean;
-        /**
-         * Called once per query (position in `queries`, any order) as soon as its list is final, so long searches
-         * can checkpoint (see resumable.ts). Optional for retrievers: one that never calls it only loses resumption.
-         */
-        onResult?: (query: number, docs: Uint32Array, scores: Float32Array) => void;
-        /**
-         * Evaluation setting of the request (default transductive). Retrievers that use more than the pool's own texts
-         * (citation profiles) honour it: under 'inductive' (Goyal et al. 2026 §3.1) they may use no article published
-         * in or after a query's year; in both settings, never a query of the request.
-         */
-        setting?: Setting;
-    }
-    export type Setting = 'transductive' | 'inductive';
-    export type { RankedLists } from "citebench/src/eval/types";
-    export interface Retriever {
-        /** Short name used in run tags and result tables, e.g. "bm25", "specter". */
-        readonly name: string;
-        /**
-         * Identity of everything that determines the lists this retriever returns for a request: parameters, model
-         * or index content, format versions, tie-breaking. Result caches (large-scale cells) key on it, so a changed
-         * setting can never reuse a stale number. Not a file path: the same settings elsewhere give the same value.
-         */
-        readonly fingerprint: string;
-        search(request: SearchRequest): Promise<RankedLists>;
-    }
 }
 declare module "citebench/src/retrieval/bm25/index-format" {
     export const INDEX_FORMAT = "citebench-bm25-index";
@@ -1235,6 +1017,49 @@ declare module "citebench/src/retrieval/bm25/search" {
         private heapDrain;
     }
 }
+declare module "citebench/src/retrieval/retriever" {
+    /**
+     * The one interface every retrieval model implements (BM25, dense encoders, future re-rankers).
+     * Queries and candidates are articles of one corpus store, named by their dense corpus index.
+     */
+    import type { RankedLists } from "citebench/src/eval/types";
+    export interface SearchRequest {
+        /** Corpus indices of the query articles. */
+        queries: Uint32Array;
+        /** Sorted, distinct corpus indices of the candidate pool; undefined = the whole corpus. */
+        pool?: Uint32Array;
+        /** Per-query fixed candidate lists (MDCR-style scoring); when set, `pool` is ignored for ranking. */
+        candidates?: Uint32Array[];
+        /** Results per query (paper: 500). */
+        k: number;
+        /** Drop the query article from its own list when it is a candidate (default true). */
+        excludeSelf?: boolean;
+        /**
+         * Called once per query (position in `queries`, any order) as soon as its list is final, so long searches
+         * can checkpoint (see resumable.ts). Optional for retrievers: one that never calls it only loses resumption.
+         */
+        onResult?: (query: number, docs: Uint32Array, scores: Float32Array) => void;
+        /**
+         * Evaluation setting of the request (default transductive). Retrievers that use more than the pool's own texts
+         * (citation profiles) honour it: under 'inductive' (Goyal et al. 2026 §3.1) they may use no article published
+         * in or after a query's year; in both settings, never a query of the request.
+         */
+        setting?: Setting;
+    }
+    export type Setting = 'transductive' | 'inductive';
+    export type { RankedLists } from "citebench/src/eval/types";
+    export interface Retriever {
+        /** Short name used in run tags and result tables, e.g. "bm25", "specter". */
+        readonly name: string;
+        /**
+         * Identity of everything that determines the lists this retriever returns for a request: parameters, model
+         * or index content, format versions, tie-breaking. Result caches (large-scale cells) key on it, so a changed
+         * setting can never reuse a stale number. Not a file path: the same settings elsewhere give the same value.
+         */
+        readonly fingerprint: string;
+        search(request: SearchRequest): Promise<RankedLists>;
+    }
+}
 declare module "citebench/src/retrieval/bm25/retriever" {
     import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
     import type { TextSource } from "citebench/src/corpus/article";
@@ -1278,51 +1103,6 @@ declare module "citebench/src/retrieval/bm25/retriever" {
      * other corpus or analysis.
      */
     export function indexIdentity(ix: Bm25Index): string;
-}
-declare module "citebench/src/eval/evaluate" {
-    import type { Measure } from "citebench/src/eval/measures/measure";
-    import type { DocOrder, EvalOptions, QrelsCsr, RunCsr } from "citebench/src/eval/types";
-    export interface EvalResult {
-        measures: Measure[];
-        /**
-         * perQuery[m][q]: value of measures[m] for query position q. Queries evaluated (in both qrels and run) hold
-         * their value; qrels queries missing from the run hold 0 under missing='zero' (-c) and NaN under 'skip';
-         * queries without qrels hold NaN.
-         */
-        perQuery: Float64Array[];
-        /** Per-query text of 'string' measures (relstring), else undefined. */
-        perQueryText: (string[] | undefined)[];
-        /** 1 where the query was in both qrels and run (trec_eval prints a per-query line for it). */
-        evaluated: Uint8Array;
-        /** The "all" value per measure (mean, sum or count as trec_eval prints it). */
-        summary: Float64Array;
-        /** Queries in both qrels and run. */
-        numEvaluated: number;
-        /** Queries with at least one qrels entry. */
-        numQrelsQueries: number;
-        /** Qrels queries absent from the run (0 under -c, left out otherwise). */
-        numMissingFromRun: number;
-        /** Run queries without any qrels entry: never evaluated (trec_eval ignores them). */
-        numWithoutQrels: number;
-        /** The denominator of the means. */
-        numAveraged: number;
-    }
-    export interface EvaluateArgs {
-        qrels: QrelsCsr;
-        run: RunCsr;
-        measures: Measure[];
-        /** Tie-breaking docno order; required only when scores tie. */
-        docOrder?: DocOrder;
-        options?: EvalOptions;
-        /** Skip the duplicate-doc check when the caller has done it (the TREC reader reports file and line). */
-        runChecked?: boolean;
-        /**
-         * Order in which per-query values are summed (trec_eval sums in qid strcmp order; floating-point sums
-         * depend on order). Default: query positions ascending.
-         */
-        queryOrder?: Uint32Array;
-    }
-    export function evaluate(args: EvaluateArgs): EvalResult;
 }
 declare module "citebench/src/sampling/pools" {
     /**
@@ -1425,32 +1205,68 @@ declare module "citebench/src/sampling/pools" {
         exhausted: boolean;
     }
     export function samplePool(store: Graph, queries: Uint32Array, opts: PoolOptions): Pool;
+    /**
+     * A pool and its qrels (each query's cited articles in the pool, relevance 1): the one builder of every pool
+     * group, validation split and tuning split.
+     */
+    export function poolWithQrels(store: Graph, queries: Uint32Array, opts: PoolOptions): {
+        pool: Pool;
+        qrels: {
+            offsets: Uint32Array;
+            docs: Uint32Array;
+            labels: Int32Array;
+        };
+    };
     /** Relevance judgements: each query's cited articles that are in the pool (all of them, by construction). */
     export function citationQrels(store: Graph, queries: Uint32Array, pool?: Uint32Array): {
         offsets: Uint32Array;
         docs: Uint32Array;
     };
 }
-declare module "citebench/src/sampling/exclusions" {
-    import type { CorpusStore } from "citebench/src/corpus/store";
-    export interface ExclusionFile {
-        /** As given. */
-        path: string;
-        /** sha256 of the file's bytes (hex): identifies the list in cache keys and results. */
-        sha256: string;
-        /** Distinct ids in the file. */
-        ids: number;
-        /** Of those, ids the store does not hold. */
-        notInStore: number;
+declare module "citebench/src/eval/evaluate" {
+    import type { Measure } from "citebench/src/eval/measures/measure";
+    import type { DocOrder, EvalOptions, QrelsCsr, RunCsr } from "citebench/src/eval/types";
+    export interface EvalResult {
+        measures: Measure[];
+        /**
+         * perQuery[m][q]: value of measures[m] for query position q. Queries evaluated (in both qrels and run) hold
+         * their value; qrels queries missing from the run hold 0 under missing='zero' (-c) and NaN under 'skip';
+         * queries without qrels hold NaN.
+         */
+        perQuery: Float64Array[];
+        /** Per-query text of 'string' measures (relstring), else undefined. */
+        perQueryText: (string[] | undefined)[];
+        /** 1 where the query was in both qrels and run (trec_eval prints a per-query line for it). */
+        evaluated: Uint8Array;
+        /** The "all" value per measure (mean, sum or count as trec_eval prints it). */
+        summary: Float64Array;
+        /** Queries in both qrels and run. */
+        numEvaluated: number;
+        /** Queries with at least one qrels entry. */
+        numQrelsQueries: number;
+        /** Qrels queries absent from the run (0 under -c, left out otherwise). */
+        numMissingFromRun: number;
+        /** Run queries without any qrels entry: never evaluated (trec_eval ignores them). */
+        numWithoutQrels: number;
+        /** The denominator of the means. */
+        numAveraged: number;
     }
-    export interface QueryExclusion {
-        /** Sorted, distinct corpus indices of every listed id the store holds. */
-        indices: Uint32Array;
-        files: ExclusionFile[];
+    export interface EvaluateArgs {
+        qrels: QrelsCsr;
+        run: RunCsr;
+        measures: Measure[];
+        /** Tie-breaking docno order; required only when scores tie. */
+        docOrder?: DocOrder;
+        options?: EvalOptions;
+        /** Skip the duplicate-doc check when the caller has done it (the TREC reader reports file and line). */
+        runChecked?: boolean;
+        /**
+         * Order in which per-query values are summed (trec_eval sums in qid strcmp order; floating-point sums
+         * depend on order). Default: query positions ascending.
+         */
+        queryOrder?: Uint32Array;
     }
-    export function loadQueryExclusion(store: Pick<CorpusStore, 'size' | 'indexOf'>, paths: string[]): QueryExclusion;
-    /** One line for reports and logs. */
-    export function describeExclusion(files: ExclusionFile[], excluded: number, candidates: number): string;
+    export function evaluate(args: EvaluateArgs): EvalResult;
 }
 declare module "citebench/src/eval/mdcr" {
     /**
@@ -1458,7 +1274,7 @@ declare module "citebench/src/eval/mdcr" {
      * By default the evaluator accepts any type key a file holds (every key other than `true` is a negative type), so
      * benchmarks built with other models (`citebench mdcr build`) evaluate too; `official` reads only these.
      */
-    export const MDCR_NEGATIVE_TYPES: ("bm25" | "random" | "graph" | "most_cited" | "scincl" | "specter")[];
+    export const MDCR_NEGATIVE_TYPES: ("bm25" | "graph" | "most_cited" | "random" | "scincl" | "specter")[];
     /** A candidate-type key: one of MDCR_NEGATIVE_TYPES in the official files, any key other than `true` in general. */
     export type MdcrNegativeType = string;
     export const MDCR_METRICS: readonly ["map", "ndcg", "recall_5"];
@@ -1572,10 +1388,13 @@ declare module "citebench/src/report/results" {
     };
     export interface ModelEntry {
         name: string;
-        kind: 'bm25' | 'dense' | 'navigation' | 'profiler' | 'rerank';
+        /** Its model kind (bm25, dense, embeddings, navigation, profiler, rerank, …). */
+        kind: string;
         /** lexical (BM25), trained, random (test weights: never a finding) or imported (vectors computed elsewhere, provenance unknown). */
         weights: 'lexical' | 'trained' | 'random' | 'imported';
         settings: Record<string, unknown>;
+        /** What the report says of it beside its name, e.g. "k1 0.9, b 0.4" (absent: nothing to add). */
+        summary?: string;
     }
     /** The words a report puts beside a model whose numbers are not findings (random weights, imported vectors), or undefined. */
     export function weightsNote(w: ModelEntry['weights'] | undefined): string | undefined;
@@ -1720,63 +1539,6 @@ declare module "citebench/src/report/results" {
         setting?: 'inductive';
     })[]): MeanRow[];
 }
-declare module "citebench/src/report/paper-numbers" {
-    /** The paper's model names, lower-cased, in the order its tables list them. */
-    export type PaperModel = 'bm25' | 'scibert' | 'specter' | 'scincl' | 'aspire-bm' | 'aspire-cs';
-    export type FieldAbbrev = 'Art' | 'Bio' | 'Bus' | 'Ch' | 'CS' | 'Eco' | 'Eng' | 'ES' | 'Geog' | 'Geol' | 'His' | 'MS' | 'Mat' | 'Med' | 'Phi' | 'Phy' | 'PS' | 'Psy' | 'Soc';
-    export type PoolLabel = '200k' | '500k' | '1M' | '2M';
-    export type CandidateType = 'bm25' | 'specter' | 'scincl' | 'graph' | 'most_cited' | 'random';
-    /** Per field plus the table's AVG column. */
-    export type PerField = Record<FieldAbbrev | 'AVG', number>;
-    export interface MapR5 {
-        MAP: number;
-        'R@5': number;
-    }
-    export interface PaperNumbers {
-        source: {
-            paper: string;
-            code: string;
-            units: string;
-            tables: Record<string, string>;
-            transcribed_from: string;
-        };
-        /** Table 5: abbreviation → MAG field name. */
-        fields: Record<FieldAbbrev, string>;
-        /** Table 1 (§3.1): model → pool size → MAP / nDCG / R@30; ASPIRE is its BioMed variant. */
-        table1_dataset_level: {
-            note: string;
-            values: Partial<Record<PaperModel, Record<PoolLabel, {
-                MAP: number;
-                nDCG: number;
-                'R@30': number;
-            }>>>;
-        };
-        /** Tables 2, 7, 8 (§3.2, App. A.4): model → field → MAP / nDCG / R@30. */
-        table2_field_level_MAP: Record<PaperModel, PerField>;
-        table7_field_level_nDCG: Record<PaperModel, PerField>;
-        'table8_field_level_R@30': Record<PaperModel, PerField>;
-        /** Table 3 (§4.3): MDCR, model → field (and AVG) → MAP / R@5. */
-        table3_mdcr: Record<PaperModel, Record<FieldAbbrev | 'AVG', MapR5>>;
-        /** Table 4 (§4.4): model → candidate type → MAP / R@5, and the AVG row over models. */
-        table4_candidate_types: Record<PaperModel, Record<CandidateType, MapR5>>;
-        table4_candidate_types_AVG: {
-            note: string;
-            values: Record<CandidateType, MapR5>;
-        };
-        /** Table 6 (App. A.3): SciDocs "Cite", as reported by prior work. */
-        table6_scidocs_cite: {
-            note: string;
-            values: Record<'scibert' | 'specter' | 'scincl' | 'aspire-ts', {
-                MAP: number;
-                nDCG: number;
-            }>;
-        };
-    }
-    /** The repository's copy. */
-    export const PAPER_NUMBERS_FILE: string;
-    /** The paper's numbers: the repository's file, or another file of the same layout. */
-    export function loadPaperNumbers(path?: string): PaperNumbers;
-}
 declare module "citebench/src/eval/significance" {
     export interface TTestResult {
         n: number;
@@ -1858,6 +1620,63 @@ declare module "citebench/src/report/compare" {
         seed?: number;
     }): Map<string, Significance>;
 }
+declare module "citebench/src/report/paper-numbers" {
+    /** The paper's model names, lower-cased, in the order its tables list them. */
+    export type PaperModel = 'bm25' | 'scibert' | 'specter' | 'scincl' | 'aspire-bm' | 'aspire-cs';
+    export type FieldAbbrev = 'Art' | 'Bio' | 'Bus' | 'Ch' | 'CS' | 'Eco' | 'Eng' | 'ES' | 'Geog' | 'Geol' | 'His' | 'MS' | 'Mat' | 'Med' | 'Phi' | 'Phy' | 'PS' | 'Psy' | 'Soc';
+    export type PoolLabel = '200k' | '500k' | '1M' | '2M';
+    export type CandidateType = 'bm25' | 'specter' | 'scincl' | 'graph' | 'most_cited' | 'random';
+    /** Per field plus the table's AVG column. */
+    export type PerField = Record<FieldAbbrev | 'AVG', number>;
+    export interface MapR5 {
+        MAP: number;
+        'R@5': number;
+    }
+    export interface PaperNumbers {
+        source: {
+            paper: string;
+            code: string;
+            units: string;
+            tables: Record<string, string>;
+            transcribed_from: string;
+        };
+        /** Table 5: abbreviation → MAG field name. */
+        fields: Record<FieldAbbrev, string>;
+        /** Table 1 (§3.1): model → pool size → MAP / nDCG / R@30; ASPIRE is its BioMed variant. */
+        table1_dataset_level: {
+            note: string;
+            values: Partial<Record<PaperModel, Record<PoolLabel, {
+                MAP: number;
+                nDCG: number;
+                'R@30': number;
+            }>>>;
+        };
+        /** Tables 2, 7, 8 (§3.2, App. A.4): model → field → MAP / nDCG / R@30. */
+        table2_field_level_MAP: Record<PaperModel, PerField>;
+        table7_field_level_nDCG: Record<PaperModel, PerField>;
+        'table8_field_level_R@30': Record<PaperModel, PerField>;
+        /** Table 3 (§4.3): MDCR, model → field (and AVG) → MAP / R@5. */
+        table3_mdcr: Record<PaperModel, Record<FieldAbbrev | 'AVG', MapR5>>;
+        /** Table 4 (§4.4): model → candidate type → MAP / R@5, and the AVG row over models. */
+        table4_candidate_types: Record<PaperModel, Record<CandidateType, MapR5>>;
+        table4_candidate_types_AVG: {
+            note: string;
+            values: Record<CandidateType, MapR5>;
+        };
+        /** Table 6 (App. A.3): SciDocs "Cite", as reported by prior work. */
+        table6_scidocs_cite: {
+            note: string;
+            values: Record<'scibert' | 'specter' | 'scincl' | 'aspire-ts', {
+                MAP: number;
+                nDCG: number;
+            }>;
+        };
+    }
+    /** The repository's copy. */
+    export const PAPER_NUMBERS_FILE: string;
+    /** The paper's numbers: the repository's file, or another file of the same layout. */
+    export function loadPaperNumbers(path?: string): PaperNumbers;
+}
 declare module "citebench/src/report/tables" {
     import type { Significance } from "citebench/src/report/compare";
     import type { PaperNumbers } from "citebench/src/report/paper-numbers";
@@ -1932,757 +1751,6 @@ declare module "citebench/src/report/tables" {
     export function paperFieldTableData(paper: PaperNumbers, n: 2 | 7 | 8): ReportTable;
     /** The paper's Tables 3 (fields × model MAP/R@5) and 4 (models × candidate type MAP/R@5), as printed. */
     export function paperMdcrTablesData(paper: PaperNumbers): [ReportTable, ReportTable];
-}
-declare module "citebench/src/report/report-tables" {
-    import { type PerQuery } from "citebench/src/report/compare";
-    import { type ResultsIndex } from "citebench/src/report/results";
-    import type { PaperNumbers } from "citebench/src/report/paper-numbers";
-    import { type ReportTable } from "citebench/src/report/tables";
-    export function paperOrder(models: string[]): string[];
-    /** The paper's pool size this pool stands for at the run's scale (4k at scale 0.02 → 200k), if any. */
-    export function paperPool(poolSize: number, scale: number): string | undefined;
-    export interface TableOptions {
-        /** Randomization-test trials (default 10,000). */
-        trials?: number;
-    }
-    /** What the inductive setting is, said above each of its tables. */
-    export function inductiveNote(r: Pick<ResultsIndex, 'queryYear'>): string;
-    /**
-     * Every table of the results, in report order: Tables 1–8 (the paper's setting), the inductive setting's 1, 2,
-     * 7, 8, the paired tests of results.json. `pq` gives the tables' significance marks; without it (the Markdown
-     * report, written by the run) there are none.
-     */
-    export function buildTables(r: ResultsIndex, pq: PerQuery | undefined, paper: PaperNumbers | undefined, opts?: TableOptions): ReportTable[];
-    /** The paper's field-level tables: number → measure and paper-numbers.json key. */
-    export const FIELD_TABLES: {
-        readonly 2: {
-            readonly measure: "MAP";
-            readonly key: "table2_field_level_MAP";
-            readonly title: "Field level, MAP (§3.2)";
-        };
-        readonly 7: {
-            readonly measure: "nDCG";
-            readonly key: "table7_field_level_nDCG";
-            readonly title: "Field level, nDCG (§3.2, App. A.4)";
-        };
-        readonly 8: {
-            readonly measure: "R@30";
-            readonly key: "table8_field_level_R@30";
-            readonly title: "Field level, R@30 (§3.2, App. A.4)";
-        };
-    };
-}
-declare module "citebench/src/report/markdown" {
-    /**
-     * The Markdown report of a results folder (report.md, written by `citebench run`): the tables of report-tables.ts
-     * — the paper's Tables 1, 2, 7, 8 (large-scale protocols) and 3, 4 (MDCR), the inductive setting's, the paired
-     * tests against BM25 — rendered by tables.ts, the paper's own table after each of its tables. The HTML report
-     * renders the same tables. Where the numbers come from is said above the tables: a synthetic corpus or
-     * random-weight model is never presented as a finding.
-     */
-    import { type ResultsIndex } from "citebench/src/report/results";
-    import type { PaperNumbers } from "citebench/src/report/paper-numbers";
-    /** Where the numbers come from, said before any table. */
-    export function provenance(r: ResultsIndex): string[];
-    export function renderMarkdownReport(r: ResultsIndex, paper?: PaperNumbers): string;
-}
-declare module "citebench/src/util/shard" {
-    export interface Shard {
-        index: number;
-        count: number;
-    }
-    export function parseShard(v: string | undefined, option?: string): Shard | undefined;
-    /** Round-robin: unit u belongs to shard u mod N (chunks, pool groups: spreads big and small ones). */
-    export function inShard(unit: number, shard: Shard | undefined): boolean;
-    /** Contiguous block [from, to) of n items for a shard: concatenating the blocks in shard order gives 0…n−1. */
-    export function shardRange(n: number, shard: Shard | undefined): {
-        from: number;
-        to: number;
-    };
-    export function shardLabel(shard: Shard | undefined): string;
-}
-declare module "citebench/src/retrieval/bm25/chunk-builder" {
-    /**
-     * The analysing half of the BM25 index build: a ChunkBuilder turns a range of documents into postings grouped
-     * by term, in its own term ids. buildIndex runs one in its thread, or one per child process / worker thread
-     * (index-process.ts, index-worker.ts), and merges their chunks; a module of its own so those entry points do
-     * not import the orchestration that starts them.
-     */
-    import type { TextSource } from "citebench/src/corpus/article";
-    /**
-     * One chunk's postings as its builder produced them, in the builder's own (local) term ids: `newTerms` are
-     * the terms the builder met for the first time in this chunk (local ids continue from its earlier chunks).
-     */
-    export interface LocalChunk {
-        index: number;
-        from: number;
-        to: number;
-        newTerms: string[];
-        /** Postings grouped by local term id ascending: group g = term groupTerms[g], groupCounts[g] postings. */
-        groupTerms: Uint32Array;
-        groupCounts: Uint32Array;
-        docs: Uint32Array;
-        tfs: Uint32Array;
-        lengths: Uint32Array;
-    }
-    /** Where worker threads read the texts from (they cannot share the caller's TextSource object). */
-    export type WorkerSource = {
-        kind: 'store';
-        dir: string;
-    } | {
-        kind: 'texts';
-        items: {
-            title: string;
-            abstract: string;
-        }[];
-    };
-    /**
-     * Analyses chunks of documents into postings with its own vocabulary. One per thread: the merger maps each
-     * builder's local ids to global ids in chunk order, so the index does not depend on the number of threads.
-     */
-    export class ChunkBuilder {
-        private readonly analyzer;
-        private readonly rawIds;
-        private readonly vocab;
-        private termCount;
-        private seenDoc;
-        private seenSlot;
-        build(source: TextSource, index: number, from: number, to: number, onDoc?: () => void): LocalChunk;
-    }
-}
-declare module "citebench/src/retrieval/bm25/index" {
-    import type { TextSource } from "citebench/src/corpus/article";
-    import { type WorkerSource } from "citebench/src/retrieval/bm25/chunk-builder";
-    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
-    export interface BuildOptions {
-        /** Documents per chunk (bounded build memory). Default 50,000. */
-        chunkDocs?: number;
-        /** Directory for chunk files: makes the build resumable. Without it chunks stay in memory. */
-        workDir?: string;
-        progress?: boolean;
-        /**
-         * Builders analysing chunks in parallel (default 1): child processes for a store source, worker threads for
-         * in-memory texts. The index is identical for any count.
-         */
-        threads?: number;
-        /** How builders reach the texts; default: the source's texts copied to each worker (fine for small sources). */
-        workerSource?: WorkerSource;
-    }
-    /** Build the index of every document of `source` (title + abstract). */
-    export function buildIndex(source: TextSource, opts?: BuildOptions): Promise<Bm25Index>;
-    /** Remove a build's chunk directory after the index is saved. */
-    export function removeWorkDir(dir: string): void;
-}
-declare module "citebench/src/experiments/corpus-stage" {
-    import { CorpusStore } from "citebench/src/corpus/store";
-    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
-    import type { ExperimentConfig } from "citebench/src/experiments/config";
-    export type StageLog = (line: string) => void;
-    export interface CorpusInfo {
-        /** synthetic: generated by citebench synth (its numbers are properties of the generator, not findings). */
-        kind: 'synthetic' | 'store';
-        dir: string;
-        articles: number;
-        citations: number;
-        /** Synthetic corpus: articles before the prefilter and the generator seed. */
-        synthetic?: {
-            articles: number;
-            seed: number;
-            generator: string;
-        };
-        /** The identity recorded in cell keys: a changed corpus never reuses a cached number. */
-        stamp: string;
-    }
-    /**
-     * What the corpus is made of: a given store's identity, or the synthetic corpus's size, seed, generator version
-     * and settings, prefilter and store format — a changed generator or an older store layout rebuilds the corpus.
-     */
-    export function corpusStamp(cfg: Pick<ExperimentConfig, 'corpus'>): string;
-    export function prepareCorpus(cfg: ExperimentConfig, log: StageLog): Promise<{
-        store: CorpusStore;
-        info: CorpusInfo;
-    }>;
-    /** The BM25 index of the whole store (an index of an older format or another corpus is rebuilt). */
-    export function prepareBm25Index(cfg: ExperimentConfig, store: CorpusStore, info: CorpusInfo, log: StageLog): Promise<{
-        index: Bm25Index;
-        dir: string;
-    }>;
-}
-declare module "citebench/src/retrieval/dense/file-hash" {
-    /** Fast, content-based: size + SHA-256 of the first and last 4 MiB (the whole file when smaller than 8 MiB). */
-    export function fileDigest(path: string): string;
-    /**
-     * SHA-256 of a whole file (an ONNX model: any changed weight changes it, unlike the sampled fileDigest), computed
-     * once per process for each (path, size, mtime).
-     */
-    export function fileContentHash(path: string): string;
-}
-declare module "citebench/src/retrieval/dense/models" {
-    export { fileContentHash } from "citebench/src/retrieval/dense/file-hash";
-    /**
-     * - `cls`: final-layer [CLS] vector (SciBERT, SPECTER, SciNCL as the paper uses them).
-     * - `mean`: mean of final-layer token vectors over the attention mask (for custom models).
-     * - `aspire`: one vector per abstract sentence = mean over the sentence's tokens of the hidden states; with
-     *   `layers: 'all'` the per-token states are first averaged over all layers (the paper, §3: "mean-pooled token
-     *   embeddings across all layers for each sentence"), with `'last'` only the final layer is used (allenai/aspire
-     *   examples/ex_aspire_consent.py). The title (and its [SEP]) is context only, never a sentence of its own.
-     */
-    export type Pooling = 'cls' | 'mean' | 'aspire';
-    /** `l2`: score = −squared L2 distance (as faiss IndexFlatL2 reports it); `ip`: score = inner product. */
-    export type Distance = 'l2' | 'ip';
-    export interface ModelOptions {
-        pooling: Pooling;
-        distance: Distance;
-        /** Token budget including [CLS] and [SEP]; longer inputs are truncated at the end. */
-        maxLength: number;
-        /** ASPIRE only: which hidden states are averaged per token. */
-        layers?: 'all' | 'last';
-    }
-    export interface KnownModel extends ModelOptions {
-        name: string;
-        hfId: string;
-        note: string;
-    }
-    /** The paper's encoders. Pooling and distance as used in the paper / stated on each model card. */
-    export const KNOWN_MODELS: KnownModel[];
-    export interface ResolvedModel extends ModelOptions {
-        /** Registry name, or the folder's base name for custom models. */
-        name: string;
-        dir: string;
-        onnxFile: string;
-        hiddenSize: number;
-        /** Hash of weights, tokenizer and options: an embedding store only accepts vectors from the same fingerprint. */
-        fingerprint: string;
-        /** Set when `onnxFile` was converted from the folder's PyTorch/safetensors checkpoint: its files and their SHA-256. */
-        checkpoint?: {
-            file: string;
-            sha256: string;
-        }[];
-    }
-    export function exportHint(hfId: string, dir: string): string;
-    export interface ResolveOptions {
-        /** Folder that holds one sub-folder per registry name (default: ./models, or $CITEBENCH_MODELS). */
-        modelsDir?: string;
-        /** Overrides of the registry's (or the custom model's) options. */
-        overrides?: Partial<ModelOptions>;
-        /** Prefer onnx/model_quantized.onnx when both exist (default false: fp32 first). */
-        quantized?: boolean;
-        /**
-         * Prefer onnx/model_fp16.onnx (float16 weights and compute, for GPUs) when the folder has it, else fp32.
-         * Not with `quantized`.
-         */
-        fp16?: boolean;
-        /**
-         * Download a missing model from the Hugging Face hub (`resolveModelAsync` only; default false: nothing
-         * touches the network). Endpoint: $HF_ENDPOINT or https://huggingface.co; $HF_TOKEN is sent as a bearer token.
-         */
-        allowRemote?: boolean;
-        /** Hub revision to download (default `main`); with allowRemote only. */
-        revision?: string;
-        /** Download progress on stderr (default: stderr is a TTY). */
-        progress?: boolean;
-        /** Download start/end lines. */
-        log?: (line: string) => void;
-    }
-    /**
-     * The hub repo named by a `--model` argument that is `ORG/NAME` and not a local path, else undefined.
-     * Such a model lives in `<models-dir>/ORG--NAME/`.
-     */
-    export function hubRepoOf(nameOrDir: string): string | undefined;
-    /**
-     * Resolve a registry name, a model folder or a hub id `ORG/NAME` (looked up as `<models-dir>/ORG--NAME/`) to a
-     * loadable local model. Never touches the network. Throws a CitebenchError with export instructions when
-     * nothing usable is found.
-     */
-    export function resolveModel(nameOrDir: string, opts?: ResolveOptions): ResolvedModel;
-    /**
-     * `resolveModel`, but with `allowRemote` a registry model or `ORG/NAME` whose folder does not exist yet is
-     * first downloaded from the Hugging Face hub (config, tokenizer files and the repo's weights: an ONNX export,
-     * else its PyTorch checkpoint; hub.ts) into `<models-dir>/<name>/`, atomically and resumably. Without
-     * `allowRemote` it is exactly `resolveModel`.
-     */
-    export function resolveModelAsync(nameOrDir: string, opts?: ResolveOptions): Promise<ResolvedModel>;
-}
-declare module "citebench/src/retrieval/dense/encoder" {
-    import * as ort from 'onnxruntime-node';
-    import type { ArticleText } from "citebench/src/corpus/article";
-    import type { ResolvedModel } from "citebench/src/retrieval/dense/models";
-    /** Token ids of one article, with [CLS] … [SEP], and for ASPIRE the token spans of its abstract sentences. */
-    export interface TokenizedArticle {
-        ids: Int32Array;
-        /** ASPIRE only: [start, end) pairs into `ids`, one per sentence (flattened). */
-        spans?: Int32Array;
-    }
-    /** Encoded vectors for a list of articles, in input order. Single-vector models have offsets[i] = i. */
-    export interface EncodedBatch {
-        dim: number;
-        /** offsets[i]..offsets[i+1] are article i's rows in `vectors`. */
-        offsets: Uint32Array;
-        vectors: Float32Array;
-    }
-    interface Tokenizer {
-        encode(text: string, opts?: {
-            add_special_tokens?: boolean;
-        }): number[];
-    }
-    export interface EncoderOptions {
-        /** Articles per forward pass (default 16). */
-        batchSize?: number;
-        /** onnxruntime intra-op threads (default: all cores). */
-        threads?: number;
-        /** cpu (default); cuda: onnxruntime's CUDA execution provider, an error when absent; auto: cuda if present. */
-        device?: Device;
-        /** Told which device `auto` chose. */
-        log?: (line: string) => void;
-    }
-    export type Device = 'cpu' | 'cuda' | 'auto';
-    export function parseDevice(v: string | undefined): Device;
-    /**
-     * Where onnxruntime-node's CUDA execution provider would be: the npm package ships the CPU runtime only and
-     * fetches libonnxruntime_providers_cuda.so at install time (a machine with internet and the CUDA toolkit,
-     * forced with ONNXRUNTIME_NODE_INSTALL=cuda12). Undefined when this installation has it.
-     */
-    export function cudaProviderMissing(): string | undefined;
-    /**
-     * An onnxruntime session for a model file on the asked device: cpu, cuda (an error naming the fix when this
-     * installation has no CUDA provider or it cannot start) or auto (cuda when present, said through `log`).
-     */
-    export function createSession(onnxFile: string, opts?: Pick<EncoderOptions, 'threads' | 'device' | 'log'>): Promise<ort.InferenceSession>;
-    export class Encoder {
-        readonly model: ResolvedModel;
-        private readonly tokenizer;
-        private readonly session;
-        private readonly cls;
-        private readonly sep;
-        private readonly batchSize;
-        private readonly output;
-        readonly dim: number;
-        private constructor();
-        static load(model: ResolvedModel, opts?: EncoderOptions): Promise<Encoder>;
-        /** Token ids exactly as the model sees them: [CLS] title [SEP] abstract [SEP], truncated to maxLength. */
-        tokenize(a: ArticleText): TokenizedArticle;
-        /** Encode articles (any number); vectors come back in input order. */
-        encode(articles: ArticleText[], onBatch?: (articles: number) => void): Promise<EncodedBatch>;
-        /** `onBatch(n)` is called after each forward pass with the number of articles it encoded (for progress). */
-        encodeTokenized(toks: TokenizedArticle[], onBatch?: (articles: number) => void): Promise<EncodedBatch>;
-        release(): Promise<void>;
-    }
-    /**
-     * A float output as float32: a float16 export (model_fp16.onnx) returns its hidden states in float16, which
-     * onnxruntime-node hands over as raw binary16 (Uint16Array; Node 20 has no Float16Array). Pooling then runs in
-     * float32/float64 as for any model.
-     */
-    export function tensorFloats(t: ort.Tensor): Float32Array;
-    /**
-     * A model folder's WordPiece tokenizer, from local files only; it must add [CLS] … [SEP]. A folder without
-     * tokenizer.json but with vocab.txt gets the tokenizer Python transformers' BertTokenizerFast builds from it
-     * (wordpiece.ts), in memory: nothing is written into the model folder, which may be read-only or shared.
-     */
-    export function loadTokenizer(model: Pick<ResolvedModel, 'dir'>): Promise<{
-        tokenizer: Tokenizer;
-        cls: number;
-        sep: number;
-    }>;
-}
-declare module "citebench/src/retrieval/dense/store" {
-    import type { TextSource } from "citebench/src/corpus/article";
-    import { type Shard } from "citebench/src/util/shard";
-    import type { Encoder } from "citebench/src/retrieval/dense/encoder";
-    export type VectorKind = 'single' | 'multi';
-    export type StoredType = 'float32' | 'float16';
-    export interface StoreManifest {
-        format: 'citebench-embeddings';
-        version: 1;
-        model: string;
-        fingerprint: string;
-        dim: number;
-        dtype: StoredType;
-        kind: VectorKind;
-        chunkSize: number;
-        corpusSize: number;
-        /** Optional identity of the corpus (e.g. a hash of its id column); checked when both sides have one. */
-        corpusKey?: string;
-        /** The model's distance, recorded so `dense search` can work from the store alone. */
-        distance?: 'l2' | 'ip';
-    }
-    /** Vectors of a set of articles: article i's rows are offsets[i]..offsets[i+1] (single-vector: offsets[i] = i). */
-    export interface VectorSet {
-        dim: number;
-        offsets: Uint32Array;
-        vectors: Float32Array;
-    }
-    export const DEFAULT_CHUNK_SIZE = 4096;
-    export interface EncodeOptions {
-        /** Called after each chunk file is committed (tests use it to simulate a kill). */
-        onChunkWritten?: (chunk: number) => void;
-        progress?: boolean;
-        /**
-         * Encode only the chunks c with c mod N = I. Shards never write the same chunk file, so any number may run
-         * at once on one store; together they write exactly the chunks one process would, with the same bytes
-         * (each chunk's missing articles are encoded in one call, whichever process does it).
-         */
-        shard?: Shard;
-    }
-    /**
-     * Where a store's vectors come from: an encoder over corpus texts, or a file of vectors computed elsewhere
-     * (import/). `vectors` returns the rows of the given sorted corpus indices, all within chunk `chunk`.
-     */
-    export interface VectorSource {
-        /** Must equal the store's manifest fingerprint: vectors of another model never enter a store. */
-        fingerprint: string;
-        /** Progress label (default `encode <model>`). */
-        label?: string;
-        vectors(indices: Uint32Array, chunk: number, onBatch: (articles: number) => void): Promise<{
-            dim: number;
-            offsets: Uint32Array;
-            vectors: Float32Array;
-        }>;
-    }
-    /** Which chunks of a request are complete (`citebench encode --status`). */
-    export interface StoreStatus {
-        /** Chunks that hold requested articles, ascending. */
-        chunks: number[];
-        /** Those that lack at least one requested article, with how many they lack. */
-        missing: {
-            chunk: number;
-            articles: number;
-        }[];
-        requested: number;
-        present: number;
-    }
-    export class EmbeddingStore {
-        readonly dir: string;
-        readonly manifest: StoreManifest;
-        private constructor();
-        /** Open an existing store (for search). */
-        static open(dir: string): EmbeddingStore;
-        /**
-         * Open the store at `dir` for writing, creating it when absent. An existing store must have been made by the
-         * same model (fingerprint), dtype and corpus — a different model can never resume into it.
-         */
-        static openOrCreate(dir: string, want: Omit<StoreManifest, 'format' | 'version'>): EmbeddingStore;
-        chunkPath(c: number): string;
-        /** Chunk numbers that have a committed file. */
-        chunks(): number[];
-        private readChunk;
-        private writeChunk;
-        /**
-         * Encode every requested article (default: the whole corpus) that the store lacks, chunk by chunk in index
-         * order. Returns how many articles were encoded now.
-         */
-        encodeMissing(encoder: Encoder, texts: TextSource, indices?: Uint32Array, opts?: EncodeOptions): Promise<number>;
-        /**
-         * Store every requested article (default: the whole corpus) that the store lacks, from `source`, chunk by
-         * chunk in index order: the one write path of encoded and imported vectors, so both resume and shard alike.
-         * Returns how many articles were written now.
-         */
-        fillMissing(source: VectorSource, indices?: Uint32Array, opts?: EncodeOptions): Promise<number>;
-        /** Sorted corpus indices a chunk file holds (read from its header, not its vectors), or undefined. */
-        chunkIndices(c: number): Uint32Array | undefined;
-        /** Which chunks lack requested articles (default: the whole corpus); reads chunk headers only. */
-        status(indices?: Uint32Array): StoreStatus;
-        /** Per corpus index, 1 where the store holds its vector(s): from chunk headers only. */
-        presentMask(): Uint8Array;
-        /** Sorted corpus indices present in the store. */
-        presentIndices(): Uint32Array;
-        /**
-         * Vectors of the given articles (sorted, distinct corpus indices), in that order. Throws naming the first
-         * missing article if any is not encoded yet.
-         */
-        load(indices: Uint32Array): VectorSet;
-    }
-}
-declare module "citebench/src/retrieval/dense/cross-encoder" {
-    import type { TextSource } from "citebench/src/corpus/article";
-    import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
-    import { type ResolvedModel } from "citebench/src/retrieval/dense/models";
-    import { type Device } from "citebench/src/retrieval/dense/encoder";
-    export interface CrossEncoderOptions {
-        name: string;
-        texts: TextSource;
-        threads?: number;
-        /** Pairs per forward pass (default 16). */
-        batchSize?: number;
-        /** cpu (default) | cuda | auto, as for the encoders. */
-        device?: Device;
-        log?: (line: string) => void;
-    }
-    export class CrossEncoderRetriever implements Retriever {
-        readonly model: ResolvedModel;
-        private readonly tokenizer;
-        private readonly session;
-        private readonly special;
-        private readonly opts;
-        readonly name: string;
-        private fingerprint_;
-        private constructor();
-        static load(model: ResolvedModel, opts: CrossEncoderOptions): Promise<CrossEncoderRetriever>;
-        get fingerprint(): string;
-        /** Token ids and types of one pair, exactly as the model sees them. */
-        pairTokens(query: number, candidate: number): {
-            ids: Int32Array;
-            types: Int32Array;
-        };
-        /** Relevance logits of (query, candidate) pairs, in input order. */
-        scorePairs(pairs: [number, number][]): Promise<Float32Array>;
-        search(req: SearchRequest): Promise<RankedLists>;
-        release(): Promise<void>;
-    }
-}
-declare module "citebench/src/retrieval/scorer" {
-    import type { RankedLists, Retriever, Setting } from "citebench/src/retrieval/retriever";
-    export interface WeightedScorer {
-        retriever: Retriever;
-        weight: number;
-    }
-    /** Identity of a scorer for fingerprints: each part's weight and its retriever's fingerprint. */
-    export function scorerFingerprint(scorers: WeightedScorer[]): {
-        weight: number;
-        model: string;
-    }[];
-    /**
-     * Per query, the score of each candidate (aligned with `lists[q]`): Σ weight · score. A candidate a retriever
-     * does not return (none of the built-in ones drops any) gets that retriever's lowest score for the query.
-     * `pool` is the request's pool: retrievers with corpus statistics (BM25's N, df, avgdl) take them from it, so a
-     * candidate scores as it did in a first stage over the same pool — a pool is searched as if indexed alone, and
-     * under the inductive setting it holds no article of the query year.
-     */
-    export function scoreCandidates(scorers: WeightedScorer[], queries: Uint32Array, lists: Uint32Array[], pool: Uint32Array | undefined, setting?: Setting): Promise<Float64Array[]>;
-    /** Rank each list by its scores (as float32, trec_eval's precision), ties by tieKey descending, top k. */
-    export function rankLists(lists: Uint32Array[], scores: Float64Array[], k: number, tieKey?: Uint32Array): RankedLists;
-    /** Per-query lists of a RankedLists, the first `k` of each. */
-    export function splitLists(r: RankedLists, k?: number): Uint32Array[];
-    /** Short content hash of a typed array (graphs, tie keys) for fingerprints. */
-    export function arrayDigest(...arrays: ArrayBufferView[]): string;
-}
-declare module "citebench/src/retrieval/navigation" {
-    /**
-     * Citation-graph navigation (Nogueira et al. 2020 §3) around any first-stage retriever. Iteration t = 0 takes
-     * the first stage's top k_d^0 papers D_0; every iteration collects C_t, the papers cited by D_t, limited to k_c^t
-     * by dropping the citations of the lowest-ranked papers of D_t first, keeps only candidates of the pool (never
-     * the query, nor a paper already in D_t), and ranks D_t ∪ C_t with the scorer; D_{t+1} is the top k_d^{t+1} of
-     * that ranking. The output is the last iteration's ranking (at most k_d + k_c papers), cut at the request's k.
-     *
-     * Within one paper of D_t its citations are taken in the stored order of the corpus store's out-lists (ascending
-     * corpus index of the merged outbound/inbound citation lists, not bibliography order), so a k_c cut inside a
-     * paper keeps its lowest-indexed references. The paper's ranking phase is a trained SciBERT cross-encoder; here
-     * the scorer is configurable (BM25 against the query, a dense similarity, a cross-encoder folder, or a weighted
-     * sum) and scores with the request's pool statistics, as the first stage does. Navigation needs no setting of
-     * its own: the pool already holds only what the setting allows, and D_t ∪ C_t ⊆ pool.
-     */
-    import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
-    import { type WeightedScorer } from "citebench/src/retrieval/scorer";
-    /** Outbound citations as CSR over corpus indices (CorpusStore satisfies it). */
-    export interface OutboundGraph {
-        readonly size: number;
-        readonly outOffsets: Uint32Array;
-        readonly outTargets: Uint32Array;
-    }
-    export interface NavigationOptions {
-        name: string;
-        first: Retriever;
-        scorer: WeightedScorer[];
-        /** k_d per iteration (length T). Paper, T = 1: 300. */
-        kd: number[];
-        /** k_c per iteration (length T). Paper, T = 1: 700. */
-        kc: number[];
-        graph: OutboundGraph;
-        /** Tie order of equal scores (higher first): the corpus store's idOrder = trec_eval's. */
-        tieKey?: Uint32Array;
-    }
-    /** The paper's tuned values (§5.2, Open Research dev set, k_d + k_c = 1000) for T = 1, 2, 3. */
-    export const PAPER_KD: number[];
-    export const PAPER_KC: number[];
-    export class NavigationRetriever implements Retriever {
-        private readonly opts;
-        readonly name: string;
-        private fingerprint_;
-        constructor(opts: NavigationOptions);
-        get fingerprint(): string;
-        search(req: SearchRequest): Promise<RankedLists>;
-    }
-    /**
-     * C_t of one query: the pool papers cited by `D` (rank order, each paper's out-list in stored order), not in
-     * `D`, not `self`, each once, the first `kc` of them — i.e. the citations of the lowest-ranked papers are the
-     * ones dropped.
-     */
-    export function navigate(graph: OutboundGraph, D: Uint32Array, kc: number, member: Uint8Array, self: number): Uint32Array;
-}
-declare module "citebench/src/retrieval/profiler/citing" {
-    /**
-     * Who may shape a candidate's public profile (Goyal et al. 2026 §3.2): the articles citing it, restricted so a
-     * profile never carries what the evaluation must not see. In both settings no query of the request contributes
-     * (a query cites its own positives: letting it into their profiles would hand the answer to the scorer); under
-     * the inductive setting (§3.1) only articles published strictly before the query's year do (unknown years are
-     * left out). Queries of different years get different profiles, so a request is split into scopes by year.
-     */
-    import type { SearchRequest } from "citebench/src/retrieval/retriever";
-    /** Inbound citations and years (CorpusStore satisfies it). */
-    export interface CitationGraph {
-        readonly size: number;
-        readonly years: Uint16Array;
-        readonly inOffsets: Uint32Array;
-        readonly inSources: Uint32Array;
-    }
-    /** A set of the request's queries that share one profile restriction. */
-    export interface ProfileScope {
-        /** Citing articles must be published before this year; null = transductive (any year). */
-        before: number | null;
-        /** Positions in the request's `queries`. */
-        positions: number[];
-    }
-    export function profileScopes(graph: CitationGraph, req: Pick<SearchRequest, 'queries' | 'setting'>): ProfileScope[];
-    /** The allowed citing articles of each pool member, as CSR over pool positions (each list ascending). */
-    export interface CitingSets {
-        offsets: Uint32Array;
-        sources: Uint32Array;
-    }
-    export function citingSets(graph: CitationGraph, pool: Uint32Array, queries: Uint32Array, before: number | null): CitingSets;
-    /** The whole corpus as a pool (a request without one). */
-    export function wholeCorpus(size: number): Uint32Array;
-}
-declare module "citebench/src/retrieval/profiler/dense" {
-    /**
-     * Dense Profiler (Goyal et al. 2026 §3.2, eq. 3 and 5) over any single-vector embedding store:
-     *
-     *   v̂_i = v_i + β · (1 / |N_in(i)|) Σ_{j ∈ N_in(i)} v_j         score(q, i) = cosine(v_q, v̂_i)
-     *
-     * N_in(i) = the articles allowed to cite i (citing.ts: never a query of the request; inductive: published before
-     * the query's year). No citation contexts exist in S2ORC metadata, so the paper's α · v^s_ji term is 0 and β is
-     * the only weight; the query is its own title + abstract vector (γ = 0, δ = 1). Missing vectors are encoded first
-     * when an encoder is attached. Profiles are built once per (pool, query set, setting scope).
-     */
-    import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
-    import type { TextSource } from "citebench/src/corpus/article";
-    import type { Encoder } from "citebench/src/retrieval/dense/encoder";
-    import type { EmbeddingStore } from "citebench/src/retrieval/dense/store";
-    import { type CitationGraph } from "citebench/src/retrieval/profiler/citing";
-    export interface DenseProfilerOptions {
-        name: string;
-        store: EmbeddingStore;
-        beta: number;
-        graph: CitationGraph;
-        encoder?: Encoder;
-        texts?: TextSource;
-        threads?: number;
-        tieKey?: Uint32Array;
-    }
-    export class DenseProfiler implements Retriever {
-        private readonly opts;
-        readonly name: string;
-        private fingerprint_;
-        private cache;
-        constructor(opts: DenseProfilerOptions);
-        get fingerprint(): string;
-        /** Profile vectors v̂ of the pool (row p = pool[p]), before cosine normalisation. */
-        profileVectors(pool: Uint32Array, queries: Uint32Array, before: number | null): Promise<Float32Array>;
-        search(req: SearchRequest): Promise<RankedLists>;
-        private ensureEncoded;
-    }
-}
-declare module "citebench/src/retrieval/profiler/sparse" {
-    /**
-     * Sparse Profiler: Goyal et al. (2026) §3.2's public profile for BM25. A candidate's indexed text is expanded
-     * with the texts of the articles allowed to cite it (citing.ts), weighted:
-     *
-     *   w_i(t) = tf_i(t) + β · (1 / |N_in(i)|) Σ_{j ∈ N_in(i)} tf_j(t)        (0 citing articles: the text alone)
-     *   (with `topTerms` m: the citing part kept for the m terms with the largest mean only)
-     *   |i|    = Σ_t w_i(t)
-     *
-     * — the paper's v̂_i = v_i + 1/|N_in| Σ (α v^s_ji + β v_j) with term-frequency vectors for v. S2ORC metadata has
-     * no citation contexts, so the context term α v^s is 0 and β is the only weight. The pool is then scored with
-     * Lucene's BM25 (search.ts's formula and float steps, exact lengths) over the profiles as if they had been
-     * indexed: N, df and avgdl are the profiles'. β = 0 is BM25 with exact lengths, score for score.
-     * Profiles are built once per (pool, query set, setting scope) and reused while they stay the same.
-     */
-    import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
-    import type { TextSource } from "citebench/src/corpus/article";
-    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
-    import { type CitationGraph, type CitingSets } from "citebench/src/retrieval/profiler/citing";
-    export interface SparseProfilerOptions {
-        name: string;
-        k1: number;
-        b: number;
-        beta: number;
-        /**
-         * Keep only the citing part of each profile's `topTerms` terms with the largest mean citing tf (0 or absent:
-         * all of them): the issue's "texts (or top terms)" — bounds a profile's size at ~(own terms + topTerms).
-         */
-        topTerms?: number;
-        /** Tie order of equal scores (higher first): the corpus store's idOrder = trec_eval's. */
-        tieKey?: Uint32Array;
-    }
-    /** Profiles of a pool: forward vectors (per pool position) and the inverted postings BM25 scores from. */
-    export interface SparseProfiles {
-        pool: Uint32Array;
-        citing: CitingSets;
-        /** Forward: pool position p's terms fwdTerms[fwdOffsets[p]..fwdOffsets[p+1]) (ascending) and weights. */
-        fwdOffsets: Uint32Array;
-        fwdTerms: Uint32Array;
-        fwdWeights: Float32Array;
-        /** Profile length Σ_t w(t) per pool position. */
-        lengths: Float64Array;
-        /** Inverted: term t's postings [invOffsets[t], invOffsets[t+1]) of pool positions and weights. */
-        invOffsets: Uint32Array;
-        invPos: Uint32Array;
-        invWeights: Float32Array;
-        /** Profiles with at least one term (Lucene's docCount), average length, normInverse per pool position. */
-        N: number;
-        avgdl: number;
-        normInv: Float32Array;
-    }
-    export class SparseProfiler implements Retriever {
-        private readonly index;
-        private readonly texts;
-        private readonly graph;
-        private readonly opts;
-        readonly name: string;
-        private readonly analyzer;
-        private readonly vocab;
-        private fingerprint_;
-        private cache;
-        constructor(index: Bm25Index, texts: TextSource, graph: CitationGraph, opts: SparseProfilerOptions);
-        get fingerprint(): string;
-        /** The profiles a request's queries of one scope are scored against (cached for the last pool and scope). */
-        profiles(pool: Uint32Array | undefined, queries: Uint32Array, before: number | null): SparseProfiles;
-        search(req: SearchRequest): Promise<RankedLists>;
-    }
-    /**
-     * Build the profiles of `pool` from the index's postings: one pass over the postings gathers the forward term
-     * vectors of the pool and of every allowed citing article, then each profile is merged and inverted.
-     */
-    export function buildSparseProfiles(ix: Bm25Index, pool: Uint32Array, citing: CitingSets, opts: Pick<SparseProfilerOptions, 'k1' | 'b' | 'beta' | 'topTerms'>): SparseProfiles;
-    /**
-     * Zero w[t] for every term of `terms` but the `top` with the largest positive w — ties at the cut kept by
-     * lower term id, exactly what sorting by (w desc, t asc) and keeping the first `top` keeps — in linear
-     * expected time (a quickselect for the cut value instead of a sort per profile: 2 M profiles of ~1,600 terms).
-     */
-    export function keepTopTerms(terms: Uint32Array, w: Float64Array, top: number, scratch: Float64Array): void;
-}
-declare module "citebench/src/retrieval/rerank" {
-    /**
-     * Re-ranking: a first stage's top `depth` papers (BM25, navigation output, any retriever) re-scored by a dense
-     * model's similarity, a cross-encoder (rerank/cross-encoder.ts) or a weighted sum of scorers — Nogueira et al.
-     * 2020's ranking phase without navigation. The output holds the re-ranked `depth` papers (cut at the request's k).
-     */
-    import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
-    import { type WeightedScorer } from "citebench/src/retrieval/scorer";
-    export interface RerankOptions {
-        name: string;
-        first: Retriever;
-        scorer: WeightedScorer[];
-        /** First-stage papers re-scored per query. */
-        depth: number;
-        tieKey?: Uint32Array;
-    }
-    export class RerankRetriever implements Retriever {
-        private readonly opts;
-        readonly name: string;
-        private fingerprint_;
-        constructor(opts: RerankOptions);
-        get fingerprint(): string;
-        search(req: SearchRequest): Promise<RankedLists>;
-    }
 }
 declare module "citebench/src/eval/trec-format" {
     /**
@@ -2940,9 +2008,1348 @@ declare module "citebench/src/eval/index" {
         options?: EvalOptions;
     }): EvalResult;
 }
+declare module "citebench/src/retrieval/dense/file-hash" {
+    /** Fast, content-based: size + SHA-256 of the first and last 4 MiB (the whole file when smaller than 8 MiB). */
+    export function fileDigest(path: string): string;
+    /**
+     * SHA-256 of a whole file (an ONNX model: any changed weight changes it, unlike the sampled fileDigest), computed
+     * once per process for each (path, size, mtime).
+     */
+    export function fileContentHash(path: string): string;
+}
+declare module "citebench/src/retrieval/dense/models" {
+    export { fileContentHash } from "citebench/src/retrieval/dense/file-hash";
+    /**
+     * - `cls`: final-layer [CLS] vector (SciBERT, SPECTER, SciNCL as the paper uses them).
+     * - `mean`: mean of final-layer token vectors over the attention mask (for custom models).
+     * - `aspire`: one vector per abstract sentence = mean over the sentence's tokens of the hidden states; with
+     *   `layers: 'all'` the per-token states are first averaged over all layers (the paper, §3: "mean-pooled token
+     *   embeddings across all layers for each sentence"), with `'last'` only the final layer is used (allenai/aspire
+     *   examples/ex_aspire_consent.py). The title (and its [SEP]) is context only, never a sentence of its own.
+     */
+    export type Pooling = 'cls' | 'mean' | 'aspire';
+    /** `l2`: score = −squared L2 distance (as faiss IndexFlatL2 reports it); `ip`: score = inner product. */
+    export type Distance = 'l2' | 'ip';
+    export interface ModelOptions {
+        pooling: Pooling;
+        distance: Distance;
+        /** Token budget including [CLS] and [SEP]; longer inputs are truncated at the end. */
+        maxLength: number;
+        /** ASPIRE only: which hidden states are averaged per token. */
+        layers?: 'all' | 'last';
+    }
+    export interface KnownModel extends ModelOptions {
+        name: string;
+        hfId: string;
+        note: string;
+    }
+    /** The paper's encoders. Pooling and distance as used in the paper / stated on each model card. */
+    export const KNOWN_MODELS: KnownModel[];
+    export interface ResolvedModel extends ModelOptions {
+        /** Registry name, or the folder's base name for custom models. */
+        name: string;
+        dir: string;
+        onnxFile: string;
+        hiddenSize: number;
+        /** Hash of weights, tokenizer and options: an embedding store only accepts vectors from the same fingerprint. */
+        fingerprint: string;
+        /** Set when `onnxFile` was converted from the folder's PyTorch/safetensors checkpoint: its files and their SHA-256. */
+        checkpoint?: {
+            file: string;
+            sha256: string;
+        }[];
+    }
+    export function exportHint(hfId: string, dir: string): string;
+    export interface ResolveOptions {
+        /** Folder that holds one sub-folder per registry name (default: ./models, or $CITEBENCH_MODELS). */
+        modelsDir?: string;
+        /** Overrides of the registry's (or the custom model's) options. */
+        overrides?: Partial<ModelOptions>;
+        /** Prefer onnx/model_quantized.onnx when both exist (default false: fp32 first). */
+        quantized?: boolean;
+        /**
+         * Prefer onnx/model_fp16.onnx (float16 weights and compute, for GPUs) when the folder has it, else fp32.
+         * Not with `quantized`.
+         */
+        fp16?: boolean;
+        /**
+         * Download a missing model from the Hugging Face hub (`resolveModelAsync` only; default false: nothing
+         * touches the network). Endpoint: $HF_ENDPOINT or https://huggingface.co; $HF_TOKEN is sent as a bearer token.
+         */
+        allowRemote?: boolean;
+        /** Hub revision to download (default `main`); with allowRemote only. */
+        revision?: string;
+        /** Download progress on stderr (default: stderr is a TTY). */
+        progress?: boolean;
+        /** Download start/end lines. */
+        log?: (line: string) => void;
+    }
+    /**
+     * The hub repo named by a `--model` argument that is `ORG/NAME` and not a local path, else undefined.
+     * Such a model lives in `<models-dir>/ORG--NAME/`.
+     */
+    export function hubRepoOf(nameOrDir: string): string | undefined;
+    /**
+     * Resolve a registry name, a model folder or a hub id `ORG/NAME` (looked up as `<models-dir>/ORG--NAME/`) to a
+     * loadable local model. Never touches the network. Throws a CitebenchError with export instructions when
+     * nothing usable is found.
+     */
+    export function resolveModel(nameOrDir: string, opts?: ResolveOptions): ResolvedModel;
+    /**
+     * `resolveModel`, but with `allowRemote` a registry model or `ORG/NAME` whose folder does not exist yet is
+     * first downloaded from the Hugging Face hub (config, tokenizer files and the repo's weights: an ONNX export,
+     * else its PyTorch checkpoint; hub.ts) into `<models-dir>/<name>/`, atomically and resumably. Without
+     * `allowRemote` it is exactly `resolveModel`.
+     */
+    export function resolveModelAsync(nameOrDir: string, opts?: ResolveOptions): Promise<ResolvedModel>;
+}
+declare module "citebench/src/retrieval/dense/encoder" {
+    import * as ort from 'onnxruntime-node';
+    import type { ArticleText } from "citebench/src/corpus/article";
+    import type { ResolvedModel } from "citebench/src/retrieval/dense/models";
+    /** Token ids of one article, with [CLS] … [SEP], and for ASPIRE the token spans of its abstract sentences. */
+    export interface TokenizedArticle {
+        ids: Int32Array;
+        /** ASPIRE only: [start, end) pairs into `ids`, one per sentence (flattened). */
+        spans?: Int32Array;
+    }
+    /** Encoded vectors for a list of articles, in input order. Single-vector models have offsets[i] = i. */
+    export interface EncodedBatch {
+        dim: number;
+        /** offsets[i]..offsets[i+1] are article i's rows in `vectors`. */
+        offsets: Uint32Array;
+        vectors: Float32Array;
+    }
+    interface Tokenizer {
+        encode(text: string, opts?: {
+            add_special_tokens?: boolean;
+        }): number[];
+    }
+    export interface EncoderOptions {
+        /** Articles per forward pass (default 16). */
+        batchSize?: number;
+        /** onnxruntime intra-op threads (default: all cores). */
+        threads?: number;
+        /** cpu (default); cuda: onnxruntime's CUDA execution provider, an error when absent; auto: cuda if present. */
+        device?: Device;
+        /** Told which device `auto` chose. */
+        log?: (line: string) => void;
+    }
+    export type Device = 'cpu' | 'cuda' | 'auto';
+    export function parseDevice(v: string | undefined): Device;
+    /**
+     * Where onnxruntime-node's CUDA execution provider would be: the npm package ships the CPU runtime only and
+     * fetches libonnxruntime_providers_cuda.so at install time (a machine with internet and the CUDA toolkit,
+     * forced with ONNXRUNTIME_NODE_INSTALL=cuda12). Undefined when this installation has it.
+     */
+    export function cudaProviderMissing(): string | undefined;
+    /**
+     * An onnxruntime session for a model file on the asked device: cpu, cuda (an error naming the fix when this
+     * installation has no CUDA provider or it cannot start) or auto (cuda when present, said through `log`).
+     */
+    export function createSession(onnxFile: string, opts?: Pick<EncoderOptions, 'threads' | 'device' | 'log'>): Promise<ort.InferenceSession>;
+    export class Encoder {
+        readonly model: ResolvedModel;
+        private readonly tokenizer;
+        private readonly session;
+        private readonly cls;
+        private readonly sep;
+        private readonly batchSize;
+        private readonly output;
+        readonly dim: number;
+        private constructor();
+        static load(model: ResolvedModel, opts?: EncoderOptions): Promise<Encoder>;
+        /** Token ids exactly as the model sees them: [CLS] title [SEP] abstract [SEP], truncated to maxLength. */
+        tokenize(a: ArticleText): TokenizedArticle;
+        /** Encode articles (any number); vectors come back in input order. */
+        encode(articles: ArticleText[], onBatch?: (articles: number) => void): Promise<EncodedBatch>;
+        /** `onBatch(n)` is called after each forward pass with the number of articles it encoded (for progress). */
+        encodeTokenized(toks: TokenizedArticle[], onBatch?: (articles: number) => void): Promise<EncodedBatch>;
+        release(): Promise<void>;
+    }
+    /**
+     * A float output as float32: a float16 export (model_fp16.onnx) returns its hidden states in float16, which
+     * onnxruntime-node hands over as raw binary16 (Uint16Array; Node 20 has no Float16Array). Pooling then runs in
+     * float32/float64 as for any model.
+     */
+    export function tensorFloats(t: ort.Tensor): Float32Array;
+    /**
+     * A model folder's WordPiece tokenizer, from local files only; it must add [CLS] … [SEP]. A folder without
+     * tokenizer.json but with vocab.txt gets the tokenizer Python transformers' BertTokenizerFast builds from it
+     * (wordpiece.ts), in memory: nothing is written into the model folder, which may be read-only or shared.
+     */
+    export function loadTokenizer(model: Pick<ResolvedModel, 'dir'>): Promise<{
+        tokenizer: Tokenizer;
+        cls: number;
+        sep: number;
+    }>;
+}
+declare module "citebench/src/util/shard" {
+    export interface Shard {
+        index: number;
+        count: number;
+    }
+    export function parseShard(v: string | undefined, option?: string): Shard | undefined;
+    /** Round-robin: unit u belongs to shard u mod N (chunks, pool groups: spreads big and small ones). */
+    export function inShard(unit: number, shard: Shard | undefined): boolean;
+    /** Contiguous block [from, to) of n items for a shard: concatenating the blocks in shard order gives 0…n−1. */
+    export function shardRange(n: number, shard: Shard | undefined): {
+        from: number;
+        to: number;
+    };
+    export function shardLabel(shard: Shard | undefined): string;
+}
+declare module "citebench/src/retrieval/dense/store" {
+    import type { TextSource } from "citebench/src/corpus/article";
+    import { type Shard } from "citebench/src/util/shard";
+    import type { Encoder } from "citebench/src/retrieval/dense/encoder";
+    export type VectorKind = 'single' | 'multi';
+    export type StoredType = 'float32' | 'float16';
+    export interface StoreManifest {
+        format: 'citebench-embeddings';
+        version: 1;
+        model: string;
+        fingerprint: string;
+        dim: number;
+        dtype: StoredType;
+        kind: VectorKind;
+        chunkSize: number;
+        corpusSize: number;
+        /** Optional identity of the corpus (e.g. a hash of its id column); checked when both sides have one. */
+        corpusKey?: string;
+        /** The model's distance, recorded so `dense search` can work from the store alone. */
+        distance?: 'l2' | 'ip';
+    }
+    /** Vectors of a set of articles: article i's rows are offsets[i]..offsets[i+1] (single-vector: offsets[i] = i). */
+    export interface VectorSet {
+        dim: number;
+        offsets: Uint32Array;
+        vectors: Float32Array;
+    }
+    export const DEFAULT_CHUNK_SIZE = 4096;
+    export interface EncodeOptions {
+        /** Called after each chunk file is committed (tests use it to simulate a kill). */
+        onChunkWritten?: (chunk: number) => void;
+        progress?: boolean;
+        /**
+         * Encode only the chunks c with c mod N = I. Shards never write the same chunk file, so any number may run
+         * at once on one store; together they write exactly the chunks one process would, with the same bytes
+         * (each chunk's missing articles are encoded in one call, whichever process does it).
+         */
+        shard?: Shard;
+    }
+    /**
+     * Where a store's vectors come from: an encoder over corpus texts, or a file of vectors computed elsewhere
+     * (import/). `vectors` returns the rows of the given sorted corpus indices, all within chunk `chunk`.
+     */
+    export interface VectorSource {
+        /** Must equal the store's manifest fingerprint: vectors of another model never enter a store. */
+        fingerprint: string;
+        /** Progress label (default `encode <model>`). */
+        label?: string;
+        vectors(indices: Uint32Array, chunk: number, onBatch: (articles: number) => void): Promise<{
+            dim: number;
+            offsets: Uint32Array;
+            vectors: Float32Array;
+        }>;
+    }
+    /** Which chunks of a request are complete (`citebench encode --status`). */
+    export interface StoreStatus {
+        /** Chunks that hold requested articles, ascending. */
+        chunks: number[];
+        /** Those that lack at least one requested article, with how many they lack. */
+        missing: {
+            chunk: number;
+            articles: number;
+        }[];
+        requested: number;
+        present: number;
+    }
+    export class EmbeddingStore {
+        readonly dir: string;
+        readonly manifest: StoreManifest;
+        private constructor();
+        /** Open an existing store (for search). */
+        static open(dir: string): EmbeddingStore;
+        /**
+         * Open the store at `dir` for writing, creating it when absent. An existing store must have been made by the
+         * same model (fingerprint), dtype and corpus — a different model can never resume into it.
+         */
+        static openOrCreate(dir: string, want: Omit<StoreManifest, 'format' | 'version'>): EmbeddingStore;
+        chunkPath(c: number): string;
+        /** Chunk numbers that have a committed file. */
+        chunks(): number[];
+        private readChunk;
+        private writeChunk;
+        /**
+         * Encode every requested article (default: the whole corpus) that the store lacks, chunk by chunk in index
+         * order. Returns how many articles were encoded now.
+         */
+        encodeMissing(encoder: Encoder, texts: TextSource, indices?: Uint32Array, opts?: EncodeOptions): Promise<number>;
+        /**
+         * Store every requested article (default: the whole corpus) that the store lacks, from `source`, chunk by
+         * chunk in index order: the one write path of encoded and imported vectors, so both resume and shard alike.
+         * Returns how many articles were written now.
+         */
+        fillMissing(source: VectorSource, indices?: Uint32Array, opts?: EncodeOptions): Promise<number>;
+        /** Sorted corpus indices a chunk file holds (read from its header, not its vectors), or undefined. */
+        chunkIndices(c: number): Uint32Array | undefined;
+        /** Which chunks lack requested articles (default: the whole corpus); reads chunk headers only. */
+        status(indices?: Uint32Array): StoreStatus;
+        /** Per corpus index, 1 where the store holds its vector(s): from chunk headers only. */
+        presentMask(): Uint8Array;
+        /** Sorted corpus indices present in the store. */
+        presentIndices(): Uint32Array;
+        /**
+         * Vectors of the given articles (sorted, distinct corpus indices), in that order. Throws naming the first
+         * missing article if any is not encoded yet.
+         */
+        load(indices: Uint32Array): VectorSet;
+    }
+}
+declare module "citebench/src/experiments/models" {
+    import type { Retriever } from "citebench/src/retrieval/retriever";
+    import type { Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    import { Encoder } from "citebench/src/retrieval/dense/encoder";
+    import { type ResolvedModel } from "citebench/src/retrieval/dense/models";
+    import { EmbeddingStore } from "citebench/src/retrieval/dense/store";
+    /**
+     * What a report must say about a model's weights: only `trained` numbers can be findings; `imported` vectors
+     * (computed outside citebench, provenance unknown) are said to be so.
+     */
+    export type Weights = 'lexical' | 'trained' | 'random' | 'imported';
+    export interface ModelInfo {
+        name: string;
+        /** Its kind's name in the registry (kinds/index.ts). */
+        kind: string;
+        weights: Weights;
+        /** Settings that determine its output (BM25 parameters after tuning; dense pooling, distance, folder). */
+        settings: Record<string, unknown>;
+        /** What the dry run and the report say of it beside its name (its entry's words), e.g. "k1 0.9, b 0.4". */
+        summary?: string;
+    }
+    export interface ReadyModel extends ModelInfo {
+        retriever: Retriever;
+        /** Dense models: the loaded encoder (MDCR scores its pairs with it). */
+        encoder?: Encoder;
+        /** Dense models: their embedding store (the runner's encode stage fills it; a dense Profiler builds its profiles from it). */
+        embeddings?: EmbeddingStore;
+        /** BM25 models: the index and the parameters they search with (a sparse Profiler builds its profiles from them). */
+        bm25?: {
+            index: Bm25Index;
+            k1: number;
+            b: number;
+            accurate: boolean;
+        };
+        /** Vectors imported from a file (kind embeddings): no encoder; `strict` = a pool article without a vector is an error. */
+        imported?: {
+            file: string;
+            strict: boolean;
+        };
+        release(): Promise<void>;
+    }
+    export interface SkippedModel {
+        name: string;
+        reason: string;
+    }
+    /**
+     * Random-weight folders (the test models of this project) must never pass for trained encoders: a folder
+     * whose name says `random` is marked so, and so is one whose config.json says so.
+     */
+    export function weightsOf(model: ResolvedModel): Weights;
+    /**
+     * Imported vectors, before any cell: every query the plan searches must have a vector (an error naming the
+     * first); pool articles without one are counted, the first few named, and said in the model's summary (strict:
+     * an error).
+     */
+    export function checkImportedCoverage(m: ReadyModel, queries: Uint32Array, pool: Uint32Array, paperId: (i: number) => string, log: (line: string) => void): void;
+    export function isSkipped(x: ResolvedModel | SkippedModel): x is SkippedModel;
+}
+declare module "citebench/src/experiments/kinds/types" {
+    /**
+     * What one model kind is, in one place (one file per kind; index.ts is the registry): how its YAML node is read
+     * and checked, how it becomes a ready model (its Retriever and what the runner must prepare for it), what it
+     * costs in the dry run, and how it is described. The runner, the planner and the report ask the entry; none of
+     * them switches on a kind.
+     */
+    import type { CorpusStore } from "citebench/src/corpus/store";
+    import type { Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    import type { Device } from "citebench/src/retrieval/dense/encoder";
+    import type { TuningRecord } from "citebench/src/report/results";
+    import type { Field } from "citebench/src/corpus/fields";
+    import type { Setting } from "citebench/src/retrieval/retriever";
+    import type { Reader } from "citebench/src/experiments/config-reader";
+    import type { ReadyModel, SkippedModel } from "citebench/src/experiments/models";
+    /** Every model config has these two; the rest is its kind's. */
+    export interface ModelConfigBase {
+        kind: string;
+        name: string;
+    }
+    /** What entries read of a run's config (an ExperimentConfig is one). */
+    export interface RunConfig {
+        seed: number;
+        k: number;
+        queryYear: number;
+        /** Cache folder: tuning results, embedding stores. */
+        work: string;
+        modelsDir?: string;
+        validation: {
+            queries: number;
+        };
+        protocols: {
+            dataset?: {
+                queries: number;
+                pools: number[];
+                repeats: number;
+            };
+        };
+        settings?: Setting[];
+    }
+    /** The settings a config runs, in order (absent: transductive only). */
+    export function settingsOf(cfg: Pick<RunConfig, 'settings'>): Setting[];
+    /** A run's query sets (splits.ts QuerySplits). */
+    export interface Splits {
+        get(protocol: 'dataset' | 'field', split: 'test' | 'val', field: Field | null, setting?: Setting): Uint32Array;
+    }
+    export interface Estimate {
+        stage: string;
+        seconds: number;
+        bytes: number;
+        /** The assumption behind a number that was not measured as such (printed under the stage). */
+        assumption?: string;
+    }
+    /** What an entry's `build` gets: the run so far. */
+    export interface BuildContext {
+        cfg: RunConfig;
+        store: CorpusStore;
+        /** Identity of the corpus store (store-key.ts): dense embedding stores are keyed on it. */
+        corpusKey?: string;
+        /** Models ready so far (those configured above this one). */
+        ready: ReadyModel[];
+        /** The corpus's BM25 index, built when a configured kind `needs` it. */
+        bm25Index?: {
+            index: Bm25Index;
+            dir: string;
+        };
+        splits: Splits;
+        /** The corpus and exclusion lists the splits are drawn from: part of every tuning cache key. */
+        sampleKey: string;
+        threads: number;
+        /** cpu | cuda | auto for encoders. */
+        device?: Device;
+        /** Download a missing model folder from the hub (`--allow-remote`). */
+        allowRemote?: boolean;
+        log: (line: string) => void;
+        /** Tuning records for results.json (`tuning`) and the report's tuning chart. */
+        tuning: TuningRecord[];
+        /** Time a step under `stage` in timings.json. */
+        timed<T>(stage: string, f: () => Promise<T>): Promise<T>;
+    }
+    /** What an entry's costs may ask of the rest of the config (dispatched through the registry). */
+    export interface CostEnv {
+        /** Articles of the (prefiltered) corpus. */
+        articles: number;
+        /** BM25 searches in child processes (each with its own index copy) rather than threads. */
+        processes: boolean;
+        /** Bytes of the outbound citation graph (navigation's and the Profiler's CSR). */
+        graphBytes: number;
+        model(name: string): ModelConfigBase;
+        /** Whether a model searches vectors of an encoder (its kind `needs` an encode stage): a Profiler over it adds vectors. */
+        dense(m: ModelConfigBase): boolean;
+        perQuery(m: ModelConfigBase, pool: number): number;
+        perGroup(m: ModelConfigBase, pool: number): {
+            seconds: number;
+            bytes: number;
+        };
+        modelBytes(m: ModelConfigBase): number;
+        /** Seconds to re-score one candidate with `m` as a scorer (navigation's ranking phase, re-ranking). */
+        rescore(m: ModelConfigBase): number;
+    }
+    /** A kind's share of the dry-run estimate (plan.ts sums them per pool group and setting). */
+    export interface KindCost<C> {
+        /** Search seconds per query at a pool size. */
+        perQuery(c: C, env: CostEnv, pool: number): number;
+        /** One-off work per pool group (profile builds, sampling) and what it holds at a pool (default none). */
+        perGroup?(c: C, env: CostEnv, pool: number): {
+            seconds: number;
+            bytes: number;
+        };
+        /** What the model holds besides the pool's structures: index, graph, encoder (default 0). */
+        modelBytes?(c: C, env: CostEnv): number;
+        /** Seconds to re-score one candidate with this model as a scorer (default: BM25's re-scoring rate). */
+        rescore?(c: C, env: CostEnv): number;
+        /** The assumption behind a number not measured as such, printed under the estimate. */
+        assumption?(c: C, env: CostEnv): string | undefined;
+        /** Grid points its tuning evaluates on the validation split (0: not tuned). */
+        tuningPoints?(c: C): number;
+        /** Appended to its cells' stage name (e.g. ", 12 profile builds"). */
+        cellsNote?(c: C, groups: number): string;
+        /** Stages of its own before the cells (encoding); `poolArticles` = the expected union of all pools. */
+        stages?(c: C, env: CostEnv, poolArticles: number): Estimate[];
+    }
+    export interface KindEntry<C extends ModelConfigBase> {
+        kind: C['kind'];
+        /** One line for `docs`-style help: what the kind is. */
+        about: string;
+        /**
+         * Read and check the model's YAML node at `p` (['models', name]); `earlier` = the models configured above it
+         * (the only ones it may name). Errors through `r.fail` (file, line, key).
+         */
+        parse(r: Reader, p: string[], name: string, earlier: string[]): C;
+        /** What the runner prepares before any model is built: the corpus's BM25 index; an encode stage (dense stores). */
+        needs?: {
+            bm25Index?: boolean;
+            encode?: boolean;
+        };
+        /** Whether the config asks it to tune a parameter on the validation split (the dataset level then runs). */
+        tuned?(c: C): boolean;
+        /** The dry run's words after the kind: `bm25 (bm25, k1 0.9 b 0.4)`. */
+        describe(c: C): string;
+        /** A model without `kind:` whose node has this key is of this kind (`{ embeddings: FILE }`). */
+        impliedBy?: string;
+        /** Said after a skip's reason in the log (e.g. where the docs say how to add the model). */
+        skipHint?: string;
+        /** Its ready model (retriever, settings record, summary), or a recorded skip with the reason. */
+        build(c: C, ctx: BuildContext): Promise<ReadyModel | SkippedModel>;
+        cost: KindCost<C>;
+    }
+}
+declare module "citebench/src/experiments/kinds/bm25" {
+    import type { ReadyModel } from "citebench/src/experiments/models";
+    import { type BuildContext, type KindEntry } from "citebench/src/experiments/kinds/types";
+    export interface Bm25ModelConfig {
+        kind: 'bm25';
+        name: string;
+        k1: number;
+        b: number;
+        /** Lucene's exact document lengths instead of its lossy one-byte norms. */
+        accurate: boolean;
+        /** Grid search of k1 and b on the validation split (paper §3.1); the chosen values replace k1/b. */
+        tune?: {
+            k1: number[];
+            b: number[];
+            measure: string;
+        };
+    }
+    export const DEFAULT_TUNE_GRID: {
+        k1: number[];
+        b: number[];
+        measure: string;
+    };
+    export const bm25: KindEntry<Bm25ModelConfig>;
+    /** The ready model of fixed parameters (after tuning): lexical weights, its index offered to models built on it. */
+    export function bm25Ready(c: Bm25ModelConfig, params: {
+        k1: number;
+        b: number;
+    }, ctx: Pick<BuildContext, 'store' | 'bm25Index' | 'threads'>): ReadyModel;
+}
+declare module "citebench/src/util/format" {
+    /** Durations and byte counts as the dry run and the cluster scripts print them. */
+    export function formatDuration(s: number): string;
+    export function formatBytes(b: number): string;
+}
+declare module "citebench/src/experiments/kinds/dense" {
+    import type { CorpusStore } from "citebench/src/corpus/store";
+    import { type Device } from "citebench/src/retrieval/dense/encoder";
+    import { type ResolvedModel } from "citebench/src/retrieval/dense/models";
+    import { type ReadyModel, type SkippedModel } from "citebench/src/experiments/models";
+    import type { KindEntry } from "citebench/src/experiments/kinds/types";
+    export interface DenseModelConfig {
+        kind: 'dense';
+        name: string;
+        /** Registry name (scibert, specter, scincl, aspire-bm, aspire-cs), Hugging Face id or model folder. */
+        model: string;
+        modelsDir?: string;
+        pooling?: 'cls' | 'mean' | 'aspire';
+        distance?: 'l2' | 'ip';
+        layers?: 'all' | 'last';
+        maxLength?: number;
+        quantized: boolean;
+        /** Load onnx/model_fp16.onnx (float16 compute, for GPUs) where the folder has it; else model.onnx. */
+        fp16?: boolean;
+        hnsw?: {
+            M: number;
+            efConstruction: number;
+            efSearch: number;
+        };
+    }
+    export const dense: KindEntry<DenseModelConfig>;
+    /** Resolve a dense model; a folder that is not there yet is a skip with the way to add it, not an error. */
+    /**
+     * `log` is told when a checkpoint is converted (seconds for BERT-base, once per checkpoint) or downloaded;
+     * `allowRemote` downloads a registry model or hub id whose folder is missing (`citebench run --allow-remote`).
+     */
+    export function resolveDense(cfg: DenseModelConfig, modelsDir: string | undefined, opts?: {
+        log?: (line: string) => void;
+        allowRemote?: boolean;
+    }): Promise<ResolvedModel | SkippedModel>;
+    export function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel, store: CorpusStore, corpusKey: string | undefined, workDir: string, threads: number, device?: Device): Promise<ReadyModel>;
+    /**
+     * The files a dense model's weights come from, with their SHA-256 (the report's metadata names them): the
+     * checkpoint it was converted from, else its ONNX file.
+     */
+    export function weightFilesOf(model: ResolvedModel): {
+        file: string;
+        sha256: string;
+    }[];
+}
+declare module "citebench/src/experiments/kinds/embeddings" {
+    import type { KindEntry } from "citebench/src/experiments/kinds/types";
+    export interface EmbeddingsModelConfig {
+        kind: 'embeddings';
+        name: string;
+        /** SciRepEval JSONL, .npy or .safetensors. */
+        embeddings: string;
+        /** Paper ids of a .npy / .safetensors file (default X.ids.txt beside it). */
+        ids?: string;
+        distance: 'l2' | 'ip';
+        /** A pool article without a vector is an error instead of a counted skip. */
+        strict: boolean;
+        /** What the user says the vectors are (absent: imported, of unknown provenance). */
+        weights?: 'trained' | 'random';
+    }
+    export const embeddings: KindEntry<EmbeddingsModelConfig>;
+}
+declare module "citebench/src/retrieval/scorer" {
+    import type { RankedLists, Retriever, Setting } from "citebench/src/retrieval/retriever";
+    export interface WeightedScorer {
+        retriever: Retriever;
+        weight: number;
+    }
+    /** Identity of a scorer for fingerprints: each part's weight and its retriever's fingerprint. */
+    export function scorerFingerprint(scorers: WeightedScorer[]): {
+        weight: number;
+        model: string;
+    }[];
+    /**
+     * Per query, the score of each candidate (aligned with `lists[q]`): Σ weight · score. A candidate a retriever
+     * does not return (none of the built-in ones drops any) gets that retriever's lowest score for the query.
+     * `pool` is the request's pool: retrievers with corpus statistics (BM25's N, df, avgdl) take them from it, so a
+     * candidate scores as it did in a first stage over the same pool — a pool is searched as if indexed alone, and
+     * under the inductive setting it holds no article of the query year.
+     */
+    export function scoreCandidates(scorers: WeightedScorer[], queries: Uint32Array, lists: Uint32Array[], pool: Uint32Array | undefined, setting?: Setting): Promise<Float64Array[]>;
+    /** Rank each list by its scores (as float32, trec_eval's precision), ties by tieKey descending, top k. */
+    export function rankLists(lists: Uint32Array[], scores: Float64Array[], k: number, tieKey?: Uint32Array): RankedLists;
+    /** Per-query lists of a RankedLists, the first `k` of each. */
+    export function splitLists(r: RankedLists, k?: number): Uint32Array[];
+    /** Short content hash of a typed array (graphs, tie keys) for fingerprints. */
+    export function arrayDigest(...arrays: ArrayBufferView[]): string;
+}
+declare module "citebench/src/retrieval/navigation" {
+    /**
+     * Citation-graph navigation (Nogueira et al. 2020 §3) around any first-stage retriever. Iteration t = 0 takes
+     * the first stage's top k_d^0 papers D_0; every iteration collects C_t, the papers cited by D_t, limited to k_c^t
+     * by dropping the citations of the lowest-ranked papers of D_t first, keeps only candidates of the pool (never
+     * the query, nor a paper already in D_t), and ranks D_t ∪ C_t with the scorer; D_{t+1} is the top k_d^{t+1} of
+     * that ranking. The output is the last iteration's ranking (at most k_d + k_c papers), cut at the request's k.
+     *
+     * Within one paper of D_t its citations are taken in the stored order of the corpus store's out-lists (ascending
+     * corpus index of the merged outbound/inbound citation lists, not bibliography order), so a k_c cut inside a
+     * paper keeps its lowest-indexed references. The paper's ranking phase is a trained SciBERT cross-encoder; here
+     * the scorer is configurable (BM25 against the query, a dense similarity, a cross-encoder folder, or a weighted
+     * sum) and scores with the request's pool statistics, as the first stage does. Navigation needs no setting of
+     * its own: the pool already holds only what the setting allows, and D_t ∪ C_t ⊆ pool.
+     */
+    import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
+    import { type WeightedScorer } from "citebench/src/retrieval/scorer";
+    /** Outbound citations as CSR over corpus indices (CorpusStore satisfies it). */
+    export interface OutboundGraph {
+        readonly size: number;
+        readonly outOffsets: Uint32Array;
+        readonly outTargets: Uint32Array;
+    }
+    export interface NavigationOptions {
+        name: string;
+        first: Retriever;
+        scorer: WeightedScorer[];
+        /** k_d per iteration (length T). Paper, T = 1: 300. */
+        kd: number[];
+        /** k_c per iteration (length T). Paper, T = 1: 700. */
+        kc: number[];
+        graph: OutboundGraph;
+        /** Tie order of equal scores (higher first): the corpus store's idOrder = trec_eval's. */
+        tieKey?: Uint32Array;
+    }
+    /** The paper's tuned values (§5.2, Open Research dev set, k_d + k_c = 1000) for T = 1, 2, 3. */
+    export const PAPER_KD: number[];
+    export const PAPER_KC: number[];
+    export class NavigationRetriever implements Retriever {
+        private readonly opts;
+        readonly name: string;
+        private fingerprint_;
+        constructor(opts: NavigationOptions);
+        get fingerprint(): string;
+        search(req: SearchRequest): Promise<RankedLists>;
+    }
+    /**
+     * C_t of one query: the pool papers cited by `D` (rank order, each paper's out-list in stored order), not in
+     * `D`, not `self`, each once, the first `kc` of them — i.e. the citations of the lowest-ranked papers are the
+     * ones dropped.
+     */
+    export function navigate(graph: OutboundGraph, D: Uint32Array, kc: number, member: Uint8Array, self: number): Uint32Array;
+}
+declare module "citebench/src/retrieval/dense/cross-encoder" {
+    import type { TextSource } from "citebench/src/corpus/article";
+    import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
+    import { type ResolvedModel } from "citebench/src/retrieval/dense/models";
+    import { type Device } from "citebench/src/retrieval/dense/encoder";
+    export interface CrossEncoderOptions {
+        name: string;
+        texts: TextSource;
+        threads?: number;
+        /** Pairs per forward pass (default 16). */
+        batchSize?: number;
+        /** cpu (default) | cuda | auto, as for the encoders. */
+        device?: Device;
+        log?: (line: string) => void;
+    }
+    export class CrossEncoderRetriever implements Retriever {
+        readonly model: ResolvedModel;
+        private readonly tokenizer;
+        private readonly session;
+        private readonly special;
+        private readonly opts;
+        readonly name: string;
+        private fingerprint_;
+        private constructor();
+        static load(model: ResolvedModel, opts: CrossEncoderOptions): Promise<CrossEncoderRetriever>;
+        get fingerprint(): string;
+        /** Token ids and types of one pair, exactly as the model sees them. */
+        pairTokens(query: number, candidate: number): {
+            ids: Int32Array;
+            types: Int32Array;
+        };
+        /** Relevance logits of (query, candidate) pairs, in input order. */
+        scorePairs(pairs: [number, number][]): Promise<Float32Array>;
+        search(req: SearchRequest): Promise<RankedLists>;
+        release(): Promise<void>;
+    }
+}
+declare module "citebench/src/experiments/kinds/composed" {
+    /**
+     * What the kinds built on other models (navigation, profiler, rerank) share: reading references to models
+     * configured above, scorers and cross-encoder folders; finding those models ready (a skipped one makes this one
+     * a recorded skip); loading a cross-encoder; costing a scorer.
+     */
+    import { CrossEncoderRetriever } from "citebench/src/retrieval/dense/cross-encoder";
+    import type { WeightedScorer } from "citebench/src/retrieval/scorer";
+    import { type Reader } from "citebench/src/experiments/config-reader";
+    import { type ReadyModel, type SkippedModel, type Weights } from "citebench/src/experiments/models";
+    import type { BuildContext, CostEnv } from "citebench/src/experiments/kinds/types";
+    /** One part of a scorer: a model configured above (or `cross-encoder`: the model's crossEncoder folder) and its weight. */
+    export interface ScorerPart {
+        model: string;
+        weight: number;
+    }
+    /** An ONNX sequence-classification folder: registry name, hub id ORG/NAME (as <modelsDir>/ORG--NAME) or folder. */
+    export interface CrossEncoderRef {
+        model: string;
+        modelsDir?: string;
+        quantized: boolean;
+        /** As for dense models: onnx/model_fp16.onnx where the folder has it. */
+        fp16?: boolean;
+        maxLength?: number;
+    }
+    /** The name of a model configured above `name`, at key `key`. */
+    export function readRef(r: Reader, p: string[], key: string, name: string, earlier: string[]): string;
+    export function readCrossEncoder(r: Reader, p: string[]): CrossEncoderRef | undefined;
+    /** scorer: a model name, or a mapping name → weight; `cross-encoder` names the crossEncoder folder. */
+    export function readScorer(r: Reader, p: string[], name: string, earlier: string[], dflt: string | undefined, ce: CrossEncoderRef | undefined): ScorerPart[];
+    /** A model this one is built on: ready, or this one is a skip. */
+    export class Skip extends Error {
+    }
+    export function need(ctx: Pick<BuildContext, 'ready'>, name: string, by: string): ReadyModel;
+    /** `build` with a Skip turned into a recorded skip. */
+    export function orSkip(name: string, f: () => Promise<ReadyModel>): Promise<ReadyModel | SkippedModel>;
+    export function combineWeights(ws: Weights[]): Weights;
+    export function loadCrossEncoder(ref: CrossEncoderRef, ctx: BuildContext, name: string): Promise<{
+        retriever: CrossEncoderRetriever;
+        weights: Weights;
+        dir: string;
+    }>;
+    /** A first stage re-scored by weighted scorers (navigation, rerank): the parts ready, their weights, their text. */
+    export function scorers(c: {
+        name: string;
+        first: string;
+        scorer: ScorerPart[];
+        crossEncoder?: CrossEncoderRef;
+    }, ctx: BuildContext): Promise<{
+        first: ReadyModel;
+        ce: {
+            retriever: CrossEncoderRetriever;
+            weights: Weights;
+            dir: string;
+        } | undefined;
+        parts: WeightedScorer[];
+        weights: Weights;
+        text: string;
+    }>;
+    /** Seconds to re-score `candidates` with every part of a scorer. */
+    export function scorerSeconds(parts: ScorerPart[], candidates: number, env: CostEnv): number;
+    /** Memory of the scorers besides the first stage: a cross-encoder, or another configured model. */
+    export function scorerBytes(c: {
+        first: string;
+        scorer: ScorerPart[];
+    }, env: CostEnv): number;
+    export const crossEncoderNote: (c: {
+        scorer: ScorerPart[];
+    }) => string;
+}
+declare module "citebench/src/experiments/kinds/navigation" {
+    import type { KindEntry } from "citebench/src/experiments/kinds/types";
+    import { type CrossEncoderRef, type ScorerPart } from "citebench/src/experiments/kinds/composed";
+    export interface NavigationModelConfig {
+        kind: 'navigation';
+        name: string;
+        /** A model configured above: the keyword (or any) first stage. */
+        first: string;
+        /** k_d and k_c per iteration (length T). */
+        kd: number[];
+        kc: number[];
+        /** Ranking phase: Σ weight · score of these models (default: the first stage's own scores). */
+        scorer: ScorerPart[];
+        crossEncoder?: CrossEncoderRef;
+    }
+    export const navigation: KindEntry<NavigationModelConfig>;
+}
+declare module "citebench/src/retrieval/profiler/citing" {
+    /**
+     * Who may shape a candidate's public profile (Goyal et al. 2026 §3.2): the articles citing it, restricted so a
+     * profile never carries what the evaluation must not see. In both settings no query of the request contributes
+     * (a query cites its own positives: letting it into their profiles would hand the answer to the scorer); under
+     * the inductive setting (§3.1) only articles published strictly before the query's year do (unknown years are
+     * left out). Queries of different years get different profiles, so a request is split into scopes by year.
+     */
+    import type { SearchRequest } from "citebench/src/retrieval/retriever";
+    /** Inbound citations and years (CorpusStore satisfies it). */
+    export interface CitationGraph {
+        readonly size: number;
+        readonly years: Uint16Array;
+        readonly inOffsets: Uint32Array;
+        readonly inSources: Uint32Array;
+    }
+    /** A set of the request's queries that share one profile restriction. */
+    export interface ProfileScope {
+        /** Citing articles must be published before this year; null = transductive (any year). */
+        before: number | null;
+        /** Positions in the request's `queries`. */
+        positions: number[];
+    }
+    export function profileScopes(graph: CitationGraph, req: Pick<SearchRequest, 'queries' | 'setting'>): ProfileScope[];
+    /** The allowed citing articles of each pool member, as CSR over pool positions (each list ascending). */
+    export interface CitingSets {
+        offsets: Uint32Array;
+        sources: Uint32Array;
+    }
+    export function citingSets(graph: CitationGraph, pool: Uint32Array, queries: Uint32Array, before: number | null): CitingSets;
+    /** The whole corpus as a pool (a request without one). */
+    export function wholeCorpus(size: number): Uint32Array;
+}
+declare module "citebench/src/retrieval/profiler/dense" {
+    /**
+     * Dense Profiler (Goyal et al. 2026 §3.2, eq. 3 and 5) over any single-vector embedding store:
+     *
+     *   v̂_i = v_i + β · (1 / |N_in(i)|) Σ_{j ∈ N_in(i)} v_j         score(q, i) = cosine(v_q, v̂_i)
+     *
+     * N_in(i) = the articles allowed to cite i (citing.ts: never a query of the request; inductive: published before
+     * the query's year). No citation contexts exist in S2ORC metadata, so the paper's α · v^s_ji term is 0 and β is
+     * the only weight; the query is its own title + abstract vector (γ = 0, δ = 1). Missing vectors are encoded first
+     * when an encoder is attached. Profiles are built once per (pool, query set, setting scope).
+     */
+    import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
+    import type { TextSource } from "citebench/src/corpus/article";
+    import type { Encoder } from "citebench/src/retrieval/dense/encoder";
+    import type { EmbeddingStore } from "citebench/src/retrieval/dense/store";
+    import { type CitationGraph } from "citebench/src/retrieval/profiler/citing";
+    export interface DenseProfilerOptions {
+        name: string;
+        store: EmbeddingStore;
+        beta: number;
+        graph: CitationGraph;
+        encoder?: Encoder;
+        texts?: TextSource;
+        threads?: number;
+        tieKey?: Uint32Array;
+    }
+    export class DenseProfiler implements Retriever {
+        private readonly opts;
+        readonly name: string;
+        private fingerprint_;
+        private cache;
+        constructor(opts: DenseProfilerOptions);
+        get fingerprint(): string;
+        /** Profile vectors v̂ of the pool (row p = pool[p]), before cosine normalisation. */
+        profileVectors(pool: Uint32Array, queries: Uint32Array, before: number | null): Promise<Float32Array>;
+        search(req: SearchRequest): Promise<RankedLists>;
+        private ensureEncoded;
+    }
+}
+declare module "citebench/src/retrieval/profiler/sparse" {
+    /**
+     * Sparse Profiler: Goyal et al. (2026) §3.2's public profile for BM25. A candidate's indexed text is expanded
+     * with the texts of the articles allowed to cite it (citing.ts), weighted:
+     *
+     *   w_i(t) = tf_i(t) + β · (1 / |N_in(i)|) Σ_{j ∈ N_in(i)} tf_j(t)        (0 citing articles: the text alone)
+     *   (with `topTerms` m: the citing part kept for the m terms with the largest mean only)
+     *   |i|    = Σ_t w_i(t)
+     *
+     * — the paper's v̂_i = v_i + 1/|N_in| Σ (α v^s_ji + β v_j) with term-frequency vectors for v. S2ORC metadata has
+     * no citation contexts, so the context term α v^s is 0 and β is the only weight. The pool is then scored with
+     * Lucene's BM25 (search.ts's formula and float steps, exact lengths) over the profiles as if they had been
+     * indexed: N, df and avgdl are the profiles'. β = 0 is BM25 with exact lengths, score for score.
+     * Profiles are built once per (pool, query set, setting scope) and reused while they stay the same.
+     */
+    import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
+    import type { TextSource } from "citebench/src/corpus/article";
+    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    import { type CitationGraph, type CitingSets } from "citebench/src/retrieval/profiler/citing";
+    export interface SparseProfilerOptions {
+        name: string;
+        k1: number;
+        b: number;
+        beta: number;
+        /**
+         * Keep only the citing part of each profile's `topTerms` terms with the largest mean citing tf (0 or absent:
+         * all of them): the issue's "texts (or top terms)" — bounds a profile's size at ~(own terms + topTerms).
+         */
+        topTerms?: number;
+        /** Tie order of equal scores (higher first): the corpus store's idOrder = trec_eval's. */
+        tieKey?: Uint32Array;
+    }
+    /** Profiles of a pool: forward vectors (per pool position) and the inverted postings BM25 scores from. */
+    export interface SparseProfiles {
+        pool: Uint32Array;
+        citing: CitingSets;
+        /** Forward: pool position p's terms fwdTerms[fwdOffsets[p]..fwdOffsets[p+1]) (ascending) and weights. */
+        fwdOffsets: Uint32Array;
+        fwdTerms: Uint32Array;
+        fwdWeights: Float32Array;
+        /** Profile length Σ_t w(t) per pool position. */
+        lengths: Float64Array;
+        /** Inverted: term t's postings [invOffsets[t], invOffsets[t+1]) of pool positions and weights. */
+        invOffsets: Uint32Array;
+        invPos: Uint32Array;
+        invWeights: Float32Array;
+        /** Profiles with at least one term (Lucene's docCount), average length, normInverse per pool position. */
+        N: number;
+        avgdl: number;
+        normInv: Float32Array;
+    }
+    export class SparseProfiler implements Retriever {
+        private readonly index;
+        private readonly texts;
+        private readonly graph;
+        private readonly opts;
+        readonly name: string;
+        private readonly analyzer;
+        private readonly vocab;
+        private fingerprint_;
+        private cache;
+        constructor(index: Bm25Index, texts: TextSource, graph: CitationGraph, opts: SparseProfilerOptions);
+        get fingerprint(): string;
+        /** The profiles a request's queries of one scope are scored against (cached for the last pool and scope). */
+        profiles(pool: Uint32Array | undefined, queries: Uint32Array, before: number | null): SparseProfiles;
+        search(req: SearchRequest): Promise<RankedLists>;
+    }
+    /**
+     * Build the profiles of `pool` from the index's postings: one pass over the postings gathers the forward term
+     * vectors of the pool and of every allowed citing article, then each profile is merged and inverted.
+     */
+    export function buildSparseProfiles(ix: Bm25Index, pool: Uint32Array, citing: CitingSets, opts: Pick<SparseProfilerOptions, 'k1' | 'b' | 'beta' | 'topTerms'>): SparseProfiles;
+    /**
+     * Zero w[t] for every term of `terms` but the `top` with the largest positive w — ties at the cut kept by
+     * lower term id, exactly what sorting by (w desc, t asc) and keeping the first `top` keeps — in linear
+     * expected time (a quickselect for the cut value instead of a sort per profile: 2 M profiles of ~1,600 terms).
+     */
+    export function keepTopTerms(terms: Uint32Array, w: Float64Array, top: number, scratch: Float64Array): void;
+}
+declare module "citebench/src/experiments/kinds/profiler" {
+    import { type KindEntry } from "citebench/src/experiments/kinds/types";
+    export interface ProfilerModelConfig {
+        kind: 'profiler';
+        name: string;
+        base: string;
+        beta: number;
+        /** Sparse profiles: keep the citing part of the top N terms only (absent: all; see profiler/sparse.ts). */
+        topTerms?: number;
+        /** Choose β on the dataset-level validation split (like BM25's k1/b); the chosen value replaces beta. */
+        tune?: {
+            beta: number[];
+            measure: string;
+        };
+    }
+    export const DEFAULT_BETA_GRID: {
+        beta: number[];
+        measure: string;
+    };
+    export const profiler: KindEntry<ProfilerModelConfig>;
+}
+declare module "citebench/src/retrieval/rerank" {
+    /**
+     * Re-ranking: a first stage's top `depth` papers (BM25, navigation output, any retriever) re-scored by a dense
+     * model's similarity, a cross-encoder (rerank/cross-encoder.ts) or a weighted sum of scorers — Nogueira et al.
+     * 2020's ranking phase without navigation. The output holds the re-ranked `depth` papers (cut at the request's k).
+     */
+    import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
+    import { type WeightedScorer } from "citebench/src/retrieval/scorer";
+    export interface RerankOptions {
+        name: string;
+        first: Retriever;
+        scorer: WeightedScorer[];
+        /** First-stage papers re-scored per query. */
+        depth: number;
+        tieKey?: Uint32Array;
+    }
+    export class RerankRetriever implements Retriever {
+        private readonly opts;
+        readonly name: string;
+        private fingerprint_;
+        constructor(opts: RerankOptions);
+        get fingerprint(): string;
+        search(req: SearchRequest): Promise<RankedLists>;
+    }
+}
+declare module "citebench/src/experiments/kinds/rerank" {
+    import type { KindEntry } from "citebench/src/experiments/kinds/types";
+    import { type CrossEncoderRef, type ScorerPart } from "citebench/src/experiments/kinds/composed";
+    export interface RerankModelConfig {
+        kind: 'rerank';
+        name: string;
+        first: string;
+        depth: number;
+        scorer: ScorerPart[];
+        crossEncoder?: CrossEncoderRef;
+    }
+    export const rerank: KindEntry<RerankModelConfig>;
+}
+declare module "citebench/src/experiments/kinds/index" {
+    /**
+     * The model-kind registry: every kind a config may name, one entry each (types.ts says what an entry holds).
+     * A new kind is a file beside these with its config type and entry, one line in builtIn and one in ModelConfig
+     * (docs/model-kinds.md).
+     */
+    import type { Reader } from "citebench/src/experiments/config-reader";
+    import { type Bm25ModelConfig } from "citebench/src/experiments/kinds/bm25";
+    import { type DenseModelConfig } from "citebench/src/experiments/kinds/dense";
+    import { type EmbeddingsModelConfig } from "citebench/src/experiments/kinds/embeddings";
+    import { type NavigationModelConfig } from "citebench/src/experiments/kinds/navigation";
+    import { type ProfilerModelConfig } from "citebench/src/experiments/kinds/profiler";
+    import { type RerankModelConfig } from "citebench/src/experiments/kinds/rerank";
+    import type { KindEntry, ModelConfigBase } from "citebench/src/experiments/kinds/types";
+    export type ModelConfig = Bm25ModelConfig | DenseModelConfig | EmbeddingsModelConfig | NavigationModelConfig | ProfilerModelConfig | RerankModelConfig;
+    export type ModelKind = ModelConfig['kind'];
+    /** Register a kind at run time (a test's toy kind, a plug-in); a kind already there is an error. */
+    export function registerKind<C extends ModelConfigBase>(entry: KindEntry<C>): void;
+    /** Remove a kind registered at run time (tests). */
+    export function unregisterKind(kind: string): void;
+    export function kindNames(): string[];
+    /** The entry of a configured model. */
+    export function entryOf<C extends ModelConfigBase>(m: C): KindEntry<C>;
+    /**
+     * The kind a model without `kind:` has: the kind whose key its node holds (`embeddings: FILE`), `bm25` for a model
+     * named bm25, else a dense encoder named like the model.
+     */
+    export function defaultKind(name: string, keys?: string[]): string;
+    /** Read the model at ['models', name] with its kind's entry (errors name file, line and key). */
+    export function parseModel(r: Reader, name: string, earlier: string[]): ModelConfig;
+    /** Whether a config asks any model for a tuning split. */
+    export function anyTuned(models: ModelConfig[]): boolean;
+    /** Whether a kind of the config needs a prepared thing (the corpus's BM25 index, an encode stage). */
+    export function anyNeeds(models: ModelConfig[], what: 'bm25Index' | 'encode'): boolean;
+    export type { KindEntry, BuildContext, CostEnv, KindCost, ModelConfigBase, RunConfig, Splits } from "citebench/src/experiments/kinds/types";
+    export type { Bm25ModelConfig, DenseModelConfig, EmbeddingsModelConfig, NavigationModelConfig, ProfilerModelConfig, RerankModelConfig };
+    export { DEFAULT_TUNE_GRID } from "citebench/src/experiments/kinds/bm25";
+    export { DEFAULT_BETA_GRID } from "citebench/src/experiments/kinds/profiler";
+    export type { ScorerPart, CrossEncoderRef } from "citebench/src/experiments/kinds/composed";
+}
+declare module "citebench/src/experiments/config" {
+    import { type Field } from "citebench/src/corpus/fields";
+    import { type ModelConfig } from "citebench/src/experiments/kinds/index";
+    export type { ModelConfig, Bm25ModelConfig, DenseModelConfig, NavigationModelConfig, ProfilerModelConfig, RerankModelConfig, ScorerPart, CrossEncoderRef } from "citebench/src/experiments/kinds/index";
+    export { DEFAULT_TUNE_GRID, DEFAULT_BETA_GRID } from "citebench/src/experiments/kinds/index";
+    /** transductive: the paper's protocol; inductive: Goyal et al. 2026 §3.1 (disjoint, strictly earlier candidates). */
+    export type Setting = 'transductive' | 'inductive';
+    export interface DatasetProtocolConfig {
+        /** Paper-sized query count (3,800), scaled. */
+        queries: number;
+        /** Paper-sized pool sizes (200 k … 2 M), scaled. */
+        pools: number[];
+        repeats: number;
+    }
+    export interface FieldProtocolConfig {
+        /** Paper-sized queries per field (200), scaled. */
+        queries: number;
+        /** Paper-sized pool (100 k), scaled. */
+        pool: number;
+        repeats: number;
+        fields: Field[];
+    }
+    export interface MdcrProtocolConfig {
+        positives: number;
+        perType: number;
+        /** Depth of each model's list that model-based negatives are drawn from (paper 200). */
+        modelDepth: number;
+        /** The field's most-cited articles that "most cited" negatives are drawn from (paper 200). */
+        mostCited: number;
+        /** How many models give model-based negatives (paper 3, the lowest average Jaccard). */
+        models: number;
+    }
+    export interface ExperimentConfig {
+        name: string;
+        seed: number;
+        scale: number;
+        /** Cache folder: corpus, store, BM25 index, embeddings (shared by runs of the same corpus). */
+        work: string;
+        /** Results folder of this run: resolved config, runs, qrels, cells, results.json, report. */
+        results: string;
+        corpus: {
+            synthetic?: {
+                articles: number;
+                seed: number;
+            };
+            store?: string;
+            prefilter: 'paper';
+        };
+        queryYear: number;
+        /** Files of paper ids never used as queries (the paper: SPECTER's and SciNCL's training queries). */
+        excludeQueries: string[];
+        /** Results per query (paper 500). */
+        k: number;
+        measures: string[];
+        /** Validation split for tuning: paper-sized query count, drawn like the test split, disjoint from it. */
+        validation: {
+            queries: number;
+        };
+        models: ModelConfig[];
+        protocols: {
+            dataset?: DatasetProtocolConfig;
+            field?: FieldProtocolConfig;
+            mdcr?: MdcrProtocolConfig;
+        };
+        /** Where named dense models live (<modelsDir>/<name>/); a missing folder is a recorded skip, not an error. */
+        modelsDir?: string;
+        /** A query whose ranked list comes back empty counts 0 in every mean ('zero', trec_eval -c) or fails the cell. */
+        emptyLists: 'zero' | 'error';
+        /** Evaluation settings, run side by side; absent = the paper's (transductive) only. See settingsOf. */
+        settings?: Setting[];
+    }
+    export { settingsOf } from "citebench/src/experiments/kinds/types";
+    /** Overrides from the command line (`citebench reproduce --scale …`), applied after the file is read. */
+    export interface ConfigOverrides {
+        scale?: number;
+        seed?: number;
+        articles?: number;
+        repeats?: number;
+        store?: string;
+        work?: string;
+        results?: string;
+        /** Added to the config's excludeQueries. */
+        excludeQueries?: string[];
+    }
+    /**
+     * Load and validate a config. Relative paths inside it (work, results, store, excludeQueries, model folders)
+     * are relative to the current directory, as on the command line.
+     */
+    export function loadConfig(path: string, overrides?: ConfigOverrides): ExperimentConfig;
+    export function parseConfig(text: string, file: string, overrides?: ConfigOverrides): ExperimentConfig;
+    /**
+     * The resolved config as canonical JSON (key order fixed): what the results folder records and hashes. Where
+     * outputs go (work, results) is left out: the same experiment in another folder has the same identity and bytes.
+     */
+    export function canonicalConfig(cfg: ExperimentConfig): string;
+    export function configHash(cfg: ExperimentConfig): string;
+    /** A path from the config, as given, resolved against the current directory. */
+    export function configPath(p: string): string;
+}
+declare module "citebench/src/sampling/exclusions" {
+    import type { CorpusStore } from "citebench/src/corpus/store";
+    export interface ExclusionFile {
+        /** As given. */
+        path: string;
+        /** sha256 of the file's bytes (hex): identifies the list in cache keys and results. */
+        sha256: string;
+        /** Distinct ids in the file. */
+        ids: number;
+        /** Of those, ids the store does not hold. */
+        notInStore: number;
+    }
+    export interface QueryExclusion {
+        /** Sorted, distinct corpus indices of every listed id the store holds. */
+        indices: Uint32Array;
+        files: ExclusionFile[];
+    }
+    export function loadQueryExclusion(store: Pick<CorpusStore, 'size' | 'indexOf'>, paths: string[]): QueryExclusion;
+    /** One line for reports and logs. */
+    export function describeExclusion(files: ExclusionFile[], excluded: number, candidates: number): string;
+}
+declare module "citebench/src/report/report-tables" {
+    import { type PerQuery } from "citebench/src/report/compare";
+    import { type ResultsIndex } from "citebench/src/report/results";
+    import type { PaperNumbers } from "citebench/src/report/paper-numbers";
+    import { type ReportTable } from "citebench/src/report/tables";
+    export function paperOrder(models: string[]): string[];
+    /** The paper's pool size this pool stands for at the run's scale (4k at scale 0.02 → 200k), if any. */
+    export function paperPool(poolSize: number, scale: number): string | undefined;
+    export interface TableOptions {
+        /** Randomization-test trials (default 10,000). */
+        trials?: number;
+    }
+    /** What the inductive setting is, said above each of its tables. */
+    export function inductiveNote(r: Pick<ResultsIndex, 'queryYear'>): string;
+    /**
+     * Every table of the results, in report order: Tables 1–8 (the paper's setting), the inductive setting's 1, 2,
+     * 7, 8, the paired tests of results.json. `pq` gives the tables' significance marks; without it (the Markdown
+     * report, written by the run) there are none.
+     */
+    export function buildTables(r: ResultsIndex, pq: PerQuery | undefined, paper: PaperNumbers | undefined, opts?: TableOptions): ReportTable[];
+    /** The paper's field-level tables: number → measure and paper-numbers.json key. */
+    export const FIELD_TABLES: {
+        readonly 2: {
+            readonly measure: "MAP";
+            readonly key: "table2_field_level_MAP";
+            readonly title: "Field level, MAP (§3.2)";
+        };
+        readonly 7: {
+            readonly measure: "nDCG";
+            readonly key: "table7_field_level_nDCG";
+            readonly title: "Field level, nDCG (§3.2, App. A.4)";
+        };
+        readonly 8: {
+            readonly measure: "R@30";
+            readonly key: "table8_field_level_R@30";
+            readonly title: "Field level, R@30 (§3.2, App. A.4)";
+        };
+    };
+}
+declare module "citebench/src/report/markdown" {
+    /**
+     * The Markdown report of a results folder (report.md, written by `citebench run`): the tables of report-tables.ts
+     * — the paper's Tables 1, 2, 7, 8 (large-scale protocols) and 3, 4 (MDCR), the inductive setting's, the paired
+     * tests against BM25 — rendered by tables.ts, the paper's own table after each of its tables. The HTML report
+     * renders the same tables. Where the numbers come from is said above the tables: a synthetic corpus or
+     * random-weight model is never presented as a finding.
+     */
+    import { type ModelEntry, type ResultsIndex } from "citebench/src/report/results";
+    import type { PaperNumbers } from "citebench/src/report/paper-numbers";
+    /** Where the numbers come from, said before any table. */
+    export function provenance(r: ResultsIndex): string[];
+    export function renderMarkdownReport(r: ResultsIndex, paper?: PaperNumbers): string;
+    /** A model's words beside its name (results.json `summary`; older results kept it in `settings.summary`). */
+    export function summaryOf(m: ModelEntry): string | undefined;
+}
+declare module "citebench/src/retrieval/bm25/chunk-builder" {
+    /**
+     * The analysing half of the BM25 index build: a ChunkBuilder turns a range of documents into postings grouped
+     * by term, in its own term ids. buildIndex runs one in its thread, or one per child process / worker thread
+     * (index-process.ts, index-worker.ts), and merges their chunks; a module of its own so those entry points do
+     * not import the orchestration that starts them.
+     */
+    import type { TextSource } from "citebench/src/corpus/article";
+    /**
+     * One chunk's postings as its builder produced them, in the builder's own (local) term ids: `newTerms` are
+     * the terms the builder met for the first time in this chunk (local ids continue from its earlier chunks).
+     */
+    export interface LocalChunk {
+        index: number;
+        from: number;
+        to: number;
+        newTerms: string[];
+        /** Postings grouped by local term id ascending: group g = term groupTerms[g], groupCounts[g] postings. */
+        groupTerms: Uint32Array;
+        groupCounts: Uint32Array;
+        docs: Uint32Array;
+        tfs: Uint32Array;
+        lengths: Uint32Array;
+    }
+    /** Where worker threads read the texts from (they cannot share the caller's TextSource object). */
+    export type WorkerSource = {
+        kind: 'store';
+        dir: string;
+    } | {
+        kind: 'texts';
+        items: {
+            title: string;
+            abstract: string;
+        }[];
+    };
+    /**
+     * Analyses chunks of documents into postings with its own vocabulary. One per thread: the merger maps each
+     * builder's local ids to global ids in chunk order, so the index does not depend on the number of threads.
+     */
+    export class ChunkBuilder {
+        private readonly analyzer;
+        private readonly rawIds;
+        private readonly vocab;
+        private termCount;
+        private seenDoc;
+        private seenSlot;
+        build(source: TextSource, index: number, from: number, to: number, onDoc?: () => void): LocalChunk;
+    }
+}
+declare module "citebench/src/retrieval/bm25/index" {
+    import type { TextSource } from "citebench/src/corpus/article";
+    import { type WorkerSource } from "citebench/src/retrieval/bm25/chunk-builder";
+    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    export interface BuildOptions {
+        /** Documents per chunk (bounded build memory). Default 50,000. */
+        chunkDocs?: number;
+        /** Directory for chunk files: makes the build resumable. Without it chunks stay in memory. */
+        workDir?: string;
+        progress?: boolean;
+        /**
+         * Builders analysing chunks in parallel (default 1): child processes for a store source, worker threads for
+         * in-memory texts. The index is identical for any count.
+         */
+        threads?: number;
+        /** How builders reach the texts; default: the source's texts copied to each worker (fine for small sources). */
+        workerSource?: WorkerSource;
+    }
+    /** Build the index of every document of `source` (title + abstract). */
+    export function buildIndex(source: TextSource, opts?: BuildOptions): Promise<Bm25Index>;
+    /** Remove a build's chunk directory after the index is saved. */
+    export function removeWorkDir(dir: string): void;
+}
+declare module "citebench/src/experiments/corpus-stage" {
+    import { CorpusStore } from "citebench/src/corpus/store";
+    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    import type { ExperimentConfig } from "citebench/src/experiments/config";
+    export type StageLog = (line: string) => void;
+    export interface CorpusInfo {
+        /** synthetic: generated by citebench synth (its numbers are properties of the generator, not findings). */
+        kind: 'synthetic' | 'store';
+        dir: string;
+        articles: number;
+        citations: number;
+        /** Synthetic corpus: articles before the prefilter and the generator seed. */
+        synthetic?: {
+            articles: number;
+            seed: number;
+            generator: string;
+        };
+        /** The identity recorded in cell keys: a changed corpus never reuses a cached number. */
+        stamp: string;
+    }
+    /**
+     * What the corpus is made of: a given store's identity, or the synthetic corpus's size, seed, generator version
+     * and settings, prefilter and store format — a changed generator or an older store layout rebuilds the corpus.
+     */
+    export function corpusStamp(cfg: Pick<ExperimentConfig, 'corpus'>): string;
+    export function prepareCorpus(cfg: ExperimentConfig, log: StageLog): Promise<{
+        store: CorpusStore;
+        info: CorpusInfo;
+    }>;
+    /** The BM25 index of the whole store (an index of an older format or another corpus is rebuilt). */
+    export function prepareBm25Index(cfg: ExperimentConfig, store: CorpusStore, info: CorpusInfo, log: StageLog): Promise<{
+        index: Bm25Index;
+        dir: string;
+    }>;
+}
 declare module "citebench/src/experiments/plan" {
     import { type Field } from "citebench/src/corpus/fields";
     import { type ExperimentConfig } from "citebench/src/experiments/config";
+    export { formatBytes, formatDuration } from "citebench/src/util/format";
+    import type { Estimate } from "citebench/src/experiments/kinds/types";
     export type Split = 'test' | 'val';
     export interface PoolGroup {
         protocol: 'dataset' | 'field';
@@ -2965,16 +3372,8 @@ declare module "citebench/src/experiments/plan" {
      * first repeat gives the model-based negatives of mdcr_val.
      */
     export function planGroups(cfg: ExperimentConfig): PoolGroup[];
-    export interface Estimate {
-        stage: string;
-        seconds: number;
-        bytes: number;
-        /** The assumption behind a number that was not measured as such (printed under the stage). */
-        assumption?: string;
-    }
+    export type { Estimate } from "citebench/src/experiments/kinds/types";
     export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number, memory?: number): Estimate[];
-    export function formatDuration(s: number): string;
-    export function formatBytes(b: number): string;
 }
 declare module "citebench/src/experiments/run" {
     import { CorpusStore } from "citebench/src/corpus/store";

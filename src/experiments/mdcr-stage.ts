@@ -66,18 +66,19 @@ export async function runMdcrStage(a: MdcrStageArgs): Promise<MdcrRecord> {
   const files: Record<string, string> = {
     test: 'mdcr/mdcr_test.json', test_data: 'mdcr/mdcr_test_data.jsonl', val: 'mdcr/mdcr_val.json', val_data: 'mdcr/mdcr_val_data.jsonl', report: 'mdcr/mdcr_build_report.json',
   };
+  // Imported vectors: every pair scored from the store (no encoder for the data file's texts).
   const stored = (m: ReadyModel) => {
     const r = scoreMdcrStored(data, pairs, m.embeddings!, (id) => a.store.indexOf(id), m.settings.distance as 'l2' | 'ip', { data: dataPath, vectors: m.imported!.file, strict: m.imported!.strict });
     if (r.lacking.count) {
       a.log(`${m.name}: ${r.lacking.count} MDCR candidate(s) have no vector and rank last (${r.lacking.first.join(', ')}${r.lacking.count > r.lacking.first.length ? ', …' : ''})`);
       m.settings.mdcrWithoutVector = r.lacking.count;
-      m.settings.summary = `${m.settings.summary}; ${r.lacking.count} MDCR candidate(s) without a vector rank last`;
+      m.summary = `${m.summary}; ${r.lacking.count} MDCR candidate(s) without a vector rank last`;
     }
     return r.scores;
   };
   for (const m of a.models) {
-    const scores = m.kind === 'bm25'
-      ? await scoreMdcrBm25(data, pairs, { k1: m.settings.k1 as number, b: m.settings.b as number, accurate: m.settings.accurate as boolean })
+    const scores = m.bm25
+      ? await scoreMdcrBm25(data, pairs, { k1: m.bm25.k1, b: m.bm25.b, accurate: m.bm25.accurate })
       : m.imported
         ? stored(m)
         : await scoreMdcrDense(data, pairs, m.encoder!, m.settings.distance as 'l2' | 'ip');

@@ -11,15 +11,13 @@
  * plain `runExperiment` assembles: every cell exists, so it only reads them back, runs MDCR and writes the
  * report — the same bytes as one process.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { memoryLimit } from '../util/memory.ts';
 import { CorpusStore } from '../corpus/store.ts';
 import { FIELD_ABBREV } from '../corpus/fields.ts';
 import { parseMeasure } from '../eval/registry.ts';
-import { evalObjective, tuneBm25 } from '../retrieval/bm25/tune.ts';
-import { samplePool, citationQrels } from '../sampling/pools.ts';
+import { samplePool } from '../sampling/pools.ts';
 import { loadQueryExclusion } from '../sampling/exclusions.ts';
 import { meanOverRepeats, type CellRecord, type CellSummary, type ResultsIndex, type TuningRecord, type ValidationShortfall, shortfallText } from '../report/results.ts';
 import { renderMarkdownReport } from '../report/markdown.ts';
@@ -31,16 +29,14 @@ import { tryLock } from '../util/lock.ts';
 import { inShard, shardLabel, type Shard } from '../util/shard.ts';
 import { canonicalConfig, configHash, type ExperimentConfig } from './config.ts';
 import { prepareBm25Index, prepareCorpus, type CorpusInfo, type StageLog } from './corpus-stage.ts';
-import { bm25Retriever, denseRetriever, isBaseModel, isSkipped, resolveDense, type ReadyModel, type SkippedModel } from './models.ts';
-import { composedModel } from './composed-models.ts';
-import { checkImportedCoverage, importedModel } from './imported-model.ts';
+import { checkImportedCoverage, type ReadyModel, type SkippedModel } from './models.ts';
+import { anyNeeds, entryOf, type BuildContext } from './kinds/index.ts';
 import { significanceStage } from './significance-stage.ts';
 import { runGroup, type GroupContext } from './cells.ts';
 import { estimate, formatBytes, formatDuration, groupPath, planGroups, sizeLabel, type PoolGroup } from './plan.ts';
 import { runMdcrStage } from './mdcr-stage.ts';
 import { storeArticles } from './slurm.ts';
 import { QuerySplits } from './splits.ts';
-import { cachedTuning } from './tuning-cache.ts';
 import { corpusKey } from '../corpus/store-key.ts';
 import type { Device } from '../retrieval/dense/encoder.ts';
 
@@ -86,7 +82,7 @@ export function dryRun(cfg: ExperimentConfig, opts: { memoryBytes?: number } = {
   const groups = planGroups(cfg);
   const lines = [`config ${cfg.name} (hash ${configHash(cfg)}), scale ${cfg.scale}, seed ${cfg.seed}`];
   lines.push(cfg.corpus.store ? `corpus: store ${cfg.corpus.store}` : `corpus: ${cfg.corpus.synthetic!.articles} synthetic articles (seed ${cfg.corpus.synthetic!.seed}), prefiltered as in §3`);
-  lines.push(`models: ${cfg.models.map((m) => `${m.name} (${m.kind}${m.kind === 'bm25' ? (m.tune ? ', tuned' : `, k1 ${m.k1} b ${m.b}`) : m.kind === 'dense' ? `, ${m.model}` : m.kind === 'embeddings' ? `, ${m.embeddings}` : m.kind === 'profiler' ? ` of ${m.base}` : ` of ${m.first}`})`).join(', ')}`);
+  lines.push(`models: ${cfg.models.map((m) => `${m.name} (${m.kind}${entryOf(m).describe(m)})`).join(', ')}`);
   if (cfg.settings) lines.push(`settings: ${cfg.settings.join(', ')}`);
   const d = cfg.protocols.dataset;
   if (d) lines.push(`dataset level: ${d.queries} queries of ${cfg.queryYear}, pools ${d.pools.map(sizeLabel).join('/')} × ${d.repeats} repeats`);
@@ -146,11 +142,10 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
   writeFileAtomic(join(dir, 'config.json'), canonicalConfig(cfg));
   const measures = cfg.measures.map((m) => parseMeasure(m)[0]);
 
-  // 1–2. corpus and index
-  const bm25Models = cfg.models.filter((m) => m.kind === 'bm25');
+  // 1–2. corpus and index (when a configured kind needs one)
   const { store, info, bm25Index } = await underLock(join(cfg.work, 'prepare.lock'), opts, log, async () => {
     const { store, info } = await timed('corpus', () => prepareCorpus(cfg, (l) => log(`[corpus] ${l}`)));
-    const bm25Index = bm25Models.length ? await timed('bm25 index', () => prepareBm25Index(cfg, store, info, (l) => log(`[index] ${l}`))) : undefined;
+    const bm25Index = anyNeeds(cfg.models, 'bm25Index') ? await timed('bm25 index', () => prepareBm25Index(cfg, store, info, (l) => log(`[index] ${l}`))) : undefined;
     return { store, info, bm25Index };
   });
 
@@ -160,43 +155,18 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
   const sampleKey = JSON.stringify({ corpus: info.stamp, exclude: excluded.files.map((f) => f.sha256) });
   const splits = new QuerySplits(cfg, store, excluded.indices);
 
-  // 3. models
+  // 3. models, each built by its kind's entry in config order (a model may use those above it)
   const ready: ReadyModel[] = [];
   const skipped: SkippedModel[] = [];
   const tuning: TuningRecord[] = [];
-  const key = corpusKey(info.dir);
+  const build: BuildContext = { cfg, store, corpusKey: corpusKey(info.dir), ready, bm25Index, splits, sampleKey, threads, device: opts.device, allowRemote: opts.allowRemote, log, tuning, timed };
   for (const m of cfg.models) {
-    if (m.kind === 'bm25') {
-      let params = { k1: m.k1, b: m.b };
-      if (m.tune) {
-        const t = await timed(`tune ${m.name}`, () => tuneCached(cfg, store, splits, m, bm25Index!.index, threads, log, sampleKey));
-        tuning.push(t);
-        params = t.chosen;
-      }
-      ready.push(bm25Retriever(m, params, bm25Index!.index, store, bm25Index!.dir, threads));
-    } else if (m.kind === 'embeddings') {
-      if (!existsSync(m.embeddings)) {
-        const s = { name: m.name, reason: `${m.embeddings}: no such embeddings file on this machine` };
-        skipped.push(s);
-        log(`[models] ${m.name}: skipped — ${s.reason}`);
-        continue;
-      }
-      ready.push(await timed(`import ${m.name}`, () => importedModel(m, { store, corpusKey: key, work: cfg.work, threads, log })));
-    } else if (m.kind !== 'dense') {
-      const c = await timed(`model ${m.name}`, () => composedModel(m, { cfg, store, ready, bm25Index: bm25Index?.index, splits, threads, device: opts.device, log, sampleKey }));
-      if ('reason' in c) {
-        skipped.push(c);
-        log(`[models] ${m.name}: skipped — ${c.reason.split('\n')[0]}`);
-      } else ready.push(c);
-    } else {
-      const resolved = await resolveDense(m, cfg.modelsDir, { log: (line) => log(`[models] ${m.name}: ${line}`), allowRemote: opts.allowRemote });
-      if (isSkipped(resolved)) {
-        skipped.push(resolved);
-        log(`[models] ${m.name}: skipped — ${resolved.reason.split('\n')[0]} (docs/dense.md says how to add it)`);
-        continue;
-      }
-      ready.push(await denseRetriever(m, resolved, store, key, cfg.work, threads, opts.device));
-    }
+    const entry = entryOf(m);
+    const c = await entry.build(m, build);
+    if ('reason' in c) {
+      skipped.push(c);
+      log(`[models] ${m.name}: skipped — ${c.reason.split('\n')[0]}${entry.skipHint ? ` (${entry.skipHint})` : ''}`);
+    } else ready.push(c);
   }
   if (ready.length === 0) throw new CitebenchError(`no model of ${cfg.name} can run here: ${skipped.map((s) => s.name).join(', ')} skipped (see above)`);
 
@@ -339,7 +309,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
 
   // 5. MDCR (§4): built from the field-level queries and the models' top lists, then scored and evaluated.
   const mdcr = cfg.protocols.mdcr
-    ? await timed('mdcr', () => runMdcrStage({ cfg, store, dir, models: ready.filter(isBaseModel), splits, pools: fieldPools, log: (l) => log(`[mdcr] ${l}`) }))
+    ? await timed('mdcr', () => runMdcrStage({ cfg, store, dir, models: ready.filter((m) => m.bm25 || m.encoder || m.imported), splits, pools: fieldPools, log: (l) => log(`[mdcr] ${l}`) }))
     : undefined;
 
   const significance = significanceStage(cfg, dir, ready, cells);
@@ -351,7 +321,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
     format: 'citebench-results', version: 1, name: cfg.name, configHash: configHash(cfg),
     corpus: { kind: info.kind, articles: info.articles, citations: info.citations, ...(info.synthetic ? { synthetic: info.synthetic } : {}) },
     seed: cfg.seed, scale: cfg.scale, queryYear: cfg.queryYear, k: cfg.k, measures: cfg.measures,
-    models: ready.map((m) => ({ name: m.name, kind: m.kind, weights: m.weights, settings: m.settings })),
+    models: ready.map((m) => ({ name: m.name, kind: m.kind, weights: m.weights, settings: m.settings, ...(m.summary ? { summary: m.summary } : {}) })),
     skipped, tuning,
     excluded: { files: excluded.files },
     fieldRepeats, ...(shortfalls.length ? { validationShortfalls: shortfalls } : {}), cells, ...(mdcr ? { mdcr } : {}), ...(significance ? { significance } : {}),
@@ -367,28 +337,4 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
 function summary(c: CellRecord, file: string): CellSummary {
   const { perQuery: _p, queryIds: _q, ...rest } = c;
   return { ...rest, file };
-}
-
-
-/** BM25 tuning, cached (tuning-cache.ts). */
-async function tuneCached(cfg: ExperimentConfig, store: CorpusStore, splits: QuerySplits, m: Extract<ExperimentConfig['models'][number], { kind: 'bm25' }>, index: import('../retrieval/bm25/index-format.ts').Bm25Index, threads: number, log: StageLog, sampleKey: string): Promise<TuningRecord> {
-  const key = { sampleKey, model: m, seed: cfg.seed, k: cfg.k, year: cfg.queryYear, validation: cfg.validation, dataset: cfg.protocols.dataset ?? null };
-  return cachedTuning(cfg.work, m.name, key, () => tune(cfg, store, splits, m, index, threads, log), (t, path) => log(`[tune] ${m.name}: k1=${t.chosen.k1} b=${t.chosen.b} (tuned before: ${path})`));
-}
-
-async function tune(cfg: ExperimentConfig, store: CorpusStore, splits: QuerySplits, m: Extract<ExperimentConfig['models'][number], { kind: 'bm25' }>, index: import('../retrieval/bm25/index-format.ts').Bm25Index, threads: number, log: StageLog): Promise<TuningRecord> {
-  const d = cfg.protocols.dataset;
-  if (!d) throw new CitebenchError(`models.${m.name}.tune: tuning uses the dataset-level validation split; add protocols.dataset or give k1 and b`);
-  const queries = splits.get('dataset', 'val', null);
-  const poolSize = d.pools[0];
-  const pool = samplePool(store, queries, { size: poolSize, repeat: 1, seed: cfg.seed, queryYear: cfg.queryYear, split: 'val' });
-  const rel = citationQrels(store, queries, pool.members);
-  const qrels = { offsets: rel.offsets, docs: rel.docs, labels: new Int32Array(rel.docs.length).fill(1) };
-  log(`[tune] ${m.name}: ${m.tune!.k1.length}×${m.tune!.b.length} grid on ${queries.length} validation queries, pool ${sizeLabel(pool.members.length)} (${m.tune!.measure})`);
-  const r = await tuneBm25({
-    index, texts: store, request: { queries, pool: pool.members, k: cfg.k }, k1: m.tune!.k1, b: m.tune!.b, accurate: m.accurate,
-    tieKey: store.idOrder, threads, score: evalObjective(qrels, m.tune!.measure, store.idOrder),
-  });
-  log(`[tune] ${m.name}: k1=${r.best.k1} b=${r.best.b} (${m.tune!.measure} ${r.best.score.toFixed(4)})`);
-  return { model: m.name, measure: m.tune!.measure, queries: queries.length, poolSize: pool.members.length, grid: r.grid, chosen: { k1: r.best.k1, b: r.best.b } };
 }

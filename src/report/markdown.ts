@@ -5,7 +5,7 @@
  * renders the same tables. Where the numbers come from is said above the tables: a synthetic corpus or
  * random-weight model is never presented as a finding.
  */
-import { importedBanner, shortfallText, weightsNote, type ResultsIndex } from './results.ts';
+import { importedBanner, shortfallText, weightsNote, type ModelEntry, type ResultsIndex } from './results.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
 import { buildTables } from './report-tables.ts';
 import { paperFieldTableData, paperMdcrTablesData, paperTable1Data, poolLabel as sizeLabel, tableHeading, tableMarkdown, type ReportTable } from './tables.ts';
@@ -48,11 +48,16 @@ function tableSections(r: ResultsIndex, paper?: PaperNumbers): string[] {
 export function renderMarkdownReport(r: ResultsIndex, paper?: PaperNumbers): string {
   const head = [`# citebench — ${r.name}`, '', ...provenance(r), ''];
   head.push(`Corpus: ${r.corpus.articles} prefiltered articles, ${r.corpus.citations} citations (${r.corpus.kind === 'synthetic' ? 'synthetic' : 'corpus store'}); seed ${r.seed}, scale ${r.scale}; config hash ${r.configHash}.`);
-  head.push(`Models: ${r.models.map((m) => `${m.name}${m.kind === 'bm25' ? ` (k1 ${m.settings.k1}, b ${m.settings.b}${m.settings.tuned ? ', tuned' : ''})` : typeof m.settings.summary === 'string' ? ` (${m.settings.summary}${weightsNote(m.weights) ? `; ${weightsNote(m.weights)}` : ''})` : weightsNote(m.weights) ? ` (${weightsNote(m.weights)})` : ''}`).join(', ')}.`);
+  head.push(`Models: ${r.models.map((m) => `${m.name}${summaryOf(m) ? ` (${summaryOf(m)}${weightsNote(m.weights) ? `; ${weightsNote(m.weights)}` : ''})` : weightsNote(m.weights) ? ` (${weightsNote(m.weights)})` : ''}`).join(', ')}.`);
   if (r.skipped.length) head.push(`Skipped (no weights on this machine; see docs/dense.md to add them): ${r.skipped.map((s) => s.name).join(', ')}.`);
   for (const t of r.tuning) head.push(`Tuning: ${t.model} k1 ${t.chosen.k1}, b ${t.chosen.b} — best ${t.measure} of ${t.grid.length} grid points on ${t.queries} validation queries (pool ${sizeLabel(t.poolSize)}), disjoint from the test queries.`);
   for (const v of r.validationShortfalls ?? []) head.push(`Smaller validation split: ${shortfallText(v)}.`);
   if (r.excluded.files.length) head.push(`Excluded query ids: ${r.excluded.files.map((f) => `${f.path} (sha256 ${f.sha256.slice(0, 12)}…, ${f.ids} ids, ${f.notInStore} not in the store)`).join(', ')}.`);
   head.push(`The paper's tables follow ours for orientation${r.corpus.kind === 'synthetic' ? ' only: a synthetic corpus at another scale does not reproduce their values' : ''}.`, '');
   return [...head, ...tableSections(r, paper)].join('\n');
+}
+
+/** A model's words beside its name (results.json `summary`; older results kept it in `settings.summary`). */
+export function summaryOf(m: ModelEntry): string | undefined {
+  return m.summary ?? (typeof m.settings.summary === 'string' ? m.settings.summary : undefined);
 }

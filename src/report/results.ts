@@ -50,10 +50,13 @@ export type CellSummary = Omit<CellRecord, 'perQuery' | 'queryIds'> & { file: st
 
 export interface ModelEntry {
   name: string;
-  kind: 'bm25' | 'dense' | 'navigation' | 'profiler' | 'rerank';
+  /** Its model kind (bm25, dense, embeddings, navigation, profiler, rerank, …). */
+  kind: string;
   /** lexical (BM25), trained, random (test weights: never a finding) or imported (vectors computed elsewhere, provenance unknown). */
   weights: 'lexical' | 'trained' | 'random' | 'imported';
   settings: Record<string, unknown>;
+  /** What the report says of it beside its name, e.g. "k1 0.9, b 0.4" (absent: nothing to add). */
+  summary?: string;
 }
 
 /** The words a report puts beside a model whose numbers are not findings (random weights, imported vectors), or undefined. */

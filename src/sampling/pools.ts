@@ -215,6 +215,16 @@ export function samplePool(store: Graph, queries: Uint32Array, opts: PoolOptions
   return { members: indicesOf(inPool), cited: cited.length, exhausted };
 }
 
+/**
+ * A pool and its qrels (each query's cited articles in the pool, relevance 1): the one builder of every pool
+ * group, validation split and tuning split.
+ */
+export function poolWithQrels(store: Graph, queries: Uint32Array, opts: PoolOptions): { pool: Pool; qrels: { offsets: Uint32Array; docs: Uint32Array; labels: Int32Array } } {
+  const pool = samplePool(store, queries, opts);
+  const rel = citationQrels(store, queries, pool.members);
+  return { pool, qrels: { offsets: rel.offsets, docs: rel.docs, labels: new Int32Array(rel.docs.length).fill(1) } };
+}
+
 /** Relevance judgements: each query's cited articles that are in the pool (all of them, by construction). */
 export function citationQrels(store: Graph, queries: Uint32Array, pool?: Uint32Array): { offsets: Uint32Array; docs: Uint32Array } {
   const inPool = pool ? new Uint8Array(store.size) : undefined;
