@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { CorpusStore } from '../corpus/store.ts';
 import { FIELDS, type Field } from '../corpus/fields.ts';
 import { evaluateMdcr, mdcrNegativeTypes, readJsonFile, type MdcrBenchmark, type MdcrResult } from '../eval/mdcr.ts';
-import { mdcrPairs, mdcrScoresText, readMdcrData, scoreMdcrBm25, scoreMdcrDense, scoreMdcrStored } from '../retrieval/mdcr-score.ts';
+import { mdcrPairs, mdcrScoresText, readMdcrData, scoreMdcrBm25, scoreMdcrDense, scoreMdcrVectors, storeLookup } from '../retrieval/mdcr-score.ts';
 import { shortfallText, type MdcrRecord, type MdcrSummary } from '../report/results.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import type { ExperimentConfig } from './config.ts';
@@ -68,7 +68,7 @@ export async function runMdcrStage(a: MdcrStageArgs): Promise<MdcrRecord> {
   };
   // Imported vectors: every pair scored from the store (no encoder for the data file's texts).
   const stored = (m: ReadyModel) => {
-    const r = scoreMdcrStored(data, pairs, m.embeddings!, (id) => a.store.indexOf(id), m.settings.distance as 'l2' | 'ip', { data: dataPath, vectors: m.imported!.file, strict: m.imported!.strict });
+    const r = scoreMdcrVectors(data, pairs, storeLookup(m.embeddings!, (id) => a.store.indexOf(id), m.imported!.file, m.imported!.strict), m.settings.distance as 'l2' | 'ip', dataPath);
     if (r.lacking.count) {
       a.log(`${m.name}: ${r.lacking.count} MDCR candidate(s) have no vector and rank last (${r.lacking.first.join(', ')}${r.lacking.count > r.lacking.first.length ? ', …' : ''})`);
       m.settings.mdcrWithoutVector = r.lacking.count;

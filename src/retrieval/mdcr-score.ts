@@ -20,7 +20,8 @@ import { Bm25Retriever } from './bm25/retriever.ts';
 import type { Bm25Params } from './bm25/search.ts';
 import type { EncodedBatch } from './dense/encoder.ts';
 import type { Distance } from './dense/models.ts';
-import type { EmbeddingStore } from './dense/store.ts';
+import type { EmbeddingStore, VectorSet } from './dense/store.ts';
+import type { VectorFile } from './dense/import/vector-file.ts';
 import { sortedFind } from '../util/sorted.ts';
 
 export interface MdcrData {
@@ -164,45 +165,81 @@ export async function scoreMdcrDense(data: MdcrData, pairs: MdcrPairs, encoder: 
   return scorePairs(enc, row, pairs, distance);
 }
 
+/** Where an MDCR scoring finds vectors by paper id, and what to say of a paper without one. */
+export interface VectorLookup {
+  /** A key for the paper's vector(s), or -1 when there is none. */
+  keyOf(paperId: string): number;
+  /** The vectors of sorted distinct keys, in that order. */
+  load(keys: Uint32Array): VectorSet;
+  /** The vectors' file (messages). */
+  file: string;
+  /** A candidate without a vector is an error instead of ranking last. */
+  strict: boolean;
+}
+
 /**
- * Dense scores of every pair from stored vectors (an imported embeddings file has no encoder to encode the data
- * file's texts): each paper of the data file is looked up by id (`indexOf` gives its corpus index, or -1). A
- * query without a vector is an error naming it; a candidate without one scores the lowest float32 — ranked
- * last, as an article without sentences is, and every pair still in the scores file that evaluate.py reads —
- * and is counted (`strict`: an error naming it).
+ * Dense scores of every pair from vectors computed elsewhere (an imported store, or a vectors file keyed by the
+ * data file's paper ids): no encoder runs on the data file's texts. A query without a vector is an error naming
+ * it; a candidate without one scores the lowest float32 — ranked last, as an article without sentences is, and
+ * every pair is still in the scores file that evaluate.py reads — and is counted (`strict`: an error naming it).
  */
-export function scoreMdcrStored(
-  data: MdcrData, pairs: MdcrPairs, store: EmbeddingStore, indexOf: (paperId: string) => number, distance: Distance,
-  where: { data: string; vectors: string; strict: boolean },
-): { scores: RankedLists; lacking: { count: number; first: string[] } } {
+export function scoreMdcrVectors(data: MdcrData, pairs: MdcrPairs, vectors: VectorLookup, distance: Distance, dataPath: string): { scores: RankedLists; lacking: { count: number; first: string[] } } {
   const used = new Uint8Array(data.ids.length); // 1: a query, 2: a candidate
   pairs.queries.forEach((q, k) => {
     used[q] |= 1;
     for (const c of pairs.candidates[k]) used[c] |= 2;
   });
-  const present = store.presentMask();
-  const corpusOf = new Int32Array(data.ids.length).fill(-1);
+  const keyOf = new Int32Array(data.ids.length).fill(-1);
   const lacking = { count: 0, first: [] as string[] };
   for (let i = 0; i < used.length; i++) {
     if (!used[i]) continue;
-    const x = indexOf(data.ids[i]);
-    if (x >= 0 && present[x]) {
-      corpusOf[i] = x;
-      continue;
-    }
-    const why = `no vector for paper ${data.ids[i]} of ${where.data}`;
-    if (used[i] & 1) throw new CitebenchError(`${where.vectors}: ${why}, an MDCR query; every query needs one: add it to the file`);
-    if (where.strict) throw new CitebenchError(`${where.vectors}: ${why}, an MDCR candidate (strict)`);
+    keyOf[i] = vectors.keyOf(data.ids[i]);
+    if (keyOf[i] >= 0) continue;
+    const why = `no vector for paper ${data.ids[i]} of ${dataPath}`;
+    if (used[i] & 1) throw new CitebenchError(`${vectors.file}: ${why}, an MDCR query; every query needs one: add it to the file`);
+    if (vectors.strict) throw new CitebenchError(`${vectors.file}: ${why}, an MDCR candidate (strict)`);
     if (lacking.count++ < 5) lacking.first.push(data.ids[i]);
   }
-  const distinct = Uint32Array.from(new Set(Array.from(corpusOf).filter((x) => x >= 0))).sort();
-  const set = store.load(distinct);
+  const distinct = Uint32Array.from(new Set(Array.from(keyOf).filter((x) => x >= 0))).sort();
+  const set = vectors.load(distinct);
   // A paper without a vector gets an empty row range: scorePairs gives its pairs the lowest float32.
   const offsets = new Uint32Array(distinct.length + 2);
   offsets.set(set.offsets);
   offsets[distinct.length + 1] = set.offsets[distinct.length];
-  const row = Int32Array.from(corpusOf, (x) => (x < 0 ? distinct.length : sortedFind(distinct, x)));
+  const row = Int32Array.from(keyOf, (x) => (x < 0 ? distinct.length : sortedFind(distinct, x)));
   return { scores: scorePairs({ dim: set.dim, offsets, vectors: set.vectors }, row, pairs, distance), lacking };
+}
+
+/** Vectors of an embedding store, looked up by paper id through the corpus (`indexOf`). */
+export function storeLookup(store: EmbeddingStore, indexOf: (paperId: string) => number, file: string, strict: boolean): VectorLookup {
+  const present = store.presentMask();
+  return {
+    keyOf: (id) => {
+      const x = indexOf(id);
+      return x >= 0 && present[x] ? x : -1;
+    },
+    load: (keys) => store.load(keys),
+    file, strict,
+  };
+}
+
+/** Vectors of a file (import/vector-file.ts) by its own paper ids: no corpus store needed. */
+export function fileLookup(f: VectorFile, strict: boolean): VectorLookup {
+  const rowOf = new Map<string, number>();
+  for (let r = 0; r < f.rows; r++) {
+    const id = f.id(r);
+    if (rowOf.has(id)) throw new CitebenchError(`${f.where(r)}: paper ${id} occurs twice (first at ${f.where(rowOf.get(id)!)}); each paper id may have one vector`);
+    rowOf.set(id, r);
+  }
+  return {
+    keyOf: (id) => rowOf.get(id) ?? -1,
+    load: (keys) => {
+      const vectors = new Float32Array(keys.length * f.dim);
+      keys.forEach((r, k) => f.read(r, vectors, k * f.dim));
+      return { dim: f.dim, offsets: Uint32Array.from({ length: keys.length + 1 }, (_, k) => k), vectors };
+    },
+    file: f.path, strict,
+  };
 }
 
 /** Exact pair scores from encoded vectors (`row[paper]` = its position in `enc`); max over sentence pairs. */

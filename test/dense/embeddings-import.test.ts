@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { CitebenchError } from '../../src/util/errors.ts';
-import { importEmbeddings, type ImportCorpus } from '../../src/retrieval/dense/import/import.ts';
+import { importEmbeddings, openVectorFile, type ImportCorpus } from '../../src/retrieval/dense/import/import.ts';
 import { exportEmbeddings } from '../../src/retrieval/dense/import/export.ts';
 import { readNpyHeader } from '../../src/retrieval/dense/import/npy.ts';
 import { DenseRetriever } from '../../src/retrieval/dense/retriever.ts';
 import { toHalf, decodeHalf } from '../../src/retrieval/dense/float16.ts';
 import { InMemoryTexts } from '../../src/corpus/article.ts';
-import { mdcrPairs, scoreMdcrStored, type MdcrData } from '../../src/retrieval/mdcr-score.ts';
+import { fileLookup, mdcrPairs, scoreMdcrVectors, storeLookup, type MdcrData } from '../../src/retrieval/mdcr-score.ts';
 import { npyBytes, safetensorsBytes, jsonlText, bytesOf, writeWithIds } from './embeddings-files.ts';
 
 const N = 40; // corpus size
@@ -275,8 +275,7 @@ test('MDCR from stored vectors: exact pair scores; a candidate without a vector 
     const data: MdcrData = { ids: dataIds, texts: new InMemoryTexts(dataIds.map(() => ({ title: '', abstract: '' }))), indexOf: new Map(dataIds.map((id, i) => [id, i])) };
     const bench = { 'Computer science': { [corpusIds[5]]: { true: [corpusIds[6]], random: [corpusIds[7], corpusIds[1]] } } };
     const pairs = mdcrPairs(bench, data);
-    const where = { data: 'd.jsonl', vectors: f, strict: false };
-    const r = scoreMdcrStored(data, pairs, store, corpus.indexOf, 'l2', where);
+    const r = scoreMdcrVectors(data, pairs, storeLookup(store, corpus.indexOf, f, false), 'l2', 'd.jsonl');
     assert.deepEqual(r.lacking, { count: 1, first: [corpusIds[1]] });
     const q = expectedRow(corpusIds[5]);
     const l2 = (id: string) => {
@@ -287,9 +286,13 @@ test('MDCR from stored vectors: exact pair scores; a candidate without a vector 
     };
     assert.deepEqual(Array.from(r.scores.docs), [1, 2, 3]);
     assert.deepEqual(Array.from(r.scores.scores), [l2(corpusIds[6]), l2(corpusIds[7]), -3.4028234663852886e38]);
-    assert.throws(() => scoreMdcrStored(data, pairs, store, corpus.indexOf, 'l2', { ...where, strict: true }), new RegExp(`no vector for paper ${corpusIds[1]} of d\\.jsonl, an MDCR candidate \\(strict\\)`));
+    // A vectors file keyed by the data file's ids gives the same scores, without a corpus.
+    const file = openVectorFile(f);
+    assert.deepEqual(scoreMdcrVectors(data, pairs, fileLookup(file, false), 'l2', 'd.jsonl'), r);
+    file.close();
+    assert.throws(() => scoreMdcrVectors(data, pairs, storeLookup(store, corpus.indexOf, f, true), 'l2', 'd.jsonl'), new RegExp(`no vector for paper ${corpusIds[1]} of d\\.jsonl, an MDCR candidate \\(strict\\)`));
     const byQuery = { 'Computer science': { [corpusIds[1]]: { true: [corpusIds[6]] } } };
-    assert.throws(() => scoreMdcrStored(data, mdcrPairs(byQuery, data), store, corpus.indexOf, 'l2', where), new RegExp(`no vector for paper ${corpusIds[1]} of d\\.jsonl, an MDCR query; every query needs one`));
+    assert.throws(() => scoreMdcrVectors(data, mdcrPairs(byQuery, data), storeLookup(store, corpus.indexOf, f, false), 'l2', 'd.jsonl'), new RegExp(`no vector for paper ${corpusIds[1]} of d\\.jsonl, an MDCR query; every query needs one`));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -101,6 +101,14 @@ test('citebench run: JSONL, .npy and safetensors vectors give identical cells, r
     assert.deepEqual(res.mdcr!.results[n], res.mdcr!.results.fromnpy);
     assert.equal(readFileSync(join(dir, 'three', res.mdcr!.files[`scores_${n}`]), 'utf8'), readFileSync(join(dir, 'three', res.mdcr!.files.scores_fromnpy), 'utf8'));
   }
+  // `mdcr score --embeddings` scores the written benchmark from the file alone (no corpus): the run's scores, byte for byte.
+  const m = (f: string) => join(dir, 'three', 'mdcr', f);
+  let s = cli(['mdcr', 'score', '--benchmark', m('mdcr_test.json'), '--data', m('mdcr_test_data.jsonl'), '--embeddings', join(dir, 'v.safetensors'), '--distance', 'l2', '--out', join(dir, 'st-scores.json')]);
+  assert.equal(s.status, 0, s.stderr);
+  assert.equal(readFileSync(join(dir, 'st-scores.json'), 'utf8'), readFileSync(join(dir, 'three', res.mdcr!.files.scores_fromnpy), 'utf8'));
+  s = cli(['mdcr', 'score', '--benchmark', m('mdcr_test.json'), '--data', m('mdcr_test_data.jsonl'), '--embeddings', join(dir, 'v.jsonl'), '--out', join(dir, 'x.json')]);
+  assert.equal(s.status, 2);
+  assert.match(s.stderr, /--embeddings needs --distance l2 or ip/);
   // The dataset-level cell equals a DenseRetriever over the same vectors on the same queries and pool.
   const cfg = parseConfig(readFileSync(join(dir, 'three.yaml'), 'utf8'), 'three.yaml');
   const queries = new QuerySplits(cfg, store, new Uint32Array(0)).get('dataset', 'test', null);
