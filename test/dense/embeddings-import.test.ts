@@ -198,6 +198,14 @@ test('import: a killed import resumes at its first missing chunk, to the same by
     assert.equal(r.written, 2 * CHUNK, 'only the two missing chunks are written');
     const bytes = (d: string) => new Map(readdirSync(d).sort().map((n) => [n, readFileSync(join(d, n))]));
     assert.deepEqual(bytes(cut), bytes(full));
+    // The ids are part of the identity: the same .npy with its rows named otherwise is another import.
+    const otherIds = [...fileIds];
+    [otherIds[0], otherIds[1]] = [otherIds[1], otherIds[0]];
+    writeFileSync(join(dir, 'other.ids.txt'), otherIds.join('\n') + '\n');
+    const swapped = await importEmbeddings(f, corpus, { ...opts(join(dir, 'swapped')), ids: join(dir, 'other.ids.txt') });
+    assert.notEqual(swapped.sha256, r.sha256);
+    assert.deepEqual(swapped.store.load(Uint32Array.of(corpus.indexOf(fileIds[0]))).vectors, expectedRow(fileIds[1]));
+    await oneLine(importEmbeddings(f, corpus, { ...opts(cut), ids: join(dir, 'other.ids.txt') }), /made with different settings: model fingerprint/);
     // Another file can never resume into this store.
     const g = join(dir, 'b.npy');
     writeWithIds(g, npyBytes('<f4', [fileIds.length, D], bytesOf(vectorsFor(fileIds.length + 1).subarray(D))), fileIds);

@@ -3,9 +3,8 @@ import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
 import { corpusKey } from '../../corpus/store-key.ts';
 import { CitebenchError } from '../../util/errors.ts';
-import { fileContentHash } from '../../retrieval/dense/file-hash.ts';
 import { DEFAULT_CHUNK_SIZE } from '../../retrieval/dense/store.ts';
-import { importEmbeddings, importReport } from '../../retrieval/dense/import/import.ts';
+import { importEmbeddings, importFingerprint, importReport } from '../../retrieval/dense/import/import.ts';
 
 export const usage = `usage: citebench embeddings import FILE --corpus STORE [--ids IDS] [--out EMB_DIR] [--distance l2|ip]
                                    [--strict] [--chunk ${DEFAULT_CHUNK_SIZE}]
@@ -17,7 +16,8 @@ Put vectors computed elsewhere (e.g. a Python encoder on a GPU) into an embeddin
   X.safetensors    a tensor 'embeddings' (or the only tensor) of shape [n, d], F32/F16/BF16, with --ids as for .npy
 An ids file holds one paper id per line, in row order. Rows whose paper id is not in the corpus are counted and
 the first few named; a paper id twice, a vector of another dimension, a NaN or an infinity is an error naming
-the line (JSONL) or row (0-based). The store's fingerprint is FILE's SHA-256; a killed import resumes.
+the line (JSONL) or row (0-based). The store's fingerprint is FILE's SHA-256 (with the ids file's); a killed
+import resumes.
   --corpus STORE   corpus store folder (citebench corpus build)
   --out EMB_DIR    embedding store folder (default: data/embeddings/<corpus folder>/imported-<sha256 prefix>)
   --distance D     l2 (default) | ip: the distance the vectors are meant for (recorded for 'dense search')
@@ -39,7 +39,7 @@ export async function run(args: string[]) {
   if (!Number.isInteger(chunk) || chunk < 1) throw new CitebenchError(`--chunk must be a positive integer, got ${values.chunk}`);
   const corpus = CorpusStore.open(corpusDir);
   try {
-    const out = values.out ?? join('data', 'embeddings', basename(resolve(corpusDir)), `imported-${fileContentHash(file).slice(0, 12)}`);
+    const out = values.out ?? join('data', 'embeddings', basename(resolve(corpusDir)), `imported-${importFingerprint(file, values.ids).slice(0, 12)}`);
     const r = await importEmbeddings(file, corpus, { ids: values.ids, dir: out, corpusKey: corpusKey(corpusDir), distance, chunkSize: chunk, progress: true });
     console.log(`${out}: ${importReport(r, corpus.size).join('\n')}`);
     if (values.strict && (r.imported < corpus.size || r.notInCorpus.count > 0)) {

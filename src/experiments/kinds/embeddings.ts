@@ -1,7 +1,7 @@
 /**
  * Vectors computed elsewhere (`{ embeddings: FILE, distance: l2|ip }`; docs/dense.md, "Embeddings from Python"):
  * the file — SciRepEval JSONL, .npy or .safetensors — is imported into an embedding store under the work folder
- * keyed by its SHA-256 (retrieval/dense/import/), and a DenseRetriever without an encoder searches it, so its
+ * keyed by its SHA-256 (with its ids file's; retrieval/dense/import/), and a DenseRetriever without an encoder searches it, so its
  * cells, report rows and MDCR scores are made exactly as an encoder's. Whether the vectors are a finding is not
  * citebench's to know: their weights class is `imported` (the report says so above the tables) unless the config
  * vouches for them with `weights: trained` (or marks them `random`). A file not on this machine is a recorded skip.
@@ -9,8 +9,7 @@
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
-import { importEmbeddings, importReport, importedStoreDir } from '../../retrieval/dense/import/import.ts';
-import { fileContentHash } from '../../retrieval/dense/file-hash.ts';
+import { importEmbeddings, importFingerprint, importReport, importedStoreDir } from '../../retrieval/dense/import/import.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import type { Reader } from '../config-reader.ts';
 import type { KindEntry } from './types.ts';
@@ -52,7 +51,7 @@ export const embeddings: KindEntry<EmbeddingsModelConfig> = {
   describe: (c) => `, ${c.embeddings}`,
   async build(c, ctx) {
     if (!existsSync(c.embeddings)) return { name: c.name, reason: `${c.embeddings}: no such embeddings file on this machine` };
-    const sha256 = fileContentHash(c.embeddings);
+    const sha256 = importFingerprint(c.embeddings, c.ids);
     const r = await ctx.timed(`import ${c.name}`, () => importEmbeddings(c.embeddings, ctx.store, {
       ids: c.ids, dir: importedStoreDir(ctx.cfg.work, c.name, sha256), corpusKey: ctx.corpusKey, distance: c.distance, progress: true,
     }));

@@ -1,13 +1,15 @@
 /**
  * `citebench embeddings import` and the `embeddings` model kind: vectors computed elsewhere go into an ordinary
  * EmbeddingStore (store.ts), so every search, cell, report and MDCR score uses them as it uses an encoder's. The
- * store's fingerprint is the file's SHA-256: another file can never resume into it or reuse its cells. Rows map
+ * store's fingerprint is the file's SHA-256 (with its ids file's, for .npy and .safetensors: the ids say which
+ * article each row is): another file can never resume into it or reuse its cells. Rows map
  * to corpus articles by paper id; a paper id twice is an error (which vector would be meant?), ids outside the
  * corpus are counted and the first few named. Chunks are written atomically through the encode path
  * (EmbeddingStore.fillMissing), so a killed import resumes at its first missing chunk; a finished one leaves
  * `import.json` (what was imported, from which file) and the next import of the same file reads only that.
  * The manifest names the format, not the file: a renamed or moved file is the same import.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { writeFileAtomic } from '../../../util/atomic.ts';
@@ -65,6 +67,15 @@ export function importedStoreDir(workDir: string, name: string, sha256: string):
   return join(workDir, 'embeddings', `${name}-${sha256.slice(0, 12)}`);
 }
 
+/** The identity of an import: the vectors file's SHA-256, or for .npy/.safetensors that of (its SHA-256, its ids file's). */
+export function importFingerprint(path: string, ids?: string): string {
+  if (!existsSync(path)) throw new CitebenchError(`${path}: no such embeddings file`);
+  if (formatOf(path) === 'jsonl') return fileContentHash(path);
+  const idsPath = ids ?? defaultIdsPath(path);
+  if (!existsSync(idsPath)) throw new CitebenchError(`${idsPath}: no such ids file; ${path} needs its paper ids, one per line in row order (--ids FILE)`);
+  return createHash('sha256').update(`${fileContentHash(path)}\n${fileContentHash(idsPath)}\n`).digest('hex');
+}
+
 export function openVectorFile(path: string, ids?: string): VectorFile {
   if (!existsSync(path)) throw new CitebenchError(`${path}: no such embeddings file`);
   const format = formatOf(path);
@@ -77,7 +88,7 @@ export function openVectorFile(path: string, ids?: string): VectorFile {
 }
 
 export async function importEmbeddings(path: string, corpus: ImportCorpus, opts: ImportOptions): Promise<ImportOutcome> {
-  const sha256 = fileContentHash(path);
+  const sha256 = importFingerprint(path, opts.ids);
   const marker = join(opts.dir, MARKER);
   if (existsSync(marker)) {
     const done = JSON.parse(readFileSync(marker, 'utf8')) as ImportSummary;
