@@ -1057,6 +1057,11 @@ declare module "citebench/src/retrieval/retriever" {
          * setting can never reuse a stale number. Not a file path: the same settings elsewhere give the same value.
          */
         readonly fingerprint: string;
+        /**
+         * Whether it answers `candidates` requests: every candidate of each query's fixed list scored (MDCR, the
+         * ranking phase of re-rankers). Absent or false: it only ranks pools, and MDCR leaves it out.
+         */
+        readonly scoresCandidates?: boolean;
         search(request: SearchRequest): Promise<RankedLists>;
     }
 }
@@ -1094,6 +1099,7 @@ declare module "citebench/src/retrieval/bm25/retriever" {
         get fingerprint(): string;
         /** Statistics of a pool (cached for the last pool used, by identity). */
         stats(pool?: Uint32Array): PoolStats;
+        readonly scoresCandidates = true;
         search(req: SearchRequest): Promise<RankedLists>;
     }
     /**
@@ -1169,6 +1175,12 @@ declare module "citebench/src/sampling/pools" {
     export function eligibleQueries(store: Graph, opts: Omit<QueryOptions, 'count' | 'seed'>): number[];
     /** Query articles: `count` random articles of `queryYear` (of `field`) citing ≥ `minCited` (1) store articles. */
     export function sampleQueries(store: Graph, opts: QueryOptions): Uint32Array;
+    /**
+     * The validation split's rule, the one every protocol uses (experiments/splits.ts, MDCR's val split): drawn like
+     * the test split on a stream of its own, never one of the test queries nor an excluded id; where fewer are
+     * eligible than asked it takes every one left (the QuerySet says how many were asked and eligible).
+     */
+    export function sampleValQueries(store: Graph, opts: Omit<QueryOptions, 'split' | 'allowFewer'>, test: Uint32Array): QuerySet;
     /** sampleQueries, also saying how many candidates there were and how many the exclusion removed. */
     export function sampleQuerySet(store: Graph, opts: QueryOptions): QuerySet;
     /** How a query set drawn with `allowFewer` fell short, in words: `where` names the field or protocol. */
@@ -2008,6 +2020,80 @@ declare module "citebench/src/eval/index" {
         options?: EvalOptions;
     }): EvalResult;
 }
+declare module "citebench/src/experiments/experiment" {
+    import type { DocOrder, QrelsCsr } from "citebench/src/eval/types";
+    import type { RankedLists, Retriever, Setting } from "citebench/src/retrieval/retriever";
+    /** What a cell needs of a model: its name (file names, tables) and its retriever. */
+    export interface CellModel {
+        name: string;
+        retriever: Retriever;
+    }
+    /** One retriever's numbers on the topics. */
+    export interface ExperimentCell {
+        key: string;
+        model: string;
+        queries: number;
+        /** Queries whose ranked list came back empty (each counts 0 in every mean). */
+        emptyLists: number;
+        means: Record<string, number>;
+        perQuery: Record<string, number[]>;
+        /** Query ids in topic order: the rows of perQuery. */
+        queryIds: string[];
+    }
+    /** Where and how cells are cached; without one, experiment() computes in memory and writes nothing. */
+    export interface ExperimentCache<R extends ExperimentCell = ExperimentCell> {
+        /** Folder the files below are relative to. */
+        dir: string;
+        /** A model's record and TREC run (default cells/<model>/<name>.json, runs/<model>/<name>.trec). */
+        name: string;
+        /**
+         * Everything besides the topics, pool, qrels and retriever that determines a cell (corpus identity, sampling
+         * settings…), hashed into its key with them. Ignored where `key` is given.
+         */
+        keyParts?: unknown;
+        /** The key of a retriever's cell, replacing the default hash (the runner's pool groups keep their historical key). */
+        key?: (retriever: Retriever) => string;
+        /** The stored record of a computed cell (default: the cell and its run file). */
+        record?: (cell: ExperimentCell, runFile: string) => R;
+        /** A cell whose lock a live worker holds: 'wait' (default) until it is written, or 'skip' it. */
+        locked?: 'wait' | 'skip';
+        lockStaleMs?: number;
+    }
+    export interface ExperimentInput<R extends ExperimentCell = ExperimentCell> {
+        /** Article ids (run files, query ids) and trec_eval's tie order over them (a corpus store gives both). */
+        docs: {
+            id(i: number): string;
+            idOrder: DocOrder;
+        };
+        /** Corpus indices of the query articles. */
+        topics: Uint32Array;
+        /** The candidate pool every topic searches (sorted, distinct)… */
+        pool?: Uint32Array;
+        /** …or each topic's own candidate list (scored, not searched: MDCR-style). */
+        candidates?: Uint32Array[];
+        qrels: QrelsCsr;
+        retrievers: CellModel[];
+        /** Measure names as configs give them (MAP, nDCG, R@30…), one cutoff each. */
+        measures: string[];
+        /** Results per topic. */
+        k: number;
+        setting?: Setting;
+        /** A topic whose list comes back empty: counts 0 in every mean ('zero', trec_eval -c) or fails the cell. */
+        emptyLists?: 'zero' | 'error';
+        cache?: ExperimentCache<R>;
+        log?: (line: string) => void;
+    }
+    export interface ExperimentOutput<R extends ExperimentCell = ExperimentCell> {
+        /** One per retriever, in the order given (models another live worker holds are left out: `skipped`). */
+        cells: R[];
+        /** The ranked lists of the retrievers searched now (cached cells are not read back). */
+        lists: Map<string, RankedLists>;
+        /** Retrievers whose cell another live worker holds (cache.locked 'skip' only). */
+        skipped: string[];
+    }
+    /** Evaluate every retriever on the topics (reading back each cached cell that is current). */
+    export function experiment<R extends ExperimentCell = ExperimentCell>(input: ExperimentInput<R>): Promise<ExperimentOutput<R>>;
+}
 declare module "citebench/src/retrieval/dense/file-hash" {
     /** Fast, content-based: size + SHA-256 of the first and last 4 MiB (the whole file when smaller than 8 MiB). */
     export function fileDigest(path: string): string;
@@ -2308,11 +2394,16 @@ declare module "citebench/src/retrieval/dense/store" {
     }
 }
 declare module "citebench/src/experiments/models" {
+    /**
+     * What a run knows of a model once its kind's entry (kinds/) has built it: a ready model (its retriever, weights,
+     * settings and summary, and what models built on it may use: an encoder, an embedding store, a BM25 index), or
+     * a recorded skip with the reason (a missing model folder is not an error: the run says how to add it).
+     */
     import type { Retriever } from "citebench/src/retrieval/retriever";
     import type { Bm25Index } from "citebench/src/retrieval/bm25/index-format";
-    import { Encoder } from "citebench/src/retrieval/dense/encoder";
-    import { type ResolvedModel } from "citebench/src/retrieval/dense/models";
-    import { EmbeddingStore } from "citebench/src/retrieval/dense/store";
+    import type { Encoder } from "citebench/src/retrieval/dense/encoder";
+    import type { ResolvedModel } from "citebench/src/retrieval/dense/models";
+    import type { EmbeddingStore } from "citebench/src/retrieval/dense/store";
     /**
      * What a report must say about a model's weights: only `trained` numbers can be findings; `imported` vectors
      * (computed outside citebench, provenance unknown) are said to be so.
@@ -2611,7 +2702,7 @@ declare module "citebench/src/experiments/kinds/embeddings" {
     export const embeddings: KindEntry<EmbeddingsModelConfig>;
 }
 declare module "citebench/src/retrieval/scorer" {
-    import type { RankedLists, Retriever, Setting } from "citebench/src/retrieval/retriever";
+    import type { RankedLists, Retriever, SearchRequest, Setting } from "citebench/src/retrieval/retriever";
     export interface WeightedScorer {
         retriever: Retriever;
         weight: number;
@@ -2635,6 +2726,11 @@ declare module "citebench/src/retrieval/scorer" {
     export function splitLists(r: RankedLists, k?: number): Uint32Array[];
     /** Short content hash of a typed array (graphs, tie keys) for fingerprints. */
     export function arrayDigest(...arrays: ArrayBufferView[]): string;
+    /**
+     * A `candidates` request answered by a ranking phase alone: each query's given list (itself left out where
+     * excludeSelf) scored by the weighted scorers under the request's pool statistics and ranked, cut at k.
+     */
+    export function rankGiven(scorers: WeightedScorer[], req: SearchRequest, tieKey?: Uint32Array): Promise<RankedLists>;
 }
 declare module "citebench/src/retrieval/navigation" {
     /**
@@ -2680,6 +2776,8 @@ declare module "citebench/src/retrieval/navigation" {
         private fingerprint_;
         constructor(opts: NavigationOptions);
         get fingerprint(): string;
+        /** Fixed candidate lists have nothing to navigate to: the ranking phase scores them (MDCR). */
+        readonly scoresCandidates = true;
         search(req: SearchRequest): Promise<RankedLists>;
     }
     /**
@@ -2722,6 +2820,7 @@ declare module "citebench/src/retrieval/dense/cross-encoder" {
         };
         /** Relevance logits of (query, candidate) pairs, in input order. */
         scorePairs(pairs: [number, number][]): Promise<Float32Array>;
+        readonly scoresCandidates = true;
         search(req: SearchRequest): Promise<RankedLists>;
         release(): Promise<void>;
     }
@@ -3007,6 +3106,8 @@ declare module "citebench/src/retrieval/rerank" {
         private fingerprint_;
         constructor(opts: RerankOptions);
         get fingerprint(): string;
+        /** Fixed candidate lists are the lists to re-rank: every candidate is re-scored (MDCR). */
+        readonly scoresCandidates = true;
         search(req: SearchRequest): Promise<RankedLists>;
     }
 }
@@ -3375,6 +3476,13 @@ declare module "citebench/src/experiments/plan" {
     export type { Estimate } from "citebench/src/experiments/kinds/types";
     export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number, memory?: number): Estimate[];
 }
+declare module "citebench/src/experiments/dry-run" {
+    import { type ExperimentConfig } from "citebench/src/experiments/config";
+    /** The dry run: the plan and a rough estimate, without touching any file. Memory above `memoryBytes` (default: this machine's) is flagged. */
+    export function dryRun(cfg: ExperimentConfig, opts?: {
+        memoryBytes?: number;
+    }): string;
+}
 declare module "citebench/src/experiments/run" {
     import { CorpusStore } from "citebench/src/corpus/store";
     import { type ResultsIndex } from "citebench/src/report/results";
@@ -3418,10 +3526,7 @@ declare module "citebench/src/experiments/run" {
         reportPath: string;
         store: CorpusStore;
     }
-    /** The dry run: the plan and a rough estimate, without touching any file. Memory above `memoryBytes` (default: this machine's) is flagged. */
-    export function dryRun(cfg: ExperimentConfig, opts?: {
-        memoryBytes?: number;
-    }): string;
+    export { dryRun } from "citebench/src/experiments/dry-run";
     /** One stage of a run for a cluster task; the final `runExperiment` assembles (module comment). */
     export function runStage(cfg: ExperimentConfig, opts: StageOptions): Promise<StageOutcome>;
     export function runExperiment(cfg: ExperimentConfig, opts?: RunOptions): Promise<RunOutcome>;
@@ -3475,6 +3580,29 @@ declare module "citebench/src/report/charts" {
      * without their clip paths and gradients colliding.
      */
     export function chartSvg(spec: ChartSpec, idPrefix?: string): Promise<string>;
+}
+declare module "citebench/src/report/notebook" {
+    /**
+     * Notebook helpers: one table as HTML (with its own CSS) or one chart as SVG, for tslab's
+     * `require('tslab').display.html(...)`. They read a results folder of `citebench run`, like `citebench report`.
+     */
+    import { type Chart } from "citebench/src/report/charts";
+    import { type ResultsIndex } from "citebench/src/report/results";
+    /** Table `n` (1–8, the paper's numbering) of a results folder as an HTML fragment. */
+    export function reportTableHtml(resultsDir: string, n: number, opts?: {
+        trials?: number;
+    }): string;
+    export type ChartName = 'pool' | 'settings' | 'fields' | 'types' | 'tuning' | 'jaccard' | 'significance';
+    /** One chart of a results index: pool (metric vs pool size), settings (both settings), fields (heat map), types (MDCR), tuning, jaccard (MDCR build), significance (Δ vs BM25). */
+    export function reportChart(r: ResultsIndex, name: ChartName, opts?: {
+        measure?: string;
+        model?: string;
+    }, where?: string): Chart;
+    /** One chart of a results folder as SVG (see reportChart). */
+    export function reportChartSvg(resultsDir: string, name: ChartName, opts?: {
+        measure?: string;
+        model?: string;
+    }): Promise<string>;
 }
 declare module "citebench/src/report/drilldown" {
     import { type Field } from "citebench/src/corpus/fields";
@@ -3544,62 +3672,6 @@ declare module "citebench/src/report/drilldown" {
      * cited articles from its qrels, their ranks from its run file, titles from the corpus store.
      */
     export function worstQueries(dir: string, r: ResultsIndex, opts: WorstQueriesOptions): QueryRow[];
-}
-declare module "citebench/src/report/write-report" {
-    import { type Chart } from "citebench/src/report/charts";
-    import { type PaperNumbers } from "citebench/src/report/paper-numbers";
-    import { type ResultsIndex } from "citebench/src/report/results";
-    export interface ReportOptions {
-        /** Output folder. */
-        out: string;
-        /** Write report.pdf too (default true). */
-        pdf?: boolean;
-        /** Corpus store for titles and years in the drill-down (default: <results>/../store when it matches). */
-        store?: string;
-        /** Randomization-test trials (default 10,000). */
-        trials?: number;
-        paper?: PaperNumbers;
-        log?: (line: string) => void;
-    }
-    export interface ReportOutcome {
-        html: string;
-        pdf?: string;
-        drillPages: number;
-        tables: number;
-        charts: number;
-        seconds: {
-            html: number;
-            pdf: number;
-        };
-    }
-    /** Every chart the results support, as SVG, in report order. */
-    export function renderCharts(r: ResultsIndex): Promise<(Chart & {
-        svg: string;
-    })[]>;
-    export function writeReport(resultsDir: string, opts: ReportOptions): Promise<ReportOutcome>;
-}
-declare module "citebench/src/report/notebook" {
-    /**
-     * Notebook helpers: one table as HTML (with its own CSS) or one chart as SVG, for tslab's
-     * `require('tslab').display.html(...)`. They read a results folder of `citebench run`, like `citebench report`.
-     */
-    import { type Chart } from "citebench/src/report/charts";
-    import { type ResultsIndex } from "citebench/src/report/results";
-    /** Table `n` (1–8, the paper's numbering) of a results folder as an HTML fragment. */
-    export function reportTableHtml(resultsDir: string, n: number, opts?: {
-        trials?: number;
-    }): string;
-    export type ChartName = 'pool' | 'settings' | 'fields' | 'types' | 'tuning' | 'jaccard' | 'significance';
-    /** One chart of a results index: pool (metric vs pool size), settings (both settings), fields (heat map), types (MDCR), tuning, jaccard (MDCR build), significance (Δ vs BM25). */
-    export function reportChart(r: ResultsIndex, name: ChartName, opts?: {
-        measure?: string;
-        model?: string;
-    }, where?: string): Chart;
-    /** One chart of a results folder as SVG (see reportChart). */
-    export function reportChartSvg(resultsDir: string, name: ChartName, opts?: {
-        measure?: string;
-        model?: string;
-    }): Promise<string>;
 }
 declare module "citebench/src/report/mdcr-files" {
     import type { MdcrRecord } from "citebench/src/report/results";
@@ -3739,6 +3811,87 @@ declare module "citebench/src/report/frames" {
         caption?: string;
     }): Promise<void>;
 }
+declare module "citebench/src/experiments/adhoc" {
+    /**
+     * An ad-hoc comparison in a notebook cell: any retrievers (a config's ready models or ones built in the cell) on
+     * one pool group of a config's protocol — the same topics, pool and qrels the run's cells use — through
+     * experiment(), with frames back:
+     *   const r = await compareRetrievers({ store, retrievers: [{ name: 'bm25', retriever: bm25 }, …], poolSize: 4000 });
+     *   show(r.means); show(r.perQuery)
+     * Significance is a hook (`significance`): the caller passes the paired test to run on the per-query values
+     * (the function the report's results.json significance uses), and its answer comes back as `r.significance`.
+     */
+    import type { CorpusStore } from "citebench/src/corpus/store";
+    import type { Field } from "citebench/src/corpus/fields";
+    import { type Frame } from "citebench/src/report/frames";
+    import type { Setting } from "citebench/src/retrieval/retriever";
+    import type { ExperimentConfig } from "citebench/src/experiments/config";
+    import { type CellModel, type ExperimentCell } from "citebench/src/experiments/experiment";
+    /** Paired significance over the per-query values of the cells, against the first (the baseline). */
+    export type SignificanceHook = (baseline: ExperimentCell, others: ExperimentCell[], measures: string[]) => unknown;
+    export interface CompareOptions {
+        cfg: ExperimentConfig;
+        store: CorpusStore;
+        retrievers: CellModel[];
+        protocol?: 'dataset' | 'field';
+        /** Field-level protocol: which field (default the config's first). */
+        field?: Field;
+        /** Dataset level: which pool size (default the config's first). */
+        poolSize?: number;
+        repeat?: number;
+        setting?: Setting;
+        /** Default: the config's measures and k. */
+        measures?: string[];
+        k?: number;
+        /** Keep each retriever's cell under DIR (cells/<model>/adhoc/<group>.json): a second call reads it back. */
+        cacheDir?: string;
+        significance?: SignificanceHook;
+        log?: (line: string) => void;
+    }
+    export interface Comparison {
+        /** One row per retriever: model, then each measure's mean. */
+        means: Frame;
+        /** One row per retriever and query: model, query, then each measure's value. */
+        perQuery: Frame;
+        cells: ExperimentCell[];
+        /** What the significance hook returned (absent without one). */
+        significance?: unknown;
+    }
+    export function compareRetrievers(o: CompareOptions): Promise<Comparison>;
+}
+declare module "citebench/src/report/write-report" {
+    import { type Chart } from "citebench/src/report/charts";
+    import { type PaperNumbers } from "citebench/src/report/paper-numbers";
+    import { type ResultsIndex } from "citebench/src/report/results";
+    export interface ReportOptions {
+        /** Output folder. */
+        out: string;
+        /** Write report.pdf too (default true). */
+        pdf?: boolean;
+        /** Corpus store for titles and years in the drill-down (default: <results>/../store when it matches). */
+        store?: string;
+        /** Randomization-test trials (default 10,000). */
+        trials?: number;
+        paper?: PaperNumbers;
+        log?: (line: string) => void;
+    }
+    export interface ReportOutcome {
+        html: string;
+        pdf?: string;
+        drillPages: number;
+        tables: number;
+        charts: number;
+        seconds: {
+            html: number;
+            pdf: number;
+        };
+    }
+    /** Every chart the results support, as SVG, in report order. */
+    export function renderCharts(r: ResultsIndex): Promise<(Chart & {
+        svg: string;
+    })[]>;
+    export function writeReport(resultsDir: string, opts: ReportOptions): Promise<ReportOutcome>;
+}
 declare module "citebench/src/experiments/notebook" {
     import type { Field } from "citebench/src/corpus/fields";
     import { CorpusStore } from "citebench/src/corpus/store";
@@ -3828,6 +3981,9 @@ declare module "citebench/src/index" {
     export { loadConfig, parseConfig, canonicalConfig, type ExperimentConfig, type ModelConfig } from "citebench/src/experiments/config";
     export { runExperiment, dryRun } from "citebench/src/experiments/run";
     export { planGroups, groupPath, type PoolGroup } from "citebench/src/experiments/plan";
+    export { experiment, type ExperimentInput, type ExperimentOutput, type ExperimentCell, type ExperimentCache, type CellModel } from "citebench/src/experiments/experiment";
+    export { compareRetrievers, type CompareOptions, type Comparison, type SignificanceHook } from "citebench/src/experiments/adhoc";
+    export { kindNames, registerKind, entryOf, type KindEntry } from "citebench/src/experiments/kinds/index";
     export { readResults, readCell, meanOverRepeats, type ResultsIndex, type CellRecord, type CellSummary, type MeanRow } from "citebench/src/report/results";
     export { renderMarkdownReport } from "citebench/src/report/markdown";
     export { sampleQueries, sampleQuerySet, samplePool, citedBy, fieldCited, citationQrels, type QueryOptions, type QuerySet } from "citebench/src/sampling/pools";

@@ -64,11 +64,16 @@ export function cellKey(ctx: Pick<GroupContext, 'sampleKey' | 'seed' | 'k' | 'me
   })).toString(16).padStart(8, '0');
 }
 
+/** The sampling options of a group's pool: the one place a pool group's pool is defined. */
+export function groupPoolOptions(s: { seed: number; queryYear: number }, g: PoolGroup) {
+  return { size: g.poolSize, repeat: g.repeat, seed: s.seed, field: g.field ?? undefined, queryYear: s.queryYear, split: g.split, ...(g.setting === 'inductive' ? { inductive: true } : {}) };
+}
+
 /** Run (or load) every model's cell of one pool group: its pool and qrels sampled, then experiment(). */
 export async function runGroup(ctx: GroupContext, group: PoolGroup, queries: Uint32Array, models: CellModel[]): Promise<GroupResult> {
   const { store } = ctx;
   const path = groupPath(group);
-  const { pool, qrels } = poolWithQrels(store, queries, { size: group.poolSize, repeat: group.repeat, seed: ctx.seed, field: group.field ?? undefined, queryYear: ctx.queryYear, split: group.split, ...(group.setting === 'inductive' ? { inductive: true } : {}) });
+  const { pool, qrels } = poolWithQrels(store, queries, groupPoolOptions(ctx, group));
   const qrelsFile = `qrels/${path}.qrels`;
   if (!existsSync(join(ctx.resultsDir, qrelsFile))) writeQrels(join(ctx.resultsDir, qrelsFile), Array.from(queries, (q) => store.id(q)), (d) => store.id(d), qrels);
   const r = await experiment<CellRecord>({

@@ -1,17 +1,13 @@
 /**
- * The models of a run: each config entry becomes a Retriever, or a recorded skip when its weights are not on
- * this machine (a dense model folder that is missing is not an error: the run says which models were skipped
- * and how to add them). Dense models share one embedding store per model under the work folder, so every
- * article is encoded once per model whatever the number of cells.
+ * What a run knows of a model once its kind's entry (kinds/) has built it: a ready model (its retriever, weights,
+ * settings and summary, and what models built on it may use: an encoder, an embedding store, a BM25 index), or
+ * a recorded skip with the reason (a missing model folder is not an error: the run says how to add it).
  */
-import { basename, join, resolve } from 'node:path';
-import type { CorpusStore } from '../corpus/store.ts';
 import type { Retriever } from '../retrieval/retriever.ts';
 import type { Bm25Index } from '../retrieval/bm25/index-format.ts';
-import { Encoder, type Device } from '../retrieval/dense/encoder.ts';
-import { fileContentHash, resolveModelAsync, type ModelOptions, type ResolvedModel } from '../retrieval/dense/models.ts';
-import { EmbeddingStore } from '../retrieval/dense/store.ts';
-import { DenseRetriever } from '../retrieval/dense/retriever.ts';
+import type { Encoder } from '../retrieval/dense/encoder.ts';
+import type { ResolvedModel } from '../retrieval/dense/models.ts';
+import type { EmbeddingStore } from '../retrieval/dense/store.ts';
 import { CitebenchError } from '../util/errors.ts';
 
 /**

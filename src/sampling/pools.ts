@@ -92,6 +92,17 @@ export function sampleQueries(store: Graph, opts: QueryOptions): Uint32Array {
   return sampleQuerySet(store, opts).queries;
 }
 
+/**
+ * The validation split's rule, the one every protocol uses (experiments/splits.ts, MDCR's val split): drawn like
+ * the test split on a stream of its own, never one of the test queries nor an excluded id; where fewer are
+ * eligible than asked it takes every one left (the QuerySet says how many were asked and eligible).
+ */
+export function sampleValQueries(store: Graph, opts: Omit<QueryOptions, 'split' | 'allowFewer'>, test: Uint32Array): QuerySet {
+  const exclude = new Set<number>(test);
+  for (const x of opts.exclude ?? []) exclude.add(x);
+  return sampleQuerySet(store, { ...opts, exclude, split: 'val', allowFewer: true });
+}
+
 /** sampleQueries, also saying how many candidates there were and how many the exclusion removed. */
 export function sampleQuerySet(store: Graph, opts: QueryOptions): QuerySet {
   const year = opts.queryYear ?? 2019;

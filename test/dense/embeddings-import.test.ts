@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { CitebenchError } from '../../src/util/errors.ts';
-import { importEmbeddings, openVectorFile, type ImportCorpus } from '../../src/retrieval/dense/import/import.ts';
+import { importEmbeddings, type ImportCorpus } from '../../src/retrieval/dense/import/import.ts';
 import { exportEmbeddings } from '../../src/retrieval/dense/import/export.ts';
 import { readNpyHeader } from '../../src/retrieval/dense/import/npy.ts';
 import { DenseRetriever } from '../../src/retrieval/dense/retriever.ts';
 import { toHalf, decodeHalf } from '../../src/retrieval/dense/float16.ts';
 import { InMemoryTexts } from '../../src/corpus/article.ts';
-import { fileLookup, mdcrPairs, scoreMdcrVectors, storeLookup, type MdcrData } from '../../src/retrieval/mdcr-score.ts';
+import { mdcrPairs, scoreMdcrImported, type MdcrData } from '../../src/retrieval/mdcr-score.ts';
 import { npyBytes, safetensorsBytes, jsonlText, bytesOf, writeWithIds } from './embeddings-files.ts';
 
 const N = 40; // corpus size
@@ -264,27 +264,24 @@ test('retriever over imported vectors: no vector for a query is an error; for a 
     await oneLine(strict.search({ queries, pool: all, k: 10 }), new RegExp(`a\\.npy: no vector for 4 pool article\\(s\\) \\(first: paper ${corpusIds[0]}\\)`));
     assert.deepEqual(await strict.search({ queries, pool: all.subarray(4), k: 10 }), want);
     assert.notEqual(skip.fingerprint, strict.fingerprint);
-    // Candidate lists (MDCR-style): articles without a vector are left out of them too.
+    // Candidate lists (MDCR-style): an article without a vector ranks last, at −Infinity.
     const c = await skip.search({ queries: Uint32Array.of(5), candidates: [Uint32Array.of(1, 8, 9)], k: 5 });
-    assert.deepEqual(Array.from(c.docs).sort(), [8, 9]);
+    assert.deepEqual([c.docs[2], c.scores[2]], [1, -Infinity]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test('MDCR from stored vectors: exact pair scores; a candidate without a vector ranks last and is counted, a query without one is an error', async () => {
+test('MDCR from imported vectors: exact pair scores; a candidate without a vector ranks last and is counted, a query without one is an error', async () => {
   const dir = tmp();
   try {
     const f = join(dir, 'a.npy');
     writeWithIds(f, npyBytes('<f4', [fileIds.length, D], bytesOf(V)), fileIds);
     const { store } = await importEmbeddings(f, corpus, opts(join(dir, 's')));
-    // Data file papers: corpus ids 5 (query), 6, 7 and 1 (no vector: the file lacks corpus 0..3).
-    const dataIds = [corpusIds[5], corpusIds[6], corpusIds[7], corpusIds[1]];
-    const data: MdcrData = { ids: dataIds, texts: new InMemoryTexts(dataIds.map(() => ({ title: '', abstract: '' }))), indexOf: new Map(dataIds.map((id, i) => [id, i])) };
-    const bench = { 'Computer science': { [corpusIds[5]]: { true: [corpusIds[6]], random: [corpusIds[7], corpusIds[1]] } } };
-    const pairs = mdcrPairs(bench, data);
-    const r = scoreMdcrVectors(data, pairs, storeLookup(store, corpus.indexOf, f, false), 'l2', 'd.jsonl');
-    assert.deepEqual(r.lacking, { count: 1, first: [corpusIds[1]] });
+    // Candidate mode over the store: corpus 5 asks for 6, 7 and 1 (no vector: the file lacks corpus 0..3).
+    const imported = (strict: boolean) => ({ file: f, strict, paperId: corpus.id });
+    const dense = new DenseRetriever({ name: 'x', store, distance: 'l2', imported: imported(false) });
+    const r = await dense.search({ queries: Uint32Array.of(5), candidates: [Uint32Array.of(1, 6, 7)], k: 10, excludeSelf: false });
     const q = expectedRow(corpusIds[5]);
     const l2 = (id: string) => {
       const c = expectedRow(id);
@@ -292,15 +289,25 @@ test('MDCR from stored vectors: exact pair scores; a candidate without a vector 
       for (let j = 0; j < D; j++) s += (q[j] - c[j]) ** 2;
       return Math.fround(-s);
     };
-    assert.deepEqual(Array.from(r.scores.docs), [1, 2, 3]);
-    assert.deepEqual(Array.from(r.scores.scores), [l2(corpusIds[6]), l2(corpusIds[7]), -3.4028234663852886e38]);
-    // A vectors file keyed by the data file's ids gives the same scores, without a corpus.
-    const file = openVectorFile(f);
-    assert.deepEqual(scoreMdcrVectors(data, pairs, fileLookup(file, false), 'l2', 'd.jsonl'), r);
-    file.close();
-    assert.throws(() => scoreMdcrVectors(data, pairs, storeLookup(store, corpus.indexOf, f, true), 'l2', 'd.jsonl'), new RegExp(`no vector for paper ${corpusIds[1]} of d\\.jsonl, an MDCR candidate \\(strict\\)`));
-    const byQuery = { 'Computer science': { [corpusIds[1]]: { true: [corpusIds[6]] } } };
-    assert.throws(() => scoreMdcrVectors(data, mdcrPairs(byQuery, data), storeLookup(store, corpus.indexOf, f, false), 'l2', 'd.jsonl'), new RegExp(`no vector for paper ${corpusIds[1]} of d\\.jsonl, an MDCR query; every query needs one`));
+    const byDoc = new Map(Array.from(r.docs, (d, i) => [d, r.scores[i]]));
+    assert.deepEqual([byDoc.get(6), byDoc.get(7), byDoc.get(1)], [l2(corpusIds[6]), l2(corpusIds[7]), -Infinity]);
+    assert.equal(r.docs[2], 1, 'the candidate without a vector ranks last');
+    assert.equal(dense.lastSkipped, 1);
+    const strict = new DenseRetriever({ name: 'x', store, distance: 'l2', imported: imported(true) });
+    await oneLine(strict.search({ queries: Uint32Array.of(5), candidates: [Uint32Array.of(1, 6, 7)], k: 10, excludeSelf: false }), new RegExp(`no vector for 1 candidate article\\(s\\) \\(first: paper ${corpusIds[1]}\\)`));
+    await oneLine(dense.search({ queries: Uint32Array.of(1), candidates: [Uint32Array.of(6)], k: 10 }), new RegExp(`no vector for query paper ${corpusIds[1]}`));
+
+    // mdcr score --embeddings: the data file's own ids, no corpus — the same scores.
+    const dataIds = [corpusIds[5], corpusIds[6], corpusIds[7], corpusIds[1]];
+    const data: MdcrData = { ids: dataIds, texts: new InMemoryTexts(dataIds.map(() => ({ title: '', abstract: '' }))), indexOf: new Map(dataIds.map((id, i) => [id, i])), sha256: 'd'.repeat(64) };
+    const bench = { 'Computer science': { [corpusIds[5]]: { true: [corpusIds[6]], random: [corpusIds[7], corpusIds[1]] } } };
+    const pairs = mdcrPairs(bench, data);
+    const m = await scoreMdcrImported(data, pairs, f, { distance: 'l2', strict: false });
+    assert.equal(m.unscored, 1);
+    const got = new Map(Array.from(m.scores.docs, (d, i) => [dataIds[d], m.scores.scores[i]]));
+    assert.deepEqual([got.get(corpusIds[6]), got.get(corpusIds[7]), got.get(corpusIds[1])], [l2(corpusIds[6]), l2(corpusIds[7]), -3.4028234663852886e38]);
+    await oneLine(scoreMdcrImported(data, pairs, f, { distance: 'l2', strict: true }), /no vector for 1 candidate article/);
+    await oneLine(scoreMdcrImported(data, mdcrPairs({ 'Computer science': { [corpusIds[1]]: { true: [corpusIds[6]] } } }, data), f, { distance: 'l2', strict: false }), new RegExp(`no vector for query paper ${corpusIds[1]}`));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

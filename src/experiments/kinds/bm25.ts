@@ -6,7 +6,6 @@
 import { SLICE_BELOW } from '../../retrieval/bm25/search.ts';
 import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
 import type { TuningRecord } from '../../report/results.ts';
-import { CitebenchError } from '../../util/errors.ts';
 import type { Reader } from '../config-reader.ts';
 import { poolLabel } from '../../report/tables.ts';
 import { cachedTuning } from '../tuning-cache.ts';

@@ -2,7 +2,6 @@
 import { NavigationRetriever } from '../../retrieval/navigation.ts';
 import { posInt, type Reader } from '../config-reader.ts';
 import type { KindEntry } from './types.ts';
-import { UNIT } from './cost.ts';
 import { crossEncoderNote, orSkip, readCrossEncoder, readRef, readScorer, scorerBytes, scorerSeconds, scorers, type CrossEncoderRef, type ScorerPart } from './composed.ts';
 
 export interface NavigationModelConfig {

@@ -26,7 +26,8 @@ export interface DenseRetrieverOptions {
   texts?: TextSource;
   /**
    * Vectors imported from a file (import/), no encoder: a query without a vector is an error naming it; a pool
-   * or candidate article without one is left out (`strict`: an error naming it). `file` and `paperId` name them.
+   * article without one is left out, a candidate of a fixed list (MDCR) ranks last with score −Infinity (`strict`:
+   * either is an error naming it). `file` and `paperId` name them.
    */
   imported?: { file: string; strict: boolean; paperId: (index: number) => string };
   /** Use an HNSW graph instead of exact search (single-vector models only). */
@@ -86,6 +87,8 @@ export class DenseRetriever implements Retriever {
     return this.fingerprint_;
   }
 
+  readonly scoresCandidates = true;
+
   async search(req: SearchRequest): Promise<RankedLists> {
     const { store } = this.opts;
     const size = store.manifest.corpusSize;
@@ -144,8 +147,11 @@ export class DenseRetriever implements Retriever {
     const scores: number[] = [];
     for (let q = 0; q < req.queries.length; q++) {
       let c = sortedUnique(cands[q]);
-      if (this.opts.imported) c = c.filter((x) => this.present()[x] === 1);
       if (excludeSelf) c = c.filter((x) => x !== req.queries[q]);
+      // Imported vectors: a candidate without one cannot be scored; it ranks last (−Infinity), so a fixed list
+      // (MDCR) still scores every pair.
+      const unscored = this.opts.imported ? c.filter((x) => this.present()[x] !== 1) : new Uint32Array(0);
+      if (unscored.length) c = c.filter((x) => this.present()[x] === 1);
       const one: VectorSet = { dim: qv.dim, offsets: Uint32Array.of(0, qv.offsets[q + 1] - qv.offsets[q]), vectors: qv.vectors.subarray(qv.offsets[q] * qv.dim, qv.offsets[q + 1] * qv.dim) };
       const pv = this.opts.store.load(c);
       const tk = this.opts.tieKey;
@@ -154,6 +160,10 @@ export class DenseRetriever implements Retriever {
       for (let j = 0; j < hits.positions.length; j++) {
         docs.push(c[hits.positions[j]]);
         scores.push(hits.scores[j]);
+      }
+      for (let j = 0; j < unscored.length && hits.positions.length + j < req.k; j++) {
+        docs.push(unscored[j]);
+        scores.push(-Infinity);
       }
       offsets[q + 1] = docs.length;
     }
