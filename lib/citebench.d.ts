@@ -2425,6 +2425,11 @@ declare module "citebench/src/experiments/models" {
         encoder?: Encoder;
         /** Dense models: their embedding store (the runner's encode stage fills it; a dense Profiler builds its profiles from it). */
         embeddings?: EmbeddingStore;
+        /**
+         * A first-stage model: it ranks a pool with its own encoder, vectors or BM25 parameters (not through other
+         * models). MDCR's model-based negatives come from these models' lists (the paper's: BM25 and encoders).
+         */
+        firstStage?: boolean;
         /** BM25 models: the index and the parameters they search with (a sparse Profiler builds its profiles from them). */
         bm25?: {
             index: Bm25Index;

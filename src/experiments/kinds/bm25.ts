@@ -86,7 +86,7 @@ export function bm25Ready(c: Bm25ModelConfig, params: { k1: number; b: number },
     name: c.name, kind: 'bm25', weights: 'lexical',
     settings: { k1: params.k1, b: params.b, accurate: c.accurate, ...(c.tune ? { tuned: true } : {}) },
     summary: `k1 ${params.k1}, b ${params.b}${c.tune ? ', tuned' : ''}`,
-    retriever, bm25: { index, k1: params.k1, b: params.b, accurate: c.accurate }, release: async () => {},
+    retriever, firstStage: true, bm25: { index, k1: params.k1, b: params.b, accurate: c.accurate }, release: async () => {},
   };
 }
 

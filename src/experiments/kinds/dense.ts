@@ -117,7 +117,7 @@ export async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel
   return {
     name: cfg.name, kind: 'dense', weights: weightsOf(model),
     settings: { model: cfg.model, dir: resolve(model.dir), onnx: model.onnxFile.replace(/^.*\//, ''), weightFiles: weightFilesOf(model), pooling: model.pooling, distance: model.distance, layers: model.layers, maxLength: model.maxLength, hnsw: cfg.hnsw ?? false, fingerprint: model.fingerprint },
-    retriever, encoder, embeddings: emb, release: () => encoder.release(),
+    retriever, firstStage: true, encoder, embeddings: emb, release: () => encoder.release(),
   };
 }
 

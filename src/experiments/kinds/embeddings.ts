@@ -68,7 +68,8 @@ export const embeddings: KindEntry<EmbeddingsModelConfig> = {
         vectors: r.imported, notInCorpus: r.notInCorpus.count, fingerprint: sha256,
       },
       summary: `vectors from ${basename(c.embeddings)} (${r.format}, dim ${r.dim}, sha256 ${sha256.slice(0, 12)}…), ${c.distance}`,
-      retriever, embeddings: r.store, imported: { file: c.embeddings, strict: c.strict },
+      // It ranks a pool by itself: MDCR draws model-based negatives from its lists, as from an encoder's.
+      retriever, firstStage: true, embeddings: r.store, imported: { file: c.embeddings, strict: c.strict },
       release: async () => {},
     };
   },
