@@ -1410,14 +1410,21 @@ declare module "citebench/src/report/results" {
     };
     export interface ModelEntry {
         name: string;
-        /** Its model kind (bm25, dense, navigation, profiler, rerank, …). */
+        /** Its model kind (bm25, dense, embeddings, navigation, profiler, rerank, …). */
         kind: string;
-        /** lexical (BM25), trained, or random (test weights: never a finding). */
-        weights: 'lexical' | 'trained' | 'random';
+        /** lexical (BM25), trained, random (test weights: never a finding) or imported (vectors computed elsewhere, provenance unknown). */
+        weights: 'lexical' | 'trained' | 'random' | 'imported';
         settings: Record<string, unknown>;
         /** What the report says of it beside its name, e.g. "k1 0.9, b 0.4" (absent: nothing to add). */
         summary?: string;
     }
+    /** The words a report puts beside a model whose numbers are not findings (random weights, imported vectors), or undefined. */
+    export function weightsNote(w: ModelEntry['weights'] | undefined): string | undefined;
+    /** The banner sentence on models with imported vectors, or undefined (Markdown and HTML reports). */
+    export function importedBanner(models: ModelEntry[]): {
+        names: string[];
+        text: string;
+    } | undefined;
     export interface TuningRecord {
         model: string;
         measure: string;
@@ -2352,6 +2359,21 @@ declare module "citebench/src/retrieval/dense/store" {
          */
         shard?: Shard;
     }
+    /**
+     * Where a store's vectors come from: an encoder over corpus texts, or a file of vectors computed elsewhere
+     * (import/). `vectors` returns the rows of the given sorted corpus indices, all within chunk `chunk`.
+     */
+    export interface VectorSource {
+        /** Must equal the store's manifest fingerprint: vectors of another model never enter a store. */
+        fingerprint: string;
+        /** Progress label (default `encode <model>`). */
+        label?: string;
+        vectors(indices: Uint32Array, chunk: number, onBatch: (articles: number) => void): Promise<{
+            dim: number;
+            offsets: Uint32Array;
+            vectors: Float32Array;
+        }>;
+    }
     /** Which chunks of a request are complete (`citebench encode --status`). */
     export interface StoreStatus {
         /** Chunks that hold requested articles, ascending. */
@@ -2385,10 +2407,18 @@ declare module "citebench/src/retrieval/dense/store" {
          * order. Returns how many articles were encoded now.
          */
         encodeMissing(encoder: Encoder, texts: TextSource, indices?: Uint32Array, opts?: EncodeOptions): Promise<number>;
+        /**
+         * Store every requested article (default: the whole corpus) that the store lacks, from `source`, chunk by
+         * chunk in index order: the one write path of encoded and imported vectors, so both resume and shard alike.
+         * Returns how many articles were written now.
+         */
+        fillMissing(source: VectorSource, indices?: Uint32Array, opts?: EncodeOptions): Promise<number>;
         /** Sorted corpus indices a chunk file holds (read from its header, not its vectors), or undefined. */
         chunkIndices(c: number): Uint32Array | undefined;
         /** Which chunks lack requested articles (default: the whole corpus); reads chunk headers only. */
         status(indices?: Uint32Array): StoreStatus;
+        /** Per corpus index, 1 where the store holds its vector(s): from chunk headers only. */
+        presentMask(): Uint8Array;
         /** Sorted corpus indices present in the store. */
         presentIndices(): Uint32Array;
         /**
@@ -2409,8 +2439,11 @@ declare module "citebench/src/experiments/models" {
     import type { Encoder } from "citebench/src/retrieval/dense/encoder";
     import type { ResolvedModel } from "citebench/src/retrieval/dense/models";
     import type { EmbeddingStore } from "citebench/src/retrieval/dense/store";
-    /** What a report must say about a model's weights: only `trained` numbers can be findings. */
-    export type Weights = 'lexical' | 'trained' | 'random';
+    /**
+     * What a report must say about a model's weights: only `trained` numbers can be findings; `imported` vectors
+     * (computed outside citebench, provenance unknown) are said to be so.
+     */
+    export type Weights = 'lexical' | 'trained' | 'random' | 'imported';
     export interface ModelInfo {
         name: string;
         /** Its kind's name in the registry (kinds/index.ts). */
@@ -2439,6 +2472,11 @@ declare module "citebench/src/experiments/models" {
             b: number;
             accurate: boolean;
         };
+        /** Vectors imported from a file (kind embeddings): no encoder; `strict` = a pool article without a vector is an error. */
+        imported?: {
+            file: string;
+            strict: boolean;
+        };
         release(): Promise<void>;
     }
     export interface SkippedModel {
@@ -2450,6 +2488,12 @@ declare module "citebench/src/experiments/models" {
      * whose name says `random` is marked so, and so is one whose config.json says so.
      */
     export function weightsOf(model: ResolvedModel): Weights;
+    /**
+     * Imported vectors, before any cell: every query the plan searches must have a vector (an error naming the
+     * first); pool articles without one are counted, the first few named, and said in the model's summary (strict:
+     * an error).
+     */
+    export function checkImportedCoverage(m: ReadyModel, queries: Uint32Array, pool: Uint32Array, paperId: (i: number) => string, log: (line: string) => void): void;
     export function isSkipped(x: ResolvedModel | SkippedModel): x is SkippedModel;
 }
 declare module "citebench/src/experiments/kinds/types" {
@@ -2592,6 +2636,8 @@ declare module "citebench/src/experiments/kinds/types" {
         tuned?(c: C): boolean;
         /** The dry run's words after the kind: `bm25 (bm25, k1 0.9 b 0.4)`. */
         describe(c: C): string;
+        /** A model without `kind:` whose node has this key is of this kind (`{ embeddings: FILE }`). */
+        impliedBy?: string;
         /** Said after a skip's reason in the log (e.g. where the docs say how to add the model). */
         skipHint?: string;
         /** Its ready model (retriever, settings record, summary), or a recorded skip with the reason. */
@@ -2677,6 +2723,23 @@ declare module "citebench/src/experiments/kinds/dense" {
         file: string;
         sha256: string;
     }[];
+}
+declare module "citebench/src/experiments/kinds/embeddings" {
+    import type { KindEntry } from "citebench/src/experiments/kinds/types";
+    export interface EmbeddingsModelConfig {
+        kind: 'embeddings';
+        name: string;
+        /** SciRepEval JSONL, .npy or .safetensors. */
+        embeddings: string;
+        /** Paper ids of a .npy / .safetensors file (default X.ids.txt beside it). */
+        ids?: string;
+        distance: 'l2' | 'ip';
+        /** A pool article without a vector is an error instead of a counted skip. */
+        strict: boolean;
+        /** What the user says the vectors are (absent: imported, of unknown provenance). */
+        weights?: 'trained' | 'random';
+    }
+    export const embeddings: KindEntry<EmbeddingsModelConfig>;
 }
 declare module "citebench/src/retrieval/scorer" {
     import type { RankedLists, Retriever, SearchRequest, Setting } from "citebench/src/retrieval/retriever";
@@ -3110,11 +3173,12 @@ declare module "citebench/src/experiments/kinds/index" {
     import type { Reader } from "citebench/src/experiments/config-reader";
     import { type Bm25ModelConfig } from "citebench/src/experiments/kinds/bm25";
     import { type DenseModelConfig } from "citebench/src/experiments/kinds/dense";
+    import { type EmbeddingsModelConfig } from "citebench/src/experiments/kinds/embeddings";
     import { type NavigationModelConfig } from "citebench/src/experiments/kinds/navigation";
     import { type ProfilerModelConfig } from "citebench/src/experiments/kinds/profiler";
     import { type RerankModelConfig } from "citebench/src/experiments/kinds/rerank";
     import type { KindEntry, ModelConfigBase } from "citebench/src/experiments/kinds/types";
-    export type ModelConfig = Bm25ModelConfig | DenseModelConfig | NavigationModelConfig | ProfilerModelConfig | RerankModelConfig;
+    export type ModelConfig = Bm25ModelConfig | DenseModelConfig | EmbeddingsModelConfig | NavigationModelConfig | ProfilerModelConfig | RerankModelConfig;
     export type ModelKind = ModelConfig['kind'];
     /** Register a kind at run time (a test's toy kind, a plug-in); a kind already there is an error. */
     export function registerKind<C extends ModelConfigBase>(entry: KindEntry<C>): void;
@@ -3123,8 +3187,11 @@ declare module "citebench/src/experiments/kinds/index" {
     export function kindNames(): string[];
     /** The entry of a configured model. */
     export function entryOf<C extends ModelConfigBase>(m: C): KindEntry<C>;
-    /** The kind a model without `kind:` has: `bm25` for a model named bm25, else a dense encoder named like the model. */
-    export function defaultKind(name: string): string;
+    /**
+     * The kind a model without `kind:` has: the kind whose key its node holds (`embeddings: FILE`), `bm25` for a model
+     * named bm25, else a dense encoder named like the model.
+     */
+    export function defaultKind(name: string, keys?: string[]): string;
     /** Read the model at ['models', name] with its kind's entry (errors name file, line and key). */
     export function parseModel(r: Reader, name: string, earlier: string[]): ModelConfig;
     /** Whether a config asks any model for a tuning split. */
@@ -3132,7 +3199,7 @@ declare module "citebench/src/experiments/kinds/index" {
     /** Whether a kind of the config needs a prepared thing (the corpus's BM25 index, an encode stage). */
     export function anyNeeds(models: ModelConfig[], what: 'bm25Index' | 'encode'): boolean;
     export type { KindEntry, BuildContext, CostEnv, KindCost, ModelConfigBase, RunConfig, Splits } from "citebench/src/experiments/kinds/types";
-    export type { Bm25ModelConfig, DenseModelConfig, NavigationModelConfig, ProfilerModelConfig, RerankModelConfig };
+    export type { Bm25ModelConfig, DenseModelConfig, EmbeddingsModelConfig, NavigationModelConfig, ProfilerModelConfig, RerankModelConfig };
     export { DEFAULT_TUNE_GRID } from "citebench/src/experiments/kinds/bm25";
     export { DEFAULT_BETA_GRID } from "citebench/src/experiments/kinds/profiler";
     export type { ScorerPart, CrossEncoderRef } from "citebench/src/experiments/kinds/composed";

@@ -7,7 +7,7 @@ import { samplePool } from '../sampling/pools.ts';
 import { shardLabel, type Shard } from '../util/shard.ts';
 import { groupPoolOptions } from './cells.ts';
 import type { ExperimentConfig } from './config.ts';
-import type { ReadyModel } from './models.ts';
+import { checkImportedCoverage, type ReadyModel } from './models.ts';
 import type { PoolGroup } from './plan.ts';
 import type { QuerySplits } from './splits.ts';
 
@@ -44,20 +44,26 @@ export function exhaustedField(p: PlanContext, cfg: ExperimentConfig, g: PoolGro
  */
 export async function encodePlan(p: PlanContext & EncodeContext, cfg: ExperimentConfig, shard?: Shard): Promise<number> {
   const dense = p.ready.filter((m) => m.embeddings && m.encoder);
-  if (!dense.length) return 0;
+  const imported = p.ready.filter((m) => m.imported);
+  if (!dense.length && !imported.length) return 0;
+  // 1: a query, 2: a pool member (bits).
   const mark = new Uint8Array(p.store.size);
   const memo = new Map<string, boolean>();
   for (const g of p.groups) {
     if (g.repeat > 1 && exhaustedField(p, cfg, g, memo)) continue;
     const queries = p.splits.get(g.protocol, g.split, g.field, g.setting);
-    for (const q of queries) mark[q] = 1;
+    for (const q of queries) mark[q] |= 1;
     const pool = samplePool(p.store, queries, groupPoolOptions(cfg, g));
-    for (const d of pool.members) mark[d] = 1;
+    for (const d of pool.members) mark[d] |= 2;
   }
-  let n = 0;
-  for (let i = 0; i < mark.length; i++) n += mark[i];
-  const union = new Uint32Array(n);
-  for (let i = 0, k = 0; i < mark.length; i++) if (mark[i]) union[k++] = i;
+  const where = (bits: number) => {
+    const out: number[] = [];
+    for (let i = 0; i < mark.length; i++) if (mark[i] & bits) out.push(i);
+    return Uint32Array.from(out);
+  };
+  const union = where(3);
+  // Imported vectors: nothing to encode; the plan's queries must have vectors, pool articles without are counted.
+  for (const m of imported) checkImportedCoverage(m, where(1), where(2), (i) => p.store.id(i), p.log);
   let encoded = 0;
   for (const m of dense) {
     const now = await p.timed(`encode ${m.name}`, () => m.embeddings!.encodeMissing(m.encoder!, p.store, union, { shard, progress: true }));

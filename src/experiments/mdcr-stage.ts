@@ -85,6 +85,7 @@ export async function runMdcrStage(a: MdcrStageArgs): Promise<MdcrRecord> {
     return m.retriever.scoresCandidates;
   });
   const benchmarkSha = createHash('sha256').update(readFileSync(benchmarkPath)).digest('hex');
+  for (const m of scorers.filter((x) => x.imported)) noteUnscored(m, a, data, pairs);
   for (const m of scorers) {
     const key = hashString(JSON.stringify({ model: m.retriever.fingerprint, benchmark: benchmarkSha, data: data.sha256 })).toString(16).padStart(8, '0');
     const cached = join(a.cfg.work, 'mdcr-scores', `${m.name}-${key}.json`);
@@ -116,6 +117,23 @@ export async function runMdcrStage(a: MdcrStageArgs): Promise<MdcrRecord> {
 }
 
 /** The pairs scored by a model's own retriever over the corpus (data-file positions in, data-file positions out). */
+/** Imported vectors: MDCR candidates without one rank last (the retriever's candidate mode); counted and said. */
+function noteUnscored(m: ReadyModel, a: MdcrStageArgs, data: MdcrData, pairs: MdcrPairs): void {
+  const present = m.embeddings!.presentMask();
+  const lacking = new Set<number>();
+  for (const c of pairs.candidates) {
+    for (const i of c) {
+      const x = a.store.indexOf(data.ids[i]);
+      if (x < 0 || !present[x]) lacking.add(i);
+    }
+  }
+  if (!lacking.size) return;
+  const first = [...lacking].sort((x, y) => x - y).slice(0, 5).map((i) => data.ids[i]);
+  a.log(`${m.name}: ${lacking.size} MDCR candidate(s) have no vector and rank last (${first.join(', ')}${lacking.size > first.length ? ', …' : ''})`);
+  m.settings.mdcrWithoutVector = lacking.size;
+  m.summary = `${m.summary}; ${lacking.size} MDCR candidate(s) without a vector rank last`;
+}
+
 async function scoreInCorpus(store: CorpusStore, m: ReadyModel, data: MdcrData, pairs: MdcrPairs): Promise<RankedLists> {
   const corpus = Int32Array.from(data.ids, (id) => store.indexOf(id));
   const missing = corpus.indexOf(-1);

@@ -8,9 +8,13 @@ import type { Bm25Index } from '../retrieval/bm25/index-format.ts';
 import type { Encoder } from '../retrieval/dense/encoder.ts';
 import type { ResolvedModel } from '../retrieval/dense/models.ts';
 import type { EmbeddingStore } from '../retrieval/dense/store.ts';
+import { CitebenchError } from '../util/errors.ts';
 
-/** What a report must say about a model's weights: only `trained` numbers can be findings. */
-export type Weights = 'lexical' | 'trained' | 'random';
+/**
+ * What a report must say about a model's weights: only `trained` numbers can be findings; `imported` vectors
+ * (computed outside citebench, provenance unknown) are said to be so.
+ */
+export type Weights = 'lexical' | 'trained' | 'random' | 'imported';
 
 export interface ModelInfo {
   name: string;
@@ -36,6 +40,8 @@ export interface ReadyModel extends ModelInfo {
   firstStage?: boolean;
   /** BM25 models: the index and the parameters they search with (a sparse Profiler builds its profiles from them). */
   bm25?: { index: Bm25Index; k1: number; b: number; accurate: boolean };
+  /** Vectors imported from a file (kind embeddings): no encoder; `strict` = a pool article without a vector is an error. */
+  imported?: { file: string; strict: boolean };
   release(): Promise<void>;
 }
 
@@ -50,6 +56,28 @@ export interface SkippedModel {
  */
 export function weightsOf(model: ResolvedModel): Weights {
   return /random/i.test(model.dir) ? 'random' : 'trained';
+}
+
+/**
+ * Imported vectors, before any cell: every query the plan searches must have a vector (an error naming the
+ * first); pool articles without one are counted, the first few named, and said in the model's summary (strict:
+ * an error).
+ */
+export function checkImportedCoverage(m: ReadyModel, queries: Uint32Array, pool: Uint32Array, paperId: (i: number) => string, log: (line: string) => void): void {
+  if (!m.imported || !m.embeddings) return;
+  const present = m.embeddings.presentMask();
+  const lacking = (xs: Uint32Array) => xs.filter((x) => !present[x]);
+  const { file, strict } = m.imported;
+  const first = (xs: Uint32Array) => Array.from(xs.subarray(0, 5), paperId).join(', ') + (xs.length > 5 ? ', …' : '');
+  const q = lacking(queries);
+  if (q.length) throw new CitebenchError(`${file}: no vector for ${q.length} quer${q.length > 1 ? 'ies' : 'y'} of this run (${first(q)}); every query needs one (models.${m.name}): add them to the file`);
+  const p = lacking(pool);
+  if (p.length && strict) throw new CitebenchError(`${file}: no vector for ${p.length} pool article(s) of this run (${first(p)}); models.${m.name} has strict: true`);
+  m.settings.poolWithoutVector = p.length;
+  if (p.length) {
+    m.summary = `${m.summary}; ${p.length} pool article(s) without a vector left out`;
+    log(`[models] ${m.name}: ${p.length} pool article(s) of this run have no vector and are left out of the pools (${first(p)}); strict: true makes this an error`);
+  }
 }
 
 export function isSkipped(x: ResolvedModel | SkippedModel): x is SkippedModel {

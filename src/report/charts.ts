@@ -15,7 +15,7 @@
  */
 import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
 import type { DegreeBin } from '../corpus/stats.ts';
-import { SIGNIFICANCE_ALPHA, meanOverRepeats, type ResultsIndex, type TuningRecord } from './results.ts';
+import { SIGNIFICANCE_ALPHA, meanOverRepeats, weightsNote, type ResultsIndex, type TuningRecord } from './results.ts';
 import { beyondPaperRows, storedSignificance } from './significance.ts';
 import { paperOrder } from './report-tables.ts';
 import { poolLabel } from './tables.ts';
@@ -213,7 +213,10 @@ export function significanceChart(r: ResultsIndex): Chart | undefined {
   const s = { baseline: storedSignificance(r)?.baseline, rows: beyondPaperRows(r) };
   if (!s.rows.length) return undefined;
   const sizes = [...new Set(s.rows.map((x) => x.poolSize))].sort((a, b) => a - b).map(poolLabel);
-  const label = (m: string) => (r.models.find((x) => x.name === m)?.weights === 'random' ? `${m} (random weights)` : m);
+  const label = (m: string) => {
+    const note = weightsNote(r.models.find((x) => x.name === m)?.weights);
+    return note ? `${m} (${note})` : m;
+  };
   const models = [...new Set(s.rows.map((x) => label(x.model)))];
   const settings = [...new Set(s.rows.map((x) => x.setting))];
   const values = s.rows.map((x) => ({ setting: x.setting, pool: poolLabel(x.poolSize), model: label(x.model), measure: x.measure, delta: Math.round(1000 * x.meanDiff) / 10, sig: x.pHolm < SIGNIFICANCE_ALPHA, pHolm: x.pHolm }));

@@ -5,7 +5,7 @@
  * renders the same tables. Where the numbers come from is said above the tables: a synthetic corpus or
  * random-weight model is never presented as a finding.
  */
-import { shortfallText, type ModelEntry, type ResultsIndex } from './results.ts';
+import { importedBanner, shortfallText, weightsNote, type ModelEntry, type ResultsIndex } from './results.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
 import { buildTables } from './report-tables.ts';
 import { MARKS_LEGEND, paperFieldTableData, paperMdcrTablesData, paperTable1Data, poolLabel as sizeLabel, tableHeading, tableMarkdown, type ReportTable } from './tables.ts';
@@ -18,6 +18,8 @@ export function provenance(r: ResultsIndex): string[] {
   }
   const random = r.models.filter((m) => m.weights === 'random').map((m) => m.name);
   if (random.length) out.push(`> **Random weights.** ${random.join(', ')} ${random.length > 1 ? 'have' : 'has'} random (untrained) weights: ${random.length > 1 ? 'their' : 'its'} rows test loading, pooling and search, not retrieval quality.`);
+  const imported = importedBanner(r.models);
+  if (imported) out.push(`> **Imported vectors.** ${imported.names.join(', ')} ${imported.text}`);
   return out;
 }
 
@@ -47,7 +49,7 @@ function tableSections(r: ResultsIndex, paper?: PaperNumbers): string[] {
 export function renderMarkdownReport(r: ResultsIndex, paper?: PaperNumbers): string {
   const head = [`# citebench — ${r.name}`, '', ...provenance(r), ''];
   head.push(`Corpus: ${r.corpus.articles} prefiltered articles, ${r.corpus.citations} citations (${r.corpus.kind === 'synthetic' ? 'synthetic' : 'corpus store'}); seed ${r.seed}, scale ${r.scale}; config hash ${r.configHash}.`);
-  head.push(`Models: ${r.models.map((m) => `${m.name}${summaryOf(m) ? ` (${summaryOf(m)}${m.weights === 'random' ? '; random weights' : ''})` : m.weights === 'random' ? ' (random weights)' : ''}`).join(', ')}.`);
+  head.push(`Models: ${r.models.map((m) => `${m.name}${summaryOf(m) ? ` (${summaryOf(m)}${weightsNote(m.weights) ? `; ${weightsNote(m.weights)}` : ''})` : weightsNote(m.weights) ? ` (${weightsNote(m.weights)})` : ''}`).join(', ')}.`);
   if (r.skipped.length) head.push(`Skipped (no weights on this machine; see docs/dense.md to add them): ${r.skipped.map((s) => s.name).join(', ')}.`);
   for (const t of r.tuning) head.push(`Tuning: ${t.model} k1 ${t.chosen.k1}, b ${t.chosen.b} — best ${t.measure} of ${t.grid.length} grid points on ${t.queries} validation queries (pool ${sizeLabel(t.poolSize)}), disjoint from the test queries.`);
   for (const v of r.validationShortfalls ?? []) head.push(`Smaller validation split: ${shortfallText(v)}.`);

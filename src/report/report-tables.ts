@@ -11,7 +11,7 @@
  * Nothing here formats numbers.
  */
 import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
-import { meanOverRepeats, type MeanRow, type ResultsIndex, type SignificanceRow } from './results.ts';
+import { meanOverRepeats, weightsNote, type MeanRow, type ResultsIndex, type SignificanceRow } from './results.ts';
 import { beyondPaperRows, significanceKey, significanceNote, significanceRows, storedSignificance } from './significance.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
 import { MDCR_METRICS, mdcrTable3Data, mdcrTable4Data } from './mdcr-tables.ts';
@@ -36,7 +36,7 @@ function paperMeasure(m: string): 'MAP' | 'nDCG' | 'R@30' | undefined {
 
 function noteOf(r: ResultsIndex, model: string): string | undefined {
   const m = r.models.find((x) => x.name === model);
-  return m?.weights === 'random' ? 'random weights' : undefined;
+  return weightsNote(m?.weights);
 }
 
 /** Marks the best value of each group of competing cells (ties: all of them). */

@@ -53,13 +53,26 @@ export type CellSummary = Omit<CellRecord, 'perQuery' | 'queryIds'> & { file: st
 
 export interface ModelEntry {
   name: string;
-  /** Its model kind (bm25, dense, navigation, profiler, rerank, …). */
+  /** Its model kind (bm25, dense, embeddings, navigation, profiler, rerank, …). */
   kind: string;
-  /** lexical (BM25), trained, or random (test weights: never a finding). */
-  weights: 'lexical' | 'trained' | 'random';
+  /** lexical (BM25), trained, random (test weights: never a finding) or imported (vectors computed elsewhere, provenance unknown). */
+  weights: 'lexical' | 'trained' | 'random' | 'imported';
   settings: Record<string, unknown>;
   /** What the report says of it beside its name, e.g. "k1 0.9, b 0.4" (absent: nothing to add). */
   summary?: string;
+}
+
+/** The words a report puts beside a model whose numbers are not findings (random weights, imported vectors), or undefined. */
+export function weightsNote(w: ModelEntry['weights'] | undefined): string | undefined {
+  return w === 'random' ? 'random weights' : w === 'imported' ? 'imported vectors' : undefined;
+}
+
+/** The banner sentence on models with imported vectors, or undefined (Markdown and HTML reports). */
+export function importedBanner(models: ModelEntry[]): { names: string[]; text: string } | undefined {
+  const names = models.filter((m) => m.weights === 'imported').map((m) => m.name);
+  if (!names.length) return undefined;
+  const many = names.length > 1;
+  return { names, text: `${many ? 'rank' : 'ranks'} by vectors computed outside citebench and imported from a file (named with its SHA-256 under Models): ${many ? 'their' : 'its'} numbers are exact for those vectors, and findings only as far as the encoder that made them is known. A config that vouches for them says \`weights: trained\`.` };
 }
 
 export interface TuningRecord {

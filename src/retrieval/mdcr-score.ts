@@ -25,6 +25,7 @@ import type { Encoder } from './dense/encoder.ts';
 import type { Distance } from './dense/models.ts';
 import { DenseRetriever } from './dense/retriever.ts';
 import { EmbeddingStore } from './dense/store.ts';
+import { importEmbeddings, importFingerprint } from './dense/import/import.ts';
 
 export interface MdcrData {
   /** Paper ids in file order; position = index into `texts`. */
@@ -174,6 +175,32 @@ export async function scoreMdcrDense(data: MdcrData, pairs: MdcrPairs, encoder: 
     // An article without vectors (no sentence) cannot match: the lowest float32, a finite score for the file.
     for (let i = 0; i < r.scores.length; i++) if (r.scores[i] === -Infinity) r.scores[i] = -3.4028234663852886e38;
     return r;
+  } finally {
+    if (!opts.cacheDir) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Dense scores of every pair from vectors computed elsewhere, keyed by the data file's paper ids (no corpus store):
+ * the file is imported (import/) into an embedding store whose "corpus" is the data file — under `cacheDir`,
+ * keyed by the import's identity and the data file's SHA-256, else a scratch folder removed afterwards — and
+ * scored by the dense retriever's candidate mode. A query without a vector is an error naming it; a candidate
+ * without one ranks last (the lowest float32) and is counted (`strict`: an error naming it).
+ */
+export async function scoreMdcrImported(
+  data: MdcrData, pairs: MdcrPairs, file: string,
+  opts: { ids?: string; distance: Distance; strict: boolean; cacheDir?: string; threads?: number },
+): Promise<{ scores: RankedLists; unscored: number }> {
+  const corpus = { size: data.ids.length, indexOf: (id: string) => data.indexOf.get(id) ?? -1 };
+  const dir = opts.cacheDir ? join(opts.cacheDir, `${data.sha256.slice(0, 16)}-${importFingerprint(file, opts.ids).slice(0, 16)}`) : mkdtempSync(join(tmpdir(), 'citebench-mdcr-'));
+  try {
+    const { store } = await importEmbeddings(file, corpus, { ids: opts.ids, dir, corpusKey: data.sha256, distance: opts.distance });
+    const dense = new DenseRetriever({ name: 'imported', store, distance: opts.distance, threads: opts.threads, imported: { file, strict: opts.strict, paperId: (i) => data.ids[i] } });
+    const k = Math.max(1, ...pairs.candidates.map((c) => c.length));
+    const r = await dense.search({ queries: pairs.queries, candidates: pairs.candidates, k, excludeSelf: false });
+    checkAllScored('dense', r, pairs);
+    for (let i = 0; i < r.scores.length; i++) if (r.scores[i] === -Infinity) r.scores[i] = -3.4028234663852886e38;
+    return { scores: r, unscored: dense.lastSkipped };
   } finally {
     if (!opts.cacheDir) rmSync(dir, { recursive: true, force: true });
   }

@@ -88,7 +88,7 @@ export async function orSkip(name: string, f: () => Promise<ReadyModel>): Promis
 }
 
 export function combineWeights(ws: Weights[]): Weights {
-  return ws.includes('random') ? 'random' : ws.every((w) => w === 'lexical') ? 'lexical' : 'trained';
+  return ws.includes('random') ? 'random' : ws.includes('imported') ? 'imported' : ws.every((w) => w === 'lexical') ? 'lexical' : 'trained';
 }
 
 export async function loadCrossEncoder(ref: CrossEncoderRef, ctx: BuildContext, name: string): Promise<{ retriever: CrossEncoderRetriever; weights: Weights; dir: string }> {

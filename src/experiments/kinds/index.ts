@@ -6,16 +6,17 @@
 import type { Reader } from '../config-reader.ts';
 import { bm25, type Bm25ModelConfig } from './bm25.ts';
 import { dense, type DenseModelConfig } from './dense.ts';
+import { embeddings, type EmbeddingsModelConfig } from './embeddings.ts';
 import { navigation, type NavigationModelConfig } from './navigation.ts';
 import { profiler, type ProfilerModelConfig } from './profiler.ts';
 import { rerank, type RerankModelConfig } from './rerank.ts';
 import type { KindEntry, ModelConfigBase } from './types.ts';
 
-export type ModelConfig = Bm25ModelConfig | DenseModelConfig | NavigationModelConfig | ProfilerModelConfig | RerankModelConfig;
+export type ModelConfig = Bm25ModelConfig | DenseModelConfig | EmbeddingsModelConfig | NavigationModelConfig | ProfilerModelConfig | RerankModelConfig;
 export type ModelKind = ModelConfig['kind'];
 
 /** The built-in kinds, in the order error messages list them. */
-const builtIn = (): KindEntry<ModelConfigBase>[] => [bm25, dense, navigation, profiler, rerank] as unknown as KindEntry<ModelConfigBase>[];
+const builtIn = (): KindEntry<ModelConfigBase>[] => [bm25, dense, embeddings, navigation, profiler, rerank] as unknown as KindEntry<ModelConfigBase>[];
 
 // Filled on first use: the entries import modules that import this one, so they may not be evaluated yet here.
 let kinds: Map<string, KindEntry<ModelConfigBase>> | undefined;
@@ -44,15 +45,20 @@ export function entryOf<C extends ModelConfigBase>(m: C): KindEntry<C> {
   return e as unknown as KindEntry<C>;
 }
 
-/** The kind a model without `kind:` has: `bm25` for a model named bm25, else a dense encoder named like the model. */
-export function defaultKind(name: string): string {
-  return name === 'bm25' ? 'bm25' : 'dense';
+/**
+ * The kind a model without `kind:` has: the kind whose key its node holds (`embeddings: FILE`), `bm25` for a model
+ * named bm25, else a dense encoder named like the model.
+ */
+export function defaultKind(name: string, keys: string[] = []): string {
+  const implied = [...registry().values()].find((e) => e.impliedBy !== undefined && keys.includes(e.impliedBy));
+  return implied ? implied.kind : name === 'bm25' ? 'bm25' : 'dense';
 }
 
 /** Read the model at ['models', name] with its kind's entry (errors name file, line and key). */
 export function parseModel(r: Reader, name: string, earlier: string[]): ModelConfig {
   const p = ['models', name];
-  const kind = r.str([...p, 'kind'], defaultKind(name))!;
+  const body = r.raw(p);
+  const kind = r.str([...p, 'kind'], defaultKind(name, body && typeof body === 'object' ? Object.keys(body) : []))!;
   const e = registry().get(kind);
   if (!e) {
     const names = kindNames();
@@ -72,7 +78,7 @@ export function anyNeeds(models: ModelConfig[], what: 'bm25Index' | 'encode'): b
 }
 
 export type { KindEntry, BuildContext, CostEnv, KindCost, ModelConfigBase, RunConfig, Splits } from './types.ts';
-export type { Bm25ModelConfig, DenseModelConfig, NavigationModelConfig, ProfilerModelConfig, RerankModelConfig };
+export type { Bm25ModelConfig, DenseModelConfig, EmbeddingsModelConfig, NavigationModelConfig, ProfilerModelConfig, RerankModelConfig };
 export { DEFAULT_TUNE_GRID } from './bm25.ts';
 export { DEFAULT_BETA_GRID } from './profiler.ts';
 export type { ScorerPart, CrossEncoderRef } from './composed.ts';

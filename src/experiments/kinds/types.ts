@@ -128,6 +128,8 @@ export interface KindEntry<C extends ModelConfigBase> {
   tuned?(c: C): boolean;
   /** The dry run's words after the kind: `bm25 (bm25, k1 0.9 b 0.4)`. */
   describe(c: C): string;
+  /** A model without `kind:` whose node has this key is of this kind (`{ embeddings: FILE }`). */
+  impliedBy?: string;
   /** Said after a skip's reason in the log (e.g. where the docs say how to add the model). */
   skipHint?: string;
   /** Its ready model (retriever, settings record, summary), or a recorded skip with the reason. */
