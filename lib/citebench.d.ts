@@ -1540,29 +1540,54 @@ declare module "citebench/src/report/results" {
         mdcr?: MdcrRecord;
         /** The BEIR task (protocols.beir), when the config has one. */
         beir?: BeirRecord;
-        /** Paired tests of navigation / profiler / rerank models against BM25 (dataset level), when the config has such models. */
+        /**
+         * Every paired test against the baseline that a table marks, computed once by the run
+         * (experiments/significance-stage.ts). Absent in a results.json of an older citebench (significanceNote).
+         */
         significance?: SignificanceRecord;
     }
-    /** One comparison: a model against the baseline on the same queries, per-query values averaged over repeats. */
+    /**
+     * One comparison: a model against the baseline in one cell of a table (a pool size at the dataset level, a field
+     * at the field level), over the same queries, each query's value the mean over the cell's repeats.
+     */
     export interface SignificanceRow {
+        protocol: 'dataset' | 'field';
         setting: 'transductive' | 'inductive';
+        measure: string;
+        /** The field's name at the field level (corpus/fields.ts); null at the dataset level. */
+        field: string | null;
         poolSize: number;
         model: string;
-        measure: string;
         queries: number;
         /** Mean of model − baseline (raw, not ×100). */
         meanDiff: number;
         pT: number;
         pRandomization: number;
-        /** Holm-adjusted paired t-test p, over the rows of the same setting and measure. */
+        /** Holm-adjusted paired t-test p, over the rows of its family (SIGNIFICANCE_FAMILY). */
         pHolm: number;
+        /** Holm-adjusted randomization-test p, over the same family. */
+        pRandomizationHolm: number;
     }
+    /** The level below which a Holm-adjusted p is marked significant (* t-test, † randomization test). */
+    export const SIGNIFICANCE_ALPHA = 0.05;
+    /** What one Holm family is, as results.json records it (the rows that share these values). */
+    export const SIGNIFICANCE_FAMILY = "protocol, setting, measure";
     export interface SignificanceRecord {
-        baseline: string;
+        /** The model every other is compared with (baselineModel); null when the run has no BM25 model (no rows). */
+        baseline: string | null;
         trials: number;
         seed: number;
+        /** Rows sharing these values form one Holm family: one measure of one report table. */
+        family: typeof SIGNIFICANCE_FAMILY;
+        /** SIGNIFICANCE_ALPHA: the level below which an adjusted p is marked (* t-test, † randomization). */
+        alpha: number;
         rows: SignificanceRow[];
     }
+    /** The baseline of every comparison: the BM25 model named bm25, else the first BM25 model of the config. */
+    export function baselineModel(models: readonly {
+        name: string;
+        kind: string;
+    }[]): string | undefined;
     export function readResults(dir: string): ResultsIndex;
     /** A cell's full record (per-query values and query ids) from its file in the results folder. */
     export function readCell(dir: string, cell: Pick<CellSummary, 'file'>): CellRecord;
@@ -1585,87 +1610,6 @@ declare module "citebench/src/report/results" {
         setting?: 'inductive';
         task?: string;
     })[]): MeanRow[];
-}
-declare module "citebench/src/eval/significance" {
-    export interface TTestResult {
-        n: number;
-        meanDiff: number;
-        t: number;
-        df: number;
-        /** Two-sided p-value. */
-        p: number;
-    }
-    export interface RandomizationResult {
-        n: number;
-        meanDiff: number;
-        trials: number;
-        /** Two-sided p-value, (count of |permuted mean| ≥ |observed| + 1) / (trials + 1). */
-        p: number;
-    }
-    type Values = ArrayLike<number>;
-    /** Paired two-sided t-test of a − b. */
-    export function pairedTTest(a: Values, b: Values): TTestResult;
-    /** Two-sided p-value of Student's t with df degrees of freedom: I_{df/(df+t²)}(df/2, 1/2). */
-    export function studentTwoSidedP(t: number, df: number): number;
-    /**
-     * Paired randomization test: each trial flips the sign of every difference with probability ½ (the null
-     * hypothesis of exchangeable labels) and compares |mean| with the observed |mean|. Deterministic given seed.
-     */
-    export function pairedRandomizationTest(a: Values, b: Values, opts?: {
-        trials?: number;
-        seed?: number | string;
-    }): RandomizationResult;
-    /** Holm–Bonferroni adjusted p-values, in the input order. */
-    export function holm(pValues: readonly number[]): number[];
-    /** ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; ~15 significant digits). */
-    export function logGamma(x: number): number;
-    /** Regularized incomplete beta I_x(a, b) by Lentz's continued fraction (Numerical Recipes betacf). */
-    export function regularizedIncompleteBeta(x: number, a: number, b: number): number;
-}
-declare module "citebench/src/report/compare" {
-    import { type CellSummary, type ResultsIndex } from "citebench/src/report/results";
-    export interface Significance {
-        /** Queries paired. */
-        n: number;
-        /** Mean of model − baseline over the paired queries (fractions, not ×100). */
-        meanDiff: number;
-        tP: number;
-        randP: number;
-        /** Holm-adjusted within the table. */
-        tHolm: number;
-        randHolm: number;
-    }
-    /** The baseline every model is compared with: the model named bm25, else the first BM25 model. */
-    export function baselineModel(r: ResultsIndex): string | undefined;
-    /** The inductive setting, or undefined for the paper's (transductive): as cells record it. */
-    export type SettingTag = 'inductive' | undefined;
-    /** Key of one table cell: protocol, field (or ''), pool size, model, and the setting unless it is the paper's. */
-    export const cellId: (protocol: string, field: string | null, poolSize: number, model: string, setting?: SettingTag) => string;
-    /** Per-query values averaged over the repeats of each (model, protocol, field, pool size, setting), test split only. */
-    export class PerQuery {
-        private readonly dir;
-        private readonly cells;
-        private readonly cache;
-        constructor(dir: string, cells: CellSummary[]);
-        /** measure → query id → mean over repeats. */
-        get(protocol: string, field: string | null, poolSize: number, model: string, setting?: SettingTag): Map<string, Map<string, number>>;
-    }
-    export interface Comparison {
-        protocol: string;
-        field: string | null;
-        poolSize: number;
-        model: string;
-        measure: string;
-        setting?: SettingTag;
-    }
-    /**
-     * Tests every comparison of one table against the baseline and Holm-corrects them together. Comparisons with
-     * fewer than two shared queries are left out (undefined in the result).
-     */
-    export function compareTable(pq: PerQuery, baseline: string, comps: Comparison[], opts?: {
-        trials?: number;
-        seed?: number;
-    }): Map<string, Significance>;
 }
 declare module "citebench/src/report/paper-numbers" {
     /** The paper's model names, lower-cased, in the order its tables list them. */
@@ -1725,8 +1669,8 @@ declare module "citebench/src/report/paper-numbers" {
     export function loadPaperNumbers(path?: string): PaperNumbers;
 }
 declare module "citebench/src/report/tables" {
-    import type { Significance } from "citebench/src/report/compare";
     import type { PaperNumbers } from "citebench/src/report/paper-numbers";
+    import { type SignificanceRow } from "citebench/src/report/results";
     export function poolLabel(n: number): string;
     export interface ValueCell {
         kind: 'value';
@@ -1736,7 +1680,8 @@ declare module "citebench/src/report/tables" {
         sd?: number;
         repeats?: number;
         paper?: number;
-        sig?: Significance;
+        /** results.json's stored test of this cell against the baseline (report/significance.ts). */
+        sig?: SignificanceRow;
         best?: boolean;
     }
     export interface TextCell {
@@ -1783,7 +1728,11 @@ declare module "citebench/src/report/tables" {
     export const tableHeading: (t: ReportTable) => string;
     /** A value with `digits` decimals, never "-0.0" (tests recompute the same strings). */
     export function fmtValue(x: number, digits?: number): string;
-    /** The table as Markdown: one header row ("group column" heads), values with `digits` decimals (– where none). */
+    /** The stored decisions of a cell: * t-test, † randomization test, each Holm-adjusted p below SIGNIFICANCE_ALPHA. */
+    export function sigMarks(s: SignificanceRow): string;
+    /** Said under a Markdown table whose cells carry marks. */
+    export const MARKS_LEGEND: string;
+    /** The table as Markdown: one header row ("group column" heads), values with `digits` decimals (– where none) and their stored marks. */
     export function tableMarkdown(t: ReportTable, opts?: {
         digits?: number;
     }): string;
@@ -1870,6 +1819,10 @@ declare module "citebench/src/eval/string-table" {
         private add;
         private rehash;
     }
+    /**
+     * FNV-1a with a final avalanche, as a signed 32-bit integer: V8 keeps it a small integer everywhere, where an
+     * unsigned value above 2^31 becomes a heap number whenever it is passed to a function V8 did not inline.
+     */
     export function fnv1a(buf: Uint8Array, start: number, end: number): number;
     /** Bytes as a latin1 string (one char per byte, as every reader and writer of TREC files decodes them). */
     export function latin1(buf: Uint8Array, s: number, e: number): string;
@@ -1916,6 +1869,8 @@ declare module "citebench/src/eval/trec-io" {
         private arena;
         private used;
         private starts;
+        /** fnv1a of each fresh docno, kept from parsing: the duplicate check (trec-csr.ts) need not hash it again. */
+        private hashes;
         private count;
         constructor(qrelsDocs: StringTable);
         get size(): number;
@@ -1924,10 +1879,11 @@ declare module "citebench/src/eval/trec-io" {
         get added(): number;
         /** Grow the stores once to the expected final size (avoids repeated doubling copies on big runs). */
         reserve(docnos: number, bytes: number): void;
-        add(buf: Uint8Array, start: number, end: number): number;
+        /** A fresh id for buf[start, end), whose fnv1a is h. */
+        add(buf: Uint8Array, start: number, end: number, h: number): number;
         /** strcmp sign of the docnos of a and b. */
         compare(a: number, b: number): number;
-        /** Hash of a fresh id's bytes (ids ≥ base). */
+        /** fnv1a of a fresh id's bytes (ids ≥ base). */
         hash(id: number): number;
         get(id: number): string;
     }
@@ -2001,6 +1957,85 @@ declare module "citebench/src/eval/trec-write" {
     export function writeRun(path: string, r: RunToWrite): void;
     /** Write qrels lines `qid 0 docno label`, queries in the given order, docs as stored. */
     export function writeQrels(path: string, qids: string[], docnos: (doc: number) => string, qrels: QrelsCsr): void;
+}
+declare module "citebench/src/eval/significance" {
+    export interface TTestResult {
+        n: number;
+        meanDiff: number;
+        t: number;
+        df: number;
+        /** Two-sided p-value. */
+        p: number;
+    }
+    export interface RandomizationResult {
+        n: number;
+        meanDiff: number;
+        trials: number;
+        /** Two-sided p-value, (count of |permuted mean| ≥ |observed| + 1) / (trials + 1). */
+        p: number;
+    }
+    type Values = ArrayLike<number>;
+    /** Paired two-sided t-test of a − b. */
+    export function pairedTTest(a: Values, b: Values): TTestResult;
+    /** Two-sided p-value of Student's t with df degrees of freedom: I_{df/(df+t²)}(df/2, 1/2). */
+    export function studentTwoSidedP(t: number, df: number): number;
+    /**
+     * Paired randomization test: each trial flips the sign of every difference with probability ½ (the null
+     * hypothesis of exchangeable labels) and compares |mean| with the observed |mean|. Deterministic given seed.
+     */
+    export function pairedRandomizationTest(a: Values, b: Values, opts?: {
+        trials?: number;
+        seed?: number | string;
+    }): RandomizationResult;
+    /** Holm–Bonferroni adjusted p-values, in the input order. */
+    export function holm(pValues: readonly number[]): number[];
+    /** ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; ~15 significant digits). */
+    export function logGamma(x: number): number;
+    /** Regularized incomplete beta I_x(a, b) by Lentz's continued fraction (Numerical Recipes betacf). */
+    export function regularizedIncompleteBeta(x: number, a: number, b: number): number;
+    /**
+     * One value of one system on one query, in one cell of one family: the unit every significance test of citebench
+     * (results.json, the report's marks, `citebench compare`, a notebook's ad-hoc comparison) is computed from.
+     * `family` and `cell` are the caller's keys: the Holm family the comparison belongs to, and what is compared
+     * within it (e.g. family = protocol|setting|measure, cell = field|pool size). Several values of the same
+     * (family, cell, system, query) are the repeats of that query: they are averaged before the test, so a query is
+     * one pair however many pool samples it was searched in.
+     */
+    export interface QueryValue {
+        family: string;
+        cell: string;
+        system: string;
+        query: string;
+        value: number;
+    }
+    /** One system against the baseline in one cell: paired tests over the shared queries, Holm-adjusted within its family. */
+    export interface BaselineComparison {
+        family: string;
+        cell: string;
+        system: string;
+        /** Queries paired (both systems have a value). */
+        n: number;
+        /** Mean of system − baseline over the paired queries. */
+        meanDiff: number;
+        tP: number;
+        randP: number;
+        tHolm: number;
+        randHolm: number;
+    }
+    /**
+     * Every system against `baseline` in every cell of every family: per query the mean over its repeats; each
+     * system paired with the baseline of its own cell on the queries both have (ids in sorted order); a two-sided
+     * paired t-test and a paired randomization test (`trials` sign flips, seeded with `${seed}|${name}`, the name
+     * `${family}|${cell}|${system}` unless `name` gives another, so a comparison's p does not depend on which others
+     * are run); Holm's correction over the comparisons of one
+     * family, for each test. A comparison with fewer than two shared queries has no test: it is left out, and is no
+     * member of its family. Results in the order the (family, cell, system) triples first appear.
+     */
+    export function testAgainstBaseline(values: Iterable<QueryValue>, baseline: string, opts?: {
+        trials?: number;
+        seed?: number | string;
+        name?: (family: string, cell: string, system: string) => string;
+    }): BaselineComparison[];
 }
 declare module "citebench/src/eval/compare" {
     import type { EvalOptions } from "citebench/src/eval/types";
@@ -3334,44 +3369,24 @@ declare module "citebench/src/sampling/exclusions" {
     /** One line for reports and logs. */
     export function describeExclusion(files: ExclusionFile[], excluded: number, candidates: number): string;
 }
-declare module "citebench/src/report/report-tables" {
-    import { type PerQuery } from "citebench/src/report/compare";
-    import { type ResultsIndex } from "citebench/src/report/results";
-    import type { PaperNumbers } from "citebench/src/report/paper-numbers";
-    import { type ReportTable } from "citebench/src/report/tables";
-    export function paperOrder(models: string[]): string[];
-    /** The paper's pool size this pool stands for at the run's scale (4k at scale 0.02 → 200k), if any. */
-    export function paperPool(poolSize: number, scale: number): string | undefined;
-    export interface TableOptions {
-        /** Randomization-test trials (default 10,000). */
-        trials?: number;
-    }
-    /** What the inductive setting is, said above each of its tables. */
-    export function inductiveNote(r: Pick<ResultsIndex, 'queryYear'>): string;
+declare module "citebench/src/report/significance" {
     /**
-     * Every table of the results, in report order: Tables 1–8 (the paper's setting), the inductive setting's 1, 2,
-     * 7, 8, the paired tests of results.json. `pq` gives the tables' significance marks; without it (the Markdown
-     * report, written by the run) there are none.
+     * The paired tests results.json stores (experiments/significance-stage.ts computes them once, at the end of
+     * `citebench run`), as the report, the charts and the notebooks read them: the marks of Tables 1, 2, 7, 8 and
+     * the rows of the table of the models beyond the paper. Nothing here tests anything, so a mark on the page is
+     * the stored decision by construction.
      */
-    export function buildTables(r: ResultsIndex, pq: PerQuery | undefined, paper: PaperNumbers | undefined, opts?: TableOptions): ReportTable[];
-    /** The paper's field-level tables: number → measure and paper-numbers.json key. */
-    export const FIELD_TABLES: {
-        readonly 2: {
-            readonly measure: "MAP";
-            readonly key: "table2_field_level_MAP";
-            readonly title: "Field level, MAP (§3.2)";
-        };
-        readonly 7: {
-            readonly measure: "nDCG";
-            readonly key: "table7_field_level_nDCG";
-            readonly title: "Field level, nDCG (§3.2, App. A.4)";
-        };
-        readonly 8: {
-            readonly measure: "R@30";
-            readonly key: "table8_field_level_R@30";
-            readonly title: "Field level, R@30 (§3.2, App. A.4)";
-        };
-    };
+    import { type ResultsIndex, type SignificanceRecord, type SignificanceRow } from "citebench/src/report/results";
+    /** The stored record, or undefined for a results.json of an older citebench (no record, or rows of the old shape). */
+    export function storedSignificance(r: Pick<ResultsIndex, 'significance'>): SignificanceRecord | undefined;
+    /** Said above a table that would carry marks when results.json holds no stored tests; undefined when it does. */
+    export function significanceNote(r: Pick<ResultsIndex, 'significance' | 'name'>): string | undefined;
+    /** Key of one stored comparison. */
+    export const significanceKey: (x: Pick<SignificanceRow, "protocol" | "setting" | "measure" | "field" | "poolSize" | "model">) => string;
+    /** Every stored comparison by significanceKey (empty without a stored record). */
+    export function significanceRows(r: Pick<ResultsIndex, 'significance'>): Map<string, SignificanceRow>;
+    /** The stored dataset-level rows of the models beyond the paper: the significance table and chart. */
+    export function beyondPaperRows(r: Pick<ResultsIndex, 'significance' | 'models'>): SignificanceRow[];
 }
 declare module "citebench/src/report/markdown" {
     /**
@@ -3496,94 +3511,6 @@ declare module "citebench/src/experiments/corpus-stage" {
         dir: string;
     }>;
 }
-declare module "citebench/src/experiments/plan" {
-    import { type Field } from "citebench/src/corpus/fields";
-    import { type ExperimentConfig } from "citebench/src/experiments/config";
-    export { formatBytes, formatDuration } from "citebench/src/util/format";
-    import type { Estimate } from "citebench/src/experiments/kinds/types";
-    export type Split = 'test' | 'val';
-    export interface PoolGroup {
-        /** beir: a BEIR-layout task (beir-stage.ts), not in planGroups: it runs on a store of its own. */
-        protocol: 'dataset' | 'field' | 'beir';
-        split: Split;
-        field: Field | null;
-        /** Requested pool size (the actual one is smaller only for an exhausted field-cited set). */
-        poolSize: number;
-        repeat: number;
-        queries: number;
-        /** Present only for the inductive setting (Goyal et al. 2026 §3.1); absent = transductive, the paper's. */
-        setting?: 'inductive';
-        /** BEIR protocol: the task's name. */
-        task?: string;
-    }
-    /** Folder of a group's files under runs/<model>/, qrels/ and cells/<model>/: e.g. dataset/4k-r1, field/Bio/r2. */
-    export function groupPath(g: PoolGroup): string;
-    export { poolLabel as sizeLabel } from "citebench/src/report/tables";
-    /**
-     * Every group the config asks for, in execution order. Field-level groups list every repeat; a field whose
-     * field-cited set does not exceed the pool size runs one (the runner drops the others and records it).
-     * MDCR needs a validation split of the field level (its val queries are disjoint from the test ones), whose
-     * first repeat gives the model-based negatives of mdcr_val.
-     */
-    export function planGroups(cfg: ExperimentConfig): PoolGroup[];
-    export type { Estimate } from "citebench/src/experiments/kinds/types";
-    export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number, memory?: number): Estimate[];
-}
-declare module "citebench/src/experiments/dry-run" {
-    import { type ExperimentConfig } from "citebench/src/experiments/config";
-    /** The dry run: the plan and a rough estimate, without touching any file. Memory above `memoryBytes` (default: this machine's) is flagged. */
-    export function dryRun(cfg: ExperimentConfig, opts?: {
-        memoryBytes?: number;
-    }): string;
-}
-declare module "citebench/src/experiments/run" {
-    import { CorpusStore } from "citebench/src/corpus/store";
-    import { type ResultsIndex } from "citebench/src/report/results";
-    import { type Shard } from "citebench/src/util/shard";
-    import { type ExperimentConfig } from "citebench/src/experiments/config";
-    import { type StageLog } from "citebench/src/experiments/corpus-stage";
-    import type { Device } from "citebench/src/retrieval/dense/encoder";
-    export interface RunOptions {
-        log?: StageLog;
-        threads?: number;
-        /** Lock staleness timeout for cells and the prepare stage (default: util/lock.ts). */
-        lockStaleMs?: number;
-        /** Where dense encoders run (default cpu; docs/cluster.md). */
-        device?: Device;
-        /** Download a dense model whose folder is missing from the Hugging Face hub (`--allow-remote`; default: never). */
-        allowRemote?: boolean;
-    }
-    /** A part of a run for one cluster task (see the module comment). */
-    export type RunStage = 'prepare' | 'encode' | 'cells';
-    export interface StageOptions extends RunOptions {
-        stage: RunStage;
-        /** encode: chunks c mod N = I; cells: pool groups g mod N = I (plan order). Default: all. */
-        shard?: Shard;
-    }
-    export interface StageOutcome {
-        stage: RunStage;
-        shard?: Shard;
-        /** Articles encoded now (encode stage). */
-        encoded: number;
-        /** Cells of this task's groups: already there or computed now; held by another live worker and skipped. */
-        cells: {
-            done: number;
-            computed: number;
-            skipped: number;
-        };
-    }
-    export interface RunOutcome {
-        resultsDir: string;
-        results: ResultsIndex;
-        report: string;
-        reportPath: string;
-        store: CorpusStore;
-    }
-    export { dryRun } from "citebench/src/experiments/dry-run";
-    /** One stage of a run for a cluster task; the final `runExperiment` assembles (module comment). */
-    export function runStage(cfg: ExperimentConfig, opts: StageOptions): Promise<StageOutcome>;
-    export function runExperiment(cfg: ExperimentConfig, opts?: RunOptions): Promise<RunOutcome>;
-}
 declare module "citebench/src/report/charts" {
     import type { DegreeBin } from "citebench/src/corpus/stats";
     import { type ResultsIndex, type TuningRecord } from "citebench/src/report/results";
@@ -3611,8 +3538,8 @@ declare module "citebench/src/report/charts" {
     export function jaccardChart(r: ResultsIndex): Chart | undefined;
     /**
      * Beyond the paper: each model's paired difference from BM25 (×100, per-query values averaged over repeats) per
-     * measure, pool size and setting, from results.json's significance rows; filled bars are significant after Holm's
-     * correction (paired t-test, p < 0.05), hollow ones are not.
+     * measure, pool size and setting, from results.json's stored significance rows (Table 1's family); filled bars are
+     * significant after Holm's correction (paired t-test, p < 0.05), hollow ones are not.
      */
     export function significanceChart(r: ResultsIndex): Chart | undefined;
     /** Articles per publication year of a corpus store (describeStore's yearCounts); 2019, the query year, marked. */
@@ -3642,9 +3569,7 @@ declare module "citebench/src/report/notebook" {
     import { type Chart } from "citebench/src/report/charts";
     import { type ResultsIndex } from "citebench/src/report/results";
     /** Table `n` (1–8, the paper's numbering) of a results folder as an HTML fragment. */
-    export function reportTableHtml(resultsDir: string, n: number, opts?: {
-        trials?: number;
-    }): string;
+    export function reportTableHtml(resultsDir: string, n: number): string;
     export type ChartName = 'pool' | 'settings' | 'fields' | 'types' | 'tuning' | 'jaccard' | 'significance';
     /** One chart of a results index: pool (metric vs pool size), settings (both settings), fields (heat map), types (MDCR), tuning, jaccard (MDCR build), significance (Δ vs BM25). */
     export function reportChart(r: ResultsIndex, name: ChartName, opts?: {
@@ -3791,12 +3716,16 @@ declare module "citebench/src/report/frames" {
     import type { ColumnTable } from 'arquero';
     import { type Chart } from "citebench/src/report/charts";
     import { type ChartName } from "citebench/src/report/notebook";
-    import { type TableOptions } from "citebench/src/report/report-tables";
-    import { type ResultsIndex } from "citebench/src/report/results";
+    import { type ResultsIndex, type SignificanceRow } from "citebench/src/report/results";
     import { type WorstQueriesOptions } from "citebench/src/report/drilldown";
     import { type TidyTableName } from "citebench/src/report/tidy";
     export { aq };
     export type Frame = ColumnTable;
+    /** Significance rows as a frame: the baseline's name, then the row's columns (results.json's significance record). */
+    export function significanceFrameOf(baseline: string | null, rows: readonly (Omit<SignificanceRow, 'protocol' | 'setting'> & {
+        protocol: string;
+        setting: string;
+    })[]): Frame;
     /** Trusted HTML made by citebench's own renderers (input strings already escaped). */
     export class Html {
         readonly html: string;
@@ -3827,7 +3756,10 @@ declare module "citebench/src/report/frames" {
         readonly tuning: Frame;
         /** The models of the run: kind, weights (lexical, trained, random: never a finding) and settings. */
         readonly models: Frame;
-        /** Paired tests against the baseline (when the config has navigation / profiler / rerank models). */
+        /**
+         * Every paired test against the baseline that results.json stores (the report's marks): one row per model ×
+         * table cell × measure, with its family's Holm-adjusted p-values. Absent for a results.json of an older citebench.
+         */
         readonly significance?: Frame;
         /** MDCR: the Jaccard matrix that chose the model-based negatives, and every evaluation (Tables 3 and 4). */
         readonly mdcr?: {
@@ -3854,13 +3786,13 @@ declare module "citebench/src/report/frames" {
          * table column (`<group> <column>` where the table has groups, e.g. `4k MAP`); `paper: true` adds the paper's value
          * beside each (`… (paper)`).
          */
-        table(n: number, opts?: TableOptions & {
+        table(n: number, opts?: {
             paper?: boolean;
         }): Frame;
         /** Where these numbers come from: a banner when the corpus is synthetic or a model has random weights, then the run's metadata. */
         about(): Html;
         /** Table `n` as the HTML report draws it (paper values beside ours, significance marks, best bold). */
-        reportTable(n: number, opts?: TableOptions): Html;
+        reportTable(n: number): Html;
         /**
          * The worst queries of one field (field level, test split, pool sample 1 by default), worst first: the measure
          * ×100, cited articles, first cited rank, cited in the top 10, and the query's title from the corpus store.
@@ -3917,6 +3849,148 @@ declare module "citebench/src/report/frames" {
         caption?: string;
     }): Promise<void>;
 }
+declare module "citebench/src/experiments/significance-stage" {
+    import { type Frame } from "citebench/src/report/frames";
+    import { type CellSummary, type SignificanceRecord, type SignificanceRow } from "citebench/src/report/results";
+    import type { ExperimentConfig } from "citebench/src/experiments/config";
+    import type { ModelInfo } from "citebench/src/experiments/models";
+    /** Randomization-test trials of every stored test. */
+    export const TRIALS = 10000;
+    /** One model's value of one measure on one query of one cell (a repeat's; repeats are averaged). */
+    export interface CellQueryValue {
+        protocol: string;
+        setting: string;
+        measure: string;
+        field: string | null;
+        poolSize: number;
+        model: string;
+        query: string;
+        value: number;
+    }
+    /** A stored row, its protocol and setting as given (an ad-hoc frame may name its own). */
+    export type ComparisonRow = Omit<SignificanceRow, 'protocol' | 'setting'> & {
+        protocol: string;
+        setting: string;
+    };
+    /**
+     * Every model against `baseline`, one Holm family per protocol × setting × measure, one comparison per model ×
+     * (field, pool size) cell. Rows ordered by protocol (dataset, field), setting (transductive, inductive), measure
+     * and model as they first appear, field (the MAG order), pool size.
+     */
+    export function significanceOf(values: Iterable<CellQueryValue>, baseline: string, opts?: {
+        trials?: number;
+        seed?: number;
+    }): ComparisonRow[];
+    /** results.json's significance record of a finished run (always written: no rows without a BM25 model). */
+    export function significanceStage(cfg: Pick<ExperimentConfig, 'measures' | 'seed'>, dir: string, models: readonly Pick<ModelInfo, 'name' | 'kind'>[], cells: CellSummary[]): SignificanceRecord;
+    export interface SignificanceFrameOptions {
+        /** The model (retriever) every other is compared with. */
+        baseline: string;
+        /** The measure columns to test. */
+        measures: string[];
+        /** Randomization-test trials (default 10,000, as the run's). */
+        trials?: number;
+        /** Randomization-test seed (default 0; a run's own seed reproduces its stored p-values). */
+        seed?: number;
+    }
+    /**
+     * An ad-hoc comparison in a notebook: per-query values of several retrievers (one row per model × query, with
+     * `model`, `query` and the measure columns; `protocol`, `setting`, `field`, `pool` and `repeat` where there are
+     * several, as `res.queries()` has them) against a baseline, tested exactly as the run tests its cells
+     * (significanceOf): repeats averaged per query, one Holm family per protocol × setting × measure. Returns the
+     * rows as a frame with the columns of `res.significance`; `res.queries({ split: 'test' })` with the run's seed
+     * gives back its stored rows.
+     */
+    export function significanceFrame(perQuery: Frame | readonly Record<string, unknown>[], opts: SignificanceFrameOptions): Frame;
+}
+declare module "citebench/src/experiments/plan" {
+    import { type Field } from "citebench/src/corpus/fields";
+    import { type ExperimentConfig } from "citebench/src/experiments/config";
+    export { formatBytes, formatDuration } from "citebench/src/util/format";
+    import type { Estimate } from "citebench/src/experiments/kinds/types";
+    export type Split = 'test' | 'val';
+    export interface PoolGroup {
+        /** beir: a BEIR-layout task (beir-stage.ts), not in planGroups: it runs on a store of its own. */
+        protocol: 'dataset' | 'field' | 'beir';
+        split: Split;
+        field: Field | null;
+        /** Requested pool size (the actual one is smaller only for an exhausted field-cited set). */
+        poolSize: number;
+        repeat: number;
+        queries: number;
+        /** Present only for the inductive setting (Goyal et al. 2026 §3.1); absent = transductive, the paper's. */
+        setting?: 'inductive';
+        /** BEIR protocol: the task's name. */
+        task?: string;
+    }
+    /** Folder of a group's files under runs/<model>/, qrels/ and cells/<model>/: e.g. dataset/4k-r1, field/Bio/r2. */
+    export function groupPath(g: PoolGroup): string;
+    export { poolLabel as sizeLabel } from "citebench/src/report/tables";
+    /**
+     * Every group the config asks for, in execution order. Field-level groups list every repeat; a field whose
+     * field-cited set does not exceed the pool size runs one (the runner drops the others and records it).
+     * MDCR needs a validation split of the field level (its val queries are disjoint from the test ones), whose
+     * first repeat gives the model-based negatives of mdcr_val.
+     */
+    export function planGroups(cfg: ExperimentConfig): PoolGroup[];
+    export type { Estimate } from "citebench/src/experiments/kinds/types";
+    export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number, memory?: number): Estimate[];
+}
+declare module "citebench/src/experiments/dry-run" {
+    import { type ExperimentConfig } from "citebench/src/experiments/config";
+    /** The dry run: the plan and a rough estimate, without touching any file. Memory above `memoryBytes` (default: this machine's) is flagged. */
+    export function dryRun(cfg: ExperimentConfig, opts?: {
+        memoryBytes?: number;
+    }): string;
+}
+declare module "citebench/src/experiments/run" {
+    import { CorpusStore } from "citebench/src/corpus/store";
+    import { type ResultsIndex } from "citebench/src/report/results";
+    import { type Shard } from "citebench/src/util/shard";
+    import { type ExperimentConfig } from "citebench/src/experiments/config";
+    import { type StageLog } from "citebench/src/experiments/corpus-stage";
+    import type { Device } from "citebench/src/retrieval/dense/encoder";
+    export interface RunOptions {
+        log?: StageLog;
+        threads?: number;
+        /** Lock staleness timeout for cells and the prepare stage (default: util/lock.ts). */
+        lockStaleMs?: number;
+        /** Where dense encoders run (default cpu; docs/cluster.md). */
+        device?: Device;
+        /** Download a dense model whose folder is missing from the Hugging Face hub (`--allow-remote`; default: never). */
+        allowRemote?: boolean;
+    }
+    /** A part of a run for one cluster task (see the module comment). */
+    export type RunStage = 'prepare' | 'encode' | 'cells';
+    export interface StageOptions extends RunOptions {
+        stage: RunStage;
+        /** encode: chunks c mod N = I; cells: pool groups g mod N = I (plan order). Default: all. */
+        shard?: Shard;
+    }
+    export interface StageOutcome {
+        stage: RunStage;
+        shard?: Shard;
+        /** Articles encoded now (encode stage). */
+        encoded: number;
+        /** Cells of this task's groups: already there or computed now; held by another live worker and skipped. */
+        cells: {
+            done: number;
+            computed: number;
+            skipped: number;
+        };
+    }
+    export interface RunOutcome {
+        resultsDir: string;
+        results: ResultsIndex;
+        report: string;
+        reportPath: string;
+        store: CorpusStore;
+    }
+    export { dryRun } from "citebench/src/experiments/dry-run";
+    /** One stage of a run for a cluster task; the final `runExperiment` assembles (module comment). */
+    export function runStage(cfg: ExperimentConfig, opts: StageOptions): Promise<StageOutcome>;
+    export function runExperiment(cfg: ExperimentConfig, opts?: RunOptions): Promise<RunOutcome>;
+}
 declare module "citebench/src/experiments/adhoc" {
     /**
      * An ad-hoc comparison in a notebook cell: any retrievers (a config's ready models or ones built in the cell) on
@@ -3924,8 +3998,8 @@ declare module "citebench/src/experiments/adhoc" {
      * experiment(), with frames back:
      *   const r = await compareRetrievers({ store, retrievers: [{ name: 'bm25', retriever: bm25 }, …], poolSize: 4000 });
      *   show(r.means); show(r.perQuery)
-     * Significance is a hook (`significance`): the caller passes the paired test to run on the per-query values
-     * (the function the report's results.json significance uses), and its answer comes back as `r.significance`.
+     * `r.significance` tests every retriever against the baseline (default: the first) exactly as a run tests its
+     * cells (significance-stage.ts: paired t-test and randomization test, Holm per measure, the config's seed).
      */
     import type { CorpusStore } from "citebench/src/corpus/store";
     import type { Field } from "citebench/src/corpus/fields";
@@ -3933,8 +4007,6 @@ declare module "citebench/src/experiments/adhoc" {
     import type { Setting } from "citebench/src/retrieval/retriever";
     import type { ExperimentConfig } from "citebench/src/experiments/config";
     import { type CellModel, type ExperimentCell } from "citebench/src/experiments/experiment";
-    /** Paired significance over the per-query values of the cells, against the first (the baseline). */
-    export type SignificanceHook = (baseline: ExperimentCell, others: ExperimentCell[], measures: string[]) => unknown;
     export interface CompareOptions {
         cfg: ExperimentConfig;
         store: CorpusStore;
@@ -3951,7 +4023,8 @@ declare module "citebench/src/experiments/adhoc" {
         k?: number;
         /** Keep each retriever's cell under DIR (cells/<model>/adhoc/<group>.json): a second call reads it back. */
         cacheDir?: string;
-        significance?: SignificanceHook;
+        /** The retriever every other is tested against (default: the first). */
+        baseline?: string;
         log?: (line: string) => void;
     }
     export interface Comparison {
@@ -3960,8 +4033,8 @@ declare module "citebench/src/experiments/adhoc" {
         /** One row per retriever and query: model, query, then each measure's value. */
         perQuery: Frame;
         cells: ExperimentCell[];
-        /** What the significance hook returned (absent without one). */
-        significance?: unknown;
+        /** Each other retriever against the baseline, per measure (the columns of `res.significance`). */
+        significance: Frame;
     }
     export function compareRetrievers(o: CompareOptions): Promise<Comparison>;
 }
@@ -3976,8 +4049,6 @@ declare module "citebench/src/report/write-report" {
         pdf?: boolean;
         /** Corpus store for titles and years in the drill-down (default: <results>/../store when it matches). */
         store?: string;
-        /** Randomization-test trials (default 10,000). */
-        trials?: number;
         paper?: PaperNumbers;
         log?: (line: string) => void;
     }
@@ -4104,10 +4175,12 @@ declare module "citebench/src/index" {
     export { loadConfig, parseConfig, canonicalConfig, type ExperimentConfig, type ModelConfig } from "citebench/src/experiments/config";
     export { runExperiment, dryRun } from "citebench/src/experiments/run";
     export { planGroups, groupPath, type PoolGroup } from "citebench/src/experiments/plan";
+    export { readResults, readCell, meanOverRepeats, baselineModel, type ResultsIndex, type CellRecord, type CellSummary, type MeanRow, type SignificanceRecord, type SignificanceRow } from "citebench/src/report/results";
+    export { significanceFrame, significanceOf, type SignificanceFrameOptions, type CellQueryValue, type ComparisonRow } from "citebench/src/experiments/significance-stage";
+    export { storedSignificance } from "citebench/src/report/significance";
     export { experiment, type ExperimentInput, type ExperimentOutput, type ExperimentCell, type ExperimentCache, type CellModel } from "citebench/src/experiments/experiment";
-    export { compareRetrievers, type CompareOptions, type Comparison, type SignificanceHook } from "citebench/src/experiments/adhoc";
+    export { compareRetrievers, type CompareOptions, type Comparison } from "citebench/src/experiments/adhoc";
     export { kindNames, registerKind, entryOf, type KindEntry } from "citebench/src/experiments/kinds/index";
-    export { readResults, readCell, meanOverRepeats, type ResultsIndex, type CellRecord, type CellSummary, type MeanRow } from "citebench/src/report/results";
     export { renderMarkdownReport } from "citebench/src/report/markdown";
     export { sampleQueries, sampleQuerySet, samplePool, citedBy, fieldCited, citationQrels, type QueryOptions, type QuerySet } from "citebench/src/sampling/pools";
     export { loadQueryExclusion, type QueryExclusion, type ExclusionFile } from "citebench/src/sampling/exclusions";
