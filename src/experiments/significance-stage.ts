@@ -21,6 +21,7 @@ import { significanceFrameOf, type Frame } from '../report/frames.ts';
 import { SIGNIFICANCE_ALPHA, SIGNIFICANCE_FAMILY, baselineModel, readCell, type CellSummary, type SignificanceRecord, type SignificanceRow } from '../report/results.ts';
 import { CitebenchError } from '../util/errors.ts';
 import type { ExperimentConfig } from './config.ts';
+import { isBeyondPaper } from './kinds/index.ts';
 import type { ModelInfo } from './models.ts';
 
 /** Randomization-test trials of every stored test. */
@@ -105,7 +106,8 @@ function* testCellValues(dir: string, cells: CellSummary[], measures: string[]):
 export function significanceStage(cfg: Pick<ExperimentConfig, 'measures' | 'seed'>, dir: string, models: readonly Pick<ModelInfo, 'name' | 'kind'>[], cells: CellSummary[]): SignificanceRecord {
   const baseline = baselineModel(models) ?? null;
   const rows = baseline === null ? [] : (significanceOf(testCellValues(dir, cells, cfg.measures), baseline, { trials: TRIALS, seed: cfg.seed }) as SignificanceRow[]);
-  return { baseline, trials: TRIALS, seed: cfg.seed, family: SIGNIFICANCE_FAMILY, alpha: SIGNIFICANCE_ALPHA, rows };
+  const beyond = models.filter((m) => isBeyondPaper(m.kind)).map((m) => m.name);
+  return { baseline, trials: TRIALS, seed: cfg.seed, family: SIGNIFICANCE_FAMILY, alpha: SIGNIFICANCE_ALPHA, rows, ...(beyond.length ? { beyondPaper: beyond } : {}) };
 }
 
 export interface SignificanceFrameOptions {

@@ -208,6 +208,8 @@ export interface SignificanceRecord {
   /** SIGNIFICANCE_ALPHA: the level below which an adjusted p is marked (* t-test, † randomization). */
   alpha: number;
   rows: SignificanceRow[];
+  /** Models beyond the paper (their kind's registry entry says so): the rows of the beyond-the-paper table. */
+  beyondPaper?: string[];
 }
 
 /** The baseline of every comparison: the BM25 model named bm25, else the first BM25 model of the config. */

@@ -28,11 +28,8 @@ export function significanceRows(r: Pick<ResultsIndex, 'significance'>): Map<str
   return new Map((storedSignificance(r)?.rows ?? []).map((x) => [significanceKey(x), x]));
 }
 
-/** The models beyond the paper (Nogueira et al.'s navigation and re-ranking, Goyal et al.'s Profiler). */
-const BEYOND_PAPER = new Set(['navigation', 'profiler', 'rerank']);
-
 /** The stored dataset-level rows of the models beyond the paper: the significance table and chart. */
-export function beyondPaperRows(r: Pick<ResultsIndex, 'significance' | 'models'>): SignificanceRow[] {
-  const beyond = new Set(r.models.filter((m) => BEYOND_PAPER.has(m.kind)).map((m) => m.name));
+export function beyondPaperRows(r: Pick<ResultsIndex, 'significance'>): SignificanceRow[] {
+  const beyond = new Set(storedSignificance(r)?.beyondPaper ?? []);
   return (storedSignificance(r)?.rows ?? []).filter((x) => x.protocol === 'dataset' && beyond.has(x.model));
 }

@@ -45,6 +45,11 @@ export function entryOf<C extends ModelConfigBase>(m: C): KindEntry<C> {
   return e as unknown as KindEntry<C>;
 }
 
+/** Whether a kind's models are beyond the paper (their entry's beyondPaper). */
+export function isBeyondPaper(kind: string): boolean {
+  return registry().get(kind)?.beyondPaper === true;
+}
+
 /**
  * The kind a model without `kind:` has: the kind whose key its node holds (`embeddings: FILE`), `bm25` for a model
  * named bm25, else a dense encoder named like the model.

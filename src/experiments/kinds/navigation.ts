@@ -22,6 +22,7 @@ const PAPER_KC = [700, 300, 100];
 
 export const navigation: KindEntry<NavigationModelConfig> = {
   kind: 'navigation',
+  beyondPaper: true,
   about: 'a first stage, then T iterations of citation-graph navigation and ranking (Nogueira et al. 2020 §3)',
   parse(r: Reader, p: string[], name: string, earlier: string[]): NavigationModelConfig {
     r.checkKeys(p, ['kind', 'first', 'kd', 'kc', 'T', 'scorer', 'crossEncoder']);

@@ -53,6 +53,7 @@ const overDense = (c: ProfilerModelConfig, env: CostEnv) => env.dense(env.model(
 
 export const profiler: KindEntry<ProfilerModelConfig> = {
   kind: 'profiler',
+  beyondPaper: true,
   about: 'public profiles from citing articles over a bm25 or dense model configured above (Goyal et al. 2026 §3.2)',
   parse(r: Reader, p: string[], name: string, earlier: string[]): ProfilerModelConfig {
     r.checkKeys(p, ['kind', 'base', 'beta', 'tune', 'topTerms']);

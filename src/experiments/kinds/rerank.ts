@@ -15,6 +15,7 @@ export interface RerankModelConfig {
 
 export const rerank: KindEntry<RerankModelConfig> = {
   kind: 'rerank',
+  beyondPaper: true,
   about: "a first stage's top `depth` re-scored by configured models and/or a cross-encoder",
   parse(r: Reader, p: string[], name: string, earlier: string[]): RerankModelConfig {
     r.checkKeys(p, ['kind', 'first', 'depth', 'scorer', 'crossEncoder']);

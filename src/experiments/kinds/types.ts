@@ -117,6 +117,8 @@ export interface KindEntry<C extends ModelConfigBase> {
   kind: C['kind'];
   /** One line for `docs`-style help: what the kind is. */
   about: string;
+  /** A model beyond the paper (navigation, Profiler, re-ranking): its dataset-level tests get their own report table. */
+  beyondPaper?: boolean;
   /**
    * Read and check the model's YAML node at `p` (['models', name]); `earlier` = the models configured above it
    * (the only ones it may name). Errors through `r.fail` (file, line, key).
