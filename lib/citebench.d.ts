@@ -277,10 +277,17 @@ declare module "citebench/src/corpus/prefilter" {
     }
 }
 declare module "citebench/src/corpus/store-build" {
+    import type { Article } from "citebench/src/corpus/article";
     import { ValidationReport } from "citebench/src/corpus/validation";
     import { type PrefilterConfig, type PrefilterReport } from "citebench/src/corpus/prefilter";
     export interface BuildOptions {
+        /** The S2ORC shards or bulk datasets; with `records`, only the name of the source in messages. */
         input: string;
+        /** Records made by another reader (a BEIR task, corpus/beir.ts) instead of reading `input`. */
+        records?: AsyncIterable<Article & {
+            file: string;
+            line: number;
+        }>;
         out: string;
         /** null = keep every valid article (no prefilter). */
         prefilter: PrefilterConfig | null;
@@ -767,238 +774,34 @@ declare module "citebench/src/eval/registry" {
     /** Parse several specs (repeated -m) into trec_eval print order, without duplicates. */
     export function selectMeasures(specs: string[]): MeasureSelection;
 }
-declare module "citebench/src/experiments/config" {
-    import { type Field } from "citebench/src/corpus/fields";
-    export interface Bm25ModelConfig {
-        kind: 'bm25';
-        name: string;
-        k1: number;
-        b: number;
-        /** Lucene's exact document lengths instead of its lossy one-byte norms. */
-        accurate: boolean;
-        /** Grid search of k1 and b on the validation split (paper §3.1); the chosen values replace k1/b. */
-        tune?: {
-            k1: number[];
-            b: number[];
-            measure: string;
-        };
+declare module "citebench/src/experiments/config-reader" {
+    /**
+     * The YAML reader of configs: every value read with its position, so every error names the file, line and key
+     * (InputError). config.ts reads the run's keys with it, each model kind's entry (kinds/) its own model's.
+     */
+    import { type Document, type LineCounter } from 'yaml';
+    export type ConfigPath = (string | number)[];
+    /** Reads a YAML value tree with positions, so every error names its line. */
+    export class Reader {
+        readonly file: string;
+        private readonly doc;
+        private readonly lines;
+        constructor(file: string, doc: Document, lines: LineCounter);
+        fail(path: (string | number)[], problem: string): never;
+        has(path: (string | number)[]): boolean;
+        raw(path: (string | number)[]): unknown;
+        keys(path: (string | number)[]): string[];
+        checkKeys(path: (string | number)[], allowed: string[]): void;
+        num(path: (string | number)[], dflt: number | undefined, check?: (n: number) => boolean, what?: string): number;
+        str(path: (string | number)[], dflt?: string): string | undefined;
+        bool(path: (string | number)[], dflt: boolean): boolean;
+        list<T>(path: (string | number)[], item: (p: (string | number)[]) => T): T[];
     }
-    export interface DenseModelConfig {
-        kind: 'dense';
-        name: string;
-        /** Registry name (scibert, specter, scincl, aspire-bm, aspire-cs), Hugging Face id or model folder. */
-        model: string;
-        modelsDir?: string;
-        pooling?: 'cls' | 'mean' | 'aspire';
-        distance?: 'l2' | 'ip';
-        layers?: 'all' | 'last';
-        maxLength?: number;
-        quantized: boolean;
-        /** Load onnx/model_fp16.onnx (float16 compute, for GPUs) where the folder has it; else model.onnx. */
-        fp16?: boolean;
-        hnsw?: {
-            M: number;
-            efConstruction: number;
-            efSearch: number;
-        };
-    }
-    /** One part of a scorer: a model configured above (or `cross-encoder`: the model's crossEncoder folder) and its weight. */
-    export interface ScorerPart {
-        model: string;
-        weight: number;
-    }
-    /** Nogueira et al. 2020 §3: a first stage, then T iterations of citation navigation and ranking. */
-    export interface NavigationModelConfig {
-        kind: 'navigation';
-        name: string;
-        /** A model configured above: the keyword (or any) first stage. */
-        first: string;
-        /** k_d and k_c per iteration (length T). */
-        kd: number[];
-        kc: number[];
-        /** Ranking phase: Σ weight · score of these models (default: the first stage's own scores). */
-        scorer: ScorerPart[];
-        crossEncoder?: CrossEncoderRef;
-    }
-    /** Goyal et al. 2026 §3.2: public profiles from citing articles, over a BM25 or dense model configured above. */
-    export interface ProfilerModelConfig {
-        kind: 'profiler';
-        name: string;
-        base: string;
-        beta: number;
-        /** Sparse profiles: keep the citing part of the top N terms only (absent: all; see profiler/sparse.ts). */
-        topTerms?: number;
-        /** Choose β on the dataset-level validation split (like BM25's k1/b); the chosen value replaces beta. */
-        tune?: {
-            beta: number[];
-            measure: string;
-        };
-    }
-    /** A first stage's top `depth` re-scored by configured models and/or a cross-encoder folder. */
-    export interface RerankModelConfig {
-        kind: 'rerank';
-        name: string;
-        first: string;
-        depth: number;
-        scorer: ScorerPart[];
-        crossEncoder?: CrossEncoderRef;
-    }
-    /** An ONNX sequence-classification folder: registry name, hub id ORG/NAME (as <modelsDir>/ORG--NAME) or folder. */
-    export interface CrossEncoderRef {
-        model: string;
-        modelsDir?: string;
-        quantized: boolean;
-        /** As for dense models: onnx/model_fp16.onnx where the folder has it. */
-        fp16?: boolean;
-        maxLength?: number;
-    }
-    export type ModelConfig = Bm25ModelConfig | DenseModelConfig | NavigationModelConfig | ProfilerModelConfig | RerankModelConfig;
-    /** transductive: the paper's protocol; inductive: Goyal et al. 2026 §3.1 (disjoint, strictly earlier candidates). */
-    export type Setting = 'transductive' | 'inductive';
-    export interface DatasetProtocolConfig {
-        /** Paper-sized query count (3,800), scaled. */
-        queries: number;
-        /** Paper-sized pool sizes (200 k … 2 M), scaled. */
-        pools: number[];
-        repeats: number;
-    }
-    export interface FieldProtocolConfig {
-        /** Paper-sized queries per field (200), scaled. */
-        queries: number;
-        /** Paper-sized pool (100 k), scaled. */
-        pool: number;
-        repeats: number;
-        fields: Field[];
-    }
-    export interface MdcrProtocolConfig {
-        positives: number;
-        perType: number;
-        /** Depth of each model's list that model-based negatives are drawn from (paper 200). */
-        modelDepth: number;
-        /** The field's most-cited articles that "most cited" negatives are drawn from (paper 200). */
-        mostCited: number;
-        /** How many models give model-based negatives (paper 3, the lowest average Jaccard). */
-        models: number;
-    }
-    export interface ExperimentConfig {
-        name: string;
-        seed: number;
-        scale: number;
-        /** Cache folder: corpus, store, BM25 index, embeddings (shared by runs of the same corpus). */
-        work: string;
-        /** Results folder of this run: resolved config, runs, qrels, cells, results.json, report. */
-        results: string;
-        corpus: {
-            synthetic?: {
-                articles: number;
-                seed: number;
-            };
-            store?: string;
-            prefilter: 'paper';
-        };
-        queryYear: number;
-        /** Files of paper ids never used as queries (the paper: SPECTER's and SciNCL's training queries). */
-        excludeQueries: string[];
-        /** Results per query (paper 500). */
-        k: number;
-        measures: string[];
-        /** Validation split for tuning: paper-sized query count, drawn like the test split, disjoint from it. */
-        validation: {
-            queries: number;
-        };
-        models: ModelConfig[];
-        protocols: {
-            dataset?: DatasetProtocolConfig;
-            field?: FieldProtocolConfig;
-            mdcr?: MdcrProtocolConfig;
-        };
-        /** Where named dense models live (<modelsDir>/<name>/); a missing folder is a recorded skip, not an error. */
-        modelsDir?: string;
-        /** A query whose ranked list comes back empty counts 0 in every mean ('zero', trec_eval -c) or fails the cell. */
-        emptyLists: 'zero' | 'error';
-        /** Evaluation settings, run side by side; absent = the paper's (transductive) only. See settingsOf. */
-        settings?: Setting[];
-    }
-    /** The settings a config runs, in order (absent: transductive only). */
-    export function settingsOf(cfg: Pick<ExperimentConfig, 'settings'>): Setting[];
-    export const DEFAULT_BETA_GRID: {
-        beta: number[];
-        measure: string;
+    export const posInt: (n: number) => boolean;
+    /** `fp16: true` (kept out of the canonical config when false, so existing configs keep their hash). */
+    export function precision(r: Reader, p: string[]): {
+        fp16?: true;
     };
-    export const DEFAULT_TUNE_GRID: {
-        k1: number[];
-        b: number[];
-        measure: string;
-    };
-    /** Overrides from the command line (`citebench reproduce --scale …`), applied after the file is read. */
-    export interface ConfigOverrides {
-        scale?: number;
-        seed?: number;
-        articles?: number;
-        repeats?: number;
-        store?: string;
-        work?: string;
-        results?: string;
-        /** Added to the config's excludeQueries. */
-        excludeQueries?: string[];
-    }
-    /**
-     * Load and validate a config. Relative paths inside it (work, results, store, excludeQueries, model folders)
-     * are relative to the current directory, as on the command line.
-     */
-    export function loadConfig(path: string, overrides?: ConfigOverrides): ExperimentConfig;
-    export function parseConfig(text: string, file: string, overrides?: ConfigOverrides): ExperimentConfig;
-    /**
-     * The resolved config as canonical JSON (key order fixed): what the results folder records and hashes. Where
-     * outputs go (work, results) is left out: the same experiment in another folder has the same identity and bytes.
-     */
-    export function canonicalConfig(cfg: ExperimentConfig): string;
-    export function configHash(cfg: ExperimentConfig): string;
-    /** A path from the config, as given, resolved against the current directory. */
-    export function configPath(p: string): string;
-}
-declare module "citebench/src/retrieval/retriever" {
-    /**
-     * The one interface every retrieval model implements (BM25, dense encoders, future re-rankers).
-     * Queries and candidates are articles of one corpus store, named by their dense corpus index.
-     */
-    import type { RankedLists } from "citebench/src/eval/types";
-    export interface SearchRequest {
-        /** Corpus indices of the query articles. */
-        queries: Uint32Array;
-        /** Sorted, distinct corpus indices of the candidate pool; undefined = the whole corpus. */
-        pool?: Uint32Array;
-        /** Per-query fixed candidate lists (MDCR-style scoring); when set, `pool` is ignored for ranking. */
-        candidates?: Uint32Array[];
-        /** Results per query (paper: 500). */
-        k: number;
-        /** Drop the query article from its own list when it is a candidate (default true). */
-        excludeSelf?: boolean;
-        /**
-         * Called once per query (position in `queries`, any order) as soon as its list is final, so long searches
-         * can checkpoint (see resumable.ts). Optional for retrievers: one that never calls it only loses resumption.
-         */
-        onResult?: (query: number, docs: Uint32Array, scores: Float32Array) => void;
-        /**
-         * Evaluation setting of the request (default transductive). Retrievers that use more than the pool's own texts
-         * (citation profiles) honour it: under 'inductive' (Goyal et al. 2026 §3.1) they may use no article published
-         * in or after a query's year; in both settings, never a query of the request.
-         */
-        setting?: Setting;
-    }
-    export type Setting = 'transductive' | 'inductive';
-    export type { RankedLists } from "citebench/src/eval/types";
-    export interface Retriever {
-        /** Short name used in run tags and result tables, e.g. "bm25", "specter". */
-        readonly name: string;
-        /**
-         * Identity of everything that determines the lists this retriever returns for a request: parameters, model
-         * or index content, format versions, tie-breaking. Result caches (large-scale cells) key on it, so a changed
-         * setting can never reuse a stale number. Not a file path: the same settings elsewhere give the same value.
-         */
-        readonly fingerprint: string;
-        search(request: SearchRequest): Promise<RankedLists>;
-    }
 }
 declare module "citebench/src/retrieval/bm25/index-format" {
     export const INDEX_FORMAT = "citebench-bm25-index";
@@ -1221,6 +1024,54 @@ declare module "citebench/src/retrieval/bm25/search" {
         private heapDrain;
     }
 }
+declare module "citebench/src/retrieval/retriever" {
+    /**
+     * The one interface every retrieval model implements (BM25, dense encoders, future re-rankers).
+     * Queries and candidates are articles of one corpus store, named by their dense corpus index.
+     */
+    import type { RankedLists } from "citebench/src/eval/types";
+    export interface SearchRequest {
+        /** Corpus indices of the query articles. */
+        queries: Uint32Array;
+        /** Sorted, distinct corpus indices of the candidate pool; undefined = the whole corpus. */
+        pool?: Uint32Array;
+        /** Per-query fixed candidate lists (MDCR-style scoring); when set, `pool` is ignored for ranking. */
+        candidates?: Uint32Array[];
+        /** Results per query (paper: 500). */
+        k: number;
+        /** Drop the query article from its own list when it is a candidate (default true). */
+        excludeSelf?: boolean;
+        /**
+         * Called once per query (position in `queries`, any order) as soon as its list is final, so long searches
+         * can checkpoint (see resumable.ts). Optional for retrievers: one that never calls it only loses resumption.
+         */
+        onResult?: (query: number, docs: Uint32Array, scores: Float32Array) => void;
+        /**
+         * Evaluation setting of the request (default transductive). Retrievers that use more than the pool's own texts
+         * (citation profiles) honour it: under 'inductive' (Goyal et al. 2026 §3.1) they may use no article published
+         * in or after a query's year; in both settings, never a query of the request.
+         */
+        setting?: Setting;
+    }
+    export type Setting = 'transductive' | 'inductive';
+    export type { RankedLists } from "citebench/src/eval/types";
+    export interface Retriever {
+        /** Short name used in run tags and result tables, e.g. "bm25", "specter". */
+        readonly name: string;
+        /**
+         * Identity of everything that determines the lists this retriever returns for a request: parameters, model
+         * or index content, format versions, tie-breaking. Result caches (large-scale cells) key on it, so a changed
+         * setting can never reuse a stale number. Not a file path: the same settings elsewhere give the same value.
+         */
+        readonly fingerprint: string;
+        /**
+         * Whether it answers `candidates` requests: every candidate of each query's fixed list scored (MDCR, the
+         * ranking phase of re-rankers). Absent or false: it only ranks pools, and MDCR leaves it out.
+         */
+        readonly scoresCandidates?: boolean;
+        search(request: SearchRequest): Promise<RankedLists>;
+    }
+}
 declare module "citebench/src/retrieval/bm25/retriever" {
     import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
     import type { TextSource } from "citebench/src/corpus/article";
@@ -1255,6 +1106,7 @@ declare module "citebench/src/retrieval/bm25/retriever" {
         get fingerprint(): string;
         /** Statistics of a pool (cached for the last pool used, by identity). */
         stats(pool?: Uint32Array): PoolStats;
+        readonly scoresCandidates = true;
         search(req: SearchRequest): Promise<RankedLists>;
     }
     /**
@@ -1264,51 +1116,6 @@ declare module "citebench/src/retrieval/bm25/retriever" {
      * other corpus or analysis.
      */
     export function indexIdentity(ix: Bm25Index): string;
-}
-declare module "citebench/src/eval/evaluate" {
-    import type { Measure } from "citebench/src/eval/measures/measure";
-    import type { DocOrder, EvalOptions, QrelsCsr, RunCsr } from "citebench/src/eval/types";
-    export interface EvalResult {
-        measures: Measure[];
-        /**
-         * perQuery[m][q]: value of measures[m] for query position q. Queries evaluated (in both qrels and run) hold
-         * their value; qrels queries missing from the run hold 0 under missing='zero' (-c) and NaN under 'skip';
-         * queries without qrels hold NaN.
-         */
-        perQuery: Float64Array[];
-        /** Per-query text of 'string' measures (relstring), else undefined. */
-        perQueryText: (string[] | undefined)[];
-        /** 1 where the query was in both qrels and run (trec_eval prints a per-query line for it). */
-        evaluated: Uint8Array;
-        /** The "all" value per measure (mean, sum or count as trec_eval prints it). */
-        summary: Float64Array;
-        /** Queries in both qrels and run. */
-        numEvaluated: number;
-        /** Queries with at least one qrels entry. */
-        numQrelsQueries: number;
-        /** Qrels queries absent from the run (0 under -c, left out otherwise). */
-        numMissingFromRun: number;
-        /** Run queries without any qrels entry: never evaluated (trec_eval ignores them). */
-        numWithoutQrels: number;
-        /** The denominator of the means. */
-        numAveraged: number;
-    }
-    export interface EvaluateArgs {
-        qrels: QrelsCsr;
-        run: RunCsr;
-        measures: Measure[];
-        /** Tie-breaking docno order; required only when scores tie. */
-        docOrder?: DocOrder;
-        options?: EvalOptions;
-        /** Skip the duplicate-doc check when the caller has done it (the TREC reader reports file and line). */
-        runChecked?: boolean;
-        /**
-         * Order in which per-query values are summed (trec_eval sums in qid strcmp order; floating-point sums
-         * depend on order). Default: query positions ascending.
-         */
-        queryOrder?: Uint32Array;
-    }
-    export function evaluate(args: EvaluateArgs): EvalResult;
 }
 declare module "citebench/src/sampling/pools" {
     /**
@@ -1375,6 +1182,12 @@ declare module "citebench/src/sampling/pools" {
     export function eligibleQueries(store: Graph, opts: Omit<QueryOptions, 'count' | 'seed'>): number[];
     /** Query articles: `count` random articles of `queryYear` (of `field`) citing ≥ `minCited` (1) store articles. */
     export function sampleQueries(store: Graph, opts: QueryOptions): Uint32Array;
+    /**
+     * The validation split's rule, the one every protocol uses (experiments/splits.ts, MDCR's val split): drawn like
+     * the test split on a stream of its own, never one of the test queries nor an excluded id; where fewer are
+     * eligible than asked it takes every one left (the QuerySet says how many were asked and eligible).
+     */
+    export function sampleValQueries(store: Graph, opts: Omit<QueryOptions, 'split' | 'allowFewer'>, test: Uint32Array): QuerySet;
     /** sampleQueries, also saying how many candidates there were and how many the exclusion removed. */
     export function sampleQuerySet(store: Graph, opts: QueryOptions): QuerySet;
     /** How a query set drawn with `allowFewer` fell short, in words: `where` names the field or protocol. */
@@ -1411,32 +1224,68 @@ declare module "citebench/src/sampling/pools" {
         exhausted: boolean;
     }
     export function samplePool(store: Graph, queries: Uint32Array, opts: PoolOptions): Pool;
+    /**
+     * A pool and its qrels (each query's cited articles in the pool, relevance 1): the one builder of every pool
+     * group, validation split and tuning split.
+     */
+    export function poolWithQrels(store: Graph, queries: Uint32Array, opts: PoolOptions): {
+        pool: Pool;
+        qrels: {
+            offsets: Uint32Array;
+            docs: Uint32Array;
+            labels: Int32Array;
+        };
+    };
     /** Relevance judgements: each query's cited articles that are in the pool (all of them, by construction). */
     export function citationQrels(store: Graph, queries: Uint32Array, pool?: Uint32Array): {
         offsets: Uint32Array;
         docs: Uint32Array;
     };
 }
-declare module "citebench/src/sampling/exclusions" {
-    import type { CorpusStore } from "citebench/src/corpus/store";
-    export interface ExclusionFile {
-        /** As given. */
-        path: string;
-        /** sha256 of the file's bytes (hex): identifies the list in cache keys and results. */
-        sha256: string;
-        /** Distinct ids in the file. */
-        ids: number;
-        /** Of those, ids the store does not hold. */
-        notInStore: number;
+declare module "citebench/src/eval/evaluate" {
+    import type { Measure } from "citebench/src/eval/measures/measure";
+    import type { DocOrder, EvalOptions, QrelsCsr, RunCsr } from "citebench/src/eval/types";
+    export interface EvalResult {
+        measures: Measure[];
+        /**
+         * perQuery[m][q]: value of measures[m] for query position q. Queries evaluated (in both qrels and run) hold
+         * their value; qrels queries missing from the run hold 0 under missing='zero' (-c) and NaN under 'skip';
+         * queries without qrels hold NaN.
+         */
+        perQuery: Float64Array[];
+        /** Per-query text of 'string' measures (relstring), else undefined. */
+        perQueryText: (string[] | undefined)[];
+        /** 1 where the query was in both qrels and run (trec_eval prints a per-query line for it). */
+        evaluated: Uint8Array;
+        /** The "all" value per measure (mean, sum or count as trec_eval prints it). */
+        summary: Float64Array;
+        /** Queries in both qrels and run. */
+        numEvaluated: number;
+        /** Queries with at least one qrels entry. */
+        numQrelsQueries: number;
+        /** Qrels queries absent from the run (0 under -c, left out otherwise). */
+        numMissingFromRun: number;
+        /** Run queries without any qrels entry: never evaluated (trec_eval ignores them). */
+        numWithoutQrels: number;
+        /** The denominator of the means. */
+        numAveraged: number;
     }
-    export interface QueryExclusion {
-        /** Sorted, distinct corpus indices of every listed id the store holds. */
-        indices: Uint32Array;
-        files: ExclusionFile[];
+    export interface EvaluateArgs {
+        qrels: QrelsCsr;
+        run: RunCsr;
+        measures: Measure[];
+        /** Tie-breaking docno order; required only when scores tie. */
+        docOrder?: DocOrder;
+        options?: EvalOptions;
+        /** Skip the duplicate-doc check when the caller has done it (the TREC reader reports file and line). */
+        runChecked?: boolean;
+        /**
+         * Order in which per-query values are summed (trec_eval sums in qid strcmp order; floating-point sums
+         * depend on order). Default: query positions ascending.
+         */
+        queryOrder?: Uint32Array;
     }
-    export function loadQueryExclusion(store: Pick<CorpusStore, 'size' | 'indexOf'>, paths: string[]): QueryExclusion;
-    /** One line for reports and logs. */
-    export function describeExclusion(files: ExclusionFile[], excluded: number, candidates: number): string;
+    export function evaluate(args: EvaluateArgs): EvalResult;
 }
 declare module "citebench/src/eval/mdcr" {
     /**
@@ -1529,9 +1378,12 @@ declare module "citebench/src/report/results" {
         /** Hash of everything that determines the cell (corpus, model fingerprint, protocol, sizes, seed). */
         key: string;
         model: string;
-        protocol: 'dataset' | 'field';
+        /** beir: a BEIR-layout task (corpus/beir.ts), named by `task`; its pool is the task's corpus. */
+        protocol: 'dataset' | 'field' | 'beir';
         split: 'test' | 'val';
         field: Field | null;
+        /** BEIR protocol: the task's name. */
+        task?: string;
         poolSize: number;
         /** Present only for the inductive setting (queries and pool disjoint, candidates strictly older); absent = transductive. */
         setting?: 'inductive';
@@ -1558,11 +1410,21 @@ declare module "citebench/src/report/results" {
     };
     export interface ModelEntry {
         name: string;
-        kind: 'bm25' | 'dense' | 'navigation' | 'profiler' | 'rerank';
-        /** lexical (BM25), trained, or random (test weights: never a finding). */
-        weights: 'lexical' | 'trained' | 'random';
+        /** Its model kind (bm25, dense, embeddings, navigation, profiler, rerank, …). */
+        kind: string;
+        /** lexical (BM25), trained, random (test weights: never a finding) or imported (vectors computed elsewhere, provenance unknown). */
+        weights: 'lexical' | 'trained' | 'random' | 'imported';
         settings: Record<string, unknown>;
+        /** What the report says of it beside its name, e.g. "k1 0.9, b 0.4" (absent: nothing to add). */
+        summary?: string;
     }
+    /** The words a report puts beside a model whose numbers are not findings (random weights, imported vectors), or undefined. */
+    export function weightsNote(w: ModelEntry['weights'] | undefined): string | undefined;
+    /** The banner sentence on models with imported vectors, or undefined (Markdown and HTML reports). */
+    export function importedBanner(models: ModelEntry[]): {
+        names: string[];
+        text: string;
+    } | undefined;
     export interface TuningRecord {
         model: string;
         measure: string;
@@ -1615,6 +1477,26 @@ declare module "citebench/src/report/results" {
     }
     /** One line per shortfall, for logs and reports. */
     export function shortfallText(s: ValidationShortfall): string;
+    /** The BEIR task of a run (protocols.beir): its size and files; its cells are the `protocol: 'beir'` ones. */
+    export interface BeirRecord {
+        name: string;
+        split: string;
+        /** Corpus documents (the pool), judged queries, judgement lines. */
+        documents: number;
+        queries: number;
+        judgements: number;
+        /** SHA-256 of corpus.jsonl, queries.jsonl and qrels/<split>.tsv. */
+        sha256: {
+            corpus: string;
+            queries: string;
+            qrels: string;
+        };
+        /** Models of the run that were not run on the task, and why. */
+        notRun: {
+            name: string;
+            reason: string;
+        }[];
+    }
     export interface ResultsIndex {
         format: 'citebench-results';
         version: 1;
@@ -1656,37 +1538,66 @@ declare module "citebench/src/report/results" {
         validationShortfalls?: ValidationShortfall[];
         cells: CellSummary[];
         mdcr?: MdcrRecord;
-        /** Paired tests of navigation / profiler / rerank models against BM25 (dataset level), when the config has such models. */
+        /** The BEIR task (protocols.beir), when the config has one. */
+        beir?: BeirRecord;
+        /**
+         * Every paired test against the baseline that a table marks, computed once by the run
+         * (experiments/significance-stage.ts). Absent in a results.json of an older citebench (significanceNote).
+         */
         significance?: SignificanceRecord;
     }
-    /** One comparison: a model against the baseline on the same queries, per-query values averaged over repeats. */
+    /**
+     * One comparison: a model against the baseline in one cell of a table (a pool size at the dataset level, a field
+     * at the field level), over the same queries, each query's value the mean over the cell's repeats.
+     */
     export interface SignificanceRow {
+        protocol: 'dataset' | 'field';
         setting: 'transductive' | 'inductive';
+        measure: string;
+        /** The field's name at the field level (corpus/fields.ts); null at the dataset level. */
+        field: string | null;
         poolSize: number;
         model: string;
-        measure: string;
         queries: number;
         /** Mean of model − baseline (raw, not ×100). */
         meanDiff: number;
         pT: number;
         pRandomization: number;
-        /** Holm-adjusted paired t-test p, over the rows of the same setting and measure. */
+        /** Holm-adjusted paired t-test p, over the rows of its family (SIGNIFICANCE_FAMILY). */
         pHolm: number;
+        /** Holm-adjusted randomization-test p, over the same family. */
+        pRandomizationHolm: number;
     }
+    /** The level below which a Holm-adjusted p is marked significant (* t-test, † randomization test). */
+    export const SIGNIFICANCE_ALPHA = 0.05;
+    /** What one Holm family is, as results.json records it (the rows that share these values). */
+    export const SIGNIFICANCE_FAMILY = "protocol, setting, measure";
     export interface SignificanceRecord {
-        baseline: string;
+        /** The model every other is compared with (baselineModel); null when the run has no BM25 model (no rows). */
+        baseline: string | null;
         trials: number;
         seed: number;
+        /** Rows sharing these values form one Holm family: one measure of one report table. */
+        family: typeof SIGNIFICANCE_FAMILY;
+        /** SIGNIFICANCE_ALPHA: the level below which an adjusted p is marked (* t-test, † randomization). */
+        alpha: number;
         rows: SignificanceRow[];
     }
+    /** The baseline of every comparison: the BM25 model named bm25, else the first BM25 model of the config. */
+    export function baselineModel(models: readonly {
+        name: string;
+        kind: string;
+    }[]): string | undefined;
     export function readResults(dir: string): ResultsIndex;
     /** A cell's full record (per-query values and query ids) from its file in the results folder. */
     export function readCell(dir: string, cell: Pick<CellSummary, 'file'>): CellRecord;
     /** Mean over repeats per (model, protocol, field, pool size) of the test split: what the paper's tables print. */
     export interface MeanRow {
         model: string;
-        protocol: 'dataset' | 'field';
+        protocol: 'dataset' | 'field' | 'beir';
         field: Field | null;
+        /** BEIR protocol: the task's name. */
+        task?: string;
         poolSize: number;
         /** Present only for the inductive setting. */
         setting?: 'inductive';
@@ -1697,6 +1608,7 @@ declare module "citebench/src/report/results" {
     }
     export function meanOverRepeats(cells: (Pick<CellSummary, 'model' | 'protocol' | 'split' | 'field' | 'poolSize' | 'means'> & {
         setting?: 'inductive';
+        task?: string;
     })[]): MeanRow[];
 }
 declare module "citebench/src/report/paper-numbers" {
@@ -1756,90 +1668,9 @@ declare module "citebench/src/report/paper-numbers" {
     /** The paper's numbers: the repository's file, or another file of the same layout. */
     export function loadPaperNumbers(path?: string): PaperNumbers;
 }
-declare module "citebench/src/eval/significance" {
-    export interface TTestResult {
-        n: number;
-        meanDiff: number;
-        t: number;
-        df: number;
-        /** Two-sided p-value. */
-        p: number;
-    }
-    export interface RandomizationResult {
-        n: number;
-        meanDiff: number;
-        trials: number;
-        /** Two-sided p-value, (count of |permuted mean| ≥ |observed| + 1) / (trials + 1). */
-        p: number;
-    }
-    type Values = ArrayLike<number>;
-    /** Paired two-sided t-test of a − b. */
-    export function pairedTTest(a: Values, b: Values): TTestResult;
-    /** Two-sided p-value of Student's t with df degrees of freedom: I_{df/(df+t²)}(df/2, 1/2). */
-    export function studentTwoSidedP(t: number, df: number): number;
-    /**
-     * Paired randomization test: each trial flips the sign of every difference with probability ½ (the null
-     * hypothesis of exchangeable labels) and compares |mean| with the observed |mean|. Deterministic given seed.
-     */
-    export function pairedRandomizationTest(a: Values, b: Values, opts?: {
-        trials?: number;
-        seed?: number | string;
-    }): RandomizationResult;
-    /** Holm–Bonferroni adjusted p-values, in the input order. */
-    export function holm(pValues: readonly number[]): number[];
-    /** ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; ~15 significant digits). */
-    export function logGamma(x: number): number;
-    /** Regularized incomplete beta I_x(a, b) by Lentz's continued fraction (Numerical Recipes betacf). */
-    export function regularizedIncompleteBeta(x: number, a: number, b: number): number;
-}
-declare module "citebench/src/report/compare" {
-    import { type CellSummary, type ResultsIndex } from "citebench/src/report/results";
-    export interface Significance {
-        /** Queries paired. */
-        n: number;
-        /** Mean of model − baseline over the paired queries (fractions, not ×100). */
-        meanDiff: number;
-        tP: number;
-        randP: number;
-        /** Holm-adjusted within the table. */
-        tHolm: number;
-        randHolm: number;
-    }
-    /** The baseline every model is compared with: the model named bm25, else the first BM25 model. */
-    export function baselineModel(r: ResultsIndex): string | undefined;
-    /** The inductive setting, or undefined for the paper's (transductive): as cells record it. */
-    export type SettingTag = 'inductive' | undefined;
-    /** Key of one table cell: protocol, field (or ''), pool size, model, and the setting unless it is the paper's. */
-    export const cellId: (protocol: string, field: string | null, poolSize: number, model: string, setting?: SettingTag) => string;
-    /** Per-query values averaged over the repeats of each (model, protocol, field, pool size, setting), test split only. */
-    export class PerQuery {
-        private readonly dir;
-        private readonly cells;
-        private readonly cache;
-        constructor(dir: string, cells: CellSummary[]);
-        /** measure → query id → mean over repeats. */
-        get(protocol: string, field: string | null, poolSize: number, model: string, setting?: SettingTag): Map<string, Map<string, number>>;
-    }
-    export interface Comparison {
-        protocol: string;
-        field: string | null;
-        poolSize: number;
-        model: string;
-        measure: string;
-        setting?: SettingTag;
-    }
-    /**
-     * Tests every comparison of one table against the baseline and Holm-corrects them together. Comparisons with
-     * fewer than two shared queries are left out (undefined in the result).
-     */
-    export function compareTable(pq: PerQuery, baseline: string, comps: Comparison[], opts?: {
-        trials?: number;
-        seed?: number;
-    }): Map<string, Significance>;
-}
 declare module "citebench/src/report/tables" {
-    import type { Significance } from "citebench/src/report/compare";
     import type { PaperNumbers } from "citebench/src/report/paper-numbers";
+    import { type SignificanceRow } from "citebench/src/report/results";
     export function poolLabel(n: number): string;
     export interface ValueCell {
         kind: 'value';
@@ -1849,7 +1680,8 @@ declare module "citebench/src/report/tables" {
         sd?: number;
         repeats?: number;
         paper?: number;
-        sig?: Significance;
+        /** results.json's stored test of this cell against the baseline (report/significance.ts). */
+        sig?: SignificanceRow;
         best?: boolean;
     }
     export interface TextCell {
@@ -1896,7 +1728,11 @@ declare module "citebench/src/report/tables" {
     export const tableHeading: (t: ReportTable) => string;
     /** A value with `digits` decimals, never "-0.0" (tests recompute the same strings). */
     export function fmtValue(x: number, digits?: number): string;
-    /** The table as Markdown: one header row ("group column" heads), values with `digits` decimals (– where none). */
+    /** The stored decisions of a cell: * t-test, † randomization test, each Holm-adjusted p below SIGNIFICANCE_ALPHA. */
+    export function sigMarks(s: SignificanceRow): string;
+    /** Said under a Markdown table whose cells carry marks. */
+    export const MARKS_LEGEND: string;
+    /** The table as Markdown: one header row ("group column" heads), values with `digits` decimals (– where none) and their stored marks. */
     export function tableMarkdown(t: ReportTable, opts?: {
         digits?: number;
     }): string;
@@ -1912,180 +1748,421 @@ declare module "citebench/src/report/tables" {
     /** The paper's Tables 3 (fields × model MAP/R@5) and 4 (models × candidate type MAP/R@5), as printed. */
     export function paperMdcrTablesData(paper: PaperNumbers): [ReportTable, ReportTable];
 }
-declare module "citebench/src/report/report-tables" {
-    import { type PerQuery } from "citebench/src/report/compare";
-    import { type ResultsIndex } from "citebench/src/report/results";
-    import type { PaperNumbers } from "citebench/src/report/paper-numbers";
-    import { type ReportTable } from "citebench/src/report/tables";
-    export function paperOrder(models: string[]): string[];
-    /** The paper's pool size this pool stands for at the run's scale (4k at scale 0.02 → 200k), if any. */
-    export function paperPool(poolSize: number, scale: number): string | undefined;
-    export interface TableOptions {
-        /** Randomization-test trials (default 10,000). */
-        trials?: number;
+declare module "citebench/src/eval/trec-format" {
+    /**
+     * trec_eval's text output: `printf("%-22s\t%s\t%6.4f\n")` for float measures, `%ld` for counts.
+     * C's printf rounds the exact binary value half-to-even (0.03125 → 0.0312); JS toFixed rounds such exact ties up,
+     * so ties are fixed here.
+     */
+    import type { EvalResult } from "citebench/src/eval/evaluate";
+    /** C `%6.4f`. */
+    export function formatFixed4(x: number): string;
+    /** C `%ld` of `(long) value`. */
+    export function formatLong(x: number): string;
+    export function formatLine(name: string, qid: string, value: string): string;
+    export interface TrecEvalPrintOptions {
+        /** -q: per-query lines (queries in the given order) before the `all` lines. */
+        perQuery?: boolean;
+        /** Query positions in print order (trec_eval: qid strcmp order). */
+        queryOrder: Uint32Array;
+        qid: (q: number) => string;
+        /** Print `runid  all  TAG` first among the `all` lines (trec_eval does for all_trec / official). */
+        runId?: string;
     }
-    /** What the inductive setting is, said above each of its tables. */
-    export function inductiveNote(r: Pick<ResultsIndex, 'queryYear'>): string;
-    /**
-     * Every table of the results, in report order: Tables 1–8 (the paper's setting), the inductive setting's 1, 2,
-     * 7, 8, the paired tests of results.json. `pq` gives the tables' significance marks; without it (the Markdown
-     * report, written by the run) there are none.
-     */
-    export function buildTables(r: ResultsIndex, pq: PerQuery | undefined, paper: PaperNumbers | undefined, opts?: TableOptions): ReportTable[];
-    /** The paper's field-level tables: number → measure and paper-numbers.json key. */
-    export const FIELD_TABLES: {
-        readonly 2: {
-            readonly measure: "MAP";
-            readonly key: "table2_field_level_MAP";
-            readonly title: "Field level, MAP (§3.2)";
-        };
-        readonly 7: {
-            readonly measure: "nDCG";
-            readonly key: "table7_field_level_nDCG";
-            readonly title: "Field level, nDCG (§3.2, App. A.4)";
-        };
-        readonly 8: {
-            readonly measure: "R@30";
-            readonly key: "table8_field_level_R@30";
-            readonly title: "Field level, R@30 (§3.2, App. A.4)";
-        };
-    };
+    /** The whole trec_eval output for an evaluation result. */
+    export function formatTrecEval(r: EvalResult, o: TrecEvalPrintOptions): string;
 }
-declare module "citebench/src/report/markdown" {
+declare module "citebench/src/eval/string-table" {
     /**
-     * The Markdown report of a results folder (report.md, written by `citebench run`): the tables of report-tables.ts
-     * — the paper's Tables 1, 2, 7, 8 (large-scale protocols) and 3, 4 (MDCR), the inductive setting's, the paired
-     * tests against BM25 — rendered by tables.ts, the paper's own table after each of its tables. The HTML report
-     * renders the same tables. Where the numbers come from is said above the tables: a synthetic corpus or
-     * random-weight model is never presented as a finding.
+     * Interns byte strings (docnos, qids) to dense integer ids without creating a JS string per line: bytes are
+     * copied once into an arena and found again through an open-addressing hash table. compare() is byte-wise, as
+     * trec_eval's strcmp, so it can serve as the evaluator's docno tie-break order.
      */
-    import { type ResultsIndex } from "citebench/src/report/results";
-    import type { PaperNumbers } from "citebench/src/report/paper-numbers";
-    /** Where the numbers come from, said before any table. */
-    export function provenance(r: ResultsIndex): string[];
-    export function renderMarkdownReport(r: ResultsIndex, paper?: PaperNumbers): string;
-}
-declare module "citebench/src/util/shard" {
-    export interface Shard {
-        index: number;
-        count: number;
-    }
-    export function parseShard(v: string | undefined, option?: string): Shard | undefined;
-    /** Round-robin: unit u belongs to shard u mod N (chunks, pool groups: spreads big and small ones). */
-    export function inShard(unit: number, shard: Shard | undefined): boolean;
-    /** Contiguous block [from, to) of n items for a shard: concatenating the blocks in shard order gives 0…n−1. */
-    export function shardRange(n: number, shard: Shard | undefined): {
-        from: number;
-        to: number;
-    };
-    export function shardLabel(shard: Shard | undefined): string;
-}
-declare module "citebench/src/retrieval/bm25/chunk-builder" {
-    /**
-     * The analysing half of the BM25 index build: a ChunkBuilder turns a range of documents into postings grouped
-     * by term, in its own term ids. buildIndex runs one in its thread, or one per child process / worker thread
-     * (index-process.ts, index-worker.ts), and merges their chunks; a module of its own so those entry points do
-     * not import the orchestration that starts them.
-     */
-    import type { TextSource } from "citebench/src/corpus/article";
-    /**
-     * One chunk's postings as its builder produced them, in the builder's own (local) term ids: `newTerms` are
-     * the terms the builder met for the first time in this chunk (local ids continue from its earlier chunks).
-     */
-    export interface LocalChunk {
-        index: number;
-        from: number;
-        to: number;
-        newTerms: string[];
-        /** Postings grouped by local term id ascending: group g = term groupTerms[g], groupCounts[g] postings. */
-        groupTerms: Uint32Array;
-        groupCounts: Uint32Array;
-        docs: Uint32Array;
-        tfs: Uint32Array;
-        lengths: Uint32Array;
-    }
-    /** Where worker threads read the texts from (they cannot share the caller's TextSource object). */
-    export type WorkerSource = {
-        kind: 'store';
-        dir: string;
-    } | {
-        kind: 'texts';
-        items: {
-            title: string;
-            abstract: string;
-        }[];
-    };
-    /**
-     * Analyses chunks of documents into postings with its own vocabulary. One per thread: the merger maps each
-     * builder's local ids to global ids in chunk order, so the index does not depend on the number of threads.
-     */
-    export class ChunkBuilder {
-        private readonly analyzer;
-        private readonly rawIds;
-        private readonly vocab;
-        private termCount;
-        private seenDoc;
-        private seenSlot;
-        build(source: TextSource, index: number, from: number, to: number, onDoc?: () => void): LocalChunk;
-    }
-}
-declare module "citebench/src/retrieval/bm25/index" {
-    import type { TextSource } from "citebench/src/corpus/article";
-    import { type WorkerSource } from "citebench/src/retrieval/bm25/chunk-builder";
-    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
-    export interface BuildOptions {
-        /** Documents per chunk (bounded build memory). Default 50,000. */
-        chunkDocs?: number;
-        /** Directory for chunk files: makes the build resumable. Without it chunks stay in memory. */
-        workDir?: string;
-        progress?: boolean;
+    export class StringTable {
+        private arena;
+        private used;
+        /** starts[id]..starts[id+1] are the bytes of id. */
+        private starts;
+        private hashes;
+        private slots;
         /**
-         * Builders analysing chunks in parallel (default 1): child processes for a store source, worker threads for
-         * in-memory texts. The index is identical for any count.
+         * One bit per hash value modulo its size (≈ 16 bits per string, a few hundred KB): a clear bit proves a
+         * string absent without touching the table, which makes the common case of find(), a run docno that is not
+         * in the qrels, cheap and cache-friendly.
          */
-        threads?: number;
-        /** How builders reach the texts; default: the source's texts copied to each worker (fine for small sources). */
-        workerSource?: WorkerSource;
-    }
-    /** Build the index of every document of `source` (title + abstract). */
-    export function buildIndex(source: TextSource, opts?: BuildOptions): Promise<Bm25Index>;
-    /** Remove a build's chunk directory after the index is saved. */
-    export function removeWorkDir(dir: string): void;
-}
-declare module "citebench/src/experiments/corpus-stage" {
-    import { CorpusStore } from "citebench/src/corpus/store";
-    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
-    import type { ExperimentConfig } from "citebench/src/experiments/config";
-    export type StageLog = (line: string) => void;
-    export interface CorpusInfo {
-        /** synthetic: generated by citebench synth (its numbers are properties of the generator, not findings). */
-        kind: 'synthetic' | 'store';
-        dir: string;
-        articles: number;
-        citations: number;
-        /** Synthetic corpus: articles before the prefilter and the generator seed. */
-        synthetic?: {
-            articles: number;
-            seed: number;
-            generator: string;
-        };
-        /** The identity recorded in cell keys: a changed corpus never reuses a cached number. */
-        stamp: string;
+        private filter;
+        private filterMask;
+        private count;
+        get size(): number;
+        /** Id of buf[start, end), adding it if new. */
+        intern(buf: Uint8Array, start: number, end: number): number;
+        /** Id of a JS string (encoded latin1 so each char is one byte, as the readers decode). */
+        internString(s: string): number;
+        /** Hash of the bytes looked up by the last find() (callers reuse it for their own sets). */
+        lastHash: number;
+        /** Id of buf[start, end), or -1. */
+        find(buf: Uint8Array, start: number, end: number): number;
+        /** find() with the hash already computed by the caller as fnv1a(buf, start, end). */
+        findHashed(buf: Uint8Array, start: number, end: number, h: number): number;
+        /** Start of id's bytes in bytes(). */
+        start(id: number): number;
+        /** End of id's bytes in bytes(). */
+        end(id: number): number;
+        /** The arena holding every id's bytes (valid until the next intern). */
+        bytes(): Uint8Array;
+        /** strcmp sign of the bytes of a and b. */
+        compare(a: number, b: number): number;
+        /** The string (latin1: one char per byte, so JS string order equals byte order). */
+        get(id: number): string;
+        /** Ids sorted by bytes ascending. */
+        sortedIds(): Uint32Array;
+        private add;
+        private rehash;
     }
     /**
-     * What the corpus is made of: a given store's identity, or the synthetic corpus's size, seed, generator version
-     * and settings, prefilter and store format — a changed generator or an older store layout rebuilds the corpus.
+     * FNV-1a with a final avalanche, as a signed 32-bit integer: V8 keeps it a small integer everywhere, where an
+     * unsigned value above 2^31 becomes a heap number whenever it is passed to a function V8 did not inline.
      */
-    export function corpusStamp(cfg: Pick<ExperimentConfig, 'corpus'>): string;
-    export function prepareCorpus(cfg: ExperimentConfig, log: StageLog): Promise<{
-        store: CorpusStore;
-        info: CorpusInfo;
-    }>;
-    /** The BM25 index of the whole store (an index of an older format or another corpus is rebuilt). */
-    export function prepareBm25Index(cfg: ExperimentConfig, store: CorpusStore, info: CorpusInfo, log: StageLog): Promise<{
-        index: Bm25Index;
+    export function fnv1a(buf: Uint8Array, start: number, end: number): number;
+    /** Bytes as a latin1 string (one char per byte, as every reader and writer of TREC files decodes them). */
+    export function latin1(buf: Uint8Array, s: number, e: number): string;
+}
+declare module "citebench/src/eval/trec-io" {
+    import { StringTable } from "citebench/src/eval/string-table";
+    /** The id spaces shared by one qrels file and the runs evaluated against it. */
+    export interface TrecTables {
+        queries: StringTable;
+        docs: StringTable;
+    }
+    export function newTrecTables(): TrecTables;
+    /** Parsed lines before grouping by query: parallel arrays, one entry per line. */
+    export interface TrecEntries {
+        file: string;
+        count: number;
+        /**
+         * Query of each run of consecutive lines with the same qid: lines segStart[k] .. segStart[k+1]-1 (or to the
+         * end) belong to query segQuery[k]. Runs list a query's lines together, so this is far smaller than a
+         * query id per line.
+         */
+        segQuery: Uint32Array;
+        segStart: Uint32Array;
+        doc: Uint32Array;
+        /** Qrels: labels; run: scores (float32-rounded when read with float32). */
+        value: Int32Array | Float32Array | Float64Array;
+        /** Qrels only: line number per entry. */
+        line?: Uint32Array;
+        /** Run tag of the last line (runs only). */
+        runId?: string;
+        /** Runs only: the run's docno ids. */
+        docnos?: RunDocnos;
+    }
+    /**
+     * The docnos of one run. A docno found in the qrels keeps its qrels id (so judging is an integer lookup);
+     * any other gets a fresh id from `base` = number of qrels docnos up, with its bytes kept here, without a
+     * global hash table: a run's 1.9 M docnos would make that table large and every lookup a cache miss.
+     * A docno not in qrels that occurs in several queries gets one fresh id per occurrence; that is harmless,
+     * since such docs are only ever compared by bytes (ties, duplicates) and judged non-relevant.
+     */
+    export class RunDocnos {
+        readonly qrelsDocs: StringTable;
+        readonly base: number;
+        private arena;
+        private used;
+        private starts;
+        /** fnv1a of each fresh docno, kept from parsing: the duplicate check (trec-csr.ts) need not hash it again. */
+        private hashes;
+        private count;
+        constructor(qrelsDocs: StringTable);
+        get size(): number;
+        /** Bytes and docnos stored so far. */
+        get usedBytes(): number;
+        get added(): number;
+        /** Grow the stores once to the expected final size (avoids repeated doubling copies on big runs). */
+        reserve(docnos: number, bytes: number): void;
+        /** A fresh id for buf[start, end), whose fnv1a is h. */
+        add(buf: Uint8Array, start: number, end: number, h: number): number;
+        /** strcmp sign of the docnos of a and b. */
+        compare(a: number, b: number): number;
+        /** fnv1a of a fresh id's bytes (ids ≥ base). */
+        hash(id: number): number;
+        get(id: number): string;
+    }
+    /** Read a qrels file: `qid iter docno rel` per line (rel an integer; negative = judged pool but unjudged). */
+    export function readQrels(path: string, tables: TrecTables): TrecEntries;
+    /**
+     * Read a run file: `qid Q0 docno rank score tag [ignored…]`. Scores become float32 (trec_eval 9.0.8) unless
+     * float64 is asked for (trec_eval 10). Read the qrels first: docnos are judged against them (see RunDocnos).
+     * One tight loop over the bytes (this is the hot path for million-line runs): no per-line strings, closures
+     * or line-number arrays; an error found after parsing re-reads the file for its line number.
+     */
+    export function readRun(path: string, tables: TrecTables, opts?: {
+        float64?: boolean;
+    }): TrecEntries;
+    /** Line numbers of the given content-line ordinals (0-based, blank and # lines not counted): the error path. */
+    export function lineNumbersOf(path: string, ordinals: number[]): number[];
+}
+declare module "citebench/src/eval/trec-csr" {
+    import { type TrecEntries, type TrecTables } from "citebench/src/eval/trec-io";
+    import type { QrelsCsr, RunCsr } from "citebench/src/eval/types";
+    /** Group qrels entries by query (positions 0..numQueries-1); a doc judged twice for a query is an error. */
+    export function qrelsToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): QrelsCsr;
+    /**
+     * Group run entries by query; a docno retrieved twice for a query is an error. When the file already lists
+     * queries in query-id order (the usual case: run and qrels sorted alike) the entry arrays are used as they are,
+     * with no copy.
+     */
+    export function runToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): RunCsr;
+    /**
+     * Stable counting sort of entries by query: offsets, and the entry permutation — none when the entries are
+     * already in query order (each query one segment, ascending), as in runs written by sorting on the qid.
+     */
+    export function groupByQuery(e: TrecEntries, numQueries: number): {
+        offsets: Uint32Array;
+        perm?: Uint32Array;
+    };
+}
+declare module "citebench/src/eval/trec-eval" {
+    import { type EvalResult } from "citebench/src/eval/evaluate";
+    import { type TrecTables } from "citebench/src/eval/trec-io";
+    import type { EvalOptions } from "citebench/src/eval/types";
+    export interface TrecFileEvaluation {
+        result: EvalResult;
+        tables: TrecTables;
+        /** Query positions in qid strcmp order. */
+        queryOrder: Uint32Array;
+        runId: string;
+        /** Whether the selection asks for the runid line (all_trec / official). */
+        printRunId: boolean;
+    }
+    export function evaluateTrecFiles(qrelsPath: string, runPath: string, measureSpecs: string[], options?: EvalOptions): TrecFileEvaluation;
+    /** trec_eval's printed output for files. */
+    export function trecEvalText(qrelsPath: string, runPath: string, measureSpecs: string[], options?: EvalOptions & {
+        perQuery?: boolean;
+    }): string;
+}
+declare module "citebench/src/eval/trec-write" {
+    import type { QrelsCsr, RunCsr } from "citebench/src/eval/types";
+    /** One ranked list per query for writing. */
+    export interface RunToWrite {
+        qids: string[];
+        docnos: (doc: number) => string;
+        run: RunCsr;
+        tag: string;
+    }
+    /**
+     * Write a TREC run: per query (in the given query order) docs best first — by score descending, ties by docno
+     * descending, as trec_eval will rank them — with ranks 1..n. Float32 scores are written with the fewest digits
+     * that read back to the same float32.
+     */
+    export function writeRun(path: string, r: RunToWrite): void;
+    /** Write qrels lines `qid 0 docno label`, queries in the given order, docs as stored. */
+    export function writeQrels(path: string, qids: string[], docnos: (doc: number) => string, qrels: QrelsCsr): void;
+}
+declare module "citebench/src/eval/significance" {
+    export interface TTestResult {
+        n: number;
+        meanDiff: number;
+        t: number;
+        df: number;
+        /** Two-sided p-value. */
+        p: number;
+    }
+    export interface RandomizationResult {
+        n: number;
+        meanDiff: number;
+        trials: number;
+        /** Two-sided p-value, (count of |permuted mean| ≥ |observed| + 1) / (trials + 1). */
+        p: number;
+    }
+    type Values = ArrayLike<number>;
+    /** Paired two-sided t-test of a − b. */
+    export function pairedTTest(a: Values, b: Values): TTestResult;
+    /** Two-sided p-value of Student's t with df degrees of freedom: I_{df/(df+t²)}(df/2, 1/2). */
+    export function studentTwoSidedP(t: number, df: number): number;
+    /**
+     * Paired randomization test: each trial flips the sign of every difference with probability ½ (the null
+     * hypothesis of exchangeable labels) and compares |mean| with the observed |mean|. Deterministic given seed.
+     */
+    export function pairedRandomizationTest(a: Values, b: Values, opts?: {
+        trials?: number;
+        seed?: number | string;
+    }): RandomizationResult;
+    /** Holm–Bonferroni adjusted p-values, in the input order. */
+    export function holm(pValues: readonly number[]): number[];
+    /** ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; ~15 significant digits). */
+    export function logGamma(x: number): number;
+    /** Regularized incomplete beta I_x(a, b) by Lentz's continued fraction (Numerical Recipes betacf). */
+    export function regularizedIncompleteBeta(x: number, a: number, b: number): number;
+    /**
+     * One value of one system on one query, in one cell of one family: the unit every significance test of citebench
+     * (results.json, the report's marks, `citebench compare`, a notebook's ad-hoc comparison) is computed from.
+     * `family` and `cell` are the caller's keys: the Holm family the comparison belongs to, and what is compared
+     * within it (e.g. family = protocol|setting|measure, cell = field|pool size). Several values of the same
+     * (family, cell, system, query) are the repeats of that query: they are averaged before the test, so a query is
+     * one pair however many pool samples it was searched in.
+     */
+    export interface QueryValue {
+        family: string;
+        cell: string;
+        system: string;
+        query: string;
+        value: number;
+    }
+    /** One system against the baseline in one cell: paired tests over the shared queries, Holm-adjusted within its family. */
+    export interface BaselineComparison {
+        family: string;
+        cell: string;
+        system: string;
+        /** Queries paired (both systems have a value). */
+        n: number;
+        /** Mean of system − baseline over the paired queries. */
+        meanDiff: number;
+        tP: number;
+        randP: number;
+        tHolm: number;
+        randHolm: number;
+    }
+    /**
+     * Every system against `baseline` in every cell of every family: per query the mean over its repeats; each
+     * system paired with the baseline of its own cell on the queries both have (ids in sorted order); a two-sided
+     * paired t-test and a paired randomization test (`trials` sign flips, seeded with `${seed}|${name}`, the name
+     * `${family}|${cell}|${system}` unless `name` gives another, so a comparison's p does not depend on which others
+     * are run); Holm's correction over the comparisons of one
+     * family, for each test. A comparison with fewer than two shared queries has no test: it is left out, and is no
+     * member of its family. Results in the order the (family, cell, system) triples first appear.
+     */
+    export function testAgainstBaseline(values: Iterable<QueryValue>, baseline: string, opts?: {
+        trials?: number;
+        seed?: number | string;
+        name?: (family: string, cell: string, system: string) => string;
+    }): BaselineComparison[];
+}
+declare module "citebench/src/eval/compare" {
+    import type { EvalOptions } from "citebench/src/eval/types";
+    export interface RunComparisonRow {
+        measure: string;
+        run: string;
+        value: number;
+        /** Mean paired difference (run − baseline) over the compared queries; undefined for the baseline. */
+        diff?: number;
+        queries?: number;
+        tP?: number;
+        tPHolm?: number;
+        randP?: number;
+        randPHolm?: number;
+    }
+    export function compareTrecRuns(qrelsPath: string, runPaths: string[], measureSpecs: string[], options?: EvalOptions, test?: {
+        trials?: number;
+        seed?: number;
+    }): RunComparisonRow[];
+    export function formatComparison(rows: RunComparisonRow[]): string;
+}
+declare module "citebench/src/eval/index" {
+    /**
+     * The evaluation module's public API (experiments, notebooks, other commands).
+     *
+     *   const measures = selectMeasures(['MAP', 'nDCG', 'R@30']).measures;
+     *   const r = evaluate({ qrels, run, measures, docOrder });        // typed arrays in, Float64Array per measure out
+     *   const r2 = evaluateRankedLists(lists, qrels, measures, { docOrder });  // a Retriever's RankedLists directly
+     */
+    import { type EvalResult } from "citebench/src/eval/evaluate";
+    import type { Measure } from "citebench/src/eval/measures/measure";
+    import type { DocOrder, EvalOptions, QrelsCsr, RankedLists } from "citebench/src/eval/types";
+    export { evaluate, type EvalResult, type EvaluateArgs } from "citebench/src/eval/evaluate";
+    export { parseMeasure, selectMeasures, type Measure, type MeasureSelection } from "citebench/src/eval/registry";
+    export type { DocOrder, EvalOptions, QrelsCsr, RankedLists, RunCsr } from "citebench/src/eval/types";
+    export { evaluateTrecFiles, trecEvalText } from "citebench/src/eval/trec-eval";
+    export { formatTrecEval, formatFixed4 } from "citebench/src/eval/trec-format";
+    export { readQrels, readRun, newTrecTables } from "citebench/src/eval/trec-io";
+    export { qrelsToCsr, runToCsr } from "citebench/src/eval/trec-csr";
+    export { writeRun, writeQrels } from "citebench/src/eval/trec-write";
+    export { evaluateMdcr, formatEvaluatePy, formatMdcrTable, MDCR_NEGATIVE_TYPES } from "citebench/src/eval/mdcr";
+    export { pairedTTest, pairedRandomizationTest, holm } from "citebench/src/eval/significance";
+    export { compareTrecRuns, formatComparison, type RunComparisonRow } from "citebench/src/eval/compare";
+    /**
+     * Evaluate a Retriever's RankedLists: list q (query position q of the SearchRequest) against qrels row q, doc ids
+     * being corpus indices in both. The lists' own order is not trusted: docs are re-ranked by score with
+     * trec_eval's rule, so the numbers equal trec_eval on the run file these lists would be written to.
+     * docOrder (from the corpus store: docno byte order) is needed only when scores tie.
+     */
+    export function evaluateRankedLists(lists: RankedLists, qrels: QrelsCsr, measures: Measure[], opts?: {
+        docOrder?: DocOrder;
+        options?: EvalOptions;
+    }): EvalResult;
+}
+declare module "citebench/src/experiments/experiment" {
+    import type { DocOrder, QrelsCsr } from "citebench/src/eval/types";
+    import type { RankedLists, Retriever, Setting } from "citebench/src/retrieval/retriever";
+    /** What a cell needs of a model: its name (file names, tables) and its retriever. */
+    export interface CellModel {
+        name: string;
+        retriever: Retriever;
+    }
+    /** One retriever's numbers on the topics. */
+    export interface ExperimentCell {
+        key: string;
+        model: string;
+        queries: number;
+        /** Queries whose ranked list came back empty (each counts 0 in every mean). */
+        emptyLists: number;
+        means: Record<string, number>;
+        perQuery: Record<string, number[]>;
+        /** Query ids in topic order: the rows of perQuery. */
+        queryIds: string[];
+    }
+    /** Where and how cells are cached; without one, experiment() computes in memory and writes nothing. */
+    export interface ExperimentCache<R extends ExperimentCell = ExperimentCell> {
+        /** Folder the files below are relative to. */
         dir: string;
-    }>;
+        /** A model's record and TREC run (default cells/<model>/<name>.json, runs/<model>/<name>.trec). */
+        name: string;
+        /**
+         * Everything besides the topics, pool, qrels and retriever that determines a cell (corpus identity, sampling
+         * settings…), hashed into its key with them. Ignored where `key` is given.
+         */
+        keyParts?: unknown;
+        /** The key of a retriever's cell, replacing the default hash (the runner's pool groups keep their historical key). */
+        key?: (retriever: Retriever) => string;
+        /** The stored record of a computed cell (default: the cell and its run file). */
+        record?: (cell: ExperimentCell, runFile: string) => R;
+        /** A cell whose lock a live worker holds: 'wait' (default) until it is written, or 'skip' it. */
+        locked?: 'wait' | 'skip';
+        lockStaleMs?: number;
+    }
+    export interface ExperimentInput<R extends ExperimentCell = ExperimentCell> {
+        /** Article ids (run files, query ids) and trec_eval's tie order over them (a corpus store gives both). */
+        docs: {
+            id(i: number): string;
+            idOrder: DocOrder;
+        };
+        /** Corpus indices of the query articles. */
+        topics: Uint32Array;
+        /** The candidate pool every topic searches (sorted, distinct)… */
+        pool?: Uint32Array;
+        /** …or each topic's own candidate list (scored, not searched: MDCR-style). */
+        candidates?: Uint32Array[];
+        qrels: QrelsCsr;
+        retrievers: CellModel[];
+        /** Measure names as configs give them (MAP, nDCG, R@30…), one cutoff each. */
+        measures: string[];
+        /** Results per topic. */
+        k: number;
+        setting?: Setting;
+        /** A topic whose list comes back empty: counts 0 in every mean ('zero', trec_eval -c) or fails the cell. */
+        emptyLists?: 'zero' | 'error';
+        cache?: ExperimentCache<R>;
+        log?: (line: string) => void;
+    }
+    export interface ExperimentOutput<R extends ExperimentCell = ExperimentCell> {
+        /** One per retriever, in the order given (models another live worker holds are left out: `skipped`). */
+        cells: R[];
+        /** The ranked lists of the retrievers searched now (cached cells are not read back). */
+        lists: Map<string, RankedLists>;
+        /** Retrievers whose cell another live worker holds (cache.locked 'skip' only). */
+        skipped: string[];
+    }
+    /** Evaluate every retriever on the topics (reading back each cached cell that is current). */
+    export function experiment<R extends ExperimentCell = ExperimentCell>(input: ExperimentInput<R>): Promise<ExperimentOutput<R>>;
 }
 declare module "citebench/src/retrieval/dense/file-hash" {
     /** Fast, content-based: size + SHA-256 of the first and last 4 MiB (the whole file when smaller than 8 MiB). */
@@ -2263,6 +2340,21 @@ declare module "citebench/src/retrieval/dense/encoder" {
         sep: number;
     }>;
 }
+declare module "citebench/src/util/shard" {
+    export interface Shard {
+        index: number;
+        count: number;
+    }
+    export function parseShard(v: string | undefined, option?: string): Shard | undefined;
+    /** Round-robin: unit u belongs to shard u mod N (chunks, pool groups: spreads big and small ones). */
+    export function inShard(unit: number, shard: Shard | undefined): boolean;
+    /** Contiguous block [from, to) of n items for a shard: concatenating the blocks in shard order gives 0…n−1. */
+    export function shardRange(n: number, shard: Shard | undefined): {
+        from: number;
+        to: number;
+    };
+    export function shardLabel(shard: Shard | undefined): string;
+}
 declare module "citebench/src/retrieval/dense/store" {
     import type { TextSource } from "citebench/src/corpus/article";
     import { type Shard } from "citebench/src/util/shard";
@@ -2302,6 +2394,21 @@ declare module "citebench/src/retrieval/dense/store" {
          */
         shard?: Shard;
     }
+    /**
+     * Where a store's vectors come from: an encoder over corpus texts, or a file of vectors computed elsewhere
+     * (import/). `vectors` returns the rows of the given sorted corpus indices, all within chunk `chunk`.
+     */
+    export interface VectorSource {
+        /** Must equal the store's manifest fingerprint: vectors of another model never enter a store. */
+        fingerprint: string;
+        /** Progress label (default `encode <model>`). */
+        label?: string;
+        vectors(indices: Uint32Array, chunk: number, onBatch: (articles: number) => void): Promise<{
+            dim: number;
+            offsets: Uint32Array;
+            vectors: Float32Array;
+        }>;
+    }
     /** Which chunks of a request are complete (`citebench encode --status`). */
     export interface StoreStatus {
         /** Chunks that hold requested articles, ascending. */
@@ -2335,10 +2442,18 @@ declare module "citebench/src/retrieval/dense/store" {
          * order. Returns how many articles were encoded now.
          */
         encodeMissing(encoder: Encoder, texts: TextSource, indices?: Uint32Array, opts?: EncodeOptions): Promise<number>;
+        /**
+         * Store every requested article (default: the whole corpus) that the store lacks, from `source`, chunk by
+         * chunk in index order: the one write path of encoded and imported vectors, so both resume and shard alike.
+         * Returns how many articles were written now.
+         */
+        fillMissing(source: VectorSource, indices?: Uint32Array, opts?: EncodeOptions): Promise<number>;
         /** Sorted corpus indices a chunk file holds (read from its header, not its vectors), or undefined. */
         chunkIndices(c: number): Uint32Array | undefined;
         /** Which chunks lack requested articles (default: the whole corpus); reads chunk headers only. */
         status(indices?: Uint32Array): StoreStatus;
+        /** Per corpus index, 1 where the store holds its vector(s): from chunk headers only. */
+        presentMask(): Uint8Array;
         /** Sorted corpus indices present in the store. */
         presentIndices(): Uint32Array;
         /**
@@ -2348,45 +2463,321 @@ declare module "citebench/src/retrieval/dense/store" {
         load(indices: Uint32Array): VectorSet;
     }
 }
-declare module "citebench/src/retrieval/dense/cross-encoder" {
-    import type { TextSource } from "citebench/src/corpus/article";
-    import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
-    import { type ResolvedModel } from "citebench/src/retrieval/dense/models";
-    import { type Device } from "citebench/src/retrieval/dense/encoder";
-    export interface CrossEncoderOptions {
+declare module "citebench/src/experiments/models" {
+    /**
+     * What a run knows of a model once its kind's entry (kinds/) has built it: a ready model (its retriever, weights,
+     * settings and summary, and what models built on it may use: an encoder, an embedding store, a BM25 index), or
+     * a recorded skip with the reason (a missing model folder is not an error: the run says how to add it).
+     */
+    import type { Retriever } from "citebench/src/retrieval/retriever";
+    import type { Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    import type { Encoder } from "citebench/src/retrieval/dense/encoder";
+    import type { ResolvedModel } from "citebench/src/retrieval/dense/models";
+    import type { EmbeddingStore } from "citebench/src/retrieval/dense/store";
+    /**
+     * What a report must say about a model's weights: only `trained` numbers can be findings; `imported` vectors
+     * (computed outside citebench, provenance unknown) are said to be so.
+     */
+    export type Weights = 'lexical' | 'trained' | 'random' | 'imported';
+    export interface ModelInfo {
         name: string;
-        texts: TextSource;
-        threads?: number;
-        /** Pairs per forward pass (default 16). */
-        batchSize?: number;
-        /** cpu (default) | cuda | auto, as for the encoders. */
-        device?: Device;
-        log?: (line: string) => void;
+        /** Its kind's name in the registry (kinds/index.ts). */
+        kind: string;
+        weights: Weights;
+        /** Settings that determine its output (BM25 parameters after tuning; dense pooling, distance, folder). */
+        settings: Record<string, unknown>;
+        /** What the dry run and the report say of it beside its name (its entry's words), e.g. "k1 0.9, b 0.4". */
+        summary?: string;
     }
-    export class CrossEncoderRetriever implements Retriever {
-        readonly model: ResolvedModel;
-        private readonly tokenizer;
-        private readonly session;
-        private readonly special;
-        private readonly opts;
-        readonly name: string;
-        private fingerprint_;
-        private constructor();
-        static load(model: ResolvedModel, opts: CrossEncoderOptions): Promise<CrossEncoderRetriever>;
-        get fingerprint(): string;
-        /** Token ids and types of one pair, exactly as the model sees them. */
-        pairTokens(query: number, candidate: number): {
-            ids: Int32Array;
-            types: Int32Array;
+    export interface ReadyModel extends ModelInfo {
+        retriever: Retriever;
+        /** Dense models: the loaded encoder (MDCR scores its pairs with it). */
+        encoder?: Encoder;
+        /** Dense models: their embedding store (the runner's encode stage fills it; a dense Profiler builds its profiles from it). */
+        embeddings?: EmbeddingStore;
+        /**
+         * A first-stage model: it ranks a pool with its own encoder, vectors or BM25 parameters (not through other
+         * models). MDCR's model-based negatives come from these models' lists (the paper's: BM25 and encoders).
+         */
+        firstStage?: boolean;
+        /** BM25 models: the index and the parameters they search with (a sparse Profiler builds its profiles from them). */
+        bm25?: {
+            index: Bm25Index;
+            k1: number;
+            b: number;
+            accurate: boolean;
         };
-        /** Relevance logits of (query, candidate) pairs, in input order. */
-        scorePairs(pairs: [number, number][]): Promise<Float32Array>;
-        search(req: SearchRequest): Promise<RankedLists>;
+        /** Vectors imported from a file (kind embeddings): no encoder; `strict` = a pool article without a vector is an error. */
+        imported?: {
+            file: string;
+            strict: boolean;
+        };
         release(): Promise<void>;
     }
+    export interface SkippedModel {
+        name: string;
+        reason: string;
+    }
+    /**
+     * Random-weight folders (the test models of this project) must never pass for trained encoders: a folder
+     * whose name says `random` is marked so, and so is one whose config.json says so.
+     */
+    export function weightsOf(model: ResolvedModel): Weights;
+    /**
+     * Imported vectors, before any cell: every query the plan searches must have a vector (an error naming the
+     * first); pool articles without one are counted, the first few named, and said in the model's summary (strict:
+     * an error).
+     */
+    export function checkImportedCoverage(m: ReadyModel, queries: Uint32Array, pool: Uint32Array, paperId: (i: number) => string, log: (line: string) => void): void;
+    export function isSkipped(x: ResolvedModel | SkippedModel): x is SkippedModel;
+}
+declare module "citebench/src/experiments/kinds/types" {
+    /**
+     * What one model kind is, in one place (one file per kind; index.ts is the registry): how its YAML node is read
+     * and checked, how it becomes a ready model (its Retriever and what the runner must prepare for it), what it
+     * costs in the dry run, and how it is described. The runner, the planner and the report ask the entry; none of
+     * them switches on a kind.
+     */
+    import type { CorpusStore } from "citebench/src/corpus/store";
+    import type { Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    import type { Device } from "citebench/src/retrieval/dense/encoder";
+    import type { TuningRecord } from "citebench/src/report/results";
+    import type { Field } from "citebench/src/corpus/fields";
+    import type { Setting } from "citebench/src/retrieval/retriever";
+    import type { Reader } from "citebench/src/experiments/config-reader";
+    import type { ReadyModel, SkippedModel } from "citebench/src/experiments/models";
+    /** Every model config has these two; the rest is its kind's. */
+    export interface ModelConfigBase {
+        kind: string;
+        name: string;
+    }
+    /** What entries read of a run's config (an ExperimentConfig is one). */
+    export interface RunConfig {
+        seed: number;
+        k: number;
+        queryYear: number;
+        /** Cache folder: tuning results, embedding stores. */
+        work: string;
+        modelsDir?: string;
+        validation: {
+            queries: number;
+        };
+        protocols: {
+            dataset?: {
+                queries: number;
+                pools: number[];
+                repeats: number;
+            };
+        };
+        settings?: Setting[];
+    }
+    /** The settings a config runs, in order (absent: transductive only). */
+    export function settingsOf(cfg: Pick<RunConfig, 'settings'>): Setting[];
+    /** A run's query sets (splits.ts QuerySplits). */
+    export interface Splits {
+        get(protocol: 'dataset' | 'field', split: 'test' | 'val', field: Field | null, setting?: Setting): Uint32Array;
+    }
+    export interface Estimate {
+        stage: string;
+        seconds: number;
+        bytes: number;
+        /** The assumption behind a number that was not measured as such (printed under the stage). */
+        assumption?: string;
+    }
+    /** What an entry's `build` gets: the run so far. */
+    export interface BuildContext {
+        cfg: RunConfig;
+        store: CorpusStore;
+        /** Identity of the corpus store (store-key.ts): dense embedding stores are keyed on it. */
+        corpusKey?: string;
+        /** Models ready so far (those configured above this one). */
+        ready: ReadyModel[];
+        /** The corpus's BM25 index, built when a configured kind `needs` it. */
+        bm25Index?: {
+            index: Bm25Index;
+            dir: string;
+        };
+        splits: Splits;
+        /** The corpus and exclusion lists the splits are drawn from: part of every tuning cache key. */
+        sampleKey: string;
+        threads: number;
+        /** cpu | cuda | auto for encoders. */
+        device?: Device;
+        /** Download a missing model folder from the hub (`--allow-remote`). */
+        allowRemote?: boolean;
+        log: (line: string) => void;
+        /** Tuning records for results.json (`tuning`) and the report's tuning chart. */
+        tuning: TuningRecord[];
+        /** Time a step under `stage` in timings.json. */
+        timed<T>(stage: string, f: () => Promise<T>): Promise<T>;
+    }
+    /** What an entry's costs may ask of the rest of the config (dispatched through the registry). */
+    export interface CostEnv {
+        /** Articles of the (prefiltered) corpus. */
+        articles: number;
+        /** BM25 searches in child processes (each with its own index copy) rather than threads. */
+        processes: boolean;
+        /** Bytes of the outbound citation graph (navigation's and the Profiler's CSR). */
+        graphBytes: number;
+        model(name: string): ModelConfigBase;
+        /** Whether a model searches vectors of an encoder (its kind `needs` an encode stage): a Profiler over it adds vectors. */
+        dense(m: ModelConfigBase): boolean;
+        perQuery(m: ModelConfigBase, pool: number): number;
+        perGroup(m: ModelConfigBase, pool: number): {
+            seconds: number;
+            bytes: number;
+        };
+        modelBytes(m: ModelConfigBase): number;
+        /** Seconds to re-score one candidate with `m` as a scorer (navigation's ranking phase, re-ranking). */
+        rescore(m: ModelConfigBase): number;
+    }
+    /** A kind's share of the dry-run estimate (plan.ts sums them per pool group and setting). */
+    export interface KindCost<C> {
+        /** Search seconds per query at a pool size. */
+        perQuery(c: C, env: CostEnv, pool: number): number;
+        /** One-off work per pool group (profile builds, sampling) and what it holds at a pool (default none). */
+        perGroup?(c: C, env: CostEnv, pool: number): {
+            seconds: number;
+            bytes: number;
+        };
+        /** What the model holds besides the pool's structures: index, graph, encoder (default 0). */
+        modelBytes?(c: C, env: CostEnv): number;
+        /** Seconds to re-score one candidate with this model as a scorer (default: BM25's re-scoring rate). */
+        rescore?(c: C, env: CostEnv): number;
+        /** The assumption behind a number not measured as such, printed under the estimate. */
+        assumption?(c: C, env: CostEnv): string | undefined;
+        /** Grid points its tuning evaluates on the validation split (0: not tuned). */
+        tuningPoints?(c: C): number;
+        /** Appended to its cells' stage name (e.g. ", 12 profile builds"). */
+        cellsNote?(c: C, groups: number): string;
+        /** Stages of its own before the cells (encoding); `poolArticles` = the expected union of all pools. */
+        stages?(c: C, env: CostEnv, poolArticles: number): Estimate[];
+    }
+    export interface KindEntry<C extends ModelConfigBase> {
+        kind: C['kind'];
+        /** One line for `docs`-style help: what the kind is. */
+        about: string;
+        /**
+         * Read and check the model's YAML node at `p` (['models', name]); `earlier` = the models configured above it
+         * (the only ones it may name). Errors through `r.fail` (file, line, key).
+         */
+        parse(r: Reader, p: string[], name: string, earlier: string[]): C;
+        /** What the runner prepares before any model is built: the corpus's BM25 index; an encode stage (dense stores). */
+        needs?: {
+            bm25Index?: boolean;
+            encode?: boolean;
+        };
+        /** Whether the config asks it to tune a parameter on the validation split (the dataset level then runs). */
+        tuned?(c: C): boolean;
+        /** The dry run's words after the kind: `bm25 (bm25, k1 0.9 b 0.4)`. */
+        describe(c: C): string;
+        /** A model without `kind:` whose node has this key is of this kind (`{ embeddings: FILE }`). */
+        impliedBy?: string;
+        /** Said after a skip's reason in the log (e.g. where the docs say how to add the model). */
+        skipHint?: string;
+        /** Its ready model (retriever, settings record, summary), or a recorded skip with the reason. */
+        build(c: C, ctx: BuildContext): Promise<ReadyModel | SkippedModel>;
+        cost: KindCost<C>;
+    }
+}
+declare module "citebench/src/experiments/kinds/bm25" {
+    import type { ReadyModel } from "citebench/src/experiments/models";
+    import { type BuildContext, type KindEntry } from "citebench/src/experiments/kinds/types";
+    export interface Bm25ModelConfig {
+        kind: 'bm25';
+        name: string;
+        k1: number;
+        b: number;
+        /** Lucene's exact document lengths instead of its lossy one-byte norms. */
+        accurate: boolean;
+        /** Grid search of k1 and b on the validation split (paper §3.1); the chosen values replace k1/b. */
+        tune?: {
+            k1: number[];
+            b: number[];
+            measure: string;
+        };
+    }
+    export const DEFAULT_TUNE_GRID: {
+        k1: number[];
+        b: number[];
+        measure: string;
+    };
+    export const bm25: KindEntry<Bm25ModelConfig>;
+    /** The ready model of fixed parameters (after tuning): lexical weights, its index offered to models built on it. */
+    export function bm25Ready(c: Bm25ModelConfig, params: {
+        k1: number;
+        b: number;
+    }, ctx: Pick<BuildContext, 'store' | 'bm25Index' | 'threads'>): ReadyModel;
+}
+declare module "citebench/src/util/format" {
+    /** Durations and byte counts as the dry run and the cluster scripts print them. */
+    export function formatDuration(s: number): string;
+    export function formatBytes(b: number): string;
+}
+declare module "citebench/src/experiments/kinds/dense" {
+    import type { CorpusStore } from "citebench/src/corpus/store";
+    import { type Device } from "citebench/src/retrieval/dense/encoder";
+    import { type ResolvedModel } from "citebench/src/retrieval/dense/models";
+    import { type ReadyModel, type SkippedModel } from "citebench/src/experiments/models";
+    import type { KindEntry } from "citebench/src/experiments/kinds/types";
+    export interface DenseModelConfig {
+        kind: 'dense';
+        name: string;
+        /** Registry name (scibert, specter, scincl, aspire-bm, aspire-cs), Hugging Face id or model folder. */
+        model: string;
+        modelsDir?: string;
+        pooling?: 'cls' | 'mean' | 'aspire';
+        distance?: 'l2' | 'ip';
+        layers?: 'all' | 'last';
+        maxLength?: number;
+        quantized: boolean;
+        /** Load onnx/model_fp16.onnx (float16 compute, for GPUs) where the folder has it; else model.onnx. */
+        fp16?: boolean;
+        hnsw?: {
+            M: number;
+            efConstruction: number;
+            efSearch: number;
+        };
+    }
+    export const dense: KindEntry<DenseModelConfig>;
+    /** Resolve a dense model; a folder that is not there yet is a skip with the way to add it, not an error. */
+    /**
+     * `log` is told when a checkpoint is converted (seconds for BERT-base, once per checkpoint) or downloaded;
+     * `allowRemote` downloads a registry model or hub id whose folder is missing (`citebench run --allow-remote`).
+     */
+    export function resolveDense(cfg: DenseModelConfig, modelsDir: string | undefined, opts?: {
+        log?: (line: string) => void;
+        allowRemote?: boolean;
+    }): Promise<ResolvedModel | SkippedModel>;
+    export function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel, store: CorpusStore, corpusKey: string | undefined, workDir: string, threads: number, device?: Device): Promise<ReadyModel>;
+    /**
+     * The files a dense model's weights come from, with their SHA-256 (the report's metadata names them): the
+     * checkpoint it was converted from, else its ONNX file.
+     */
+    export function weightFilesOf(model: ResolvedModel): {
+        file: string;
+        sha256: string;
+    }[];
+}
+declare module "citebench/src/experiments/kinds/embeddings" {
+    import type { KindEntry } from "citebench/src/experiments/kinds/types";
+    export interface EmbeddingsModelConfig {
+        kind: 'embeddings';
+        name: string;
+        /** SciRepEval JSONL, .npy or .safetensors. */
+        embeddings: string;
+        /** Paper ids of a .npy / .safetensors file (default X.ids.txt beside it). */
+        ids?: string;
+        distance: 'l2' | 'ip';
+        /** A pool article without a vector is an error instead of a counted skip. */
+        strict: boolean;
+        /** What the user says the vectors are (absent: imported, of unknown provenance). */
+        weights?: 'trained' | 'random';
+    }
+    export const embeddings: KindEntry<EmbeddingsModelConfig>;
 }
 declare module "citebench/src/retrieval/scorer" {
-    import type { RankedLists, Retriever, Setting } from "citebench/src/retrieval/retriever";
+    import type { RankedLists, Retriever, SearchRequest, Setting } from "citebench/src/retrieval/retriever";
     export interface WeightedScorer {
         retriever: Retriever;
         weight: number;
@@ -2410,6 +2801,11 @@ declare module "citebench/src/retrieval/scorer" {
     export function splitLists(r: RankedLists, k?: number): Uint32Array[];
     /** Short content hash of a typed array (graphs, tie keys) for fingerprints. */
     export function arrayDigest(...arrays: ArrayBufferView[]): string;
+    /**
+     * A `candidates` request answered by a ranking phase alone: each query's given list (itself left out where
+     * excludeSelf) scored by the weighted scorers under the request's pool statistics and ranked, cut at k.
+     */
+    export function rankGiven(scorers: WeightedScorer[], req: SearchRequest, tieKey?: Uint32Array): Promise<RankedLists>;
 }
 declare module "citebench/src/retrieval/navigation" {
     /**
@@ -2455,6 +2851,8 @@ declare module "citebench/src/retrieval/navigation" {
         private fingerprint_;
         constructor(opts: NavigationOptions);
         get fingerprint(): string;
+        /** Fixed candidate lists have nothing to navigate to: the ranking phase scores them (MDCR). */
+        readonly scoresCandidates = true;
         search(req: SearchRequest): Promise<RankedLists>;
     }
     /**
@@ -2463,6 +2861,131 @@ declare module "citebench/src/retrieval/navigation" {
      * ones dropped.
      */
     export function navigate(graph: OutboundGraph, D: Uint32Array, kc: number, member: Uint8Array, self: number): Uint32Array;
+}
+declare module "citebench/src/retrieval/dense/cross-encoder" {
+    import type { TextSource } from "citebench/src/corpus/article";
+    import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
+    import { type ResolvedModel } from "citebench/src/retrieval/dense/models";
+    import { type Device } from "citebench/src/retrieval/dense/encoder";
+    export interface CrossEncoderOptions {
+        name: string;
+        texts: TextSource;
+        threads?: number;
+        /** Pairs per forward pass (default 16). */
+        batchSize?: number;
+        /** cpu (default) | cuda | auto, as for the encoders. */
+        device?: Device;
+        log?: (line: string) => void;
+    }
+    export class CrossEncoderRetriever implements Retriever {
+        readonly model: ResolvedModel;
+        private readonly tokenizer;
+        private readonly session;
+        private readonly special;
+        private readonly opts;
+        readonly name: string;
+        private fingerprint_;
+        private constructor();
+        static load(model: ResolvedModel, opts: CrossEncoderOptions): Promise<CrossEncoderRetriever>;
+        get fingerprint(): string;
+        /** Token ids and types of one pair, exactly as the model sees them. */
+        pairTokens(query: number, candidate: number): {
+            ids: Int32Array;
+            types: Int32Array;
+        };
+        /** Relevance logits of (query, candidate) pairs, in input order. */
+        scorePairs(pairs: [number, number][]): Promise<Float32Array>;
+        readonly scoresCandidates = true;
+        search(req: SearchRequest): Promise<RankedLists>;
+        release(): Promise<void>;
+    }
+}
+declare module "citebench/src/experiments/kinds/composed" {
+    /**
+     * What the kinds built on other models (navigation, profiler, rerank) share: reading references to models
+     * configured above, scorers and cross-encoder folders; finding those models ready (a skipped one makes this one
+     * a recorded skip); loading a cross-encoder; costing a scorer.
+     */
+    import { CrossEncoderRetriever } from "citebench/src/retrieval/dense/cross-encoder";
+    import type { WeightedScorer } from "citebench/src/retrieval/scorer";
+    import { type Reader } from "citebench/src/experiments/config-reader";
+    import { type ReadyModel, type SkippedModel, type Weights } from "citebench/src/experiments/models";
+    import type { BuildContext, CostEnv } from "citebench/src/experiments/kinds/types";
+    /** One part of a scorer: a model configured above (or `cross-encoder`: the model's crossEncoder folder) and its weight. */
+    export interface ScorerPart {
+        model: string;
+        weight: number;
+    }
+    /** An ONNX sequence-classification folder: registry name, hub id ORG/NAME (as <modelsDir>/ORG--NAME) or folder. */
+    export interface CrossEncoderRef {
+        model: string;
+        modelsDir?: string;
+        quantized: boolean;
+        /** As for dense models: onnx/model_fp16.onnx where the folder has it. */
+        fp16?: boolean;
+        maxLength?: number;
+    }
+    /** The name of a model configured above `name`, at key `key`. */
+    export function readRef(r: Reader, p: string[], key: string, name: string, earlier: string[]): string;
+    export function readCrossEncoder(r: Reader, p: string[]): CrossEncoderRef | undefined;
+    /** scorer: a model name, or a mapping name → weight; `cross-encoder` names the crossEncoder folder. */
+    export function readScorer(r: Reader, p: string[], name: string, earlier: string[], dflt: string | undefined, ce: CrossEncoderRef | undefined): ScorerPart[];
+    /** A model this one is built on: ready, or this one is a skip. */
+    export class Skip extends Error {
+    }
+    export function need(ctx: Pick<BuildContext, 'ready'>, name: string, by: string): ReadyModel;
+    /** `build` with a Skip turned into a recorded skip. */
+    export function orSkip(name: string, f: () => Promise<ReadyModel>): Promise<ReadyModel | SkippedModel>;
+    export function combineWeights(ws: Weights[]): Weights;
+    export function loadCrossEncoder(ref: CrossEncoderRef, ctx: BuildContext, name: string): Promise<{
+        retriever: CrossEncoderRetriever;
+        weights: Weights;
+        dir: string;
+    }>;
+    /** A first stage re-scored by weighted scorers (navigation, rerank): the parts ready, their weights, their text. */
+    export function scorers(c: {
+        name: string;
+        first: string;
+        scorer: ScorerPart[];
+        crossEncoder?: CrossEncoderRef;
+    }, ctx: BuildContext): Promise<{
+        first: ReadyModel;
+        ce: {
+            retriever: CrossEncoderRetriever;
+            weights: Weights;
+            dir: string;
+        } | undefined;
+        parts: WeightedScorer[];
+        weights: Weights;
+        text: string;
+    }>;
+    /** Seconds to re-score `candidates` with every part of a scorer. */
+    export function scorerSeconds(parts: ScorerPart[], candidates: number, env: CostEnv): number;
+    /** Memory of the scorers besides the first stage: a cross-encoder, or another configured model. */
+    export function scorerBytes(c: {
+        first: string;
+        scorer: ScorerPart[];
+    }, env: CostEnv): number;
+    export const crossEncoderNote: (c: {
+        scorer: ScorerPart[];
+    }) => string;
+}
+declare module "citebench/src/experiments/kinds/navigation" {
+    import type { KindEntry } from "citebench/src/experiments/kinds/types";
+    import { type CrossEncoderRef, type ScorerPart } from "citebench/src/experiments/kinds/composed";
+    export interface NavigationModelConfig {
+        kind: 'navigation';
+        name: string;
+        /** A model configured above: the keyword (or any) first stage. */
+        first: string;
+        /** k_d and k_c per iteration (length T). */
+        kd: number[];
+        kc: number[];
+        /** Ranking phase: Σ weight · score of these models (default: the first stage's own scores). */
+        scorer: ScorerPart[];
+        crossEncoder?: CrossEncoderRef;
+    }
+    export const navigation: KindEntry<NavigationModelConfig>;
 }
 declare module "citebench/src/retrieval/profiler/citing" {
     /**
@@ -2615,6 +3138,27 @@ declare module "citebench/src/retrieval/profiler/sparse" {
      */
     export function keepTopTerms(terms: Uint32Array, w: Float64Array, top: number, scratch: Float64Array): void;
 }
+declare module "citebench/src/experiments/kinds/profiler" {
+    import { type KindEntry } from "citebench/src/experiments/kinds/types";
+    export interface ProfilerModelConfig {
+        kind: 'profiler';
+        name: string;
+        base: string;
+        beta: number;
+        /** Sparse profiles: keep the citing part of the top N terms only (absent: all; see profiler/sparse.ts). */
+        topTerms?: number;
+        /** Choose β on the dataset-level validation split (like BM25's k1/b); the chosen value replaces beta. */
+        tune?: {
+            beta: number[];
+            measure: string;
+        };
+    }
+    export const DEFAULT_BETA_GRID: {
+        beta: number[];
+        measure: string;
+    };
+    export const profiler: KindEntry<ProfilerModelConfig>;
+}
 declare module "citebench/src/retrieval/rerank" {
     /**
      * Re-ranking: a first stage's top `depth` papers (BM25, navigation output, any retriever) re-scored by a dense
@@ -2637,351 +3181,335 @@ declare module "citebench/src/retrieval/rerank" {
         private fingerprint_;
         constructor(opts: RerankOptions);
         get fingerprint(): string;
+        /** Fixed candidate lists are the lists to re-rank: every candidate is re-scored (MDCR). */
+        readonly scoresCandidates = true;
         search(req: SearchRequest): Promise<RankedLists>;
     }
 }
-declare module "citebench/src/eval/trec-format" {
-    /**
-     * trec_eval's text output: `printf("%-22s\t%s\t%6.4f\n")` for float measures, `%ld` for counts.
-     * C's printf rounds the exact binary value half-to-even (0.03125 → 0.0312); JS toFixed rounds such exact ties up,
-     * so ties are fixed here.
-     */
-    import type { EvalResult } from "citebench/src/eval/evaluate";
-    /** C `%6.4f`. */
-    export function formatFixed4(x: number): string;
-    /** C `%ld` of `(long) value`. */
-    export function formatLong(x: number): string;
-    export function formatLine(name: string, qid: string, value: string): string;
-    export interface TrecEvalPrintOptions {
-        /** -q: per-query lines (queries in the given order) before the `all` lines. */
-        perQuery?: boolean;
-        /** Query positions in print order (trec_eval: qid strcmp order). */
-        queryOrder: Uint32Array;
-        qid: (q: number) => string;
-        /** Print `runid  all  TAG` first among the `all` lines (trec_eval does for all_trec / official). */
-        runId?: string;
+declare module "citebench/src/experiments/kinds/rerank" {
+    import type { KindEntry } from "citebench/src/experiments/kinds/types";
+    import { type CrossEncoderRef, type ScorerPart } from "citebench/src/experiments/kinds/composed";
+    export interface RerankModelConfig {
+        kind: 'rerank';
+        name: string;
+        first: string;
+        depth: number;
+        scorer: ScorerPart[];
+        crossEncoder?: CrossEncoderRef;
     }
-    /** The whole trec_eval output for an evaluation result. */
-    export function formatTrecEval(r: EvalResult, o: TrecEvalPrintOptions): string;
+    export const rerank: KindEntry<RerankModelConfig>;
 }
-declare module "citebench/src/eval/string-table" {
+declare module "citebench/src/experiments/kinds/index" {
     /**
-     * Interns byte strings (docnos, qids) to dense integer ids without creating a JS string per line: bytes are
-     * copied once into an arena and found again through an open-addressing hash table. compare() is byte-wise, as
-     * trec_eval's strcmp, so it can serve as the evaluator's docno tie-break order.
+     * The model-kind registry: every kind a config may name, one entry each (types.ts says what an entry holds).
+     * A new kind is a file beside these with its config type and entry, one line in builtIn and one in ModelConfig
+     * (docs/model-kinds.md).
      */
-    export class StringTable {
-        private arena;
-        private used;
-        /** starts[id]..starts[id+1] are the bytes of id. */
-        private starts;
-        private hashes;
-        private slots;
-        /**
-         * One bit per hash value modulo its size (≈ 16 bits per string, a few hundred KB): a clear bit proves a
-         * string absent without touching the table, which makes the common case of find(), a run docno that is not
-         * in the qrels, cheap and cache-friendly.
-         */
-        private filter;
-        private filterMask;
-        private count;
-        get size(): number;
-        /** Id of buf[start, end), adding it if new. */
-        intern(buf: Uint8Array, start: number, end: number): number;
-        /** Id of a JS string (encoded latin1 so each char is one byte, as the readers decode). */
-        internString(s: string): number;
-        /** Hash of the bytes looked up by the last find() (callers reuse it for their own sets). */
-        lastHash: number;
-        /** Id of buf[start, end), or -1. */
-        find(buf: Uint8Array, start: number, end: number): number;
-        /** find() with the hash already computed by the caller as fnv1a(buf, start, end). */
-        findHashed(buf: Uint8Array, start: number, end: number, h: number): number;
-        /** Start of id's bytes in bytes(). */
-        start(id: number): number;
-        /** End of id's bytes in bytes(). */
-        end(id: number): number;
-        /** The arena holding every id's bytes (valid until the next intern). */
-        bytes(): Uint8Array;
-        /** strcmp sign of the bytes of a and b. */
-        compare(a: number, b: number): number;
-        /** The string (latin1: one char per byte, so JS string order equals byte order). */
-        get(id: number): string;
-        /** Ids sorted by bytes ascending. */
-        sortedIds(): Uint32Array;
-        private add;
-        private rehash;
-    }
-    export function fnv1a(buf: Uint8Array, start: number, end: number): number;
-    /** Bytes as a latin1 string (one char per byte, as every reader and writer of TREC files decodes them). */
-    export function latin1(buf: Uint8Array, s: number, e: number): string;
+    import type { Reader } from "citebench/src/experiments/config-reader";
+    import { type Bm25ModelConfig } from "citebench/src/experiments/kinds/bm25";
+    import { type DenseModelConfig } from "citebench/src/experiments/kinds/dense";
+    import { type EmbeddingsModelConfig } from "citebench/src/experiments/kinds/embeddings";
+    import { type NavigationModelConfig } from "citebench/src/experiments/kinds/navigation";
+    import { type ProfilerModelConfig } from "citebench/src/experiments/kinds/profiler";
+    import { type RerankModelConfig } from "citebench/src/experiments/kinds/rerank";
+    import type { KindEntry, ModelConfigBase } from "citebench/src/experiments/kinds/types";
+    export type ModelConfig = Bm25ModelConfig | DenseModelConfig | EmbeddingsModelConfig | NavigationModelConfig | ProfilerModelConfig | RerankModelConfig;
+    export type ModelKind = ModelConfig['kind'];
+    /** Register a kind at run time (a test's toy kind, a plug-in); a kind already there is an error. */
+    export function registerKind<C extends ModelConfigBase>(entry: KindEntry<C>): void;
+    /** Remove a kind registered at run time (tests). */
+    export function unregisterKind(kind: string): void;
+    export function kindNames(): string[];
+    /** The entry of a configured model. */
+    export function entryOf<C extends ModelConfigBase>(m: C): KindEntry<C>;
+    /**
+     * The kind a model without `kind:` has: the kind whose key its node holds (`embeddings: FILE`), `bm25` for a model
+     * named bm25, else a dense encoder named like the model.
+     */
+    export function defaultKind(name: string, keys?: string[]): string;
+    /** Read the model at ['models', name] with its kind's entry (errors name file, line and key). */
+    export function parseModel(r: Reader, name: string, earlier: string[]): ModelConfig;
+    /** Whether a config asks any model for a tuning split. */
+    export function anyTuned(models: ModelConfig[]): boolean;
+    /** Whether a kind of the config needs a prepared thing (the corpus's BM25 index, an encode stage). */
+    export function anyNeeds(models: ModelConfig[], what: 'bm25Index' | 'encode'): boolean;
+    export type { KindEntry, BuildContext, CostEnv, KindCost, ModelConfigBase, RunConfig, Splits } from "citebench/src/experiments/kinds/types";
+    export type { Bm25ModelConfig, DenseModelConfig, EmbeddingsModelConfig, NavigationModelConfig, ProfilerModelConfig, RerankModelConfig };
+    export { DEFAULT_TUNE_GRID } from "citebench/src/experiments/kinds/bm25";
+    export { DEFAULT_BETA_GRID } from "citebench/src/experiments/kinds/profiler";
+    export type { ScorerPart, CrossEncoderRef } from "citebench/src/experiments/kinds/composed";
 }
-declare module "citebench/src/eval/trec-io" {
-    import { StringTable } from "citebench/src/eval/string-table";
-    /** The id spaces shared by one qrels file and the runs evaluated against it. */
-    export interface TrecTables {
-        queries: StringTable;
-        docs: StringTable;
-    }
-    export function newTrecTables(): TrecTables;
-    /** Parsed lines before grouping by query: parallel arrays, one entry per line. */
-    export interface TrecEntries {
-        file: string;
-        count: number;
-        /**
-         * Query of each run of consecutive lines with the same qid: lines segStart[k] .. segStart[k+1]-1 (or to the
-         * end) belong to query segQuery[k]. Runs list a query's lines together, so this is far smaller than a
-         * query id per line.
-         */
-        segQuery: Uint32Array;
-        segStart: Uint32Array;
-        doc: Uint32Array;
-        /** Qrels: labels; run: scores (float32-rounded when read with float32). */
-        value: Int32Array | Float32Array | Float64Array;
-        /** Qrels only: line number per entry. */
-        line?: Uint32Array;
-        /** Run tag of the last line (runs only). */
-        runId?: string;
-        /** Runs only: the run's docno ids. */
-        docnos?: RunDocnos;
-    }
-    /**
-     * The docnos of one run. A docno found in the qrels keeps its qrels id (so judging is an integer lookup);
-     * any other gets a fresh id from `base` = number of qrels docnos up, with its bytes kept here, without a
-     * global hash table: a run's 1.9 M docnos would make that table large and every lookup a cache miss.
-     * A docno not in qrels that occurs in several queries gets one fresh id per occurrence; that is harmless,
-     * since such docs are only ever compared by bytes (ties, duplicates) and judged non-relevant.
-     */
-    export class RunDocnos {
-        readonly qrelsDocs: StringTable;
-        readonly base: number;
-        private arena;
-        private used;
-        private starts;
-        private count;
-        constructor(qrelsDocs: StringTable);
-        get size(): number;
-        /** Bytes and docnos stored so far. */
-        get usedBytes(): number;
-        get added(): number;
-        /** Grow the stores once to the expected final size (avoids repeated doubling copies on big runs). */
-        reserve(docnos: number, bytes: number): void;
-        add(buf: Uint8Array, start: number, end: number): number;
-        /** strcmp sign of the docnos of a and b. */
-        compare(a: number, b: number): number;
-        /** Hash of a fresh id's bytes (ids ≥ base). */
-        hash(id: number): number;
-        get(id: number): string;
-    }
-    /** Read a qrels file: `qid iter docno rel` per line (rel an integer; negative = judged pool but unjudged). */
-    export function readQrels(path: string, tables: TrecTables): TrecEntries;
-    /**
-     * Read a run file: `qid Q0 docno rank score tag [ignored…]`. Scores become float32 (trec_eval 9.0.8) unless
-     * float64 is asked for (trec_eval 10). Read the qrels first: docnos are judged against them (see RunDocnos).
-     * One tight loop over the bytes (this is the hot path for million-line runs): no per-line strings, closures
-     * or line-number arrays; an error found after parsing re-reads the file for its line number.
-     */
-    export function readRun(path: string, tables: TrecTables, opts?: {
-        float64?: boolean;
-    }): TrecEntries;
-    /** Line numbers of the given content-line ordinals (0-based, blank and # lines not counted): the error path. */
-    export function lineNumbersOf(path: string, ordinals: number[]): number[];
-}
-declare module "citebench/src/eval/trec-csr" {
-    import { type TrecEntries, type TrecTables } from "citebench/src/eval/trec-io";
-    import type { QrelsCsr, RunCsr } from "citebench/src/eval/types";
-    /** Group qrels entries by query (positions 0..numQueries-1); a doc judged twice for a query is an error. */
-    export function qrelsToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): QrelsCsr;
-    /**
-     * Group run entries by query; a docno retrieved twice for a query is an error. When the file already lists
-     * queries in query-id order (the usual case: run and qrels sorted alike) the entry arrays are used as they are,
-     * with no copy.
-     */
-    export function runToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): RunCsr;
-    /**
-     * Stable counting sort of entries by query: offsets, and the entry permutation — none when the entries are
-     * already in query order (each query one segment, ascending), as in runs written by sorting on the qid.
-     */
-    export function groupByQuery(e: TrecEntries, numQueries: number): {
-        offsets: Uint32Array;
-        perm?: Uint32Array;
-    };
-}
-declare module "citebench/src/eval/trec-eval" {
-    import { type EvalResult } from "citebench/src/eval/evaluate";
-    import { type TrecTables } from "citebench/src/eval/trec-io";
-    import type { EvalOptions } from "citebench/src/eval/types";
-    export interface TrecFileEvaluation {
-        result: EvalResult;
-        tables: TrecTables;
-        /** Query positions in qid strcmp order. */
-        queryOrder: Uint32Array;
-        runId: string;
-        /** Whether the selection asks for the runid line (all_trec / official). */
-        printRunId: boolean;
-    }
-    export function evaluateTrecFiles(qrelsPath: string, runPath: string, measureSpecs: string[], options?: EvalOptions): TrecFileEvaluation;
-    /** trec_eval's printed output for files. */
-    export function trecEvalText(qrelsPath: string, runPath: string, measureSpecs: string[], options?: EvalOptions & {
-        perQuery?: boolean;
-    }): string;
-}
-declare module "citebench/src/eval/trec-write" {
-    import type { QrelsCsr, RunCsr } from "citebench/src/eval/types";
-    /** One ranked list per query for writing. */
-    export interface RunToWrite {
-        qids: string[];
-        docnos: (doc: number) => string;
-        run: RunCsr;
-        tag: string;
-    }
-    /**
-     * Write a TREC run: per query (in the given query order) docs best first — by score descending, ties by docno
-     * descending, as trec_eval will rank them — with ranks 1..n. Float32 scores are written with the fewest digits
-     * that read back to the same float32.
-     */
-    export function writeRun(path: string, r: RunToWrite): void;
-    /** Write qrels lines `qid 0 docno label`, queries in the given order, docs as stored. */
-    export function writeQrels(path: string, qids: string[], docnos: (doc: number) => string, qrels: QrelsCsr): void;
-}
-declare module "citebench/src/eval/compare" {
-    import type { EvalOptions } from "citebench/src/eval/types";
-    export interface RunComparisonRow {
-        measure: string;
-        run: string;
-        value: number;
-        /** Mean paired difference (run − baseline) over the compared queries; undefined for the baseline. */
-        diff?: number;
-        queries?: number;
-        tP?: number;
-        tPHolm?: number;
-        randP?: number;
-        randPHolm?: number;
-    }
-    export function compareTrecRuns(qrelsPath: string, runPaths: string[], measureSpecs: string[], options?: EvalOptions, test?: {
-        trials?: number;
-        seed?: number;
-    }): RunComparisonRow[];
-    export function formatComparison(rows: RunComparisonRow[]): string;
-}
-declare module "citebench/src/eval/index" {
-    /**
-     * The evaluation module's public API (experiments, notebooks, other commands).
-     *
-     *   const measures = selectMeasures(['MAP', 'nDCG', 'R@30']).measures;
-     *   const r = evaluate({ qrels, run, measures, docOrder });        // typed arrays in, Float64Array per measure out
-     *   const r2 = evaluateRankedLists(lists, qrels, measures, { docOrder });  // a Retriever's RankedLists directly
-     */
-    import { type EvalResult } from "citebench/src/eval/evaluate";
-    import type { Measure } from "citebench/src/eval/measures/measure";
-    import type { DocOrder, EvalOptions, QrelsCsr, RankedLists } from "citebench/src/eval/types";
-    export { evaluate, type EvalResult, type EvaluateArgs } from "citebench/src/eval/evaluate";
-    export { parseMeasure, selectMeasures, type Measure, type MeasureSelection } from "citebench/src/eval/registry";
-    export type { DocOrder, EvalOptions, QrelsCsr, RankedLists, RunCsr } from "citebench/src/eval/types";
-    export { evaluateTrecFiles, trecEvalText } from "citebench/src/eval/trec-eval";
-    export { formatTrecEval, formatFixed4 } from "citebench/src/eval/trec-format";
-    export { readQrels, readRun, newTrecTables } from "citebench/src/eval/trec-io";
-    export { qrelsToCsr, runToCsr } from "citebench/src/eval/trec-csr";
-    export { writeRun, writeQrels } from "citebench/src/eval/trec-write";
-    export { evaluateMdcr, formatEvaluatePy, formatMdcrTable, MDCR_NEGATIVE_TYPES } from "citebench/src/eval/mdcr";
-    export { pairedTTest, pairedRandomizationTest, holm } from "citebench/src/eval/significance";
-    export { compareTrecRuns, formatComparison, type RunComparisonRow } from "citebench/src/eval/compare";
-    /**
-     * Evaluate a Retriever's RankedLists: list q (query position q of the SearchRequest) against qrels row q, doc ids
-     * being corpus indices in both. The lists' own order is not trusted: docs are re-ranked by score with
-     * trec_eval's rule, so the numbers equal trec_eval on the run file these lists would be written to.
-     * docOrder (from the corpus store: docno byte order) is needed only when scores tie.
-     */
-    export function evaluateRankedLists(lists: RankedLists, qrels: QrelsCsr, measures: Measure[], opts?: {
-        docOrder?: DocOrder;
-        options?: EvalOptions;
-    }): EvalResult;
-}
-declare module "citebench/src/experiments/plan" {
+declare module "citebench/src/experiments/config" {
     import { type Field } from "citebench/src/corpus/fields";
-    import { type ExperimentConfig } from "citebench/src/experiments/config";
-    export type Split = 'test' | 'val';
-    export interface PoolGroup {
-        protocol: 'dataset' | 'field';
-        split: Split;
-        field: Field | null;
-        /** Requested pool size (the actual one is smaller only for an exhausted field-cited set). */
-        poolSize: number;
-        repeat: number;
+    import { type ModelConfig } from "citebench/src/experiments/kinds/index";
+    export type { ModelConfig, Bm25ModelConfig, DenseModelConfig, NavigationModelConfig, ProfilerModelConfig, RerankModelConfig, ScorerPart, CrossEncoderRef } from "citebench/src/experiments/kinds/index";
+    export { DEFAULT_TUNE_GRID, DEFAULT_BETA_GRID } from "citebench/src/experiments/kinds/index";
+    /** transductive: the paper's protocol; inductive: Goyal et al. 2026 §3.1 (disjoint, strictly earlier candidates). */
+    export type Setting = 'transductive' | 'inductive';
+    export interface DatasetProtocolConfig {
+        /** Paper-sized query count (3,800), scaled. */
         queries: number;
-        /** Present only for the inductive setting (Goyal et al. 2026 §3.1); absent = transductive, the paper's. */
-        setting?: 'inductive';
+        /** Paper-sized pool sizes (200 k … 2 M), scaled. */
+        pools: number[];
+        repeats: number;
     }
-    /** Folder of a group's files under runs/<model>/, qrels/ and cells/<model>/: e.g. dataset/4k-r1, field/Bio/r2. */
-    export function groupPath(g: PoolGroup): string;
-    export { poolLabel as sizeLabel } from "citebench/src/report/tables";
-    /**
-     * Every group the config asks for, in execution order. Field-level groups list every repeat; a field whose
-     * field-cited set does not exceed the pool size runs one (the runner drops the others and records it).
-     * MDCR needs a validation split of the field level (its val queries are disjoint from the test ones), whose
-     * first repeat gives the model-based negatives of mdcr_val.
-     */
-    export function planGroups(cfg: ExperimentConfig): PoolGroup[];
-    export interface Estimate {
-        stage: string;
-        seconds: number;
-        bytes: number;
-        /** The assumption behind a number that was not measured as such (printed under the stage). */
-        assumption?: string;
+    export interface FieldProtocolConfig {
+        /** Paper-sized queries per field (200), scaled. */
+        queries: number;
+        /** Paper-sized pool (100 k), scaled. */
+        pool: number;
+        repeats: number;
+        fields: Field[];
     }
-    export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number, memory?: number): Estimate[];
-    export function formatDuration(s: number): string;
-    export function formatBytes(b: number): string;
-}
-declare module "citebench/src/experiments/run" {
-    import { CorpusStore } from "citebench/src/corpus/store";
-    import { type ResultsIndex } from "citebench/src/report/results";
-    import { type Shard } from "citebench/src/util/shard";
-    import { type ExperimentConfig } from "citebench/src/experiments/config";
-    import { type StageLog } from "citebench/src/experiments/corpus-stage";
-    import type { Device } from "citebench/src/retrieval/dense/encoder";
-    export interface RunOptions {
-        log?: StageLog;
-        threads?: number;
-        /** Lock staleness timeout for cells and the prepare stage (default: util/lock.ts). */
-        lockStaleMs?: number;
-        /** Where dense encoders run (default cpu; docs/cluster.md). */
-        device?: Device;
-        /** Download a dense model whose folder is missing from the Hugging Face hub (`--allow-remote`; default: never). */
-        allowRemote?: boolean;
+    export interface MdcrProtocolConfig {
+        positives: number;
+        perType: number;
+        /** Depth of each model's list that model-based negatives are drawn from (paper 200). */
+        modelDepth: number;
+        /** The field's most-cited articles that "most cited" negatives are drawn from (paper 200). */
+        mostCited: number;
+        /** How many models give model-based negatives (paper 3, the lowest average Jaccard). */
+        models: number;
     }
-    /** A part of a run for one cluster task (see the module comment). */
-    export type RunStage = 'prepare' | 'encode' | 'cells';
-    export interface StageOptions extends RunOptions {
-        stage: RunStage;
-        /** encode: chunks c mod N = I; cells: pool groups g mod N = I (plan order). Default: all. */
-        shard?: Shard;
+    /** A BEIR-layout retrieval task (corpus/beir.ts) every model runs on, beside the paper's protocols. */
+    export interface BeirProtocolConfig {
+        /** The task's folder: corpus.jsonl, queries.jsonl, qrels/<split>.tsv. */
+        path: string;
+        /** Its qrels split (qrels/<split>.tsv); run as the task's test cells. */
+        split: string;
+        /** Name in files and tables (default: the folder's name, e.g. scidocs). */
+        name: string;
     }
-    export interface StageOutcome {
-        stage: RunStage;
-        shard?: Shard;
-        /** Articles encoded now (encode stage). */
-        encoded: number;
-        /** Cells of this task's groups: already there or computed now; held by another live worker and skipped. */
-        cells: {
-            done: number;
-            computed: number;
-            skipped: number;
+    export interface ExperimentConfig {
+        name: string;
+        seed: number;
+        scale: number;
+        /** Cache folder: corpus, store, BM25 index, embeddings (shared by runs of the same corpus). */
+        work: string;
+        /** Results folder of this run: resolved config, runs, qrels, cells, results.json, report. */
+        results: string;
+        corpus: {
+            synthetic?: {
+                articles: number;
+                seed: number;
+            };
+            store?: string;
+            prefilter: 'paper';
         };
+        queryYear: number;
+        /** Files of paper ids never used as queries (the paper: SPECTER's and SciNCL's training queries). */
+        excludeQueries: string[];
+        /** Results per query (paper 500). */
+        k: number;
+        measures: string[];
+        /** Validation split for tuning: paper-sized query count, drawn like the test split, disjoint from it. */
+        validation: {
+            queries: number;
+        };
+        models: ModelConfig[];
+        protocols: {
+            dataset?: DatasetProtocolConfig;
+            field?: FieldProtocolConfig;
+            mdcr?: MdcrProtocolConfig;
+            beir?: BeirProtocolConfig;
+        };
+        /** Where named dense models live (<modelsDir>/<name>/); a missing folder is a recorded skip, not an error. */
+        modelsDir?: string;
+        /** A query whose ranked list comes back empty counts 0 in every mean ('zero', trec_eval -c) or fails the cell. */
+        emptyLists: 'zero' | 'error';
+        /** Evaluation settings, run side by side; absent = the paper's (transductive) only. See settingsOf. */
+        settings?: Setting[];
     }
-    export interface RunOutcome {
-        resultsDir: string;
-        results: ResultsIndex;
-        report: string;
-        reportPath: string;
+    export { settingsOf } from "citebench/src/experiments/kinds/types";
+    /** Overrides from the command line (`citebench reproduce --scale …`), applied after the file is read. */
+    export interface ConfigOverrides {
+        scale?: number;
+        seed?: number;
+        articles?: number;
+        repeats?: number;
+        store?: string;
+        work?: string;
+        results?: string;
+        /** Added to the config's excludeQueries. */
+        excludeQueries?: string[];
+    }
+    /**
+     * Load and validate a config. Relative paths inside it (work, results, store, excludeQueries, model folders)
+     * are relative to the current directory, as on the command line.
+     */
+    export function loadConfig(path: string, overrides?: ConfigOverrides): ExperimentConfig;
+    export function parseConfig(text: string, file: string, overrides?: ConfigOverrides): ExperimentConfig;
+    /**
+     * The resolved config as canonical JSON (key order fixed): what the results folder records and hashes. Where
+     * outputs go (work, results) is left out: the same experiment in another folder has the same identity and bytes.
+     */
+    export function canonicalConfig(cfg: ExperimentConfig): string;
+    export function configHash(cfg: ExperimentConfig): string;
+    /** A path from the config, as given, resolved against the current directory. */
+    export function configPath(p: string): string;
+}
+declare module "citebench/src/sampling/exclusions" {
+    import type { CorpusStore } from "citebench/src/corpus/store";
+    export interface ExclusionFile {
+        /** As given. */
+        path: string;
+        /** sha256 of the file's bytes (hex): identifies the list in cache keys and results. */
+        sha256: string;
+        /** Distinct ids in the file. */
+        ids: number;
+        /** Of those, ids the store does not hold. */
+        notInStore: number;
+    }
+    export interface QueryExclusion {
+        /** Sorted, distinct corpus indices of every listed id the store holds. */
+        indices: Uint32Array;
+        files: ExclusionFile[];
+    }
+    export function loadQueryExclusion(store: Pick<CorpusStore, 'size' | 'indexOf'>, paths: string[]): QueryExclusion;
+    /** One line for reports and logs. */
+    export function describeExclusion(files: ExclusionFile[], excluded: number, candidates: number): string;
+}
+declare module "citebench/src/report/significance" {
+    /**
+     * The paired tests results.json stores (experiments/significance-stage.ts computes them once, at the end of
+     * `citebench run`), as the report, the charts and the notebooks read them: the marks of Tables 1, 2, 7, 8 and
+     * the rows of the table of the models beyond the paper. Nothing here tests anything, so a mark on the page is
+     * the stored decision by construction.
+     */
+    import { type ResultsIndex, type SignificanceRecord, type SignificanceRow } from "citebench/src/report/results";
+    /** The stored record, or undefined for a results.json of an older citebench (no record, or rows of the old shape). */
+    export function storedSignificance(r: Pick<ResultsIndex, 'significance'>): SignificanceRecord | undefined;
+    /** Said above a table that would carry marks when results.json holds no stored tests; undefined when it does. */
+    export function significanceNote(r: Pick<ResultsIndex, 'significance' | 'name'>): string | undefined;
+    /** Key of one stored comparison. */
+    export const significanceKey: (x: Pick<SignificanceRow, "protocol" | "setting" | "measure" | "field" | "poolSize" | "model">) => string;
+    /** Every stored comparison by significanceKey (empty without a stored record). */
+    export function significanceRows(r: Pick<ResultsIndex, 'significance'>): Map<string, SignificanceRow>;
+    /** The stored dataset-level rows of the models beyond the paper: the significance table and chart. */
+    export function beyondPaperRows(r: Pick<ResultsIndex, 'significance' | 'models'>): SignificanceRow[];
+}
+declare module "citebench/src/report/markdown" {
+    /**
+     * The Markdown report of a results folder (report.md, written by `citebench run`): the tables of report-tables.ts
+     * — the paper's Tables 1, 2, 7, 8 (large-scale protocols) and 3, 4 (MDCR), the inductive setting's, the paired
+     * tests against BM25 — rendered by tables.ts, the paper's own table after each of its tables. The HTML report
+     * renders the same tables. Where the numbers come from is said above the tables: a synthetic corpus or
+     * random-weight model is never presented as a finding.
+     */
+    import { type ModelEntry, type ResultsIndex } from "citebench/src/report/results";
+    import type { PaperNumbers } from "citebench/src/report/paper-numbers";
+    /** Where the numbers come from, said before any table. */
+    export function provenance(r: ResultsIndex): string[];
+    export function renderMarkdownReport(r: ResultsIndex, paper?: PaperNumbers): string;
+    /** A model's words beside its name (results.json `summary`; older results kept it in `settings.summary`). */
+    export function summaryOf(m: ModelEntry): string | undefined;
+}
+declare module "citebench/src/retrieval/bm25/chunk-builder" {
+    /**
+     * The analysing half of the BM25 index build: a ChunkBuilder turns a range of documents into postings grouped
+     * by term, in its own term ids. buildIndex runs one in its thread, or one per child process / worker thread
+     * (index-process.ts, index-worker.ts), and merges their chunks; a module of its own so those entry points do
+     * not import the orchestration that starts them.
+     */
+    import type { TextSource } from "citebench/src/corpus/article";
+    /**
+     * One chunk's postings as its builder produced them, in the builder's own (local) term ids: `newTerms` are
+     * the terms the builder met for the first time in this chunk (local ids continue from its earlier chunks).
+     */
+    export interface LocalChunk {
+        index: number;
+        from: number;
+        to: number;
+        newTerms: string[];
+        /** Postings grouped by local term id ascending: group g = term groupTerms[g], groupCounts[g] postings. */
+        groupTerms: Uint32Array;
+        groupCounts: Uint32Array;
+        docs: Uint32Array;
+        tfs: Uint32Array;
+        lengths: Uint32Array;
+    }
+    /** Where worker threads read the texts from (they cannot share the caller's TextSource object). */
+    export type WorkerSource = {
+        kind: 'store';
+        dir: string;
+    } | {
+        kind: 'texts';
+        items: {
+            title: string;
+            abstract: string;
+        }[];
+    };
+    /**
+     * Analyses chunks of documents into postings with its own vocabulary. One per thread: the merger maps each
+     * builder's local ids to global ids in chunk order, so the index does not depend on the number of threads.
+     */
+    export class ChunkBuilder {
+        private readonly analyzer;
+        private readonly rawIds;
+        private readonly vocab;
+        private termCount;
+        private seenDoc;
+        private seenSlot;
+        build(source: TextSource, index: number, from: number, to: number, onDoc?: () => void): LocalChunk;
+    }
+}
+declare module "citebench/src/retrieval/bm25/index" {
+    import type { TextSource } from "citebench/src/corpus/article";
+    import { type WorkerSource } from "citebench/src/retrieval/bm25/chunk-builder";
+    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    export interface BuildOptions {
+        /** Documents per chunk (bounded build memory). Default 50,000. */
+        chunkDocs?: number;
+        /** Directory for chunk files: makes the build resumable. Without it chunks stay in memory. */
+        workDir?: string;
+        progress?: boolean;
+        /**
+         * Builders analysing chunks in parallel (default 1): child processes for a store source, worker threads for
+         * in-memory texts. The index is identical for any count.
+         */
+        threads?: number;
+        /** How builders reach the texts; default: the source's texts copied to each worker (fine for small sources). */
+        workerSource?: WorkerSource;
+    }
+    /** Build the index of every document of `source` (title + abstract). */
+    export function buildIndex(source: TextSource, opts?: BuildOptions): Promise<Bm25Index>;
+    /** Remove a build's chunk directory after the index is saved. */
+    export function removeWorkDir(dir: string): void;
+}
+declare module "citebench/src/experiments/corpus-stage" {
+    import { CorpusStore } from "citebench/src/corpus/store";
+    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    import type { ExperimentConfig } from "citebench/src/experiments/config";
+    export type StageLog = (line: string) => void;
+    export interface CorpusInfo {
+        /** synthetic: generated by citebench synth (its numbers are properties of the generator, not findings). */
+        kind: 'synthetic' | 'store';
+        dir: string;
+        articles: number;
+        citations: number;
+        /** Synthetic corpus: articles before the prefilter and the generator seed. */
+        synthetic?: {
+            articles: number;
+            seed: number;
+            generator: string;
+        };
+        /** The identity recorded in cell keys: a changed corpus never reuses a cached number. */
+        stamp: string;
+    }
+    /**
+     * What the corpus is made of: a given store's identity, or the synthetic corpus's size, seed, generator version
+     * and settings, prefilter and store format — a changed generator or an older store layout rebuilds the corpus.
+     */
+    export function corpusStamp(cfg: Pick<ExperimentConfig, 'corpus'>): string;
+    export function prepareCorpus(cfg: ExperimentConfig, log: StageLog): Promise<{
         store: CorpusStore;
-    }
-    /** The dry run: the plan and a rough estimate, without touching any file. Memory above `memoryBytes` (default: this machine's) is flagged. */
-    export function dryRun(cfg: ExperimentConfig, opts?: {
-        memoryBytes?: number;
-    }): string;
-    /** One stage of a run for a cluster task; the final `runExperiment` assembles (module comment). */
-    export function runStage(cfg: ExperimentConfig, opts: StageOptions): Promise<StageOutcome>;
-    export function runExperiment(cfg: ExperimentConfig, opts?: RunOptions): Promise<RunOutcome>;
+        info: CorpusInfo;
+    }>;
+    /** The BM25 index of the whole store (an index of an older format or another corpus is rebuilt). */
+    export function prepareBm25Index(cfg: ExperimentConfig, store: CorpusStore, info: CorpusInfo, log: StageLog): Promise<{
+        index: Bm25Index;
+        dir: string;
+    }>;
 }
 declare module "citebench/src/report/charts" {
     import type { DegreeBin } from "citebench/src/corpus/stats";
@@ -3010,8 +3538,8 @@ declare module "citebench/src/report/charts" {
     export function jaccardChart(r: ResultsIndex): Chart | undefined;
     /**
      * Beyond the paper: each model's paired difference from BM25 (×100, per-query values averaged over repeats) per
-     * measure, pool size and setting, from results.json's significance rows; filled bars are significant after Holm's
-     * correction (paired t-test, p < 0.05), hollow ones are not.
+     * measure, pool size and setting, from results.json's stored significance rows (Table 1's family); filled bars are
+     * significant after Holm's correction (paired t-test, p < 0.05), hollow ones are not.
      */
     export function significanceChart(r: ResultsIndex): Chart | undefined;
     /** Articles per publication year of a corpus store (describeStore's yearCounts); 2019, the query year, marked. */
@@ -3032,6 +3560,27 @@ declare module "citebench/src/report/charts" {
      * without their clip paths and gradients colliding.
      */
     export function chartSvg(spec: ChartSpec, idPrefix?: string): Promise<string>;
+}
+declare module "citebench/src/report/notebook" {
+    /**
+     * Notebook helpers: one table as HTML (with its own CSS) or one chart as SVG, for tslab's
+     * `require('tslab').display.html(...)`. They read a results folder of `citebench run`, like `citebench report`.
+     */
+    import { type Chart } from "citebench/src/report/charts";
+    import { type ResultsIndex } from "citebench/src/report/results";
+    /** Table `n` (1–8, the paper's numbering) of a results folder as an HTML fragment. */
+    export function reportTableHtml(resultsDir: string, n: number): string;
+    export type ChartName = 'pool' | 'settings' | 'fields' | 'types' | 'tuning' | 'jaccard' | 'significance';
+    /** One chart of a results index: pool (metric vs pool size), settings (both settings), fields (heat map), types (MDCR), tuning, jaccard (MDCR build), significance (Δ vs BM25). */
+    export function reportChart(r: ResultsIndex, name: ChartName, opts?: {
+        measure?: string;
+        model?: string;
+    }, where?: string): Chart;
+    /** One chart of a results folder as SVG (see reportChart). */
+    export function reportChartSvg(resultsDir: string, name: ChartName, opts?: {
+        measure?: string;
+        model?: string;
+    }): Promise<string>;
 }
 declare module "citebench/src/report/drilldown" {
     import { type Field } from "citebench/src/corpus/fields";
@@ -3102,62 +3651,6 @@ declare module "citebench/src/report/drilldown" {
      */
     export function worstQueries(dir: string, r: ResultsIndex, opts: WorstQueriesOptions): QueryRow[];
 }
-declare module "citebench/src/report/write-report" {
-    import { type Chart } from "citebench/src/report/charts";
-    import { type PaperNumbers } from "citebench/src/report/paper-numbers";
-    import { type ResultsIndex } from "citebench/src/report/results";
-    export interface ReportOptions {
-        /** Output folder. */
-        out: string;
-        /** Write report.pdf too (default true). */
-        pdf?: boolean;
-        /** Corpus store for titles and years in the drill-down (default: <results>/../store when it matches). */
-        store?: string;
-        /** Randomization-test trials (default 10,000). */
-        trials?: number;
-        paper?: PaperNumbers;
-        log?: (line: string) => void;
-    }
-    export interface ReportOutcome {
-        html: string;
-        pdf?: string;
-        drillPages: number;
-        tables: number;
-        charts: number;
-        seconds: {
-            html: number;
-            pdf: number;
-        };
-    }
-    /** Every chart the results support, as SVG, in report order. */
-    export function renderCharts(r: ResultsIndex): Promise<(Chart & {
-        svg: string;
-    })[]>;
-    export function writeReport(resultsDir: string, opts: ReportOptions): Promise<ReportOutcome>;
-}
-declare module "citebench/src/report/notebook" {
-    /**
-     * Notebook helpers: one table as HTML (with its own CSS) or one chart as SVG, for tslab's
-     * `require('tslab').display.html(...)`. They read a results folder of `citebench run`, like `citebench report`.
-     */
-    import { type Chart } from "citebench/src/report/charts";
-    import { type ResultsIndex } from "citebench/src/report/results";
-    /** Table `n` (1–8, the paper's numbering) of a results folder as an HTML fragment. */
-    export function reportTableHtml(resultsDir: string, n: number, opts?: {
-        trials?: number;
-    }): string;
-    export type ChartName = 'pool' | 'settings' | 'fields' | 'types' | 'tuning' | 'jaccard' | 'significance';
-    /** One chart of a results index: pool (metric vs pool size), settings (both settings), fields (heat map), types (MDCR), tuning, jaccard (MDCR build), significance (Δ vs BM25). */
-    export function reportChart(r: ResultsIndex, name: ChartName, opts?: {
-        measure?: string;
-        model?: string;
-    }, where?: string): Chart;
-    /** One chart of a results folder as SVG (see reportChart). */
-    export function reportChartSvg(resultsDir: string, name: ChartName, opts?: {
-        measure?: string;
-        model?: string;
-    }): Promise<string>;
-}
 declare module "citebench/src/report/mdcr-files" {
     import type { MdcrRecord } from "citebench/src/report/results";
     /** What the MDCR build drew, per split and candidate type (mdcr/mdcr_build_report.json): got, and how many were short. */
@@ -3173,16 +3666,66 @@ declare module "citebench/src/report/mdcr-files" {
         query?: string;
     }): Record<string, string | number | null>[];
 }
+declare module "citebench/src/report/tidy" {
+    /**
+     * A results folder of `citebench run` as tidy tables: one row per observation, one column per variable, the
+     * measure a column of its own (long format). `citebench export` writes them as Parquet or CSV for pandas, polars
+     * and R; the notebook API shows the same tables (frames.ts `tidy()`). Each table is built here once, from
+     * results.json and the cell files it names; the README's "Exported results" section describes the columns.
+     *
+     * Values are the stored doubles, unrounded: cell and per-query values are fractions (MAP 0.655), MDCR values are
+     * ×100 with 4 decimals as evaluate.py prints them.
+     */
+    import type { CellSummary, ResultsIndex } from "citebench/src/report/results";
+    export type TidyType = 'string' | 'int32' | 'double' | 'boolean';
+    export type TidyValue = string | number | boolean | null;
+    export interface TidyColumn {
+        name: string;
+        type: TidyType;
+        /** Whether the column may hold nulls (a dataset-level cell has no field). */
+        nullable?: boolean;
+    }
+    export interface TidyTable {
+        name: TidyTableName;
+        columns: TidyColumn[];
+        /** Rows in a fixed order (the order of results.json and of each cell file), each value in column order. */
+        rows(): Iterable<TidyValue[]>;
+    }
+    export const TIDY_TABLE_NAMES: readonly ["cells", "per_query", "tuning", "mdcr_fields", "mdcr_types", "models"];
+    export type TidyTableName = (typeof TIDY_TABLE_NAMES)[number];
+    /** The pool group of a cell: cells/<model>/<group>.json → <group> (dataset/4k-r1, field/Bio/r1 …). */
+    export function groupOf(c: Pick<CellSummary, 'model' | 'file'>): string;
+    /** One MDCR evaluation of a model: per field, and `AVG` over the fields as evaluate.py prints it. */
+    export interface MdcrEvaluationRow {
+        model: string;
+        /** 'all' (every candidate type, Table 3) or one candidate type (Table 4). */
+        candidates: string;
+        field: string;
+        queries: number;
+        values: Record<string, number>;
+    }
+    /** Every MDCR evaluation of a results index, fields then AVG, in results.json's order. */
+    export function mdcrEvaluations(r: ResultsIndex): MdcrEvaluationRow[];
+    /** The tidy tables of a results folder (`dir` holds the cell files `r` names; per_query reads them lazily). */
+    export function tidyTables(dir: string, r: ResultsIndex): TidyTable[];
+    /** A table's rows as columns (arrays in column order), for data-frame libraries. */
+    export function tidyColumns(t: TidyTable): Record<string, TidyValue[]>;
+}
 declare module "citebench/src/report/frames" {
     import * as aq from 'arquero';
     import type { ColumnTable } from 'arquero';
     import { type Chart } from "citebench/src/report/charts";
     import { type ChartName } from "citebench/src/report/notebook";
-    import { type TableOptions } from "citebench/src/report/report-tables";
-    import { type ResultsIndex } from "citebench/src/report/results";
+    import { type ResultsIndex, type SignificanceRow } from "citebench/src/report/results";
     import { type WorstQueriesOptions } from "citebench/src/report/drilldown";
+    import { type TidyTableName } from "citebench/src/report/tidy";
     export { aq };
     export type Frame = ColumnTable;
+    /** Significance rows as a frame: the baseline's name, then the row's columns (results.json's significance record). */
+    export function significanceFrameOf(baseline: string | null, rows: readonly (Omit<SignificanceRow, 'protocol' | 'setting'> & {
+        protocol: string;
+        setting: string;
+    })[]): Frame;
     /** Trusted HTML made by citebench's own renderers (input strings already escaped). */
     export class Html {
         readonly html: string;
@@ -3191,9 +3734,11 @@ declare module "citebench/src/report/frames" {
     /** Which cells `queries()` reads (every given key must match). */
     export interface CellFilter {
         model?: string;
-        protocol?: 'dataset' | 'field';
+        protocol?: 'dataset' | 'field' | 'beir';
         split?: 'test' | 'val';
         field?: string;
+        /** A BEIR task's name. */
+        task?: string;
         group?: string;
         pool?: number;
         setting?: 'transductive' | 'inductive';
@@ -3211,7 +3756,10 @@ declare module "citebench/src/report/frames" {
         readonly tuning: Frame;
         /** The models of the run: kind, weights (lexical, trained, random: never a finding) and settings. */
         readonly models: Frame;
-        /** Paired tests against the baseline (when the config has navigation / profiler / rerank models). */
+        /**
+         * Every paired test against the baseline that results.json stores (the report's marks): one row per model ×
+         * table cell × measure, with its family's Holm-adjusted p-values. Absent for a results.json of an older citebench.
+         */
         readonly significance?: Frame;
         /** MDCR: the Jaccard matrix that chose the model-based negatives, and every evaluation (Tables 3 and 4). */
         readonly mdcr?: {
@@ -3224,6 +3772,11 @@ declare module "citebench/src/report/frames" {
         /** `store`: the corpus store the results were computed on (titles for worstQueries), when known. */
         constructor(dir: string, store?: string | undefined);
         /**
+         * A tidy table of `citebench export` (cells, per_query, tuning, mdcr_fields, mdcr_types, models), the same rows
+         * and columns as its Parquet and CSV files (README "Exported results").
+         */
+        tidy(name: TidyTableName): Frame;
+        /**
          * One row per cell × query with each measure's per-query value, read from the cell files
          * (cells/<model>/<group>.json); `where` limits the cells read.
          */
@@ -3233,13 +3786,13 @@ declare module "citebench/src/report/frames" {
          * table column (`<group> <column>` where the table has groups, e.g. `4k MAP`); `paper: true` adds the paper's value
          * beside each (`… (paper)`).
          */
-        table(n: number, opts?: TableOptions & {
+        table(n: number, opts?: {
             paper?: boolean;
         }): Frame;
         /** Where these numbers come from: a banner when the corpus is synthetic or a model has random weights, then the run's metadata. */
         about(): Html;
         /** Table `n` as the HTML report draws it (paper values beside ours, significance marks, best bold). */
-        reportTable(n: number, opts?: TableOptions): Html;
+        reportTable(n: number): Html;
         /**
          * The worst queries of one field (field level, test split, pool sample 1 by default), worst first: the measure
          * ×100, cited articles, first cited rank, cited in the top 10, and the query's title from the corpus store.
@@ -3295,6 +3848,243 @@ declare module "citebench/src/report/frames" {
         limit?: number;
         caption?: string;
     }): Promise<void>;
+}
+declare module "citebench/src/experiments/significance-stage" {
+    import { type Frame } from "citebench/src/report/frames";
+    import { type CellSummary, type SignificanceRecord, type SignificanceRow } from "citebench/src/report/results";
+    import type { ExperimentConfig } from "citebench/src/experiments/config";
+    import type { ModelInfo } from "citebench/src/experiments/models";
+    /** Randomization-test trials of every stored test. */
+    export const TRIALS = 10000;
+    /** One model's value of one measure on one query of one cell (a repeat's; repeats are averaged). */
+    export interface CellQueryValue {
+        protocol: string;
+        setting: string;
+        measure: string;
+        field: string | null;
+        poolSize: number;
+        model: string;
+        query: string;
+        value: number;
+    }
+    /** A stored row, its protocol and setting as given (an ad-hoc frame may name its own). */
+    export type ComparisonRow = Omit<SignificanceRow, 'protocol' | 'setting'> & {
+        protocol: string;
+        setting: string;
+    };
+    /**
+     * Every model against `baseline`, one Holm family per protocol × setting × measure, one comparison per model ×
+     * (field, pool size) cell. Rows ordered by protocol (dataset, field), setting (transductive, inductive), measure
+     * and model as they first appear, field (the MAG order), pool size.
+     */
+    export function significanceOf(values: Iterable<CellQueryValue>, baseline: string, opts?: {
+        trials?: number;
+        seed?: number;
+    }): ComparisonRow[];
+    /** results.json's significance record of a finished run (always written: no rows without a BM25 model). */
+    export function significanceStage(cfg: Pick<ExperimentConfig, 'measures' | 'seed'>, dir: string, models: readonly Pick<ModelInfo, 'name' | 'kind'>[], cells: CellSummary[]): SignificanceRecord;
+    export interface SignificanceFrameOptions {
+        /** The model (retriever) every other is compared with. */
+        baseline: string;
+        /** The measure columns to test. */
+        measures: string[];
+        /** Randomization-test trials (default 10,000, as the run's). */
+        trials?: number;
+        /** Randomization-test seed (default 0; a run's own seed reproduces its stored p-values). */
+        seed?: number;
+    }
+    /**
+     * An ad-hoc comparison in a notebook: per-query values of several retrievers (one row per model × query, with
+     * `model`, `query` and the measure columns; `protocol`, `setting`, `field`, `pool` and `repeat` where there are
+     * several, as `res.queries()` has them) against a baseline, tested exactly as the run tests its cells
+     * (significanceOf): repeats averaged per query, one Holm family per protocol × setting × measure. Returns the
+     * rows as a frame with the columns of `res.significance`; `res.queries({ split: 'test' })` with the run's seed
+     * gives back its stored rows.
+     */
+    export function significanceFrame(perQuery: Frame | readonly Record<string, unknown>[], opts: SignificanceFrameOptions): Frame;
+}
+declare module "citebench/src/experiments/plan" {
+    import { type Field } from "citebench/src/corpus/fields";
+    import { type ExperimentConfig } from "citebench/src/experiments/config";
+    export { formatBytes, formatDuration } from "citebench/src/util/format";
+    import type { Estimate } from "citebench/src/experiments/kinds/types";
+    export type Split = 'test' | 'val';
+    export interface PoolGroup {
+        /** beir: a BEIR-layout task (beir-stage.ts), not in planGroups: it runs on a store of its own. */
+        protocol: 'dataset' | 'field' | 'beir';
+        split: Split;
+        field: Field | null;
+        /** Requested pool size (the actual one is smaller only for an exhausted field-cited set). */
+        poolSize: number;
+        repeat: number;
+        queries: number;
+        /** Present only for the inductive setting (Goyal et al. 2026 §3.1); absent = transductive, the paper's. */
+        setting?: 'inductive';
+        /** BEIR protocol: the task's name. */
+        task?: string;
+    }
+    /** Folder of a group's files under runs/<model>/, qrels/ and cells/<model>/: e.g. dataset/4k-r1, field/Bio/r2. */
+    export function groupPath(g: PoolGroup): string;
+    export { poolLabel as sizeLabel } from "citebench/src/report/tables";
+    /**
+     * Every group the config asks for, in execution order. Field-level groups list every repeat; a field whose
+     * field-cited set does not exceed the pool size runs one (the runner drops the others and records it).
+     * MDCR needs a validation split of the field level (its val queries are disjoint from the test ones), whose
+     * first repeat gives the model-based negatives of mdcr_val.
+     */
+    export function planGroups(cfg: ExperimentConfig): PoolGroup[];
+    export type { Estimate } from "citebench/src/experiments/kinds/types";
+    export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number, memory?: number): Estimate[];
+}
+declare module "citebench/src/experiments/dry-run" {
+    import { type ExperimentConfig } from "citebench/src/experiments/config";
+    /** The dry run: the plan and a rough estimate, without touching any file. Memory above `memoryBytes` (default: this machine's) is flagged. */
+    export function dryRun(cfg: ExperimentConfig, opts?: {
+        memoryBytes?: number;
+    }): string;
+}
+declare module "citebench/src/experiments/run" {
+    import { CorpusStore } from "citebench/src/corpus/store";
+    import { type ResultsIndex } from "citebench/src/report/results";
+    import { type Shard } from "citebench/src/util/shard";
+    import { type ExperimentConfig } from "citebench/src/experiments/config";
+    import { type StageLog } from "citebench/src/experiments/corpus-stage";
+    import type { Device } from "citebench/src/retrieval/dense/encoder";
+    export interface RunOptions {
+        log?: StageLog;
+        threads?: number;
+        /** Lock staleness timeout for cells and the prepare stage (default: util/lock.ts). */
+        lockStaleMs?: number;
+        /** Where dense encoders run (default cpu; docs/cluster.md). */
+        device?: Device;
+        /** Download a dense model whose folder is missing from the Hugging Face hub (`--allow-remote`; default: never). */
+        allowRemote?: boolean;
+    }
+    /** A part of a run for one cluster task (see the module comment). */
+    export type RunStage = 'prepare' | 'encode' | 'cells';
+    export interface StageOptions extends RunOptions {
+        stage: RunStage;
+        /** encode: chunks c mod N = I; cells: pool groups g mod N = I (plan order). Default: all. */
+        shard?: Shard;
+    }
+    export interface StageOutcome {
+        stage: RunStage;
+        shard?: Shard;
+        /** Articles encoded now (encode stage). */
+        encoded: number;
+        /** Cells of this task's groups: already there or computed now; held by another live worker and skipped. */
+        cells: {
+            done: number;
+            computed: number;
+            skipped: number;
+        };
+    }
+    export interface RunOutcome {
+        resultsDir: string;
+        results: ResultsIndex;
+        report: string;
+        reportPath: string;
+        store: CorpusStore;
+    }
+    export { dryRun } from "citebench/src/experiments/dry-run";
+    /** One stage of a run for a cluster task; the final `runExperiment` assembles (module comment). */
+    export function runStage(cfg: ExperimentConfig, opts: StageOptions): Promise<StageOutcome>;
+    export function runExperiment(cfg: ExperimentConfig, opts?: RunOptions): Promise<RunOutcome>;
+}
+declare module "citebench/src/experiments/adhoc" {
+    /**
+     * An ad-hoc comparison in a notebook cell: any retrievers (a config's ready models or ones built in the cell) on
+     * one pool group of a config's protocol — the same topics, pool and qrels the run's cells use — through
+     * experiment(), with frames back:
+     *   const r = await compareRetrievers({ store, retrievers: [{ name: 'bm25', retriever: bm25 }, …], poolSize: 4000 });
+     *   show(r.means); show(r.perQuery)
+     * `r.significance` tests every retriever against the baseline (default: the first) exactly as a run tests its
+     * cells (significance-stage.ts: paired t-test and randomization test, Holm per measure, the config's seed).
+     */
+    import type { CorpusStore } from "citebench/src/corpus/store";
+    import type { Field } from "citebench/src/corpus/fields";
+    import { type Frame } from "citebench/src/report/frames";
+    import type { Setting } from "citebench/src/retrieval/retriever";
+    import type { ExperimentConfig } from "citebench/src/experiments/config";
+    import { type CellModel, type ExperimentCell } from "citebench/src/experiments/experiment";
+    export interface CompareOptions {
+        cfg: ExperimentConfig;
+        store: CorpusStore;
+        retrievers: CellModel[];
+        protocol?: 'dataset' | 'field';
+        /** Field-level protocol: which field (default the config's first). */
+        field?: Field;
+        /** Dataset level: which pool size (default the config's first). */
+        poolSize?: number;
+        repeat?: number;
+        setting?: Setting;
+        /** Default: the config's measures and k. */
+        measures?: string[];
+        k?: number;
+        /** Keep each retriever's cell under DIR (cells/<model>/adhoc/<group>.json): a second call reads it back. */
+        cacheDir?: string;
+        /** The retriever every other is tested against (default: the first). */
+        baseline?: string;
+        log?: (line: string) => void;
+    }
+    export interface Comparison {
+        /** One row per retriever: model, then each measure's mean. */
+        means: Frame;
+        /** One row per retriever and query: model, query, then each measure's value. */
+        perQuery: Frame;
+        cells: ExperimentCell[];
+        /** Each other retriever against the baseline, per measure (the columns of `res.significance`). */
+        significance: Frame;
+    }
+    export function compareRetrievers(o: CompareOptions): Promise<Comparison>;
+}
+declare module "citebench/src/report/write-report" {
+    import { type Chart } from "citebench/src/report/charts";
+    import { type PaperNumbers } from "citebench/src/report/paper-numbers";
+    import { type ResultsIndex } from "citebench/src/report/results";
+    export interface ReportOptions {
+        /** Output folder. */
+        out: string;
+        /** Write report.pdf too (default true). */
+        pdf?: boolean;
+        /** Corpus store for titles and years in the drill-down (default: <results>/../store when it matches). */
+        store?: string;
+        paper?: PaperNumbers;
+        log?: (line: string) => void;
+    }
+    export interface ReportOutcome {
+        html: string;
+        pdf?: string;
+        drillPages: number;
+        tables: number;
+        charts: number;
+        seconds: {
+            html: number;
+            pdf: number;
+        };
+    }
+    /** Every chart the results support, as SVG, in report order. */
+    export function renderCharts(r: ResultsIndex): Promise<(Chart & {
+        svg: string;
+    })[]>;
+    export function writeReport(resultsDir: string, opts: ReportOptions): Promise<ReportOutcome>;
+}
+declare module "citebench/src/report/export" {
+    import { type TidyValue } from "citebench/src/report/tidy";
+    export type ExportFormat = 'parquet' | 'csv';
+    export const EXPORT_FORMATS: readonly ExportFormat[];
+    export interface ExportOutput {
+        table: string;
+        file: string;
+        rows: number;
+    }
+    /** Writes every tidy table of results folder `dir` into `out` (default: `dir`/export) as `<table>.<format>`. */
+    export function exportResults(dir: string, opts: {
+        format: ExportFormat;
+        out?: string;
+    }): ExportOutput[];
+    /** A CSV field: RFC 4180 quoting; numbers in the shortest form that reads back as the same double; null empty. */
+    export function csvField(v: TidyValue): string;
 }
 declare module "citebench/src/experiments/notebook" {
     import type { Field } from "citebench/src/corpus/fields";
@@ -3385,7 +4175,12 @@ declare module "citebench/src/index" {
     export { loadConfig, parseConfig, canonicalConfig, type ExperimentConfig, type ModelConfig } from "citebench/src/experiments/config";
     export { runExperiment, dryRun } from "citebench/src/experiments/run";
     export { planGroups, groupPath, type PoolGroup } from "citebench/src/experiments/plan";
-    export { readResults, readCell, meanOverRepeats, type ResultsIndex, type CellRecord, type CellSummary, type MeanRow } from "citebench/src/report/results";
+    export { readResults, readCell, meanOverRepeats, baselineModel, type ResultsIndex, type CellRecord, type CellSummary, type MeanRow, type SignificanceRecord, type SignificanceRow } from "citebench/src/report/results";
+    export { significanceFrame, significanceOf, type SignificanceFrameOptions, type CellQueryValue, type ComparisonRow } from "citebench/src/experiments/significance-stage";
+    export { storedSignificance } from "citebench/src/report/significance";
+    export { experiment, type ExperimentInput, type ExperimentOutput, type ExperimentCell, type ExperimentCache, type CellModel } from "citebench/src/experiments/experiment";
+    export { compareRetrievers, type CompareOptions, type Comparison } from "citebench/src/experiments/adhoc";
+    export { kindNames, registerKind, entryOf, type KindEntry } from "citebench/src/experiments/kinds/index";
     export { renderMarkdownReport } from "citebench/src/report/markdown";
     export { sampleQueries, sampleQuerySet, samplePool, citedBy, fieldCited, citationQrels, type QueryOptions, type QuerySet } from "citebench/src/sampling/pools";
     export { loadQueryExclusion, type QueryExclusion, type ExclusionFile } from "citebench/src/sampling/exclusions";
@@ -3400,6 +4195,8 @@ declare module "citebench/src/index" {
     export { reportTableHtml, reportChartSvg, reportChart, type ChartName } from "citebench/src/report/notebook";
     export { yearChart, fieldChart, degreeChart, chartSvg, type Chart, type ChartSpec } from "citebench/src/report/charts";
     export { loadResults, ResultsFrames, show, toHtml, frameHtml, embedHtml, pdfPage, Html, aq, type Frame, type CellFilter } from "citebench/src/report/frames";
+    export { exportResults, EXPORT_FORMATS, type ExportFormat, type ExportOutput } from "citebench/src/report/export";
+    export { tidyTables, tidyColumns, mdcrEvaluations, TIDY_TABLE_NAMES, type TidyTable, type TidyTableName, type TidyColumn, type TidyValue } from "citebench/src/report/tidy";
     export { notebookResults, notebookCorpus, notebookConfig, smallConfig, isSmallMode, SMALL, REPO_ROOT, type NotebookOptions } from "citebench/src/experiments/notebook";
     export { NavigationRetriever, navigate, PAPER_KD, PAPER_KC } from "citebench/src/retrieval/navigation";
     export { RerankRetriever } from "citebench/src/retrieval/rerank";

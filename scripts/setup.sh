@@ -30,7 +30,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# npm packages, and (this package's install script) the compiled BM25 kernel. onnxruntime-node's postinstall
+# npm packages, and (this package's install script) the compiled BM25 kernel and dist/ (the command line as
+# JavaScript, scripts/build-cli.mjs). onnxruntime-node's postinstall
 # would try to download CUDA add-ons when it sees nvcc; the CPU binary ships inside the npm tarball, so skip
 # that step (works offline and online).
 export ONNXRUNTIME_NODE_INSTALL=skip ONNXRUNTIME_NODE_INSTALL_CUDA=skip
@@ -38,4 +39,4 @@ if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install 
 
 # Register the tslab (TypeScript) Jupyter kernel for this checkout's node_modules.
 ./node_modules/.bin/tslab install --python=/usr/bin/python3 --binary="$PWD/node_modules/.bin/tslab" >/dev/null
-echo "setup: done (Debian packages, npm packages, BM25 kernel, tslab kernel)"
+echo "setup: done (Debian packages, npm packages, BM25 kernel, dist/, tslab kernel)"

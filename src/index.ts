@@ -19,7 +19,13 @@ export { Rng, rngFor } from './util/rng.ts';
 export { loadConfig, parseConfig, canonicalConfig, type ExperimentConfig, type ModelConfig } from './experiments/config.ts';
 export { runExperiment, dryRun } from './experiments/run.ts';
 export { planGroups, groupPath, type PoolGroup } from './experiments/plan.ts';
-export { readResults, readCell, meanOverRepeats, type ResultsIndex, type CellRecord, type CellSummary, type MeanRow } from './report/results.ts';
+export { readResults, readCell, meanOverRepeats, baselineModel, type ResultsIndex, type CellRecord, type CellSummary, type MeanRow, type SignificanceRecord, type SignificanceRow } from './report/results.ts';
+// Significance: the tests a run stores (res.significance), and the same tests on an analyst's own per-query frame.
+export { significanceFrame, significanceOf, type SignificanceFrameOptions, type CellQueryValue, type ComparisonRow } from './experiments/significance-stage.ts';
+export { storedSignificance } from './report/significance.ts';
+export { experiment, type ExperimentInput, type ExperimentOutput, type ExperimentCell, type ExperimentCache, type CellModel } from './experiments/experiment.ts';
+export { compareRetrievers, type CompareOptions, type Comparison } from './experiments/adhoc.ts';
+export { kindNames, registerKind, entryOf, type KindEntry } from './experiments/kinds/index.ts';
 export { renderMarkdownReport } from './report/markdown.ts';
 export { sampleQueries, sampleQuerySet, samplePool, citedBy, fieldCited, citationQrels, type QueryOptions, type QuerySet } from './sampling/pools.ts';
 export { loadQueryExclusion, type QueryExclusion, type ExclusionFile } from './sampling/exclusions.ts';
@@ -34,6 +40,8 @@ export { writeReport, type ReportOptions, type ReportOutcome } from './report/wr
 export { reportTableHtml, reportChartSvg, reportChart, type ChartName } from './report/notebook.ts';
 export { yearChart, fieldChart, degreeChart, chartSvg, type Chart, type ChartSpec } from './report/charts.ts';
 export { loadResults, ResultsFrames, show, toHtml, frameHtml, embedHtml, pdfPage, Html, aq, type Frame, type CellFilter } from './report/frames.ts';
+export { exportResults, EXPORT_FORMATS, type ExportFormat, type ExportOutput } from './report/export.ts';
+export { tidyTables, tidyColumns, mdcrEvaluations, TIDY_TABLE_NAMES, type TidyTable, type TidyTableName, type TidyColumn, type TidyValue } from './report/tidy.ts';
 export { notebookResults, notebookCorpus, notebookConfig, smallConfig, isSmallMode, SMALL, REPO_ROOT, type NotebookOptions } from './experiments/notebook.ts';
 export { NavigationRetriever, navigate, PAPER_KD, PAPER_KC } from './retrieval/navigation.ts';
 export { RerankRetriever } from './retrieval/rerank.ts';

@@ -3,17 +3,28 @@
  * the compiled kernel at several accumulator block sizes and the TypeScript loop, alternating, on the same
  * queries; checks that every variant returns the same lists and prints ns per posting.
  *
- *   node --import tsx bench/bm25/kernel.ts [--articles 200000] [--queries 200] [--k 500]
+ *   node --import tsx bench/bm25/kernel.ts [--articles 200000] [--queries 200] [--k 500] [--blocks 2048,4096,…]
+ *                                          [--compare path/to/other/citebench_bm25.node,…]
+ *
+ * --compare adds the same block sizes with other builds of the addon (e.g. the previous commit's), in the same
+ * process and the same alternation, for paired before/after figures on a busy machine.
  */
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CorpusStore } from '../../src/corpus/store.ts';
 import { EnglishAnalyzer, articleText } from '../../src/retrieval/bm25/analyzer.ts';
 import { loadIndex, termIdMap } from '../../src/retrieval/bm25/index-format.ts';
 import { DEFAULT_PARAMS, PoolStats, QueryScorer, queryTermIds, type TopK } from '../../src/retrieval/bm25/search.ts';
-import { bm25Kernel } from '../../src/retrieval/bm25/kernel.ts';
+import { bm25Kernel, type Bm25Kernel } from '../../src/retrieval/bm25/kernel.ts';
 
-const { values } = parseArgs({ options: { articles: { type: 'string', default: '200000' }, queries: { type: 'string', default: '200' }, k: { type: 'string', default: '500' } } });
+const { values } = parseArgs({
+  options: {
+    articles: { type: 'string', default: '200000' }, queries: { type: 'string', default: '200' }, k: { type: 'string', default: '500' },
+    blocks: { type: 'string', default: '2048,4096,8192,16384,65536' }, compare: { type: 'string' },
+  },
+});
+const BLOCKS = values.blocks!.split(',').map(Number);
 const N = Number(values.articles);
 const Q = Number(values.queries);
 const K = Number(values.k);
@@ -30,7 +41,11 @@ for (const q of prepared) for (const t of q.terms) postings += ix.offsets[t + 1]
 const kernel = bm25Kernel();
 const arrays = stats.arrays(store.idOrder);
 const variants: [string, QueryScorer][] = [['typescript', new QueryScorer(arrays, undefined, undefined, null)]];
-if (kernel) for (const block of [1 << 11, 1 << 12, 1 << 13, 1 << 14, 1 << 16]) variants.push([`compiled, blocks of ${block}`, new QueryScorer(arrays, undefined, block, kernel)]);
+const others = (values.compare ? values.compare.split(',') : []).map((p) => [p.split('/').pop()!, createRequire(import.meta.url)(p) as Bm25Kernel] as const);
+for (const block of BLOCKS) {
+  if (kernel) variants.push([`compiled, blocks of ${block}`, new QueryScorer(arrays, undefined, block, kernel)]);
+  for (const [name, other] of others) variants.push([`${name}, blocks of ${block}`, new QueryScorer(arrays, undefined, block, other)]);
+}
 const lists: TopK[][] = variants.map(() => []);
 const secs = variants.map(() => 0);
 for (let round = 0; round < 2; round++) {
@@ -43,6 +58,6 @@ for (let round = 0; round < 2; round++) {
 const same = (a: TopK[], b: TopK[]) => a.every((x, i) => Buffer.from(x.docs.buffer).equals(Buffer.from(b[i].docs.buffer)) && Buffer.from(x.scores.buffer).equals(Buffer.from(b[i].scores.buffer)));
 console.log(`${N} documents, ${Q} queries, top ${K}, ${(postings / Q / 1e6).toFixed(2)} M postings a query, one thread`);
 for (const [v, [name]] of variants.entries()) {
-  console.log(`${name.padEnd(28)} ${secs[v].toFixed(2)} s  ${((secs[v] * 1e9) / postings).toFixed(2)} ns/posting  ${(secs[0] / secs[v]).toFixed(2)}× typescript  lists ${same(lists[v], lists[0]) ? 'identical' : 'DIFFER'}`);
+  console.log(`${name.padEnd(30)} ${secs[v].toFixed(2)} s  ${((secs[v] * 1e9) / postings).toFixed(2)} ns/posting  ${(secs[0] / secs[v]).toFixed(2)}× typescript  lists ${same(lists[v], lists[0]) ? 'identical' : 'DIFFER'}`);
 }
 store.close();

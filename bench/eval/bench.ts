@@ -1,7 +1,9 @@
 /**
  * `npm run bench:eval`: citebench eval with map, ndcg and recall.30 on a TREC run of 3,800 queries × 500 docs
- * (1.9 M lines, 29 relevant per query), end to end (process start, parsing, evaluation, printing; wall time and
- * peak RSS from /usr/bin/time -v when present), then the in-memory API alone on the same data.
+ * (1.9 M lines, 29 relevant per query), end to end as a user runs it — the package's binary, bin/citebench.js,
+ * which starts `eval` from dist/ (the sources compiled at install; rebuilt here first when stale) — with process
+ * start, parsing, evaluation and printing (wall time and peak RSS from /usr/bin/time -v when present), then the
+ * in-memory API alone on the same data.
  * Peer: with TREC_EVAL=path/to/trec_eval (9.0.8, built from its source: `make` in a checkout of the v9.0.8 tag
  * of github.com/usnistgov/trec_eval), the C trec_eval runs the same measures on the same files, alternating with
  * citebench run by run (paired ratios on a busy machine), and its numbers must equal citebench's.
@@ -29,6 +31,11 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
+// The binary runs eval from dist/ only while dist is newer than every source (bin/citebench.js): build it now
+// so a source edited since the install does not silently time the tsx start-up instead.
+const built = spawnSync(process.execPath, ['scripts/build-cli.mjs'], { cwd: ROOT, encoding: 'utf8' });
+if (built.status !== 0 || !existsSync(join(ROOT, 'dist/cli.js'))) throw new Error(`could not build dist/: ${built.stderr}`);
+
 const t0 = performance.now();
 const files = generateBenchFiles(OUT);
 console.log(`data: ${files.run} (${((performance.now() - t0) / 1000).toFixed(1)} s to generate or find)`);
@@ -54,7 +61,7 @@ const peer: Timing[] = [];
 let cliOutput = '';
 let peerOutput = '';
 for (let i = 0; i < REPS; i++) {
-  const ours = timedRun('citebench eval', process.execPath, ['--import', 'tsx', 'src/cli.ts', 'eval', ...MEASURES, files.qrels, files.run]);
+  const ours = timedRun('citebench eval', process.execPath, ['bin/citebench.js', 'eval', ...MEASURES, files.qrels, files.run]);
   cli.push(ours.t);
   cliOutput = ours.stdout;
   console.log(`citebench eval run ${i + 1}: ${show(ours.t)}`);

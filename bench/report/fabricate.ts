@@ -5,7 +5,8 @@
  * results per field and candidate type, a BM25 tuning grid. The corpus is marked synthetic and every model
  * random-weight, so the report's banner says the numbers mean nothing.
  *
- * Written: results.json, timings.json, config.json, cells/ (per-query values), and for the field level's first
+ * Written: results.json (with the significance record `citebench run` computes, from the fabricated per-query
+ * values), timings.json, config.json, cells/ (per-query values), and for the field level's first
  * repeat the TREC run and qrels files the drill-down reads. Dataset-level run files are not written (the report
  * never reads them; at this size they would be ~5 GB).
  */
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import { FIELDS, FIELD_ABBREV } from '../../src/corpus/fields.ts';
 import type { CellRecord, CellSummary, MdcrRecord, MdcrSummary, ResultsIndex } from '../../src/report/results.ts';
 import { Rng } from '../../src/util/rng.ts';
+import { significanceStage } from '../../src/experiments/significance-stage.ts';
 
 export interface FabricateOptions {
   queries: number;
@@ -111,14 +113,16 @@ export function fabricateResults(dir: string, o: FabricateOptions): ResultsIndex
 
   const grid = [0.6, 0.9, 1.2, 1.5, 1.8].flatMap((k1) => [0.3, 0.5, 0.75, 0.9].map((b) => ({ k1, b, score: 0.3 + 0.1 * rng.next() })));
   const best = grid.reduce((a, b) => (b.score > a.score ? b : a));
+  const models = o.models.map((name) => ({ name, kind: name.startsWith('bm25') ? 'bm25' as const : 'dense' as const, weights: name.startsWith('bm25') ? 'lexical' as const : 'random' as const, settings: {} }));
   const r: ResultsIndex = {
     format: 'citebench-results', version: 1, name: 'fabricated', configHash: 'fabricated',
     corpus: { kind: 'synthetic', articles: 2_000_000, citations: 40_000_000, synthetic: { articles: 2_000_000, seed: o.seed, generator: 'bench/report/fabricate.ts: FAKE values for timing and tests' } },
     seed: o.seed, scale: o.scale, queryYear: 2019, k: o.k, measures: MEASURES,
-    models: o.models.map((name) => ({ name, kind: name.startsWith('bm25') ? 'bm25' as const : 'dense' as const, weights: name.startsWith('bm25') ? 'lexical' as const : 'random' as const, settings: {} })),
+    models,
     skipped: [],
     tuning: [{ model: 'bm25', measure: 'map', queries: 200, poolSize: o.fieldPool, grid, chosen: { k1: best.k1, b: best.b } }],
     excluded: { files: [] }, fieldRepeats, cells, mdcr,
+    significance: significanceStage({ measures: MEASURES, seed: o.seed }, dir, models, cells),
   };
   write('results.json', JSON.stringify(r, null, 1) + '\n');
   write('timings.json', JSON.stringify({ seconds: { fabricate: 0 } }) + '\n');

@@ -12,6 +12,7 @@
 import { existsSync, mkdirSync, rmSync, renameSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { IdIndex } from './id-index.ts';
+import type { Article } from './article.ts';
 import { DATASETS, isS2Datasets, readCorpusInput, type S2DatasetsStats } from './s2-datasets.ts';
 import { listShards } from './s2orc-reader.ts';
 import { CitationSpool, resolveCitations } from './citations.ts';
@@ -28,7 +29,10 @@ import { CitebenchError } from '../util/errors.ts';
 import { requireFreeSpace, type FreeBytes } from '../util/disk.ts';
 
 export interface BuildOptions {
+  /** The S2ORC shards or bulk datasets; with `records`, only the name of the source in messages. */
   input: string;
+  /** Records made by another reader (a BEIR task, corpus/beir.ts) instead of reading `input`. */
+  records?: AsyncIterable<Article & { file: string; line: number }>;
   out: string;
   /** null = keep every valid article (no prefilter). */
   prefilter: PrefilterConfig | null;
@@ -107,12 +111,13 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     let n = 0;
     const p1 = new Progress({ label: 'pass 1/2 read', unit: 'records', enabled: opts.progress });
     // The input: v2020 metadata shards, or the bulk datasets (papers/, abstracts/, citations/) joined on disk.
-    const bulk: S2DatasetsStats | undefined = isS2Datasets(opts.input) ? { papers: 0, abstracts: 0, citations: 0, runs: 0 } : undefined;
-    const source = readCorpusInput(opts.input, {
+    const bulk: S2DatasetsStats | undefined = !opts.records && isS2Datasets(opts.input) ? { papers: 0, abstracts: 0, citations: 0, runs: 0 } : undefined;
+    const source = opts.records ?? readCorpusInput(opts.input, {
       report, allowTruncated: opts.allowTruncated, scratch: join(tmp, 'sort'), runBytes: opts.sortRunBytes, progress: opts.progress, stats: bulk,
     });
     for await (const a of source) {
       p1.tick();
+      if (opts.records) report.recordsRead++;
       if (idIndex.add(a.id, n) !== n) {
         report.add('duplicate-id', a.file, a.line, 'paper_id', `duplicate paper_id ${a.id}: this record is skipped, the first one kept`);
         continue;

@@ -1,11 +1,11 @@
 /**
  * Compare several TREC runs with the first (the baseline) over the same queries: per measure, each run's
  * summary value, its difference to the baseline, and paired t-test and randomization-test p-values, Holm-corrected
- * across every (run, measure) comparison of the call.
+ * over the runs compared in that measure — the tests and the Holm family of results.json (testAgainstBaseline).
  */
 import { CitebenchError } from '../util/errors.ts';
 import { evaluateTrecFiles } from './trec-eval.ts';
-import { holm, pairedRandomizationTest, pairedTTest } from './significance.ts';
+import { testAgainstBaseline, type QueryValue } from './significance.ts';
 import { formatFixed4 } from './trec-format.ts';
 import type { EvalOptions } from './types.ts';
 
@@ -33,47 +33,28 @@ export function compareTrecRuns(
   const runs = runPaths.map((p) => evaluateTrecFiles(qrelsPath, p, measureSpecs.length ? measureSpecs : ['map'], options));
   const measures = runs[0].result.measures.filter((m) => m.kind === 'float' && m.printPerQuery !== false);
   if (measures.length === 0) throw new CitebenchError('no per-query measure to compare (counts and gm_* have no paired values)');
-  const perQid = (r: (typeof runs)[number], m: number) => {
-    const map = new Map<string, number>();
-    const values = r.result.perQuery[m];
-    for (let q = 0; q < values.length; q++) if (!Number.isNaN(values[q])) map.set(r.tables.queries.get(q), values[q]);
-    return map;
-  };
-  const rows: RunComparisonRow[] = [];
-  const pending: RunComparisonRow[] = [];
+  const mIndex = (r: (typeof runs)[number], name: string) => r.result.measures.findIndex((x) => x.name === name);
+  // One family per measure (each measure is one question: which runs differ from the baseline in it); a run is
+  // named by its position, so the same file given twice is two systems. Queries a run was not evaluated on
+  // (NaN) are not paired; with -c every qrels query has a value (0 when missing).
+  const values: QueryValue[] = [];
   for (const meas of measures) {
-    const mIndex = (r: (typeof runs)[number]) => r.result.measures.findIndex((x) => x.name === meas.name);
-    const base = runs[0];
-    const baseValues = perQid(base, mIndex(base));
-    rows.push({ measure: meas.name, run: runPaths[0], value: base.result.summary[mIndex(base)] });
-    for (let k = 1; k < runs.length; k++) {
-      const r = runs[k];
-      const values = perQid(r, mIndex(r));
-      // Pair on queries both runs were evaluated on (with -c, every qrels query: missing ones hold 0).
-      const qids = [...baseValues.keys()].filter((q) => values.has(q)).sort();
-      const a = qids.map((q) => values.get(q)!);
-      const b = qids.map((q) => baseValues.get(q)!);
-      const t = pairedTTest(a, b);
-      const rand = pairedRandomizationTest(a, b, { trials: test.trials ?? 10000, seed: `${test.seed ?? 0}/${meas.name}/${k}` });
-      const row: RunComparisonRow = {
-        measure: meas.name,
-        run: runPaths[k],
-        value: r.result.summary[mIndex(r)],
-        diff: t.meanDiff,
-        queries: qids.length,
-        tP: t.p,
-        randP: rand.p,
-      };
-      rows.push(row);
-      pending.push(row);
-    }
+    runs.forEach((r, k) => {
+      const v = r.result.perQuery[mIndex(r, meas.name)];
+      for (let q = 0; q < v.length; q++) if (!Number.isNaN(v[q])) values.push({ family: meas.name, cell: '', system: String(k), query: r.tables.queries.get(q), value: v[q] });
+    });
   }
-  const tHolm = holm(pending.map((r) => r.tP!));
-  const rHolm = holm(pending.map((r) => r.randP!));
-  pending.forEach((r, i) => {
-    r.tPHolm = tHolm[i];
-    r.randPHolm = rHolm[i];
-  });
+  const tests = new Map(testAgainstBaseline(values, '0', { trials: test.trials ?? 10000, seed: test.seed ?? 0 }).map((c) => [`${c.family}|${c.system}`, c]));
+  const rows: RunComparisonRow[] = [];
+  for (const meas of measures) {
+    runs.forEach((r, k) => {
+      const value = r.result.summary[mIndex(r, meas.name)];
+      const c = tests.get(`${meas.name}|${k}`);
+      if (k === 0) rows.push({ measure: meas.name, run: runPaths[0], value });
+      else if (!c) throw new CitebenchError(`${runPaths[k]}: fewer than 2 queries in common with the baseline ${runPaths[0]} for ${meas.name}: nothing to pair`);
+      else rows.push({ measure: meas.name, run: runPaths[k], value, diff: c.meanDiff, queries: c.n, tP: c.tP, tPHolm: c.tHolm, randP: c.randP, randPHolm: c.randHolm });
+    });
+  }
   return rows;
 }
 

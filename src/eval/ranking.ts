@@ -169,8 +169,14 @@ export class Ranker {
     const rels = v.rels;
     const docs = this.run.docs;
     let numRelRet = 0;
+    // Most retrieved docs are not in the query's qrels; those above its largest doc id need no search.
+    const maxQdoc = nq > 0 ? qdocs[nq - 1] : -1;
     for (let i = 0; i < numRet; i++) {
       const d = docs[order[i]];
+      if (d > maxQdoc) {
+        rels[i] = NONPOOL;
+        continue;
+      }
       let lo = 0;
       let hi = nq;
       while (lo < hi) {

@@ -163,3 +163,89 @@ function betaContinuedFraction(x: number, a: number, b: number): number {
   }
   return h;
 }
+
+/**
+ * One value of one system on one query, in one cell of one family: the unit every significance test of citebench
+ * (results.json, the report's marks, `citebench compare`, a notebook's ad-hoc comparison) is computed from.
+ * `family` and `cell` are the caller's keys: the Holm family the comparison belongs to, and what is compared
+ * within it (e.g. family = protocol|setting|measure, cell = field|pool size). Several values of the same
+ * (family, cell, system, query) are the repeats of that query: they are averaged before the test, so a query is
+ * one pair however many pool samples it was searched in.
+ */
+export interface QueryValue {
+  family: string;
+  cell: string;
+  system: string;
+  query: string;
+  value: number;
+}
+
+/** One system against the baseline in one cell: paired tests over the shared queries, Holm-adjusted within its family. */
+export interface BaselineComparison {
+  family: string;
+  cell: string;
+  system: string;
+  /** Queries paired (both systems have a value). */
+  n: number;
+  /** Mean of system − baseline over the paired queries. */
+  meanDiff: number;
+  tP: number;
+  randP: number;
+  tHolm: number;
+  randHolm: number;
+}
+
+/**
+ * Every system against `baseline` in every cell of every family: per query the mean over its repeats; each
+ * system paired with the baseline of its own cell on the queries both have (ids in sorted order); a two-sided
+ * paired t-test and a paired randomization test (`trials` sign flips, seeded with `${seed}|${name}`, the name
+ * `${family}|${cell}|${system}` unless `name` gives another, so a comparison's p does not depend on which others
+ * are run); Holm's correction over the comparisons of one
+ * family, for each test. A comparison with fewer than two shared queries has no test: it is left out, and is no
+ * member of its family. Results in the order the (family, cell, system) triples first appear.
+ */
+export function testAgainstBaseline(
+  values: Iterable<QueryValue>,
+  baseline: string,
+  opts: { trials?: number; seed?: number | string; name?: (family: string, cell: string, system: string) => string } = {},
+): BaselineComparison[] {
+  const name = opts.name ?? ((family: string, cell: string, system: string) => `${family}|${cell}|${system}`);
+  // family → cell → system → query → running sum and count (insertion order = first appearance)
+  const tree = new Map<string, Map<string, Map<string, Map<string, { s: number; n: number }>>>>();
+  const child = <K, V>(m: Map<K, V>, k: K, make: () => V): V => {
+    let v = m.get(k);
+    if (v === undefined) m.set(k, (v = make()));
+    return v;
+  };
+  for (const v of values) {
+    const q = child(child(child(tree, v.family, () => new Map()), v.cell, () => new Map()), v.system, () => new Map());
+    const e = child(q, v.query, () => ({ s: 0, n: 0 }));
+    e.s += v.value;
+    e.n++;
+  }
+  const mean = (m: Map<string, { s: number; n: number }>) => new Map([...m].map(([q, e]) => [q, e.s / e.n]));
+  const out: BaselineComparison[] = [];
+  for (const [family, cells] of tree) {
+    const members: Omit<BaselineComparison, 'tHolm' | 'randHolm'>[] = [];
+    for (const [cell, systems] of cells) {
+      const base = systems.get(baseline);
+      if (!base) continue;
+      const b = mean(base);
+      for (const [system, qs] of systems) {
+        if (system === baseline) continue;
+        const a = mean(qs);
+        const shared = [...a.keys()].filter((q) => b.has(q)).sort();
+        if (shared.length < 2) continue;
+        const x = Float64Array.from(shared, (q) => a.get(q)!);
+        const y = Float64Array.from(shared, (q) => b.get(q)!);
+        const t = pairedTTest(x, y);
+        const r = pairedRandomizationTest(x, y, { trials: opts.trials ?? 10000, seed: `${opts.seed ?? 0}|${name(family, cell, system)}` });
+        members.push({ family, cell, system, n: shared.length, meanDiff: t.meanDiff, tP: t.p, randP: r.p });
+      }
+    }
+    const tH = holm(members.map((m) => m.tP));
+    const rH = holm(members.map((m) => m.randP));
+    members.forEach((m, i) => out.push({ ...m, tHolm: tH[i], randHolm: rH[i] }));
+  }
+  return out;
+}

@@ -8,7 +8,7 @@ export class StringTable {
   private used = 0;
   /** starts[id]..starts[id+1] are the bytes of id. */
   private starts = new Uint32Array(1024);
-  private hashes = new Uint32Array(1024);
+  private hashes = new Int32Array(1024);
   private slots = new Int32Array(2048).fill(-1);
   /**
    * One bit per hash value modulo its size (≈ 16 bits per string, a few hundred KB): a clear bit proves a
@@ -121,7 +121,7 @@ export class StringTable {
       const s = new Uint32Array(this.starts.length * 2);
       s.set(this.starts);
       this.starts = s;
-      const hs = new Uint32Array(this.hashes.length * 2);
+      const hs = new Int32Array(this.hashes.length * 2);
       hs.set(this.hashes);
       this.hashes = hs;
     }
@@ -160,6 +160,10 @@ export class StringTable {
   }
 }
 
+/**
+ * FNV-1a with a final avalanche, as a signed 32-bit integer: V8 keeps it a small integer everywhere, where an
+ * unsigned value above 2^31 becomes a heap number whenever it is passed to a function V8 did not inline.
+ */
 export function fnv1a(buf: Uint8Array, start: number, end: number): number {
   let h = 0x811c9dc5;
   for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i], 0x01000193);
@@ -167,7 +171,7 @@ export function fnv1a(buf: Uint8Array, start: number, end: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
-  return h >>> 0;
+  return h;
 }
 
 function bytesEqual(a: Uint8Array, as: number, b: Uint8Array, bs: number, len: number): boolean {

@@ -8,7 +8,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../util/errors.ts';
-import { StringTable, fnv1a, latin1 } from './string-table.ts';
+import { StringTable, latin1 } from './string-table.ts';
 import { parseDecimal, parseInteger } from './trec-numbers.ts';
 
 /** The id spaces shared by one qrels file and the runs evaluated against it. */
@@ -55,6 +55,8 @@ export class RunDocnos {
   private arena = new Uint8Array(1 << 16);
   private used = 0;
   private starts = new Uint32Array(1025);
+  /** fnv1a of each fresh docno, kept from parsing: the duplicate check (trec-csr.ts) need not hash it again. */
+  private hashes = new Int32Array(1024);
   private count = 0;
 
   constructor(readonly qrelsDocs: StringTable) {
@@ -85,10 +87,14 @@ export class RunDocnos {
       const s = new Uint32Array(docnos + 2);
       s.set(this.starts.subarray(0, this.count + 1));
       this.starts = s;
+      const h = new Int32Array(docnos + 2);
+      h.set(this.hashes.subarray(0, this.count));
+      this.hashes = h;
     }
   }
 
-  add(buf: Uint8Array, start: number, end: number): number {
+  /** A fresh id for buf[start, end), whose fnv1a is h. */
+  add(buf: Uint8Array, start: number, end: number, h: number): number {
     const len = end - start;
     if (this.used + len > this.arena.length) {
       const bigger = new Uint8Array(Math.max(Math.ceil(this.arena.length * 1.5), this.used + len));
@@ -101,7 +107,11 @@ export class RunDocnos {
       const s = new Uint32Array(Math.ceil(this.starts.length * 1.5));
       s.set(this.starts);
       this.starts = s;
+      const hs = new Int32Array(s.length);
+      hs.set(this.hashes.subarray(0, this.count));
+      this.hashes = hs;
     }
+    this.hashes[this.count] = h;
     this.starts[this.count] = this.used;
     this.used += len;
     this.starts[this.count + 1] = this.used;
@@ -121,9 +131,9 @@ export class RunDocnos {
     return ea - sa - (eb - sb);
   }
 
-  /** Hash of a fresh id's bytes (ids ≥ base). */
+  /** fnv1a of a fresh id's bytes (ids ≥ base). */
   hash(id: number): number {
-    return fnv1a(this.arena, this.starts[id - this.base], this.starts[id - this.base + 1]);
+    return this.hashes[id - this.base];
   }
 
   get(id: number): string {
@@ -292,39 +302,140 @@ export function readQrels(path: string, tables: TrecTables): TrecEntries {
 }
 
 /**
+ * The parsed lines of one run file so far, and the per-line loop. The loop is its own method, called once per
+ * chunk: V8 then optimizes it as a whole function with the feedback of complete calls, instead of compiling the
+ * middle of readRun's loop on the fly and dropping back to unoptimized code (where every number is a heap
+ * allocation) each time the chunk handling around it runs for the first time.
+ */
+class RunLines {
+  count = 0;
+  line = 0;
+  cap: number;
+  doc: Uint32Array;
+  value: Float32Array | Float64Array;
+  segQuery = new Uint32Array(1024);
+  segStart = new Uint32Array(1024);
+  segCount = 0;
+  lastQ = -1;
+  prevQidLen = -1;
+  readonly prevQid = new Uint8Array(256);
+  tagBytes = new Uint8Array(0);
+  readonly docnos: RunDocnos;
+  private readonly ts = new Int32Array(MAX_TOKENS);
+  private readonly te = new Int32Array(MAX_TOKENS);
+
+  constructor(
+    private readonly path: string,
+    private readonly tables: TrecTables,
+    private readonly float64: boolean,
+  ) {
+    this.cap = estimateLines(path);
+    this.doc = new Uint32Array(this.cap);
+    this.value = float64 ? new Float64Array(this.cap) : new Float32Array(this.cap);
+    this.docnos = new RunDocnos(tables.docs);
+  }
+
+  /** Parse the complete lines u8[0, limit) (limit: just after a newline). */
+  parse(u8: Uint8Array, limit: number): void {
+    const { path, tables, float64, ts, te, prevQid, docnos } = this;
+    const qrelsDocs = tables.docs;
+    const space = SPACE;
+    let { count, line, cap, doc, value, segQuery, segStart, segCount, lastQ, prevQidLen, tagBytes } = this;
+    let i = 0;
+    while (i < limit) {
+      line++;
+      let k = 0;
+      while (k < MAX_TOKENS) {
+        let c = u8[i];
+        while (c !== 10 && (c === 32 || space[c] === 1)) c = u8[++i];
+        if (c === 10) break;
+        ts[k] = i;
+        // Bytes above 32 are never C whitespace: one comparison for nearly every byte of a token.
+        while (c > 32 || space[c] === 0) c = u8[++i];
+        te[k] = i;
+        k++;
+      }
+      while (u8[i] !== 10) i++;
+      i++;
+      if (k === 0 || u8[ts[0]] === 35 /* # */) continue;
+      if (k < 6) throw new InputError(path, line, RUN_FIELDS[k], `missing field '${RUN_FIELDS[k]}' (a run line is 'qid Q0 docno rank score tag')`);
+      const score = parseDecimal(u8, ts[4], te[4]);
+      if (!Number.isFinite(score)) {
+        const text = latin1(u8, ts[4], te[4]);
+        throw new InputError(path, line, 'score', Number.isNaN(score) ? `'${text}' is not a number` : `'${text}' is not a finite number`);
+      }
+      // Runs list a query's docs together: reuse the previous qid's id while its bytes repeat.
+      const qs = ts[0];
+      const qLen = te[0] - qs;
+      let same = qLen === prevQidLen;
+      for (let j = 0; same && j < qLen; j++) same = prevQid[j] === u8[qs + j];
+      if (!same) {
+        lastQ = tables.queries.intern(u8, qs, te[0]);
+        if (qLen <= prevQid.length) {
+          for (let j = 0; j < qLen; j++) prevQid[j] = u8[qs + j];
+          prevQidLen = qLen;
+        } else prevQidLen = -1;
+      }
+      // fnv1a (string-table.ts) inlined: this is the hottest call of the parser.
+      let h = 0x811c9dc5;
+      for (let j = ts[2]; j < te[2]; j++) h = Math.imul(h ^ u8[j], 0x01000193);
+      h ^= h >>> 16;
+      h = Math.imul(h, 0x85ebca6b);
+      h ^= h >>> 13;
+      let d = qrelsDocs.findHashed(u8, ts[2], te[2], h);
+      if (d < 0) d = docnos.add(u8, ts[2], te[2], h);
+      if (count === cap) {
+        cap = Math.ceil(cap * 1.5) + 1024;
+        const grown = new Uint32Array(cap);
+        grown.set(doc);
+        doc = grown;
+        const v = float64 ? new Float64Array(cap) : new Float32Array(cap);
+        v.set(value);
+        value = v;
+      }
+      if (segCount === 0 || segQuery[segCount - 1] !== lastQ) {
+        if (segCount === segQuery.length) {
+          const sq = new Uint32Array(segCount * 2);
+          sq.set(segQuery);
+          segQuery = sq;
+          const ss = new Uint32Array(segCount * 2);
+          ss.set(segStart);
+          segStart = ss;
+        }
+        segQuery[segCount] = lastQ;
+        segStart[segCount++] = count;
+      }
+      doc[count] = d;
+      value[count] = score;
+      count++;
+      // trec_eval keeps the run tag of the last line; copy its bytes only when they change.
+      const tl = te[5] - ts[5];
+      let sameTag = tl === tagBytes.length;
+      for (let j = 0; sameTag && j < tl; j++) sameTag = tagBytes[j] === u8[ts[5] + j];
+      if (!sameTag) tagBytes = u8.slice(ts[5], te[5]);
+    }
+    this.count = count;
+    this.line = line;
+    this.cap = cap;
+    this.doc = doc;
+    this.value = value;
+    this.segQuery = segQuery;
+    this.segStart = segStart;
+    this.segCount = segCount;
+    this.lastQ = lastQ;
+    this.prevQidLen = prevQidLen;
+    this.tagBytes = tagBytes;
+  }
+}
+
+/**
  * Read a run file: `qid Q0 docno rank score tag [ignored…]`. Scores become float32 (trec_eval 9.0.8) unless
  * float64 is asked for (trec_eval 10). Read the qrels first: docnos are judged against them (see RunDocnos).
  * One tight loop over the bytes (this is the hot path for million-line runs): no per-line strings, closures
  * or line-number arrays; an error found after parsing re-reads the file for its line number.
  */
 export function readRun(path: string, tables: TrecTables, opts: { float64?: boolean } = {}): TrecEntries {
-  const float64 = opts.float64 ?? false;
-  let cap = estimateLines(path);
-  let segQuery = new Uint32Array(1024);
-  let segStart = new Uint32Array(1024);
-  let segCount = 0;
-  let doc = new Uint32Array(cap);
-  let value: Float32Array | Float64Array = float64 ? new Float64Array(cap) : new Float32Array(cap);
-  let count = 0;
-  const grow = () => {
-    cap = Math.ceil(cap * 1.5) + 1024;
-    const d = new Uint32Array(cap);
-    d.set(doc);
-    doc = d;
-    const v = float64 ? new Float64Array(cap) : new Float32Array(cap);
-    v.set(value);
-    value = v;
-  };
-  const qrelsDocs = tables.docs;
-  const docnos = new RunDocnos(qrelsDocs);
-  const ts = new Int32Array(MAX_TOKENS);
-  const te = new Int32Array(MAX_TOKENS);
-  const space = SPACE;
-  const prevQid = new Uint8Array(256);
-  let prevQidLen = -1;
-  let lastQ = -1;
-  let tagBytes = new Uint8Array(0);
-  let line = 0;
+  const lines = new RunLines(path, tables, opts.float64 ?? false);
   let firstChunk = true;
   const fd = openInput(path);
   try {
@@ -345,76 +456,12 @@ export function readRun(path: string, tables: TrecTables, opts: { float64?: bool
       const u8 = new Uint8Array(buf.buffer, buf.byteOffset, end);
       let limit = end; // complete lines only; the rest waits for the next chunk
       while (limit > 0 && u8[limit - 1] !== 10) limit--;
-      let i = 0;
-      while (i < limit) {
-        line++;
-        let k = 0;
-        while (k < MAX_TOKENS) {
-          let c = u8[i];
-          while (c !== 10 && (c === 32 || space[c] === 1)) c = u8[++i];
-          if (c === 10) break;
-          ts[k] = i;
-          // Bytes above 32 are never C whitespace: one comparison for nearly every byte of a token.
-          while (c > 32 || space[c] === 0) c = u8[++i];
-          te[k] = i;
-          k++;
-        }
-        while (u8[i] !== 10) i++;
-        i++;
-        if (k === 0 || u8[ts[0]] === 35 /* # */) continue;
-        if (k < 6) throw new InputError(path, line, RUN_FIELDS[k], `missing field '${RUN_FIELDS[k]}' (a run line is 'qid Q0 docno rank score tag')`);
-        const score = parseDecimal(u8, ts[4], te[4]);
-        if (!Number.isFinite(score)) {
-          const text = latin1(u8, ts[4], te[4]);
-          throw new InputError(path, line, 'score', Number.isNaN(score) ? `'${text}' is not a number` : `'${text}' is not a finite number`);
-        }
-        // Runs list a query's docs together: reuse the previous qid's id while its bytes repeat.
-        const qs = ts[0];
-        const qLen = te[0] - qs;
-        let same = qLen === prevQidLen;
-        for (let j = 0; same && j < qLen; j++) same = prevQid[j] === u8[qs + j];
-        if (!same) {
-          lastQ = tables.queries.intern(u8, qs, te[0]);
-          if (qLen <= prevQid.length) {
-            for (let j = 0; j < qLen; j++) prevQid[j] = u8[qs + j];
-            prevQidLen = qLen;
-          } else prevQidLen = -1;
-        }
-        // fnv1a (string-table.ts) inlined: this is the hottest call of the parser.
-        let h = 0x811c9dc5;
-        for (let j = ts[2]; j < te[2]; j++) h = Math.imul(h ^ u8[j], 0x01000193);
-        h ^= h >>> 16;
-        h = Math.imul(h, 0x85ebca6b);
-        h ^= h >>> 13;
-        let d = qrelsDocs.findHashed(u8, ts[2], te[2], h >>> 0);
-        if (d < 0) d = docnos.add(u8, ts[2], te[2]);
-        if (count === cap) grow();
-        if (segCount === 0 || segQuery[segCount - 1] !== lastQ) {
-          if (segCount === segQuery.length) {
-            const sq = new Uint32Array(segCount * 2);
-            sq.set(segQuery);
-            segQuery = sq;
-            const ss = new Uint32Array(segCount * 2);
-            ss.set(segStart);
-            segStart = ss;
-          }
-          segQuery[segCount] = lastQ;
-          segStart[segCount++] = count;
-        }
-        doc[count] = d;
-        value[count] = score;
-        count++;
-        // trec_eval keeps the run tag of the last line; copy its bytes only when they change.
-        const tl = te[5] - ts[5];
-        let sameTag = tl === tagBytes.length;
-        for (let j = 0; sameTag && j < tl; j++) sameTag = tagBytes[j] === u8[ts[5] + j];
-        if (!sameTag) tagBytes = u8.slice(ts[5], te[5]);
-      }
-      if (firstChunk && count > 0) {
+      lines.parse(u8, limit);
+      if (firstChunk && lines.count > 0) {
         // Size the docno store from the first chunk's share of fresh docnos, with 5% slack.
         firstChunk = false;
-        const scale = (cap / count) * 1.05;
-        docnos.reserve(Math.ceil(docnos.added * scale), Math.ceil(docnos.usedBytes * scale));
+        const scale = (lines.cap / lines.count) * 1.05;
+        lines.docnos.reserve(Math.ceil(lines.docnos.added * scale), Math.ceil(lines.docnos.usedBytes * scale));
       }
       buf.copy(buf, 0, limit, end);
       have = end - limit;
@@ -423,14 +470,15 @@ export function readRun(path: string, tables: TrecTables, opts: { float64?: bool
   } finally {
     closeSync(fd);
   }
+  const { count, segQuery, segStart, segCount, tagBytes, docnos } = lines;
   if (count === 0) throw new InputError(path, undefined, undefined, 'no run lines');
   return {
     file: path,
     count,
     segQuery: segQuery.slice(0, segCount),
     segStart: segStart.slice(0, segCount),
-    doc: doc.subarray(0, count),
-    value: value.subarray(0, count),
+    doc: lines.doc.subarray(0, count),
+    value: lines.value.subarray(0, count),
     runId: latin1(tagBytes, 0, tagBytes.length),
     docnos,
   };

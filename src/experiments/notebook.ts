@@ -8,6 +8,7 @@
  * config shrunk to 10,000 articles and 10 queries, so a notebook runs in about a minute.
  * `CITEBENCH_WORK=DIR` moves the cache and results folders (the tests point it at a temporary folder).
  */
+import { anyTuned } from './kinds/index.ts';
 import { existsSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,7 +98,7 @@ export function notebookConfig(opts: NotebookOptions = {}): { cfg: ExperimentCon
   const want = new Set(opts.protocols ?? have);
   if (want.has('mdcr')) want.add('field');
   // Tuning (BM25's k1/b, Profiler's β) draws its validation split from the dataset level's settings.
-  if (opts.tune || cfg.models.some((m) => (m.kind === 'bm25' || m.kind === 'profiler') && m.tune)) want.add('dataset');
+  if (opts.tune || anyTuned(cfg.models)) want.add('dataset');
   const missing = [...want].filter((p) => !cfg.protocols[p]);
   if (missing.length) throw new CitebenchError(`${file}: has no ${missing.join(', ')} protocol (it has ${have.join(', ') || 'none'})`);
   for (const p of have) if (!want.has(p)) delete cfg.protocols[p];

@@ -13,32 +13,29 @@
  */
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
-import { memoryLimit } from '../util/memory.ts';
 import { CorpusStore } from '../corpus/store.ts';
 import { FIELD_ABBREV } from '../corpus/fields.ts';
 import { parseMeasure } from '../eval/registry.ts';
-import { evalObjective, tuneBm25 } from '../retrieval/bm25/tune.ts';
-import { samplePool, citationQrels } from '../sampling/pools.ts';
 import { loadQueryExclusion } from '../sampling/exclusions.ts';
-import { meanOverRepeats, type CellRecord, type CellSummary, type ResultsIndex, type TuningRecord, type ValidationShortfall, shortfallText } from '../report/results.ts';
+import { type CellRecord, type CellSummary, type ResultsIndex, type TuningRecord, type ValidationShortfall, shortfallText } from '../report/results.ts';
 import { renderMarkdownReport } from '../report/markdown.ts';
 import { loadPaperNumbers } from '../report/paper-numbers.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { Progress } from '../util/progress.ts';
-import { tryLock } from '../util/lock.ts';
-import { inShard, shardLabel, type Shard } from '../util/shard.ts';
+import { underLock } from '../util/lock.ts';
+import { inShard, type Shard } from '../util/shard.ts';
 import { canonicalConfig, configHash, type ExperimentConfig } from './config.ts';
 import { prepareBm25Index, prepareCorpus, type CorpusInfo, type StageLog } from './corpus-stage.ts';
-import { bm25Retriever, denseRetriever, isBaseModel, isSkipped, resolveDense, type ReadyModel, type SkippedModel } from './models.ts';
-import { composedModel } from './composed-models.ts';
+import type { ReadyModel, SkippedModel } from './models.ts';
+import { anyNeeds, entryOf, type BuildContext } from './kinds/index.ts';
 import { significanceStage } from './significance-stage.ts';
 import { runGroup, type GroupContext } from './cells.ts';
-import { corpusBuildForecast, estimate, formatBytes, formatDuration, groupPath, planGroups, sizeLabel, type PoolGroup } from './plan.ts';
+import { encodePlan, exhaustedField } from './encode-stage.ts';
+import { groupPath, planGroups, type PoolGroup } from './plan.ts';
 import { runMdcrStage } from './mdcr-stage.ts';
-import { storeArticles } from './slurm.ts';
+import { runBeirStage } from './beir-stage.ts';
 import { QuerySplits } from './splits.ts';
-import { cachedTuning } from './tuning-cache.ts';
 import { corpusKey } from '../corpus/store-key.ts';
 import type { Device } from '../retrieval/dense/encoder.ts';
 
@@ -79,48 +76,7 @@ export interface RunOutcome {
   store: CorpusStore;
 }
 
-/** The dry run: the plan and a rough estimate, without touching any file. Memory above `memoryBytes` (default: this machine's) is flagged. */
-export function dryRun(cfg: ExperimentConfig, opts: { memoryBytes?: number } = {}): string {
-  const groups = planGroups(cfg);
-  const lines = [`config ${cfg.name} (hash ${configHash(cfg)}), scale ${cfg.scale}, seed ${cfg.seed}`];
-  const syn = cfg.corpus.synthetic;
-  lines.push(cfg.corpus.store ? `corpus: store ${cfg.corpus.store}` : `corpus: ${syn!.articles} synthetic articles (seed ${syn!.seed}${syn!.profile ? `, profile ${syn!.profile}` : ''}), prefiltered as in §3`);
-  lines.push(`models: ${cfg.models.map((m) => `${m.name} (${m.kind}${m.kind === 'bm25' ? (m.tune ? ', tuned' : `, k1 ${m.k1} b ${m.b}`) : m.kind === 'dense' ? `, ${m.model}` : m.kind === 'profiler' ? ` of ${m.base}` : ` of ${m.first}`})`).join(', ')}`);
-  if (cfg.settings) lines.push(`settings: ${cfg.settings.join(', ')}`);
-  const d = cfg.protocols.dataset;
-  if (d) lines.push(`dataset level: ${d.queries} queries of ${cfg.queryYear}, pools ${d.pools.map(sizeLabel).join('/')} × ${d.repeats} repeats`);
-  const f = cfg.protocols.field;
-  if (f) lines.push(`field level: ${f.fields.length} fields × ${f.queries} queries, pools of ${sizeLabel(f.pool)} × ≤ ${f.repeats} repeats (one where the field-cited set is not larger)`);
-  if (cfg.protocols.mdcr) lines.push(`MDCR: test = the field-level queries, val = ${f!.queries} disjoint queries per field (what is left where a field has fewer); ${cfg.protocols.mdcr.positives} positives + 6 types × ${cfg.protocols.mdcr.perType} negatives`);
-  lines.push(`cells: ${groups.length} pool groups × ${cfg.models.length} models = ${groups.length * cfg.models.length} (top ${cfg.k}; ${cfg.measures.join(', ')})`);
-  const articles = storeArticles(cfg);
-  lines.push('', 'estimate on a 2-core machine (per-unit costs from docs/benchmarks.md; rough):');
-  if (cfg.corpus.store && articles === undefined) lines.push(`  (corpus store ${cfg.corpus.store} not built yet: assuming ${Math.round(16e6 * cfg.scale)} articles, the paper's prefiltered S2ORC × scale)`);
-  let total = 0;
-  const memory = opts.memoryBytes ?? memoryLimit();
-  const est = estimate(cfg, groups, articles, memory);
-  const w = Math.max(...est.map((e) => e.stage.length));
-  for (const e of est) {
-    total += e.seconds;
-    lines.push(`  ${e.stage.padEnd(w)} ${formatDuration(e.seconds).padStart(9)}   peak ≈ ${formatBytes(e.bytes)}${e.bytes > memory ? `   ⚠ exceeds this machine's ${formatBytes(memory)}` : ''}`);
-  }
-  lines.push(`  ${'total'.padEnd(w)} ${formatDuration(total).padStart(9)}`);
-  const over = est.filter((e) => e.bytes > memory);
-  if (over.length) lines.push('', `⚠ ${over.length} stage${over.length > 1 ? 's need' : ' needs'} more memory than this machine has (${formatBytes(memory)}): ${over.map((e) => e.stage).join('; ')}. A sparse Profiler's \`topTerms\` bounds its profiles (docs/benchmarks.md).`);
-  // Disk: what the corpus and index stages write (peak while they run; what stays), and, for a store not built
-  // yet, the `citebench corpus build` of the raw release it would come from.
-  const build = cfg.corpus.store && articles === undefined ? corpusBuildForecast(cfg.scale) : undefined;
-  const onDisk = [...(build ? [build] : []), ...est].filter((e) => e.disk);
-  if (onDisk.length) {
-    lines.push('', 'disk (in the work folder; peak while the stage runs / kept after it):');
-    for (const e of onDisk) lines.push(`  ${e.stage}: ${formatBytes(e.disk!.peak)} / ${formatBytes(e.disk!.kept)}`);
-  }
-  if (build) lines.push('', `building the store first (citebench corpus build, S2ORC's ~20 % kept; not part of run): ${build.stage}, ${formatDuration(build.seconds)}, peak ≈ ${formatBytes(build.bytes)}${build.bytes > memory ? `   ⚠ exceeds this machine's ${formatBytes(memory)}` : ''}`);
-  const assumed = est.filter((e) => e.assumption);
-  if (assumed.length) lines.push('', 'assumptions (not measured as such):', ...assumed.map((e) => `  ${e.stage.split(' — ')[0].replace(/^cells /, '').split(' (')[0].split(',')[0]}: ${e.assumption}`));
-  lines.push('', 'pool groups:', ...groups.map((g) => `  ${groupPath(g)}  (${g.queries} queries, pool ${g.poolSize})`));
-  return lines.join('\n');
-}
+export { dryRun } from './dry-run.ts';
 
 interface Prepared {
   store: CorpusStore;
@@ -131,6 +87,8 @@ interface Prepared {
   splits: QuerySplits;
   excluded: ReturnType<typeof loadQueryExclusion>;
   ctx: GroupContext;
+  /** What the models were built with (the BEIR stage builds encoders on its task's store with it). */
+  build: BuildContext;
   groups: PoolGroup[];
   timed: <T>(stage: string, f: () => Promise<T>) => Promise<T>;
   timings: Record<string, number>;
@@ -154,11 +112,14 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
   writeFileAtomic(join(dir, 'config.json'), canonicalConfig(cfg));
   const measures = cfg.measures.map((m) => parseMeasure(m)[0]);
 
-  // 1–2. corpus and index
-  const bm25Models = cfg.models.filter((m) => m.kind === 'bm25');
-  const { store, info, bm25Index } = await underLock(join(cfg.work, 'prepare.lock'), opts, log, async () => {
+  // 1–2. corpus and index (when a configured kind needs one)
+  const lockPath = join(cfg.work, 'prepare.lock');
+  const { store, info, bm25Index } = await underLock(lockPath, {
+    staleMs: opts.lockStaleMs, takeover: (why) => log(`[prepare] taking over a stale lock ${lockPath} (${why})`),
+    waiting: () => log(`[prepare] another worker is preparing the corpus and index (${lockPath}); waiting`),
+  }, async () => {
     const { store, info } = await timed('corpus', () => prepareCorpus(cfg, (l) => log(`[corpus] ${l}`)));
-    const bm25Index = bm25Models.length ? await timed('bm25 index', () => prepareBm25Index(cfg, store, info, (l) => log(`[index] ${l}`))) : undefined;
+    const bm25Index = anyNeeds(cfg.models, 'bm25Index') ? await timed('bm25 index', () => prepareBm25Index(cfg, store, info, (l) => log(`[index] ${l}`))) : undefined;
     return { store, info, bm25Index };
   });
 
@@ -168,35 +129,18 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
   const sampleKey = JSON.stringify({ corpus: info.stamp, exclude: excluded.files.map((f) => f.sha256) });
   const splits = new QuerySplits(cfg, store, excluded.indices);
 
-  // 3. models
+  // 3. models, each built by its kind's entry in config order (a model may use those above it)
   const ready: ReadyModel[] = [];
   const skipped: SkippedModel[] = [];
   const tuning: TuningRecord[] = [];
-  const key = corpusKey(info.dir);
+  const build: BuildContext = { cfg, store, corpusKey: corpusKey(info.dir), ready, bm25Index, splits, sampleKey, threads, device: opts.device, allowRemote: opts.allowRemote, log, tuning, timed };
   for (const m of cfg.models) {
-    if (m.kind === 'bm25') {
-      let params = { k1: m.k1, b: m.b };
-      if (m.tune) {
-        const t = await timed(`tune ${m.name}`, () => tuneCached(cfg, store, splits, m, bm25Index!.index, threads, log, sampleKey));
-        tuning.push(t);
-        params = t.chosen;
-      }
-      ready.push(bm25Retriever(m, params, bm25Index!.index, store, bm25Index!.dir, threads));
-    } else if (m.kind !== 'dense') {
-      const c = await timed(`model ${m.name}`, () => composedModel(m, { cfg, store, ready, bm25Index: bm25Index?.index, splits, threads, device: opts.device, log, sampleKey }));
-      if ('reason' in c) {
-        skipped.push(c);
-        log(`[models] ${m.name}: skipped — ${c.reason.split('\n')[0]}`);
-      } else ready.push(c);
-    } else {
-      const resolved = await resolveDense(m, cfg.modelsDir, { log: (line) => log(`[models] ${m.name}: ${line}`), allowRemote: opts.allowRemote });
-      if (isSkipped(resolved)) {
-        skipped.push(resolved);
-        log(`[models] ${m.name}: skipped — ${resolved.reason.split('\n')[0]} (docs/dense.md says how to add it)`);
-        continue;
-      }
-      ready.push(await denseRetriever(m, resolved, store, key, cfg.work, threads, opts.device));
-    }
+    const entry = entryOf(m);
+    const c = await entry.build(m, build);
+    if ('reason' in c) {
+      skipped.push(c);
+      log(`[models] ${m.name}: skipped — ${c.reason.split('\n')[0]}${entry.skipHint ? ` (${entry.skipHint})` : ''}`);
+    } else ready.push(c);
   }
   if (ready.length === 0) throw new CitebenchError(`no model of ${cfg.name} can run here: ${skipped.map((s) => s.name).join(', ')} skipped (see above)`);
 
@@ -204,78 +148,11 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
     store, resultsDir: dir, seed: cfg.seed, queryYear: cfg.queryYear, k: cfg.k, measureNames: cfg.measures, measures, sampleKey, emptyLists: cfg.emptyLists,
     log: (l) => log(`[cells] ${l}`), lockStaleMs: opts.lockStaleMs,
   };
-  return { store, info, ready, skipped, tuning, splits, excluded, ctx, groups: planGroups(cfg), timed, timings, log };
-}
-
-/** Run `f` holding the lock at `path`, waiting while a live worker holds it. */
-async function underLock<T>(path: string, opts: RunOptions, log: StageLog, f: () => Promise<T>): Promise<T> {
-  let said = false;
-  for (;;) {
-    const held = tryLock(path, { staleMs: opts.lockStaleMs, onTakeover: (why) => log(`[prepare] taking over a stale lock ${path} (${why})`) });
-    if (held) {
-      try {
-        return await f();
-      } finally {
-        held.release();
-      }
-    }
-    if (!said) log(`[prepare] another worker is preparing the corpus and index (${path}); waiting`);
-    said = true;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
-
-/**
- * Field-level repeats beyond the first are dropped where the field-cited set holds no more than one pool
- * (exhaustion does not depend on the repeat, so a shard that did not run repeat 1 can tell too).
- */
-function exhaustedField(p: Prepared, cfg: ExperimentConfig, g: PoolGroup, memo: Map<string, boolean>): boolean {
-  if (g.protocol !== 'field') return false;
-  const fkey = `${g.split}/${g.field}/${g.setting ?? ''}`;
-  if (!memo.has(fkey)) {
-    const queries = p.splits.get(g.protocol, g.split, g.field, g.setting);
-    memo.set(fkey, samplePool(p.store, queries, { ...poolOptions(cfg, g), repeat: 1 }).exhausted);
-  }
-  return memo.get(fkey)!;
+  return { store, info, ready, skipped, tuning, splits, excluded, ctx, build, groups: planGroups(cfg), timed, timings, log };
 }
 
 function shortKey(s: ValidationShortfall): string {
   return `${s.protocol}/${s.setting}/${s.field ?? ''}`;
-}
-
-/** The pool of a group exactly as runGroup samples it (cells.ts). */
-function poolOptions(cfg: ExperimentConfig, g: PoolGroup) {
-  return { size: g.poolSize, repeat: g.repeat, seed: cfg.seed, field: g.field ?? undefined, queryYear: cfg.queryYear, split: g.split, ...(g.setting === 'inductive' ? { inductive: true } : {}) };
-}
-
-/**
- * Stage 3b: every article a dense model will search — the queries and pools of every group — encoded before
- * any cell, chunk by chunk (a shard: chunks c mod N = I). Each chunk is encoded in one call whichever process
- * does it, so a sharded encode and a single process write the same bytes.
- */
-async function encodePlan(p: Prepared, cfg: ExperimentConfig, shard?: Shard): Promise<number> {
-  const dense = p.ready.filter((m) => m.embeddings && m.encoder);
-  if (!dense.length) return 0;
-  const mark = new Uint8Array(p.store.size);
-  const memo = new Map<string, boolean>();
-  for (const g of p.groups) {
-    if (g.repeat > 1 && exhaustedField(p, cfg, g, memo)) continue;
-    const queries = p.splits.get(g.protocol, g.split, g.field, g.setting);
-    for (const q of queries) mark[q] = 1;
-    const pool = samplePool(p.store, queries, poolOptions(cfg, g));
-    for (const d of pool.members) mark[d] = 1;
-  }
-  let n = 0;
-  for (let i = 0; i < mark.length; i++) n += mark[i];
-  const union = new Uint32Array(n);
-  for (let i = 0, k = 0; i < mark.length; i++) if (mark[i]) union[k++] = i;
-  let encoded = 0;
-  for (const m of dense) {
-    const now = await p.timed(`encode ${m.name}`, () => m.embeddings!.encodeMissing(m.encoder!, p.store, union, { shard, progress: true }));
-    p.log(`[encode] ${m.name}: ${now} articles encoded now (${shardLabel(shard)} of the ${union.length} the plan searches)`);
-    encoded += now;
-  }
-  return encoded;
 }
 
 /** One stage of a run for a cluster task; the final `runExperiment` assembles (module comment). */
@@ -331,9 +208,15 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
   });
   progress.finish();
 
+  // 4b. the BEIR task: every BM25 and dense model on the task's own store, one cell each.
+  const beir = cfg.protocols.beir
+    ? await timed('beir', () => runBeirStage({ cfg, ctx, build: p.build, ready, log: (l) => log(`[beir] ${l}`) }))
+    : undefined;
+  if (beir) cells.push(...beir.cells);
+
   // 5. MDCR (§4): built from the field-level queries and the models' top lists, then scored and evaluated.
   const mdcr = cfg.protocols.mdcr
-    ? await timed('mdcr', () => runMdcrStage({ cfg, store, dir, models: ready.filter(isBaseModel), splits, pools: fieldPools, log: (l) => log(`[mdcr] ${l}`) }))
+    ? await timed('mdcr', () => runMdcrStage({ cfg, store, dir, models: ready.filter((m) => m.firstStage), scorers: ready, splits, pools: fieldPools, log: (l) => log(`[mdcr] ${l}`) }))
     : undefined;
 
   const significance = significanceStage(cfg, dir, ready, cells);
@@ -345,10 +228,10 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
     format: 'citebench-results', version: 1, name: cfg.name, configHash: configHash(cfg),
     corpus: { kind: info.kind, articles: info.articles, citations: info.citations, ...(info.synthetic ? { synthetic: info.synthetic } : {}) },
     seed: cfg.seed, scale: cfg.scale, queryYear: cfg.queryYear, k: cfg.k, measures: cfg.measures,
-    models: ready.map((m) => ({ name: m.name, kind: m.kind, weights: m.weights, settings: m.settings })),
+    models: ready.map((m) => ({ name: m.name, kind: m.kind, weights: m.weights, settings: m.settings, ...(m.summary ? { summary: m.summary } : {}) })),
     skipped, tuning,
     excluded: { files: excluded.files },
-    fieldRepeats, ...(shortfalls.length ? { validationShortfalls: shortfalls } : {}), cells, ...(mdcr ? { mdcr } : {}), ...(significance ? { significance } : {}),
+    fieldRepeats, ...(shortfalls.length ? { validationShortfalls: shortfalls } : {}), cells, ...(mdcr ? { mdcr } : {}), ...(beir ? { beir: beir.record } : {}), ...(significance ? { significance } : {}),
   };
   writeFileAtomic(join(dir, 'results.json'), JSON.stringify(results, null, 1) + '\n');
   const report = renderMarkdownReport(results, loadPaperNumbers());
@@ -361,28 +244,4 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
 function summary(c: CellRecord, file: string): CellSummary {
   const { perQuery: _p, queryIds: _q, ...rest } = c;
   return { ...rest, file };
-}
-
-
-/** BM25 tuning, cached (tuning-cache.ts). */
-async function tuneCached(cfg: ExperimentConfig, store: CorpusStore, splits: QuerySplits, m: Extract<ExperimentConfig['models'][number], { kind: 'bm25' }>, index: import('../retrieval/bm25/index-format.ts').Bm25Index, threads: number, log: StageLog, sampleKey: string): Promise<TuningRecord> {
-  const key = { sampleKey, model: m, seed: cfg.seed, k: cfg.k, year: cfg.queryYear, validation: cfg.validation, dataset: cfg.protocols.dataset ?? null };
-  return cachedTuning(cfg.work, m.name, key, () => tune(cfg, store, splits, m, index, threads, log), (t, path) => log(`[tune] ${m.name}: k1=${t.chosen.k1} b=${t.chosen.b} (tuned before: ${path})`));
-}
-
-async function tune(cfg: ExperimentConfig, store: CorpusStore, splits: QuerySplits, m: Extract<ExperimentConfig['models'][number], { kind: 'bm25' }>, index: import('../retrieval/bm25/index-format.ts').Bm25Index, threads: number, log: StageLog): Promise<TuningRecord> {
-  const d = cfg.protocols.dataset;
-  if (!d) throw new CitebenchError(`models.${m.name}.tune: tuning uses the dataset-level validation split; add protocols.dataset or give k1 and b`);
-  const queries = splits.get('dataset', 'val', null);
-  const poolSize = d.pools[0];
-  const pool = samplePool(store, queries, { size: poolSize, repeat: 1, seed: cfg.seed, queryYear: cfg.queryYear, split: 'val' });
-  const rel = citationQrels(store, queries, pool.members);
-  const qrels = { offsets: rel.offsets, docs: rel.docs, labels: new Int32Array(rel.docs.length).fill(1) };
-  log(`[tune] ${m.name}: ${m.tune!.k1.length}×${m.tune!.b.length} grid on ${queries.length} validation queries, pool ${sizeLabel(pool.members.length)} (${m.tune!.measure})`);
-  const r = await tuneBm25({
-    index, texts: store, request: { queries, pool: pool.members, k: cfg.k }, k1: m.tune!.k1, b: m.tune!.b, accurate: m.accurate,
-    tieKey: store.idOrder, threads, score: evalObjective(qrels, m.tune!.measure, store.idOrder),
-  });
-  log(`[tune] ${m.name}: k1=${r.best.k1} b=${r.best.b} (${m.tune!.measure} ${r.best.score.toFixed(4)})`);
-  return { model: m.name, measure: m.tune!.measure, queries: queries.length, poolSize: pool.members.length, grid: r.grid, chosen: { k1: r.best.k1, b: r.best.b } };
 }

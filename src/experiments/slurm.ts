@@ -6,6 +6,7 @@
  * submitting checkout: nothing but the repository and `bash scripts/setup.sh` is needed on the nodes.
  * Default time and memory requests come from the dry-run estimate (plan.ts), which is for one 2-core machine.
  */
+import { anyNeeds } from './kinds/index.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentConfig } from './config.ts';
@@ -91,7 +92,7 @@ export function stageNeeds(cfg: ExperimentConfig, encodeTasks: number, cellTasks
 }
 
 export function slurmScripts(cfg: ExperimentConfig, o: SlurmOptions): SlurmScript[] {
-  const dense = cfg.models.some((m) => m.kind === 'dense');
+  const dense = anyNeeds(cfg.models, 'encode');
   const needs = stageNeeds(cfg, o.encodeTasks, o.cellTasks);
   const stages: SlurmStage[] = dense ? ['prepare', 'encode', 'cells', 'assemble'] : ['prepare', 'cells', 'assemble'];
   const q = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);

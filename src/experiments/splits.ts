@@ -1,6 +1,7 @@
+import { CitebenchError } from '../util/errors.ts';
 import type { CorpusStore } from '../corpus/store.ts';
 import type { Field } from '../corpus/fields.ts';
-import { sampleQuerySet } from '../sampling/pools.ts';
+import { sampleQuerySet, sampleValQueries } from '../sampling/pools.ts';
 import type { ExperimentConfig, Setting } from './config.ts';
 import type { ValidationShortfall as SplitShortfall } from '../report/results.ts';
 
@@ -22,16 +23,17 @@ export class QuerySplits {
   ) {}
 
   /** Inductive queries must cite ≥ 1 (MDCR: 5) articles published before their year (pools.ts), on a stream of their own. */
-  get(protocol: 'dataset' | 'field', split: 'test' | 'val', field: Field | null, setting: Setting = 'transductive'): Uint32Array {
+  get(protocol: 'dataset' | 'field' | 'beir', split: 'test' | 'val', field: Field | null, setting: Setting = 'transductive'): Uint32Array {
+    if (protocol === 'beir') throw new CitebenchError('a BEIR task brings its own queries (beir-stage.ts): it has no sampled split');
     const inductive = setting === 'inductive';
     const key = `${protocol}/${split}/${field}${inductive ? '/inductive' : ''}`;
     let q = this.memo.get(key);
     if (q) return q;
     const count = protocol === 'dataset' ? (split === 'test' ? this.cfg.protocols.dataset!.queries : this.cfg.validation.queries) : this.cfg.protocols.field!.queries;
-    const exclude = split === 'test' ? this.exclude : union(this.exclude, this.get(protocol, 'test', field, setting));
     // MDCR draws 5 positives from each field-level query's cited articles: such queries must cite that many.
     const minCited = protocol === 'field' && this.cfg.protocols.mdcr ? this.cfg.protocols.mdcr.positives : 1;
-    const set = sampleQuerySet(this.store, { count, seed: this.cfg.seed, queryYear: this.cfg.queryYear, field: field ?? undefined, exclude, split, minCited, ...(inductive ? { inductive } : {}), ...(split === 'val' ? { allowFewer: true } : {}) });
+    const opts = { count, seed: this.cfg.seed, queryYear: this.cfg.queryYear, field: field ?? undefined, exclude: this.exclude, minCited, ...(inductive ? { inductive } : {}) };
+    const set = split === 'test' ? sampleQuerySet(this.store, { ...opts, split }) : sampleValQueries(this.store, opts, this.get(protocol, 'test', field, setting));
     q = set.queries;
     if (q.length < count) this.short.set(key, { protocol, split: 'val', field, setting, requested: count, sampled: q.length, eligible: set.candidates });
     this.memo.set(key, q);
@@ -42,8 +44,4 @@ export class QuerySplits {
   shortfalls(): SplitShortfall[] {
     return [...this.short.values()];
   }
-}
-
-function union(a: Uint32Array, b: Uint32Array): Uint32Array {
-  return Uint32Array.from(new Set([...a, ...b])).sort();
 }

@@ -15,7 +15,8 @@
  */
 import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
 import type { DegreeBin } from '../corpus/stats.ts';
-import { meanOverRepeats, type ResultsIndex, type TuningRecord } from './results.ts';
+import { SIGNIFICANCE_ALPHA, meanOverRepeats, weightsNote, type ResultsIndex, type TuningRecord } from './results.ts';
+import { beyondPaperRows, storedSignificance } from './significance.ts';
 import { paperOrder } from './report-tables.ts';
 import { poolLabel } from './tables.ts';
 
@@ -205,17 +206,20 @@ export function jaccardChart(r: ResultsIndex): Chart | undefined {
 
 /**
  * Beyond the paper: each model's paired difference from BM25 (×100, per-query values averaged over repeats) per
- * measure, pool size and setting, from results.json's significance rows; filled bars are significant after Holm's
- * correction (paired t-test, p < 0.05), hollow ones are not.
+ * measure, pool size and setting, from results.json's stored significance rows (Table 1's family); filled bars are
+ * significant after Holm's correction (paired t-test, p < 0.05), hollow ones are not.
  */
 export function significanceChart(r: ResultsIndex): Chart | undefined {
-  const s = r.significance;
-  if (!s?.rows.length) return undefined;
+  const s = { baseline: storedSignificance(r)?.baseline, rows: beyondPaperRows(r) };
+  if (!s.rows.length) return undefined;
   const sizes = [...new Set(s.rows.map((x) => x.poolSize))].sort((a, b) => a - b).map(poolLabel);
-  const label = (m: string) => (r.models.find((x) => x.name === m)?.weights === 'random' ? `${m} (random weights)` : m);
+  const label = (m: string) => {
+    const note = weightsNote(r.models.find((x) => x.name === m)?.weights);
+    return note ? `${m} (${note})` : m;
+  };
   const models = [...new Set(s.rows.map((x) => label(x.model)))];
   const settings = [...new Set(s.rows.map((x) => x.setting))];
-  const values = s.rows.map((x) => ({ setting: x.setting, pool: poolLabel(x.poolSize), model: label(x.model), measure: x.measure, delta: Math.round(1000 * x.meanDiff) / 10, sig: x.pHolm < 0.05, pHolm: x.pHolm }));
+  const values = s.rows.map((x) => ({ setting: x.setting, pool: poolLabel(x.poolSize), model: label(x.model), measure: x.measure, delta: Math.round(1000 * x.meanDiff) / 10, sig: x.pHolm < SIGNIFICANCE_ALPHA, pHolm: x.pHolm }));
   const model = { field: 'model', type: 'nominal', sort: models, title: `model (vs ${s.baseline})`, legend: { labelLimit: 300 } };
   const facet: Record<string, unknown> = { column: { field: 'measure', type: 'nominal', sort: r.measures.filter((m) => s.rows.some((x) => x.measure === m)), title: null, header: { labelFontSize: 12 } } };
   if (settings.length > 1) facet.row = { field: 'setting', type: 'nominal', sort: settings, title: null, header: { labelFontSize: 12 } };

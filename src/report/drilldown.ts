@@ -10,10 +10,9 @@ import { FIELDS, FIELD_ABBREV, parseField, type Field } from '../corpus/fields.t
 import { CorpusStore } from '../corpus/store.ts';
 import { readRankedRun } from '../eval/trec-run.ts';
 import { CitebenchError } from '../util/errors.ts';
-import { readCell, type CellRecord, type CellSummary, type ResultsIndex } from './results.ts';
+import { baselineModel, readCell, type CellRecord, type CellSummary, type ResultsIndex } from './results.ts';
 import { esc, fmt1, page } from './html.ts';
 import { paperOrder } from './report-tables.ts';
-import { baselineModel } from './compare.ts';
 
 export interface ArticleInfo {
   title: string;
@@ -101,7 +100,7 @@ function drillPage(dir: string, r: ResultsIndex, c: CellSummary, measure: string
   const run = runOf(join(dir, c.files.run), wanted);
   const qrels = qrelsOf(join(dir, c.files.qrels), wanted);
   const abbrev = FIELD_ABBREV[c.field!];
-  const random = r.models.find((m) => m.name === c.model)?.weights === 'random';
+  const weights = r.models.find((m) => m.name === c.model)?.weights;
   const block = (x: { q: string; v: number }) => {
     const list = run.get(x.q) ?? [];
     const cited = new Set(qrels.get(x.q) ?? []);
@@ -116,7 +115,8 @@ function drillPage(dir: string, r: ResultsIndex, c: CellSummary, measure: string
       `<h4>Cited articles and their ranks</h4><table class="dl"><thead><tr><th>rank</th><th>paper id</th><th>title</th><th>year</th></tr></thead><tbody>${citedRows.join('')}</tbody></table></article>`;
   };
   const body = `<p><a href="../../index.html">← report</a></p><h1>${esc(c.field!)} (${esc(abbrev)}) — ${esc(c.model)}</h1>` +
-    (random ? `<div class="banner"><strong>Random weights.</strong> ${esc(c.model)} has untrained weights: these rankings say nothing about retrieval quality.</div>` : '') +
+    (weights === 'random' ? `<div class="banner"><strong>Random weights.</strong> ${esc(c.model)} has untrained weights: these rankings say nothing about retrieval quality.</div>` : '') +
+    (weights === 'imported' ? `<div class="banner"><strong>Imported vectors.</strong> ${esc(c.model)} ranks by vectors computed outside citebench: these rankings are as good as the encoder that made them.</div>` : '') +
     (r.corpus.kind === 'synthetic' ? `<div class="banner"><strong>Synthetic corpus.</strong> Titles and citations are generated.</div>` : '') +
     `<p class="intro">Field level, test queries, pool sample 1 of ${r.fieldRepeats[abbrev] ?? 1} (${c.poolMembers} candidates), top ${r.k}. ${c.queries} queries, mean ${esc(measure)} ${fmt1(100 * c.means[measure])}. ` +
     `The ${worst.length} worst and ${best.length} best queries by ${esc(measure)}; cited rows are marked.</p>` +
@@ -188,7 +188,7 @@ export function worstQueries(dir: string, r: ResultsIndex, opts: WorstQueriesOpt
   const field = parseField(opts.field);
   const fieldCells = r.cells.filter((c) => c.protocol === 'field' && c.split === 'test' && !c.setting);
   if (!field) throw new CitebenchError(`unknown field '${opts.field}': a MAG field name or the paper's abbreviation (${FIELDS.map((f) => FIELD_ABBREV[f]).join(', ')})`);
-  const model = opts.model ?? (fieldCells.some((c) => c.model === baselineModel(r)) ? baselineModel(r)! : fieldCells[0]?.model);
+  const model = opts.model ?? (fieldCells.some((c) => c.model === baselineModel(r.models)) ? baselineModel(r.models)! : fieldCells[0]?.model);
   const repeat = opts.repeat ?? 1;
   const c = fieldCells.find((x) => x.field === field && x.model === model && x.repeat === repeat);
   if (!c) {

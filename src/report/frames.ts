@@ -15,16 +15,25 @@ import type { ColumnTable } from 'arquero';
 import { chartSvg, type Chart, type ChartSpec } from './charts.ts';
 import { META_CSS, bannerHtml, esc, metaHtml } from './html.ts';
 import { reportChart, reportTableHtml, type ChartName } from './notebook.ts';
-import { buildTables, type TableOptions } from './report-tables.ts';
-import { PerQuery } from './compare.ts';
+import { buildTables } from './report-tables.ts';
 import { loadPaperNumbers } from './paper-numbers.ts';
-import { meanOverRepeats, readCell, readResults, type CellSummary, type ResultsIndex } from './results.ts';
+import { meanOverRepeats, readCell, readResults, type CellSummary, type ResultsIndex, type SignificanceRow } from './results.ts';
+import { storedSignificance } from './significance.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { worstQueries, type WorstQueriesOptions } from './drilldown.ts';
 import { mdcrBuildCounts, mdcrCandidates } from './mdcr-files.ts';
+import { groupOf, mdcrEvaluations, tidyColumns, tidyTables, TIDY_TABLE_NAMES, type TidyTableName } from './tidy.ts';
 
 export { aq };
 export type Frame = ColumnTable;
+
+/** Significance rows as a frame: the baseline's name, then the row's columns (results.json's significance record). */
+export function significanceFrameOf(baseline: string | null, rows: readonly (Omit<SignificanceRow, 'protocol' | 'setting'> & { protocol: string; setting: string })[]): Frame {
+  const columns = ['baseline', 'protocol', 'setting', 'measure', 'field', 'poolSize', 'model', 'queries', 'meanDiff', 'pT', 'pRandomization', 'pHolm', 'pRandomizationHolm'];
+  // An empty frame still has the columns, so filters and `orderby` on it work.
+  if (!rows.length) return aq.table(Object.fromEntries(columns.map((c) => [c, []])));
+  return aq.from(rows.map((x) => ({ baseline, ...x })));
+}
 
 /** Trusted HTML made by citebench's own renderers (input strings already escaped). */
 export class Html {
@@ -34,23 +43,19 @@ export class Html {
 /** Which cells `queries()` reads (every given key must match). */
 export interface CellFilter {
   model?: string;
-  protocol?: 'dataset' | 'field';
+  protocol?: 'dataset' | 'field' | 'beir';
   split?: 'test' | 'val';
   field?: string;
+  /** A BEIR task's name. */
+  task?: string;
   group?: string;
   pool?: number;
   setting?: 'transductive' | 'inductive';
 }
 
-/** The pool group of a cell: cells/<model>/<group>.json → <group> (dataset/4k-r1, field/Bio/r1 …). */
-function groupOf(c: CellSummary): string {
-  const prefix = `cells/${c.model}/`;
-  return c.file.startsWith(prefix) ? c.file.slice(prefix.length).replace(/\.json$/, '') : c.file;
-}
-
 function cellColumns(c: CellSummary) {
   return {
-    model: c.model, protocol: c.protocol, split: c.split, group: groupOf(c), field: c.field, pool: c.poolSize,
+    model: c.model, protocol: c.protocol, split: c.split, group: groupOf(c), field: c.field, task: c.task ?? null, pool: c.poolSize,
     poolMembers: c.poolMembers, repeat: c.repeat, setting: c.setting ?? 'transductive', queries: c.queries, emptyLists: c.emptyLists,
   };
 }
@@ -66,7 +71,10 @@ export class ResultsFrames {
   readonly tuning: Frame;
   /** The models of the run: kind, weights (lexical, trained, random: never a finding) and settings. */
   readonly models: Frame;
-  /** Paired tests against the baseline (when the config has navigation / profiler / rerank models). */
+  /**
+   * Every paired test against the baseline that results.json stores (the report's marks): one row per model ×
+   * table cell × measure, with its family's Holm-adjusted p-values. Absent for a results.json of an older citebench.
+   */
   readonly significance?: Frame;
   /** MDCR: the Jaccard matrix that chose the model-based negatives, and every evaluation (Tables 3 and 4). */
   readonly mdcr?: { chosenModels: string[]; notes: string[]; jaccard: Frame; results: Frame };
@@ -81,23 +89,28 @@ export class ResultsFrames {
       model: m.model, protocol: m.protocol, field: m.field, pool: m.poolSize, setting: m.setting ?? 'transductive', repeats: m.repeats,
       ...m.means, ...Object.fromEntries(Object.entries(m.sd).map(([k, v]) => [`${k}_sd`, v])),
     })));
-    this.tuning = aq.from(r.tuning.flatMap((t) => t.grid.map((g) => ({
-      model: t.model, measure: t.measure, queries: t.queries, pool: t.poolSize, k1: g.k1, b: g.b, score: g.score,
-      chosen: g.k1 === t.chosen.k1 && g.b === t.chosen.b,
-    }))));
-    this.models = aq.from(r.models.map((m) => ({ model: m.name, kind: m.kind, weights: m.weights, settings: JSON.stringify(m.settings) })));
-    if (r.significance) this.significance = aq.from(r.significance.rows.map((x) => ({ baseline: r.significance!.baseline, ...x })));
+    this.tuning = this.tidy('tuning').rename({ pool_size: 'pool' });
+    this.models = this.tidy('models');
+    const sig = storedSignificance(r);
+    if (sig) this.significance = significanceFrameOf(sig.baseline, sig.rows);
     if (r.mdcr) {
       const m = r.mdcr;
-      const results = Object.entries(m.results).flatMap(([model, e]) => [['all', e.all] as const, ...Object.entries(e.types)].flatMap(([candidates, s]) => [
-        ...s.fields.map((f) => ({ model, candidates, field: f.field, queries: f.queries, ...f.values })),
-        { model, candidates, field: 'AVG', queries: s.fields.reduce((n, f) => n + f.queries, 0), ...s.avg },
-      ]));
+      const results = mdcrEvaluations(r).map(({ values, ...e }) => ({ ...e, ...values }));
       this.mdcr = {
         chosenModels: m.chosenModels, notes: m.notes, results: aq.from(results),
         jaccard: aq.from(m.jaccard.models.map((a, i) => ({ model: a, ...Object.fromEntries(m.jaccard.models.map((b, j) => [b, m.jaccard.matrix[i][j]])), average: m.jaccard.average[i] }))),
       };
     }
+  }
+
+  /**
+   * A tidy table of `citebench export` (cells, per_query, tuning, mdcr_fields, mdcr_types, models), the same rows
+   * and columns as its Parquet and CSV files (README "Exported results").
+   */
+  tidy(name: TidyTableName): Frame {
+    const t = tidyTables(this.dir, this.index).find((x) => x.name === name);
+    if (!t) throw new CitebenchError(`no tidy table '${name}' (have: ${TIDY_TABLE_NAMES.join(', ')})`);
+    return aq.table(tidyColumns(t));
   }
 
   /**
@@ -126,8 +139,8 @@ export class ResultsFrames {
    * table column (`<group> <column>` where the table has groups, e.g. `4k MAP`); `paper: true` adds the paper's value
    * beside each (`… (paper)`).
    */
-  table(n: number, opts: TableOptions & { paper?: boolean } = {}): Frame {
-    const t = buildTables(this.index, new PerQuery(this.dir, this.index.cells), loadPaperNumbers(), opts).find((x) => x.number === n);
+  table(n: number, opts: { paper?: boolean } = {}): Frame {
+    const t = buildTables(this.index, loadPaperNumbers()).find((x) => x.number === n);
     if (!t) throw new CitebenchError(`${this.dir}: no Table ${n} in these results (Tables 1/2/7/8 need the dataset or field level, 3/4 MDCR)`);
     const heads: string[] = [];
     for (const g of t.groups ?? [{ text: '', span: t.columns.length }]) for (let i = 0; i < g.span; i++) heads.push(g.text ? `${g.text} ${t.columns[heads.length]}` : t.columns[heads.length]);
@@ -148,8 +161,8 @@ export class ResultsFrames {
   }
 
   /** Table `n` as the HTML report draws it (paper values beside ours, significance marks, best bold). */
-  reportTable(n: number, opts: TableOptions = {}): Html {
-    return new Html(reportTableHtml(this.dir, n, opts));
+  reportTable(n: number): Html {
+    return new Html(reportTableHtml(this.dir, n));
   }
 
   /**

@@ -5,8 +5,9 @@
  * escaped; notes.md goes through markdown-it with raw HTML and images off.
  */
 import MarkdownIt from 'markdown-it';
-import { shortfallText, type ResultsIndex } from './results.ts';
-import { fmtValue, poolLabel, tableHeading, type ReportTable, type TableCell, type ValueCell } from './tables.ts';
+import { importedBanner, shortfallText, type ResultsIndex } from './results.ts';
+import { fmtValue, poolLabel, sigMarks, tableHeading, type ReportTable, type TableCell, type ValueCell } from './tables.ts';
+import { summaryOf } from './markdown.ts';
 
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -75,9 +76,8 @@ ul.drill { columns: 3; font-size: 13px; }
 function sigMark(c: ValueCell): string {
   const s = c.sig;
   if (!s) return '';
-  const marks = `${s.tHolm < 0.05 ? '*' : ''}${s.randHolm < 0.05 ? '†' : ''}`;
-  const title = `vs BM25 over ${s.n} queries: mean difference ${fmt1(100 * s.meanDiff)}; paired t-test p ${s.tP.toPrecision(3)} (Holm ${s.tHolm.toPrecision(3)}); randomization p ${s.randP.toPrecision(3)} (Holm ${s.randHolm.toPrecision(3)})`;
-  return `<span class="sig" title="${esc(title)}">${marks}</span>`;
+  const title = `vs BM25 over ${s.queries} queries: mean difference ${fmt1(100 * s.meanDiff)}; paired t-test p ${s.pT.toPrecision(3)} (Holm ${s.pHolm.toPrecision(3)}); randomization p ${s.pRandomization.toPrecision(3)} (Holm ${s.pRandomizationHolm.toPrecision(3)})`;
+  return `<span class="sig" title="${esc(title)}">${sigMarks(s)}</span>`;
 }
 
 function cellHtml(c: TableCell): string {
@@ -124,6 +124,8 @@ export function bannerHtml(r: ResultsIndex): string {
   }
   const random = r.models.filter((m) => m.weights === 'random').map((m) => m.name);
   if (random.length) lines.push(`<strong>Random weights.</strong> ${esc(random.join(', '))} ${random.length > 1 ? 'have' : 'has'} random (untrained) weights: ${random.length > 1 ? 'their' : 'its'} rows test loading, pooling and search, not retrieval quality.`);
+  const imported = importedBanner(r.models);
+  if (imported) lines.push(`<strong>Imported vectors.</strong> ${esc(imported.names.join(', '))} ${esc(imported.text)}`);
   return lines.length ? `<div class="banner" role="alert">${lines.map((l) => `<p>${l}</p>`).join('')}</div>` : '';
 }
 
@@ -141,7 +143,7 @@ export function metaHtml({ r, resultsDir, timings, versions }: MetaInput): strin
   rows.push(['results', esc(resultsDir)]);
   rows.push(['corpus', `${c.kind === 'synthetic' ? `<b>synthetic</b> (${c.synthetic!.articles} generated, seed ${c.synthetic!.seed}, ${esc(c.synthetic!.generator)})` : 'corpus store (real data)'}: ${c.articles} prefiltered articles, ${c.citations} citations`]);
   rows.push(['config', `${esc(r.name)}, hash ${esc(r.configHash)}; seed ${r.seed}, scale ${r.scale}, queries from ${r.queryYear}, top ${r.k}; measures ${esc(r.measures.join(', '))}`]);
-  rows.push(['models', r.models.map((m) => `${esc(m.name)} (${m.kind}, ${m.weights === 'random' ? '<b>random weights</b>' : m.weights === 'trained' ? 'trained weights' : 'lexical'}${m.kind === 'bm25' ? `, k1 ${esc(String(m.settings.k1))}, b ${esc(String(m.settings.b))}${m.settings.tuned ? ', tuned' : ''}` : typeof m.settings.summary === 'string' ? `: ${esc(m.settings.summary)}` : ''}${weightFilesText(m.settings.weightFiles)})`).join('; ')]);
+  rows.push(['models', r.models.map((m) => `${esc(m.name)} (${m.kind}, ${m.weights === 'random' ? '<b>random weights</b>' : m.weights === 'imported' ? '<b>imported vectors</b>' : m.weights === 'trained' ? 'trained weights' : 'lexical'}${summaryOf(m) ? `: ${esc(summaryOf(m)!)}` : ''}${weightFilesText(m.settings.weightFiles)})`).join('; ')]);
   if (r.cells.some((c) => c.setting === 'inductive')) rows.push(['settings', 'transductive (the paper\'s) and inductive (Goyal et al. 2026 §3.1: queries and pools disjoint, candidates published before the query year), each in tables of its own']);
   if (r.skipped.length) rows.push(['skipped', r.skipped.map((s) => `${esc(s.name)}: ${esc(s.reason.split('\n')[0])}`).join('; ')]);
   for (const t of r.tuning) rows.push([`tuning ${esc(t.model)}`, `k1 ${t.chosen.k1}, b ${t.chosen.b}: best ${esc(t.measure)} of ${t.grid.length} grid points on ${t.queries} validation queries (pool ${poolLabel(t.poolSize)})`]);

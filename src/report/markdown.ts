@@ -5,10 +5,10 @@
  * renders the same tables. Where the numbers come from is said above the tables: a synthetic corpus or
  * random-weight model is never presented as a finding.
  */
-import { shortfallText, type ResultsIndex } from './results.ts';
+import { importedBanner, shortfallText, weightsNote, type ModelEntry, type ResultsIndex } from './results.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
 import { buildTables } from './report-tables.ts';
-import { paperFieldTableData, paperMdcrTablesData, paperTable1Data, poolLabel as sizeLabel, tableHeading, tableMarkdown, type ReportTable } from './tables.ts';
+import { MARKS_LEGEND, paperFieldTableData, paperMdcrTablesData, paperTable1Data, poolLabel as sizeLabel, tableHeading, tableMarkdown, type ReportTable } from './tables.ts';
 
 /** Where the numbers come from, said before any table. */
 export function provenance(r: ResultsIndex): string[] {
@@ -18,18 +18,21 @@ export function provenance(r: ResultsIndex): string[] {
   }
   const random = r.models.filter((m) => m.weights === 'random').map((m) => m.name);
   if (random.length) out.push(`> **Random weights.** ${random.join(', ')} ${random.length > 1 ? 'have' : 'has'} random (untrained) weights: ${random.length > 1 ? 'their' : 'its'} rows test loading, pooling and search, not retrieval quality.`);
+  const imported = importedBanner(r.models);
+  if (imported) out.push(`> **Imported vectors.** ${imported.names.join(', ')} ${imported.text}`);
   return out;
 }
 
 function section(t: ReportTable, paperTables: string[]): string {
-  return [`## ${tableHeading(t)}`, '', t.intro, '', tableMarkdown(t), ...paperTables.flatMap((p) => ['', p]), ''].join('\n');
+  const marked = t.rows.some((r) => r.cells.some((c) => c.kind === 'value' && c.sig));
+  return [`## ${tableHeading(t)}`, '', t.intro, '', tableMarkdown(t), ...(marked ? ['', MARKS_LEGEND] : []), ...paperTables.flatMap((p) => ['', p]), ''].join('\n');
 }
 
 const paperText = (t: ReportTable) => `${t.intro}\n\n${tableMarkdown(t)}`;
 
 /** Our tables in the Markdown report's order, each with the paper's own where it has one. */
 function tableSections(r: ResultsIndex, paper?: PaperNumbers): string[] {
-  const tables = new Map(buildTables(r, undefined, paper).map((t) => [t.id, t]));
+  const tables = new Map(buildTables(r, paper).map((t) => [t.id, t]));
   const mdcrPaper = paper && paperMdcrTablesData(paper);
   const paperOf: Record<string, () => string> = paper ? {
     table1: () => paperText(paperTable1Data(paper, ['200k', '500k', '1M', '2M'], r.measures.filter((m) => ['MAP', 'nDCG', 'R@30'].includes(m)))),
@@ -39,18 +42,23 @@ function tableSections(r: ResultsIndex, paper?: PaperNumbers): string[] {
     table3: () => paperText(mdcrPaper![0]),
     table4: () => paperText(mdcrPaper![1]),
   } : {};
-  const order = ['table1', 'table2', 'table7', 'table8', 'table3', 'table4', 'table1-inductive', 'table2-inductive', 'table7-inductive', 'table8-inductive', 'significance'];
+  const order = ['table1', 'table2', 'table7', 'table8', 'table3', 'table4', 'table1-inductive', 'table2-inductive', 'table7-inductive', 'table8-inductive', 'beir', 'significance'];
   return order.filter((id) => tables.has(id)).map((id) => section(tables.get(id)!, paperOf[id] ? [paperOf[id]()] : []));
 }
 
 export function renderMarkdownReport(r: ResultsIndex, paper?: PaperNumbers): string {
   const head = [`# citebench — ${r.name}`, '', ...provenance(r), ''];
   head.push(`Corpus: ${r.corpus.articles} prefiltered articles, ${r.corpus.citations} citations (${r.corpus.kind === 'synthetic' ? 'synthetic' : 'corpus store'}); seed ${r.seed}, scale ${r.scale}; config hash ${r.configHash}.`);
-  head.push(`Models: ${r.models.map((m) => `${m.name}${m.kind === 'bm25' ? ` (k1 ${m.settings.k1}, b ${m.settings.b}${m.settings.tuned ? ', tuned' : ''})` : typeof m.settings.summary === 'string' ? ` (${m.settings.summary}${m.weights === 'random' ? '; random weights' : ''})` : m.weights === 'random' ? ' (random weights)' : ''}`).join(', ')}.`);
+  head.push(`Models: ${r.models.map((m) => `${m.name}${summaryOf(m) ? ` (${summaryOf(m)}${weightsNote(m.weights) ? `; ${weightsNote(m.weights)}` : ''})` : weightsNote(m.weights) ? ` (${weightsNote(m.weights)})` : ''}`).join(', ')}.`);
   if (r.skipped.length) head.push(`Skipped (no weights on this machine; see docs/dense.md to add them): ${r.skipped.map((s) => s.name).join(', ')}.`);
   for (const t of r.tuning) head.push(`Tuning: ${t.model} k1 ${t.chosen.k1}, b ${t.chosen.b} — best ${t.measure} of ${t.grid.length} grid points on ${t.queries} validation queries (pool ${sizeLabel(t.poolSize)}), disjoint from the test queries.`);
   for (const v of r.validationShortfalls ?? []) head.push(`Smaller validation split: ${shortfallText(v)}.`);
   if (r.excluded.files.length) head.push(`Excluded query ids: ${r.excluded.files.map((f) => `${f.path} (sha256 ${f.sha256.slice(0, 12)}…, ${f.ids} ids, ${f.notInStore} not in the store)`).join(', ')}.`);
   head.push(`The paper's tables follow ours for orientation${r.corpus.kind === 'synthetic' ? ' only: a synthetic corpus at another scale does not reproduce their values' : ''}.`, '');
   return [...head, ...tableSections(r, paper)].join('\n');
+}
+
+/** A model's words beside its name (results.json `summary`; older results kept it in `settings.summary`). */
+export function summaryOf(m: ModelEntry): string | undefined {
+  return m.summary ?? (typeof m.settings.summary === 'string' ? m.settings.summary : undefined);
 }

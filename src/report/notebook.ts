@@ -3,7 +3,6 @@
  * `require('tslab').display.html(...)`. They read a results folder of `citebench run`, like `citebench report`.
  */
 import { candidateTypeChart, chartSvg, fieldHeatmap, jaccardChart, poolSizeChart, settingsChart, significanceChart, tuningChart, type Chart } from './charts.ts';
-import { PerQuery } from './compare.ts';
 import { LEGEND, TABLE_CSS, esc, tableHtml } from './html.ts';
 import { loadPaperNumbers } from './paper-numbers.ts';
 import { buildTables } from './report-tables.ts';
@@ -14,9 +13,9 @@ import { CitebenchError } from '../util/errors.ts';
 const NOTEBOOK_TABLE_CSS = '\n.citebench table.rt .label { color: inherit; background: none; font-size: inherit; font-weight: inherit; padding: 0; display: inline; }';
 
 /** Table `n` (1–8, the paper's numbering) of a results folder as an HTML fragment. */
-export function reportTableHtml(resultsDir: string, n: number, opts: { trials?: number } = {}): string {
+export function reportTableHtml(resultsDir: string, n: number): string {
   const r = readResults(resultsDir);
-  const t = buildTables(r, new PerQuery(resultsDir, r.cells), loadPaperNumbers(), opts).find((x) => x.number === n);
+  const t = buildTables(r, loadPaperNumbers()).find((x) => x.number === n);
   if (!t) throw new CitebenchError(`${resultsDir}: no Table ${n} in these results (Tables 1/2/7/8 need the dataset or field level, 3/4 MDCR)`);
   return `<div class="citebench"><style>${TABLE_CSS}${NOTEBOOK_TABLE_CSS}</style><p><b>Table ${t.number} — ${esc(t.title)}</b></p>${tableHtml(t)}${t.paperOnly ? '' : `<p style="font-size:11px;color:#555">${esc(LEGEND)}</p>`}</div>`;
 }

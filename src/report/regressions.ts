@@ -15,7 +15,9 @@
  * One number changed is one line changed in `git diff`.
  */
 import { readFileSync } from 'node:fs';
+import { FIELD_ABBREV, type Field } from '../corpus/fields.ts';
 import type { ResultsIndex } from './results.ts';
+import { storedSignificance } from './significance.ts';
 import { readJsonFile } from '../eval/mdcr.ts';
 import { InputError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
@@ -53,8 +55,9 @@ export function regressionRows(r: ResultsIndex): RegressionRows {
       for (const f of s.fields) put(`mdcr/${model}/${type}/${f.field}`, f.values);
     }
   }
-  for (const s of r.significance?.rows ?? []) {
-    put(`significance/${s.setting}/${s.poolSize}/${s.model}/${s.measure}`, { queries: s.queries, meanDiff: s.meanDiff, pT: s.pT, pRandomization: s.pRandomization, pHolm: s.pHolm });
+  for (const s of storedSignificance(r)?.rows ?? []) {
+    const where = s.protocol === 'field' ? `field/${FIELD_ABBREV[s.field as Field] ?? s.field}` : `dataset/${s.poolSize}`; // keyed like the cell files
+    put(`significance/${s.setting}/${where}/${s.model}/${s.measure}`, { queries: s.queries, meanDiff: s.meanDiff, pT: s.pT, pRandomization: s.pRandomization, pHolm: s.pHolm, pRandomizationHolm: s.pRandomizationHolm });
   }
   return rows;
 }

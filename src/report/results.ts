@@ -24,9 +24,12 @@ export interface CellRecord {
   /** Hash of everything that determines the cell (corpus, model fingerprint, protocol, sizes, seed). */
   key: string;
   model: string;
-  protocol: 'dataset' | 'field';
+  /** beir: a BEIR-layout task (corpus/beir.ts), named by `task`; its pool is the task's corpus. */
+  protocol: 'dataset' | 'field' | 'beir';
   split: 'test' | 'val';
   field: Field | null;
+  /** BEIR protocol: the task's name. */
+  task?: string;
   poolSize: number;
   /** Present only for the inductive setting (queries and pool disjoint, candidates strictly older); absent = transductive. */
   setting?: 'inductive';
@@ -50,10 +53,26 @@ export type CellSummary = Omit<CellRecord, 'perQuery' | 'queryIds'> & { file: st
 
 export interface ModelEntry {
   name: string;
-  kind: 'bm25' | 'dense' | 'navigation' | 'profiler' | 'rerank';
-  /** lexical (BM25), trained, or random (test weights: never a finding). */
-  weights: 'lexical' | 'trained' | 'random';
+  /** Its model kind (bm25, dense, embeddings, navigation, profiler, rerank, …). */
+  kind: string;
+  /** lexical (BM25), trained, random (test weights: never a finding) or imported (vectors computed elsewhere, provenance unknown). */
+  weights: 'lexical' | 'trained' | 'random' | 'imported';
   settings: Record<string, unknown>;
+  /** What the report says of it beside its name, e.g. "k1 0.9, b 0.4" (absent: nothing to add). */
+  summary?: string;
+}
+
+/** The words a report puts beside a model whose numbers are not findings (random weights, imported vectors), or undefined. */
+export function weightsNote(w: ModelEntry['weights'] | undefined): string | undefined {
+  return w === 'random' ? 'random weights' : w === 'imported' ? 'imported vectors' : undefined;
+}
+
+/** The banner sentence on models with imported vectors, or undefined (Markdown and HTML reports). */
+export function importedBanner(models: ModelEntry[]): { names: string[]; text: string } | undefined {
+  const names = models.filter((m) => m.weights === 'imported').map((m) => m.name);
+  if (!names.length) return undefined;
+  const many = names.length > 1;
+  return { names, text: `${many ? 'rank' : 'ranks'} by vectors computed outside citebench and imported from a file (named with its SHA-256 under Models): ${many ? 'their' : 'its'} numbers are exact for those vectors, and findings only as far as the encoder that made them is known. A config that vouches for them says \`weights: trained\`.` };
 }
 
 export interface TuningRecord {
@@ -100,6 +119,20 @@ export function shortfallText(s: ValidationShortfall): string {
   return shortfallNote(where, s.sampled, s.requested, s.eligible);
 }
 
+/** The BEIR task of a run (protocols.beir): its size and files; its cells are the `protocol: 'beir'` ones. */
+export interface BeirRecord {
+  name: string;
+  split: string;
+  /** Corpus documents (the pool), judged queries, judgement lines. */
+  documents: number;
+  queries: number;
+  judgements: number;
+  /** SHA-256 of corpus.jsonl, queries.jsonl and qrels/<split>.tsv. */
+  sha256: { corpus: string; queries: string; qrels: string };
+  /** Models of the run that were not run on the task, and why. */
+  notRun: { name: string; reason: string }[];
+}
+
 export interface ResultsIndex {
   format: 'citebench-results';
   version: 1;
@@ -127,30 +160,61 @@ export interface ResultsIndex {
   validationShortfalls?: ValidationShortfall[];
   cells: CellSummary[];
   mdcr?: MdcrRecord;
-  /** Paired tests of navigation / profiler / rerank models against BM25 (dataset level), when the config has such models. */
+  /** The BEIR task (protocols.beir), when the config has one. */
+  beir?: BeirRecord;
+  /**
+   * Every paired test against the baseline that a table marks, computed once by the run
+   * (experiments/significance-stage.ts). Absent in a results.json of an older citebench (significanceNote).
+   */
   significance?: SignificanceRecord;
 }
 
-/** One comparison: a model against the baseline on the same queries, per-query values averaged over repeats. */
+/**
+ * One comparison: a model against the baseline in one cell of a table (a pool size at the dataset level, a field
+ * at the field level), over the same queries, each query's value the mean over the cell's repeats.
+ */
 export interface SignificanceRow {
+  protocol: 'dataset' | 'field';
   setting: 'transductive' | 'inductive';
+  measure: string;
+  /** The field's name at the field level (corpus/fields.ts); null at the dataset level. */
+  field: string | null;
   poolSize: number;
   model: string;
-  measure: string;
   queries: number;
   /** Mean of model − baseline (raw, not ×100). */
   meanDiff: number;
   pT: number;
   pRandomization: number;
-  /** Holm-adjusted paired t-test p, over the rows of the same setting and measure. */
+  /** Holm-adjusted paired t-test p, over the rows of its family (SIGNIFICANCE_FAMILY). */
   pHolm: number;
+  /** Holm-adjusted randomization-test p, over the same family. */
+  pRandomizationHolm: number;
 }
 
+/** The level below which a Holm-adjusted p is marked significant (* t-test, † randomization test). */
+export const SIGNIFICANCE_ALPHA = 0.05;
+
+/** What one Holm family is, as results.json records it (the rows that share these values). */
+export const SIGNIFICANCE_FAMILY = 'protocol, setting, measure';
+
 export interface SignificanceRecord {
-  baseline: string;
+  /** The model every other is compared with (baselineModel); null when the run has no BM25 model (no rows). */
+  baseline: string | null;
   trials: number;
   seed: number;
+  /** Rows sharing these values form one Holm family: one measure of one report table. */
+  family: typeof SIGNIFICANCE_FAMILY;
+  /** SIGNIFICANCE_ALPHA: the level below which an adjusted p is marked (* t-test, † randomization). */
+  alpha: number;
   rows: SignificanceRow[];
+  /** Models beyond the paper (their kind's registry entry says so): the rows of the beyond-the-paper table. */
+  beyondPaper?: string[];
+}
+
+/** The baseline of every comparison: the BM25 model named bm25, else the first BM25 model of the config. */
+export function baselineModel(models: readonly { name: string; kind: string }[]): string | undefined {
+  return (models.find((m) => m.name === 'bm25' && m.kind === 'bm25') ?? models.find((m) => m.kind === 'bm25'))?.name;
 }
 
 export function readResults(dir: string): ResultsIndex {
@@ -169,8 +233,10 @@ export function readCell(dir: string, cell: Pick<CellSummary, 'file'>): CellReco
 /** Mean over repeats per (model, protocol, field, pool size) of the test split: what the paper's tables print. */
 export interface MeanRow {
   model: string;
-  protocol: 'dataset' | 'field';
+  protocol: 'dataset' | 'field' | 'beir';
   field: Field | null;
+  /** BEIR protocol: the task's name. */
+  task?: string;
   poolSize: number;
   /** Present only for the inductive setting. */
   setting?: 'inductive';
@@ -180,11 +246,11 @@ export interface MeanRow {
   sd: Record<string, number>;
 }
 
-export function meanOverRepeats(cells: (Pick<CellSummary, 'model' | 'protocol' | 'split' | 'field' | 'poolSize' | 'means'> & { setting?: 'inductive' })[]): MeanRow[] {
+export function meanOverRepeats(cells: (Pick<CellSummary, 'model' | 'protocol' | 'split' | 'field' | 'poolSize' | 'means'> & { setting?: 'inductive'; task?: string })[]): MeanRow[] {
   const groups = new Map<string, typeof cells>();
   for (const c of cells) {
     if (c.split !== 'test') continue;
-    const k = `${c.model}\u0000${c.protocol}\u0000${c.field}\u0000${c.poolSize}\u0000${c.setting ?? ''}`;
+    const k = `${c.model}\u0000${c.protocol}\u0000${c.field}\u0000${c.poolSize}\u0000${c.setting ?? ''}\u0000${c.task ?? ''}`;
     if (!groups.has(k)) groups.set(k, []);
     groups.get(k)!.push(c);
   }
@@ -196,6 +262,7 @@ export function meanOverRepeats(cells: (Pick<CellSummary, 'model' | 'protocol' |
       protocol: g[0].protocol,
       field: g[0].field,
       poolSize: g[0].poolSize,
+      ...(g[0].task ? { task: g[0].task } : {}),
       ...(g[0].setting ? { setting: g[0].setting } : {}),
       repeats: g.length,
       means: Object.fromEntries(names.map((n) => [n, mean(n)])),

@@ -4,8 +4,8 @@
  * renders the same objects as HTML, so the Markdown and the HTML report print one set of tables.
  */
 import { FIELDS, FIELD_ABBREV } from '../corpus/fields.ts';
-import type { Significance } from './compare.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
+import { SIGNIFICANCE_ALPHA, type SignificanceRow } from './results.ts';
 
 export function poolLabel(n: number): string {
   if (n >= 1_000_000 && n % 1_000_000 === 0) return `${n / 1_000_000}M`;
@@ -21,7 +21,8 @@ export interface ValueCell {
   sd?: number;
   repeats?: number;
   paper?: number;
-  sig?: Significance;
+  /** results.json's stored test of this cell against the baseline (report/significance.ts). */
+  sig?: SignificanceRow;
   best?: boolean;
 }
 export interface TextCell {
@@ -74,12 +75,22 @@ export function fmtValue(x: number, digits = 1): string {
 
 const mdText = (s: string) => s.replace(/\|/g, '\\|');
 
-/** The table as Markdown: one header row ("group column" heads), values with `digits` decimals (– where none). */
+/** The stored decisions of a cell: * t-test, † randomization test, each Holm-adjusted p below SIGNIFICANCE_ALPHA. */
+export function sigMarks(s: SignificanceRow): string {
+  return `${s.pHolm < SIGNIFICANCE_ALPHA ? '*' : ''}${s.pRandomizationHolm < SIGNIFICANCE_ALPHA ? '†' : ''}`;
+}
+
+/** Said under a Markdown table whose cells carry marks. */
+export const MARKS_LEGEND = 'Marks: `*` paired t-test, `†` paired randomization test against BM25 (per-query values averaged over repeats), ' +
+  'Holm-corrected over the comparisons of one measure in the table, p < 0.05: the tests citebench run stored in results.json.';
+
+
+/** The table as Markdown: one header row ("group column" heads), values with `digits` decimals (– where none) and their stored marks. */
 export function tableMarkdown(t: ReportTable, opts: { digits?: number } = {}): string {
   const digits = opts.digits ?? 1;
   const group = t.groups?.flatMap((g) => Array<string>(g.span).fill(g.short ?? g.text)) ?? [];
   const head = [t.rowHead, ...t.columns.map((c, j) => (group[j] ? `${group[j]} ${c}` : c))].map(mdText);
-  const cell = (c: TableCell) => (c.kind === 'text' ? mdText(c.text) : c.value === undefined || Number.isNaN(c.value) ? '–' : fmtValue(c.value, digits));
+  const cell = (c: TableCell) => (c.kind === 'text' ? mdText(c.text) : c.value === undefined || Number.isNaN(c.value) ? '–' : fmtValue(c.value, digits) + (c.sig ? sigMarks(c.sig) : ''));
   const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i ? '---:' : '---')).join('|')}|`];
   for (const r of t.rows) lines.push(`| ${[mdText(r.note ? `${r.label} (${r.note})` : r.label), ...r.cells.map(cell)].join(' | ')} |`);
   return lines.join('\n');

@@ -6,7 +6,6 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { chartSvg, reportCharts, vegaVersions, type Chart } from './charts.ts';
-import { PerQuery } from './compare.ts';
 import { drillPages, findStore, storeLookup } from './drilldown.ts';
 import { bannerHtml, esc, metaHtml, notesHtml, page, tableSection } from './html.ts';
 import { loadPaperNumbers, type PaperNumbers } from './paper-numbers.ts';
@@ -22,8 +21,6 @@ export interface ReportOptions {
   pdf?: boolean;
   /** Corpus store for titles and years in the drill-down (default: <results>/../store when it matches). */
   store?: string;
-  /** Randomization-test trials (default 10,000). */
-  trials?: number;
   paper?: PaperNumbers;
   log?: (line: string) => void;
 }
@@ -67,7 +64,7 @@ export async function writeReport(resultsDir: string, opts: ReportOptions): Prom
   const paper = opts.paper ?? loadPaperNumbers();
   const out = opts.out;
 
-  const tables = buildTables(r, new PerQuery(resultsDir, r.cells), paper, { trials: opts.trials });
+  const tables = buildTables(r, paper);
   const charts = await renderCharts(r);
 
   const storeDir = findStore(resultsDir, r, opts.store);
@@ -83,7 +80,7 @@ export async function writeReport(resultsDir: string, opts: ReportOptions): Prom
   const notes = existsSync(notesPath) ? notesHtml(readFileSync(notesPath, 'utf8')) : '';
   const versions = { citebench: citebenchVersion(), node: process.version, ...(await vegaVersions()) };
 
-  const tocLabel = (t: ReportTable) => (t.number ? `Table ${t.number}${t.setting ? ` (${t.setting})` : ''}` : 'Significance');
+  const tocLabel = (t: ReportTable) => (t.number ? `Table ${t.number}${t.setting ? ` (${t.setting})` : ''}` : t.id === 'beir' ? 'BEIR task' : 'Significance');
   const toc = [...tables.map((t) => `<a href="#${esc(t.id)}">${esc(tocLabel(t))}</a>`), charts.length ? '<a href="#charts">Charts</a>' : '', drill.length ? '<a href="#drilldown">Drill-down</a>' : '', notes ? '<a href="#notes">Notes</a>' : ''].filter(Boolean);
   const body = [
     `<header><h1>citebench report — ${esc(r.name)}</h1>${bannerHtml(r)}`,

@@ -5,27 +5,35 @@
  *  - BM25: an in-memory index over the data file's papers (title + abstract, the project's Lucene-exact
  *    analysis). Collection statistics (N, df, avgdl) are those of the whole data file — "BM25 over the fixed
  *    candidate set": every query's candidates are scored under the same statistics, not under per-query pools.
- *  - Dense: the data file's papers encoded in memory; a pair scores −squared L2 distance (or the inner product)
- *    computed in float64 as the dense retriever's exact search does, and for multi-vector models (ASPIRE) the
- *    best sentence pair.
+ *  - Dense: the data file's papers encoded into an embedding store (cached by the file's SHA-256 and the model's
+ *    fingerprint) and scored by the dense retriever's candidate mode: −squared L2 distance (or the inner product)
+ *    in float64, and for multi-vector models (ASPIRE) the best sentence pair.
  * Scores are float32 values; the scores JSON lists keys `<qid>_<cid>` in byte order, so the same input gives
  * the same bytes.
  */
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { InMemoryTexts, type ArticleText } from '../corpus/article.ts';
 import { CitebenchError, InputError } from '../util/errors.ts';
 import type { RankedLists } from './retriever.ts';
 import { buildIndex } from './bm25/index.ts';
 import { Bm25Retriever } from './bm25/retriever.ts';
 import type { Bm25Params } from './bm25/search.ts';
-import type { EncodedBatch } from './dense/encoder.ts';
+import type { Encoder } from './dense/encoder.ts';
 import type { Distance } from './dense/models.ts';
+import { DenseRetriever } from './dense/retriever.ts';
+import { EmbeddingStore } from './dense/store.ts';
+import { importEmbeddings, importFingerprint } from './dense/import/import.ts';
 
 export interface MdcrData {
   /** Paper ids in file order; position = index into `texts`. */
   ids: string[];
   texts: InMemoryTexts;
   indexOf: Map<string, number>;
+  /** SHA-256 of the file's bytes (hex): the key of its cached vectors. */
+  sha256: string;
   /** Lines repeating an earlier paper id with other texts (the first kept); `firstLine` = the first such line. */
   conflicts?: { count: number; firstLine: number; paperId: string };
 }
@@ -82,7 +90,7 @@ export function readMdcrData(path: string): MdcrData {
     items.push(item);
   }
   if (ids.length === 0) throw new InputError(path, undefined, undefined, 'no papers');
-  return { ids, texts: new InMemoryTexts(items), indexOf, ...(conflicts ? { conflicts } : {}) };
+  return { ids, texts: new InMemoryTexts(items), indexOf, sha256: createHash('sha256').update(text).digest('hex'), ...(conflicts ? { conflicts } : {}) };
 }
 
 /** The one-line warning for a data file whose ids repeat with other texts, or undefined. */
@@ -133,19 +141,17 @@ export async function scoreMdcrBm25(data: MdcrData, pairs: MdcrPairs, params: Pa
   const bm25 = new Bm25Retriever(ix, data.texts, { params });
   const k = Math.max(1, ...pairs.candidates.map((c) => c.length));
   const r = await bm25.search({ queries: pairs.queries, candidates: pairs.candidates, k, excludeSelf: false });
-  pairs.candidates.forEach((c, q) => {
-    if (r.offsets[q + 1] - r.offsets[q] !== c.length) throw new Error(`bm25 scored ${r.offsets[q + 1] - r.offsets[q]} of ${c.length} candidates`);
-  });
+  checkAllScored('bm25', r, pairs);
   return r;
 }
 
-/** What dense scoring needs of an encoder (Encoder fits). */
-export interface PaperEncoder {
-  encode(articles: ArticleText[], onBatch?: (articles: number) => void): Promise<EncodedBatch>;
-}
-
-/** Dense scores of every pair: the data file's papers encoded once, each pair scored exactly. */
-export async function scoreMdcrDense(data: MdcrData, pairs: MdcrPairs, encoder: PaperEncoder, distance: Distance, onBatch?: (articles: number) => void): Promise<RankedLists> {
+/**
+ * Dense scores of every pair through the dense retriever's candidate mode (DenseRetriever, exact float64 scores,
+ * the best sentence pair for multi-vector models): the data file's papers are encoded into an embedding store —
+ * under `cacheDir`, keyed by the data file's SHA-256 and the model's fingerprint, so a second scoring reads the
+ * vectors back; without one, in a scratch folder removed afterwards.
+ */
+export async function scoreMdcrDense(data: MdcrData, pairs: MdcrPairs, encoder: Encoder, distance: Distance, opts: { cacheDir?: string; threads?: number; progress?: boolean } = {}): Promise<RankedLists> {
   const used = new Uint8Array(data.ids.length);
   pairs.queries.forEach((q, k) => {
     used[q] = 1;
@@ -153,50 +159,57 @@ export async function scoreMdcrDense(data: MdcrData, pairs: MdcrPairs, encoder: 
   });
   const which: number[] = [];
   for (let i = 0; i < used.length; i++) if (used[i]) which.push(i);
-  const enc = await encoder.encode(
-    which.map((i) => data.texts.text(i)),
-    onBatch,
-  );
-  const row = new Int32Array(data.ids.length).fill(-1);
-  which.forEach((i, k) => (row[i] = k));
-  return scorePairs(enc, row, pairs, distance);
+  const model = encoder.model;
+  const dir = opts.cacheDir ? join(opts.cacheDir, `${data.sha256.slice(0, 16)}-${model.fingerprint.slice(0, 16)}`) : mkdtempSync(join(tmpdir(), 'citebench-mdcr-'));
+  try {
+    // One chunk: the used papers are encoded in one call, in data-file order, whatever the file's size.
+    const store = EmbeddingStore.openOrCreate(dir, {
+      model: model.name, fingerprint: model.fingerprint, dim: encoder.dim, dtype: 'float32', kind: model.pooling === 'aspire' ? 'multi' : 'single',
+      chunkSize: data.ids.length, corpusSize: data.ids.length, corpusKey: data.sha256, distance,
+    });
+    await store.encodeMissing(encoder, data.texts, Uint32Array.from(which), { progress: opts.progress });
+    const dense = new DenseRetriever({ name: model.name, store, distance, threads: opts.threads });
+    const k = Math.max(1, ...pairs.candidates.map((c) => c.length));
+    const r = await dense.search({ queries: pairs.queries, candidates: pairs.candidates, k, excludeSelf: false });
+    checkAllScored('dense', r, pairs);
+    // An article without vectors (no sentence) cannot match: the lowest float32, a finite score for the file.
+    for (let i = 0; i < r.scores.length; i++) if (r.scores[i] === -Infinity) r.scores[i] = -3.4028234663852886e38;
+    return r;
+  } finally {
+    if (!opts.cacheDir) rmSync(dir, { recursive: true, force: true });
+  }
 }
 
-/** Exact pair scores from encoded vectors (`row[paper]` = its position in `enc`); max over sentence pairs. */
-export function scorePairs(enc: EncodedBatch, row: Int32Array, pairs: MdcrPairs, distance: Distance): RankedLists {
-  const d = enc.dim;
-  const v = enc.vectors;
-  const off = enc.offsets;
-  const total = pairs.candidates.reduce((s, c) => s + c.length, 0);
-  const offsets = new Uint32Array(pairs.queries.length + 1);
-  const docs = new Uint32Array(total);
-  const scores = new Float32Array(total);
-  let n = 0;
-  pairs.queries.forEach((q, k) => {
-    const qr = row[q];
-    for (const c of pairs.candidates[k]) {
-      const cr = row[c];
-      let best = -Infinity;
-      for (let a = off[qr]; a < off[qr + 1]; a++) {
-        for (let b = off[cr]; b < off[cr + 1]; b++) {
-          let s = 0;
-          if (distance === 'l2') {
-            for (let j = 0; j < d; j++) {
-              const t = v[a * d + j] - v[b * d + j];
-              s += t * t;
-            }
-            s = 0 - s; // +0, not −0, for identical vectors
-          } else for (let j = 0; j < d; j++) s += v[a * d + j] * v[b * d + j];
-          if (s > best) best = s;
-        }
-      }
-      // An article without vectors (no sentence) cannot match: the lowest float32.
-      docs[n] = c;
-      scores[n++] = best === -Infinity ? -3.4028234663852886e38 : best;
-    }
-    offsets[k + 1] = n;
+/**
+ * Dense scores of every pair from vectors computed elsewhere, keyed by the data file's paper ids (no corpus store):
+ * the file is imported (import/) into an embedding store whose "corpus" is the data file — under `cacheDir`,
+ * keyed by the import's identity and the data file's SHA-256, else a scratch folder removed afterwards — and
+ * scored by the dense retriever's candidate mode. A query without a vector is an error naming it; a candidate
+ * without one ranks last (the lowest float32) and is counted (`strict`: an error naming it).
+ */
+export async function scoreMdcrImported(
+  data: MdcrData, pairs: MdcrPairs, file: string,
+  opts: { ids?: string; distance: Distance; strict: boolean; cacheDir?: string; threads?: number },
+): Promise<{ scores: RankedLists; unscored: number }> {
+  const corpus = { size: data.ids.length, indexOf: (id: string) => data.indexOf.get(id) ?? -1 };
+  const dir = opts.cacheDir ? join(opts.cacheDir, `${data.sha256.slice(0, 16)}-${importFingerprint(file, opts.ids).slice(0, 16)}`) : mkdtempSync(join(tmpdir(), 'citebench-mdcr-'));
+  try {
+    const { store } = await importEmbeddings(file, corpus, { ids: opts.ids, dir, corpusKey: data.sha256, distance: opts.distance });
+    const dense = new DenseRetriever({ name: 'imported', store, distance: opts.distance, threads: opts.threads, imported: { file, strict: opts.strict, paperId: (i) => data.ids[i] } });
+    const k = Math.max(1, ...pairs.candidates.map((c) => c.length));
+    const r = await dense.search({ queries: pairs.queries, candidates: pairs.candidates, k, excludeSelf: false });
+    checkAllScored('dense', r, pairs);
+    for (let i = 0; i < r.scores.length; i++) if (r.scores[i] === -Infinity) r.scores[i] = -3.4028234663852886e38;
+    return { scores: r, unscored: dense.lastSkipped };
+  } finally {
+    if (!opts.cacheDir) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function checkAllScored(what: string, r: RankedLists, pairs: MdcrPairs): void {
+  pairs.candidates.forEach((c, q) => {
+    if (r.offsets[q + 1] - r.offsets[q] !== c.length) throw new Error(`${what} scored ${r.offsets[q + 1] - r.offsets[q]} of ${c.length} candidates`);
   });
-  return { offsets, docs, scores };
 }
 
 /** The official scores JSON `{ "<qid>_<cid>": score }`, keys in byte order, float32 values written exactly. */

@@ -13,7 +13,7 @@
  * its own: the pool already holds only what the setting allows, and D_t ∪ C_t ⊆ pool.
  */
 import type { RankedLists, Retriever, SearchRequest } from './retriever.ts';
-import { arrayDigest, rankLists, scoreCandidates, scorerFingerprint, splitLists, type WeightedScorer } from './scorer.ts';
+import { arrayDigest, rankGiven, rankLists, scoreCandidates, scorerFingerprint, splitLists, type WeightedScorer } from './scorer.ts';
 import { CitebenchError } from '../util/errors.ts';
 
 /** Outbound citations as CSR over corpus indices (CorpusStore satisfies it). */
@@ -60,8 +60,11 @@ export class NavigationRetriever implements Retriever {
     return this.fingerprint_;
   }
 
+  /** Fixed candidate lists have nothing to navigate to: the ranking phase scores them (MDCR). */
+  readonly scoresCandidates = true;
+
   async search(req: SearchRequest): Promise<RankedLists> {
-    if (req.candidates) throw new CitebenchError(`${this.name}: navigation expands a pool; it does not score fixed candidate lists`);
+    if (req.candidates) return rankGiven(this.opts.scorer, req, this.opts.tieKey);
     const { graph, kd, kc } = this.opts;
     const member = new Uint8Array(graph.size);
     if (req.pool) for (const d of req.pool) member[d] = 1;

@@ -4,7 +4,7 @@
  * 2020's ranking phase without navigation. The output holds the re-ranked `depth` papers (cut at the request's k).
  */
 import type { RankedLists, Retriever, SearchRequest } from './retriever.ts';
-import { arrayDigest, rankLists, scoreCandidates, scorerFingerprint, splitLists, type WeightedScorer } from './scorer.ts';
+import { arrayDigest, rankGiven, rankLists, scoreCandidates, scorerFingerprint, splitLists, type WeightedScorer } from './scorer.ts';
 import { CitebenchError } from '../util/errors.ts';
 
 export interface RerankOptions {
@@ -33,7 +33,11 @@ export class RerankRetriever implements Retriever {
     return this.fingerprint_;
   }
 
+  /** Fixed candidate lists are the lists to re-rank: every candidate is re-scored (MDCR). */
+  readonly scoresCandidates = true;
+
   async search(req: SearchRequest): Promise<RankedLists> {
+    if (req.candidates) return rankGiven(this.opts.scorer, req, this.opts.tieKey);
     const excludeSelf = req.excludeSelf ?? true;
     const first = await this.opts.first.search({ ...req, k: this.opts.depth, onResult: undefined, excludeSelf });
     const lists = splitLists(first);

@@ -42,5 +42,10 @@ export interface Retriever {
    * setting can never reuse a stale number. Not a file path: the same settings elsewhere give the same value.
    */
   readonly fingerprint: string;
+  /**
+   * Whether it answers `candidates` requests: every candidate of each query's fixed list scored (MDCR, the
+   * ranking phase of re-rankers). Absent or false: it only ranks pools, and MDCR leaves it out.
+   */
+  readonly scoresCandidates?: boolean;
   search(request: SearchRequest): Promise<RankedLists>;
 }

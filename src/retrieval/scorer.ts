@@ -5,7 +5,8 @@
  * The final order is what trec_eval will see: the float32 score descending, ties by the tie key descending.
  */
 import { createHash } from 'node:crypto';
-import type { RankedLists, Retriever, Setting } from './retriever.ts';
+import type { RankedLists, Retriever, SearchRequest, Setting } from './retriever.ts';
+import { CitebenchError } from '../util/errors.ts';
 
 export interface WeightedScorer {
   retriever: Retriever;
@@ -70,4 +71,16 @@ export function arrayDigest(...arrays: ArrayBufferView[]): string {
   const h = createHash('sha256');
   for (const a of arrays) h.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
   return h.digest('hex').slice(0, 32);
+}
+
+/**
+ * A `candidates` request answered by a ranking phase alone: each query's given list (itself left out where
+ * excludeSelf) scored by the weighted scorers under the request's pool statistics and ranked, cut at k.
+ */
+export async function rankGiven(scorers: WeightedScorer[], req: SearchRequest, tieKey?: Uint32Array): Promise<RankedLists> {
+  if (req.candidates!.length !== req.queries.length) throw new CitebenchError(`candidates: ${req.candidates!.length} lists for ${req.queries.length} queries`);
+  const excludeSelf = req.excludeSelf ?? true;
+  const lists = req.candidates!.map((c, q) => (excludeSelf ? c.filter((x) => x !== req.queries[q]) : c));
+  const scores = await scoreCandidates(scorers, req.queries, lists, req.pool, req.setting);
+  return rankLists(lists, scores, req.k, tieKey);
 }

@@ -26,7 +26,7 @@ import { FIELDS, type Field } from '../corpus/fields.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { sortedFind } from '../util/sorted.ts';
 import { rngFor } from '../util/rng.ts';
-import { sampleQueries, sampleQuerySet, shortfallNote } from './pools.ts';
+import { sampleQueries, sampleValQueries, shortfallNote } from './pools.ts';
 import type { TextSource } from '../corpus/article.ts';
 
 export type MdcrGraph = Pick<CorpusStore, 'size' | 'fields' | 'inputInbound' | 'idOrder' | 'outOffsets' | 'outTargets' | 'inOffsets' | 'inSources'> & {
@@ -378,6 +378,8 @@ export interface MdcrQueryOptions {
   queryYear?: number;
   /** Cited store articles a query needs (= the positives, 5). */
   minCited?: number;
+  /** Corpus indices never used as queries (the exclusion lists of the run). */
+  exclude?: Uint32Array | Set<number>;
 }
 
 /**
@@ -391,10 +393,11 @@ export function sampleMdcrQueries(store: Parameters<typeof sampleQueries>[0], op
   const val = new Map<Field, Uint32Array>();
   const notes: string[] = [];
   for (const field of opts.fields) {
-    const t = sampleQueries(store, { count: opts.count, seed: opts.seed, field, queryYear: opts.queryYear, minCited });
+    const q = { count: opts.count, seed: opts.seed, field, queryYear: opts.queryYear, minCited, ...(opts.exclude ? { exclude: opts.exclude } : {}) };
+    const t = sampleQueries(store, q);
     test.set(field, t);
-    // The val split takes what the test split leaves when that is fewer than asked (QuerySplits' rule).
-    const v = sampleQuerySet(store, { count: opts.count, seed: opts.seed, field, queryYear: opts.queryYear, minCited, exclude: new Set(t), split: 'val', allowFewer: true });
+    // The val split takes what the test split leaves when that is fewer than asked (the one rule, pools.ts).
+    const v = sampleValQueries(store, q, t);
     val.set(field, v.queries);
     if (v.queries.length < v.requested) notes.push(`val: ${shortfallNote(`field ${field}`, v.queries.length, v.requested, v.candidates)}`);
   }

@@ -92,6 +92,17 @@ export function sampleQueries(store: Graph, opts: QueryOptions): Uint32Array {
   return sampleQuerySet(store, opts).queries;
 }
 
+/**
+ * The validation split's rule, the one every protocol uses (experiments/splits.ts, MDCR's val split): drawn like
+ * the test split on a stream of its own, never one of the test queries nor an excluded id; where fewer are
+ * eligible than asked it takes every one left (the QuerySet says how many were asked and eligible).
+ */
+export function sampleValQueries(store: Graph, opts: Omit<QueryOptions, 'split' | 'allowFewer'>, test: Uint32Array): QuerySet {
+  const exclude = new Set<number>(test);
+  for (const x of opts.exclude ?? []) exclude.add(x);
+  return sampleQuerySet(store, { ...opts, exclude, split: 'val', allowFewer: true });
+}
+
 /** sampleQueries, also saying how many candidates there were and how many the exclusion removed. */
 export function sampleQuerySet(store: Graph, opts: QueryOptions): QuerySet {
   const year = opts.queryYear ?? 2019;
@@ -213,6 +224,16 @@ export function samplePool(store: Graph, queries: Uint32Array, opts: PoolOptions
     for (const k of rngFor(opts.seed, stream).sampleIndices(fill.length, need)) inPool[fill[k]] = 1;
   }
   return { members: indicesOf(inPool), cited: cited.length, exhausted };
+}
+
+/**
+ * A pool and its qrels (each query's cited articles in the pool, relevance 1): the one builder of every pool
+ * group, validation split and tuning split.
+ */
+export function poolWithQrels(store: Graph, queries: Uint32Array, opts: PoolOptions): { pool: Pool; qrels: { offsets: Uint32Array; docs: Uint32Array; labels: Int32Array } } {
+  const pool = samplePool(store, queries, opts);
+  const rel = citationQrels(store, queries, pool.members);
+  return { pool, qrels: { offsets: rel.offsets, docs: rel.docs, labels: new Int32Array(rel.docs.length).fill(1) } };
 }
 
 /** Relevance judgements: each query's cited articles that are in the pool (all of them, by construction). */

@@ -126,3 +126,24 @@ function create(path: string, staleMs: number): HeldLock | undefined {
     },
   };
 }
+
+/**
+ * Run `f` holding the lock at `path`, waiting while a live worker holds it (`waiting` is told once, `takeover`
+ * when a dead worker's stale lock is taken over).
+ */
+export async function underLock<T>(path: string, opts: LockOptions & { waiting?: () => void; takeover?: (why: string) => void }, f: () => Promise<T>): Promise<T> {
+  let said = false;
+  for (;;) {
+    const held = tryLock(path, { ...opts, onTakeover: (why) => opts.takeover?.(why) });
+    if (held) {
+      try {
+        return await f();
+      } finally {
+        held.release();
+      }
+    }
+    if (!said) opts.waiting?.();
+    said = true;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}

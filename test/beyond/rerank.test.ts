@@ -16,7 +16,7 @@ import { RerankRetriever } from '../../src/retrieval/rerank.ts';
 import { buildIndex } from '../../src/retrieval/bm25/index.ts';
 import { Bm25Retriever } from '../../src/retrieval/bm25/retriever.ts';
 import { parseConfig } from '../../src/experiments/config.ts';
-import { composedModel } from '../../src/experiments/composed-models.ts';
+import { entryOf } from '../../src/experiments/kinds/index.ts';
 import type { ReadyModel } from '../../src/experiments/models.ts';
 import { CitebenchError } from '../../src/util/errors.ts';
 import { SHARED, skipNoShared } from '../helpers/shared.ts';
@@ -136,7 +136,7 @@ test('rerank model with a missing cross-encoder folder: a recorded skip with a m
   const first = { name: 'bm25', kind: 'bm25', weights: 'lexical', settings: {}, retriever: {} as never, release: async () => {} } as ReadyModel;
   const m = cfg.models[1];
   assert.equal(m.kind, 'rerank');
-  const r = await composedModel(m as Extract<typeof m, { kind: 'rerank' }>, { cfg, store: {} as never, ready: [first], splits: {} as never, threads: 1, log: () => {} });
+  const r = await entryOf(m).build(m, { cfg, store: {} as never, ready: [first], splits: {} as never, sampleKey: '', threads: 1, log: () => {}, tuning: [], timed: (_s, f) => f() });
   assert.ok('reason' in r, 'skipped');
   assert.match((r as { reason: string }).reason, /cross-encoder folder not found: .*scibert-cross-encoder/);
 });

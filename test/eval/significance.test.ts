@@ -14,6 +14,8 @@ import {
   pairedTTest,
   regularizedIncompleteBeta,
   studentTwoSidedP,
+  testAgainstBaseline,
+  type QueryValue,
 } from '../../src/eval/significance.ts';
 
 const F = JSON.parse(readFileSync(new URL('./fixtures/significance.json', import.meta.url), 'utf8'));
@@ -97,4 +99,41 @@ test('rounding noise is no difference: equal means reached by other float paths 
   // Noise of one sign on every query would otherwise look like a perfectly consistent shift (p = 0).
   assert.equal(pairedTTest([x, x, x], [y, y, y]).p, 1);
   assert.ok(pairedTTest([0.5 + 1e-9, 0.25 + 1e-9, 0.75 + 1e-9], [0.5, 0.25, 0.75]).p < 1e-10, 'a real (small) constant shift stays one');
+});
+
+test('testAgainstBaseline: repeats averaged per query, pairs on shared queries, Holm within each family only', () => {
+  const v = (family: string, cell: string, system: string, query: string, value: number): QueryValue => ({ family, cell, system, query, value });
+  const values: QueryValue[] = [
+    // family F, cell c1: base and sys over queries q1..q4; sys has two repeats of q1..q3 and q4 once; base also has q5
+    ...[0.1, 0.2, 0.3, 0.4, 0.9].map((x, i) => v('F', 'c1', 'base', `q${i + 1}`, x)),
+    ...[0.3, 0.5, 0.4].map((x, i) => v('F', 'c1', 'sys', `q${i + 1}`, x)),
+    ...[0.5, 0.1, 0.6, 0.8].map((x, i) => v('F', 'c1', 'sys', `q${i + 1}`, x)),
+    // cell c2 of the same family, and a system with one shared query only (untestable: left out)
+    ...[0.2, 0.4, 0.6].map((x, i) => v('F', 'c2', 'base', `q${i + 1}`, x)),
+    ...[0.3, 0.6, 0.6].map((x, i) => v('F', 'c2', 'sys', `q${i + 1}`, x)),
+    v('F', 'c2', 'lonely', 'q1', 0.5),
+    // another family: its Holm does not see family F
+    ...[0.2, 0.4, 0.6].map((x, i) => v('G', 'c1', 'base', `q${i + 1}`, x)),
+    ...[0.25, 0.3, 0.9].map((x, i) => v('G', 'c1', 'sys', `q${i + 1}`, x)),
+  ];
+  const got = testAgainstBaseline(values, 'base', { trials: 2000, seed: 3 });
+  assert.deepEqual(got.map((c) => `${c.family} ${c.cell} ${c.system}`), ['F c1 sys', 'F c2 sys', 'G c1 sys']);
+  const [c1, c2, g] = got;
+  // q1..q3 averaged over both repeats, q4 its single value; q5 has no pair.
+  const a1 = [0.4, 0.3, 0.5, 0.8];
+  const b1 = [0.1, 0.2, 0.3, 0.4];
+  assert.equal(c1.n, 4);
+  assert.equal(c1.tP, pairedTTest(a1, b1).p);
+  assert.equal(c1.meanDiff, pairedTTest(a1, b1).meanDiff);
+  assert.equal(c1.randP, pairedRandomizationTest(a1, b1, { trials: 2000, seed: '3|F|c1|sys' }).p);
+  const [h1, h2] = holm([c1.tP, c2.tP]);
+  assert.deepEqual([c1.tHolm, c2.tHolm], [h1, h2]);
+  assert.deepEqual([c1.randHolm, c2.randHolm], holm([c1.randP, c2.randP]));
+  assert.equal(g.tHolm, g.tP, 'a family of one: Holm changes nothing');
+  // A comparison's p does not depend on which others run (its seed names it).
+  const alone = testAgainstBaseline(values.filter((x) => x.cell === 'c1' && x.family === 'F'), 'base', { trials: 2000, seed: 3 });
+  assert.equal(alone[0].randP, c1.randP);
+  assert.equal(alone[0].tHolm, c1.tP);
+  // No baseline in a cell: nothing to compare there.
+  assert.deepEqual(testAgainstBaseline(values, 'nobody'), []);
 });

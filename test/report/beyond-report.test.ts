@@ -55,7 +55,7 @@ before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'citebench-beyond-report-'));
   writeFileSync(join(tmp, 'beyond.yaml'), CONFIG);
   cli(['run', join(tmp, 'beyond.yaml'), '--work', join(tmp, 'work'), '--results', res()]);
-  cli(['report', res(), '--out', join(tmp, 'rep'), '--store', join(tmp, 'work', 'store'), '--trials', '2000', '--no-pdf']);
+  cli(['report', res(), '--out', join(tmp, 'rep'), '--store', join(tmp, 'work', 'store'), '--no-pdf']);
   browser = await launchChromium();
   tables = await parseTables(browser, html());
 });
@@ -169,7 +169,7 @@ test('the significance table equals results.json\'s tests recomputed from per-qu
   const rows = t.rows.map((x) => ({ setting: x.label, pool: x.cells[0].v, model: x.cells[1].v, measure: x.cells[2].v, cells: x.cells.map((c) => c.v) }));
   assert.equal(rows.length, 2 * 2 * 2 * r.measures.length, 'settings × pools × (nav, prof) × measures');
   // Recomputed: per query, the mean over repeats, paired in query-id order; the randomization test's seed names
-  // the comparison as report/compare.ts does (results.json and the report's marks share one implementation).
+  // the comparison as experiments/significance-stage.ts does (protocol|field|pool|model[|setting]|measure).
   const expect = rows.map((x) => {
     const setting = x.setting === 'transductive' ? null : x.setting;
     const size = [600, 900].find((s) => sizeText(s) === x.pool)!;
@@ -197,7 +197,7 @@ test('the significance table equals results.json\'s tests recomputed from per-qu
     const where = `${e.setting} ${e.pool} ${e.model} ${e.measure}`;
     const d = f1(100 * e.d);
     assert.deepEqual(e.cells.slice(3), [d === '0.0' ? '±0.0' : d.startsWith('-') ? d : `+${d}`, p3(e.pT), p3(e.pR), p3(h) + (h < 0.05 ? ' *' : '')], where);
-    // Table 1's mark of the same cell: the same family here (the table's other models are those beyond the paper).
+    // Table 1's mark of the same cell: the same stored row (Table 1's family: every model × pool of the setting and measure).
     const tab = t1[e.setting];
     const j = [600, 900].findIndex((s) => sizeText(s) === e.pool) * r.measures.length + r.measures.indexOf(e.measure);
     assert.equal(tab.rows.find((x) => x.label === e.model)!.cells[j].sig.includes('*'), h < 0.05, `${where}: Table 1 agrees`);
@@ -212,7 +212,12 @@ test('the significance table equals results.json\'s tests recomputed from per-qu
   for (const model of ['bm25', 'nav', 'prof']) {
     const line = section.split('\n').find((l) => l.startsWith(`| ${model} |`))!;
     const printed = line.split('|').slice(2, -1).map((s) => s.trim());
-    assert.deepEqual(printed, [600, 900].flatMap((s) => r.measures.map((m: string) => stats(ind.filter((c) => c.protocol === 'dataset' && c.poolSize === s && c.model === model), m).mean.toFixed(1))));
+    // value, then the stored marks of its cell (results.json's decisions; none for the baseline)
+    assert.deepEqual(printed.map((x) => x.replace(/[*†]+$/, '')), [600, 900].flatMap((s) => r.measures.map((m: string) => stats(ind.filter((c) => c.protocol === 'dataset' && c.poolSize === s && c.model === model), m).mean.toFixed(1))));
+    assert.deepEqual(printed.map((x) => /[*†]*$/.exec(x)![0]), [600, 900].flatMap((s) => r.measures.map((m: string) => {
+      const st = r.significance.rows.find((x: { protocol: string; setting: string; poolSize: number; model: string; measure: string }) => x.protocol === 'dataset' && x.setting === 'inductive' && x.poolSize === s && x.model === model && x.measure === m);
+      return st ? `${st.pHolm < 0.05 ? '*' : ''}${st.pRandomizationHolm < 0.05 ? '†' : ''}` : '';
+    })), `report.md inductive Table 1 ${model}: marks`);
   }
 });
 

@@ -12,6 +12,7 @@ import { runExperiment } from '../../src/experiments/run.ts';
 import { aq, embedHtml, frameHtml, loadResults, show, toHtml, type ResultsFrames } from '../../src/report/frames.ts';
 import { evaluateMdcr } from '../../src/eval/mdcr.ts';
 import { CitebenchError } from '../../src/util/errors.ts';
+import { readResults } from '../../src/report/results.ts';
 import { tree } from '../helpers/files.ts';
 import { REPO } from '../helpers/shared.ts';
 
@@ -146,7 +147,14 @@ test('tuning, models and MDCR frames: as recorded, MDCR re-evaluated from the be
   assert.deepEqual(j.map((r) => r.model), ['bm25', 'bm25-tuned']);
   assert.equal(j[0].bm25, 1);
   assert.equal(j[0]['bm25-tuned'], j[1].bm25, 'symmetric');
-  assert.equal(res.significance, undefined, 'ci.yaml has no composed models: no significance record');
+  // The stored tests: bm25-tuned against bm25 in every cell of Table 1 and Tables 2, 7, 8 (every measure).
+  const sig = res.significance!.objects() as Record<string, unknown>[];
+  const stored = readResults(dir).significance!;
+  assert.equal(stored.baseline, 'bm25');
+  assert.deepEqual(sig, stored.rows.map((x) => ({ baseline: 'bm25', ...x })));
+  assert.equal(sig.filter((x) => x.protocol === 'dataset').length, 2 * 3, 'bm25-tuned × 2 pools × 3 measures');
+  assert.equal(sig.filter((x) => x.protocol === 'field').length, 4 * 3, 'bm25-tuned × 4 fields × 3 measures');
+  assert.ok(sig.every((x) => x.model === 'bm25-tuned' && x.setting === 'transductive'));
 });
 
 test('frameHtml escapes column names and values, rounds numbers, says how many rows it shows', () => {

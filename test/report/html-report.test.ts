@@ -2,7 +2,8 @@
 // fabricated one (six models, pools that map to the paper's, notes.md with hostile text):
 //  - every table cell parsed from the HTML (in Chromium's DOM) equals the value recomputed here from the
 //    cells/*.json files (mean ± sd over repeats ×100), the paper's value from paper-numbers.json and ours − it,
-//    the best value per column in bold, and the t-test mark from per-query values averaged over repeats (Holm);
+//    the best value per column in bold, the t-test mark from per-query values averaged over repeats (Holm), and
+//    both marks equal to results.json's stored decisions (the report computes no test of its own);
 //  - in real headless Chromium every table and chart is visible with a non-zero size, with no console error and
 //    no network request; a screenshot is saved (path printed);
 //  - the PDF has a page per table section and the tables' text (pdftotext).
@@ -41,8 +42,8 @@ before(async () => {
     fields: ['Art', 'Biology', 'Computer Science'], fieldQueries: 12, fieldPool: 1000, k: 50, cited: 5, seed: 3,
   });
   writeFileSync(join(fab(), 'notes.md'), '# Notes\n\nA <script>alert(1)</script> note & more.\n\n![remote](http://example.invalid/x.png)\n\n[a link](http://example.invalid/)\n');
-  cli(['report', ci(), '--out', join(tmp, 'rep-ci'), '--store', join(tmp, 'work', 'store'), '--trials', '2000']);
-  cli(['report', fab(), '--out', join(tmp, 'rep-fab'), '--trials', '2000']);
+  cli(['report', ci(), '--out', join(tmp, 'rep-ci'), '--store', join(tmp, 'work', 'store')]);
+  cli(['report', fab(), '--out', join(tmp, 'rep-fab')]);
   browser = await launchChromium();
 });
 
@@ -81,6 +82,9 @@ function checkResults(dir: string, tables: ParsedTable[]) {
         const b = perQueryMean(cells.filter((c) => c.protocol === 'dataset' && c.model === base && c.poolSize === size), measure);
         const qs = [...a.keys()].sort();
         pvals.push({ key: `${row.label} ${size} ${measure}`, measure, p: pairedTTest(qs.map((q) => a.get(q)!), qs.map((q) => b.get(q)!)).p, mark: got.sig.includes('*') });
+        const st = r.significance.rows.find((x: { protocol: string; setting: string; poolSize: number; model: string; measure: string }) =>
+          x.protocol === 'dataset' && x.setting === 'transductive' && x.poolSize === size && x.model === row.label && x.measure === measure);
+        assert.equal(got.sig, `${st.pHolm < 0.05 ? '*' : ''}${st.pRandomizationHolm < 0.05 ? '†' : ''}`, `Table 1 ${row.label} ${size} ${measure}: the stored decisions`);
       } else assert.equal(got.sig, '', 'the baseline has no mark');
     });
   }
@@ -221,7 +225,7 @@ test('drill-down pages: worst query\'s top 10 from its run file, titles from the
 
 test('notebook helpers: a table as HTML and a chart as SVG, through the notebooks\' require path', () => {
   const code = `const cb = require('tsx/cjs/api').require(${JSON.stringify(join(root, 'src/index.ts'))}, ${JSON.stringify(join(root, 'notebooks') + '/')});
-    const h = cb.reportTableHtml(${JSON.stringify(ci())}, 2, { trials: 100 });
+    const h = cb.reportTableHtml(${JSON.stringify(ci())}, 2);
     cb.reportChartSvg(${JSON.stringify(ci())}, 'fields').then((s) => console.log(JSON.stringify({ h, s: s.slice(0, 4) })));`;
   const p = spawnSync(process.execPath, ['-e', code], { encoding: 'utf8', cwd: root });
   assert.equal(p.status, 0, p.stderr);
@@ -236,7 +240,7 @@ test('citebench report: bad input is one line naming the file, exit 2, no stack 
   for (const [args, re] of [
     [[join(tmp, 'nowhere'), '--out', join(tmp, 'x')], /nowhere: not a results folder of citebench run/],
     [[ci(), '--out', join(tmp, 'x'), '--store', fab()], /not a corpus store \(no meta\.json\)/],
-    [[ci(), '--out', join(tmp, 'x'), '--trials', '0'], /--trials must be a positive integer/],
+    [[ci(), '--out', join(tmp, 'x'), '--trials', '100'], /--trials: the report draws the marks citebench run stored in results\.json/],
     [[ci()], /--out DIR is required/],
   ] as const) {
     const p = run([...args]);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import type { CellSummary, ResultsIndex } from '../../src/report/results.ts';
+import { SIGNIFICANCE_FAMILY, type CellSummary, type ResultsIndex } from '../../src/report/results.ts';
 import {
   compareRegressions, formatRegressionDiff, formatRegressionFile, readRegressionFile, regressionRows, type RegressionFile,
 } from '../../src/report/regressions.ts';
@@ -35,7 +35,13 @@ function results(): ResultsIndex {
         },
       },
     },
-    significance: { baseline: 'bm25', trials: 100, seed: 1, rows: [{ setting: 'transductive', poolSize: 800, model: 'nav', measure: 'MAP', queries: 12, meanDiff: 0.01, pT: 0.2, pRandomization: 0.21, pHolm: 0.4 }] },
+    significance: {
+      baseline: 'bm25', trials: 100, seed: 1, family: SIGNIFICANCE_FAMILY, alpha: 0.05,
+      rows: [
+        { protocol: 'dataset', setting: 'transductive', measure: 'MAP', field: null, poolSize: 800, model: 'nav', queries: 12, meanDiff: 0.01, pT: 0.2, pRandomization: 0.21, pHolm: 0.4, pRandomizationHolm: 0.42 },
+        { protocol: 'field', setting: 'inductive', measure: 'MAP', field: 'Biology', poolSize: 1100, model: 'nav', queries: 4, meanDiff: 0.02, pT: 0.3, pRandomization: 0.31, pHolm: 0.6, pRandomizationHolm: 0.62 },
+      ],
+    },
   };
 }
 
@@ -45,12 +51,14 @@ test('regressionRows: every number of results.json, one row per cell, tuning, MD
   const rows = regressionRows(results());
   assert.deepEqual(Object.keys(rows), [
     'corpus', 'tuning/bm25-tuned/chosen', 'tuning/bm25-tuned/grid', 'cells/bm25/dataset/800-r1', 'cells/bm25/dataset/800-r2',
-    'mdcr/bm25/all/AVG', 'mdcr/bm25/all/Biology', 'mdcr/bm25/random/AVG', 'significance/transductive/800/nav/MAP',
+    'mdcr/bm25/all/AVG', 'mdcr/bm25/all/Biology', 'mdcr/bm25/random/AVG', 'significance/transductive/dataset/800/nav/MAP',
+    'significance/inductive/field/Bio/nav/MAP',
   ]);
   assert.deepEqual(rows['cells/bm25/dataset/800-r1'], { queries: 12, poolMembers: 800, MAP: 0.6179439784753351, nDCG: 0.8003087827094287 });
   assert.deepEqual(rows['tuning/bm25-tuned/grid'], { 'map k1=0.9 b=0.4': 0.25, 'map k1=1.2 b=0.75': 0.3 });
   assert.deepEqual(rows['mdcr/bm25/all/AVG'], { map: 44.1712, ndcg: 71.2718, recall_5: 38.75 });
-  assert.equal(rows['significance/transductive/800/nav/MAP'].pHolm, 0.4);
+  assert.equal(rows['significance/transductive/dataset/800/nav/MAP'].pHolm, 0.4);
+  assert.equal(rows['significance/inductive/field/Bio/nav/MAP'].pRandomizationHolm, 0.62);
 });
 
 test('compareRegressions: equal runs agree; a last-bit change, a missing and an extra cell, measures and the config are flagged', () => {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
 import { writeRun } from '../../eval/trec-write.ts';
@@ -36,7 +36,10 @@ pair. Articles missing from the embedding store are encoded first when the model
                    float32: ranked by float32 Gemm scores as faiss IndexFlat ranks them (faster, no re-scoring;
                    near-ties may order differently)
   --keep-self      keep the query article in its own list (default: excluded)
-  --no-encode      never encode: a missing article is an error
+  --no-encode      never encode: a missing article is an error. With --emb, --model may be left out; a store
+                   of imported vectors (citebench embeddings import) is searched this way: a query without a
+                   vector is an error, pool articles without one are left out and counted (--strict: an error)
+  --strict         imported vectors: a pool article without a vector is an error
   --threads N      threads (default: all cores)
   --device D       encoder device: cpu (default) | cuda (onnxruntime's CUDA provider; an error when absent) | auto
   --shard I/N      search only the I-th of N contiguous blocks of the query list (0 ≤ I < N); \`citebench
@@ -55,12 +58,14 @@ export async function run(args: string[]) {
       k: { type: 'string' }, emb: { type: 'string' }, hnsw: { type: 'boolean' }, M: { type: 'string' },
       'ef-construction': { type: 'string' }, 'ef-search': { type: 'string' }, 'hnsw-cache': { type: 'string' }, 'hnsw-quantization': { type: 'string' },
       'keep-self': { type: 'boolean' }, tag: { type: 'string' }, scores: { type: 'string' }, threads: { type: 'string' }, 'no-encode': { type: 'boolean' },
-      device: { type: 'string' }, shard: { type: 'string' },
+      strict: { type: 'boolean' }, device: { type: 'string' }, shard: { type: 'string' },
     },
     usage,
   );
   const corpusDir = required('corpus', values.corpus);
-  const modelName = required('model', values.model);
+  // An imported store has no model to name: its folder names the run.
+  const modelName = values.model ?? (values['no-encode'] && values.emb ? basename(resolve(values.emb)) : undefined);
+  if (!modelName) throw new CitebenchError('--model is required (or --no-encode --emb EMB_DIR to search a store alone)');
   const out = required('out', values.out);
   const k = num('k', values.k, 500);
   if (!Number.isInteger(k) || k < 1) throw new CitebenchError(`--k must be a positive integer, got ${values.k}`);
@@ -109,8 +114,9 @@ export async function run(args: string[]) {
     : undefined;
   if (values.scores !== undefined && values.scores !== 'exact' && values.scores !== 'float32') throw new CitebenchError(`--scores must be exact or float32, got '${values.scores}'`);
   const progress = new Progress({ label: 'dense search', total: queries.indices.length, unit: 'queries' });
+  const imported = store.manifest.model.startsWith('imported ') ? { file: embDir, strict: values.strict ?? false, paperId: (i: number) => corpus.id(i) } : undefined;
   const retriever = new DenseRetriever({
-    name: modelLabel(modelName), store, distance, encoder, texts: encoder ? corpus : undefined, hnsw, threads, tieKey: corpus.idOrder,
+    name: modelLabel(modelName), store, distance, encoder, texts: encoder ? corpus : undefined, hnsw, threads, tieKey: corpus.idOrder, imported,
     scores: values.scores as 'exact' | 'float32' | undefined,
     onProgress: (done) => progress.set(done),
   });
@@ -125,7 +131,8 @@ export async function run(args: string[]) {
   writeRun(out, { qids: queries.ids, docnos: (d) => corpus.id(d), run, tag: values.tag ?? modelLabel(modelName) });
   console.log(
     `${out}: ${queries.indices.length} queries, ${run.docs.length} results, ${pool ? `pool of ${pool.length}` : `all ${corpus.size} articles`}, ` +
-      `${hnsw ? `HNSW (M ${hnsw.connectivity}, build ${retriever.lastBuildSeconds.toFixed(1)} s)` : 'exact'} ${distance} (${secs.toFixed(1)} s incl. encoding of missing articles)`,
+      `${hnsw ? `HNSW (M ${hnsw.connectivity}, build ${retriever.lastBuildSeconds.toFixed(1)} s)` : 'exact'} ${distance} (${secs.toFixed(1)} s incl. encoding of missing articles)` +
+      (retriever.lastSkipped ? `; ${retriever.lastSkipped} pool article(s) without a vector left out` : ''),
   );
   await encoder?.release();
 }

@@ -9,7 +9,8 @@ export const usage = `usage: citebench eval QRELS RUN [-m MEASURE]... [-q] [-c] 
 Evaluate a TREC run against TREC qrels exactly as trec_eval 9.0.8 does, printing its text format
 (measure<TAB>qid<TAB>value; -q adds per-query lines before the 'all' lines). With several runs: a table
 comparing each run with the first over the same queries (default measure map), with paired t-test and
-randomization-test p-values, Holm-corrected across all comparisons.
+randomization-test p-values, Holm-corrected over the runs compared in one measure (the family results.json
+uses: docs/significance.md).
 
   QRELS                 qrels file: 'qid iter docno relevance' per line
   RUN                   run file: 'qid Q0 docno rank score tag' per line (rank is ignored: docs are

@@ -68,6 +68,8 @@ export class Bm25Retriever implements Retriever {
     return stats;
   }
 
+  readonly scoresCandidates = true;
+
   async search(req: SearchRequest): Promise<RankedLists> {
     const stats = this.stats(req.pool);
     for (const q of req.queries) {

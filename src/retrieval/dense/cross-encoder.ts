@@ -114,6 +114,8 @@ export class CrossEncoderRetriever implements Retriever {
     return out;
   }
 
+  readonly scoresCandidates = true;
+
   async search(req: SearchRequest): Promise<RankedLists> {
     if (!req.candidates) throw new CitebenchError(`${this.name}: a cross-encoder re-scores candidate lists (use it as the scorer of a rerank or navigation model)`);
     const excludeSelf = req.excludeSelf ?? true;

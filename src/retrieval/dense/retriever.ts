@@ -24,6 +24,12 @@ export interface DenseRetrieverOptions {
   /** Encode missing articles on the fly (else a missing article is an error naming it). */
   encoder?: Encoder;
   texts?: TextSource;
+  /**
+   * Vectors imported from a file (import/), no encoder: a query without a vector is an error naming it; a pool
+   * article without one is left out, a candidate of a fixed list (MDCR) ranks last with score −Infinity (`strict`:
+   * either is an error naming it). `file` and `paperId` name them.
+   */
+  imported?: { file: string; strict: boolean; paperId: (index: number) => string };
   /** Use an HNSW graph instead of exact search (single-vector models only). */
   hnsw?: HnswOptions;
   threads?: number;
@@ -43,6 +49,9 @@ export class DenseRetriever implements Retriever {
   /** Seconds spent building the HNSW graph in the last search (0 when exact or loaded from cache). */
   lastBuildSeconds = 0;
   private fingerprint_: string | undefined;
+  private present_: Uint8Array | undefined;
+  /** Pool and candidate articles left out of the last search for want of a vector (imported vectors only). */
+  lastSkipped = 0;
 
   constructor(private readonly opts: DenseRetrieverOptions) {
     this.name = opts.name;
@@ -66,6 +75,7 @@ export class DenseRetriever implements Retriever {
         ? { onnx: basename(model.onnxFile), onnxSha256: fileContentHash(model.onnxFile), fingerprint: model.fingerprint, pooling: model.pooling, layers: model.layers ?? null, maxLength: model.maxLength }
         : null,
       distance: this.opts.distance,
+      ...(this.opts.imported ? { missing: this.opts.imported.strict ? 'error' : 'skip' } : {}),
       // Multi-vector models always search exactly (exactSearchMulti); HNSW settings do not apply to them.
       search: m.kind === 'multi'
         ? { mode: 'exact-multi' }
@@ -76,6 +86,8 @@ export class DenseRetriever implements Retriever {
     });
     return this.fingerprint_;
   }
+
+  readonly scoresCandidates = true;
 
   async search(req: SearchRequest): Promise<RankedLists> {
     const { store } = this.opts;
@@ -88,10 +100,14 @@ export class DenseRetriever implements Retriever {
 
     if (req.candidates) return this.searchCandidates(req, uq, excludeSelf);
 
-    const pool = req.pool ?? Uint32Array.from({ length: size }, (_, i) => i);
+    let pool = req.pool ?? Uint32Array.from({ length: size }, (_, i) => i);
     for (let i = 0; i < pool.length; i++) {
       if (pool[i] >= size) throw new CitebenchError(`pool corpus index ${pool[i]} out of range (corpus size ${size})`);
       if (i > 0 && pool[i] <= pool[i - 1]) throw new CitebenchError(`pool must be sorted and distinct (at position ${i})`);
+    }
+    if (this.opts.imported) {
+      this.requireQueries(uq);
+      pool = this.withVectors(pool, 'pool');
     }
     await this.ensureEncoded(mergeSorted(uq, pool));
     const qv = gatherRows(store.load(uq), uq, req.queries);
@@ -119,7 +135,11 @@ export class DenseRetriever implements Retriever {
   private async searchCandidates(req: SearchRequest, uq: Uint32Array, excludeSelf: boolean): Promise<RankedLists> {
     const cands = req.candidates!;
     if (cands.length !== req.queries.length) throw new CitebenchError(`candidates: ${cands.length} lists for ${req.queries.length} queries`);
-    const all = cands.reduce((acc, c) => mergeSorted(acc, sortedUnique(c)), new Uint32Array(0));
+    let all = cands.reduce((acc, c) => mergeSorted(acc, sortedUnique(c)), new Uint32Array(0));
+    if (this.opts.imported) {
+      this.requireQueries(uq);
+      all = this.withVectors(all, 'candidate');
+    }
     await this.ensureEncoded(mergeSorted(uq, all));
     const qv = gatherRows(this.opts.store.load(uq), uq, req.queries);
     const offsets = new Uint32Array(req.queries.length + 1);
@@ -128,6 +148,10 @@ export class DenseRetriever implements Retriever {
     for (let q = 0; q < req.queries.length; q++) {
       let c = sortedUnique(cands[q]);
       if (excludeSelf) c = c.filter((x) => x !== req.queries[q]);
+      // Imported vectors: a candidate without one cannot be scored; it ranks last (−Infinity), so a fixed list
+      // (MDCR) still scores every pair.
+      const unscored = this.opts.imported ? c.filter((x) => this.present()[x] !== 1) : new Uint32Array(0);
+      if (unscored.length) c = c.filter((x) => this.present()[x] === 1);
       const one: VectorSet = { dim: qv.dim, offsets: Uint32Array.of(0, qv.offsets[q + 1] - qv.offsets[q]), vectors: qv.vectors.subarray(qv.offsets[q] * qv.dim, qv.offsets[q + 1] * qv.dim) };
       const pv = this.opts.store.load(c);
       const tk = this.opts.tieKey;
@@ -137,9 +161,42 @@ export class DenseRetriever implements Retriever {
         docs.push(c[hits.positions[j]]);
         scores.push(hits.scores[j]);
       }
+      for (let j = 0; j < unscored.length && hits.positions.length + j < req.k; j++) {
+        docs.push(unscored[j]);
+        scores.push(-Infinity);
+      }
       offsets[q + 1] = docs.length;
     }
     return { offsets, docs: Uint32Array.from(docs), scores: Float32Array.from(scores) };
+  }
+
+  /** The given sorted articles that have no vector in the store (imported vectors: the file had none for them). */
+  missing(indices: Uint32Array): Uint32Array {
+    const p = this.present();
+    return indices.filter((i) => p[i] !== 1);
+  }
+
+  /** Per corpus index, 1 where the store holds a vector (chunk headers only; the store does not change during a run). */
+  private present(): Uint8Array {
+    return (this.present_ ??= this.opts.store.presentMask());
+  }
+
+  private requireQueries(queries: Uint32Array): void {
+    const miss = this.missing(queries);
+    if (!miss.length) return;
+    const { file, paperId } = this.opts.imported!;
+    throw new CitebenchError(`${file}: no vector for query paper ${paperId(miss[0])}${miss.length > 1 ? ` (nor for ${miss.length - 1} more queries)` : ''}; every query needs one: add it to the file`);
+  }
+
+  /** `indices` less those without a vector, counted in lastSkipped (strict: an error naming the first). */
+  private withVectors(indices: Uint32Array, what: string): Uint32Array {
+    const miss = this.missing(indices);
+    this.lastSkipped = miss.length;
+    if (!miss.length) return indices;
+    const { file, strict, paperId } = this.opts.imported!;
+    if (strict) throw new CitebenchError(`${file}: no vector for ${miss.length} ${what} article(s) (first: paper ${paperId(miss[0])}); without strict they are left out and counted`);
+    const p = this.present();
+    return indices.filter((i) => p[i] === 1);
   }
 
   private async ensureEncoded(indices: Uint32Array): Promise<void> {

@@ -70,6 +70,18 @@ export interface EncodeOptions {
   shard?: Shard;
 }
 
+/**
+ * Where a store's vectors come from: an encoder over corpus texts, or a file of vectors computed elsewhere
+ * (import/). `vectors` returns the rows of the given sorted corpus indices, all within chunk `chunk`.
+ */
+export interface VectorSource {
+  /** Must equal the store's manifest fingerprint: vectors of another model never enter a store. */
+  fingerprint: string;
+  /** Progress label (default `encode <model>`). */
+  label?: string;
+  vectors(indices: Uint32Array, chunk: number, onBatch: (articles: number) => void): Promise<{ dim: number; offsets: Uint32Array; vectors: Float32Array }>;
+}
+
 /** Which chunks of a request are complete (`citebench encode --status`). */
 export interface StoreStatus {
   /** Chunks that hold requested articles, ascending. */
@@ -191,18 +203,33 @@ export class EmbeddingStore {
    * order. Returns how many articles were encoded now.
    */
   async encodeMissing(encoder: Encoder, texts: TextSource, indices?: Uint32Array, opts: EncodeOptions = {}): Promise<number> {
+    if (texts.size !== this.manifest.corpusSize) throw new CitebenchError(`${this.dir}: store is for a corpus of ${this.manifest.corpusSize} articles, this corpus has ${texts.size}`);
+    const S = this.manifest.chunkSize;
+    const source: VectorSource = {
+      fingerprint: encoder.model.fingerprint,
+      label: `encode ${this.manifest.model}`,
+      vectors: (missing, c, onBatch) => encoder.encode(readTexts(texts, missing, c * S, Math.min((c + 1) * S, texts.size)), onBatch),
+    };
+    return this.fillMissing(source, indices, opts);
+  }
+
+  /**
+   * Store every requested article (default: the whole corpus) that the store lacks, from `source`, chunk by
+   * chunk in index order: the one write path of encoded and imported vectors, so both resume and shard alike.
+   * Returns how many articles were written now.
+   */
+  async fillMissing(source: VectorSource, indices?: Uint32Array, opts: EncodeOptions = {}): Promise<number> {
     const m = this.manifest;
-    if (encoder.model.fingerprint !== m.fingerprint) throw new CitebenchError(`${this.dir}: store fingerprint ${m.fingerprint} ≠ encoder's ${encoder.model.fingerprint}`);
-    if (texts.size !== m.corpusSize) throw new CitebenchError(`${this.dir}: store is for a corpus of ${m.corpusSize} articles, this corpus has ${texts.size}`);
+    if (source.fingerprint !== m.fingerprint) throw new CitebenchError(`${this.dir}: store fingerprint ${m.fingerprint} ≠ the source's ${source.fingerprint}`);
     const S = m.chunkSize;
-    const want = indices ?? Uint32Array.from({ length: texts.size }, (_, i) => i);
+    const want = indices ?? Uint32Array.from({ length: m.corpusSize }, (_, i) => i);
     for (let i = 0; i < want.length; i++) {
-      if (want[i] >= texts.size) throw new CitebenchError(`corpus index ${want[i]} out of range (corpus size ${texts.size})`);
+      if (want[i] >= m.corpusSize) throw new CitebenchError(`corpus index ${want[i]} out of range (corpus size ${m.corpusSize})`);
       if (i > 0 && want[i] <= want[i - 1]) throw new CitebenchError(`requested indices must be sorted and distinct (at position ${i})`);
     }
     const total = opts.shard ? countInShard(want, S, opts.shard) : want.length;
-    const progress = new Progress({ label: `encode ${m.model}`, total, unit: 'articles', enabled: opts.progress });
-    let encoded = 0;
+    const progress = new Progress({ label: source.label ?? `encode ${m.model}`, total, unit: 'articles', enabled: opts.progress });
+    let written = 0;
     for (let lo = 0; lo < want.length; ) {
       const c = Math.floor(want[lo] / S);
       let hi = lo;
@@ -215,16 +242,17 @@ export class EmbeddingStore {
       const missing = have ? asked.filter((x) => !sortedHas(have, x)) : asked;
       const old = have && missing.length > 0 ? this.readChunk(c) : undefined;
       if (missing.length > 0) {
-        const arts = readTexts(texts, missing, c * S, Math.min((c + 1) * S, texts.size));
-        const enc = await encoder.encode(arts, (n) => progress.tick(n));
+        const enc = await source.vectors(missing, c, (n) => progress.tick(n));
+        if (enc.dim !== m.dim || enc.offsets.length !== missing.length + 1 || enc.vectors.length < enc.offsets[missing.length] * m.dim)
+          throw new Error(`vector source gave ${enc.offsets.length - 1} articles of dim ${enc.dim} for ${missing.length} of dim ${m.dim}`);
         this.writeChunk(c, old ? merge(old, missing, enc, m.dim) : { indices: Uint32Array.from(missing), offsets: enc.offsets, vectors: enc.vectors });
-        encoded += missing.length;
+        written += missing.length;
         opts.onChunkWritten?.(c);
       }
       progress.tick(asked.length - missing.length); // already stored ones
     }
     progress.finish();
-    return encoded;
+    return written;
   }
 
   /** Sorted corpus indices a chunk file holds (read from its header, not its vectors), or undefined. */
@@ -269,6 +297,13 @@ export class EmbeddingStore {
       if (lack) out.missing.push({ chunk: c, articles: lack });
       lo = hi;
     }
+    return out;
+  }
+
+  /** Per corpus index, 1 where the store holds its vector(s): from chunk headers only. */
+  presentMask(): Uint8Array {
+    const out = new Uint8Array(this.manifest.corpusSize);
+    for (const c of this.chunks()) for (const i of this.chunkIndices(c)!) out[i] = 1;
     return out;
   }
 

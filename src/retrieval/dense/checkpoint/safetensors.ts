@@ -53,6 +53,7 @@ export function readSafetensorsFile(file: string): Map<string, CheckpointTensor>
         name,
         dtype,
         shape,
+        location: { file, offset: dataStart + begin },
         float32: () => decodeElements(readFileRange(file, dataStart + begin, end - begin, `tensor '${name}'`), dtype, n, where),
       });
     }

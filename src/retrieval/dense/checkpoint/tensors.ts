@@ -17,6 +17,8 @@ export interface CheckpointTensor {
   readonly name: string;
   readonly dtype: StoredDtype;
   readonly shape: readonly number[];
+  /** Where the reader knows it (safetensors): the file and byte position of the tensor's data, for reading rows. */
+  readonly location?: { file: string; offset: number };
   /** Values as float32 in row-major (C) order of `shape`. Integer tensors are converted too (small ones: position ids). */
   float32(): Float32Array;
 }

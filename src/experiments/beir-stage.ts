@@ -1,0 +1,115 @@
+/**
+ * The BEIR protocol (`protocols.beir`): every configured BM25 and dense model on a BEIR-layout task
+ * (corpus/beir.ts) through experiment(), like the paper's protocols — run and qrels files, per-query values,
+ * cache keys and locks, results.json and the report. The task gets a corpus store of its own (corpus documents, then query
+ * documents) under the work folder, keyed by the content of its corpus.jsonl and queries.jsonl; its pool is the
+ * task's corpus, its queries and graded judgements come from qrels/<split>.tsv, so one cell per model.
+ *
+ * Which models run is asked of the models, not of their kind's name: one with a BM25 index (ReadyModel.bm25)
+ * runs with its parameters — a tuned one as tuned on the paper's validation split — over the task's own index;
+ * one whose kind `needs` an encode stage is built again by its entry on the task's store and encodes the task's
+ * documents and queries into embedding stores of the task. Others (navigation, Profiler, re-ranking: built on
+ * other models or the citation graph) are not run on a BEIR task, and the results say so.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { beirTopics, buildBeirStore, checkBeirFolder, BEIR_FILES, BEIR_QUERY_PREFIX } from '../corpus/beir.ts';
+import { CorpusStore } from '../corpus/store.ts';
+import { corpusKey } from '../corpus/store-key.ts';
+import { writeQrels } from '../eval/trec-write.ts';
+import { buildIndex } from '../retrieval/bm25/index.ts';
+import { Bm25Retriever } from '../retrieval/bm25/retriever.ts';
+import { fileContentHash } from '../retrieval/dense/file-hash.ts';
+import type { BeirRecord, CellRecord, CellSummary } from '../report/results.ts';
+import { CitebenchError } from '../util/errors.ts';
+import type { GroupContext } from './cells.ts';
+import type { ExperimentConfig } from './config.ts';
+import { experiment, type CellModel } from './experiment.ts';
+import { entryOf, type BuildContext } from './kinds/index.ts';
+import type { ReadyModel } from './models.ts';
+import { groupPath, type PoolGroup } from './plan.ts';
+
+export interface BeirStageInput {
+  cfg: ExperimentConfig;
+  /** The run's cell context (results folder, k, measures, locks …). */
+  ctx: GroupContext;
+  /** The run's model build context (threads, device …); its store, index and work folder become the task's. */
+  build: BuildContext;
+  /** The run's ready models (BM25 parameters after tuning). */
+  ready: ReadyModel[];
+  log: (line: string) => void;
+}
+
+export async function runBeirStage(inp: BeirStageInput): Promise<{ cells: CellSummary[]; record: BeirRecord }> {
+  const { cfg, log } = inp;
+  const task = cfg.protocols.beir!;
+  const files = [BEIR_FILES.corpus, BEIR_FILES.queries, BEIR_FILES.qrels(task.split)].map((f) => join(task.path, f));
+  checkBeirFolder(task.path, task.split);
+  const sha = files.map((f) => fileContentHash(f));
+  // The store and embeddings depend on the documents and queries; the judgements only on the cells.
+  const taskDir = join(cfg.work, 'beir', `${task.name}-${createHash('sha256').update(sha[0]).update(sha[1]).digest('hex').slice(0, 12)}`);
+  const storeDir = join(taskDir, 'store');
+  if (!existsSync(join(storeDir, 'meta.json'))) {
+    log(`${task.name}: building its corpus store from ${task.path}`);
+    await buildBeirStore(task.path, storeDir, { log });
+  }
+  const store = CorpusStore.open(storeDir);
+  const released: ReadyModel[] = [];
+  try {
+    const t = beirTopics(store, task.path, task.split);
+    if (t.queries.length === 0) throw new CitebenchError(`${files[2]}: no judgements: nothing to evaluate`);
+    log(`${task.name} (${task.split}): ${t.queries.length} judged queries, ${t.pool.length} documents, ${t.judgements} judgements`);
+    const models: CellModel[] = [];
+    const notRun: BeirRecord['notRun'] = [];
+    let index: Awaited<ReturnType<typeof buildIndex>> | undefined;
+    const build: BuildContext = {
+      ...inp.build, cfg: { ...inp.build.cfg, work: taskDir }, store, corpusKey: corpusKey(storeDir), ready: [], bm25Index: undefined,
+      splits: { get: () => { throw new CitebenchError('a BEIR task has no sampled splits: a model that tunes on one cannot be built on it'); } },
+      sampleKey: JSON.stringify({ beir: sha.slice(0, 2) }), tuning: [],
+    };
+    for (const m of inp.ready) {
+      const mc = cfg.models.find((c) => c.name === m.name)!;
+      if (m.bm25) {
+        // BM25 runs with the run's parameters (tuned ones as tuned on the paper's validation split) over the task's index.
+        index ??= await buildIndex(store);
+        models.push({ name: m.name, retriever: new Bm25Retriever(index, store, { params: { k1: m.bm25.k1, b: m.bm25.b, accurate: m.bm25.accurate }, tieKey: store.idOrder, threads: inp.build.threads, name: m.name }) });
+      } else if (entryOf(mc).needs?.encode) {
+        // An encoder: its entry builds it again on the task's store, into embedding stores of the task.
+        const dm = await entryOf(mc).build(mc, build);
+        if ('reason' in dm) throw new CitebenchError(`${m.name}: ${dm.reason}`);
+        released.push(dm);
+        const now = await dm.embeddings!.encodeMissing(dm.encoder!, store, Uint32Array.from({ length: store.size }, (_, i) => i), { progress: false });
+        if (now) log(`${task.name}: ${m.name} encoded ${now} documents and queries`);
+        models.push(dm);
+      } else {
+        notRun.push({ name: m.name, reason: `a ${m.kind} model is built on other models or the main corpus's citation graph, which a BEIR task does not have` });
+      }
+    }
+    const group: PoolGroup = { protocol: 'beir', split: 'test', field: null, poolSize: t.pool.length, repeat: 1, queries: t.queries.length, task: task.name };
+    const path = groupPath(group);
+    const qrelsFile = `qrels/${path}.qrels`;
+    writeQrels(join(inp.ctx.resultsDir, qrelsFile), t.queryIds, (d) => store.id(d), t.qrels);
+    // Runs and qrels name the queries by their BEIR ids.
+    const docs = { id: (i: number) => { const id = store.id(i); return id.startsWith(BEIR_QUERY_PREFIX) ? id.slice(BEIR_QUERY_PREFIX.length) : id; }, idOrder: store.idOrder };
+    const r = await experiment<CellRecord>({
+      docs, topics: t.queries, pool: t.pool, qrels: t.qrels, retrievers: models, measures: inp.ctx.measureNames, k: inp.ctx.k,
+      emptyLists: inp.ctx.emptyLists, log: inp.ctx.log,
+      cache: {
+        dir: inp.ctx.resultsDir, name: path, keyParts: { beir: sha, split: task.split }, locked: inp.ctx.locked, lockStaleMs: inp.ctx.lockStaleMs,
+        record: (c, run) => ({
+          key: c.key, model: c.model, protocol: 'beir', split: 'test', field: null, task: task.name, poolSize: t.pool.length, poolMembers: t.pool.length,
+          repeat: 1, queries: c.queries, emptyLists: c.emptyLists, means: c.means, perQuery: c.perQuery, queryIds: c.queryIds, files: { run, qrels: qrelsFile },
+        }),
+      },
+    });
+    const cells = r.cells.map(({ perQuery: _p, queryIds: _q, ...rest }): CellSummary => ({ ...rest, file: `cells/${rest.model}/${path}.json` }));
+    return {
+      cells,
+      record: { name: task.name, split: task.split, documents: t.pool.length, queries: t.queries.length, judgements: t.judgements, sha256: { corpus: sha[0], queries: sha[1], qrels: sha[2] }, notRun },
+    };
+  } finally {
+    for (const m of released) await m.release();
+    store.close();
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * What the kinds built on other models (navigation, profiler, rerank) share: reading references to models
+ * configured above, scorers and cross-encoder folders; finding those models ready (a skipped one makes this one
+ * a recorded skip); loading a cross-encoder; costing a scorer.
+ */
+import { CrossEncoderRetriever } from '../../retrieval/dense/cross-encoder.ts';
+import { resolveModel } from '../../retrieval/dense/models.ts';
+import type { WeightedScorer } from '../../retrieval/scorer.ts';
+import { CitebenchError } from '../../util/errors.ts';
+import { precision, type Reader } from '../config-reader.ts';
+import { weightsOf, type ReadyModel, type SkippedModel, type Weights } from '../models.ts';
+import type { BuildContext, CostEnv } from './types.ts';
+import { UNIT } from './cost.ts';
+
+/** One part of a scorer: a model configured above (or `cross-encoder`: the model's crossEncoder folder) and its weight. */
+export interface ScorerPart {
+  model: string;
+  weight: number;
+}
+
+/** An ONNX sequence-classification folder: registry name, hub id ORG/NAME (as <modelsDir>/ORG--NAME) or folder. */
+export interface CrossEncoderRef {
+  model: string;
+  modelsDir?: string;
+  quantized: boolean;
+  /** As for dense models: onnx/model_fp16.onnx where the folder has it. */
+  fp16?: boolean;
+  maxLength?: number;
+}
+
+/** The name of a model configured above `name`, at key `key`. */
+export function readRef(r: Reader, p: string[], key: string, name: string, earlier: string[]): string {
+  const v = r.str([...p, key]);
+  if (v === undefined) r.fail([...p, key], `is required: the name of a model configured above ${name}`);
+  if (!earlier.includes(v)) r.fail([...p, key], `'${v}' is not a model configured above ${name} (have: ${earlier.join(', ') || 'none'})`);
+  return v;
+}
+
+export function readCrossEncoder(r: Reader, p: string[]): CrossEncoderRef | undefined {
+  const c = [...p, 'crossEncoder'];
+  if (!r.has(c)) return undefined;
+  if (typeof r.raw(c) === 'string') return { model: r.str(c)!, quantized: false };
+  r.checkKeys(c, ['model', 'modelsDir', 'quantized', 'fp16', 'maxLength']);
+  return {
+    model: r.str([...c, 'model']) ?? r.fail([...c, 'model'], 'is required: a registry name, hub id or model folder'),
+    modelsDir: r.str([...c, 'modelsDir']),
+    quantized: r.bool([...c, 'quantized'], false),
+    ...precision(r, c),
+    maxLength: r.has([...c, 'maxLength']) ? r.num([...c, 'maxLength'], undefined, (n) => Number.isInteger(n) && n >= 8, 'an integer ≥ 8') : undefined,
+  };
+}
+
+/** scorer: a model name, or a mapping name → weight; `cross-encoder` names the crossEncoder folder. */
+export function readScorer(r: Reader, p: string[], name: string, earlier: string[], dflt: string | undefined, ce: CrossEncoderRef | undefined): ScorerPart[] {
+  const s = [...p, 'scorer'];
+  const check = (m: string, at: (string | number)[]) => {
+    if (m === 'cross-encoder' ? !ce : !earlier.includes(m)) r.fail(at, m === 'cross-encoder' ? `'cross-encoder' needs a crossEncoder folder` : `'${m}' is not a model configured above ${name} (have: ${earlier.join(', ')})`);
+    return m;
+  };
+  if (!r.has(s)) {
+    if (dflt === undefined) r.fail(s, 'is required: a model configured above, `cross-encoder` with a crossEncoder folder, or {model: weight, …}');
+    return [{ model: dflt, weight: 1 }];
+  }
+  if (typeof r.raw(s) === 'string') return [{ model: check(r.str(s)!, s), weight: 1 }];
+  const parts = r.keys(s).map((m) => ({ model: check(m, [...s, m]), weight: r.num([...s, m], undefined, Number.isFinite, 'a weight (number)') }));
+  if (parts.length === 0) r.fail(s, 'name at least one model');
+  return parts;
+}
+
+
+/** A model this one is built on: ready, or this one is a skip. */
+export class Skip extends Error {}
+
+export function need(ctx: Pick<BuildContext, 'ready'>, name: string, by: string): ReadyModel {
+  const r = ctx.ready.find((x) => x.name === name);
+  if (!r) throw new Skip(`it needs ${name}, which is skipped on this machine (${by})`);
+  return r;
+}
+
+/** `build` with a Skip turned into a recorded skip. */
+export async function orSkip(name: string, f: () => Promise<ReadyModel>): Promise<ReadyModel | SkippedModel> {
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof Skip) return { name, reason: e.message };
+    throw e;
+  }
+}
+
+export function combineWeights(ws: Weights[]): Weights {
+  return ws.includes('random') ? 'random' : ws.includes('imported') ? 'imported' : ws.every((w) => w === 'lexical') ? 'lexical' : 'trained';
+}
+
+export async function loadCrossEncoder(ref: CrossEncoderRef, ctx: BuildContext, name: string): Promise<{ retriever: CrossEncoderRetriever; weights: Weights; dir: string }> {
+  let model;
+  try {
+    model = resolveModel(ref.model, { modelsDir: ref.modelsDir ?? ctx.cfg.modelsDir, quantized: ref.quantized, fp16: ref.fp16, overrides: ref.maxLength ? { maxLength: ref.maxLength } : {} });
+  } catch (e) {
+    if (e instanceof CitebenchError) throw new Skip(`cross-encoder folder not found: ${e.message.split('\n')[0]}`);
+    throw e;
+  }
+  const retriever = await CrossEncoderRetriever.load(model, { name: `${name}-cross-encoder`, texts: ctx.store, threads: ctx.threads, device: ctx.device, log: ctx.log });
+  return { retriever, weights: weightsOf(model), dir: model.dir };
+}
+
+/** A first stage re-scored by weighted scorers (navigation, rerank): the parts ready, their weights, their text. */
+export async function scorers(c: { name: string; first: string; scorer: ScorerPart[]; crossEncoder?: CrossEncoderRef }, ctx: BuildContext) {
+  const first = need(ctx, c.first, `first: ${c.first}`);
+  const ce = c.crossEncoder ? await loadCrossEncoder(c.crossEncoder, ctx, c.name) : undefined;
+  const parts: WeightedScorer[] = c.scorer.map((p) => ({ weight: p.weight, retriever: p.model === 'cross-encoder' ? ce!.retriever : need(ctx, p.model, `scorer: ${p.model}`).retriever }));
+  const weights = combineWeights([first.weights, ...c.scorer.map((p) => (p.model === 'cross-encoder' ? ce!.weights : need(ctx, p.model, '').weights))]);
+  const text = c.scorer.map((p) => `${p.weight === 1 ? '' : `${p.weight}·`}${p.model}`).join(' + ');
+  return { first, ce, parts, weights, text };
+}
+
+/** Seconds to re-score `candidates` with every part of a scorer. */
+export function scorerSeconds(parts: ScorerPart[], candidates: number, env: CostEnv): number {
+  return parts.reduce((t, p) => t + (p.model === 'cross-encoder' ? candidates * UNIT.crossEncoderPerPair : candidates * env.rescore(env.model(p.model))), 0);
+}
+
+/** Memory of the scorers besides the first stage: a cross-encoder, or another configured model. */
+export function scorerBytes(c: { first: string; scorer: ScorerPart[] }, env: CostEnv): number {
+  return c.scorer.reduce((b, p) => b + (p.model === 'cross-encoder' ? UNIT.bertBytes : p.model === c.first ? 0 : env.modelBytes(env.model(p.model))), 0);
+}
+
+export const crossEncoderNote = (c: { scorer: ScorerPart[] }): string => (c.scorer.some((p) => p.model === 'cross-encoder')
+  ? ' A cross-encoder pair costs one BERT-base forward on CPU (1/8.25 s, as one article encoded; not measured).' : '');

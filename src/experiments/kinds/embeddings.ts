@@ -1,0 +1,83 @@
+/**
+ * Vectors computed elsewhere (`{ embeddings: FILE, distance: l2|ip }`; docs/dense.md, "Embeddings from Python"):
+ * the file — SciRepEval JSONL, .npy or .safetensors — is imported into an embedding store under the work folder
+ * keyed by its SHA-256 (with its ids file's; retrieval/dense/import/), and a DenseRetriever without an encoder searches it, so its
+ * cells, report rows and MDCR scores are made exactly as an encoder's. Whether the vectors are a finding is not
+ * citebench's to know: their weights class is `imported` (the report says so above the tables) unless the config
+ * vouches for them with `weights: trained` (or marks them `random`). A file not on this machine is a recorded skip.
+ */
+import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
+import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
+import { importEmbeddings, importFingerprint, importReport, importedStoreDir } from '../../retrieval/dense/import/import.ts';
+import { CitebenchError } from '../../util/errors.ts';
+import type { Reader } from '../config-reader.ts';
+import type { KindEntry } from './types.ts';
+import { UNIT, denseSeconds } from './cost.ts';
+
+export interface EmbeddingsModelConfig {
+  kind: 'embeddings';
+  name: string;
+  /** SciRepEval JSONL, .npy or .safetensors. */
+  embeddings: string;
+  /** Paper ids of a .npy / .safetensors file (default X.ids.txt beside it). */
+  ids?: string;
+  distance: 'l2' | 'ip';
+  /** A pool article without a vector is an error instead of a counted skip. */
+  strict: boolean;
+  /** What the user says the vectors are (absent: imported, of unknown provenance). */
+  weights?: 'trained' | 'random';
+}
+
+export const embeddings: KindEntry<EmbeddingsModelConfig> = {
+  kind: 'embeddings',
+  about: 'vectors computed elsewhere (SciRepEval JSONL, .npy, safetensors), imported into an embedding store and searched exactly',
+  impliedBy: 'embeddings',
+  parse(r: Reader, p: string[], name: string): EmbeddingsModelConfig {
+    r.checkKeys(p, ['kind', 'embeddings', 'ids', 'distance', 'strict', 'weights']);
+    const file = r.str([...p, 'embeddings']) ?? r.fail([...p, 'embeddings'], 'is required: the vectors file (.jsonl, .npy or .safetensors)');
+    if (!/\.(jsonl?|npy|safetensors)$/i.test(file)) r.fail([...p, 'embeddings'], `'${file}' is not a .jsonl (SciRepEval), .npy or .safetensors file`);
+    const ids = r.str([...p, 'ids']);
+    if (ids !== undefined && /\.jsonl?$/i.test(file)) r.fail([...p, 'ids'], 'a JSONL file names its papers itself (doc_id); ids is for .npy and .safetensors');
+    const distance = r.str([...p, 'distance']) ?? r.fail([...p, 'distance'], 'is required: l2 or ip, the distance the vectors were made for (SPECTER, SciNCL: l2)');
+    if (distance !== 'l2' && distance !== 'ip') r.fail([...p, 'distance'], `must be l2 or ip, got '${distance}'`);
+    const weights = r.str([...p, 'weights'], 'imported');
+    if (weights !== 'imported' && weights !== 'trained' && weights !== 'random') r.fail([...p, 'weights'], `must be imported (default: provenance unknown), trained or random, got '${weights}'`);
+    return {
+      kind: 'embeddings', name, embeddings: file, ...(ids !== undefined ? { ids } : {}), distance, strict: r.bool([...p, 'strict'], false),
+      ...(weights !== 'imported' ? { weights } : {}),
+    };
+  },
+  describe: (c) => `, ${c.embeddings}`,
+  async build(c, ctx) {
+    if (!existsSync(c.embeddings)) return { name: c.name, reason: `${c.embeddings}: no such embeddings file on this machine` };
+    const sha256 = importFingerprint(c.embeddings, c.ids);
+    const r = await ctx.timed(`import ${c.name}`, () => importEmbeddings(c.embeddings, ctx.store, {
+      ids: c.ids, dir: importedStoreDir(ctx.cfg.work, c.name, sha256), corpusKey: ctx.corpusKey, distance: c.distance, progress: true,
+    }));
+    for (const line of importReport(r, ctx.store.size)) ctx.log(`[models] ${c.name}: ${line}`);
+    if (r.imported === 0) throw new CitebenchError(`models.${c.name}: none of the ${r.rows} paper ids of ${c.embeddings} is in the corpus (first: ${r.notInCorpus.first.join(', ')}); are they the corpus's paper ids?`);
+    const retriever = new DenseRetriever({
+      name: c.name, store: r.store, distance: c.distance, threads: ctx.threads, tieKey: ctx.store.idOrder,
+      imported: { file: c.embeddings, strict: c.strict, paperId: (i) => ctx.store.id(i) },
+    });
+    return {
+      name: c.name, kind: 'embeddings', weights: c.weights ?? 'imported',
+      settings: {
+        embeddings: c.embeddings, ...(c.ids ? { ids: c.ids } : {}), format: r.format, sha256, rows: r.rows, dim: r.dim, distance: c.distance, strict: c.strict,
+        vectors: r.imported, notInCorpus: r.notInCorpus.count, fingerprint: sha256,
+      },
+      summary: `vectors from ${basename(c.embeddings)} (${r.format}, dim ${r.dim}, sha256 ${sha256.slice(0, 12)}…), ${c.distance}`,
+      // It ranks a pool by itself: MDCR draws model-based negatives from its lists, as from an encoder's.
+      retriever, firstStage: true, embeddings: r.store, imported: { file: c.embeddings, strict: c.strict },
+      release: async () => {},
+    };
+  },
+  cost: {
+    perQuery: (_c, _env, pool) => denseSeconds(pool),
+    // The pool's vectors in memory while a cell searches them.
+    perGroup: (_c, _env, pool) => ({ seconds: 0, bytes: pool * UNIT.dim * 4 }),
+    rescore: () => denseSeconds(1),
+    assumption: () => 'Imported vectors: searched like a BERT-base encoder\'s (768 dimensions); importing reads the file once (not costed).',
+  },
+};

@@ -1,0 +1,142 @@
+/**
+ * What one model kind is, in one place (one file per kind; index.ts is the registry): how its YAML node is read
+ * and checked, how it becomes a ready model (its Retriever and what the runner must prepare for it), what it
+ * costs in the dry run, and how it is described. The runner, the planner and the report ask the entry; none of
+ * them switches on a kind.
+ */
+import type { CorpusStore } from '../../corpus/store.ts';
+import type { Bm25Index } from '../../retrieval/bm25/index-format.ts';
+import type { Device } from '../../retrieval/dense/encoder.ts';
+import type { TuningRecord } from '../../report/results.ts';
+import type { Field } from '../../corpus/fields.ts';
+import type { Setting } from '../../retrieval/retriever.ts';
+import type { Reader } from '../config-reader.ts';
+import type { ReadyModel, SkippedModel } from '../models.ts';
+
+/** Every model config has these two; the rest is its kind's. */
+export interface ModelConfigBase {
+  kind: string;
+  name: string;
+}
+
+/** What entries read of a run's config (an ExperimentConfig is one). */
+export interface RunConfig {
+  seed: number;
+  k: number;
+  queryYear: number;
+  /** Cache folder: tuning results, embedding stores. */
+  work: string;
+  modelsDir?: string;
+  validation: { queries: number };
+  protocols: { dataset?: { queries: number; pools: number[]; repeats: number } };
+  settings?: Setting[];
+}
+
+/** The settings a config runs, in order (absent: transductive only). */
+export function settingsOf(cfg: Pick<RunConfig, 'settings'>): Setting[] {
+  return cfg.settings ?? ['transductive'];
+}
+
+/** A run's query sets (splits.ts QuerySplits). */
+export interface Splits {
+  get(protocol: 'dataset' | 'field', split: 'test' | 'val', field: Field | null, setting?: Setting): Uint32Array;
+}
+
+export interface Estimate {
+  stage: string;
+  seconds: number;
+  bytes: number;
+  /** Disk the stage holds at its peak, and what stays after it (corpus and index stages). */
+  disk?: { peak: number; kept: number };
+  /** The assumption behind a number that was not measured as such (printed under the stage). */
+  assumption?: string;
+}
+
+/** What an entry's `build` gets: the run so far. */
+export interface BuildContext {
+  cfg: RunConfig;
+  store: CorpusStore;
+  /** Identity of the corpus store (store-key.ts): dense embedding stores are keyed on it. */
+  corpusKey?: string;
+  /** Models ready so far (those configured above this one). */
+  ready: ReadyModel[];
+  /** The corpus's BM25 index, built when a configured kind `needs` it. */
+  bm25Index?: { index: Bm25Index; dir: string };
+  splits: Splits;
+  /** The corpus and exclusion lists the splits are drawn from: part of every tuning cache key. */
+  sampleKey: string;
+  threads: number;
+  /** cpu | cuda | auto for encoders. */
+  device?: Device;
+  /** Download a missing model folder from the hub (`--allow-remote`). */
+  allowRemote?: boolean;
+  log: (line: string) => void;
+  /** Tuning records for results.json (`tuning`) and the report's tuning chart. */
+  tuning: TuningRecord[];
+  /** Time a step under `stage` in timings.json. */
+  timed<T>(stage: string, f: () => Promise<T>): Promise<T>;
+}
+
+/** What an entry's costs may ask of the rest of the config (dispatched through the registry). */
+export interface CostEnv {
+  /** Articles of the (prefiltered) corpus. */
+  articles: number;
+  /** BM25 searches in child processes (each with its own index copy) rather than threads. */
+  processes: boolean;
+  /** Bytes of the outbound citation graph (navigation's and the Profiler's CSR). */
+  graphBytes: number;
+  model(name: string): ModelConfigBase;
+  /** Whether a model searches vectors of an encoder (its kind `needs` an encode stage): a Profiler over it adds vectors. */
+  dense(m: ModelConfigBase): boolean;
+  perQuery(m: ModelConfigBase, pool: number): number;
+  perGroup(m: ModelConfigBase, pool: number): { seconds: number; bytes: number };
+  modelBytes(m: ModelConfigBase): number;
+  /** Seconds to re-score one candidate with `m` as a scorer (navigation's ranking phase, re-ranking). */
+  rescore(m: ModelConfigBase): number;
+}
+
+/** A kind's share of the dry-run estimate (plan.ts sums them per pool group and setting). */
+export interface KindCost<C> {
+  /** Search seconds per query at a pool size. */
+  perQuery(c: C, env: CostEnv, pool: number): number;
+  /** One-off work per pool group (profile builds, sampling) and what it holds at a pool (default none). */
+  perGroup?(c: C, env: CostEnv, pool: number): { seconds: number; bytes: number };
+  /** What the model holds besides the pool's structures: index, graph, encoder (default 0). */
+  modelBytes?(c: C, env: CostEnv): number;
+  /** Seconds to re-score one candidate with this model as a scorer (default: BM25's re-scoring rate). */
+  rescore?(c: C, env: CostEnv): number;
+  /** The assumption behind a number not measured as such, printed under the estimate. */
+  assumption?(c: C, env: CostEnv): string | undefined;
+  /** Grid points its tuning evaluates on the validation split (0: not tuned). */
+  tuningPoints?(c: C): number;
+  /** Appended to its cells' stage name (e.g. ", 12 profile builds"). */
+  cellsNote?(c: C, groups: number): string;
+  /** Stages of its own before the cells (encoding); `poolArticles` = the expected union of all pools. */
+  stages?(c: C, env: CostEnv, poolArticles: number): Estimate[];
+}
+
+export interface KindEntry<C extends ModelConfigBase> {
+  kind: C['kind'];
+  /** One line for `docs`-style help: what the kind is. */
+  about: string;
+  /** A model beyond the paper (navigation, Profiler, re-ranking): its dataset-level tests get their own report table. */
+  beyondPaper?: boolean;
+  /**
+   * Read and check the model's YAML node at `p` (['models', name]); `earlier` = the models configured above it
+   * (the only ones it may name). Errors through `r.fail` (file, line, key).
+   */
+  parse(r: Reader, p: string[], name: string, earlier: string[]): C;
+  /** What the runner prepares before any model is built: the corpus's BM25 index; an encode stage (dense stores). */
+  needs?: { bm25Index?: boolean; encode?: boolean };
+  /** Whether the config asks it to tune a parameter on the validation split (the dataset level then runs). */
+  tuned?(c: C): boolean;
+  /** The dry run's words after the kind: `bm25 (bm25, k1 0.9 b 0.4)`. */
+  describe(c: C): string;
+  /** A model without `kind:` whose node has this key is of this kind (`{ embeddings: FILE }`). */
+  impliedBy?: string;
+  /** Said after a skip's reason in the log (e.g. where the docs say how to add the model). */
+  skipHint?: string;
+  /** Its ready model (retriever, settings record, summary), or a recorded skip with the reason. */
+  build(c: C, ctx: BuildContext): Promise<ReadyModel | SkippedModel>;
+  cost: KindCost<C>;
+}
