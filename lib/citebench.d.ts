@@ -276,10 +276,21 @@ declare module "citebench/src/corpus/prefilter" {
         constructor(input: string, validation: ValidationReport, prefilter: PrefilterReport | null);
     }
 }
+declare module "citebench/src/util/disk" {
+    /** Bytes an unprivileged process may still write on the volume holding `dir` (or its nearest existing parent). */
+    export type FreeBytes = (dir: string) => number;
+    export const freeBytes: FreeBytes;
+    /**
+     * Throw, before any work starts, when the volume of `dir` has less than `needed` bytes free. `what` names the
+     * job ("synth: 20,000,000 records of shards"); `free` is replaceable for tests.
+     */
+    export function requireFreeSpace(dir: string, needed: number, what: string, free?: FreeBytes): void;
+}
 declare module "citebench/src/corpus/store-build" {
     import type { Article } from "citebench/src/corpus/article";
     import { ValidationReport } from "citebench/src/corpus/validation";
     import { type PrefilterConfig, type PrefilterReport } from "citebench/src/corpus/prefilter";
+    import { type FreeBytes } from "citebench/src/util/disk";
     export interface BuildOptions {
         /** The S2ORC shards or bulk datasets; with `records`, only the name of the source in messages. */
         input: string;
@@ -298,7 +309,23 @@ declare module "citebench/src/corpus/store-build" {
         log?: (line: string) => void;
         /** Semantic Scholar bulk input: memory per external-sort run (default 256 MiB). */
         sortRunBytes?: number;
+        /** Free-space probe (tests replace it). */
+        freeBytes?: FreeBytes;
     }
+    /**
+     * Disk the build holds at its peak (temporary files and the new store, next to the output) per input byte,
+     * measured on 200 k-record synthetic corpora, both profiles: v2020 .jsonl.gz shards 2.05× (s2orc-raw) and
+     * 2.43× (default), the same records in the bulk form 3.85× and 4.24× (its sort runs); gzip level 1 packs these
+     * records 2.4–2.7×, so a plain .jsonl byte weighs 1/2.4 of that. An old store at the output is not counted:
+     * it is replaced only at the end.
+     */
+    export const BUILD_DISK_PER_INPUT_BYTE: {
+        v2020: number;
+        bulk: number;
+        plainFactor: number;
+    };
+    /** Bytes the build of `input` will need on the output's volume (an estimate with a small margin). */
+    export function buildDiskNeed(input: string): number;
     export interface BuildSummary {
         articles: number;
         citations: number;
@@ -525,6 +552,7 @@ declare module "citebench/src/corpus/synth-text" {
     export function synthPaperId(i: number, seed: number): string;
 }
 declare module "citebench/src/corpus/synth" {
+    import { type FreeBytes } from "citebench/src/util/disk";
     export interface SynthConfig {
         articles: number;
         seed: number;
@@ -580,8 +608,14 @@ declare module "citebench/src/corpus/synth" {
         shards: string[];
         citations: number;
     }
+    /**
+     * Shard bytes per record (gzip level 1), measured at 200 k records: 1.18 kB in the default profile, 0.61 kB in
+     * 's2orc-raw' (half its records have no abstract; 0.58 kB at 1 M). The free-space check asks for 10 % more.
+     */
+    export const SHARD_BYTES_PER_RECORD: Record<SynthProfile | 'default', number>;
     export function synthesize(cfg: SynthConfig, outDir: string, opts?: {
         progress?: boolean;
+        freeBytes?: FreeBytes;
     }): Promise<SynthSummary>;
     export { synthPaperId } from "citebench/src/corpus/synth-text";
 }
@@ -1582,6 +1616,8 @@ declare module "citebench/src/report/results" {
         /** SIGNIFICANCE_ALPHA: the level below which an adjusted p is marked (* t-test, † randomization). */
         alpha: number;
         rows: SignificanceRow[];
+        /** Models beyond the paper (their kind's registry entry says so): the rows of the beyond-the-paper table. */
+        beyondPaper?: string[];
     }
     /** The baseline of every comparison: the BM25 model named bm25, else the first BM25 model of the config. */
     export function baselineModel(models: readonly {
@@ -2581,6 +2617,11 @@ declare module "citebench/src/experiments/kinds/types" {
         stage: string;
         seconds: number;
         bytes: number;
+        /** Disk the stage holds at its peak, and what stays after it (corpus and index stages). */
+        disk?: {
+            peak: number;
+            kept: number;
+        };
         /** The assumption behind a number that was not measured as such (printed under the stage). */
         assumption?: string;
     }
@@ -2657,6 +2698,8 @@ declare module "citebench/src/experiments/kinds/types" {
         kind: C['kind'];
         /** One line for `docs`-style help: what the kind is. */
         about: string;
+        /** A model beyond the paper (navigation, Profiler, re-ranking): its dataset-level tests get their own report table. */
+        beyondPaper?: boolean;
         /**
          * Read and check the model's YAML node at `p` (['models', name]); `earlier` = the models configured above it
          * (the only ones it may name). Errors through `r.fail` (file, line, key).
@@ -3222,6 +3265,8 @@ declare module "citebench/src/experiments/kinds/index" {
     export function kindNames(): string[];
     /** The entry of a configured model. */
     export function entryOf<C extends ModelConfigBase>(m: C): KindEntry<C>;
+    /** Whether a kind's models are beyond the paper (their entry's beyondPaper). */
+    export function isBeyondPaper(kind: string): boolean;
     /**
      * The kind a model without `kind:` has: the kind whose key its node holds (`embeddings: FILE`), `bm25` for a model
      * named bm25, else a dense encoder named like the model.
@@ -3241,6 +3286,7 @@ declare module "citebench/src/experiments/kinds/index" {
 }
 declare module "citebench/src/experiments/config" {
     import { type Field } from "citebench/src/corpus/fields";
+    import { type SynthProfile } from "citebench/src/corpus/synth";
     import { type ModelConfig } from "citebench/src/experiments/kinds/index";
     export type { ModelConfig, Bm25ModelConfig, DenseModelConfig, NavigationModelConfig, ProfilerModelConfig, RerankModelConfig, ScorerPart, CrossEncoderRef } from "citebench/src/experiments/kinds/index";
     export { DEFAULT_TUNE_GRID, DEFAULT_BETA_GRID } from "citebench/src/experiments/kinds/index";
@@ -3292,6 +3338,7 @@ declare module "citebench/src/experiments/config" {
             synthetic?: {
                 articles: number;
                 seed: number;
+                profile?: SynthProfile;
             };
             store?: string;
             prefilter: 'paper';
@@ -3326,6 +3373,8 @@ declare module "citebench/src/experiments/config" {
         scale?: number;
         seed?: number;
         articles?: number;
+        /** Synthetic corpus profile (synth --profile): 's2orc-raw' for records shaped like the raw release. */
+        profile?: SynthProfile;
         repeats?: number;
         store?: string;
         work?: string;
@@ -3386,7 +3435,7 @@ declare module "citebench/src/report/significance" {
     /** Every stored comparison by significanceKey (empty without a stored record). */
     export function significanceRows(r: Pick<ResultsIndex, 'significance'>): Map<string, SignificanceRow>;
     /** The stored dataset-level rows of the models beyond the paper: the significance table and chart. */
-    export function beyondPaperRows(r: Pick<ResultsIndex, 'significance' | 'models'>): SignificanceRow[];
+    export function beyondPaperRows(r: Pick<ResultsIndex, 'significance'>): SignificanceRow[];
 }
 declare module "citebench/src/report/markdown" {
     /**
@@ -3455,6 +3504,7 @@ declare module "citebench/src/retrieval/bm25/chunk-builder" {
 }
 declare module "citebench/src/retrieval/bm25/index" {
     import type { TextSource } from "citebench/src/corpus/article";
+    import { type FreeBytes } from "citebench/src/util/disk";
     import { type WorkerSource } from "citebench/src/retrieval/bm25/chunk-builder";
     import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
     export interface BuildOptions {
@@ -3470,7 +3520,11 @@ declare module "citebench/src/retrieval/bm25/index" {
         threads?: number;
         /** How builders reach the texts; default: the source's texts copied to each worker (fine for small sources). */
         workerSource?: WorkerSource;
+        /** Free-space probe (tests replace it). */
+        freeBytes?: FreeBytes;
     }
+    /** Disk the build of a store's index needs next to the work directory, with `doneShare` of its chunks already on disk. */
+    export function indexDiskNeed(textBytes: number, doneShare?: number): number;
     /** Build the index of every document of `source` (title + abstract). */
     export function buildIndex(source: TextSource, opts?: BuildOptions): Promise<Bm25Index>;
     /** Remove a build's chunk directory after the index is saved. */
@@ -3908,6 +3962,7 @@ declare module "citebench/src/experiments/plan" {
     import { type ExperimentConfig } from "citebench/src/experiments/config";
     export { formatBytes, formatDuration } from "citebench/src/util/format";
     import type { Estimate } from "citebench/src/experiments/kinds/types";
+    import { type SynthProfile } from "citebench/src/corpus/synth";
     export type Split = 'test' | 'val';
     export interface PoolGroup {
         /** beir: a BEIR-layout task (beir-stage.ts), not in planGroups: it runs on a store of its own. */
@@ -3933,8 +3988,54 @@ declare module "citebench/src/experiments/plan" {
      * first repeat gives the model-based negatives of mdcr_val.
      */
     export function planGroups(cfg: ExperimentConfig): PoolGroup[];
+    /**
+     * The corpus and index stages by synthetic profile and for a real release (docs/benchmarks.md, "Raw-S2ORC-shaped
+     * input", "Corpus"): survival, time, memory and disk per record or article.
+     */
+    export const CORPUS_COST: {
+        /** Share of records the paper's prefilter keeps: 2.6 M → 2,007,222 (default); 's2orc-raw' 1 M → 196,244, 5 M → 977,210. */
+        survival: Record<SynthProfile | "default", number>;
+        /**
+         * 's2orc-raw': synthesis and store build per raw record, 1 M records on a lightly loaded machine (79.3 s and
+         * 34.3 s); the 5 M run shared the machine with heavy jobs and took 5.4× and 4.7× as long per record.
+         */
+        rawSynthPerRecord: number;
+        rawBuildPerRecord: number;
+        /**
+         * Synthesis peak: fixed (the workers' shard buffers) + per record (attributes and graph), through the two
+         * sizes measured: default 1.46 GB at 200 k and 2.11 GB at 2 M; 's2orc-raw' 1.79 GB at 1 M and 2.63 GB at 5 M.
+         */
+        synthBytesFixed: Record<SynthProfile | "default", number>;
+        synthBytesPerRecord: Record<SynthProfile | "default", number>;
+        /** The compact store build's peak: fixed + per raw record, through 's2orc-raw' 0.38 GB at 1 M and 1.04 GB at 5 M. */
+        buildBytesFixed: number;
+        buildBytesPerRecord: number;
+        /** Store on disk per stored article (2,083 B default, 2,034 B 's2orc-raw', 200 k records). */
+        storeDiskPerArticle: number;
+        /** A store's text.bin per article (1,806 B in both profiles), from which the index's disk follows (indexDiskNeed). */
+        textBytesPerArticle: number;
+        /**
+         * The BM25 index build's peak (its merge holds the finished postings, 121 per article here, 6 B each): fixed +
+         * per article through 0.39 GB at 154,614 articles and 1.00 GB at 977,210 (bm25 index, 2 builders).
+         */
+        indexBuildBytesFixed: number;
+        indexBuildBytesPerArticle: number;
+        /**
+         * Records of the raw S2ORC release (v2020-07-05), and its .jsonl.gz bytes per record: 100 shards of about
+         * 530 MB (README) over 81.1 M records; the 1,000-record real sample gzips to 368 B per record, so this is
+         * the safer figure for disk.
+         */
+        s2orcRecords: number;
+        s2orcGzBytesPerRecord: number;
+    };
     export type { Estimate } from "citebench/src/experiments/kinds/types";
     export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number, memory?: number): Estimate[];
+    /**
+     * `citebench corpus build` of the raw S2ORC release × `scale` (the real-store case, which `run` does not build):
+     * priced at the 's2orc-raw' synthetic build's rates per record; the input is .jsonl.gz shards of the real
+     * sample's bytes per record.
+     */
+    export function corpusBuildForecast(scale: number): Estimate;
 }
 declare module "citebench/src/experiments/dry-run" {
     import { type ExperimentConfig } from "citebench/src/experiments/config";
