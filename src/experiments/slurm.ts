@@ -80,14 +80,16 @@ export function stageNeeds(cfg: ExperimentConfig, encodeTasks: number, cellTasks
   const sum = (f: (s: string) => boolean) => est.filter((e) => f(e.stage)).reduce((a, e) => a + e.seconds, 0);
   const peak = (f: (s: string) => boolean) => est.filter((e) => f(e.stage)).reduce((a, e) => Math.max(a, e.bytes), 0);
   const isPrep = (s: string) => s.startsWith('corpus') || s.startsWith('BM25 index');
-  const base = peak(isPrep); // every task holds the corpus store (and BM25 tasks the index)
+  // A task after prepare holds the built store's columns and the BM25 index, not the corpus stage's synthesis or
+  // build peak (which the prepare task alone reaches): the index build's peak stands for both.
+  const held = peak((s) => s.startsWith('BM25 index'));
   const tune = est.filter((e) => e.stage.includes('tuning')).reduce((a, e) => a + e.seconds, 0) * 0.5; // rough share
   return {
-    prepare: { seconds: 2 * (sum(isPrep) + tune), bytes: base + GiB, note: 'corpus, BM25 index, BM25 tuning, store manifests' },
+    prepare: { seconds: 2 * (sum(isPrep) + tune), bytes: peak(isPrep) + GiB, note: 'corpus, BM25 index, BM25 tuning, store manifests' },
     // An encode task holds one model (≤ 1 GiB for BERT-base) and one chunk of texts and vectors.
-    encode: { seconds: (2 * sum((s) => s.startsWith('encode'))) / encodeTasks, bytes: base + 2 * GiB, note: 'dense encoders, store chunks c mod N = I' },
-    cells: { seconds: (2 * sum((s) => s.startsWith('cells'))) / cellTasks, bytes: base + peak((s) => s.startsWith('cells')) + GiB, note: 'pool groups g mod N = I, every model' },
-    assemble: { seconds: 600 + 0.2 * sum((s) => s.startsWith('cells')), bytes: base + peak((s) => s.startsWith('cells')) + GiB, note: 'reads every cell back, MDCR, results.json, report.md' },
+    encode: { seconds: (2 * sum((s) => s.startsWith('encode'))) / encodeTasks, bytes: held + 2 * GiB, note: 'dense encoders, store chunks c mod N = I' },
+    cells: { seconds: (2 * sum((s) => s.startsWith('cells'))) / cellTasks, bytes: held + peak((s) => s.startsWith('cells')) + GiB, note: 'pool groups g mod N = I, every model' },
+    assemble: { seconds: 600 + 0.2 * sum((s) => s.startsWith('cells')), bytes: held + peak((s) => s.startsWith('cells')) + GiB, note: 'reads every cell back, MDCR, results.json, report.md' },
   };
 }
 
