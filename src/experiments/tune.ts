@@ -6,6 +6,7 @@
  */
 import type { QrelsCsr } from '../eval/types.ts';
 import type { Retriever, Setting } from '../retrieval/retriever.ts';
+import { bestOf } from '../util/best.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { poolWithQrels } from '../sampling/pools.ts';
 import { experiment } from './experiment.ts';
@@ -47,9 +48,4 @@ export async function tuneGrid<P extends object>(points: { params: P; retriever:
   return { grid, best: bestOf(grid) };
 }
 
-/** The tie rule: the highest score; among equal scores the first in grid order. */
-export function bestOf<T extends { score: number }>(grid: T[]): T {
-  let best = grid[0];
-  for (const p of grid) if (p.score > best.score) best = p;
-  return best;
-}
+export { bestOf };

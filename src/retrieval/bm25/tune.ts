@@ -1,4 +1,6 @@
 /**
+ * `citebench bm25 tune`: grid search of BM25's k1 and b on a user's own queries and qrels file (relevant papers
+ * outside the corpus included), with the run's tie rule (util/best.ts); a config's tuning is experiments/tune.ts.
  * Grid search of BM25's k1 and b on a validation split (the paper tunes both on validation sets built like
  * the test sets). The objective is pluggable — any `score(run) => number`; `evalObjective` builds one from the
  * eval module (trec_eval semantics, ties by docno via the corpus idOrder).
@@ -10,6 +12,7 @@ import { Bm25Retriever } from './retriever.ts';
 import { evaluate } from '../../eval/evaluate.ts';
 import { parseMeasure } from '../../eval/registry.ts';
 import type { QrelsCsr } from '../../eval/types.ts';
+import { bestOf } from '../../util/best.ts';
 import { CitebenchError } from '../../util/errors.ts';
 
 export interface GridPoint {
@@ -49,9 +52,7 @@ export async function tuneBm25(args: TuneArgs): Promise<TuneResult> {
       args.onPoint?.(p);
     }
   }
-  let best = grid[0];
-  for (const p of grid) if (p.score > best.score) best = p;
-  return { best, grid };
+  return { best: bestOf(grid), grid };
 }
 
 /** Objective from the eval module: the mean of one trec_eval measure (e.g. "map", "ndcg", "recall_10"). */

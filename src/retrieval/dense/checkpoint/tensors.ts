@@ -4,7 +4,8 @@
  * anything from the file: safetensors is a JSON header plus raw bytes, and PyTorch pickles go through a
  * restricted unpickler (unpickle.ts).
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openForReading } from '../../../util/open-file.ts';
 import { CitebenchError } from '../../../util/errors.ts';
 import { decodeHalf } from '../float16.ts';
 
@@ -93,13 +94,7 @@ export function readExactly(fd: number, len: number, pos: number, file: string, 
 }
 
 /** A descriptor for reading `file`; a file that cannot be opened is one line naming it and why. */
-export function openCheckpointFile(file: string): number {
-  try {
-    return openSync(file, 'r');
-  } catch (e) {
-    throw new CitebenchError(`${file}: cannot open (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-}
+export const openCheckpointFile = openForReading;
 
 /** Open `file`, read `len` bytes at `pos`, close: tensors read their bytes on demand, so no descriptor is held. */
 export function readFileRange(file: string, pos: number, len: number, what: string): Uint8Array {

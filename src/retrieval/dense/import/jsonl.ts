@@ -6,7 +6,8 @@
  * doubles, so rounding them to float32 gives the stored values exactly. Python's json writes a NaN or infinity as
  * the bare token NaN / Infinity (not JSON): such a line is an error naming the element, not "malformed JSON".
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openForReading } from '../../../util/open-file.ts';
 import { CitebenchError, InputError } from '../../../util/errors.ts';
 import { Growable } from '../../../util/growable.ts';
 import { checkFinite, type VectorFile } from './vector-file.ts';
@@ -14,12 +15,7 @@ import { checkFinite, type VectorFile } from './vector-file.ts';
 const NON_FINITE = /(?<=[[,]\s*)-?(?:NaN|Infinity)(?=\s*[,\]])/;
 
 export function openJsonl(path: string): VectorFile {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    throw new CitebenchError(`${path}: cannot open (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  const fd = openForReading(path);
   try {
     const starts = new Growable(Float64Array);
     const lengths = new Growable(Uint32Array);

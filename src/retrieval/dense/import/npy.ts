@@ -6,7 +6,8 @@
  * order, shape (n, d); anything else is one line saying what to change. The header is parsed as data (never
  * evaluated). Written: version 1.0, `<f4`, C order — what `np.load` reads with no options.
  */
-import { closeSync, fstatSync, openSync } from 'node:fs';
+import { closeSync, fstatSync } from 'node:fs';
+import { openForReading } from '../../../util/open-file.ts';
 import { CitebenchError } from '../../../util/errors.ts';
 import { decodeHalf } from '../float16.ts';
 import { readExactly } from '../checkpoint/tensors.ts';
@@ -61,12 +62,7 @@ export function readNpyHeader(fd: number, size: number, path: string): NpyHeader
 
 /** A .npy matrix with its ids file (one paper id per line, in row order). */
 export function openNpy(path: string, idsPath: string): VectorFile {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    throw new CitebenchError(`${path}: cannot open (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  const fd = openForReading(path);
   try {
     const h = readNpyHeader(fd, fstatSync(fd).size, path);
     const [rows, dim] = h.shape;

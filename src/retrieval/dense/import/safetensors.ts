@@ -4,7 +4,8 @@
  * order), as for .npy. The header is checked by the checkpoint reader (checkpoint/safetensors.ts); rows are read
  * with positioned reads, so the matrix is never held whole.
  */
-import { closeSync, openSync } from 'node:fs';
+import { closeSync } from 'node:fs';
+import { openForReading } from '../../../util/open-file.ts';
 import { CitebenchError } from '../../../util/errors.ts';
 import { readSafetensorsFile } from '../checkpoint/safetensors.ts';
 import { DTYPE_BYTES, decodeElements, readExactly } from '../checkpoint/tensors.ts';
@@ -24,7 +25,7 @@ export function openSafetensorsVectors(path: string, idsPath: string): VectorFil
   const ids = readIdsFile(idsPath, rows, path);
   const rowBytes = dim * DTYPE_BYTES[t.dtype];
   const offset = t.location!.offset;
-  const fd = openSync(path, 'r');
+  const fd = openForReading(path);
   const where = (r: number) => `${path}: row ${r} (paper ${ids[r]})`;
   return {
     path, format: 'safetensors', rows, dim,
