@@ -1,11 +1,11 @@
-// The BEIR protocol end to end under `citebench run` (runExperiment): BM25 and a random-weight encoder from
-// ../shared/models on test/fixtures/beir-search (real Semantic Scholar queries and papers, graded labels). Every
+// The BEIR protocol end to end under `citebench run` (runExperiment): BM25 and a random-weight encoder (the
+// repository's safetensors checkpoint fixture, converted on first use) on test/fixtures/beir-search (real Semantic Scholar queries and papers, graded labels). Every
 // cell's numbers equal `citebench eval -c` (trec_eval 9.0.8 semantics) on the run and qrels files it wrote; the
 // BM25 run equals real Lucene 8.7 over the task's documents alone; results.json, report.md, the HTML report and
 // the export show the task, the random-weight row marked as no finding.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { loadConfig } from '../../src/experiments/config.ts';
@@ -24,8 +24,10 @@ import { luceneSearch, oracleUnavailable } from '../bm25/lucene-oracle.ts';
 import { REPO } from '../helpers/shared.ts';
 
 const FIXTURE = join(REPO, 'test/fixtures/beir-search');
-const TINY = join(REPO, '../shared/models/tiny-scibert-random');
-const skip = existsSync(TINY) ? undefined : `${TINY} missing (the shared random-weight models)`;
+// A random-weight BERT with the SciBERT vocabulary, as the hub publishes a checkpoint (safetensors + vocab.txt):
+// copied into the test's folder (its name says random, so the run marks its rows) before the first run.
+const CHECKPOINTS = join(REPO, 'test/dense/fixtures/checkpoints');
+let TINY = '';
 const MEASURES = ['MAP', 'nDCG', 'nDCG@10', 'R@30'];
 
 let tmp = '';
@@ -44,7 +46,9 @@ function config(extra = '', split = 'test', models = ''): string {
 
 before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'cb-beir-run-'));
-  if (skip) return;
+  TINY = join(tmp, 'tiny-random');
+  cpSync(join(CHECKPOINTS, 'safetensors-f32-bertmodel'), TINY, { recursive: true });
+  for (const f of ['vocab.txt', 'tokenizer_config.json']) cpSync(join(CHECKPOINTS, f), join(TINY, f));
   const cfg = loadConfig(config(), { work: join(tmp, 'work'), results: join(tmp, 'results') });
   const out = await runExperiment(cfg, { log: () => {}, threads: 1 });
   out.store.close();
@@ -56,7 +60,7 @@ after(() => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-test('one cell per model on the task; each equals citebench eval -c on the run and qrels files it wrote', { skip }, () => {
+test('one cell per model on the task; each equals citebench eval -c on the run and qrels files it wrote', () => {
   assert.deepEqual(r.beir && { ...r.beir, sha256: undefined }, { name: 'beir-search', split: 'test', documents: 310, queries: 31, judgements: 310, sha256: undefined, notRun: [] });
   const cells = r.cells.filter((c) => c.protocol === 'beir');
   assert.deepEqual(cells.map((c) => c.model), ['bm25', 'tiny']);
@@ -80,7 +84,7 @@ test('one cell per model on the task; each equals citebench eval -c on the run a
   assert.deepEqual(qrels.trim().split('\n').map((l) => l.split(' ')).map(([q, , d, s]) => `${q} ${d} ${s}`).sort(), given.map(([q, d, s]) => `${q} ${d} ${s}`).sort());
 });
 
-test('the BM25 run file equals Lucene over the task\'s documents alone', { skip: skip ?? oracleUnavailable() }, () => {
+test('the BM25 run file equals Lucene over the task\'s documents alone', { skip: oracleUnavailable() }, () => {
   const jsonl = (f: string) => readFileSync(join(FIXTURE, f), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   const corpus = jsonl('corpus.jsonl') as { _id: string; title: string; text: string }[];
   const queries = jsonl('queries.jsonl') as { _id: string; text: string }[];
@@ -105,7 +109,7 @@ test('the BM25 run file equals Lucene over the task\'s documents alone', { skip:
   assert.ok(compared > 1000, `compared ${compared}`);
 });
 
-test('report.md and the HTML report show the task; the random-weight row is marked; the export has its cells', { skip }, async () => {
+test('report.md and the HTML report show the task; the random-weight row is marked; the export has its cells', async () => {
   const md = readFileSync(join(dir, 'report.md'), 'utf8');
   assert.match(md, /## BEIR task beir-search \(test\)/);
   assert.match(md, /\| tiny \(random weights\) \|/);
@@ -126,7 +130,7 @@ test('report.md and the HTML report show the task; the random-weight row is mark
   assert.deepEqual(beirRows.filter((i) => cells.model[i] === 'tiny').map((i) => cells.weights[i]), MEASURES.map(() => 'random'));
 });
 
-test('a SciDocs task: the paper\'s Table 6 prior-work numbers stand beside, labelled as another protocol', { skip }, () => {
+test('a SciDocs task: the paper\'s Table 6 prior-work numbers stand beside, labelled as another protocol', () => {
   const renamed: ResultsIndex = { ...r, beir: { ...r.beir!, name: 'scidocs' } };
   const t = buildTables(renamed, loadPaperNumbers()).find((x) => x.id === 'beir')!;
   assert.deepEqual(t.columns, [...MEASURES, 'Table 6 MAP', 'Table 6 nDCG']);
@@ -136,7 +140,7 @@ test('a SciDocs task: the paper\'s Table 6 prior-work numbers stand beside, labe
   assert.deepEqual(own.columns, MEASURES, 'another task: no Table 6 columns');
 });
 
-test('same config ⇒ byte-identical task files in a fresh results folder (the task store and embeddings reused)', { skip }, async () => {
+test('same config ⇒ byte-identical task files in a fresh results folder (the task store and embeddings reused)', async () => {
   const cfg = loadConfig(config(), { work: join(tmp, 'work'), results: join(tmp, 'results-again') });
   const out = await runExperiment(cfg, { log: () => {}, threads: 2 });
   out.store.close();
@@ -145,7 +149,7 @@ test('same config ⇒ byte-identical task files in a fresh results folder (the t
   }
 });
 
-test('a model built on another (navigation) is not run on the task, and results.json and the report say why', { skip }, async () => {
+test('a model built on another (navigation) is not run on the task, and results.json and the report say why', async () => {
   const cfg = loadConfig(config('', 'test', '  nav: { kind: navigation, first: bm25 }'), { work: join(tmp, 'work'), results: join(tmp, 'results-nav') });
   const out = await runExperiment(cfg, { log: () => {}, threads: 1 });
   out.store.close();
@@ -154,7 +158,7 @@ test('a model built on another (navigation) is not run on the task, and results.
   assert.match(out.report, /Not run on it: nav \(a navigation model is built on other models or the main corpus's citation graph/);
 });
 
-test('config errors name the key; a task folder without the split is one line', { skip }, async () => {
+test('config errors name the key; a task folder without the split is one line', async () => {
   assert.throws(() => loadConfig(config(', name: "a b"')), (e: Error) => e instanceof CitebenchError && /protocols\.beir\.name.*a task name is a file name/.test(e.message));
   const cfg = loadConfig(config('', 'dev'), { work: join(tmp, 'work'), results: join(tmp, 'results-dev') });
   await assert.rejects(runExperiment(cfg, { log: () => {}, threads: 1 }), (e: Error) => e instanceof CitebenchError && /no qrels for split 'dev' \(splits here: test\)/.test(e.message));

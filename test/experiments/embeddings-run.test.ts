@@ -5,7 +5,7 @@
 // without a vector, a pool article without one (a counted skip, or with strict: true an error), a NaN.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
@@ -204,9 +204,12 @@ test('citebench embeddings import / export: counts, --strict, one-line errors', 
   assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
 });
 
-const TINY = join(root, '../shared/models/tiny-scibert-random');
-
-test('citebench run: an encoder\'s store exported and imported gives that encoder\'s cells and MDCR pair scores exactly', { timeout: 600_000, skip: existsSync(TINY) ? false : `needs ${TINY} (../shared)` }, async () => {
+test('citebench run: an encoder\'s store exported and imported gives that encoder\'s cells and MDCR pair scores exactly', { timeout: 600_000 }, async () => {
+  // The encoder: the repository's random-weight BERT checkpoint (SciBERT vocabulary), converted on first use.
+  const TINY = join(dir, 'tiny-random');
+  const fix = join(root, 'test/dense/fixtures/checkpoints');
+  cpSync(join(fix, 'safetensors-f32-bertmodel'), TINY, { recursive: true });
+  for (const f of ['vocab.txt', 'tokenizer_config.json']) cpSync(join(fix, f), join(TINY, f));
   // Run 1: the random-weight test encoder, encoded by the run itself. Run 2: its store exported, imported beside it.
   writeFileSync(join(dir, 'enc.yaml'), config('enc', `  tiny: { model: ${TINY} }`));
   let r = cli(['run', join(dir, 'enc.yaml')]);
