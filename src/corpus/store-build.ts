@@ -96,13 +96,15 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     // Per input record only typed columns (no object per record): the id bytes in one growable buffer, and the
     // texts of records passing rules 1–3 in a temporary file, each length-prefixed so no offsets are kept.
     const record = cfg.citationScope === 'record';
-    const idIndex = new IdIndex(1 << 20);
+    // Released once citations are resolved: the largest per-record structure is not held while the CSR is filled.
+    let idIndex: IdIndex | null = new IdIndex(1 << 20);
     const idBytes = new Growable(Uint8Array, 1 << 20);
     const idOff = new Growable(Uint32Array);
     idOff.push(0);
     const years = new Growable(Uint16Array);
     const fields = new Growable(Uint32Array);
     const flags = new Growable(Uint8Array);
+    const columns = [idBytes, idOff, years, fields, flags];
     // Distinct ids in the record's own lists: only the 'record' scope needs them.
     const recordOut = record ? new Growable(Uint32Array) : undefined;
     const recordIn = record ? new Growable(Uint32Array) : undefined;
@@ -118,7 +120,7 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     for await (const a of source) {
       p1.tick();
       if (opts.records) report.recordsRead++;
-      if (idIndex.add(a.id, n) !== n) {
+      if (idIndex!.add(a.id, n) !== n) {
         report.add('duplicate-id', a.file, a.line, 'paper_id', `duplicate paper_id ${a.id}: this record is skipped, the first one kept`);
         continue;
       }
@@ -157,7 +159,7 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     const edgesPath = join(tmp, 'edges.u32');
     const edgeFile = new BufferedWriter(edgesPath);
     let resolved = 0;
-    resolveCitations(spool, idIndex, report, (i, j) => {
+    resolveCitations(spool, idIndex!, report, (i, j) => {
       counts[i + 1]++;
       edgeFile.u32(i);
       edgeFile.u32(j);
@@ -165,7 +167,13 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     }, opts.progress);
     edgeFile.close();
     rmSync(spool.path);
-    const full = fillCsr(n, counts, resolved, (put) => {
+    // The CSR's 4 bytes per resolved entry are the peak: before it is allocated, drop the id index and the
+    // columns' doubling slack (up to half of each column).
+    idIndex = null;
+    for (const c of columns) c.compact();
+    recordOut?.compact();
+    recordIn?.compact();
+    let full: { offsets: Uint32Array; targets: Uint32Array } | null = fillCsr(n, counts, resolved, (put) => {
       const r = new BufferedReader(edgesPath);
       try {
         for (let e = 0; e < resolved; e++) put(r.u32(), r.u32());
@@ -178,8 +186,6 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
 
     const inDeg = new Uint32Array(n);
     for (let e = 0; e < full.targets.length; e++) inDeg[full.targets[e]]++;
-    const outDeg = new Uint32Array(n);
-    for (let i = 0; i < n; i++) outDeg[i] = full.offsets[i + 1] - full.offsets[i];
     // Fields of every citing input record, before the prefilter removes any: the paper's field-cited sets are
     // over all of S2ORC (§3.2). `full` merges both S2ORC lists, so a citing record counts whichever lists it.
     const fieldsAll = fields.view();
@@ -192,12 +198,14 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     // ---- prefilter + renumbering --------------------------------------------------------------------------
     // Inbound counts as rule 4 counts them (its scope), kept per article: MDCR's most_cited ranks by them.
     const inputIn = recordIn ? recordIn.view() : inDeg;
-    const { keep, report: pf } = applyPrefilter(cfg, flags.view(), inputIn, recordOut ? recordOut.view() : outDeg);
+    const { newIndex, kept: m, report: pf } = renumber(cfg, flags.view(), inputIn, recordOut ? recordOut.view() : outDegrees(full));
     if (opts.prefilter) log(formatPrefilterReport(pf));
     if (pf.kept === 0) throw new EmptyCorpusError(opts.input, report, opts.prefilter ? pf : null);
-    const newIndex = new Int32Array(n).fill(-1);
-    let m = 0;
-    for (let i = 0; i < n; i++) if (keep[i]) newIndex[i] = m++;
+
+    // Citation CSR restricted to kept articles; the input's CSR is dropped before the reverse one is made.
+    const { offsets: outOff, targets: outDst } = keptCsr(full, newIndex, m);
+    full = null;
+    const inCsr = transposeCsr(m, outOff, outDst);
 
     // ---- write columns ---------------------------------------------------------------------------------------
     const allIds = idBytes.view();
@@ -225,26 +233,6 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
       if (k >= 0) keptIds.set(allIds.subarray(idOffAll[i], idOffAll[i + 1]), keptIdOff[k]);
     }
     const { order, sorted } = idOrdering(keptIds, keptIdOff, m);
-
-    // Citation CSR restricted to kept articles (newIndex is monotonic, so rows stay sorted).
-    const outOff = new Uint32Array(m + 1);
-    let edges = 0;
-    for (let i = 0; i < n; i++) {
-      const k = newIndex[i];
-      if (k < 0) continue;
-      for (let e = full.offsets[i]; e < full.offsets[i + 1]; e++) if (newIndex[full.targets[e]] >= 0) edges++;
-      outOff[k + 1] = edges;
-    }
-    const outDst = new Uint32Array(edges);
-    edges = 0;
-    for (let i = 0; i < n; i++) {
-      if (newIndex[i] < 0) continue;
-      for (let e = full.offsets[i]; e < full.offsets[i + 1]; e++) {
-        const t = newIndex[full.targets[e]];
-        if (t >= 0) outDst[edges++] = t;
-      }
-    }
-    const inCsr = transposeCsr(m, outOff, outDst);
 
     // Texts of kept articles, copied from the temporary file in order.
     const keptTextOff = new Float64Array(2 * m + 1);
@@ -296,10 +284,16 @@ export function buildCsr(n: number, src: Uint32Array, dst: Uint32Array): { offse
   });
 }
 
+/** ES2024's resizable ArrayBuffer (Node 20 has it; the ES2022 lib does not declare it). */
+type ResizableArrayBufferCtor = new (bytes: number, opts: { maxByteLength: number }) => ArrayBuffer & { resize(bytes: number): void };
+
 /**
  * CSR from counted edges, without an edge list in memory: `counts[i + 1]` holds the number of edges of row i
- * (it becomes the offsets), `total` their sum, and `replay` emits every edge (source, target), e.g. from a file.
- * Rows come out sorted and deduplicated; the result equals buildCsr's on the same edges in the same order.
+ * (the array becomes the offsets: it is returned as `offsets`), `total` their sum, and `replay` emits every
+ * edge (source, target), e.g. from a file. Rows come out sorted and deduplicated; the result equals buildCsr's
+ * on the same edges in the same order. Memory: the counts and 4 bytes per edge, nothing more — rows are filled
+ * from their ends (no second cursor array), deduplicated in place, and the targets' buffer is shrunk to the
+ * distinct edges (a resizable ArrayBuffer returns the rest to the system) instead of copied.
  */
 export function fillCsr(
   n: number,
@@ -309,22 +303,69 @@ export function fillCsr(
 ): { offsets: Uint32Array; targets: Uint32Array } {
   for (let i = 0; i < n; i++) counts[i + 1] += counts[i];
   if (counts[n] !== total) throw new Error(`fillCsr: row counts sum to ${counts[n]}, not ${total}`);
-  const fill = counts.slice(0, n);
-  const raw = new Uint32Array(total);
+  const buffer = new (ArrayBuffer as unknown as ResizableArrayBufferCtor)(total * 4, { maxByteLength: total * 4 });
+  const raw = new Uint32Array(buffer);
+  // counts[s + 1] is row s's end; each edge is placed just below it, so afterwards counts[s + 1] is row s's start.
   replay((s, d) => {
-    raw[fill[s]++] = d;
+    raw[--counts[s + 1]] = d;
   });
-  const offsets = new Uint32Array(n + 1);
+  // Row i spans [counts[i + 1], counts[i + 2]) (the last row ends at total); counts[i + 1] is read before it is
+  // overwritten with the row's deduplicated end, so the counts become the offsets in place.
+  const offsets = counts;
   let w = 0;
   for (let i = 0; i < n; i++) {
-    const row = raw.subarray(counts[i], counts[i + 1]).sort();
+    const start = counts[i + 1];
+    const end = i + 1 < n ? counts[i + 2] : total;
+    const row = raw.subarray(start, end).sort();
     let prev = -1;
     for (let k = 0; k < row.length; k++) {
       if (row[k] !== prev) raw[w++] = prev = row[k];
     }
     offsets[i + 1] = w;
   }
-  return { offsets, targets: raw.slice(0, w) };
+  offsets[0] = 0;
+  buffer.resize(w * 4);
+  return { offsets, targets: new Uint32Array(buffer, 0, w) };
+}
+
+/** Out-degree of every row of a CSR. */
+function outDegrees(csr: { offsets: Uint32Array }): Uint32Array {
+  const n = csr.offsets.length - 1;
+  const deg = new Uint32Array(n);
+  for (let i = 0; i < n; i++) deg[i] = csr.offsets[i + 1] - csr.offsets[i];
+  return deg;
+}
+
+/** The prefilter's verdicts as a renumbering: newIndex[i] = the kept article's index, or -1. */
+function renumber(cfg: PrefilterConfig, flags: Uint8Array, inDeg: Uint32Array, outDeg: Uint32Array): { newIndex: Int32Array; kept: number; report: PrefilterReport } {
+  const { keep, report } = applyPrefilter(cfg, flags, inDeg, outDeg);
+  const newIndex = new Int32Array(flags.length).fill(-1);
+  let m = 0;
+  for (let i = 0; i < flags.length; i++) if (keep[i]) newIndex[i] = m++;
+  return { newIndex, kept: m, report };
+}
+
+/** The CSR restricted to kept rows and targets (newIndex is monotonic, so rows stay sorted). */
+function keptCsr(full: { offsets: Uint32Array; targets: Uint32Array }, newIndex: Int32Array, m: number): { offsets: Uint32Array; targets: Uint32Array } {
+  const n = newIndex.length;
+  const outOff = new Uint32Array(m + 1);
+  let edges = 0;
+  for (let i = 0; i < n; i++) {
+    const k = newIndex[i];
+    if (k < 0) continue;
+    for (let e = full.offsets[i]; e < full.offsets[i + 1]; e++) if (newIndex[full.targets[e]] >= 0) edges++;
+    outOff[k + 1] = edges;
+  }
+  const outDst = new Uint32Array(edges);
+  edges = 0;
+  for (let i = 0; i < n; i++) {
+    if (newIndex[i] < 0) continue;
+    for (let e = full.offsets[i]; e < full.offsets[i + 1]; e++) {
+      const t = newIndex[full.targets[e]];
+      if (t >= 0) outDst[edges++] = t;
+    }
+  }
+  return { offsets: outOff, targets: outDst };
 }
 
 /** The reverse graph of a CSR (rows of the result are sorted because sources are visited in order). */

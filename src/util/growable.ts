@@ -48,6 +48,11 @@ export class Growable<T extends TypedArray> {
     return this.buf.subarray(0, this.length) as T;
   }
 
+  /** Shrink the capacity to the length (a right-sized copy replaces the buffer): frees the doubling's slack. */
+  compact(): void {
+    if (this.buf.length > this.length) this.buf = this.buf.slice(0, Math.max(16, this.length)) as T;
+  }
+
   /** A right-sized copy; the growable can then be dropped. */
   toArray(): T {
     return this.buf.slice(0, this.length) as T;
