@@ -84,7 +84,19 @@ export class Ranker {
     }
     const order = this.order;
     const bits = n <= 1 ? 1 : Math.ceil(Math.log2(n));
-    if (this.float32 && bits <= 21) {
+    // Runs are nearly always written best first: scores already non-increasing in file order need no sort (both
+    // sorts below order equal scores by position, so the identity is what they would return).
+    let prev = Infinity;
+    let i = 0;
+    while (i < n) {
+      const s = this.score(start + i);
+      if (s > prev) break;
+      prev = s;
+      i++;
+    }
+    if (i === n) {
+      for (let k = 0; k < n; k++) order[k] = start + k;
+    } else if (this.float32 && bits <= 21) {
       // Pack (descending float32 order, local index) into one exact double and sort natively: fast, no comparator.
       const pow = 2 ** bits;
       const keys = this.keys;

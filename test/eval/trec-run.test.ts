@@ -107,3 +107,25 @@ test('interleaved queries: entries point at their lines; a query filter keeps on
   assert.equal(r.runId, 't');
   assert.deepEqual(docnos(p, { queries: new Set(['a', 'nope']) }), { a: ['y', 'w'] });
 });
+
+test('a run already best first (no sort: the fast path) ranks and evaluates as the same lines shuffled', () => {
+  const rng = new Rng(11);
+  const lines: { q: string; d: string; s: number }[] = [];
+  for (const q of ['q1', 'q2']) {
+    const scores = Array.from({ length: 80 }, () => Math.floor(rng.next() * 9) / 4).sort((a, b) => b - a); // many ties
+    scores.forEach((s, i) => lines.push({ q, d: `d${(i * 37) % 101}`, s }));
+  }
+  const text = (ls: typeof lines) => ls.map((l, i) => `${l.q} Q0 ${l.d} ${i + 1} ${l.s} t\n`).join('');
+  const sorted = file(text(lines));
+  const shuffled = [...lines];
+  for (let i = shuffled.length - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1));
+    [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
+  }
+  const mixed = file(text(shuffled));
+  assert.deepEqual(docnos(sorted), docnos(mixed));
+  assert.deepEqual(docnos(sorted), byDoubleScore(text(lines)));
+  const qrels = file(lines.filter((_, i) => i % 7 === 0).map((l) => `${l.q} 0 ${l.d} 1`).join('\n') + '\n');
+  const m = ['map', 'ndcg', 'P.10', 'recip_rank'];
+  assert.equal(trecEvalText(qrels, sorted, m), trecEvalText(qrels, mixed, m));
+});
