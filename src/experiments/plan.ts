@@ -152,7 +152,7 @@ export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticl
   const syn = cfg.corpus.synthetic;
   const articles = storeArticles ?? (syn ? Math.round(syn.articles * COST.survival[syn.profile ?? 'default']) : Math.round(16e6 * cfg.scale));
   // Process-mode BM25 search where its index copies fit this machine (the rule parallel.ts applies).
-  const processes = processCopiesFit(articles * UNIT.indexBytesPerArticle, UNIT.searchProcesses, PROCESS_MEMORY_SHARE * memory);
+  const processes = processCopiesFit(articles * UNIT.indexBytesPerArticle, UNIT.searchProcesses, PROCESS_MEMORY_SHARE * memory, true);
   const env = costEnv(cfg, articles, processes);
   const out: Estimate[] = [];
   if (syn) out.push(synthCorpusEstimate(syn.articles, syn.profile, articles));

@@ -26,6 +26,7 @@ import { Progress } from '../util/progress.ts';
 import { underLock } from '../util/lock.ts';
 import { inShard, type Shard } from '../util/shard.ts';
 import { canonicalConfig, configHash, type ExperimentConfig } from './config.ts';
+import { SearchProcesses } from '../retrieval/bm25/parallel.ts';
 import { prepareBm25Index, prepareCorpus, type CorpusInfo, type StageLog } from './corpus-stage.ts';
 import type { ReadyModel, SkippedModel } from './models.ts';
 import { anyNeeds, entryOf, type BuildContext } from './kinds/index.ts';
@@ -120,7 +121,7 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
   }, async () => {
     const { store, info } = await timed('corpus', () => prepareCorpus(cfg, (l) => log(`[corpus] ${l}`)));
     const bm25Index = anyNeeds(cfg.models, 'bm25Index') ? await timed('bm25 index', () => prepareBm25Index(cfg, store, info, (l) => log(`[index] ${l}`))) : undefined;
-    return { store, info, bm25Index };
+    return { store, info, bm25Index: bm25Index && { ...bm25Index, processes: new SearchProcesses(bm25Index.dir) } };
   });
 
   // Query exclusion lists (paper: SPECTER's and SciNCL's training queries) and the splits.
@@ -151,6 +152,13 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
   return { store, info, ready, skipped, tuning, splits, excluded, ctx, build, groups: planGroups(cfg), timed, timings, log };
 }
 
+/** Ends what prepare() started: the models, the shared BM25 search processes and (unless kept) the store. */
+async function release(p: Prepared, opts: { keepStore?: boolean } = {}): Promise<void> {
+  for (const m of p.ready) await m.release();
+  p.build.bm25Index?.processes?.close();
+  if (!opts.keepStore) p.store.close();
+}
+
 function shortKey(s: ValidationShortfall): string {
   return `${s.protocol}/${s.setting}/${s.field ?? ''}`;
 }
@@ -175,8 +183,7 @@ export async function runStage(cfg: ExperimentConfig, opts: StageOptions): Promi
     }
     return out;
   } finally {
-    for (const m of p.ready) await m.release();
-    p.store.close();
+    await release(p);
   }
 }
 
@@ -220,7 +227,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
     : undefined;
 
   const significance = significanceStage(cfg, dir, ready, cells);
-  for (const m of ready) await m.release();
+  await release(p, { keepStore: true });
   // Sorted, so the index does not depend on the order the splits happened to be drawn in.
   const shortfalls = splits.shortfalls().sort((a, b) => (shortKey(a) < shortKey(b) ? -1 : shortKey(a) > shortKey(b) ? 1 : 0));
   for (const s of shortfalls) log(`[splits] ${shortfallText(s)}`);

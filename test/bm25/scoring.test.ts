@@ -8,7 +8,7 @@ import { EnglishAnalyzer } from '../../src/retrieval/bm25/analyzer.ts';
 import { buildIndex } from '../../src/retrieval/bm25/index.ts';
 import { loadIndex, saveIndex, termIdMap, postingTf, type Bm25Index } from '../../src/retrieval/bm25/index-format.ts';
 import { PoolStats, QueryScorer, queryTermIds, slicePool, type Bm25Params } from '../../src/retrieval/bm25/search.ts';
-import { searchBatch, indexCopyBytes, processCopiesFit } from '../../src/retrieval/bm25/parallel.ts';
+import { searchBatch, indexCopyBytes, processCopiesFit, SearchProcesses } from '../../src/retrieval/bm25/parallel.ts';
 import { Bm25Retriever } from '../../src/retrieval/bm25/retriever.ts';
 import { byte4ToInt, intToByte4 } from '../../src/retrieval/bm25/norms.ts';
 import { writeRun } from '../../src/eval/trec-write.ts';
@@ -313,6 +313,8 @@ test('lossy scoring: tables, accumulator blocks and candidates give the same flo
   }
 });
 
+const withTieKey = (stats: PoolStats, tieKey: Uint32Array) => stats.arrays(tieKey);
+
 test('a small pool searched over its own postings (slicePool) gives the whole-index sweep\'s lists, bit for bit', async () => {
   const corpus = randomCorpus(3000, 23);
   corpus[6] = { title: 'wax', abstract: Array(300).fill('wax').join(' ') }; // tf ≥ 255: stored beside the postings
@@ -323,6 +325,7 @@ test('a small pool searched over its own postings (slicePool) gives the whole-in
   const r = rng(5);
   const tieKey = Uint32Array.from({ length: 3000 }, () => Math.floor(r() * 50)); // many equal keys: ties matter
   const dir = mkdtempSync(join(tmpdir(), 'bm25-slice-'));
+  const processes = new SearchProcesses(join(dir, 'index'));
   try {
     saveIndex(ix, join(dir, 'index'));
     for (const accurate of [false, true]) {
@@ -346,13 +349,24 @@ test('a small pool searched over its own postings (slicePool) gives the whole-in
         // searchBatch slices on its own (one thread, worker threads, child processes that load the index).
         const want = { offsets: new Uint32Array(41), docs: Uint32Array.from(plain.flatMap((p) => [...p.docs])), scores: Float32Array.from(plain.flatMap((p) => [...p.scores])) };
         plain.forEach((p, i) => (want.offsets[i + 1] = want.offsets[i] + p.docs.length));
-        for (const opts of [{ threads: 1 }, { threads: 2 }, { threads: 2, indexDir: join(dir, 'index') }])
-          assert.deepEqual(await searchBatch(whole, { queries, k: 100, exclude, ...opts }), want, `searchBatch ${JSON.stringify(opts)}, pool ${pool.length}`);
+        for (const opts of [{ threads: 1 }, { threads: 2 }, { threads: 2, indexDir: join(dir, 'index') }, { threads: 2, processes }])
+          assert.deepEqual(await searchBatch(whole, { queries, k: 100, exclude, ...opts }), want, `searchBatch ${JSON.stringify({ ...opts, processes: !!opts.processes })}, pool ${pool.length}`);
       }
     }
-    const big = new PoolStats(ix, { k1: 0.9, b: 0.4, accurate: false }, Uint32Array.from({ length: 1600 }, (_, i) => i)).arrays(null);
+    assert.equal(processes.started, 2, 'the persistent processes loaded the index once for all six pools');
+    const bigStats = new PoolStats(ix, { k1: 0.9, b: 0.4, accurate: false }, Uint32Array.from({ length: 1600 }, (_, i) => i));
+    const big = bigStats.arrays(null);
     assert.equal(slicePool(big), big, 'a pool of half the index or more keeps the whole-index postings');
+    // The same processes on an unsliced pool with another tie key (none), then after one of them died.
+    const queries = Array.from({ length: 30 }, (_, i) => bigStats.prepare(queryTermIds(an, vocab, corpus[i * 7].abstract)));
+    const want = await searchBatch(big, { queries, k: 50, threads: 1 });
+    assert.deepEqual(await searchBatch(big, { queries, k: 50, threads: 2, processes }), want);
+    (processes as unknown as { procs: { kill(): void }[] }).procs[0].kill();
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(await searchBatch(withTieKey(bigStats, tieKey), { queries, k: 50, threads: 2, processes }), await searchBatch(withTieKey(bigStats, tieKey), { queries, k: 50, threads: 1 }));
+    assert.equal(processes.started, 3, 'a dead process is replaced, the live one kept');
   } finally {
+    processes.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -153,15 +153,16 @@ test('the BM25 per-unit costs give back the paper-scale run they come from (docs
   const perGroup = Number(field[2]) / Number(field[1]);
   const got = estimateCell(100000, 200).seconds;
   assert.ok(Math.abs(got - perGroup) <= 0.1 * perGroup, `field group: ${got} vs ${perGroup}`);
-  // Three copies of the index (this process + 2 search processes) fit 75 % of 24 GiB at 2 M articles, not at 16 M:
-  // there the search shares one copy between worker threads, slower by the measured ratio.
+  // Four copies of the index (this process's, and the 2 persistent search processes' each with a pool sliced out of
+  // it: 1.5 copies) fit 75 % of 24 GiB at 2 M articles, not at 16 M: there the search shares one copy between
+  // worker threads, slower by the measured ratio.
   const at = (articles: number) => {
     const cfg = parseConfig(`corpus: {synthetic: {articles: 2600000}}\nmodels: {bm25: {}}\nprotocols: {dataset: {queries: 100, pools: [200000], repeats: 1}}\n`, 'x.yaml');
     return estimate(cfg, planGroups(cfg), articles, DEV_MACHINE).find((e) => e.stage.startsWith('cells bm25'))!;
   };
   const small = at(2e6);
   const large = at(16e6);
-  assert.ok(Math.abs(small.bytes - 3 * 2e6 * 900) < 1, `${small.bytes}`);
+  assert.ok(Math.abs(small.bytes - 4 * 2e6 * 900) < 1, `${small.bytes}`);
   assert.ok(Math.abs(large.bytes - 16e6 * 900) < 1, `${large.bytes}`);
   const perQuery = (e: { seconds: number }) => (e.seconds - 3.8) / 100;
   assert.ok(Math.abs(perQuery(large) / perQuery(small) - 1.95 / 1.4) < 1e-9, 'a 200 k pool is sliced either way: only the mode differs');

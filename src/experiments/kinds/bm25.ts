@@ -73,15 +73,15 @@ export const bm25: KindEntry<Bm25ModelConfig> = {
   cost: {
     perQuery: (_c, env, pool) => ((pool < SLICE_BELOW * env.articles ? pool : env.articles) * COST.perQueryIndexed + COST.perQuery) * (env.processes ? 1 : COST.threadsSlowdown),
     perGroup: () => ({ seconds: COST.perGroup, bytes: 0 }),
-    modelBytes: (_c, env) => env.articles * UNIT.indexBytesPerArticle * (env.processes ? 1 + UNIT.searchProcesses : 1),
+    modelBytes: (_c, env) => env.articles * UNIT.indexBytesPerArticle * (env.processes ? 1 + UNIT.searchProcesses * UNIT.searchProcessCopies : 1),
     tuningPoints: (c) => (c.tune ? c.tune.k1.length * c.tune.b.length : 0),
   },
 };
 
 /** The ready model of fixed parameters (after tuning): lexical weights, its index offered to models built on it. */
 export function bm25Ready(c: Bm25ModelConfig, params: { k1: number; b: number }, ctx: Pick<BuildContext, 'store' | 'bm25Index' | 'threads'>): ReadyModel {
-  const { index, dir } = ctx.bm25Index!;
-  const retriever = new Bm25Retriever(index, ctx.store, { params: { ...params, accurate: c.accurate }, tieKey: ctx.store.idOrder, threads: ctx.threads, indexDir: dir, name: c.name });
+  const { index, dir, processes } = ctx.bm25Index!;
+  const retriever = new Bm25Retriever(index, ctx.store, { params: { ...params, accurate: c.accurate }, tieKey: ctx.store.idOrder, threads: ctx.threads, indexDir: dir, processes, name: c.name });
   return {
     name: c.name, kind: 'bm25', weights: 'lexical',
     settings: { k1: params.k1, b: params.b, accurate: c.accurate, ...(c.tune ? { tuned: true } : {}) },

@@ -12,8 +12,13 @@ export const UNIT = {
   dim: 768,
   /** Bytes per BM25 posting-bearing article (index in memory). */
   indexBytesPerArticle: 900,
-  /** BM25 search child processes (2 cores, threads 2), each with its own copy of the index, where the copies fit (parallel.ts). */
+  /**
+   * BM25 search child processes (2 cores, threads 2), each with its own copy of the index, where the copies fit
+   * (parallel.ts); they persist across a run's pool groups, so each also holds the pool sliced out of its copy
+   * (under half of it): 1.5 copies each at most.
+   */
   searchProcesses: 2,
+  searchProcessCopies: 1.5,
   /**
    * BM25 re-scoring of a navigation or re-ranking candidate (and collecting the citations): navigation cost
    * BM25's top k_d plus 7.1 s per 200 queries of 1,000 candidates at a 2 M pool, measured quietly twice

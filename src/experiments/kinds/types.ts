@@ -5,6 +5,7 @@
  * them switches on a kind.
  */
 import type { CorpusStore } from '../../corpus/store.ts';
+import type { SearchProcesses } from '../../retrieval/bm25/parallel.ts';
 import type { Bm25Index } from '../../retrieval/bm25/index-format.ts';
 import type { Device } from '../../retrieval/dense/encoder.ts';
 import type { TuningRecord } from '../../report/results.ts';
@@ -60,8 +61,11 @@ export interface BuildContext {
   corpusKey?: string;
   /** Models ready so far (those configured above this one). */
   ready: ReadyModel[];
-  /** The corpus's BM25 index, built when a configured kind `needs` it. */
-  bm25Index?: { index: Bm25Index; dir: string };
+  /**
+   * The corpus's BM25 index, built when a configured kind `needs` it, and the search processes its retrievers
+   * share across the run's pool groups (ended with the run).
+   */
+  bm25Index?: { index: Bm25Index; dir: string; processes?: SearchProcesses };
   splits: Splits;
   /** The corpus and exclusion lists the splits are drawn from: part of every tuning cache key. */
   sampleKey: string;

@@ -6,7 +6,8 @@
  */
 import type { ProcessInit } from './search-process.ts';
 import type { RankedLists } from '../retriever.ts';
-import { QueryScorer, slicePool, type PreparedQuery, type ScoringArrays, type TopK } from './search.ts';
+import { QueryScorer, SLICE_BELOW, slicePool, type PreparedQuery, type ScoringArrays, type TopK } from './search.ts';
+import type { ChildProcess } from 'node:child_process';
 import type { WorkerBatch } from './search-worker.ts';
 import { memoryLimit } from '../../util/memory.ts';
 import { tsFork, tsWorker } from '../../util/ts-worker.ts';
@@ -34,6 +35,11 @@ export interface BatchSearch {
    */
   indexDir?: string;
   /**
+   * Persistent search processes (see SearchProcesses) to use instead of starting processes for this search
+   * alone: a run's many pool groups then load the index once per process, not once per group.
+   */
+  processes?: SearchProcesses;
+  /**
    * Bytes the search may hold (default: PROCESS_MEMORY_SHARE of the memory this process may use, util/memory.ts). Child processes are used
    * only when this process's index plus one copy per process fit in it; otherwise worker threads share the one
    * copy (slower on this machine, but a 16 M-article index does not fit three times in 24 GiB).
@@ -53,9 +59,69 @@ export function indexCopyBytes(a: Pick<ScoringArrays, 'offsets' | 'docs' | 'tfNo
   return a.offsets.byteLength + a.docs.byteLength + a.tfNorms.byteLength + a.tfBigPos.byteLength + a.tfBigVal.byteLength;
 }
 
-/** Can `procs` child processes each load the index beside this process's copy within `budget` bytes? */
-export function processCopiesFit(indexBytes: number, procs: number, budget = PROCESS_MEMORY_SHARE * memoryLimit()): boolean {
-  return (1 + procs) * indexBytes <= budget;
+/**
+ * Can `procs` child processes each load the index beside this process's copy within `budget` bytes? A
+ * persistent process keeps its copy while it searches a pool sliced out of it (at most SLICE_BELOW of the
+ * postings), so it counts 1.5 copies.
+ */
+export function processCopiesFit(indexBytes: number, procs: number, budget = PROCESS_MEMORY_SHARE * memoryLimit(), persistent = false): boolean {
+  return (1 + procs * (persistent ? 1 + SLICE_BELOW : 1)) * indexBytes <= budget;
+}
+
+/**
+ * Search processes that stay alive between searches, each with the index of `indexDir` loaded once (started on
+ * first use). A run searches dozens of pool groups of one index: starting two processes that each load a
+ * 2 M-article index cost about 3 s per group, paid once here. Every search sends its pool's statistics and
+ * membership; the lists are the ones one-off processes give (the same QueryScorer over the same arrays).
+ * Idle processes do not keep this process alive; close() ends them (a failed search ends them too, so a later
+ * search starts afresh).
+ */
+export class SearchProcesses {
+  private readonly procs: ChildProcess[] = [];
+  private readonly tieKeys = new WeakMap<ChildProcess, Uint32Array | null>();
+  /** Processes started so far (for tests and logs). */
+  started = 0;
+  /** A search is using the processes (a concurrent one starts processes of its own). */
+  busy = false;
+
+  constructor(readonly indexDir: string) {}
+
+  /** A searcher on process `t` for one search; stop() detaches it and leaves the process idle. */
+  searcher(t: number, init: Omit<ProcessInit, 'indexDir' | 'keep'>, on: SearcherEvents): Searcher {
+    let c = this.procs[t];
+    if (!c || c.exitCode !== null || c.signalCode !== null || !c.connected) {
+      c = tsFork(new URL('./search-process.ts', import.meta.url));
+      this.procs[t] = c;
+      this.started++;
+    }
+    const child = c;
+    const message = (msg: { ready?: boolean } & BatchResult) => (msg.ready ? on.ready() : on.result(msg));
+    const exit = (code: number | null) => on.fail(new Error(`bm25 search process exited with code ${code} before finishing`));
+    child.on('message', message);
+    child.on('error', on.fail);
+    child.on('exit', exit);
+    child.ref();
+    child.channel?.ref();
+    // The tie-break key (4 bytes per article) is sent only when it changed since this process last had one.
+    const sameTieKey = this.tieKeys.has(child) && this.tieKeys.get(child) === init.tieKey;
+    this.tieKeys.set(child, init.tieKey ?? null);
+    child.send({ init: { ...init, indexDir: this.indexDir, keep: true, tieKey: sameTieKey ? undefined : init.tieKey } });
+    return {
+      post: (batch) => child.send({ batch }),
+      stop: () => {
+        child.off('message', message);
+        child.off('error', on.fail);
+        child.off('exit', exit);
+        child.unref();
+        child.channel?.unref();
+      },
+    };
+  }
+
+  /** End every process (idempotent; a later search starts new ones). */
+  close(): void {
+    for (const c of this.procs.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill();
+  }
 }
 
 
@@ -94,7 +160,8 @@ export async function searchBatch(all: ScoringArrays, batch: BatchSearch): Promi
   const threads = Math.max(1, Math.min(req.threads ?? 1, Math.ceil(n / 8)));
   const results: TopK[] = new Array(n);
   // A small pool is searched over its own postings; child processes slice their own copy after loading it.
-  if (threads > 1 && req.indexDir && processCopiesFit(indexCopyBytes(all), threads, req.memoryBudget)) {
+  const persistent = req.processes !== undefined && !req.processes.busy;
+  if (threads > 1 && (req.indexDir || persistent) && processCopiesFit(indexCopyBytes(all), threads, req.memoryBudget, persistent)) {
     req.onMode?.('processes');
     return toRanked(await searchOnProcesses(all, req, threads, results, prepareQueries));
   }
@@ -136,10 +203,22 @@ export async function searchBatch(all: ScoringArrays, batch: BatchSearch): Promi
 type ResolvedBatch = BatchSearch & { queries: PreparedQuery[] };
 
 async function searchOnProcesses(arrays: ScoringArrays, req: ResolvedBatch, procs: number, results: TopK[], prepareQueries: () => void): Promise<TopK[]> {
-  const init: ProcessInit = {
-    indexDir: req.indexDir!, normCache: arrays.normCache, normInv: arrays.normInv, member: arrays.member, tieKey: arrays.tieKey,
-    slice: !req.candidates,
-  };
+  const pool = { normCache: arrays.normCache, normInv: arrays.normInv, member: arrays.member, tieKey: arrays.tieKey, slice: !req.candidates };
+  const persistent = req.processes && !req.processes.busy ? req.processes : undefined;
+  if (persistent) {
+    let t = 0;
+    persistent.busy = true;
+    try {
+      await dispatchBatches(req, results.length, procs, results, prepareQueries, (on) => persistent.searcher(t++, pool, on));
+    } catch (e) {
+      persistent.close(); // a process may still be answering this search: none is reused
+      throw e;
+    } finally {
+      persistent.busy = false;
+    }
+    return results;
+  }
+  const init: ProcessInit = { ...pool, indexDir: req.indexDir!, keep: false };
   await dispatchBatches(req, results.length, procs, results, prepareQueries, (on) => {
     const c = tsFork(new URL('./search-process.ts', import.meta.url));
     c.on('message', (msg: { ready?: boolean } & BatchResult) => (msg.ready ? on.ready() : on.result(msg)));
@@ -161,6 +240,12 @@ interface Searcher {
   stop(): unknown;
 }
 
+interface SearcherEvents {
+  ready: () => void;
+  result: (msg: BatchResult) => void;
+  fail: (e: Error) => void;
+}
+
 /**
  * Hands out `n` queries in small batches, on demand, to `count` searchers (threads or processes) made by
  * `spawn`, and puts each answer at its queries' positions in `results`. `prepareQueries` runs once all are
@@ -173,7 +258,7 @@ async function dispatchBatches(
   count: number,
   results: TopK[],
   prepareQueries: () => void,
-  spawn: (on: { ready: () => void; result: (msg: BatchResult) => void; fail: (e: Error) => void }) => Searcher,
+  spawn: (on: SearcherEvents) => Searcher,
 ): Promise<void> {
   const batchSize = Math.max(1, Math.min(32, Math.ceil(n / (count * 8))));
   const pending = new Map<number, number>(); // batch id → first query

@@ -9,7 +9,7 @@ import { CitebenchError } from '../../util/errors.ts';
 import { EnglishAnalyzer, articleText } from './analyzer.ts';
 import { ANALYZER_NAME, INDEX_VERSION, termIdMap, type Bm25Index } from './index-format.ts';
 import { DEFAULT_PARAMS, PoolStats, queryTermIds, type Bm25Params } from './search.ts';
-import { searchBatch } from './parallel.ts';
+import { searchBatch, type SearchProcesses } from './parallel.ts';
 
 export interface Bm25RetrieverOptions {
   params?: Partial<Bm25Params>;
@@ -18,6 +18,8 @@ export interface Bm25RetrieverOptions {
   threads?: number;
   /** The index's directory: parallel search then runs in child processes that load it (faster here). */
   indexDir?: string;
+  /** Persistent search processes shared by the retrievers of one index (a run's models and tuning points). */
+  processes?: SearchProcesses;
   onProgress?: (done: number, total: number) => void;
   /** Name in run tags and tables (default bm25): a config may hold several BM25 models. */
   name?: string;
@@ -86,6 +88,7 @@ export class Bm25Retriever implements Retriever {
       candidates: req.candidates,
       threads: this.opts.threads ?? 1,
       indexDir: this.opts.indexDir,
+      processes: this.opts.processes,
       onProgress: this.opts.onProgress && ((d) => this.opts.onProgress!(d, n)),
       onResult: req.onResult && ((q, top) => req.onResult!(q, top.docs, top.scores)),
     });

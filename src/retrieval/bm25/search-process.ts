@@ -3,8 +3,13 @@
  * Worker threads of one process slowed each other down ~2× on this machine (two threads: 1.4× the throughput
  * of one; two processes: 1.95×), so large searches spread over processes instead; each holds its own copy of
  * the postings (6 bytes per posting).
+ *
+ * A process may serve many searches (SearchProcesses, parallel.ts): each `init` names the pool's statistics and
+ * membership; the index is loaded on the first and kept while `keep` is set, so a run's pool groups do not each
+ * start processes and load the index again. Without `keep` the whole index is garbage once a small pool is
+ * sliced out of it, so a one-off searcher holds only its pool's postings.
  */
-import { loadIndex } from './index-format.ts';
+import { loadIndex, type Bm25Index } from './index-format.ts';
 import { QueryScorer, slicePool, type ScoringArrays } from './search.ts';
 import type { WorkerBatch } from './search-worker.ts';
 
@@ -13,21 +18,29 @@ export interface ProcessInit {
   normCache: Float32Array | null;
   normInv: Float32Array;
   member: Uint8Array | null;
-  tieKey: Uint32Array | null;
+  /** The tie-break key; undefined = the one the previous init of this process sent (it is large). */
+  tieKey?: Uint32Array | null;
   /** Search a small pool over its own postings (slicePool); false for fixed candidates. */
   slice: boolean;
+  /** Keep the loaded index for later inits (a persistent searcher). */
+  keep: boolean;
 }
 
+let kept: { dir: string; ix: Bm25Index } | undefined;
+let tieKey: Uint32Array | null = null;
 let scorer: QueryScorer | undefined;
 process.on('message', (msg: { init?: ProcessInit; batch?: WorkerBatch }) => {
   if (msg.init) {
-    const ix = loadIndex(msg.init.indexDir);
+    const init = msg.init;
+    scorer = undefined; // the previous pool's slice is garbage before the next one is cut
+    const ix = kept?.dir === init.indexDir ? kept.ix : loadIndex(init.indexDir);
+    kept = init.keep ? { dir: init.indexDir, ix } : undefined;
+    if (init.tieKey !== undefined) tieKey = init.tieKey;
     const all: ScoringArrays = {
       docCount: ix.docCount, offsets: ix.offsets, docs: ix.docs, tfNorms: ix.tfNorms, tfBigPos: ix.tfBigPos, tfBigVal: ix.tfBigVal,
-      normCache: msg.init.normCache, normInv: msg.init.normInv, member: msg.init.member, tieKey: msg.init.tieKey,
+      normCache: init.normCache, normInv: init.normInv, member: init.member, tieKey,
     };
-    // The whole index is garbage once sliced: a small pool's searcher then holds only its pool's postings.
-    scorer = new QueryScorer(msg.init.slice ? slicePool(all) : all);
+    scorer = new QueryScorer(init.slice ? slicePool(all) : all);
     process.send!({ ready: true });
     return;
   }
@@ -35,3 +48,5 @@ process.on('message', (msg: { init?: ProcessInit; batch?: WorkerBatch }) => {
   const results = batch.queries.map((x) => scorer!.search(x.q, batch.k, x.exclude, x.candidates));
   process.send!({ id: batch.id, results });
 });
+// A persistent searcher outlives no parent: it ends when the IPC channel closes.
+process.on('disconnect', () => process.exit(0));
