@@ -1,5 +1,5 @@
 /** Writers of TREC runs and qrels (atomic, latin1 bytes as the readers read them). */
-import { writeFileAtomic } from '../util/atomic.ts';
+import { writeFileAtomic, writeFileAtomicWith } from '../util/atomic.ts';
 import { float32Text } from './trec-numbers.ts';
 import type { QrelsCsr, RunCsr } from './types.ts';
 
@@ -17,19 +17,52 @@ export interface RunToWrite {
  * that read back to the same float32.
  */
 export function writeRun(path: string, r: RunToWrite): void {
-  const parts: string[] = [];
   const { offsets, docs, scores } = r.run;
   const f32 = scores instanceof Float32Array;
-  for (let q = 0; q < r.qids.length; q++) {
-    const idx: number[] = [];
-    for (let i = offsets[q]; i < offsets[q + 1]; i++) idx.push(i);
-    const names = new Map<number, string>();
-    for (const i of idx) names.set(i, r.docnos(docs[i]));
-    idx.sort((a, b) => scores[b] - scores[a] || (names.get(b)! < names.get(a)! ? -1 : names.get(b)! > names.get(a)! ? 1 : 0));
-    let rank = 1;
-    for (const i of idx) parts.push(`${r.qids[q]} Q0 ${names.get(i)} ${rank++} ${f32 ? float32Text(scores[i]) : String(scores[i])} ${r.tag}\n`);
+  const tail = ` ${r.tag}\n`;
+  writeFileAtomicWith(path, (write) => {
+    // Lines go straight into a byte buffer (no string per line, no joined copy of the file).
+    const out = new Latin1Buffer(write);
+    for (let q = 0; q < r.qids.length; q++) {
+      const start = offsets[q];
+      const n = offsets[q + 1] - start;
+      const names = new Array<string>(n);
+      for (let i = 0; i < n; i++) names[i] = r.docnos(docs[start + i]);
+      const order = (a: number, b: number) => scores[start + b] - scores[start + a] || (names[b] < names[a] ? -1 : names[b] > names[a] ? 1 : 0);
+      const idx = Array.from({ length: n }, (_, i) => i);
+      // Retrievers hand their lists over best first: sort only a list that is not in that order already.
+      let sorted = true;
+      for (let i = 1; i < n && sorted; i++) sorted = order(i - 1, i) <= 0;
+      if (!sorted) idx.sort(order);
+      const head = `${r.qids[q]} Q0 `;
+      for (let k = 0; k < n; k++) {
+        const i = idx[k];
+        out.put(head);
+        out.put(names[i]);
+        out.put(` ${k + 1} ${f32 ? float32Text(scores[start + i]) : String(scores[start + i])}`);
+        out.put(tail);
+      }
+    }
+    out.flush();
+  });
+}
+
+/** Strings written as latin1 bytes (one per char, as the readers decode) through a 1 MiB buffer. */
+class Latin1Buffer {
+  private readonly buf = Buffer.allocUnsafe(1 << 20);
+  private used = 0;
+  constructor(private readonly write: (chunk: Uint8Array) => void) {}
+  put(s: string): void {
+    if (this.used + s.length > this.buf.length) {
+      this.flush();
+      if (s.length > this.buf.length) return this.write(Buffer.from(s, 'latin1'));
+    }
+    this.used += this.buf.write(s, this.used, 'latin1');
   }
-  writeFileAtomic(path, Buffer.from(parts.join(''), 'latin1'));
+  flush(): void {
+    if (this.used > 0) this.write(this.buf.subarray(0, this.used));
+    this.used = 0;
+  }
 }
 
 /** Write qrels lines `qid 0 docno label`, queries in the given order, docs as stored. */

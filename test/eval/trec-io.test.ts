@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newTrecTables, readQrels, readRun } from '../../src/eval/trec-io.ts';
 import { runToCsr, qrelsToCsr } from '../../src/eval/trec-csr.ts';
-import { parseDecimal } from '../../src/eval/trec-numbers.ts';
+import { float32Text, float32TextByPrecision, parseDecimal } from '../../src/eval/trec-numbers.ts';
 import { trecEvalText } from '../../src/eval/trec-eval.ts';
 import { InputError } from '../../src/util/errors.ts';
 
@@ -110,4 +110,30 @@ test('float32 (default, trec_eval 9.0.8) vs --trec-eval-10 doubles on a run file
   const rr = (text: string) => text.split('\n').find((l) => l.startsWith('recip_rank'))!.split('\t')[2];
   assert.equal(rr(trecEvalText(QRELS, run, ['recip_rank'])), '0.5000');
   assert.equal(rr(trecEvalText(QRELS, run, ['recip_rank'], { trecEval10: true })), '1.0000');
+});
+
+test('float32Text (nine digits once, shorter roundings derived) equals its definition by toPrecision(1…9)', () => {
+  const f = new Float32Array(1);
+  const u = new Uint32Array(f.buffer);
+  let s = 7;
+  const next = () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0);
+  const xs: number[] = [0, -0, 1, -1, 0.1, 34.624446, 1e-14, 9.99999e21, 1e22];
+  for (let i = 0; i < 200000; i++) {
+    u[0] = next();
+    if (Number.isFinite(f[0])) xs.push(f[0]); // every magnitude, the slow range included
+    xs.push(Math.fround((next() % 100000000) / 1e6)); // scores as BM25 writes them
+  }
+  for (let e = -45; e < 40; e++) {
+    for (const d of [-2, -1, 0, 1, 2]) {
+      f[0] = 2 ** e;
+      u[0] += d; // both sides of a power of two, where the float32 gaps differ
+      xs.push(f[0], -f[0]);
+    }
+  }
+  // Decimals whose nine digits end in a half at every shorter precision (the case toPrecision(p) decides).
+  for (let e = -16; e < 24; e++) for (let m = 1; m < 400; m++) xs.push(Math.fround(m * 10 ** e), Math.fround((m + 0.5) * 10 ** e), Math.fround((m * 1000 + 5) * 10 ** (e - 4)));
+  let mismatches = 0;
+  for (const x of xs) if (float32Text(x) !== float32TextByPrecision(x)) assert.fail(`${x}: ${float32Text(x)} vs ${float32TextByPrecision(x)} (${++mismatches})`);
+  assert.equal(float32Text(Math.fround(34.624446)), '34.624447');
+  assert.equal(float32Text(Math.fround(0.1)), '0.1');
 });
