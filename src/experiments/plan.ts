@@ -72,23 +72,27 @@ export function planGroups(cfg: ExperimentConfig): PoolGroup[] {
  * input", "Corpus"): survival, time, memory and disk per record or article.
  */
 export const CORPUS_COST = {
-  /** Share of records the paper's prefilter keeps: 2.6 M → 2,007,222 (default); 's2orc-raw' 1 M → 196,244, 5 M → 977,210. */
-  survival: { default: 0.772, 's2orc-raw': 0.196 } as Record<SynthProfile | 'default', number>,
+  /** Share of records the paper's prefilter keeps: 2.6 M → 2,007,222 (default); 's2orc-raw' 1 M → 196,244, 20 M → 3,898,794. */
+  survival: { default: 0.772, 's2orc-raw': 0.195 } as Record<SynthProfile | 'default', number>,
   /**
-   * 's2orc-raw': synthesis and store build per raw record, 1 M records on a lightly loaded machine (79.3 s and
-   * 34.3 s); the 5 M run shared the machine with heavy jobs and took 5.4× and 4.7× as long per record.
+   * 's2orc-raw': synthesis and store build per raw record at 20 M records (1,820.4 s and 1,144.8 s). The build's
+   * rate grows with the record count (its id lookups outgrow the caches: 39 µs per record at 1 M, 57 µs at 20 M),
+   * so the largest run prices the real size; the synthesis shared the machine with another job (an upper bound).
    */
-  rawSynthPerRecord: 79.3e-6,
-  rawBuildPerRecord: 34.3e-6,
+  rawSynthPerRecord: 91.0e-6,
+  rawBuildPerRecord: 57.2e-6,
   /**
    * Synthesis peak: fixed (the workers' shard buffers) + per record (attributes and graph), through the two
-   * sizes measured: default 1.46 GB at 200 k and 2.11 GB at 2 M; 's2orc-raw' 1.79 GB at 1 M and 2.63 GB at 5 M.
+   * sizes measured: default 1.46 GB at 200 k and 2.11 GB at 2 M; 's2orc-raw' 1.74 GB at 1 M and 5.17 GB at 20 M.
    */
-  synthBytesFixed: { default: 1.388e9, 's2orc-raw': 1.581e9 } as Record<SynthProfile | 'default', number>,
-  synthBytesPerRecord: { default: 361, 's2orc-raw': 209 } as Record<SynthProfile | 'default', number>,
-  /** The compact store build's peak: fixed + per raw record, through 's2orc-raw' 0.38 GB at 1 M and 1.04 GB at 5 M. */
-  buildBytesFixed: 0.2145e9,
-  buildBytesPerRecord: 165.5,
+  synthBytesFixed: { default: 1.388e9, 's2orc-raw': 1.555e9 } as Record<SynthProfile | 'default', number>,
+  synthBytesPerRecord: { default: 361, 's2orc-raw': 180.9 } as Record<SynthProfile | 'default', number>,
+  /**
+   * The store build's peak: fixed + per raw record, through 's2orc-raw' 0.301 GB at 1 M and 2.446 GB at 20 M
+   * records (the id index and the columns' slack released before the CSR is filled: 113 B per record).
+   */
+  buildBytesFixed: 0.1881e9,
+  buildBytesPerRecord: 112.9,
   /** Store on disk per stored article (2,083 B default, 2,034 B 's2orc-raw', 200 k records). */
   storeDiskPerArticle: 2080,
   /** A store's text.bin per article (1,806 B in both profiles), from which the index's disk follows (indexDiskNeed). */

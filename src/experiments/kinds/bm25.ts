@@ -29,12 +29,14 @@ export const DEFAULT_TUNE_GRID = { k1: [0.6, 0.9, 1.2, 1.5], b: [0.3, 0.4, 0.6, 
 
 /**
  * BM25 search, per query and searched article, plus a fixed part per query and one per pool group (sampling
- * and slicing the pool, qrels, writing the run and cell): fitted to the quiet paper-scale run (2.0 M-article
- * index; 3,800 queries over 200 k … 2 M pools, 200 over 100 k), which they give back within 10 %.
+ * and slicing the pool, qrels, writing the run and cell): fitted to the quiet paper-scale run with the compiled
+ * kernel and persistent search processes (2.0 M-article index; 3,800 queries over 200 k … 2 M pools, 200 over
+ * 100 k; docs/benchmarks.md), which they give back within 10 %.
  * A pool under half the index is searched over its own postings (slicePool), else over the whole index's.
- * Without child processes (their index copies do not fit) 2 worker threads share one copy, 1.95 / 1.4 times slower.
+ * Without child processes (their index copies do not fit) 2 worker threads share one copy, 1.95 / 1.4 times slower
+ * (measured with the TypeScript loop; not measured again with the kernel).
  */
-const COST = { perQueryIndexed: 2.56e-8, perQuery: 6.3e-3, perGroup: 3.8, threadsSlowdown: 1.95 / 1.4 };
+const COST = { perQueryIndexed: 6.62e-9, perQuery: 3.09e-3, perGroup: 2.05, threadsSlowdown: 1.95 / 1.4 };
 
 export const bm25: KindEntry<Bm25ModelConfig> = {
   kind: 'bm25',

@@ -90,7 +90,8 @@ export class SearchProcesses {
   searcher(t: number, init: Omit<ProcessInit, 'indexDir' | 'keep'>, on: SearcherEvents): Searcher {
     let c = this.procs[t];
     if (!c || c.exitCode !== null || c.signalCode !== null || !c.connected) {
-      c = tsFork(new URL('./search-process.ts', import.meta.url));
+      // --expose-gc: a process collects the previous pool's slice before it cuts the next one (search-process.ts).
+      c = tsFork(new URL('./search-process.ts', import.meta.url), { execArgv: ['--expose-gc'] });
       this.procs[t] = c;
       this.started++;
     }

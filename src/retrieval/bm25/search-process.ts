@@ -32,7 +32,12 @@ let scorer: QueryScorer | undefined;
 process.on('message', (msg: { init?: ProcessInit; batch?: WorkerBatch }) => {
   if (msg.init) {
     const init = msg.init;
-    scorer = undefined; // the previous pool's slice is garbage before the next one is cut
+    // The previous pool's slice (shared memory, freed only by a collection) is gone before the next one is cut:
+    // a persistent process then holds its index and one slice, not the slices of every pool it searched.
+    if (scorer) {
+      scorer = undefined;
+      (globalThis as { gc?: () => void }).gc?.();
+    }
     const ix = kept?.dir === init.indexDir ? kept.ix : loadIndex(init.indexDir);
     kept = init.keep ? { dir: init.indexDir, ix } : undefined;
     if (init.tieKey !== undefined) tieKey = init.tieKey;
