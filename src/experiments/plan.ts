@@ -83,23 +83,32 @@ export const CORPUS_COST = {
   rawBuildPerRecord: 57.2e-6,
   /**
    * Synthesis peak: fixed (the workers' shard buffers) + per record (attributes and graph), through the two
-   * sizes measured: default 1.46 GB at 200 k and 2.11 GB at 2 M; 's2orc-raw' 1.74 GB at 1 M and 5.17 GB at 20 M.
+   * sizes measured with two shard-writing threads: default 2.61 GB at 200 k and 3.78 GB at 2 M records (its
+   * records cite 27 in-corpus articles each); 's2orc-raw' 1.74 GB at 1 M and 5.17 GB at 20 M.
    */
-  synthBytesFixed: { default: 1.388e9, 's2orc-raw': 1.555e9 } as Record<SynthProfile | 'default', number>,
-  synthBytesPerRecord: { default: 361, 's2orc-raw': 180.9 } as Record<SynthProfile | 'default', number>,
+  synthBytesFixed: { default: 2.479e9, 's2orc-raw': 1.555e9 } as Record<SynthProfile | 'default', number>,
+  synthBytesPerRecord: { default: 649.4, 's2orc-raw': 180.9 } as Record<SynthProfile | 'default', number>,
   /**
    * The store build's peak: fixed + per raw record, through 's2orc-raw' 0.301 GB at 1 M and 2.446 GB at 20 M
    * records (the id index and the columns' slack released before the CSR is filled: 113 B per record).
    */
   buildBytesFixed: 0.1881e9,
   buildBytesPerRecord: 112.9,
+  /**
+   * The store build's peak for the default profile, linear in the stored articles through the sizes measured
+   * with the build of 2026-11-26: 0.241 GB at 154,614 and 0.948 GB at 2,007,222 (0.768 GB at 1,544,538 on the
+   * line; docs/benchmarks.md, "Corpus"); the synthesis's peak is the larger at every size.
+   */
+  corpusBytesFixed: 0.182e9,
+  corpusBytesPerArticle: 381.6,
   /** Store on disk per stored article (2,083 B default, 2,034 B 's2orc-raw', 200 k records). */
   storeDiskPerArticle: 2080,
   /** A store's text.bin per article (1,806 B in both profiles), from which the index's disk follows (indexDiskNeed). */
   textBytesPerArticle: 1806,
   /**
    * The BM25 index build's peak (its merge holds the finished postings, 121 per article here, 6 B each): fixed +
-   * per article through 0.39 GB at 154,614 articles and 1.00 GB at 977,210 (bm25 index, 2 builders).
+   * per article through 0.39 GB at 154,614 articles and 1.00 GB at 977,210 (bm25 index, 2 builders); it gives
+   * the 3.20 GB measured at 3,898,794 articles within 2 %.
    */
   indexBuildBytesFixed: 0.277e9,
   indexBuildBytesPerArticle: 737,
@@ -119,14 +128,8 @@ export const CORPUS_COST = {
 const COST = {
   /** Synthesis + prefilter + store build, per synthetic article (2.6 M: 16 min 14 s, docs/benchmarks.md). */
   corpusPerArticle: 3.7e-4,
-  /**
-   * Its peak memory (the store build), linear in the stored articles through the two sizes measured: 0.42 GB at
-   * 155 k and 2.47 GB at 1.54 M (docs/benchmarks.md, "Corpus"); 16 M extrapolates to ≈ 22 GiB.
-   */
-  corpusBytesFixed: 0.19e9,
-  corpusBytesPerArticle: 1480,
-  /** BM25 index build, per stored article (2.0 M: 124 s with 2 builders). */
-  indexPerArticle: 6.2e-5,
+  /** BM25 index build, per stored article: 3,898,794 articles in 151.2 s with 2 builders, quiet (2.0 M: 124 s earlier). */
+  indexPerArticle: 3.88e-5,
   /** MDCR: build both splits, write the files, score and evaluate, per query (179 s for 3,800 + 3,726 at 2.0 M). */
   mdcrPerQuery: 0.024,
   /** Bytes per stored article (columns). */
