@@ -340,8 +340,11 @@ declare module "citebench/src/corpus/store-build" {
     };
     /**
      * CSR from counted edges, without an edge list in memory: `counts[i + 1]` holds the number of edges of row i
-     * (it becomes the offsets), `total` their sum, and `replay` emits every edge (source, target), e.g. from a file.
-     * Rows come out sorted and deduplicated; the result equals buildCsr's on the same edges in the same order.
+     * (the array becomes the offsets: it is returned as `offsets`), `total` their sum, and `replay` emits every
+     * edge (source, target), e.g. from a file. Rows come out sorted and deduplicated; the result equals buildCsr's
+     * on the same edges in the same order. Memory: the counts and 4 bytes per edge, nothing more — rows are filled
+     * from their ends (no second cursor array), deduplicated in place, and the targets' buffer is shrunk to the
+     * distinct edges (a resizable ArrayBuffer returns the rest to the system) instead of copied.
      */
     export function fillCsr(n: number, counts: Uint32Array, total: number, replay: (put: (source: number, target: number) => void) => void): {
         offsets: Uint32Array;
@@ -1106,11 +1109,133 @@ declare module "citebench/src/retrieval/retriever" {
         search(request: SearchRequest): Promise<RankedLists>;
     }
 }
+declare module "citebench/src/retrieval/bm25/search-worker" {
+    import { type PreparedQuery } from "citebench/src/retrieval/bm25/search";
+    export interface WorkerBatch {
+        id: number;
+        k: number;
+        queries: {
+            q: PreparedQuery;
+            exclude: number;
+            candidates?: Uint32Array;
+        }[];
+    }
+}
+declare module "citebench/src/retrieval/bm25/search-process" {
+    export interface ProcessInit {
+        indexDir: string;
+        normCache: Float32Array | null;
+        normInv: Float32Array;
+        member: Uint8Array | null;
+        /** The tie-break key; undefined = the one the previous init of this process sent (it is large). */
+        tieKey?: Uint32Array | null;
+        /** Search a small pool over its own postings (slicePool); false for fixed candidates. */
+        slice: boolean;
+        /** Keep the loaded index for later inits (a persistent searcher). */
+        keep: boolean;
+    }
+}
+declare module "citebench/src/retrieval/bm25/parallel" {
+    /**
+     * Scores many queries over worker threads. Index arrays live in SharedArrayBuffers (loadIndex puts them there;
+     * others are copied once), so each worker holds only its own score accumulator (12 bytes per document).
+     * Queries go out in small batches on demand; results are assembled in query order, so the output does not
+     * depend on the number of threads.
+     */
+    import type { ProcessInit } from "citebench/src/retrieval/bm25/search-process";
+    import type { RankedLists } from "citebench/src/retrieval/retriever";
+    import { type PreparedQuery, type ScoringArrays, type TopK } from "citebench/src/retrieval/bm25/search";
+    import type { WorkerBatch } from "citebench/src/retrieval/bm25/search-worker";
+    export interface BatchSearch {
+        /**
+         * The queries, or a function that prepares them — called once the searchers are starting, so that child
+         * processes load the index while this process analyses the query texts (then `queryCount` is required).
+         */
+        queries: PreparedQuery[] | (() => PreparedQuery[]);
+        queryCount?: number;
+        k: number;
+        /** Per query: corpus index to leave out (the query article), or -1. */
+        exclude?: Int32Array;
+        /** Per query: fixed candidates to rank instead of the pool. */
+        candidates?: Uint32Array[];
+        threads?: number;
+        /** Called with the number of queries finished so far. */
+        onProgress?: (done: number) => void;
+        /** Called with each query's final list (query position, any order). */
+        onResult?: (query: number, top: TopK) => void;
+        /**
+         * Use child processes that load the index from this directory instead of worker threads (threads of one
+         * process slowed each other down here; see search-process.ts). Costs one index copy per process.
+         */
+        indexDir?: string;
+        /**
+         * Persistent search processes (see SearchProcesses) to use instead of starting processes for this search
+         * alone: a run's many pool groups then load the index once per process, not once per group.
+         */
+        processes?: SearchProcesses;
+        /**
+         * Bytes the search may hold (default: PROCESS_MEMORY_SHARE of the memory this process may use, util/memory.ts). Child processes are used
+         * only when this process's index plus one copy per process fit in it; otherwise worker threads share the one
+         * copy (slower on this machine, but a 16 M-article index does not fit three times in 24 GiB).
+         */
+        memoryBudget?: number;
+        /** Told which way the batch is searched (for logs and tests). */
+        onMode?: (mode: SearchMode) => void;
+    }
+    export type SearchMode = 'single' | 'threads' | 'processes';
+    /** Share of the machine's memory that the index copies of process-mode search may take. */
+    export const PROCESS_MEMORY_SHARE = 0.75;
+    /** Bytes of the postings a search process loads (its own copy of the index). */
+    export function indexCopyBytes(a: Pick<ScoringArrays, 'offsets' | 'docs' | 'tfNorms' | 'tfBigPos' | 'tfBigVal'>): number;
+    /**
+     * Can `procs` child processes each load the index beside this process's copy within `budget` bytes? A
+     * persistent process keeps its copy while it searches a pool sliced out of it (at most SLICE_BELOW of the
+     * postings), so it counts 1.5 copies.
+     */
+    export function processCopiesFit(indexBytes: number, procs: number, budget?: number, persistent?: boolean): boolean;
+    /**
+     * Search processes that stay alive between searches, each with the index of `indexDir` loaded once (started on
+     * first use). A run searches dozens of pool groups of one index: starting two processes that each load a
+     * 2 M-article index cost about 3 s per group, paid once here. Every search sends its pool's statistics and
+     * membership; the lists are the ones one-off processes give (the same QueryScorer over the same arrays).
+     * Idle processes do not keep this process alive; close() ends them (a failed search ends them too, so a later
+     * search starts afresh).
+     */
+    export class SearchProcesses {
+        readonly indexDir: string;
+        private readonly procs;
+        private readonly tieKeys;
+        /** Processes started so far (for tests and logs). */
+        started: number;
+        /** A search is using the processes (a concurrent one starts processes of its own). */
+        busy: boolean;
+        constructor(indexDir: string);
+        /** A searcher on process `t` for one search; stop() detaches it and leaves the process idle. */
+        searcher(t: number, init: Omit<ProcessInit, 'indexDir' | 'keep'>, on: SearcherEvents): Searcher;
+        /** End every process (idempotent; a later search starts new ones). */
+        close(): void;
+    }
+    export function searchBatch(all: ScoringArrays, batch: BatchSearch): Promise<RankedLists>;
+    interface BatchResult {
+        id: number;
+        results: TopK[];
+    }
+    interface Searcher {
+        post(batch: WorkerBatch): void;
+        stop(): unknown;
+    }
+    interface SearcherEvents {
+        ready: () => void;
+        result: (msg: BatchResult) => void;
+        fail: (e: Error) => void;
+    }
+}
 declare module "citebench/src/retrieval/bm25/retriever" {
     import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
     import type { TextSource } from "citebench/src/corpus/article";
     import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
     import { PoolStats, type Bm25Params } from "citebench/src/retrieval/bm25/search";
+    import { type SearchProcesses } from "citebench/src/retrieval/bm25/parallel";
     export interface Bm25RetrieverOptions {
         params?: Partial<Bm25Params>;
         /** Tie-break key per document (higher first among equal scores); the corpus store's idOrder = trec_eval. */
@@ -1118,6 +1243,8 @@ declare module "citebench/src/retrieval/bm25/retriever" {
         threads?: number;
         /** The index's directory: parallel search then runs in child processes that load it (faster here). */
         indexDir?: string;
+        /** Persistent search processes shared by the retrievers of one index (a run's models and tuning points). */
+        processes?: SearchProcesses;
         onProgress?: (done: number, total: number) => void;
         /** Name in run tags and tables (default bm25): a config may hold several BM25 models. */
         name?: string;
@@ -2575,6 +2702,7 @@ declare module "citebench/src/experiments/kinds/types" {
      * them switches on a kind.
      */
     import type { CorpusStore } from "citebench/src/corpus/store";
+    import type { SearchProcesses } from "citebench/src/retrieval/bm25/parallel";
     import type { Bm25Index } from "citebench/src/retrieval/bm25/index-format";
     import type { Device } from "citebench/src/retrieval/dense/encoder";
     import type { TuningRecord } from "citebench/src/report/results";
@@ -2633,10 +2761,14 @@ declare module "citebench/src/experiments/kinds/types" {
         corpusKey?: string;
         /** Models ready so far (those configured above this one). */
         ready: ReadyModel[];
-        /** The corpus's BM25 index, built when a configured kind `needs` it. */
+        /**
+         * The corpus's BM25 index, built when a configured kind `needs` it, and the search processes its retrievers
+         * share across the run's pool groups (ended with the run).
+         */
         bm25Index?: {
             index: Bm25Index;
             dir: string;
+            processes?: SearchProcesses;
         };
         splits: Splits;
         /** The corpus and exclusion lists the splits are drawn from: part of every tuning cache key. */
@@ -3993,30 +4125,43 @@ declare module "citebench/src/experiments/plan" {
      * input", "Corpus"): survival, time, memory and disk per record or article.
      */
     export const CORPUS_COST: {
-        /** Share of records the paper's prefilter keeps: 2.6 M → 2,007,222 (default); 's2orc-raw' 1 M → 196,244, 5 M → 977,210. */
+        /** Share of records the paper's prefilter keeps: 2.6 M → 2,007,222 (default); 's2orc-raw' 1 M → 196,244, 20 M → 3,898,794. */
         survival: Record<SynthProfile | "default", number>;
         /**
-         * 's2orc-raw': synthesis and store build per raw record, 1 M records on a lightly loaded machine (79.3 s and
-         * 34.3 s); the 5 M run shared the machine with heavy jobs and took 5.4× and 4.7× as long per record.
+         * 's2orc-raw': synthesis and store build per raw record at 20 M records (1,820.4 s and 1,144.8 s). The build's
+         * rate grows with the record count (its id lookups outgrow the caches: 39 µs per record at 1 M, 57 µs at 20 M),
+         * so the largest run prices the real size; the synthesis shared the machine with another job (an upper bound).
          */
         rawSynthPerRecord: number;
         rawBuildPerRecord: number;
         /**
          * Synthesis peak: fixed (the workers' shard buffers) + per record (attributes and graph), through the two
-         * sizes measured: default 1.46 GB at 200 k and 2.11 GB at 2 M; 's2orc-raw' 1.79 GB at 1 M and 2.63 GB at 5 M.
+         * sizes measured with two shard-writing threads: default 2.61 GB at 200 k and 3.78 GB at 2 M records (its
+         * records cite 27 in-corpus articles each); 's2orc-raw' 1.74 GB at 1 M and 5.17 GB at 20 M.
          */
         synthBytesFixed: Record<SynthProfile | "default", number>;
         synthBytesPerRecord: Record<SynthProfile | "default", number>;
-        /** The compact store build's peak: fixed + per raw record, through 's2orc-raw' 0.38 GB at 1 M and 1.04 GB at 5 M. */
+        /**
+         * The store build's peak: fixed + per raw record, through 's2orc-raw' 0.301 GB at 1 M and 2.446 GB at 20 M
+         * records (the id index and the columns' slack released before the CSR is filled: 113 B per record).
+         */
         buildBytesFixed: number;
         buildBytesPerRecord: number;
+        /**
+         * The store build's peak for the default profile, linear in the stored articles through the sizes measured
+         * with the build of 2026-11-26: 0.241 GB at 154,614 and 0.948 GB at 2,007,222 (0.768 GB at 1,544,538 on the
+         * line; docs/benchmarks.md, "Corpus"); the synthesis's peak is the larger at every size.
+         */
+        corpusBytesFixed: number;
+        corpusBytesPerArticle: number;
         /** Store on disk per stored article (2,083 B default, 2,034 B 's2orc-raw', 200 k records). */
         storeDiskPerArticle: number;
         /** A store's text.bin per article (1,806 B in both profiles), from which the index's disk follows (indexDiskNeed). */
         textBytesPerArticle: number;
         /**
          * The BM25 index build's peak (its merge holds the finished postings, 121 per article here, 6 B each): fixed +
-         * per article through 0.39 GB at 154,614 articles and 1.00 GB at 977,210 (bm25 index, 2 builders).
+         * per article through 0.39 GB at 154,614 articles and 1.00 GB at 977,210 (bm25 index, 2 builders); it gives
+         * the 3.20 GB measured at 3,898,794 articles within 2 %.
          */
         indexBuildBytesFixed: number;
         indexBuildBytesPerArticle: number;
