@@ -125,7 +125,6 @@ export class SearchProcesses {
   }
 }
 
-
 function shared<T extends Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array>(a: T): T {
   if (a.buffer instanceof SharedArrayBuffer) return a;
   const C = a.constructor as { new (b: SharedArrayBuffer): T };
