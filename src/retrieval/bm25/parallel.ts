@@ -96,11 +96,7 @@ export class SearchProcesses {
       this.started++;
     }
     const child = c;
-    const message = (msg: { ready?: boolean } & BatchResult) => (msg.ready ? on.ready() : on.result(msg));
-    const exit = (code: number | null) => on.fail(new Error(`bm25 search process exited with code ${code} before finishing`));
-    child.on('message', message);
-    child.on('error', on.fail);
-    child.on('exit', exit);
+    const detach = listen(child, on);
     child.ref();
     child.channel?.ref();
     // The tie-break key (4 bytes per article) is sent only when it changed since this process last had one.
@@ -110,9 +106,7 @@ export class SearchProcesses {
     return {
       post: (batch) => child.send({ batch }),
       stop: () => {
-        child.off('message', message);
-        child.off('error', on.fail);
-        child.off('exit', exit);
+        detach();
         child.unref();
         child.channel?.unref();
       },
@@ -160,10 +154,10 @@ export async function searchBatch(all: ScoringArrays, batch: BatchSearch): Promi
   const threads = Math.max(1, Math.min(req.threads ?? 1, Math.ceil(n / 8)));
   const results: TopK[] = new Array(n);
   // A small pool is searched over its own postings; child processes slice their own copy after loading it.
-  const persistent = req.processes !== undefined && !req.processes.busy;
-  if (threads > 1 && (req.indexDir || persistent) && processCopiesFit(indexCopyBytes(all), threads, req.memoryBudget, persistent)) {
+  const persistent = req.processes && !req.processes.busy ? req.processes : undefined;
+  if (threads > 1 && (req.indexDir || persistent) && processCopiesFit(indexCopyBytes(all), threads, req.memoryBudget, persistent !== undefined)) {
     req.onMode?.('processes');
-    return toRanked(await searchOnProcesses(all, req, threads, results, prepareQueries));
+    return toRanked(await searchOnProcesses(all, req, threads, results, prepareQueries, persistent));
   }
   req.onMode?.(threads > 1 ? 'threads' : 'single');
   const arrays = req.candidates ? all : slicePool(all);
@@ -202,9 +196,8 @@ export async function searchBatch(all: ScoringArrays, batch: BatchSearch): Promi
 
 type ResolvedBatch = BatchSearch & { queries: PreparedQuery[] };
 
-async function searchOnProcesses(arrays: ScoringArrays, req: ResolvedBatch, procs: number, results: TopK[], prepareQueries: () => void): Promise<TopK[]> {
+async function searchOnProcesses(arrays: ScoringArrays, req: ResolvedBatch, procs: number, results: TopK[], prepareQueries: () => void, persistent?: SearchProcesses): Promise<TopK[]> {
   const pool = { normCache: arrays.normCache, normInv: arrays.normInv, member: arrays.member, tieKey: arrays.tieKey, slice: !req.candidates };
-  const persistent = req.processes && !req.processes.busy ? req.processes : undefined;
   if (persistent) {
     let t = 0;
     persistent.busy = true;
@@ -221,9 +214,7 @@ async function searchOnProcesses(arrays: ScoringArrays, req: ResolvedBatch, proc
   const init: ProcessInit = { ...pool, indexDir: req.indexDir!, keep: false };
   await dispatchBatches(req, results.length, procs, results, prepareQueries, (on) => {
     const c = tsFork(new URL('./search-process.ts', import.meta.url));
-    c.on('message', (msg: { ready?: boolean } & BatchResult) => (msg.ready ? on.ready() : on.result(msg)));
-    c.on('error', on.fail);
-    c.on('exit', (code) => on.fail(new Error(`bm25 search process exited with code ${code} before finishing`)));
+    listen(c, on);
     c.send({ init });
     return { post: (batch) => c.send({ batch }), stop: () => void c.kill() };
   });
@@ -244,6 +235,20 @@ interface SearcherEvents {
   ready: () => void;
   result: (msg: BatchResult) => void;
   fail: (e: Error) => void;
+}
+
+/** Route a search process's messages, errors and exit to one search's events; returns the detach. */
+function listen(child: ChildProcess, on: SearcherEvents): () => void {
+  const message = (msg: { ready?: boolean } & BatchResult) => (msg.ready ? on.ready() : on.result(msg));
+  const exit = (code: number | null) => on.fail(new Error(`bm25 search process exited with code ${code} before finishing`));
+  child.on('message', message);
+  child.on('error', on.fail);
+  child.on('exit', exit);
+  return () => {
+    child.off('message', message);
+    child.off('error', on.fail);
+    child.off('exit', exit);
+  };
 }
 
 /**
