@@ -45,6 +45,11 @@ export class IdIndex {
     return k < 0 ? (this.other.get(id) ?? -1) : this.find(k);
   }
 
+  /** Like get(), for an id that numericKey() turned into the number k (≥ 0). */
+  getNumeric(k: number): number {
+    return this.find(k);
+  }
+
   /** Like get(), for an id given as UTF-8 bytes buf[start, end) — no string is made for numeric ids. */
   getBytes(buf: Buffer, start: number, end: number): number {
     const n = end - start;
@@ -102,7 +107,7 @@ export class IdIndex {
 }
 
 /** The id as a number when it is a canonical decimal of ≤ 15 digits, else -1. */
-function numericKey(id: string): number {
+export function numericKey(id: string): number {
   const n = id.length;
   if (n === 0 || n > 15) return -1;
   if (n > 1 && id.charCodeAt(0) === 48) return -1; // leading zero: "012" ≠ "12"

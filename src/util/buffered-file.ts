@@ -1,14 +1,25 @@
 /** Sequential binary files with large buffers: temporary spools and columns written or read front to back. */
-import { closeSync, existsSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 
-/** Sequential file writer with an 8 MiB buffer and a byte position. */
+/**
+ * Sequential file writer with an 8 MiB buffer and a byte position. `inPlace` rewrites an existing file from its
+ * start and cuts it at the last byte written on close: a filter that reads the same file ahead of what it writes
+ * (a BufferedReader on it) compacts it without a second copy on disk.
+ */
 export class BufferedWriter {
   private readonly fd: number;
   private readonly buf = Buffer.allocUnsafe(8 << 20);
   private used = 0;
   position = 0;
 
-  constructor(path: string) {
+  constructor(
+    path: string,
+    private readonly opts: { inPlace?: boolean } = {},
+  ) {
+    if (opts.inPlace) {
+      this.fd = openSync(path, 'r+');
+      return;
+    }
     if (existsSync(path)) rmSync(path);
     this.fd = openSync(path, 'w');
   }
@@ -29,6 +40,20 @@ export class BufferedWriter {
     this.buf.writeUInt32LE(v, this.used);
     this.used += 4;
     this.position += 4;
+  }
+
+  u8(v: number): void {
+    if (this.buf.length - this.used < 1) this.flush();
+    this.buf[this.used++] = v;
+    this.position++;
+  }
+
+  /** An unsigned integer in `bytes` (1–6) little-endian bytes. */
+  uintLE(v: number, bytes: number): void {
+    if (this.buf.length - this.used < bytes) this.flush();
+    this.buf.writeUIntLE(v, this.used, bytes);
+    this.used += bytes;
+    this.position += bytes;
   }
 
   u16(v: number): void {
@@ -57,6 +82,7 @@ export class BufferedWriter {
 
   close(): void {
     this.flush();
+    if (this.opts.inPlace) ftruncateSync(this.fd, this.position);
     closeSync(this.fd);
   }
 }
