@@ -165,7 +165,7 @@ export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticl
   if (syn) out.push(synthCorpusEstimate(syn.articles, syn.profile, articles));
   if (anyNeeds(cfg.models, 'bm25Index')) {
     const disk = indexDiskNeed(articles * COST.textBytesPerArticle);
-    out.push({ stage: 'BM25 index', seconds: articles * COST.indexPerArticle, bytes: COST.indexBuildBytesFixed + articles * COST.indexBuildBytesPerArticle, disk: { peak: disk, kept: disk * 6 / 14 } });
+    out.push({ stage: 'BM25 index', seconds: articles * COST.indexPerArticle, bytes: COST.indexBuildBytesFixed + articles * COST.indexBuildBytesPerArticle, disk: { peak: disk, kept: disk * 6 / 8 } });
   }
   // Articles an encoder must encode: the expected union of all pools (each a random sample of the corpus).
   let missProbability = 1;

@@ -1,6 +1,7 @@
 // A BM25 index build SIGKILLed while analysing chunks or while saving the index leaves no index that looks
-// complete (no folder at --out, or the previous complete one); the next build resumes from the finished chunks,
-// removes the dead process's half-saved folder and writes index files byte-identical to an uninterrupted build.
+// complete (no folder at --out, or the previous complete one); the next build resumes from the finished chunks
+// (killed while saving, it starts again: the chunks were deleted once merged), removes the dead process's
+// half-saved folder and writes index files byte-identical to an uninterrupted build.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
