@@ -53,11 +53,11 @@ export interface BuildOptions {
  * and the citation spool's unread chunks. Measured on 200 k-record synthetic corpora with chunks as small a
  * share of the spool as 256 MiB chunks are at S2ORC's size: 1.76× (default) and 1.69× (s2orc-raw) for v2020
  * .jsonl.gz shards, down from 2.43× and 2.05× when the spool held whole id strings, was kept whole, and the
- * kept texts were copied rather than compacted in place. The bulk form's 3.85× and 4.24× (its sort runs, in pass
- * 1) were measured before those changes. gzip level 1 packs these records 2.4–2.7×, so a plain .jsonl byte
+ * kept texts were copied rather than compacted in place. The same records in the bulk form (its sort runs, in
+ * pass 1): 3.63× and 3.72× (were 3.85× and 4.24×). gzip level 1 packs these records 2.4–2.7×, so a plain .jsonl byte
  * weighs 1/2.4 of that. An old store at the output is not counted: it is replaced only at the end.
  */
-export const BUILD_DISK_PER_INPUT_BYTE = { v2020: 1.9, bulk: 4.5, plainFactor: 1 / 2.4 };
+export const BUILD_DISK_PER_INPUT_BYTE = { v2020: 1.9, bulk: 4.0, plainFactor: 1 / 2.4 };
 
 /** Bytes the build of `input` will need on the output's volume (an estimate with a small margin). */
 export function buildDiskNeed(input: string): number {
