@@ -5,12 +5,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { synthesize, SYNTH_DEFAULTS } from '../../src/corpus/synth.ts';
 import { buildCorpusStore } from '../../src/corpus/store-build.ts';
 import { loadIndex } from '../../src/retrieval/bm25/index-format.ts';
+import { removeWorkDir } from '../../src/retrieval/bm25/index.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const KILL = join(root, 'test/bm25/fixtures/kill-after-rename.mjs');
@@ -55,4 +56,16 @@ test('a killed bm25 index build never looks complete and resumes to the same byt
   r = index(out, '\\.tmp-[^/]*/tfnorm\\.u16$');
   assert.equal(r.signal, 'SIGKILL', r.stderr);
   assert.equal(loadIndex(out).docCount, 3000);
+});
+
+test('removeWorkDir deletes every chunk file, markers first, and keeps a folder holding anything else', () => {
+  const w = join(dir, 'w.work');
+  mkdirSync(w, { recursive: true });
+  for (const f of ['chunk-00000.json', 'chunk-00000.docs', 'chunk-00001.json', 'chunk-00001.tfs', 'local-1-2.bin', 'notes.txt']) writeFileSync(join(w, f), 'x');
+  removeWorkDir(w);
+  assert.deepEqual(readdirSync(w), ['notes.txt']);
+  rmSync(join(w, 'notes.txt'));
+  writeFileSync(join(w, 'chunk-00002.json'), 'x');
+  removeWorkDir(w);
+  assert.ok(!existsSync(w));
 });

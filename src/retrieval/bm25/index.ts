@@ -240,7 +240,14 @@ export async function buildIndex(source: TextSource, opts: BuildOptions = {}): P
   };
 }
 
-/** Remove a build's chunk directory after the index is saved. */
+/**
+ * Delete a build's chunk files, then its directory when nothing else is in it. The chunks' .json markers go
+ * first: a build killed midway must not find a marker whose postings are gone and take that chunk as finished.
+ */
 export function removeWorkDir(dir: string): void {
-  if (existsSync(dir) && readdirSync(dir).every((f) => f.startsWith('chunk-') || f.startsWith('local-'))) rmSync(dir, { recursive: true, force: true });
+  if (!existsSync(dir)) return;
+  const files = readdirSync(dir).filter((f) => f.startsWith('chunk-') || f.startsWith('local-'));
+  for (const f of files) if (f.endsWith('.json')) rmSync(join(dir, f), { force: true });
+  for (const f of files) if (!f.endsWith('.json')) rmSync(join(dir, f), { recursive: true, force: true });
+  if (readdirSync(dir).length === 0) rmSync(dir, { recursive: true, force: true });
 }
