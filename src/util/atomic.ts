@@ -58,7 +58,8 @@ function writeTmpWith(tmp: string, produce: (write: (chunk: Uint8Array) => void)
   try {
     produce((b) => {
       let off = 0;
-      while (off < b.byteLength) off += writeSync(fd, b, off, b.byteLength - off);
+      // writeSync refuses lengths over 2 GiB (a 16 M-article index's postings are 7.9 GB): 1 GiB at a time.
+      while (off < b.byteLength) off += writeSync(fd, b, off, Math.min(b.byteLength - off, 1 << 30));
     });
     fsyncSync(fd);
   } catch (e) {

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BufferedReader, BufferedWriter } from '../../src/util/buffered-file.ts';
+import { BufferedReader, BufferedWriter, readFileBytes } from '../../src/util/buffered-file.ts';
+import { writeFileAtomic } from '../../src/util/atomic.ts';
 
 function lcg(seed: number): () => number {
   let s = seed >>> 0;
@@ -45,6 +46,26 @@ test('in-place compaction of a length-prefixed file equals a copy of the kept re
     r.close();
     assert.equal(statSync(raw).size, want.length);
     assert.ok(readFileSync(raw).equals(want));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('files over 2 GiB (a 16 M-article index\'s postings) are written atomically and read back whole', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cb-big-'));
+  try {
+    const size = 2 ** 31 + 12345; // past readFileSync's and writeSync's 2 GiB limits
+    const data = new Uint8Array(new SharedArrayBuffer(size)); // zero pages: no memory until touched
+    const marks = [0, 2 ** 30 - 1, 2 ** 30, 2 ** 31 - 1, 2 ** 31, size - 1];
+    marks.forEach((p, k) => (data[p] = k + 1));
+    const path = join(dir, 'big.bin');
+    writeFileAtomic(path, data);
+    assert.equal(statSync(path).size, size);
+    const back = readFileBytes(path, { shared: true });
+    assert.equal(back.byteLength, size);
+    assert.ok(back.buffer instanceof SharedArrayBuffer);
+    marks.forEach((p, k) => assert.equal(back[p], k + 1, `byte ${p}`));
+    assert.equal(back[12345], 0);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -14,9 +14,10 @@
  *   tfbig.pos.f64 / tfbig.val.u32   postings whose frequency is ≥ 255, ascending by position
  *   lengths.u32     analysed length (token count after stop words) of each document: exact, for `accurate`
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic, commitDirectory, tmpDirFor } from '../../util/atomic.ts';
+import { readFileBytes } from '../../util/buffered-file.ts';
 import { CitebenchError } from '../../util/errors.ts';
 
 export const INDEX_FORMAT = 'citebench-bm25-index';
@@ -125,20 +126,7 @@ function readShared<T extends Uint8Array | Uint16Array | Uint32Array | Float64Ar
   if (!existsSync(path)) throw new CitebenchError(`${dir}: BM25 index is missing ${name}: rebuild it`);
   const size = statSync(path).size;
   if (size % ctor.BYTES_PER_ELEMENT) throw new CitebenchError(`${path}: size ${size} is not a multiple of ${ctor.BYTES_PER_ELEMENT}`);
-  const sab = new SharedArrayBuffer(size);
-  const bytes = new Uint8Array(sab);
-  const fd = openSync(path, 'r');
-  try {
-    let got = 0;
-    while (got < size) {
-      const r = readSync(fd, bytes, got, Math.min(size - got, 1 << 30), got);
-      if (r <= 0) throw new CitebenchError(`${path}: short read`);
-      got += r;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return new ctor(sab);
+  return new ctor(readFileBytes(path, { shared: true }).buffer as SharedArrayBuffer);
 }
 
 export function readIndexMeta(dir: string): IndexMeta {
