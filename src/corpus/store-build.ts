@@ -289,6 +289,8 @@ export function buildCsr(n: number, src: Uint32Array, dst: Uint32Array): { offse
 
 /** ES2024's resizable ArrayBuffer (Node 20 has it; the ES2022 lib does not declare it). */
 type ResizableArrayBufferCtor = new (bytes: number, opts: { maxByteLength: number }) => ArrayBuffer & { resize(bytes: number): void };
+/** V8 refuses a larger maxByteLength ("Invalid array buffer max length"). */
+const RESIZABLE_MAX_BYTES = 2 ** 32;
 
 /**
  * CSR from counted edges, without an edge list in memory: `counts[i + 1]` holds the number of edges of row i
@@ -303,10 +305,16 @@ export function fillCsr(
   counts: Uint32Array,
   total: number,
   replay: (put: (source: number, target: number) => void) => void,
+  resizableMaxBytes = RESIZABLE_MAX_BYTES,
 ): { offsets: Uint32Array; targets: Uint32Array } {
   for (let i = 0; i < n; i++) counts[i + 1] += counts[i];
   if (counts[n] !== total) throw new Error(`fillCsr: row counts sum to ${counts[n]}, not ${total}`);
-  const buffer = new (ArrayBuffer as unknown as ResizableArrayBufferCtor)(total * 4, { maxByteLength: total * 4 });
+  // A resizable ArrayBuffer can hold at most 4 GiB (V8): past that (1.34 G entries at 21 M default-profile
+  // records) the targets stay a view of a fixed buffer, and the slack is freed with the input CSR it belongs to.
+  const resizable = total * 4 <= resizableMaxBytes;
+  const buffer = resizable
+    ? new (ArrayBuffer as unknown as ResizableArrayBufferCtor)(total * 4, { maxByteLength: total * 4 })
+    : new ArrayBuffer(total * 4);
   const raw = new Uint32Array(buffer);
   // counts[s + 1] is row s's end; each edge is placed just below it, so afterwards counts[s + 1] is row s's start.
   replay((s, d) => {
@@ -327,7 +335,7 @@ export function fillCsr(
     offsets[i + 1] = w;
   }
   offsets[0] = 0;
-  buffer.resize(w * 4);
+  if (resizable) (buffer as ArrayBuffer & { resize(bytes: number): void }).resize(w * 4);
   return { offsets, targets: new Uint32Array(buffer, 0, w) };
 }
 
