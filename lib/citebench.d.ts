@@ -313,11 +313,14 @@ declare module "citebench/src/corpus/store-build" {
         freeBytes?: FreeBytes;
     }
     /**
-     * Disk the build holds at its peak (temporary files and the new store, next to the output) per input byte,
-     * measured on 200 k-record synthetic corpora, both profiles: v2020 .jsonl.gz shards 2.05× (s2orc-raw) and
-     * 2.43× (default), the same records in the bulk form 3.85× and 4.24× (its sort runs); gzip level 1 packs these
-     * records 2.4–2.7×, so a plain .jsonl byte weighs 1/2.4 of that. An old store at the output is not counted:
-     * it is replaced only at the end.
+     * Disk the build holds at its peak (temporary files and the new store, next to the output) per input byte. The
+     * peak is in pass 2: the text spool (1.33× default-profile .jsonl.gz shards), the resolved edge pairs (0.43×)
+     * and the citation spool's unread chunks. Measured on 200 k-record synthetic corpora with chunks as small a
+     * share of the spool as 256 MiB chunks are at S2ORC's size: 1.76× (default) and 1.69× (s2orc-raw) for v2020
+     * .jsonl.gz shards, down from 2.43× and 2.05× when the spool held whole id strings, was kept whole, and the
+     * kept texts were copied rather than compacted in place. The same records in the bulk form (its sort runs, in
+     * pass 1): 3.63× and 3.72× (were 3.85× and 4.24×). gzip level 1 packs these records 2.4–2.7×, so a plain .jsonl byte
+     * weighs 1/2.4 of that. An old store at the output is not counted: it is replaced only at the end.
      */
     export const BUILD_DISK_PER_INPUT_BYTE: {
         v2020: number;
@@ -346,7 +349,7 @@ declare module "citebench/src/corpus/store-build" {
      * from their ends (no second cursor array), deduplicated in place, and the targets' buffer is shrunk to the
      * distinct edges (a resizable ArrayBuffer returns the rest to the system) instead of copied.
      */
-    export function fillCsr(n: number, counts: Uint32Array, total: number, replay: (put: (source: number, target: number) => void) => void): {
+    export function fillCsr(n: number, counts: Uint32Array, total: number, replay: (put: (source: number, target: number) => void) => void, resizableMaxBytes?: number): {
         offsets: Uint32Array;
         targets: Uint32Array;
     };
@@ -3659,7 +3662,10 @@ declare module "citebench/src/retrieval/bm25/index" {
     export function indexDiskNeed(textBytes: number, doneShare?: number): number;
     /** Build the index of every document of `source` (title + abstract). */
     export function buildIndex(source: TextSource, opts?: BuildOptions): Promise<Bm25Index>;
-    /** Remove a build's chunk directory after the index is saved. */
+    /**
+     * Delete a build's chunk files, then its directory when nothing else is in it. The chunks' .json markers go
+     * first: a build killed midway must not find a marker whose postings are gone and take that chunk as finished.
+     */
     export function removeWorkDir(dir: string): void;
 }
 declare module "citebench/src/experiments/corpus-stage" {
