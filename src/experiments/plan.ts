@@ -97,10 +97,14 @@ export const CORPUS_COST = {
   /**
    * The store build's peak for the default profile, linear in the stored articles through the sizes measured
    * with the build of 2026-11-26: 0.241 GB at 154,614 and 0.948 GB at 2,007,222 (0.768 GB at 1,544,538 on the
-   * line; docs/benchmarks.md, "Corpus"); the synthesis's peak is the larger at every size.
+   * line; docs/benchmarks.md, "Corpus"); beyond 2,007,222 articles, the line from there to 8.21 GB at
+   * 16,209,138 (the 21 M-record build of the same day, whose peak is the input's 1.34 G citation entries at 4 B
+   * each while the CSR is filled): 511.6 B per article. The synthesis's peak is the larger at every size.
    */
   corpusBytesFixed: 0.182e9,
   corpusBytesPerArticle: 381.6,
+  corpusBytesKnee: 2007222,
+  corpusBytesPerArticleBeyond: 511.6,
   /** Store on disk per stored article (2,083 B default, 2,034 B 's2orc-raw', 200 k records). */
   storeDiskPerArticle: 2080,
   /** A store's text.bin per article (1,806 B in both profiles), from which the index's disk follows (indexDiskNeed). */
@@ -121,13 +125,23 @@ export const CORPUS_COST = {
   s2orcGzBytesPerRecord: 654,
 };
 
+/** The default profile's store build peak for `articles` stored articles (two lines, CORPUS_COST). */
+export function corpusBuildBytes(articles: number): number {
+  const c = CORPUS_COST;
+  const atKnee = c.corpusBytesFixed + Math.min(articles, c.corpusBytesKnee) * c.corpusBytesPerArticle;
+  return atKnee + Math.max(0, articles - c.corpusBytesKnee) * c.corpusBytesPerArticleBeyond;
+}
+
 /**
  * Per-unit costs of the corpus, index and MDCR stages on the 2-core development machine (docs/benchmarks.md),
  * for the dry-run estimate; each model kind's own rates are in its entry (kinds/), the shared ones in kinds/cost.ts.
  */
 const COST = {
-  /** Synthesis + prefilter + store build, per synthetic article (2.6 M: 16 min 14 s, docs/benchmarks.md). */
-  corpusPerArticle: 3.7e-4,
+  /**
+   * Synthesis + prefilter + store build, per synthetic record: 21 M records in 2,852 s + 2,768 s (2026-11-26;
+   * 2.6 M took 16 min 14 s on 2026-11-23, 3.7e-4 s per record, before the build's later changes).
+   */
+  corpusPerArticle: 2.68e-4,
   /** BM25 index build, per stored article: 3,898,794 articles in 151.2 s with 2 builders, quiet (2.0 M: 124 s earlier). */
   indexPerArticle: 3.88e-5,
   /** MDCR: build both splits, write the files, score and evaluate, per query (179 s for 3,800 + 3,726 at 2.0 M). */
@@ -221,7 +235,7 @@ function synthCorpusEstimate(records: number, profile: SynthProfile | undefined,
   }
   return {
     stage: 'corpus (synthesize, prefilter, store)', seconds: records * COST.corpusPerArticle,
-    bytes: Math.max(synthBytes, COST.corpusBytesFixed + articles * COST.corpusBytesPerArticle), disk,
+    bytes: Math.max(synthBytes, corpusBuildBytes(articles)), disk,
   };
 }
 
