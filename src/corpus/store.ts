@@ -10,7 +10,7 @@ import type { ArticleText, TextSource } from './article.ts';
 import { FILES, STORE_FORMAT, STORE_VERSION } from './store-format.ts';
 import { fieldsOfMask, type Field } from './fields.ts';
 import { CitebenchError } from '../util/errors.ts';
-import { readFileBytes } from '../util/buffered-file.ts';
+import { readFileBuffer } from '../util/buffered-file.ts';
 import type { PrefilterReport } from './prefilter.ts';
 import { IdIndex } from './id-index.ts';
 
@@ -185,7 +185,7 @@ function readTyped<T extends Uint16Array | Uint32Array | Float64Array>(
 ): T {
   const path = join(dir, name);
   if (!existsSync(path)) throw new CitebenchError(`${dir}: corpus store is missing ${name}: rebuild it`);
-  const b = readFileBytes(path);
+  const b = readFileBuffer(path) as ArrayBuffer;
   if (b.byteLength % ctor.BYTES_PER_ELEMENT) throw new CitebenchError(`${path}: size ${b.byteLength} is not a multiple of ${ctor.BYTES_PER_ELEMENT}`);
-  return new ctor(b.buffer as ArrayBuffer, 0, b.byteLength / ctor.BYTES_PER_ELEMENT);
+  return new ctor(b, 0, b.byteLength / ctor.BYTES_PER_ELEMENT);
 }

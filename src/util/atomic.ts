@@ -48,9 +48,17 @@ export function createFileExclusive(path: string, data: string): { created: bool
 }
 
 function writeTmp(tmp: string, data: string | Uint8Array | ArrayBufferView): void {
-  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  writeTmpWith(tmp, (write) => write(bytes));
+  if (typeof data === 'string') return writeTmpWith(tmp, (write) => write(Buffer.from(data, 'utf8')));
+  // Byte views of at most 1 GiB: V8 refuses a Uint8Array of more than 2^32 elements (a 16 M-article index's
+  // postings are 7.9 GB), and writeSync more than 2 GiB per call.
+  writeTmpWith(tmp, (write) => {
+    for (let off = 0; off < data.byteLength; off += IO_SLICE) {
+      write(new Uint8Array(data.buffer, data.byteOffset + off, Math.min(IO_SLICE, data.byteLength - off)));
+    }
+  });
 }
+
+const IO_SLICE = 1 << 30;
 
 /** Write a temp file chunk by chunk and fsync it; on any error it is removed. */
 function writeTmpWith(tmp: string, produce: (write: (chunk: Uint8Array) => void) => void): void {
@@ -58,8 +66,7 @@ function writeTmpWith(tmp: string, produce: (write: (chunk: Uint8Array) => void)
   try {
     produce((b) => {
       let off = 0;
-      // writeSync refuses lengths over 2 GiB (a 16 M-article index's postings are 7.9 GB): 1 GiB at a time.
-      while (off < b.byteLength) off += writeSync(fd, b, off, Math.min(b.byteLength - off, 1 << 30));
+      while (off < b.byteLength) off += writeSync(fd, b, off, Math.min(b.byteLength - off, IO_SLICE));
     });
     fsyncSync(fd);
   } catch (e) {

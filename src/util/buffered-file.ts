@@ -155,20 +155,22 @@ export class BufferedReader {
 
 /**
  * A whole file's bytes in a new (or shared, for worker threads) buffer, read in 1 GiB slices: readFileSync stops
- * at 2 GiB, which a 16 M-article index's postings (7.9 GB) or a large store's citation column pass.
+ * at 2 GiB and V8's Uint8Array at 2^32 elements, which a 16 M-article index's postings (7.9 GB) pass. Wrap the
+ * buffer in the typed array the file holds.
  */
-export function readFileBytes(path: string, opts: { shared?: boolean } = {}): Uint8Array {
+export function readFileBuffer(path: string, opts: { shared?: boolean } = {}): ArrayBuffer | SharedArrayBuffer {
   const fd = openSync(path, 'r');
   try {
     const size = fstatSync(fd).size;
-    const bytes = new Uint8Array(opts.shared ? new SharedArrayBuffer(size) : new ArrayBuffer(size));
+    const buffer = opts.shared ? new SharedArrayBuffer(size) : new ArrayBuffer(size);
     let got = 0;
     while (got < size) {
-      const r = readSync(fd, bytes, got, Math.min(size - got, 1 << 30), got);
+      const slice = new Uint8Array(buffer, got, Math.min(size - got, 1 << 30));
+      const r = readSync(fd, slice, 0, slice.length, got);
       if (r <= 0) throw new Error(`${path}: short read (${got} of ${size} bytes)`);
       got += r;
     }
-    return bytes;
+    return buffer;
   } finally {
     closeSync(fd);
   }

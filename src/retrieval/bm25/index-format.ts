@@ -17,7 +17,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic, commitDirectory, tmpDirFor } from '../../util/atomic.ts';
-import { readFileBytes } from '../../util/buffered-file.ts';
+import { readFileBuffer } from '../../util/buffered-file.ts';
 import { CitebenchError } from '../../util/errors.ts';
 
 export const INDEX_FORMAT = 'citebench-bm25-index';
@@ -126,7 +126,7 @@ function readShared<T extends Uint8Array | Uint16Array | Uint32Array | Float64Ar
   if (!existsSync(path)) throw new CitebenchError(`${dir}: BM25 index is missing ${name}: rebuild it`);
   const size = statSync(path).size;
   if (size % ctor.BYTES_PER_ELEMENT) throw new CitebenchError(`${path}: size ${size} is not a multiple of ${ctor.BYTES_PER_ELEMENT}`);
-  return new ctor(readFileBytes(path, { shared: true }).buffer as SharedArrayBuffer);
+  return new ctor(readFileBuffer(path, { shared: true }) as SharedArrayBuffer);
 }
 
 export function readIndexMeta(dir: string): IndexMeta {
