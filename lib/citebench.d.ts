@@ -4156,10 +4156,14 @@ declare module "citebench/src/experiments/plan" {
         /**
          * The store build's peak for the default profile, linear in the stored articles through the sizes measured
          * with the build of 2026-11-26: 0.241 GB at 154,614 and 0.948 GB at 2,007,222 (0.768 GB at 1,544,538 on the
-         * line; docs/benchmarks.md, "Corpus"); the synthesis's peak is the larger at every size.
+         * line; docs/benchmarks.md, "Corpus"); beyond 2,007,222 articles, the line from there to 8.21 GB at
+         * 16,209,138 (the 21 M-record build of the same day, whose peak is the input's 1.34 G citation entries at 4 B
+         * each while the CSR is filled): 511.6 B per article. The synthesis's peak is the larger at every size.
          */
         corpusBytesFixed: number;
         corpusBytesPerArticle: number;
+        corpusBytesKnee: number;
+        corpusBytesPerArticleBeyond: number;
         /** Store on disk per stored article (2,083 B default, 2,034 B 's2orc-raw', 200 k records). */
         storeDiskPerArticle: number;
         /** A store's text.bin per article (1,806 B in both profiles), from which the index's disk follows (indexDiskNeed). */
@@ -4179,6 +4183,8 @@ declare module "citebench/src/experiments/plan" {
         s2orcRecords: number;
         s2orcGzBytesPerRecord: number;
     };
+    /** The default profile's store build peak for `articles` stored articles (two lines, CORPUS_COST). */
+    export function corpusBuildBytes(articles: number): number;
     export type { Estimate } from "citebench/src/experiments/kinds/types";
     export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number, memory?: number): Estimate[];
     /**
