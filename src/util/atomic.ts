@@ -1,5 +1,6 @@
-import { closeSync, fsyncSync, linkSync, openSync, readFileSync, readdirSync, renameSync, writeSync, mkdirSync, rmSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, readdirSync, renameSync, mkdirSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { IO_SLICE, writeAllSync } from './buffered-file.ts';
 import { basename, dirname, join } from 'node:path';
 
 /** Temp-file suffix unique across the machines that share a folder (NFS): pids repeat between hosts. */
@@ -58,16 +59,11 @@ function writeTmp(tmp: string, data: string | Uint8Array | ArrayBufferView): voi
   });
 }
 
-const IO_SLICE = 1 << 30;
-
 /** Write a temp file chunk by chunk and fsync it; on any error it is removed. */
 function writeTmpWith(tmp: string, produce: (write: (chunk: Uint8Array) => void) => void): void {
   const fd = openSync(tmp, 'w');
   try {
-    produce((b) => {
-      let off = 0;
-      while (off < b.byteLength) off += writeSync(fd, b, off, Math.min(b.byteLength - off, IO_SLICE));
-    });
+    produce((b) => writeAllSync(fd, b));
     fsyncSync(fd);
   } catch (e) {
     closeSync(fd);

@@ -66,7 +66,7 @@ export class BufferedWriter {
   writeBytes(b: Uint8Array): void {
     if (b.length > this.buf.length - this.used) this.flush();
     if (b.length > this.buf.length) {
-      writeSync(this.fd, b);
+      writeAllSync(this.fd, b);
     } else {
       this.buf.set(b, this.used);
       this.used += b.length;
@@ -75,8 +75,7 @@ export class BufferedWriter {
   }
 
   flush(): void {
-    let off = 0;
-    while (off < this.used) off += writeSync(this.fd, this.buf, off, this.used - off);
+    writeAllSync(this.fd, this.buf.subarray(0, this.used));
     this.used = 0;
   }
 
@@ -165,7 +164,7 @@ export function readFileBuffer(path: string, opts: { shared?: boolean } = {}): A
     const buffer = opts.shared ? new SharedArrayBuffer(size) : new ArrayBuffer(size);
     let got = 0;
     while (got < size) {
-      const slice = new Uint8Array(buffer, got, Math.min(size - got, 1 << 30));
+      const slice = new Uint8Array(buffer, got, Math.min(size - got, IO_SLICE));
       const r = readSync(fd, slice, 0, slice.length, got);
       if (r <= 0) throw new Error(`${path}: short read (${got} of ${size} bytes)`);
       got += r;
@@ -174,4 +173,16 @@ export function readFileBuffer(path: string, opts: { shared?: boolean } = {}): A
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The most bytes one read or write call moves: readFileSync stops at 2 GiB, writeSync refuses more than 2 GiB per
+ * call, and V8 refuses a Uint8Array of more than 2^32 elements.
+ */
+export const IO_SLICE = 1 << 30;
+
+/** Write all of `bytes` at the file's position, in calls of at most IO_SLICE bytes (a call may write fewer). */
+export function writeAllSync(fd: number, bytes: Uint8Array): void {
+  let off = 0;
+  while (off < bytes.byteLength) off += writeSync(fd, bytes, off, Math.min(bytes.byteLength - off, IO_SLICE));
 }
