@@ -346,6 +346,11 @@ test('a small pool searched over its own postings (slicePool) gives the whole-in
         for (const d of whole.docs) inPool += whole.member![d];
         assert.equal(sliced.docs.length, inPool, 'exactly the member postings');
         assert.ok(sliced.tfBigPos.length >= 2, 'the tf ≥ 255 postings came along');
+        assert.equal(sliced.docCount, pool.length, 'the pool numbered as an index of its own');
+        assert.deepEqual([...sliced.poolDocs!], [...pool]);
+        // Document frequencies read off the slice equal those counted over the whole index's postings.
+        const counted = new PoolStats(ix, { k1: 0.9, b: 0.4, accurate }, pool);
+        for (let t = 0; t < ix.terms.length; t++) assert.equal(stats.df(t), counted.df(t), `df of ${ix.terms[t]}`);
         const a = new QueryScorer(whole);
         const b = new QueryScorer(sliced);
         const queries = Array.from({ length: 40 }, (_, i) => stats.prepare(queryTermIds(an, vocab, corpus[i * 31].abstract + (i % 3 ? ' wax' : ''))));

@@ -59,6 +59,11 @@ export interface ScoringArrays extends Pick<Bm25Index, 'docCount' | 'offsets' | 
   member: Uint8Array | null;
   /** Tie-break key per document, higher ranks first among equal scores; null = corpus index. */
   tieKey: Uint32Array | null;
+  /**
+   * A pool's own index (slicePool): document i of these arrays is the corpus's document poolDocs[i]; the scorer
+   * takes and returns corpus numbers. Absent or null: the arrays number documents as the corpus does.
+   */
+  poolDocs?: Uint32Array | null;
 }
 
 /** A query ready for scoring: distinct term ids (ascending) and their weights boost·idf (float). */
@@ -133,7 +138,9 @@ export class PoolStats {
     const { offsets, docs } = this.ix;
     const from = offsets[t];
     const to = offsets[t + 1];
+    const slice = this.member && slices.get(this.member);
     if (this.member === null) v = to - from;
+    else if (slice) v = slice.offsets[t + 1] - slice.offsets[t]; // the pool's own postings of t, counted once
     else {
       const m = this.member;
       v = 0;
@@ -182,16 +189,18 @@ export class PoolStats {
 /** Pools holding less than this fraction of the index are searched over their own postings (slicePool). */
 export const SLICE_BELOW = 0.5;
 
-type Postings = Pick<ScoringArrays, 'offsets' | 'docs' | 'tfNorms' | 'tfBigPos' | 'tfBigVal'>;
+type Postings = Pick<ScoringArrays, 'offsets' | 'docs' | 'tfNorms' | 'tfBigPos' | 'tfBigVal'> & { poolDocs: Uint32Array };
 const slices = new WeakMap<Uint8Array, Postings>();
 
 /**
- * The pool's own postings: the index's postings of member documents only, in the same order and with the same
- * document numbers, so every score, sum order and tie is the one the whole-index sweep gives; `member` becomes
- * null. A query then reads its terms' postings in the pool instead of in the corpus — a 200 k pool of a
- * 2 M-article index costs ~1/10 of the sweep, of a 16 M one (S2ORC) ~1/80 — for one pass over the postings per
- * pool (cached while the pool's membership array lives). Large pools and whole-corpus searches are returned as
- * they are; so are searches of fixed candidates (they may name documents outside the pool).
+ * The pool as an index of its own: the index's postings of member documents only, in the same order, with the
+ * members numbered 0…P−1 in corpus order (poolDocs maps them back), so every score, sum order and tie is the one
+ * the whole-index sweep gives; `member` becomes null. A query then reads its terms' postings in the pool and
+ * sweeps P accumulators instead of the corpus's — at S2ORC's 16 M articles a 200 k pool's queries cost what they
+ * cost in a 200 k-article index — for one pass over the postings per pool (cached while the pool's membership
+ * array lives; the pool's document frequencies come with it, PoolStats.df). Large pools and whole-corpus
+ * searches are returned as they are; so are searches of fixed candidates (they may name documents outside the
+ * pool).
  */
 export function slicePool(a: ScoringArrays): ScoringArrays {
   const m = a.member;
@@ -201,17 +210,47 @@ export function slicePool(a: ScoringArrays): ScoringArrays {
   if (size >= SLICE_BELOW * a.docCount) return a;
   let sl = slices.get(m);
   if (!sl) {
-    sl = slicePostings(a, m);
+    sl = slicePostings(a, m, size);
     slices.set(m, sl);
   }
-  return { ...a, ...sl, member: null };
+  const { poolDocs } = sl;
+  // Per-document columns in the pool's numbering (the tie key may differ between searches of one pool).
+  const local = <T extends Float32Array | Uint32Array>(col: T, C: { new (b: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number }): T => {
+    const out = new C(new SharedArrayBuffer(C.BYTES_PER_ELEMENT * poolDocs.length));
+    for (let i = 0; i < poolDocs.length; i++) out[i] = col[poolDocs[i]];
+    return out;
+  };
+  return {
+    ...a, ...sl,
+    docCount: poolDocs.length,
+    member: null,
+    normInv: a.normInv.length ? local(a.normInv, Float32Array) : a.normInv,
+    // Members are numbered in corpus order, so "no key" (the corpus index breaks ties) stays "no key".
+    tieKey: a.tieKey && local(a.tieKey, Uint32Array),
+  };
 }
 
-function slicePostings(a: Postings, m: Uint8Array): Postings {
-  const { offsets, docs, tfNorms, tfBigPos, tfBigVal } = a;
-  const V = offsets.length - 1;
+/** Postings per document (the distinct terms of each), counted once per index: what a pool's slice will hold. */
+const postingsPerDoc = new WeakMap<object, Uint32Array>();
+
+function slicePostings(a: ScoringArrays, m: Uint8Array, size: number): Postings {
+  const { offsets, docs, tfNorms, tfBigPos, tfBigVal, docCount } = a;
+  let perDoc = postingsPerDoc.get(docs);
+  if (!perDoc) {
+    perDoc = new Uint32Array(docCount);
+    for (let p = 0; p < docs.length; p++) perDoc[docs[p]]++;
+    postingsPerDoc.set(docs, perDoc);
+  }
+  const poolDocs = new Uint32Array(new SharedArrayBuffer(4 * size));
+  const localOf = new Uint32Array(docCount); // read at members only
   let n = 0;
-  for (let p = 0; p < docs.length; p++) n += m[docs[p]];
+  for (let d = 0, i = 0; d < docCount; d++) {
+    if (m[d] === 0) continue;
+    poolDocs[i] = d;
+    localOf[d] = i++;
+    n += perDoc[d];
+  }
+  const V = offsets.length - 1;
   const sOffsets = new Float64Array(new SharedArrayBuffer(8 * (V + 1)));
   const sDocs = new Uint32Array(new SharedArrayBuffer(4 * n));
   const sTf = new Uint16Array(new SharedArrayBuffer(2 * n));
@@ -220,16 +259,18 @@ function slicePostings(a: Postings, m: Uint8Array): Postings {
   let big = 0; // tfBigPos is ascending, as the postings are walked
   let at = 0;
   for (let t = 0; t < V; t++) {
-    for (let p = offsets[t]; p < offsets[t + 1]; p++) {
+    const end = offsets[t + 1];
+    for (let p = offsets[t]; p < end; p++) {
       const d = docs[p];
       if (m[d] === 0) continue;
-      if ((tfNorms[p] >> 8) === TF_BIG) {
+      const code = tfNorms[p];
+      if ((code >> 8) === TF_BIG) {
         while (tfBigPos[big] < p) big++;
         bigPos.push(at);
         bigVal.push(tfBigVal[big]);
       }
-      sDocs[at] = d;
-      sTf[at++] = tfNorms[p];
+      sDocs[at] = localOf[d];
+      sTf[at++] = code;
     }
     sOffsets[t + 1] = at;
   }
@@ -237,7 +278,7 @@ function slicePostings(a: Postings, m: Uint8Array): Postings {
   sBigPos.set(bigPos);
   const sBigVal = new Uint32Array(new SharedArrayBuffer(4 * bigVal.length));
   sBigVal.set(bigVal);
-  return { offsets: sOffsets, docs: sDocs, tfNorms: sTf, tfBigPos: sBigPos, tfBigVal: sBigVal };
+  return { offsets: sOffsets, docs: sDocs, tfNorms: sTf, tfBigPos: sBigPos, tfBigVal: sBigVal, poolDocs };
 }
 
 /** Analyse query texts into term ids of the index vocabulary (unknown terms dropped). */
@@ -318,6 +359,16 @@ export class QueryScorer {
    * the pool's statistics (MDCR-style scoring of fixed candidates).
    */
   search(q: PreparedQuery, k: number, exclude = -1, candidates?: Uint32Array): TopK {
+    const poolDocs = this.a.poolDocs;
+    if (!poolDocs) return this.rank(q, k, exclude, candidates);
+    if (candidates) throw new Error('QueryScorer: fixed candidates are searched over the corpus numbering, not a pool slice');
+    const top = this.rank(q, k, exclude < 0 ? -1 : localIndex(poolDocs, exclude));
+    for (let i = 0; i < top.docs.length; i++) top.docs[i] = poolDocs[top.docs[i]];
+    return top;
+  }
+
+  /** search() in the arrays' own numbering. */
+  private rank(q: PreparedQuery, k: number, exclude: number, candidates?: Uint32Array): TopK {
     if (this.native !== null && !candidates) {
       const r = this.kernel!.search(this.native, q.terms, q.weights, k, exclude);
       if (r === null) throw new CitebenchError('bm25 index: a posting lacks its stored frequency (damaged index files): rebuild the index');
@@ -525,4 +576,17 @@ export class QueryScorer {
     }
     return { docs: docsOut, scores: scoresOut };
   }
+}
+
+/** Position of corpus document `d` among a pool's sorted documents, or -1 when it is not a member. */
+function localIndex(poolDocs: Uint32Array, d: number): number {
+  let lo = 0;
+  let hi = poolDocs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (poolDocs[mid] === d) return mid;
+    if (poolDocs[mid] < d) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }
