@@ -348,6 +348,10 @@ test('a small pool searched over its own postings (slicePool) gives the whole-in
         assert.ok(sliced.tfBigPos.length >= 2, 'the tf ≥ 255 postings came along');
         assert.equal(sliced.docCount, pool.length, 'the pool numbered as an index of its own');
         assert.deepEqual([...sliced.poolDocs!], [...pool]);
+        // Allocated from the members' tokens, or from a count of the postings where they are not given.
+        const counted_ = slicePool({ ...whole, member: Uint8Array.from(whole.member!), poolTokens: undefined });
+        for (const k of ['offsets', 'docs', 'tfNorms', 'tfBigPos', 'tfBigVal', 'poolDocs'] as const) assert.deepEqual(counted_[k], sliced[k], k);
+        assert.throws(() => slicePool({ ...whole, member: Uint8Array.from(whole.member!), poolTokens: inPool - 1 }), /exceed its .* tokens \(damaged index files\)/);
         // Document frequencies read off the slice equal those counted over the whole index's postings.
         const counted = new PoolStats(ix, { k1: 0.9, b: 0.4, accurate }, pool);
         for (let t = 0; t < ix.terms.length; t++) assert.equal(stats.df(t), counted.df(t), `df of ${ix.terms[t]}`);

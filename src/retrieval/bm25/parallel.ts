@@ -197,7 +197,7 @@ export async function searchBatch(all: ScoringArrays, batch: BatchSearch): Promi
 type ResolvedBatch = BatchSearch & { queries: PreparedQuery[] };
 
 async function searchOnProcesses(arrays: ScoringArrays, req: ResolvedBatch, procs: number, results: TopK[], prepareQueries: () => void, persistent?: SearchProcesses): Promise<TopK[]> {
-  const pool = { normCache: arrays.normCache, normInv: arrays.normInv, member: arrays.member, tieKey: arrays.tieKey, slice: !req.candidates };
+  const pool = { normCache: arrays.normCache, normInv: arrays.normInv, member: arrays.member, tieKey: arrays.tieKey, poolTokens: arrays.poolTokens, slice: !req.candidates };
   if (persistent) {
     let t = 0;
     persistent.busy = true;

@@ -20,6 +20,8 @@ export interface ProcessInit {
   member: Uint8Array | null;
   /** The tie-break key; undefined = the one the previous init of this process sent (it is large). */
   tieKey?: Uint32Array | null;
+  /** ScoringArrays.poolTokens. */
+  poolTokens?: number;
   /** Search a small pool over its own postings (slicePool); false for fixed candidates. */
   slice: boolean;
   /** Keep the loaded index for later inits (a persistent searcher). */
@@ -43,7 +45,7 @@ process.on('message', (msg: { init?: ProcessInit; batch?: WorkerBatch }) => {
     if (init.tieKey !== undefined) tieKey = init.tieKey;
     const all: ScoringArrays = {
       docCount: ix.docCount, offsets: ix.offsets, docs: ix.docs, tfNorms: ix.tfNorms, tfBigPos: ix.tfBigPos, tfBigVal: ix.tfBigVal,
-      normCache: init.normCache, normInv: init.normInv, member: init.member, tieKey,
+      normCache: init.normCache, normInv: init.normInv, member: init.member, tieKey, poolTokens: init.poolTokens,
     };
     scorer = new QueryScorer(init.slice ? slicePool(all) : all);
     process.send!({ ready: true });

@@ -64,6 +64,11 @@ export interface ScoringArrays extends Pick<Bm25Index, 'docCount' | 'offsets' | 
    * takes and returns corpus numbers. Absent or null: the arrays number documents as the corpus does.
    */
   poolDocs?: Uint32Array | null;
+  /**
+   * The members' tokens (the pool's sumTotalTermFreq): no pool holds more postings, so slicePool allocates its
+   * slice from this instead of counting them first. Absent: counted.
+   */
+  poolTokens?: number;
 }
 
 /** A query ready for scoring: distinct term ids (ascending) and their weights boost·idf (float). */
@@ -182,6 +187,7 @@ export class PoolStats {
       normInv: this.normInv,
       member: this.member,
       tieKey,
+      poolTokens: this.member ? this.sumTotalTermFreq : undefined,
     };
   }
 }
@@ -230,30 +236,34 @@ export function slicePool(a: ScoringArrays): ScoringArrays {
   };
 }
 
-/** Postings per document (the distinct terms of each), counted once per index: what a pool's slice will hold. */
-const postingsPerDoc = new WeakMap<object, Uint32Array>();
-
 function slicePostings(a: ScoringArrays, m: Uint8Array, size: number): Postings {
   const { offsets, docs, tfNorms, tfBigPos, tfBigVal, docCount } = a;
-  let perDoc = postingsPerDoc.get(docs);
-  if (!perDoc) {
-    perDoc = new Uint32Array(docCount);
-    for (let p = 0; p < docs.length; p++) perDoc[docs[p]]++;
-    postingsPerDoc.set(docs, perDoc);
-  }
+  // Membership as a bitmap: 2 MB at 16 M documents stays in cache beside the streamed postings, where a byte
+  // per document (16 MB) made each posting's test a cache miss (21 → 5 ns per posting, measured).
+  const bits = new Int32Array((docCount + 31) >>> 5);
   const poolDocs = new Uint32Array(new SharedArrayBuffer(4 * size));
   const localOf = new Uint32Array(docCount); // read at members only
-  let n = 0;
   for (let d = 0, i = 0; d < docCount; d++) {
     if (m[d] === 0) continue;
+    bits[d >>> 5] |= 1 << (d & 31);
     poolDocs[i] = d;
     localOf[d] = i++;
-    n += perDoc[d];
   }
+  let cap = a.poolTokens;
+  if (cap === undefined) {
+    cap = 0;
+    for (let p = 0; p < docs.length; p++) {
+      const d = docs[p];
+      cap += (bits[d >>> 5] >>> (d & 31)) & 1;
+    }
+  }
+  // Pages of the buffers past the postings written are never touched, so never resident.
+  const docsBuf = new SharedArrayBuffer(4 * cap);
+  const tfBuf = new SharedArrayBuffer(2 * cap);
+  const sDocs = new Uint32Array(docsBuf);
+  const sTf = new Uint16Array(tfBuf);
   const V = offsets.length - 1;
   const sOffsets = new Float64Array(new SharedArrayBuffer(8 * (V + 1)));
-  const sDocs = new Uint32Array(new SharedArrayBuffer(4 * n));
-  const sTf = new Uint16Array(new SharedArrayBuffer(2 * n));
   const bigPos: number[] = [];
   const bigVal: number[] = [];
   let big = 0; // tfBigPos is ascending, as the postings are walked
@@ -262,7 +272,7 @@ function slicePostings(a: ScoringArrays, m: Uint8Array, size: number): Postings 
     const end = offsets[t + 1];
     for (let p = offsets[t]; p < end; p++) {
       const d = docs[p];
-      if (m[d] === 0) continue;
+      if (((bits[d >>> 5] >>> (d & 31)) & 1) === 0) continue;
       const code = tfNorms[p];
       if ((code >> 8) === TF_BIG) {
         while (tfBigPos[big] < p) big++;
@@ -274,11 +284,13 @@ function slicePostings(a: ScoringArrays, m: Uint8Array, size: number): Postings 
     }
     sOffsets[t + 1] = at;
   }
+  // (Writes past a typed array's end are dropped silently: a count beyond the tokens is a damaged index.)
+  if (at > cap) throw new CitebenchError(`bm25 index: a pool's ${at} postings exceed its ${cap} tokens (damaged index files): rebuild the index`);
   const sBigPos = new Float64Array(new SharedArrayBuffer(8 * bigPos.length));
   sBigPos.set(bigPos);
   const sBigVal = new Uint32Array(new SharedArrayBuffer(4 * bigVal.length));
   sBigVal.set(bigVal);
-  return { offsets: sOffsets, docs: sDocs, tfNorms: sTf, tfBigPos: sBigPos, tfBigVal: sBigVal, poolDocs };
+  return { offsets: sOffsets, docs: new Uint32Array(docsBuf, 0, at), tfNorms: new Uint16Array(tfBuf, 0, at), tfBigPos: sBigPos, tfBigVal: sBigVal, poolDocs };
 }
 
 /** Analyse query texts into term ids of the index vocabulary (unknown terms dropped). */
