@@ -142,8 +142,12 @@ const COST = {
    * 2.6 M took 16 min 14 s on 2026-11-23, 3.7e-4 s per record, before the build's later changes).
    */
   corpusPerArticle: 2.68e-4,
-  /** BM25 index build, per stored article: 3,898,794 articles in 151.2 s with 2 builders, quiet (2.0 M: 124 s earlier). */
-  indexPerArticle: 3.88e-5,
+  /**
+   * BM25 index build, per stored article, with 2 builders on quiet machines: the rate grows with the size (its
+   * merge), from 38.8 µs at 3,898,794 articles (151.2 s) to 44.0 µs at 16,209,138 (712.7 s, the 16 M run); the
+   * rate between gives both within 7 %.
+   */
+  indexPerArticle: 4.14e-5,
   /** MDCR: build both splits, write the files, score and evaluate, per query (179 s for 3,800 + 3,726 at 2.0 M). */
   mdcrPerQuery: 0.024,
   /** Bytes per stored article (columns). */

@@ -319,6 +319,36 @@ test('lossy scoring: tables, accumulator blocks and candidates give the same flo
   }
 });
 
+test('fixed candidates (looked up in their terms\' postings) are ranked as the full sweep ranks them, in both length modes', async () => {
+  const corpus = randomCorpus(2000, 41);
+  corpus[9] = { title: 'wax', abstract: Array(300).fill('wax').join(' ') }; // tf ≥ 255: stored beside the postings
+  const ix = await buildIndex(new InMemoryTexts(corpus));
+  const an = new EnglishAnalyzer();
+  const vocab = termIdMap(ix.terms);
+  const r = rng(8);
+  for (const accurate of [false, true]) {
+    for (const pool of [undefined, Uint32Array.from({ length: 700 }, (_, i) => i * 2 + 1)]) {
+      const stats = new PoolStats(ix, { k1: 1.2, b: 0.75, accurate }, pool);
+      const scorer = new QueryScorer(stats.arrays(null));
+      for (let q = 0; q < 30; q++) {
+        const pq = stats.prepare(queryTermIds(an, vocab, corpus[q * 13].abstract + (q % 2 ? ' wax' : '')));
+        // Candidates inside and outside the pool, repeated, the excluded query article and the tf ≥ 255 one.
+        const cands = Uint32Array.from([9, q * 13, q * 13, ...Array.from({ length: 60 }, () => Math.floor(r() * 2000))]);
+        const got = scorer.search(pq, 40, q * 13, cands);
+        // Expected: the whole corpus swept without a pool (member null) under the same statistics, every
+        // document ranked, filtered to the candidates; those no term reached follow with score 0, higher index first.
+        const full = new QueryScorer({ ...stats.arrays(null), member: null }).search(pq, 2000, q * 13);
+        const want = new Set([...cands].filter((d) => d !== q * 13));
+        const ranked = [...full.docs].map((d, i) => [d, full.scores[i]] as const).filter(([d]) => want.has(d));
+        const zero = [...want].filter((d) => !ranked.some(([x]) => x === d)).sort((a, b) => b - a).map((d) => [d, 0] as const);
+        const expect = [...ranked, ...zero].slice(0, 40);
+        assert.deepEqual([...got.docs], expect.map(([d]) => d), `accurate ${accurate}, pool ${!!pool}, query ${q}: documents`);
+        assert.deepEqual([...got.scores], expect.map(([, sc]) => Math.fround(sc)), `accurate ${accurate}, pool ${!!pool}, query ${q}: scores`);
+      }
+    }
+  }
+});
+
 const withTieKey = (stats: PoolStats, tieKey: Uint32Array) => stats.arrays(tieKey);
 
 test('a small pool searched over its own postings (slicePool) gives the whole-index sweep\'s lists, bit for bit', async () => {

@@ -164,8 +164,37 @@ test('the BM25 per-unit costs give back the paper-scale run they come from (docs
   const large = at(16e6);
   assert.ok(Math.abs(small.bytes - 4 * 2e6 * 900) < 1, `${small.bytes}`);
   assert.ok(Math.abs(large.bytes - 16e6 * 900) < 1, `${large.bytes}`);
-  const perQuery = (e: { seconds: number }) => (e.seconds - 2.05) / 100;
-  assert.ok(Math.abs(perQuery(large) / perQuery(small) - 1.95 / 1.4) < 1e-9, 'a 200 k pool is sliced either way: only the mode differs');
+});
+
+test('the BM25 cells on one index copy give back the 16.2 M-article run (docs/benchmarks.md, "16 M articles")', () => {
+  const docs = readFileSync(join(REPO, 'docs/benchmarks.md'), 'utf8');
+  const ARTICLES = 16209138;
+  const cost = (pool: number, queries: number, groups: number) => {
+    const cfg = parseConfig(`corpus: {synthetic: {articles: 21000000}}\nmodels: {bm25: {}}\nprotocols: {dataset: {queries: ${queries}, pools: [${pool}], repeats: ${groups}}}\n`, 'x.yaml');
+    const e = estimate(cfg, planGroups(cfg), ARTICLES, DEV_MACHINE).find((x) => x.stage.startsWith('cells bm25'))!;
+    assert.match(e.stage, /^cells bm25/);
+    return e.seconds;
+  };
+  // Worker threads on one copy at this size (four copies would not fit 24 GiB), every pool searched as its own index.
+  const near = (got: number, want: number, what: string) => assert.ok(Math.abs(got - want) <= 0.1 * want, `${what}: estimate ${got.toFixed(1)} s vs measured ${want} s`);
+  let rows = 0;
+  for (const [, size, r1, r2, r3] of docs.matchAll(/^\| dataset (\d+ [kM]) × 3 at 16\.2 M \(3,800 queries\) \| ([\d.]+) \/ ([\d.]+) \/ ([\d.]+) s \|/gm)) {
+    const pool = Number(size.split(' ')[0]) * (size.endsWith('k') ? 1e3 : 1e6);
+    near(cost(pool, 3800, 3), Number(r1) + Number(r2) + Number(r3), size);
+    rows++;
+  }
+  assert.equal(rows, 4, 'the four dataset-level rows at 16.2 M');
+  let groups = 0;
+  for (const [, n, queries, wall] of docs.matchAll(/^\| field level(?:, validation)? at 16\.2 M: (\d+) groups, ([\d,]+) queries over 100 k pools \| ([\d.]+) s in all \|/gm)) {
+    const g = Number(n);
+    const q = Number(queries.replaceAll(',', ''));
+    // The estimate is per group plus per query: g groups holding q queries in all.
+    const perQuery = cost(100000, 2, 1) - cost(100000, 1, 1);
+    const perGroup = cost(100000, 1, 1) - perQuery;
+    near(g * perGroup + q * perQuery, Number(wall), `${g} field-level groups`);
+    groups += g;
+  }
+  assert.equal(groups, 76, 'the 57 field-level and 19 validation groups');
 });
 
 test('the s2orc-raw corpus stage gives back the measured raw-S2ORC rows (docs/benchmarks.md); the forecast for 81.1 M records fits 24 GiB', () => {

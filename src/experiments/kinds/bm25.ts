@@ -32,11 +32,20 @@ export const DEFAULT_TUNE_GRID = { k1: [0.6, 0.9, 1.2, 1.5], b: [0.3, 0.4, 0.6, 
  * and slicing the pool, qrels, writing the run and cell): fitted to the quiet paper-scale run with the compiled
  * kernel and persistent search processes (2.0 M-article index; 3,800 queries over 200 k … 2 M pools, 200 over
  * 100 k; docs/benchmarks.md), which they give back within 10 %.
- * A pool under half the index is searched over its own postings (slicePool), else over the whole index's.
- * Without child processes (their index copies do not fit) 2 worker threads share one copy, 1.95 / 1.4 times slower
- * (measured with the TypeScript loop; not measured again with the kernel).
+ * A pool under half the index is searched as an index of its own (slicePool), else over the whole index.
+ * Where the processes' index copies do not fit (S2ORC's 16 M articles), 2 worker threads share one copy:
+ * `threads` is fitted to the 16.2 M-article run (docs/benchmarks.md, "16 M articles"; every group of its cells
+ * within 10 %): per query, the sliced pool's articles and a fixed part; per pool group, what grows with the
+ * corpus (sampling the pool, slicing it out of 1.96 G postings) beyond the 2 M fit's, per article. An unsliced
+ * search on threads is the processes' cost × 1.95 / 1.4 (measured with the TypeScript loop).
  */
-const COST = { perQueryIndexed: 6.62e-9, perQuery: 3.09e-3, perGroup: 2.05, threadsSlowdown: 1.95 / 1.4 };
+const COST = {
+  perQueryIndexed: 6.62e-9, perQuery: 3.09e-3, perGroup: 2.05, groupAt: 2007222,
+  threads: { perQueryIndexed: 1.31e-8, perQuery: 7.68e-4, groupPerArticle: (8.727 - 2.05) / (16209138 - 2007222) },
+  threadsSlowdown: 1.95 / 1.4,
+};
+
+const sliced = (pool: number, articles: number) => pool < SLICE_BELOW * articles;
 
 export const bm25: KindEntry<Bm25ModelConfig> = {
   kind: 'bm25',
@@ -73,8 +82,12 @@ export const bm25: KindEntry<Bm25ModelConfig> = {
     return bm25Ready(c, params, ctx);
   },
   cost: {
-    perQuery: (_c, env, pool) => ((pool < SLICE_BELOW * env.articles ? pool : env.articles) * COST.perQueryIndexed + COST.perQuery) * (env.processes ? 1 : COST.threadsSlowdown),
-    perGroup: () => ({ seconds: COST.perGroup, bytes: 0 }),
+    perQuery: (_c, env, pool) => {
+      if (!env.processes && sliced(pool, env.articles)) return pool * COST.threads.perQueryIndexed + COST.threads.perQuery;
+      const searched = sliced(pool, env.articles) ? pool : env.articles;
+      return (searched * COST.perQueryIndexed + COST.perQuery) * (env.processes ? 1 : COST.threadsSlowdown);
+    },
+    perGroup: (_c, env) => ({ seconds: COST.perGroup + Math.max(0, env.articles - COST.groupAt) * COST.threads.groupPerArticle, bytes: 0 }),
     modelBytes: (_c, env) => env.articles * UNIT.indexBytesPerArticle * (env.processes ? 1 + UNIT.searchProcesses * UNIT.searchProcessCopies : 1),
     tuningPoints: (c) => (c.tune ? c.tune.k1.length * c.tune.b.length : 0),
   },

@@ -321,7 +321,6 @@ export interface TopK {
  */
 export class QueryScorer {
   private readonly acc: Float64Array;
-  private readonly mark: Uint8Array;
   private table = new Float32Array(TABLE_CODES * 8);
   private cursor = new Float64Array(0);
   private heapDocs = new Uint32Array(0);
@@ -347,7 +346,6 @@ export class QueryScorer {
     this.blockDocs = blockDocs ?? BLOCK_DOCS;
     const block = Math.max(1, Math.min(this.blockDocs, a.docCount));
     this.acc = new Float64Array(block);
-    this.mark = new Uint8Array(a.docCount);
     this.kernel = kernel;
     this.native = this.kernel && this.kernel.createScorer(a, tableMinPostings, blockDocs ?? KERNEL_BLOCK_DOCS);
   }
@@ -381,7 +379,8 @@ export class QueryScorer {
 
   /** search() in the arrays' own numbering. */
   private rank(q: PreparedQuery, k: number, exclude: number, candidates?: Uint32Array): TopK {
-    if (this.native !== null && !candidates) {
+    if (candidates) return this.rankCandidates(q, k, exclude, candidates);
+    if (this.native !== null) {
       const r = this.kernel!.search(this.native, q.terms, q.weights, k, exclude);
       if (r === null) throw new CitebenchError('bm25 index: a posting lacks its stored frequency (damaged index files): rebuild the index');
       return { docs: r[0], scores: r[1] };
@@ -389,18 +388,8 @@ export class QueryScorer {
     const { offsets, docs, tfNorms, normInv, docCount } = this.a;
     const acc = this.acc;
     const nTerms = q.terms.length;
-    // Restriction: candidates (marked per query) or the pool's membership bitmap.
-    let filter = this.a.member;
-    let sortedCands: Uint32Array | undefined;
-    if (candidates) {
-      filter = this.mark;
-      sortedCands = Uint32Array.from(candidates).sort();
-      for (let i = 0; i < candidates.length; i++) {
-        const d = candidates[i];
-        if (d >= docCount) throw new CitebenchError(`candidates: document ${d} is outside the index`);
-        this.mark[d] = 1;
-      }
-    }
+    // Restriction: the pool's membership.
+    const filter = this.a.member;
     const cache = this.a.normCache;
     // Long postings in lossy mode: the term's score depends only on (tf, norm byte), tabulated once per query
     // term for small tf; rows of terms below the threshold stay unused.
@@ -427,7 +416,6 @@ export class QueryScorer {
     const cursor = this.cursor;
     for (let qi = 0; qi < nTerms; qi++) cursor[qi] = offsets[q.terms[qi]];
     this.heapReset(k);
-    let candAt = 0;
     for (let blockStart = 0; blockStart < docCount; blockStart += this.blockDocs) {
       const blockEnd = Math.min(docCount, blockStart + this.blockDocs);
       for (let qi = 0; qi < nTerms; qi++) {
@@ -475,17 +463,6 @@ export class QueryScorer {
         }
         cursor[qi] = p;
       }
-      if (sortedCands) {
-        // Candidates: exactly those documents, each ranked (score 0 when no term reached it).
-        for (; candAt < sortedCands.length && sortedCands[candAt] < blockEnd; candAt++) {
-          const d = sortedCands[candAt];
-          if (this.mark[d] !== 1) continue; // repeated candidate
-          this.mark[d] = 2;
-          if (d !== exclude) this.heapOffer(fround(acc[d - blockStart]), d);
-        }
-        acc.fill(0, 0, blockEnd - blockStart);
-        continue;
-      }
       // Sequential sweep of the block: every document with a positive score competes for the top k. Once the
       // heap is full, a sum at or below the float just under its minimum cannot round to a score that enters,
       // so most documents cost one comparison.
@@ -501,7 +478,47 @@ export class QueryScorer {
       }
       acc.fill(0, 0, len);
     }
-    if (candidates) for (let i = 0; i < candidates.length; i++) this.mark[candidates[i]] = 0;
+    return this.heapDrain();
+  }
+
+  /**
+   * Fixed candidates (MDCR): exactly those documents, each ranked (score 0 when no term matches it). Each is
+   * looked up in its query terms' postings (binary search: a term's postings are in document order), its term
+   * scores summed in query-term order in a double as the sweep sums them, and offered to the heap in document
+   * order as the sweep offers them, so scores and ties are the sweep's. A query costs its terms × candidates ×
+   * log(postings) instead of its terms' postings: 65 candidates in a 16 M-article index.
+   */
+  private rankCandidates(q: PreparedQuery, k: number, exclude: number, candidates: Uint32Array): TopK {
+    const { offsets, docs, tfNorms, normInv, docCount } = this.a;
+    const cache = this.a.normCache;
+    const sorted = Uint32Array.from(candidates).sort();
+    this.heapReset(k);
+    for (let i = 0; i < sorted.length; i++) {
+      const d = sorted[i];
+      if (d >= docCount) throw new CitebenchError(`candidates: document ${d} is outside the index`);
+      if (i > 0 && sorted[i - 1] === d) continue; // repeated candidate
+      let sum = 0;
+      for (let qi = 0; qi < q.terms.length; qi++) {
+        const t = q.terms[qi];
+        let lo = offsets[t];
+        let hi = offsets[t + 1] - 1;
+        while (lo <= hi) {
+          const mid = Math.floor((lo + hi) / 2);
+          const x = docs[mid];
+          if (x < d) lo = mid + 1;
+          else if (x > d) hi = mid - 1;
+          else {
+            const code = tfNorms[mid];
+            let tf = code >> 8;
+            if (tf === TF_BIG) tf = this.tf(mid);
+            const w = q.weights[qi];
+            sum += fround(w - fround(w / fround(1 + fround(tf * (cache === null ? normInv[d] : cache[code & 255])))));
+            break;
+          }
+        }
+      }
+      if (d !== exclude) this.heapOffer(fround(sum), d);
+    }
     return this.heapDrain();
   }
 
