@@ -964,6 +964,16 @@ declare module "citebench/src/retrieval/bm25/search" {
         member: Uint8Array | null;
         /** Tie-break key per document, higher ranks first among equal scores; null = corpus index. */
         tieKey: Uint32Array | null;
+        /**
+         * A pool's own index (slicePool): document i of these arrays is the corpus's document poolDocs[i]; the scorer
+         * takes and returns corpus numbers. Absent or null: the arrays number documents as the corpus does.
+         */
+        poolDocs?: Uint32Array | null;
+        /**
+         * The members' tokens (the pool's sumTotalTermFreq): no pool holds more postings, so slicePool allocates its
+         * slice from this instead of counting them first. Absent: counted.
+         */
+        poolTokens?: number;
     }
     /** A query ready for scoring: distinct term ids (ascending) and their weights boost·idf (float). */
     export interface PreparedQuery {
@@ -997,12 +1007,14 @@ declare module "citebench/src/retrieval/bm25/search" {
     /** Pools holding less than this fraction of the index are searched over their own postings (slicePool). */
     export const SLICE_BELOW = 0.5;
     /**
-     * The pool's own postings: the index's postings of member documents only, in the same order and with the same
-     * document numbers, so every score, sum order and tie is the one the whole-index sweep gives; `member` becomes
-     * null. A query then reads its terms' postings in the pool instead of in the corpus — a 200 k pool of a
-     * 2 M-article index costs ~1/10 of the sweep, of a 16 M one (S2ORC) ~1/80 — for one pass over the postings per
-     * pool (cached while the pool's membership array lives). Large pools and whole-corpus searches are returned as
-     * they are; so are searches of fixed candidates (they may name documents outside the pool).
+     * The pool as an index of its own: the index's postings of member documents only, in the same order, with the
+     * members numbered 0…P−1 in corpus order (poolDocs maps them back), so every score, sum order and tie is the one
+     * the whole-index sweep gives; `member` becomes null. A query then reads its terms' postings in the pool and
+     * sweeps P accumulators instead of the corpus's — at S2ORC's 16 M articles a 200 k pool's queries cost what they
+     * cost in a 200 k-article index — for one pass over the postings per pool (cached while the pool's membership
+     * array lives; the pool's document frequencies come with it, PoolStats.df). Large pools and whole-corpus
+     * searches are returned as they are; so are searches of fixed candidates (they may name documents outside the
+     * pool).
      */
     export function slicePool(a: ScoringArrays): ScoringArrays;
     /** Analyse query texts into term ids of the index vocabulary (unknown terms dropped). */
@@ -1026,7 +1038,6 @@ declare module "citebench/src/retrieval/bm25/search" {
         private readonly a;
         private readonly tableMinPostings;
         private readonly acc;
-        private readonly mark;
         private table;
         private cursor;
         private heapDocs;
@@ -1050,6 +1061,16 @@ declare module "citebench/src/retrieval/bm25/search" {
          * the pool's statistics (MDCR-style scoring of fixed candidates).
          */
         search(q: PreparedQuery, k: number, exclude?: number, candidates?: Uint32Array): TopK;
+        /** search() in the arrays' own numbering. */
+        private rank;
+        /**
+         * Fixed candidates (MDCR): exactly those documents, each ranked (score 0 when no term matches it). Each is
+         * looked up in its query terms' postings (binary search: a term's postings are in document order), its term
+         * scores summed in query-term order in a double as the sweep sums them, and offered to the heap in document
+         * order as the sweep offers them, so scores and ties are the sweep's. A query costs its terms × candidates ×
+         * log(postings) instead of its terms' postings: 65 candidates in a 16 M-article index.
+         */
+        private rankCandidates;
         private k;
         private worse;
         private readonly f32;
@@ -1132,6 +1153,8 @@ declare module "citebench/src/retrieval/bm25/search-process" {
         member: Uint8Array | null;
         /** The tie-break key; undefined = the one the previous init of this process sent (it is large). */
         tieKey?: Uint32Array | null;
+        /** ScoringArrays.poolTokens. */
+        poolTokens?: number;
         /** Search a small pool over its own postings (slicePool); false for fixed candidates. */
         slice: boolean;
         /** Keep the loaded index for later inits (a persistent searcher). */

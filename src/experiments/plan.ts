@@ -209,7 +209,9 @@ export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticl
         tune = ` (+ tuning, ${points} grid points)`;
       }
       const largest = Math.max(...gs.map((g) => g.poolSize));
-      const bytes = env.modelBytes(m) + env.perGroup(m, largest).bytes;
+      // Every model's cells also hold the store's two citation CSRs, which sampling the pools and qrels loads
+      // (3.6 GB of the 18.3 GB the BM25 cells held at 16.2 M articles).
+      const bytes = env.modelBytes(m) + env.perGroup(m, largest).bytes + 2 * env.graphBytes;
       const label = settings.length > 1 ? ` — ${setting}` : '';
       const assumption = si === 0 ? c.assumption?.(m, env) : undefined;
       out.push({ stage: `cells ${m.name}${label}${tune}${c.cellsNote?.(m, gs.length) ?? ''}`, seconds, bytes, ...(assumption ? { assumption } : {}) });

@@ -162,8 +162,11 @@ test('the BM25 per-unit costs give back the paper-scale run they come from (docs
   };
   const small = at(2e6);
   const large = at(16e6);
-  assert.ok(Math.abs(small.bytes - 4 * 2e6 * 900) < 1, `${small.bytes}`);
-  assert.ok(Math.abs(large.bytes - 16e6 * 900) < 1, `${large.bytes}`);
+  // Plus the store's two citation CSRs (4 B per entry, 27.3 per synthetic article) and, on threads, the 200 k
+  // pool's slice (121 postings per article, 6 B each).
+  const csrs = (articles: number) => 2 * articles * (4 * 27.3 + 1);
+  assert.ok(Math.abs(small.bytes - (4 * 2e6 * 900 + csrs(2e6))) < 1, `${small.bytes}`);
+  assert.ok(Math.abs(large.bytes - (16e6 * 900 + csrs(16e6) + 200000 * 121 * 6)) < 1, `${large.bytes}`);
 });
 
 test('the BM25 cells on one index copy give back the 16.2 M-article run (docs/benchmarks.md, "16 M articles")', () => {
@@ -195,6 +198,13 @@ test('the BM25 cells on one index copy give back the 16.2 M-article run (docs/be
     groups += g;
   }
   assert.equal(groups, 76, 'the 57 field-level and 19 validation groups');
+  // The whole stage, as configs/default.yaml at --scale 1 plans it: its cells' time and its peak memory.
+  const stage = /^\| BM25 cells of configs\/default\.yaml at 16\.2 M[^|]*\|[^|]*\| \*\*([\d,.]+) s\*\*[^|]*\|[^|]*\*\*([\d.]+) GB\*\*/m.exec(docs);
+  assert.ok(stage, 'the cells row of the 16 M stage table');
+  const full = loadConfig(join(REPO, 'configs/default.yaml'), { scale: 1 });
+  const cells = estimate(full, planGroups(full), ARTICLES, DEV_MACHINE).find((e) => e.stage.startsWith('cells bm25'))!;
+  near(cells.seconds, Number(stage[1].replaceAll(',', '')), 'the 88 cells');
+  near(cells.bytes, Number(stage[2]) * 1e9, 'the cells stage\'s peak memory');
 });
 
 test('the s2orc-raw corpus stage gives back the measured raw-S2ORC rows (docs/benchmarks.md); the forecast for 81.1 M records fits 24 GiB', () => {
@@ -239,7 +249,7 @@ test('the s2orc-raw corpus stage gives back the measured raw-S2ORC rows (docs/be
     else assert.ok(e.seconds <= Number(wall), `index of ${articles}: ${e.seconds} s vs ${wall} s`);
     indexRows++;
   }
-  assert.equal(indexRows, 3, 'the three measured index builds');
+  assert.equal(indexRows, 4, 'the four measured index builds');
   assert.match(text, /\ndisk \(in the work folder; peak while the stage runs \/ kept after it\):\n {2}corpus \(synthesize 81100000 s2orc-raw records, prefilter, store\): [\d.]+ GiB \/ [\d.]+ GiB\n {2}BM25 index: [\d.]+ GiB \/ [\d.]+ GiB\n/);
   // The real-store case: a store not built yet is priced as S2ORC's 16 M articles, with the build that makes it.
   const store = dryRun(loadConfig(join(REPO, 'configs/default.yaml'), { scale: 1, store: join(REPO, 'no-such-store') }), { memoryBytes: DEV_MACHINE });

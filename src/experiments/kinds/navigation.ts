@@ -60,7 +60,7 @@ export const navigation: KindEntry<NavigationModelConfig> = {
     perQuery: (c, env, pool) => env.perQuery(env.model(c.first), pool) + c.kd.reduce((t, kd, i) => t + scorerSeconds(c.scorer, kd + c.kc[i], env), 0),
     // It samples, slices and searches the pool with its first stage: that one's per-group part.
     perGroup: (c, env, pool) => ({ seconds: env.perGroup(env.model(c.first), pool).seconds, bytes: 0 }),
-    modelBytes: (c, env) => env.modelBytes(env.model(c.first)) + scorerBytes(c, env) + env.graphBytes,
+    modelBytes: (c, env) => env.modelBytes(env.model(c.first)) + scorerBytes(c, env), // the citation graph: counted with every model's cells (plan.ts)
     assumption: (c) => `Navigation: ${c.first}'s search plus re-scoring ≤ k_d + k_c candidates per iteration, +36 µs per candidate (measured at a 2 M pool: 35 ms per query of 1,000 candidates), assumed the same at every pool size and iteration; memory adds the outbound citation graph (4 bytes per citation).${crossEncoderNote(c)}`,
   },
 };

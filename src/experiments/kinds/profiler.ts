@@ -90,7 +90,7 @@ export const profiler: KindEntry<ProfilerModelConfig> = {
         bytes: pool * profilePostings(c) * COST.profileBytesPerPosting,
       };
     },
-    modelBytes: (c, env) => env.modelBytes(env.model(c.base)) + env.graphBytes,
+    modelBytes: (c, env) => env.modelBytes(env.model(c.base)), // the citation graph: counted with every model's cells (plan.ts)
     rescore: (c, env) => (overDense(c, env) ? denseSeconds(1) : UNIT.rescorePerCandidate),
     tuningPoints: (c) => (c.tune ? c.tune.beta.length : 0),
     cellsNote: (_c, groups) => `, ${groups} profile builds`,
