@@ -205,6 +205,11 @@ test('the BM25 cells on one index copy give back the 16.2 M-article run (docs/be
   const cells = estimate(full, planGroups(full), ARTICLES, DEV_MACHINE).find((e) => e.stage.startsWith('cells bm25'))!;
   near(cells.seconds, Number(stage[1].replaceAll(',', '')), 'the 88 cells');
   near(cells.bytes, Number(stage[2]) * 1e9, 'the cells stage\'s peak memory');
+  const mdcr = /^\| MDCR: build val \+ test \(7,600 queries\), score, evaluate \|[^|]*\| \*\*([\d.]+) s\*\*[^|]*\|[^|]*\*\*([\d.]+) GB\*\*/m.exec(docs);
+  assert.ok(mdcr, 'the MDCR row of the 16 M stage table');
+  const m = estimate(full, planGroups(full), ARTICLES, DEV_MACHINE).find((e) => e.stage.startsWith('MDCR'))!;
+  near(m.seconds, Number(mdcr[1]), 'MDCR');
+  near(m.bytes, Number(mdcr[2]) * 1e9, 'MDCR\'s peak memory');
 });
 
 test('the s2orc-raw corpus stage gives back the measured raw-S2ORC rows (docs/benchmarks.md); the forecast for 81.1 M records fits 24 GiB', () => {
