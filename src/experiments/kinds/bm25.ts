@@ -40,8 +40,10 @@ export const DEFAULT_TUNE_GRID = { k1: [0.6, 0.9, 1.2, 1.5], b: [0.3, 0.4, 0.6, 
  * search on threads is the processes' cost × 1.95 / 1.4 (measured with the TypeScript loop).
  */
 const COST = {
-  perQueryIndexed: 6.62e-9, perQuery: 3.09e-3, perGroup: 2.05, groupAt: 2007222,
-  threads: { perQueryIndexed: 1.31e-8, perQuery: 7.25e-4, groupPerArticle: (8.89 - 2.05) / (16209138 - 2007222) },
+  perQueryIndexed: 6.62e-9, perQuery: 3.09e-3, perGroup: 2.05,
+  /** Per pool group, per corpus article beyond the 2 M fit's 2,007,222 (either mode): 8.89 s at 16.2 M. */
+  groupAt: 2007222, groupPerArticle: (8.89 - 2.05) / (16209138 - 2007222),
+  threads: { perQueryIndexed: 1.31e-8, perQuery: 7.25e-4 },
   threadsSlowdown: 1.95 / 1.4,
   /** A sliced pool's postings (6 B each): 121 per article (1.96 G postings over 16.2 M articles). */
   sliceBytesPerArticle: 121 * 6,
@@ -91,7 +93,7 @@ export const bm25: KindEntry<Bm25ModelConfig> = {
     },
     // On threads, this process holds the pool's slice beside the index (the processes' 1.5 copies count theirs).
     perGroup: (_c, env, pool) => ({
-      seconds: COST.perGroup + Math.max(0, env.articles - COST.groupAt) * COST.threads.groupPerArticle,
+      seconds: COST.perGroup + Math.max(0, env.articles - COST.groupAt) * COST.groupPerArticle,
       bytes: !env.processes && sliced(pool, env.articles) ? pool * COST.sliceBytesPerArticle : 0,
     }),
     modelBytes: (_c, env) => env.articles * UNIT.indexBytesPerArticle * (env.processes ? 1 + UNIT.searchProcesses * UNIT.searchProcessCopies : 1),

@@ -317,7 +317,7 @@ export interface TopK {
  * (MaxScore pruning was tried: with title+abstract queries of ~100+ terms the non-essential bounds add up to
  * about the top-k threshold, so nearly every document survives and probing cost more than scanning.)
  * The compiled kernel (kernel.ts) runs this same loop, bit for bit, for every search without fixed candidates;
- * this TypeScript is the fallback where it was not built, and the candidates path.
+ * this TypeScript is the fallback where it was not built. Fixed candidates are looked up instead (rankCandidates).
  */
 export class QueryScorer {
   private readonly acc: Float64Array;
