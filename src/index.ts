@@ -19,7 +19,7 @@ export { Rng, rngFor } from './util/rng.ts';
 export { loadConfig, parseConfig, canonicalConfig, type ExperimentConfig, type ModelConfig } from './experiments/config.ts';
 export { runExperiment, dryRun } from './experiments/run.ts';
 export { planGroups, groupPath, type PoolGroup } from './experiments/plan.ts';
-export { readResults, readCell, meanOverRepeats, baselineModel, type ResultsIndex, type CellRecord, type CellSummary, type MeanRow, type SignificanceRecord, type SignificanceRow } from './report/results.ts';
+export { readResults, readCell, meanOverRepeats, firstBaseline, type ResultsIndex, type CellRecord, type CellSummary, type MeanRow, type SignificanceRecord, type SignificanceRow } from './report/results.ts';
 // Significance: the tests a run stores (res.significance), and the same tests on an analyst's own per-query frame.
 export { significanceFrame, significanceOf, type SignificanceFrameOptions, type CellQueryValue, type ComparisonRow } from './experiments/significance-stage.ts';
 export { storedSignificance } from './report/significance.ts';

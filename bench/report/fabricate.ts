@@ -120,7 +120,10 @@ export function fabricateResults(dir: string, o: FabricateOptions): ResultsIndex
     seed: o.seed, scale: o.scale, queryYear: 2019, k: o.k, measures: MEASURES,
     models,
     skipped: [],
-    tuning: [{ model: 'bm25', measure: 'map', queries: 200, poolSize: o.fieldPool, grid, chosen: { k1: best.k1, b: best.b } }],
+    tuning: [{
+      model: 'bm25', measure: 'map', queries: 200, poolSize: o.fieldPool, params: { k1: [...new Set(grid.map((g) => g.k1))], b: [...new Set(grid.map((g) => g.b))] },
+      grid: grid.map((g) => ({ params: { k1: g.k1, b: g.b }, score: g.score })), chosen: { k1: best.k1, b: best.b },
+    }],
     excluded: { files: [] }, fieldRepeats, cells, mdcr,
     significance: significanceStage({ measures: MEASURES, seed: o.seed }, dir, models, cells),
   };

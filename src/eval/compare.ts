@@ -5,7 +5,7 @@
  */
 import { CitebenchError } from '../util/errors.ts';
 import { evaluateTrecFiles } from './trec-eval.ts';
-import { testAgainstBaseline, type QueryValue } from './significance.ts';
+import { TRIALS, testAgainstBaseline, type QueryValue } from './significance.ts';
 import { formatFixed4 } from './trec-format.ts';
 import type { EvalOptions } from './types.ts';
 
@@ -44,7 +44,7 @@ export function compareTrecRuns(
       for (let q = 0; q < v.length; q++) if (!Number.isNaN(v[q])) values.push({ family: meas.name, cell: '', system: String(k), query: r.tables.queries.get(q), value: v[q] });
     });
   }
-  const tests = new Map(testAgainstBaseline(values, '0', { trials: test.trials ?? 10000, seed: test.seed ?? 0 }).map((c) => [`${c.family}|${c.system}`, c]));
+  const tests = new Map(testAgainstBaseline(values, '0', { trials: test.trials ?? TRIALS, seed: test.seed ?? 0 }).map((c) => [`${c.family}|${c.system}`, c]));
   const rows: RunComparisonRow[] = [];
   for (const meas of measures) {
     runs.forEach((r, k) => {

@@ -6,7 +6,6 @@
  * the field's queries with numpy's pairwise sum, ×100, np.round(·, 4); AVG = np.mean of the already rounded
  * per-field values, rounded to 4 dp.
  */
-import { readFileSync } from 'node:fs';
 import { CitebenchError, InputError } from '../util/errors.ts';
 import { FIELDS } from '../corpus/fields.ts';
 import { MDCR_OFFICIAL_KEYS } from '../sampling/mdcr-build.ts';
@@ -47,100 +46,6 @@ export interface MdcrResult {
   candidateType?: MdcrNegativeType;
   /** Negative lists missing from the benchmark, treated as empty (only with `lenient`; else an error). */
   missingLists: number;
-}
-
-/** Parse a JSON file; a syntax error names the file, line and column. */
-export function readJsonFile(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new InputError(path, undefined, undefined, `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    // Node 20's messages do not always give a position: find the first offending byte ourselves.
-    const p = jsonErrorOffset(text);
-    const before = text.slice(0, p);
-    const line = before.split('\n').length;
-    const col = p - before.lastIndexOf('\n');
-    throw new InputError(path, line, undefined, `malformed JSON at column ${col}: ${(e as Error).message.split('\n')[0]}`);
-  }
-}
-
-/** Offset of the first JSON syntax error in text (a small recursive-descent scan; the error path only). */
-export function jsonErrorOffset(text: string): number {
-  let i = 0;
-  const ws = () => {
-    while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
-  };
-  const fail = (): never => {
-    throw i;
-  };
-  const literal = (word: string) => {
-    if (text.startsWith(word, i)) i += word.length;
-    else fail();
-  };
-  const str = () => {
-    i++; // opening quote
-    while (i < text.length && text[i] !== '"') {
-      if (text[i] === '\\') i++;
-      else if (text.charCodeAt(i) < 0x20) fail();
-      i++;
-    }
-    if (i >= text.length) fail();
-    i++;
-  };
-  const num = () => {
-    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
-    if (!m) fail();
-    i += m![0].length;
-  };
-  const value = (): void => {
-    ws();
-    const c = text[i];
-    if (c === '{') {
-      i++;
-      ws();
-      if (text[i] === '}') return void i++;
-      for (;;) {
-        ws();
-        if (text[i] !== '"') fail();
-        str();
-        ws();
-        if (text[i] !== ':') fail();
-        i++;
-        value();
-        ws();
-        if (text[i] === ',') i++;
-        else if (text[i] === '}') return void i++;
-        else fail();
-      }
-    } else if (c === '[') {
-      i++;
-      ws();
-      if (text[i] === ']') return void i++;
-      for (;;) {
-        value();
-        ws();
-        if (text[i] === ',') i++;
-        else if (text[i] === ']') return void i++;
-        else fail();
-      }
-    } else if (c === '"') str();
-    else if (c === 't') literal('true');
-    else if (c === 'f') literal('false');
-    else if (c === 'n') literal('null');
-    else num();
-  };
-  try {
-    value();
-    ws();
-    return i < text.length ? i : text.length;
-  } catch (pos) {
-    return typeof pos === 'number' ? pos : 0;
-  }
 }
 
 /** A --candidate-type value: any key but `true` (checked against the benchmark's keys by evaluateMdcr). */
@@ -342,7 +247,7 @@ function compareBytes(a: string, b: string): number {
 }
 
 /** A readable table: one row per field, then AVG. */
-export function formatMdcrTable(r: MdcrResult): string {
+export function formatMdcrTable(r: Pick<MdcrResult, 'avg' | 'candidateType' | 'official'> & { fields: Pick<MdcrFieldResult, 'field' | 'queries' | 'values'>[] }): string {
   const width = Math.max(5, ...r.fields.map((f) => f.field.length));
   const head = `${'field'.padEnd(width)}  ${'queries'.padStart(7)}  ${MDCR_METRICS.map((m) => m.padStart(9)).join('  ')}`;
   const rows = r.fields.map(

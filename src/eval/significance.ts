@@ -23,6 +23,9 @@ export interface RandomizationResult {
   p: number;
 }
 
+/** Randomization-test trials of every test citebench runs unless told otherwise: the one place the default is written. */
+export const TRIALS = 10_000;
+
 type Values = ArrayLike<number>;
 
 function differences(a: Values, b: Values): Float64Array {
@@ -75,7 +78,7 @@ export function studentTwoSidedP(t: number, df: number): number {
 export function pairedRandomizationTest(a: Values, b: Values, opts: { trials?: number; seed?: number | string } = {}): RandomizationResult {
   const d = differences(a, b);
   const n = d.length;
-  const trials = opts.trials ?? 10000;
+  const trials = opts.trials ?? TRIALS;
   if (!Number.isInteger(trials) || trials < 1) throw new CitebenchError(`randomization trials must be a positive integer, got ${trials}`);
   const rng = new Rng(opts.seed ?? 0);
   let observed = 0;
@@ -239,7 +242,7 @@ export function testAgainstBaseline(
         const x = Float64Array.from(shared, (q) => a.get(q)!);
         const y = Float64Array.from(shared, (q) => b.get(q)!);
         const t = pairedTTest(x, y);
-        const r = pairedRandomizationTest(x, y, { trials: opts.trials ?? 10000, seed: `${opts.seed ?? 0}|${name(family, cell, system)}` });
+        const r = pairedRandomizationTest(x, y, { trials: opts.trials ?? TRIALS, seed: `${opts.seed ?? 0}|${name(family, cell, system)}` });
         members.push({ family, cell, system, n: shared.length, meanDiff: t.meanDiff, tP: t.p, randP: r.p });
       }
     }

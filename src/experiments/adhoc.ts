@@ -12,14 +12,21 @@ import type { Field } from '../corpus/fields.ts';
 import { aq, type Frame } from '../report/frames.ts';
 import type { Setting } from '../retrieval/retriever.ts';
 import { loadQueryExclusion } from '../sampling/exclusions.ts';
-import { poolWithQrels } from '../sampling/pools.ts';
 import { CitebenchError } from '../util/errors.ts';
-import { groupPoolOptions } from './cells.ts';
 import type { ExperimentConfig } from './config.ts';
 import { experiment, type CellModel, type ExperimentCell } from './experiment.ts';
 import type { PoolGroup } from './plan.ts';
 import { QuerySplits } from './splits.ts';
 import { significanceFrame } from './significance-stage.ts';
+import { TopicSets } from './topic-sets.ts';
+
+/**
+ * A config's topic sets over a corpus store, by name (topic-sets.ts): `topicSetsOf(cfg, store).list()` gives every
+ * id, `.get('dataset/4k-r1')` the topics, pool and qrels the run's cells of that id use.
+ */
+export function topicSetsOf(cfg: ExperimentConfig, store: CorpusStore): TopicSets {
+  return new TopicSets(cfg, store, new QuerySplits(cfg, store, loadQueryExclusion(store, cfg.excludeQueries).indices));
+}
 
 export interface CompareOptions {
   cfg: ExperimentConfig;
@@ -60,12 +67,11 @@ export async function compareRetrievers(o: CompareOptions): Promise<Comparison> 
   const field = protocol === 'field' ? (o.field ?? cfg.protocols.field!.fields[0]) : null;
   const poolSize = o.poolSize ?? ('pools' in p ? p.pools[0] : p.pool);
   const group: PoolGroup = { protocol, split: 'test', field, poolSize, repeat: o.repeat ?? 1, queries: p.queries, ...(o.setting === 'inductive' ? { setting: 'inductive' as const } : {}) };
-  const topics = new QuerySplits(cfg, store, loadQueryExclusion(store, cfg.excludeQueries).indices).get(protocol, 'test', field, o.setting);
-  const { pool, qrels } = poolWithQrels(store, topics, groupPoolOptions(cfg, group));
+  const set = topicSetsOf(cfg, store).ofGroup(group);
   const measures = o.measures ?? cfg.measures;
   const name = `adhoc/${protocol}${o.setting === 'inductive' ? '-inductive' : ''}/${field ?? poolSize}-r${group.repeat}`;
   const r = await experiment({
-    docs: store, topics, pool: pool.members, qrels, retrievers: o.retrievers, measures, k: o.k ?? cfg.k, setting: o.setting, log: o.log,
+    docs: store, topics: set.topics, pool: set.pool, qrels: set.qrels, retrievers: o.retrievers, measures, k: o.k ?? cfg.k, setting: o.setting, log: o.log,
     ...(o.cacheDir ? { cache: { dir: o.cacheDir, name, keyParts: { config: cfg.name, seed: cfg.seed } } } : {}),
   });
   const means = aq.from(r.cells.map((c) => ({ model: c.model, ...c.means })));

@@ -5,11 +5,12 @@
  * documents) under the work folder, keyed by the content of its corpus.jsonl and queries.jsonl; its pool is the
  * task's corpus, its queries and graded judgements come from qrels/<split>.tsv, so one cell per model.
  *
- * Which models run is asked of the models, not of their kind's name: one with a BM25 index (ReadyModel.bm25)
- * runs with its parameters — a tuned one as tuned on the paper's validation split — over the task's own index;
- * one whose kind `needs` an encode stage is built again by its entry on the task's store and encodes the task's
- * documents and queries into embedding stores of the task. Others (navigation, Profiler, re-ranking: built on
- * other models or the citation graph) are not run on a BEIR task, and the results say so.
+ * Which models run is asked of their kinds' entries, not of kind names: a model whose kind needs the corpus's
+ * BM25 index or an encode stage ranks by the task's own texts, so its entry builds it again on the task's store —
+ * over the task's own index, with the parameters the run chose (a tuned one as tuned on the paper's validation
+ * split), and its preparation encodes the task's documents and queries into embedding stores of the task. Others
+ * (navigation, Profiler, re-ranking: built on other models or the citation graph) are not run on a BEIR task,
+ * and the results say so.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -19,9 +20,8 @@ import { CorpusStore } from '../corpus/store.ts';
 import { corpusKey } from '../corpus/store-key.ts';
 import { writeQrels } from '../eval/trec-write.ts';
 import { buildIndex } from '../retrieval/bm25/index.ts';
-import { Bm25Retriever } from '../retrieval/bm25/retriever.ts';
 import { fileContentHash } from '../retrieval/dense/file-hash.ts';
-import type { BeirRecord, CellRecord, CellSummary } from '../report/results.ts';
+import type { BeirRecord, CellRecord, CellSummary, TuningRecord } from '../report/results.ts';
 import { CitebenchError } from '../util/errors.ts';
 import type { GroupContext } from './cells.ts';
 import type { ExperimentConfig } from './config.ts';
@@ -36,8 +36,9 @@ export interface BeirStageInput {
   ctx: GroupContext;
   /** The run's model build context (threads, device …); its store, index and work folder become the task's. */
   build: BuildContext;
-  /** The run's ready models (BM25 parameters after tuning). */
+  /** The run's ready models, and the parameters its tuning chose. */
   ready: ReadyModel[];
+  tuning: TuningRecord[];
   log: (line: string) => void;
 }
 
@@ -62,29 +63,21 @@ export async function runBeirStage(inp: BeirStageInput): Promise<{ cells: CellSu
     log(`${task.name} (${task.split}): ${t.queries.length} judged queries, ${t.pool.length} documents, ${t.judgements} judgements`);
     const models: CellModel[] = [];
     const notRun: BeirRecord['notRun'] = [];
-    let index: Awaited<ReturnType<typeof buildIndex>> | undefined;
-    const build: BuildContext = {
-      ...inp.build, cfg: { ...inp.build.cfg, work: taskDir }, store, corpusKey: corpusKey(storeDir), ready: [], bm25Index: undefined,
-      splits: { get: () => { throw new CitebenchError('a BEIR task has no sampled splits: a model that tunes on one cannot be built on it'); } },
-      sampleKey: JSON.stringify({ beir: sha.slice(0, 2) }), tuning: [],
-    };
+    const build: BuildContext = { ...inp.build, cfg: { ...inp.build.cfg, work: taskDir }, store, corpusKey: corpusKey(storeDir), ready: [], bm25Index: undefined };
+    const all = Uint32Array.from({ length: store.size }, (_, i) => i);
     for (const m of inp.ready) {
       const mc = cfg.models.find((c) => c.name === m.name)!;
-      if (m.bm25) {
-        // BM25 runs with the run's parameters (tuned ones as tuned on the paper's validation split) over the task's index.
-        index ??= await buildIndex(store);
-        models.push({ name: m.name, retriever: new Bm25Retriever(index, store, { params: { k1: m.bm25.k1, b: m.bm25.b, accurate: m.bm25.accurate }, tieKey: store.idOrder, threads: inp.build.threads, name: m.name }) });
-      } else if (entryOf(mc).needs?.encode) {
-        // An encoder: its entry builds it again on the task's store, into embedding stores of the task.
-        const dm = await entryOf(mc).build(mc, build);
-        if ('reason' in dm) throw new CitebenchError(`${m.name}: ${dm.reason}`);
-        released.push(dm);
-        const now = await dm.embeddings!.encodeMissing(dm.encoder!, store, Uint32Array.from({ length: store.size }, (_, i) => i), { progress: false });
-        if (now) log(`${task.name}: ${m.name} encoded ${now} documents and queries`);
-        models.push(dm);
-      } else {
+      const entry = entryOf(mc);
+      if (!entry.needs?.bm25Index && !entry.needs?.encode) {
         notRun.push({ name: m.name, reason: `a ${m.kind} model is built on other models or the main corpus's citation graph, which a BEIR task does not have` });
+        continue;
       }
+      if (entry.needs.bm25Index) build.bm25Index ??= { index: await buildIndex(store) };
+      const tm = await entry.build(mc, build, inp.tuning.find((t) => t.model === m.name)?.chosen);
+      if ('reason' in tm) throw new CitebenchError(`${m.name}: ${tm.reason}`);
+      released.push(tm);
+      await tm.prepare?.({ queries: all, pool: all, all, paperId: (i) => store.id(i) }, { log, timed: inp.build.timed });
+      models.push(tm);
     }
     const group: PoolGroup = { protocol: 'beir', split: 'test', field: null, poolSize: t.pool.length, repeat: 1, queries: t.queries.length, task: task.name };
     const path = groupPath(group);
@@ -99,7 +92,7 @@ export async function runBeirStage(inp: BeirStageInput): Promise<{ cells: CellSu
         dir: inp.ctx.resultsDir, name: path, keyParts: { beir: sha, split: task.split }, locked: inp.ctx.locked, lockStaleMs: inp.ctx.lockStaleMs,
         record: (c, run) => ({
           key: c.key, model: c.model, protocol: 'beir', split: 'test', field: null, task: task.name, poolSize: t.pool.length, poolMembers: t.pool.length,
-          repeat: 1, queries: c.queries, emptyLists: c.emptyLists, means: c.means, perQuery: c.perQuery, queryIds: c.queryIds, files: { run, qrels: qrelsFile },
+          repeat: 1, queries: c.queries, emptyLists: c.emptyLists, means: c.means, perQuery: c.perQuery, queryIds: c.queryIds, files: { run: run!, qrels: qrelsFile },
         }),
       },
     });

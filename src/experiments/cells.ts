@@ -1,20 +1,20 @@
 /**
- * One pool group of a run — its queries, its pool and qrels, every model on them — evaluated by experiment()
- * (experiment.ts: cells cached under a key, written atomically, locked while computed). The cell key hashes the
- * corpus and sampling identity, the retriever's fingerprint and the group's protocol settings; cell files hold
- * no timings, so the same configuration and seed give byte-identical results.
+ * One pool group of a run — its topic set (topic-sets.ts: queries, pool and qrels), every model on it —
+ * evaluated by experiment() into the one cache (result-cache.ts: cells keyed, written atomically, locked while
+ * computed). The cell key hashes the corpus and sampling identity, the retriever's fingerprint and the group's
+ * protocol settings; cell files hold no timings, so the same configuration and seed give byte-identical results.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CorpusStore } from '../corpus/store.ts';
-import type { Measure } from '../eval/index.ts';
 import { writeQrels } from '../eval/trec-write.ts';
 import type { RankedLists, Retriever } from '../retrieval/retriever.ts';
-import { poolWithQrels, type Pool } from '../sampling/pools.ts';
+import type { Pool } from '../sampling/pools.ts';
 import type { CellRecord } from '../report/results.ts';
-import { hashString } from '../util/rng.ts';
-import { groupPath, type PoolGroup } from './plan.ts';
+import type { PoolGroup } from './plan.ts';
 import { experiment, type CellModel } from './experiment.ts';
+import { cacheKey } from './result-cache.ts';
+import type { SampledTopicSet } from './topic-sets.ts';
 
 export interface GroupContext {
   store: CorpusStore;
@@ -23,7 +23,6 @@ export interface GroupContext {
   queryYear: number;
   k: number;
   measureNames: string[];
-  measures: Measure[];
   /** Identity of the corpus and of everything sampling depends on (exclusion lists …). */
   sampleKey: string;
   /**
@@ -57,36 +56,30 @@ export type { CellModel } from './experiment.ts';
  * fingerprint (its parameters, model or index content), the protocol settings of the group.
  */
 export function cellKey(ctx: Pick<GroupContext, 'sampleKey' | 'seed' | 'k' | 'measureNames' | 'queryYear' | 'emptyLists'>, group: PoolGroup, retriever: Retriever): string {
-  return hashString(JSON.stringify({
+  return cacheKey({
     sample: ctx.sampleKey, model: retriever.fingerprint, protocol: group.protocol, split: group.split, field: group.field,
     size: group.poolSize, repeat: group.repeat, queries: group.queries, seed: ctx.seed, k: ctx.k, measures: ctx.measureNames,
     year: ctx.queryYear, emptyLists: ctx.emptyLists ?? 'zero', ...(group.setting ? { setting: group.setting } : {}),
-  })).toString(16).padStart(8, '0');
+  });
 }
 
-/** The sampling options of a group's pool: the one place a pool group's pool is defined. */
-export function groupPoolOptions(s: { seed: number; queryYear: number }, g: PoolGroup) {
-  return { size: g.poolSize, repeat: g.repeat, seed: s.seed, field: g.field ?? undefined, queryYear: s.queryYear, split: g.split, ...(g.setting === 'inductive' ? { inductive: true } : {}) };
-}
-
-/** Run (or load) every model's cell of one pool group: its pool and qrels sampled, then experiment(). */
-export async function runGroup(ctx: GroupContext, group: PoolGroup, queries: Uint32Array, models: CellModel[]): Promise<GroupResult> {
+/** Run (or load) every model's cell of one pool group's topic set: its qrels file written, then experiment(). */
+export async function runGroup(ctx: GroupContext, set: SampledTopicSet, models: CellModel[]): Promise<GroupResult> {
   const { store } = ctx;
-  const path = groupPath(group);
-  const { pool, qrels } = poolWithQrels(store, queries, groupPoolOptions(ctx, group));
+  const { group, id: path } = set;
   const qrelsFile = `qrels/${path}.qrels`;
-  if (!existsSync(join(ctx.resultsDir, qrelsFile))) writeQrels(join(ctx.resultsDir, qrelsFile), Array.from(queries, (q) => store.id(q)), (d) => store.id(d), qrels);
+  if (!existsSync(join(ctx.resultsDir, qrelsFile))) writeQrels(join(ctx.resultsDir, qrelsFile), Array.from(set.topics, (q) => store.id(q)), (d) => store.id(d), set.qrels);
   const r = await experiment<CellRecord>({
-    docs: store, topics: queries, pool: pool.members, qrels, retrievers: models, measures: ctx.measureNames, k: ctx.k,
-    setting: group.setting ?? 'transductive', emptyLists: ctx.emptyLists, log: ctx.log,
+    docs: store, topics: set.topics, pool: set.pool, qrels: set.qrels, retrievers: models, measures: ctx.measureNames, k: ctx.k,
+    setting: set.setting, emptyLists: ctx.emptyLists, log: ctx.log,
     cache: {
       dir: ctx.resultsDir, name: path, key: (retriever) => cellKey(ctx, group, retriever), locked: ctx.locked, lockStaleMs: ctx.lockStaleMs,
       record: (c, run) => ({
         key: c.key, model: c.model, protocol: group.protocol, split: group.split, field: group.field, poolSize: group.poolSize, ...(group.setting ? { setting: group.setting } : {}),
-        poolMembers: pool.members.length, repeat: group.repeat, queries: c.queries, emptyLists: c.emptyLists, means: c.means, perQuery: c.perQuery, queryIds: c.queryIds,
-        files: { run, qrels: qrelsFile },
+        poolMembers: set.pool.length, repeat: group.repeat, queries: c.queries, emptyLists: c.emptyLists, means: c.means, perQuery: c.perQuery, queryIds: c.queryIds,
+        files: { run: run!, qrels: qrelsFile },
       }),
     },
   });
-  return { pool, ...r };
+  return { pool: set.sampled, ...r };
 }

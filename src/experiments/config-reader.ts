@@ -4,6 +4,7 @@
  */
 import { isMap, isSeq, type Document, type LineCounter, type Node } from 'yaml';
 import { InputError } from '../util/errors.ts';
+import { parseMeasure } from '../eval/registry.ts';
 
 export type ConfigPath = (string | number)[];
 
@@ -82,4 +83,37 @@ export function precision(r: Reader, p: string[]): { fp16?: true } {
   if (!r.bool([...p, 'fp16'], false)) return {};
   if (r.bool([...p, 'quantized'], false)) r.fail([...p, 'fp16'], 'and quantized exclude each other: one ONNX export per model');
   return { fp16: true };
+}
+
+/** One tunable parameter of a kind: its default grid and the check each value must pass. */
+export interface TunableParam {
+  grid: number[];
+  check: (n: number) => boolean;
+  /** What a value must be, for the error (e.g. 'a number in [0, 1]'). */
+  what: string;
+}
+
+/**
+ * A model's `tune:` — `true` (every parameter's default grid), `false`/absent (not tuned), or
+ * `{ <param>: [values], measure }` (a parameter not given keeps its default grid) — as a grid in the kind's
+ * parameter order and a measure (default map). Errors name the file, line and key.
+ */
+export function readTune(r: Reader, p: string[], params: Record<string, TunableParam>, measure = 'map'): { grid: Record<string, number[]>; measure: string } | undefined {
+  const t = [...p, 'tune'];
+  const v = r.raw(t);
+  if (v === undefined || v === false) return undefined;
+  if (v !== true) r.checkKeys(t, [...Object.keys(params), 'measure']);
+  const grid: Record<string, number[]> = {};
+  for (const [name, spec] of Object.entries(params)) {
+    grid[name] = v !== true && r.has([...t, name]) ? r.list([...t, name], (q) => r.num(q, undefined, spec.check, spec.what)) : [...spec.grid];
+    if (grid[name].length === 0) r.fail([...t, name], 'give at least one value');
+  }
+  const m = v !== true ? r.str([...t, 'measure'], measure)! : measure;
+  try {
+    if (parseMeasure(m).length !== 1) r.fail([...t, 'measure'], `'${m}' names ${parseMeasure(m).length} measures; name one (e.g. map, ndcg_cut.10)`);
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    r.fail([...t, 'measure'], (e as Error).message);
+  }
+  return { grid, measure: m };
 }

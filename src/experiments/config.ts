@@ -84,12 +84,15 @@ export interface ExperimentConfig {
   emptyLists: 'zero' | 'error';
   /** Evaluation settings, run side by side; absent = the paper's (transductive) only. See settingsOf. */
   settings?: Setting[];
+  /** The models every other is tested against (significance-stage.ts); absent: the first lexical model. */
+  significance?: { baselines: string[] };
 }
 
 export { settingsOf } from './kinds/types.ts';
 
 const KNOWN_KEYS: Record<string, string[]> = {
-  '': ['name', 'seed', 'scale', 'work', 'results', 'corpus', 'queryYear', 'excludeQueries', 'k', 'measures', 'validation', 'models', 'protocols', 'modelsDir', 'emptyLists', 'setting'],
+  '': ['name', 'seed', 'scale', 'work', 'results', 'corpus', 'queryYear', 'excludeQueries', 'k', 'measures', 'validation', 'models', 'protocols', 'modelsDir', 'emptyLists', 'setting', 'significance'],
+  significance: ['baselines'],
   corpus: ['synthetic', 'store', 'prefilter'],
   'corpus.synthetic': ['articles', 'seed', 'profile'],
   validation: ['queries'],
@@ -248,7 +251,21 @@ export function parseConfig(text: string, file: string, overrides: ConfigOverrid
     if (settings.length === 0 || new Set(settings).size !== settings.length) r.fail(['setting'], 'list each setting once (transductive, inductive)');
     if (protocols.mdcr && !settings.includes('transductive')) r.fail(['setting'], 'MDCR (protocols.mdcr) is built in the transductive setting: add transductive or drop mdcr');
   }
-  return { name, seed, scale, work, results, corpus: { synthetic, store, prefilter: 'paper' }, queryYear, excludeQueries, k, measures, validation, models, protocols, modelsDir, emptyLists: emptyLists as 'zero' | 'error', ...(settings ? { settings } : {}) };
+  let significance: ExperimentConfig['significance'];
+  if (r.has(['significance', 'baselines'])) {
+    const names = models.map((m) => m.name);
+    const baselines = r.list(['significance', 'baselines'], (q) => {
+      const b = r.str(q)!;
+      if (!names.includes(b)) r.fail(q, `'${b}' is not a model of this config (have: ${names.join(', ')})`);
+      return b;
+    });
+    if (baselines.length === 0 || new Set(baselines).size !== baselines.length) r.fail(['significance', 'baselines'], 'list each baseline once (at least one)');
+    significance = { baselines };
+  }
+  return {
+    name, seed, scale, work, results, corpus: { synthetic, store, prefilter: 'paper' }, queryYear, excludeQueries, k, measures, validation, models, protocols, modelsDir,
+    emptyLists: emptyLists as 'zero' | 'error', ...(settings ? { settings } : {}), ...(significance ? { significance } : {}),
+  };
 }
 
 function parseModels(r: Reader): ModelConfig[] {

@@ -1,15 +1,16 @@
 /**
- * The encode stage of a run: every article a dense model will search, encoded before any cell; and the rule
- * that drops field-level repeats a field-cited set cannot fill (the encode and cells stages both apply it).
+ * The encode stage of a run: every ready model's work before any cell on the articles the plan searches (an
+ * encoder encodes them, imported vectors check they cover them: ReadyModel.prepare); and the rule that drops
+ * field-level repeats a field-cited set cannot fill (the encode and cells stages both apply it).
  */
 import type { CorpusStore } from '../corpus/store.ts';
 import { samplePool } from '../sampling/pools.ts';
-import { shardLabel, type Shard } from '../util/shard.ts';
-import { groupPoolOptions } from './cells.ts';
+import type { Shard } from '../util/shard.ts';
 import type { ExperimentConfig } from './config.ts';
-import { checkImportedCoverage, type ReadyModel } from './models.ts';
+import type { ReadyModel } from './models.ts';
 import type { PoolGroup } from './plan.ts';
 import type { QuerySplits } from './splits.ts';
+import { groupPoolOptions } from './topic-sets.ts';
 
 export interface PlanContext {
   store: CorpusStore;
@@ -38,14 +39,13 @@ export function exhaustedField(p: PlanContext, cfg: ExperimentConfig, g: PoolGro
 }
 
 /**
- * Stage 3b: every article a dense model will search — the queries and pools of every group — encoded before
- * any cell, chunk by chunk (a shard: chunks c mod N = I). Each chunk is encoded in one call whichever process
- * does it, so a sharded encode and a single process write the same bytes.
+ * Stage 3b: every ready model's preparation on the queries and pools of every group, before any cell (a shard:
+ * an encoder's chunks c mod N = I). Each chunk is encoded in one call whichever process does it, so a sharded
+ * encode and a single process write the same bytes.
  */
 export async function encodePlan(p: PlanContext & EncodeContext, cfg: ExperimentConfig, shard?: Shard): Promise<number> {
-  const dense = p.ready.filter((m) => m.embeddings && m.encoder);
-  const imported = p.ready.filter((m) => m.imported);
-  if (!dense.length && !imported.length) return 0;
+  const preparing = p.ready.filter((m) => m.prepare);
+  if (!preparing.length) return 0;
   // 1: a query, 2: a pool member (bits).
   const mark = new Uint8Array(p.store.size);
   const memo = new Map<string, boolean>();
@@ -61,14 +61,8 @@ export async function encodePlan(p: PlanContext & EncodeContext, cfg: Experiment
     for (let i = 0; i < mark.length; i++) if (mark[i] & bits) out.push(i);
     return Uint32Array.from(out);
   };
-  const union = where(3);
-  // Imported vectors: nothing to encode; the plan's queries must have vectors, pool articles without are counted.
-  for (const m of imported) checkImportedCoverage(m, where(1), where(2), (i) => p.store.id(i), p.log);
+  const plan = { queries: where(1), pool: where(2), all: where(3), paperId: (i: number) => p.store.id(i) };
   let encoded = 0;
-  for (const m of dense) {
-    const now = await p.timed(`encode ${m.name}`, () => m.embeddings!.encodeMissing(m.encoder!, p.store, union, { shard, progress: true }));
-    p.log(`[encode] ${m.name}: ${now} articles encoded now (${shardLabel(shard)} of the ${union.length} the plan searches)`);
-    encoded += now;
-  }
+  for (const m of preparing) encoded += await m.prepare!(plan, { shard, log: p.log, timed: p.timed });
   return encoded;
 }

@@ -1,31 +1,40 @@
 /**
  * experiment(): the one way numbers are made, after PyTerrier's `Experiment`. Topics (query articles), a pool or
  * per-query candidate lists, qrels, retrievers and measures in; per retriever the means and per-query values
- * out. With a cache location every retriever's result is a cell: its TREC run and then its record written
- * atomically, the record last and holding a key that hashes everything that determines it (the retriever's
- * fingerprint among it), so a killed call resumes at the first retriever without a current record and a changed
- * retriever never reuses a stale number. While a cell is computed its lock file (<record>.lock, util/lock.ts)
- * keeps other workers sharing the folder off it. Records hold no timings: the same input gives the same bytes.
+ * out — trec_eval's (a query whose list comes back empty counts 0: trec_eval -c) or, for an MDCR benchmark,
+ * evaluate.py's per-field values and their average, for every candidate type together and each alone. With a
+ * cache location every retriever's result is a cell of the one cache (result-cache.ts): its run file (a TREC run,
+ * or MDCR's scores file) and then its record, written atomically, keyed on everything that determines it (the
+ * retriever's fingerprint among it), locked while computed; a killed call resumes at the first retriever without
+ * a current record. Records hold no timings: the same input gives the same bytes.
  *
- * The runner's pool groups (cells.ts), the tuner's grid points and a notebook's ad-hoc comparison are calls of it.
+ * The runner's pool groups (cells.ts), its MDCR stage, its BEIR task, every tuner (tune.ts: the config's and
+ * `citebench bm25 tune`), `citebench mdcr score` and a notebook's ad-hoc comparison are calls of it.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { evaluateRankedLists } from '../eval/index.ts';
+import { evaluateMdcr, type MdcrBenchmark, type MdcrResult } from '../eval/mdcr.ts';
+import { mdcrScore, mdcrScoresText } from '../eval/mdcr-data.ts';
 import { parseMeasure } from '../eval/registry.ts';
 import type { DocOrder, QrelsCsr } from '../eval/types.ts';
 import { writeRun } from '../eval/trec-write.ts';
+import type { MdcrSummary } from '../report/results.ts';
 import type { RankedLists, Retriever, Setting } from '../retrieval/retriever.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { CitebenchError } from '../util/errors.ts';
-import { staleReason, tryLock, type HeldLock } from '../util/lock.ts';
-import { hashString } from '../util/rng.ts';
+import { cacheKey, cachedRecord, type LockPolicy } from './result-cache.ts';
 
 /** What a cell needs of a model: its name (file names, tables) and its retriever. */
 export interface CellModel {
   name: string;
   retriever: Retriever;
+}
+
+/** evaluate.py's numbers of one model (mdcr.ts), all candidate types together and each negative type alone. */
+export interface MdcrCellValues {
+  all: MdcrSummary;
+  types: Record<string, MdcrSummary>;
 }
 
 /** One retriever's numbers on the topics. */
@@ -35,17 +44,33 @@ export interface ExperimentCell {
   queries: number;
   /** Queries whose ranked list came back empty (each counts 0 in every mean). */
   emptyLists: number;
+  /** Measure → mean over the topics (MDCR: evaluate.py's AVG over fields, ×100, of all candidate types). */
   means: Record<string, number>;
+  /** Measure → per-query values in `queryIds` order (trec_eval evaluation only). */
   perQuery: Record<string, number[]>;
   /** Query ids in topic order: the rows of perQuery. */
   queryIds: string[];
+  /** MDCR evaluation only. */
+  mdcr?: MdcrCellValues;
 }
 
-/** Where and how cells are cached; without one, experiment() computes in memory and writes nothing. */
-export interface ExperimentCache<R extends ExperimentCell = ExperimentCell> {
+/** Evaluate as MDCR's evaluate.py does: per field of a benchmark, ×100 to 4 decimals, AVG over fields. */
+export interface MdcrEvaluation {
+  /** The parsed benchmark (mdcr_<split>.json): field → query → candidate type → ids. */
+  benchmark: MdcrBenchmark;
+  /** Negative types evaluated alone beside all types together (Table 4). */
+  types: string[];
+  /** Its file, for messages. */
+  benchmarkPath?: string;
+  /** A query lacking a negative type's list: an error (default, as evaluate.py) or an empty list (mdcr.ts lenient). */
+  lenient?: boolean;
+}
+
+/** Where and how cells are cached (result-cache.ts); without one, experiment() computes in memory and writes nothing. */
+export interface ExperimentCache<R extends ExperimentCell = ExperimentCell> extends LockPolicy {
   /** Folder the files below are relative to. */
   dir: string;
-  /** A model's record and TREC run (default cells/<model>/<name>.json, runs/<model>/<name>.trec). */
+  /** A model's record and run file (default cells/<model>/<name>.json, runs/<model>/<name>.trec). */
   name: string;
   /**
    * Everything besides the topics, pool, qrels and retriever that determines a cell (corpus identity, sampling
@@ -55,10 +80,11 @@ export interface ExperimentCache<R extends ExperimentCell = ExperimentCell> {
   /** The key of a retriever's cell, replacing the default hash (the runner's pool groups keep their historical key). */
   key?: (retriever: Retriever) => string;
   /** The stored record of a computed cell (default: the cell and its run file). */
-  record?: (cell: ExperimentCell, runFile: string) => R;
-  /** A cell whose lock a live worker holds: 'wait' (default) until it is written, or 'skip' it. */
-  locked?: 'wait' | 'skip';
-  lockStaleMs?: number;
+  record?: (cell: ExperimentCell, runFile: string | undefined) => R;
+  /** A model's record (default cells/<model>/<name>.json). */
+  cellFile?: (model: string) => string;
+  /** A model's run file — the TREC run (default runs/<model>/<name>.trec) or MDCR's scores file — or none (false). */
+  runFile?: ((model: string) => string) | false;
 }
 
 export interface ExperimentInput<R extends ExperimentCell = ExperimentCell> {
@@ -66,15 +92,23 @@ export interface ExperimentInput<R extends ExperimentCell = ExperimentCell> {
   docs: { id(i: number): string; idOrder: DocOrder };
   /** Corpus indices of the query articles. */
   topics: Uint32Array;
-  /** The candidate pool every topic searches (sorted, distinct)… */
+  /**
+   * The candidate pool every topic searches (sorted, distinct; absent: the whole corpus); with `candidates`, the
+   * articles whose statistics a scorer uses (BM25's document frequencies over an MDCR data file's papers).
+   */
   pool?: Uint32Array;
-  /** …or each topic's own candidate list (scored, not searched: MDCR-style). */
+  /** Each topic's own candidate list: every candidate scored, none searched for (MDCR). */
   candidates?: Uint32Array[];
-  qrels: QrelsCsr;
+  /** Leave a query article out of its own list (default true; MDCR scores its pairs as given: false). */
+  excludeSelf?: boolean;
+  /** trec_eval evaluation: the judgements (rows in topic order)… */
+  qrels?: QrelsCsr;
+  /** …and the measures as configs name them (MAP, nDCG, R@30…), one cutoff each. */
+  measures?: string[];
+  /** …or MDCR's evaluation of candidate lists. */
+  mdcr?: MdcrEvaluation;
   retrievers: CellModel[];
-  /** Measure names as configs give them (MAP, nDCG, R@30…), one cutoff each. */
-  measures: string[];
-  /** Results per topic. */
+  /** Results per topic (with candidates: at least the longest list). */
   k: number;
   setting?: Setting;
   /** A topic whose list comes back empty: counts 0 in every mean ('zero', trec_eval -c) or fails the cell. */
@@ -94,13 +128,10 @@ export interface ExperimentOutput<R extends ExperimentCell = ExperimentCell> {
 
 /** Evaluate every retriever on the topics (reading back each cached cell that is current). */
 export async function experiment<R extends ExperimentCell = ExperimentCell>(input: ExperimentInput<R>): Promise<ExperimentOutput<R>> {
-  if (!input.pool === !input.candidates) throw new CitebenchError('experiment: give a pool or per-topic candidate lists (one of them)');
   if (input.candidates && input.candidates.length !== input.topics.length) throw new CitebenchError(`experiment: ${input.candidates.length} candidate lists for ${input.topics.length} topics`);
-  const measures = input.measures.map((n) => {
-    const m = parseMeasure(n);
-    if (m.length !== 1) throw new CitebenchError(`experiment: measure '${n}' expands to ${m.length} measures; name one cutoff (e.g. R@30)`);
-    return m[0];
-  });
+  if (input.mdcr && !input.candidates) throw new CitebenchError('experiment: an MDCR evaluation scores candidate lists: give them');
+  if (!input.mdcr && (!input.qrels || !input.measures?.length)) throw new CitebenchError('experiment: give qrels and measures (or an MDCR benchmark)');
+  const evaluateRun = input.mdcr ? mdcrEvaluator(input, input.mdcr) : trecEvaluator(input);
   const qids = Array.from(input.topics, (q) => input.docs.id(q));
   const cache = input.cache;
   const log = input.log ?? (() => {});
@@ -108,27 +139,25 @@ export async function experiment<R extends ExperimentCell = ExperimentCell>(inpu
   const compute = async (model: CellModel, key: string, runFile: string | undefined): Promise<R> => {
     const label = `${model.name}${cache ? ` ${cache.name}` : ''}`;
     const t0 = performance.now();
-    log(`${label}: ${input.topics.length} queries over ${input.pool ? `${input.pool.length} articles` : 'their candidate lists'}`);
-    const run = await model.retriever.search({ queries: input.topics, pool: input.pool, candidates: input.candidates, k: input.k, excludeSelf: true, setting: input.setting ?? 'transductive' });
+    log(`${label}: ${input.topics.length} queries over ${input.candidates ? 'their candidate lists' : input.pool ? `${input.pool.length} articles` : 'the corpus'}`);
+    const run = await model.retriever.search({
+      queries: input.topics, pool: input.pool, candidates: input.candidates, k: input.k, excludeSelf: input.excludeSelf ?? true, setting: input.setting ?? 'transductive',
+    });
     let empty = 0;
     for (let q = 0; q < input.topics.length; q++) if (run.offsets[q + 1] === run.offsets[q]) empty++;
     if (empty && input.emptyLists === 'error') {
       const first = input.topics.find((_, q) => run.offsets[q + 1] === run.offsets[q])!;
       throw new CitebenchError(`${label}: ${empty} of ${input.topics.length} queries got an empty ranked list (first: ${input.docs.id(first)}); with emptyLists 'zero' they count 0`);
     }
-    if (cache) writeRun(join(cache.dir, runFile!), { qids, docnos: (d) => input.docs.id(d), run, tag: model.name });
-    // An empty list is a query that retrieved nothing: it counts 0 in every mean (trec_eval -c), never drops out.
-    const res = evaluateRankedLists(run, input.qrels, measures, { docOrder: input.docs.idOrder, options: { missing: 'zero' } });
-    const cell: ExperimentCell = {
-      key, model: model.name, queries: input.topics.length, emptyLists: empty,
-      means: Object.fromEntries(input.measures.map((n, m) => [n, res.summary[m]])),
-      perQuery: Object.fromEntries(input.measures.map((n, m) => [n, Array.from(res.perQuery[m])])),
-      queryIds: qids,
-    };
+    const values = evaluateRun(model.name, run, qids);
+    if (runFile) {
+      if (input.mdcr) writeFileAtomic(join(cache!.dir, runFile), mdcrScoresText(qids, (d) => input.docs.id(d), run));
+      else writeRun(join(cache!.dir, runFile), { qids, docnos: (d) => input.docs.id(d), run, tag: model.name });
+    }
+    const cell: ExperimentCell = { key, model: model.name, queries: input.topics.length, emptyLists: empty, ...values };
     out.lists.set(model.name, run);
-    const record = cache?.record ? cache.record(cell, runFile!) : (cache ? { ...cell, files: { run: runFile! } } : cell) as unknown as R;
-    if (cache) writeFileAtomic(join(cache.dir, cellFileOf(cache, model.name)), JSON.stringify(record) + '\n');
-    log(`${label}: ${input.measures.map((n) => `${n} ${(100 * cell.means[n]).toFixed(1)}`).join(', ')} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+    const record = cache?.record ? cache.record(cell, runFile) : ((cache && runFile ? { ...cell, files: { run: runFile } } : cell) as unknown as R);
+    log(`${label}: ${Object.entries(cell.means).map(([n, v]) => `${n} ${(input.mdcr ? v : 100 * v).toFixed(1)}`).join(', ')} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
     return record;
   };
   for (const model of input.retrievers) {
@@ -137,78 +166,71 @@ export async function experiment<R extends ExperimentCell = ExperimentCell>(inpu
       continue;
     }
     const key = cache.key ? cache.key(model.retriever) : defaultKey(input, cache.keyParts, model.retriever);
-    const cellFile = cellFileOf(cache, model.name);
-    const runFile = `runs/${model.name}/${cache.name}.trec`;
-    const current = () => {
-      const c = readIfCurrent<R>(join(cache.dir, cellFile), key);
-      return c && existsSync(join(cache.dir, runFile)) ? c : undefined;
-    };
-    const lockPath = join(cache.dir, `${cellFile}.lock`);
-    let cached = current();
-    if (cached) {
-      // A worker killed between writing its cell and releasing the lock leaves the lock behind: tidy it.
-      if (existsSync(lockPath) && staleReason(lockPath, { staleMs: cache.lockStaleMs })) rmSync(lockPath, { force: true });
-      out.cells.push(cached);
-      continue;
-    }
-    const lock = await lockCell(cache, lockPath, `${model.name} ${cache.name}`, current, log);
-    if (!lock) {
-      out.skipped.push(model.name);
-      continue;
-    }
-    try {
-      // Another worker may have finished the cell between our check and our lock.
-      cached = current();
-      out.cells.push(cached ?? (await compute(model, key, runFile)));
-    } finally {
-      if (lock !== 'done') lock.release();
-    }
+    const runFile = cache.runFile === false ? undefined : cache.runFile ? cache.runFile(model.name) : `runs/${model.name}/${cache.name}.trec`;
+    const record = cache.cellFile ? cache.cellFile(model.name) : `cells/${model.name}/${cache.name}.json`;
+    const slot = { dir: cache.dir, record, files: runFile ? [runFile] : [], key, label: `${model.name} ${cache.name}` };
+    const r = await cachedRecord<R>(slot, cache, () => compute(model, key, runFile), log);
+    if (r === 'skipped') out.skipped.push(model.name);
+    else out.cells.push(r);
   }
   return out;
 }
 
-const cellFileOf = (cache: { name: string }, model: string) => `cells/${model}/${cache.name}.json`;
+type CellValues = Pick<ExperimentCell, 'means' | 'perQuery' | 'queryIds' | 'mdcr'>;
 
-/** The default cell key: the key parts, the retriever's fingerprint, and digests of the topics, candidates and qrels. */
+/** trec_eval's means and per-query values; an empty list counts 0 in every mean (trec_eval -c), never drops out. */
+function trecEvaluator(input: ExperimentInput<ExperimentCell>): (model: string, run: RankedLists, qids: string[]) => CellValues {
+  const names = input.measures!;
+  const measures = names.map((n) => {
+    const m = parseMeasure(n);
+    if (m.length !== 1) throw new CitebenchError(`experiment: measure '${n}' expands to ${m.length} measures; name one cutoff (e.g. R@30)`);
+    return m[0];
+  });
+  return (_model, run, qids) => {
+    const res = evaluateRankedLists(run, input.qrels!, measures, { docOrder: input.docs.idOrder, options: { missing: 'zero' } });
+    return {
+      means: Object.fromEntries(names.map((n, m) => [n, res.summary[m]])),
+      perQuery: Object.fromEntries(names.map((n, m) => [n, Array.from(res.perQuery[m])])),
+      queryIds: qids,
+    };
+  };
+}
+
+/**
+ * evaluate.py's numbers of every candidate list scored: the scores as the scores file holds them (mdcrScore),
+ * evaluated with every candidate type and with each negative type alone.
+ */
+function mdcrEvaluator(input: ExperimentInput<ExperimentCell>, m: MdcrEvaluation): (model: string, run: RankedLists, qids: string[]) => CellValues {
+  return (model, run, qids) => {
+    const scores: Record<string, number> = {};
+    qids.forEach((qid, q) => {
+      const want = input.candidates![q].length;
+      if (run.offsets[q + 1] - run.offsets[q] !== want) throw new CitebenchError(`${model} scored ${run.offsets[q + 1] - run.offsets[q]} of the ${want} candidates of query ${qid}`);
+      for (let i = run.offsets[q]; i < run.offsets[q + 1]; i++) scores[`${qid}_${input.docs.id(run.docs[i])}`] = mdcrScore(run.scores[i]);
+    });
+    const paths = { benchmarkPath: m.benchmarkPath, scoresPath: `${model}'s scores`, lenient: m.lenient };
+    const all = summary(evaluateMdcr(m.benchmark, scores, paths));
+    const types = Object.fromEntries(m.types.map((t) => [t, summary(evaluateMdcr(m.benchmark, scores, { ...paths, candidateType: t }))]));
+    return { means: { ...all.avg }, perQuery: {}, queryIds: [], mdcr: { all, types } };
+  };
+}
+
+function summary(r: MdcrResult): MdcrSummary {
+  return { avg: r.avg, fields: r.fields.map((f) => ({ field: f.field, queries: f.queries, values: f.values })) };
+}
+
+/** The default cell key: the key parts, the retriever's fingerprint, and digests of the topics, pool, candidates and judgements. */
 function defaultKey<R extends ExperimentCell>(input: ExperimentInput<R>, parts: unknown, retriever: Retriever): string {
   const h = createHash('sha256');
   const add = (a: ArrayBufferView) => h.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
   add(input.topics);
   if (input.pool) add(input.pool);
   for (const c of input.candidates ?? []) (add(Uint32Array.of(c.length)), add(c));
-  add(input.qrels.offsets), add(input.qrels.docs), add(input.qrels.labels);
-  return hashString(JSON.stringify({
+  if (input.qrels) add(input.qrels.offsets), add(input.qrels.docs), add(input.qrels.labels);
+  if (input.mdcr) h.update(JSON.stringify(input.mdcr.benchmark));
+  return cacheKey({
     parts: parts ?? null, model: retriever.fingerprint, data: h.digest('hex'), candidates: !!input.candidates, k: input.k,
-    measures: input.measures, setting: input.setting ?? 'transductive', emptyLists: input.emptyLists ?? 'zero',
-  })).toString(16).padStart(8, '0');
-}
-
-/**
- * Take a cell's lock. A live holder: with locked 'skip' return undefined; with 'wait' poll until the cell is
- * written ('done') or the lock is free or stale (a dead worker's lock is taken over, util/lock.ts).
- */
-async function lockCell(cache: Pick<ExperimentCache, 'lockStaleMs' | 'locked'>, path: string, label: string, done: () => unknown, log: (l: string) => void): Promise<HeldLock | 'done' | undefined> {
-  let said = false;
-  for (;;) {
-    const held = tryLock(path, { staleMs: cache.lockStaleMs, onTakeover: (why, was) => log(`${label}: taking over a stale lock (${why}; was ${was})`) });
-    if (held) return held;
-    if (cache.locked === 'skip') {
-      log(`${label}: another worker holds it; skipped`);
-      return undefined;
-    }
-    if (!said) log(`${label}: another worker holds it; waiting`);
-    said = true;
-    await new Promise((r) => setTimeout(r, 500));
-    if (done()) return 'done';
-  }
-}
-
-function readIfCurrent<R>(path: string, key: string): R | undefined {
-  if (!existsSync(path)) return undefined;
-  try {
-    const c = JSON.parse(readFileSync(path, 'utf8')) as R & { key?: string };
-    return c.key === key ? c : undefined;
-  } catch {
-    return undefined; // a damaged record is recomputed
-  }
+    measures: input.measures ?? null, setting: input.setting ?? 'transductive', emptyLists: input.emptyLists ?? 'zero',
+    ...(input.excludeSelf === false ? { excludeSelf: false } : {}), ...(input.mdcr ? { mdcrTypes: input.mdcr.types } : {}),
+  });
 }

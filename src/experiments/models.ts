@@ -1,14 +1,12 @@
 /**
  * What a run knows of a model once its kind's entry (kinds/) has built it: a ready model (its retriever, weights,
- * settings and summary, and what models built on it may use: an encoder, an embedding store, a BM25 index), or
- * a recorded skip with the reason (a missing model folder is not an error: the run says how to add it).
+ * settings and summary, and the work it asks of the runner before any cell), or a recorded skip with the reason
+ * (a missing model folder is not an error: the run says how to add it). What it offers models built on it (a
+ * BM25 index, an embedding store and its encoder) its retriever says (retrieval/capabilities.ts).
  */
 import type { Retriever } from '../retrieval/retriever.ts';
-import type { Bm25Index } from '../retrieval/bm25/index-format.ts';
-import type { Encoder } from '../retrieval/dense/encoder.ts';
 import type { ResolvedModel } from '../retrieval/dense/models.ts';
-import type { EmbeddingStore } from '../retrieval/dense/store.ts';
-import { CitebenchError } from '../util/errors.ts';
+import type { Shard } from '../util/shard.ts';
 
 /**
  * What a report must say about a model's weights: only `trained` numbers can be findings; `imported` vectors
@@ -27,21 +25,28 @@ export interface ModelInfo {
   summary?: string;
 }
 
+/** The articles a run's plan searches: its queries, its pools' members, and both together (sorted). */
+export interface PlanArticles {
+  queries: Uint32Array;
+  pool: Uint32Array;
+  all: Uint32Array;
+  paperId(i: number): string;
+}
+
 export interface ReadyModel extends ModelInfo {
   retriever: Retriever;
-  /** Dense models: the loaded encoder (MDCR scores its pairs with it). */
-  encoder?: Encoder;
-  /** Dense models: their embedding store (the runner's encode stage fills it; a dense Profiler builds its profiles from it). */
-  embeddings?: EmbeddingStore;
   /**
    * A first-stage model: it ranks a pool with its own encoder, vectors or BM25 parameters (not through other
    * models). MDCR's model-based negatives come from these models' lists (the paper's: BM25 and encoders).
    */
   firstStage?: boolean;
-  /** BM25 models: the index and the parameters they search with (a sparse Profiler builds its profiles from them). */
-  bm25?: { index: Bm25Index; k1: number; b: number; accurate: boolean };
-  /** Vectors imported from a file (kind embeddings): no encoder; `strict` = a pool article without a vector is an error. */
-  imported?: { file: string; strict: boolean };
+  /**
+   * Work before any cell on the articles the plan searches (the encode stage): an encoder encodes them (a shard of
+   * its store's chunks), imported vectors check they cover them. Returns the articles encoded now.
+   */
+  prepare?(plan: PlanArticles, opts: { shard?: Shard; log: (line: string) => void; timed<T>(stage: string, f: () => Promise<T>): Promise<T> }): Promise<number>;
+  /** MDCR: which of these articles it cannot score (imported vectors lacking one); they rank last and are said. */
+  unscorable?(articles: Uint32Array): Uint32Array;
   release(): Promise<void>;
 }
 
@@ -51,33 +56,11 @@ export interface SkippedModel {
 }
 
 /**
- * Random-weight folders (the test models of this project) must never pass for trained encoders: a folder
- * whose name says `random` is marked so, and so is one whose config.json says so.
+ * Random-weight folders (the test models of this project) must never pass for trained encoders: a folder whose
+ * name says `random` is marked so.
  */
 export function weightsOf(model: ResolvedModel): Weights {
   return /random/i.test(model.dir) ? 'random' : 'trained';
-}
-
-/**
- * Imported vectors, before any cell: every query the plan searches must have a vector (an error naming the
- * first); pool articles without one are counted, the first few named, and said in the model's summary (strict:
- * an error).
- */
-export function checkImportedCoverage(m: ReadyModel, queries: Uint32Array, pool: Uint32Array, paperId: (i: number) => string, log: (line: string) => void): void {
-  if (!m.imported || !m.embeddings) return;
-  const present = m.embeddings.presentMask();
-  const lacking = (xs: Uint32Array) => xs.filter((x) => !present[x]);
-  const { file, strict } = m.imported;
-  const first = (xs: Uint32Array) => Array.from(xs.subarray(0, 5), paperId).join(', ') + (xs.length > 5 ? ', …' : '');
-  const q = lacking(queries);
-  if (q.length) throw new CitebenchError(`${file}: no vector for ${q.length} quer${q.length > 1 ? 'ies' : 'y'} of this run (${first(q)}); every query needs one (models.${m.name}): add them to the file`);
-  const p = lacking(pool);
-  if (p.length && strict) throw new CitebenchError(`${file}: no vector for ${p.length} pool article(s) of this run (${first(p)}); models.${m.name} has strict: true`);
-  m.settings.poolWithoutVector = p.length;
-  if (p.length) {
-    m.summary = `${m.summary}; ${p.length} pool article(s) without a vector left out`;
-    log(`[models] ${m.name}: ${p.length} pool article(s) of this run have no vector and are left out of the pools (${first(p)}); strict: true makes this an error`);
-  }
 }
 
 export function isSkipped(x: ResolvedModel | SkippedModel): x is SkippedModel {

@@ -8,7 +8,7 @@
  * config shrunk to 10,000 articles and 10 queries, so a notebook runs in about a minute.
  * `CITEBENCH_WORK=DIR` moves the cache and results folders (the tests point it at a temporary folder).
  */
-import { anyTuned } from './kinds/index.ts';
+import { anyTuned, entryOf, tunedBm25 } from './kinds/index.ts';
 import { existsSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +17,7 @@ import { CorpusStore } from '../corpus/store.ts';
 import { loadResults, type ResultsFrames } from '../report/frames.ts';
 import { readResults, type ResultsIndex } from '../report/results.ts';
 import { CitebenchError } from '../util/errors.ts';
-import { DEFAULT_TUNE_GRID, loadConfig, type ExperimentConfig } from './config.ts';
+import { loadConfig, type ExperimentConfig } from './config.ts';
 import { prepareCorpus } from './corpus-stage.ts';
 import { runExperiment } from './run.ts';
 
@@ -102,10 +102,7 @@ export function notebookConfig(opts: NotebookOptions = {}): { cfg: ExperimentCon
   const missing = [...want].filter((p) => !cfg.protocols[p]);
   if (missing.length) throw new CitebenchError(`${file}: has no ${missing.join(', ')} protocol (it has ${have.join(', ') || 'none'})`);
   for (const p of have) if (!want.has(p)) delete cfg.protocols[p];
-  if (opts.tune && !cfg.models.some((m) => m.kind === 'bm25' && m.tune)) {
-    const base = cfg.models.find((m) => m.kind === 'bm25');
-    cfg.models.push({ kind: 'bm25', name: 'bm25-tuned', k1: 0.9, b: 0.4, accurate: base?.kind === 'bm25' ? base.accurate : false, tune: { ...DEFAULT_TUNE_GRID } });
-  }
+  if (opts.tune && !cfg.models.some((m) => m.name === 'bm25-tuned')) cfg.models.push(tunedBm25('bm25-tuned', cfg.models));
   const abs = (p: string) => (isAbsolute(p) ? p : join(REPO_ROOT, p));
   const envWork = process.env.CITEBENCH_WORK;
   const work = envWork ? abs(envWork) : small ? join(REPO_ROOT, 'data/notebooks-small') : abs(cfg.work);
@@ -123,7 +120,7 @@ export function notebookConfig(opts: NotebookOptions = {}): { cfg: ExperimentCon
 function covers(r: ResultsIndex, cfg: ExperimentConfig): boolean {
   const has = (p: string) => r.cells.some((c) => c.protocol === p);
   return (!cfg.protocols.dataset || has('dataset')) && (!cfg.protocols.field || has('field')) && (!cfg.protocols.mdcr || !!r.mdcr)
-    && cfg.models.every((m) => m.kind !== 'bm25' || !m.tune || r.tuning.some((t) => t.model === m.name));
+    && cfg.models.every((m) => !entryOf(m).tuning?.(m) || r.tuning.some((t) => t.model === m.name));
 }
 
 /**

@@ -12,6 +12,7 @@ export { formatBytes, formatDuration } from '../util/format.ts';
 import { anyNeeds, entryOf } from './kinds/index.ts';
 import type { CostEnv, Estimate } from './kinds/types.ts';
 import { UNIT } from './kinds/cost.ts';
+import { gridPoints } from '../util/best.ts';
 import { SHARD_BYTES_PER_RECORD, type SynthProfile } from '../corpus/synth.ts';
 import { BUILD_DISK_PER_INPUT_BYTE } from '../corpus/store-build.ts';
 import { indexDiskNeed } from '../retrieval/bm25/index.ts';
@@ -202,7 +203,8 @@ export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticl
       let seconds = gs.reduce((t, g) => t + g.queries * env.perQuery(m, g.poolSize) + env.perGroup(m, g.poolSize).seconds, 0);
       let tune = '';
       // Tuning runs once, on the validation split of the first setting (BM25 k1 × b; a Profiler's β, one profile build each).
-      const points = c.tuningPoints?.(m) ?? 0;
+      const spec = entryOf(m).tuning?.(m);
+      const points = spec ? gridPoints(spec.grid).length : 0;
       if (si === 0 && points) {
         const pool0 = cfg.protocols.dataset?.pools[0] ?? gs[0].poolSize;
         seconds += points * (cfg.validation.queries * env.perQuery(m, pool0) + env.perGroup(m, pool0).seconds);

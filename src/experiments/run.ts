@@ -15,7 +15,6 @@ import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { CorpusStore } from '../corpus/store.ts';
 import { FIELD_ABBREV } from '../corpus/fields.ts';
-import { parseMeasure } from '../eval/registry.ts';
 import { loadQueryExclusion } from '../sampling/exclusions.ts';
 import { type CellRecord, type CellSummary, type ResultsIndex, type TuningRecord, type ValidationShortfall, shortfallText } from '../report/results.ts';
 import { renderMarkdownReport } from '../report/markdown.ts';
@@ -29,7 +28,9 @@ import { canonicalConfig, configHash, type ExperimentConfig } from './config.ts'
 import { SearchProcesses } from '../retrieval/bm25/parallel.ts';
 import { prepareBm25Index, prepareCorpus, type CorpusInfo, type StageLog } from './corpus-stage.ts';
 import type { ReadyModel, SkippedModel } from './models.ts';
-import { anyNeeds, entryOf, type BuildContext } from './kinds/index.ts';
+import { anyNeeds, type BuildContext } from './kinds/index.ts';
+import { buildModels } from './models-stage.ts';
+import { TopicSets } from './topic-sets.ts';
 import { significanceStage } from './significance-stage.ts';
 import { runGroup, type GroupContext } from './cells.ts';
 import { encodePlan, exhaustedField } from './encode-stage.ts';
@@ -86,6 +87,7 @@ interface Prepared {
   skipped: SkippedModel[];
   tuning: TuningRecord[];
   splits: QuerySplits;
+  topicSets: TopicSets;
   excluded: ReturnType<typeof loadQueryExclusion>;
   ctx: GroupContext;
   /** What the models were built with (the BEIR stage builds encoders on its task's store with it). */
@@ -111,7 +113,6 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
   };
   const dir = cfg.results;
   writeFileAtomic(join(dir, 'config.json'), canonicalConfig(cfg));
-  const measures = cfg.measures.map((m) => parseMeasure(m)[0]);
 
   // 1–2. corpus and index (when a configured kind needs one)
   const lockPath = join(cfg.work, 'prepare.lock');
@@ -130,26 +131,17 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
   const sampleKey = JSON.stringify({ corpus: info.stamp, exclude: excluded.files.map((f) => f.sha256) });
   const splits = new QuerySplits(cfg, store, excluded.indices);
 
-  // 3. models, each built by its kind's entry in config order (a model may use those above it)
-  const ready: ReadyModel[] = [];
-  const skipped: SkippedModel[] = [];
-  const tuning: TuningRecord[] = [];
-  const build: BuildContext = { cfg, store, corpusKey: corpusKey(info.dir), ready, bm25Index, splits, sampleKey, threads, device: opts.device, allowRemote: opts.allowRemote, log, tuning, timed };
-  for (const m of cfg.models) {
-    const entry = entryOf(m);
-    const c = await entry.build(m, build);
-    if ('reason' in c) {
-      skipped.push(c);
-      log(`[models] ${m.name}: skipped — ${c.reason.split('\n')[0]}${entry.skipHint ? ` (${entry.skipHint})` : ''}`);
-    } else ready.push(c);
-  }
+  // 3. models, each built (and tuned) by its kind's entry in config order (a model may use those above it)
+  const topicSets = new TopicSets(cfg, store, splits);
+  const build: BuildContext = { cfg, store, corpusKey: corpusKey(info.dir), ready: [], bm25Index, threads, device: opts.device, allowRemote: opts.allowRemote, log, timed };
+  const { ready, skipped, tuning } = await buildModels(cfg, build, topicSets, sampleKey);
   if (ready.length === 0) throw new CitebenchError(`no model of ${cfg.name} can run here: ${skipped.map((s) => s.name).join(', ')} skipped (see above)`);
 
   const ctx: GroupContext = {
-    store, resultsDir: dir, seed: cfg.seed, queryYear: cfg.queryYear, k: cfg.k, measureNames: cfg.measures, measures, sampleKey, emptyLists: cfg.emptyLists,
+    store, resultsDir: dir, seed: cfg.seed, queryYear: cfg.queryYear, k: cfg.k, measureNames: cfg.measures, sampleKey, emptyLists: cfg.emptyLists,
     log: (l) => log(`[cells] ${l}`), lockStaleMs: opts.lockStaleMs,
   };
-  return { store, info, ready, skipped, tuning, splits, excluded, ctx, build, groups: planGroups(cfg), timed, timings, log };
+  return { store, info, ready, skipped, tuning, splits, topicSets, excluded, ctx, build, groups: planGroups(cfg), timed, timings, log };
 }
 
 /** Ends what prepare() started: the models, the shared BM25 search processes and (unless kept) the store. */
@@ -176,7 +168,7 @@ export async function runStage(cfg: ExperimentConfig, opts: StageOptions): Promi
     for (const [gi, g] of p.groups.entries()) {
       if (!inShard(gi, opts.shard)) continue;
       if (g.repeat > 1 && exhaustedField(p, cfg, g, memo)) continue;
-      const r = await runGroup(ctx, g, p.splits.get(g.protocol, g.split, g.field, g.setting), p.ready);
+      const r = await runGroup(ctx, p.topicSets.ofGroup(g), p.ready);
       out.cells.done += r.cells.length;
       out.cells.computed += r.lists.size;
       out.cells.skipped += r.skipped.length;
@@ -205,8 +197,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
         progress.tick(ready.length);
         continue; // the field-cited set holds no more than one pool: no other repeat to draw
       }
-      const queries = splits.get(g.protocol, g.split, g.field, g.setting);
-      const r = await runGroup(ctx, g, queries, ready);
+      const r = await runGroup(ctx, p.topicSets.ofGroup(g), ready);
       if (g.protocol === 'field' && g.split === 'test' && !g.setting) fieldRepeats[FIELD_ABBREV[g.field!]] = g.repeat;
       for (const c of r.cells) cells.push(summary(c, `cells/${c.model}/${groupPath(g)}.json`));
       if (g.protocol === 'field' && g.repeat === 1 && !g.setting) fieldPools.set(groupPath(g), r.pool.members);
@@ -217,7 +208,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
 
   // 4b. the BEIR task: every BM25 and dense model on the task's own store, one cell each.
   const beir = cfg.protocols.beir
-    ? await timed('beir', () => runBeirStage({ cfg, ctx, build: p.build, ready, log: (l) => log(`[beir] ${l}`) }))
+    ? await timed('beir', () => runBeirStage({ cfg, ctx, build: p.build, ready, tuning, log: (l) => log(`[beir] ${l}`) }))
     : undefined;
   if (beir) cells.push(...beir.cells);
 
@@ -226,7 +217,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
     ? await timed('mdcr', () => runMdcrStage({ cfg, store, dir, models: ready.filter((m) => m.firstStage), scorers: ready, splits, pools: fieldPools, log: (l) => log(`[mdcr] ${l}`) }))
     : undefined;
 
-  const significance = significanceStage(cfg, dir, ready, cells);
+  const significance = significanceStage(cfg, dir, ready, cells, (l) => log(l));
   await release(p, { keepStore: true });
   // Sorted, so the index does not depend on the order the splits happened to be drawn in.
   const shortfalls = splits.shortfalls().sort((a, b) => (shortKey(a) < shortKey(b) ? -1 : shortKey(a) > shortKey(b) ? 1 : 0));

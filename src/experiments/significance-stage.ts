@@ -1,31 +1,31 @@
 /**
- * Significance, computed once: every paired test against the baseline that a report table marks, from the
+ * Significance, computed once: every paired test against each baseline that a report table marks, from the
  * per-query values of the run's cells, stored in results.json (`significance`). The report, its charts and the
  * notebooks read that record (report/significance.ts) and test nothing themselves, so a mark on a page is the
  * stored decision by construction. The one definition:
- *  - baseline: baselineModel (report/results.ts) — the BM25 model named bm25, else the config's first BM25 model;
- *  - compared: each other model with the baseline in one table cell — protocol, setting, field (field level) and
+ *  - baselines: the config's `significance: { baselines: [NAME, …] }`, by default its first lexical model (BM25);
+ *  - compared: each other model with a baseline in one table cell — protocol, setting, field (field level) and
  *    pool size — on the test split's queries, each query's value the mean over the cell's pool repeats (every
  *    repeat searches the same queries, so a query is one pair, never one per repeat);
- *  - tests: two-sided paired t-test and paired randomization test, 10,000 sign flips seeded by the config's seed
+ *  - tests: two-sided paired t-test and paired randomization test, TRIALS sign flips seeded by the config's seed
  *    and the comparison's name (eval/significance.ts testAgainstBaseline);
- *  - Holm family: protocol × setting × measure, i.e. one measure of one report table — Table 1 (a setting's
- *    dataset level: every model × pool size), Tables 2, 7, 8 (a setting's field level: every model × field).
- *    The table and chart of the models beyond the paper show Table 1's rows for them, p-values and all.
+ *  - Holm family: baseline × protocol × setting × measure, i.e. one measure of one report table against one
+ *    baseline — Table 1 (a setting's dataset level: every model × pool size), Tables 2, 7, 8 (a setting's field
+ *    level: every model × field). The table and chart of the models beyond the paper show Table 1's rows for
+ *    them, p-values and all.
  * `citebench compare` (eval/compare.ts) and significanceFrame (an analyst's ad-hoc comparison in a notebook) go
  * through the same testAgainstBaseline and, for the latter, the same families (significanceOf).
  */
 import { FIELDS } from '../corpus/fields.ts';
-import { testAgainstBaseline, type QueryValue } from '../eval/significance.ts';
+import { TRIALS, testAgainstBaseline, type QueryValue } from '../eval/significance.ts';
 import { significanceFrameOf, type Frame } from '../report/frames.ts';
-import { SIGNIFICANCE_ALPHA, SIGNIFICANCE_FAMILY, baselineModel, readCell, type CellSummary, type SignificanceRecord, type SignificanceRow } from '../report/results.ts';
+import { SIGNIFICANCE_ALPHA, SIGNIFICANCE_FAMILY, readCell, type CellSummary, type SignificanceRecord, type SignificanceRow } from '../report/results.ts';
 import { CitebenchError } from '../util/errors.ts';
 import type { ExperimentConfig } from './config.ts';
 import { isBeyondPaper } from './kinds/index.ts';
 import type { ModelInfo } from './models.ts';
 
-/** Randomization-test trials of every stored test. */
-export const TRIALS = 10_000;
+export { TRIALS } from '../eval/significance.ts';
 
 /** One model's value of one measure on one query of one cell (a repeat's; repeats are averaged). */
 export interface CellQueryValue {
@@ -40,7 +40,7 @@ export interface CellQueryValue {
 }
 
 /** A stored row, its protocol and setting as given (an ad-hoc frame may name its own). */
-export type ComparisonRow = Omit<SignificanceRow, 'protocol' | 'setting'> & { protocol: string; setting: string };
+export type ComparisonRow = Omit<SignificanceRow, 'protocol' | 'setting' | 'baseline'> & { protocol: string; setting: string };
 
 const PROTOCOL_ORDER = ['dataset', 'field'];
 const SETTING_ORDER = ['transductive', 'inductive'];
@@ -102,12 +102,30 @@ function* testCellValues(dir: string, cells: CellSummary[], measures: string[]):
   }
 }
 
-/** results.json's significance record of a finished run (always written: no rows without a BM25 model). */
-export function significanceStage(cfg: Pick<ExperimentConfig, 'measures' | 'seed'>, dir: string, models: readonly Pick<ModelInfo, 'name' | 'kind'>[], cells: CellSummary[]): SignificanceRecord {
-  const baseline = baselineModel(models) ?? null;
-  const rows = baseline === null ? [] : (significanceOf(testCellValues(dir, cells, cfg.measures), baseline, { trials: TRIALS, seed: cfg.seed }) as SignificanceRow[]);
+/**
+ * The baselines of a run: the config's `significance.baselines` that are ready (a skipped one is said and left
+ * out), else its first lexical model; none without one.
+ */
+export function baselinesOf(cfg: Pick<ExperimentConfig, 'significance'>, models: readonly Pick<ModelInfo, 'name' | 'weights'>[], log: (line: string) => void = () => {}): string[] {
+  const asked = cfg.significance?.baselines;
+  if (!asked) {
+    const first = models.find((m) => m.weights === 'lexical');
+    return first ? [first.name] : [];
+  }
+  return asked.filter((b) => {
+    const ok = models.some((m) => m.name === b);
+    if (!ok) log(`[significance] baseline ${b} is not among the ready models (skipped?): no comparisons against it`);
+    return ok;
+  });
+}
+
+/** results.json's significance record of a finished run (always written: no rows without a baseline). */
+export function significanceStage(cfg: Pick<ExperimentConfig, 'measures' | 'seed' | 'significance'>, dir: string, models: readonly Pick<ModelInfo, 'name' | 'kind' | 'weights'>[], cells: CellSummary[], log?: (line: string) => void): SignificanceRecord {
+  const baselines = baselinesOf(cfg, models, log);
+  const rows = baselines.flatMap((baseline) =>
+    (significanceOf(testCellValues(dir, cells, cfg.measures), baseline, { trials: TRIALS, seed: cfg.seed }) as Omit<SignificanceRow, 'baseline'>[]).map((x) => ({ baseline, ...x })));
   const beyond = models.filter((m) => isBeyondPaper(m.kind)).map((m) => m.name);
-  return { baseline, trials: TRIALS, seed: cfg.seed, family: SIGNIFICANCE_FAMILY, alpha: SIGNIFICANCE_ALPHA, rows, ...(beyond.length ? { beyondPaper: beyond } : {}) };
+  return { baselines, trials: TRIALS, seed: cfg.seed, family: SIGNIFICANCE_FAMILY, alpha: SIGNIFICANCE_ALPHA, rows, ...(beyond.length ? { beyondPaper: beyond } : {}) };
 }
 
 export interface SignificanceFrameOptions {
@@ -115,7 +133,7 @@ export interface SignificanceFrameOptions {
   baseline: string;
   /** The measure columns to test. */
   measures: string[];
-  /** Randomization-test trials (default 10,000, as the run's). */
+  /** Randomization-test trials (default TRIALS, as the run's). */
   trials?: number;
   /** Randomization-test seed (default 0; a run's own seed reproduces its stored p-values). */
   seed?: number;
@@ -158,5 +176,5 @@ export function significanceFrame(perQuery: Frame | readonly Record<string, unkn
       }
     }
   }
-  return significanceFrameOf(opts.baseline, significanceOf(values(), opts.baseline, { trials: opts.trials, seed: opts.seed }));
+  return significanceFrameOf(significanceOf(values(), opts.baseline, { trials: opts.trials, seed: opts.seed }).map((x) => ({ baseline: opts.baseline, ...x })));
 }

@@ -1,51 +1,70 @@
 /**
- * The one tuner: a grid of retrievers (BM25's k1 × b, a Profiler's β, whatever grid a kind's entry gives), each
- * evaluated by experiment() on one validation split — the dataset level's validation queries (disjoint from
- * every test query) over a pool of the first pool size, in the config's first setting — and the best chosen by
- * one rule: the highest mean of the tuning measure; ties go to the first grid point in the config's order.
+ * The one tuner, after PyTerrier's GridScan: any retriever that exposes tunable parameters (Retriever.tunable,
+ * withParams — BM25's k1 and b, a Profiler's β) is evaluated at every point of a grid by experiment() on one
+ * topic set, and the best point is chosen by one rule (util/best.ts): the highest mean of the tuning measure;
+ * among equal means, the first point in grid order (the first parameter varying slowest, each parameter's values
+ * in the order given). Means follow trec_eval -c: a query whose list comes back empty counts 0. The run's tuner
+ * (a config's `tune:`) and `citebench bm25 tune` are both this function. With a cache every grid point is a
+ * record of the one cache (result-cache.ts), so an interrupted tuning resumes at the first point not yet done.
  */
-import type { QrelsCsr } from '../eval/types.ts';
-import type { Retriever, Setting } from '../retrieval/retriever.ts';
-import { bestOf } from '../util/best.ts';
+import { paramsText, type TuningRecord } from '../report/results.ts';
+import type { Retriever } from '../retrieval/retriever.ts';
+import { bestOf, gridPoints } from '../util/best.ts';
 import { CitebenchError } from '../util/errors.ts';
-import { poolWithQrels } from '../sampling/pools.ts';
-import { experiment } from './experiment.ts';
-import { settingsOf, type BuildContext } from './kinds/types.ts';
+import { experiment, type ExperimentCache } from './experiment.ts';
+import type { TopicSet } from './topic-sets.ts';
 
-/** The validation split tuning is scored on. */
-export interface ValidationSplit {
-  topics: Uint32Array;
-  pool: Uint32Array;
-  qrels: QrelsCsr;
-  setting: Setting;
+/** What a config's `tune:` asks: each parameter's grid (in the order given) and the measure to maximise. */
+export interface TuneSpec {
+  grid: Record<string, number[]>;
+  measure: string;
 }
 
-/** The one validation-split builder; `give` says what a config without a dataset level must name instead. */
-export function validationSplit(ctx: Pick<BuildContext, 'cfg' | 'store' | 'splits'>, model: string, give: string): ValidationSplit {
-  const { cfg } = ctx;
-  const d = cfg.protocols.dataset;
-  if (!d) throw new CitebenchError(`models.${model}.tune: tuning uses the dataset-level validation split; add protocols.dataset or give ${give}`);
-  const setting = settingsOf(cfg)[0];
-  const topics = ctx.splits.get('dataset', 'val', null, setting);
-  const { pool, qrels } = poolWithQrels(ctx.store, topics, { size: d.pools[0], repeat: 1, seed: cfg.seed, queryYear: cfg.queryYear, split: 'val', ...(setting === 'inductive' ? { inductive: true } : {}) });
-  return { topics, pool: pool.members, qrels, setting };
+/** A grid point as file names show it: `k1=0.9,b=0.4`. */
+const pointLabel = (p: Record<string, number>) => paramsText(p, ',');
+
+export interface TuneInput {
+  /** The model's name (tuning files, the record). */
+  model: string;
+  retriever: Retriever;
+  spec: TuneSpec;
+  /** The split it is tuned on (topics, pool, judgements). */
+  split: TopicSet;
+  /** Results per query. */
+  k: number;
+  /** Cache the grid points (records under tuning/<model>/<split id>/<point>.json of `dir`; no run files). */
+  cache?: Pick<ExperimentCache, 'dir' | 'keyParts' | 'lockStaleMs'>;
+  /** Told each point's score as it is known. */
+  onPoint?: (params: Record<string, number>, score: number) => void;
+  log?: (line: string) => void;
 }
 
-export interface Tuned<P> {
-  /** Every grid point with its score, in the grid's order. */
-  grid: (P & { score: number })[];
-  best: P & { score: number };
-}
-
-/** Score every grid point on the split with experiment(); the best is the highest score, the first of equals. */
-export async function tuneGrid<P extends object>(points: { params: P; retriever: Retriever }[], measure: string, split: ValidationSplit, ctx: Pick<BuildContext, 'store' | 'cfg'>): Promise<Tuned<P>> {
-  if (!points.length) throw new CitebenchError('tuning grid: give at least one point');
-  const grid: (P & { score: number })[] = [];
-  for (const p of points) {
-    const r = await experiment({ docs: ctx.store, topics: split.topics, pool: split.pool, qrels: split.qrels, retrievers: [{ name: 'grid', retriever: p.retriever }], measures: [measure], k: ctx.cfg.k, setting: split.setting });
-    grid.push({ ...p.params, score: r.cells[0].means[measure] });
+/** Evaluate every grid point and choose the best: the tuning record results.json keeps. */
+export async function tune(t: TuneInput): Promise<TuningRecord> {
+  const { retriever, spec, split } = t;
+  const names = Object.keys(spec.grid);
+  const tunable = retriever.tunable ?? {};
+  const unknown = names.find((n) => !(n in tunable));
+  if (!retriever.withParams || unknown !== undefined) {
+    const have = Object.keys(tunable);
+    throw new CitebenchError(`models.${t.model}.tune: ${unknown ?? names[0]} is not a parameter this model can tune (${have.length ? `it has ${have.join(', ')}` : 'it has none'})`);
   }
-  return { grid, best: bestOf(grid) };
+  const points = gridPoints(spec.grid);
+  if (points.length === 0) throw new CitebenchError(`models.${t.model}.tune: the grid has no point (give each parameter at least one value)`);
+  const retrievers = points.map((p) => ({ name: pointLabel(p), retriever: retriever.withParams!(p) }));
+  const dir = `tuning/${t.model}/${split.id}`;
+  const r = await experiment({
+    docs: split.docs, topics: split.topics, pool: split.pool, qrels: split.qrels, measures: [spec.measure], k: t.k, setting: split.setting, retrievers,
+    ...(t.cache ? { cache: { ...t.cache, name: dir, cellFile: (p: string) => `${dir}/${p}.json`, runFile: false as const } } : {}),
+  });
+  const grid = r.cells.map((c, i) => {
+    t.onPoint?.(points[i], c.means[spec.measure]);
+    return { params: points[i], score: c.means[spec.measure] };
+  });
+  const best = bestOf(grid);
+  t.log?.(`${t.model}: ${paramsText(best.params)} (${spec.measure} ${best.score.toFixed(4)} on ${split.topics.length} validation queries, ${split.id})`);
+  return {
+    model: t.model, measure: spec.measure, topics: split.id, queries: split.topics.length, poolSize: split.pool?.length ?? 0,
+    params: Object.fromEntries(names.map((n) => [n, spec.grid[n]])), grid, chosen: best.params,
+  };
 }
-
-export { bestOf };

@@ -15,7 +15,7 @@
  */
 import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
 import type { DegreeBin } from '../corpus/stats.ts';
-import { SIGNIFICANCE_ALPHA, meanOverRepeats, weightsNote, type ResultsIndex, type TuningRecord } from './results.ts';
+import { SIGNIFICANCE_ALPHA, meanOverRepeats, paramsText, weightsNote, type ResultsIndex, type TuningRecord } from './results.ts';
 import { beyondPaperRows, storedSignificance } from './significance.ts';
 import { paperOrder } from './report-tables.ts';
 import { poolLabel } from './tables.ts';
@@ -159,23 +159,51 @@ export function candidateTypeChart(r: ResultsIndex): Chart | undefined {
   };
 }
 
-/** One tuned BM25 model's validation score over the k1 × b grid; the chosen point outlined. */
+/**
+ * One tuned model's validation score over its grid, the chosen point outlined: a heat map over two parameters
+ * (BM25's k1 × b), bars over one (a Profiler's β) or over the grid's points when it has more.
+ */
 export function tuningChart(t: TuningRecord): Chart {
-  const values = t.grid.map((g) => ({ k1: g.k1, b: g.b, score: Math.round(10000 * g.score) / 100, chosen: g.k1 === t.chosen.k1 && g.b === t.chosen.b }));
-  const k1s = [...new Set(t.grid.map((g) => g.k1))].sort((a, b) => a - b);
-  const bs = [...new Set(t.grid.map((g) => g.b))].sort((a, b) => b - a);
-  const enc = { x: { field: 'k1', type: 'ordinal', sort: k1s, axis: { labelAngle: 0 } }, y: { field: 'b', type: 'ordinal', sort: bs } };
+  const names = Object.keys(t.params);
+  const isChosen = (p: Record<string, number>) => names.every((n) => p[n] === t.chosen[n]);
+  const point = (p: Record<string, number>) => paramsText(p);
+  const values = t.grid.map((g) => ({ ...g.params, point: point(g.params), score: Math.round(10000 * g.score) / 100, chosen: isChosen(g.params) }));
+  const id = `chart-tuning-${t.model.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  const where = `${t.queries} validation queries, pool ${poolLabel(t.poolSize)}`;
+  const caption = `${t.model}: validation ${t.measure} ×100 over ${names.join(' × ')} (${where}); the chosen ${names.map((n) => `${n} ${t.chosen[n]}`).join(', ')} outlined.`;
+  const text = { mark: { type: 'text', fontSize: 10 } };
+  if (names.length === 2) {
+    const [xName, yName] = names;
+    const xs = [...new Set(t.grid.map((g) => g.params[xName]))].sort((a, b) => a - b);
+    const ys = [...new Set(t.grid.map((g) => g.params[yName]))].sort((a, b) => b - a);
+    const enc = { x: { field: xName, type: 'ordinal', sort: xs, axis: { labelAngle: 0 } }, y: { field: yName, type: 'ordinal', sort: ys } };
+    return {
+      id, title: `Tuning grid of ${t.model}`, caption,
+      spec: {
+        ...base(`Tuning: ${t.model} (${t.measure} ×100)`),
+        data: { values },
+        width: Math.max(160, 44 * xs.length), height: Math.max(100, 28 * ys.length),
+        layer: [
+          { mark: 'rect', encoding: { ...enc, color: { field: 'score', type: 'quantitative', scale: { zero: false, range: ['#f7fbff', '#6baed6'] }, title: t.measure } } },
+          { mark: { type: 'rect', fill: null, stroke: 'black', strokeWidth: 3 }, transform: [{ filter: 'datum.chosen' }], encoding: enc },
+          { ...text, encoding: { ...enc, text: { field: 'score', type: 'quantitative', format: '.2f' }, color: { value: 'black' } } },
+        ],
+      },
+    };
+  }
+  // One parameter: its values in order; more than two: the grid's points in grid order.
+  const x = names.length === 1 ? { field: names[0], type: 'ordinal', sort: [...t.params[names[0]]].sort((a, b) => a - b), axis: { labelAngle: 0 } } : { field: 'point', type: 'ordinal', sort: values.map((v) => v.point), title: names.join(', '), axis: { labelAngle: -30 } };
+  const y = { field: 'score', type: 'quantitative', scale: { zero: false }, title: `${t.measure} ×100` };
   return {
-    id: `chart-tuning-${t.model.replace(/[^A-Za-z0-9_-]/g, '_')}`, title: `BM25 tuning grid of ${t.model}`,
-    caption: `${t.model}: validation ${t.measure} ×100 over k1 × b (${t.queries} validation queries, pool ${poolLabel(t.poolSize)}); the chosen k1 ${t.chosen.k1}, b ${t.chosen.b} outlined.`,
+    id, title: `Tuning grid of ${t.model}`, caption,
     spec: {
-      ...base(`BM25 tuning: ${t.model} (${t.measure} ×100)`),
+      ...base(`Tuning: ${t.model} (${t.measure} ×100)`),
       data: { values },
-      width: Math.max(160, 44 * k1s.length), height: Math.max(100, 28 * bs.length),
+      width: Math.max(160, 40 * values.length), height: 140,
       layer: [
-        { mark: 'rect', encoding: { ...enc, color: { field: 'score', type: 'quantitative', scale: { zero: false, range: ['#f7fbff', '#6baed6'] }, title: t.measure } } },
-        { mark: { type: 'rect', fill: null, stroke: 'black', strokeWidth: 3 }, transform: [{ filter: 'datum.chosen' }], encoding: enc },
-        { mark: { type: 'text', fontSize: 10 }, encoding: { ...enc, text: { field: 'score', type: 'quantitative', format: '.2f' }, color: { value: 'black' } } },
+        { mark: { type: 'bar', color: '#9ecae1' }, encoding: { x, y } },
+        { mark: { type: 'bar', fill: null, stroke: 'black', strokeWidth: 2 }, transform: [{ filter: 'datum.chosen' }], encoding: { x, y } },
+        { ...text, mark: { type: 'text', fontSize: 10, dy: -6 }, encoding: { x, y, text: { field: 'score', type: 'quantitative', format: '.2f' } } },
       ],
     },
   };
@@ -205,12 +233,12 @@ export function jaccardChart(r: ResultsIndex): Chart | undefined {
 }
 
 /**
- * Beyond the paper: each model's paired difference from BM25 (×100, per-query values averaged over repeats) per
+ * Beyond the paper: each model's paired difference from the first baseline (×100, per-query values averaged over repeats) per
  * measure, pool size and setting, from results.json's stored significance rows (Table 1's family); filled bars are
  * significant after Holm's correction (paired t-test, p < 0.05), hollow ones are not.
  */
 export function significanceChart(r: ResultsIndex): Chart | undefined {
-  const s = { baseline: storedSignificance(r)?.baseline, rows: beyondPaperRows(r) };
+  const s = { baseline: storedSignificance(r)?.baselines[0], rows: beyondPaperRows(r) };
   if (!s.rows.length) return undefined;
   const sizes = [...new Set(s.rows.map((x) => x.poolSize))].sort((a, b) => a - b).map(poolLabel);
   const label = (m: string) => {

@@ -10,7 +10,7 @@ import { FIELDS, FIELD_ABBREV, parseField, type Field } from '../corpus/fields.t
 import { CorpusStore } from '../corpus/store.ts';
 import { readRankedRun } from '../eval/trec-run.ts';
 import { CitebenchError } from '../util/errors.ts';
-import { baselineModel, readCell, type CellRecord, type CellSummary, type ResultsIndex } from './results.ts';
+import { firstBaseline, readCell, type CellRecord, type CellSummary, type ResultsIndex } from './results.ts';
 import { esc, fmt1, page } from './html.ts';
 import { paperOrder } from './report-tables.ts';
 
@@ -167,7 +167,7 @@ export interface QueryRow {
 
 export interface WorstQueriesOptions {
   field: string;
-  /** Default: the BM25 baseline (else the first model of the field level). */
+  /** Default: the run's first baseline (else the first model of the field level). */
   model?: string;
   /** Default: the run's first measure. */
   measure?: string;
@@ -188,7 +188,8 @@ export function worstQueries(dir: string, r: ResultsIndex, opts: WorstQueriesOpt
   const field = parseField(opts.field);
   const fieldCells = r.cells.filter((c) => c.protocol === 'field' && c.split === 'test' && !c.setting);
   if (!field) throw new CitebenchError(`unknown field '${opts.field}': a MAG field name or the paper's abbreviation (${FIELDS.map((f) => FIELD_ABBREV[f]).join(', ')})`);
-  const model = opts.model ?? (fieldCells.some((c) => c.model === baselineModel(r.models)) ? baselineModel(r.models)! : fieldCells[0]?.model);
+  const baseline = firstBaseline(r);
+  const model = opts.model ?? (fieldCells.some((c) => c.model === baseline) ? baseline! : fieldCells[0]?.model);
   const repeat = opts.repeat ?? 1;
   const c = fieldCells.find((x) => x.field === field && x.model === model && x.repeat === repeat);
   if (!c) {

@@ -28,11 +28,17 @@ export { aq };
 export type Frame = ColumnTable;
 
 /** Significance rows as a frame: the baseline's name, then the row's columns (results.json's significance record). */
-export function significanceFrameOf(baseline: string | null, rows: readonly (Omit<SignificanceRow, 'protocol' | 'setting'> & { protocol: string; setting: string })[]): Frame {
+export function significanceFrameOf(rows: readonly (Omit<SignificanceRow, 'protocol' | 'setting'> & { protocol: string; setting: string })[]): Frame {
   const columns = ['baseline', 'protocol', 'setting', 'measure', 'field', 'poolSize', 'model', 'queries', 'meanDiff', 'pT', 'pRandomization', 'pHolm', 'pRandomizationHolm'];
   // An empty frame still has the columns, so filters and `orderby` on it work.
   if (!rows.length) return aq.table(Object.fromEntries(columns.map((c) => [c, []])));
-  return aq.from(rows.map((x) => ({ baseline, ...x })));
+  return aq.from(rows.map((x) => Object.fromEntries(columns.map((c) => [c, x[c as keyof typeof x]]))));
+}
+
+/** The tidy tuning table (a row per grid point and parameter) with one row per grid point and a column per parameter. */
+function pivotParams(t: Frame): Frame {
+  if (t.numRows() === 0) return t.select('model', 'measure', 'queries', 'pool', 'point', 'score', 'chosen');
+  return t.groupby('model', 'measure', 'queries', 'pool', 'point', 'score', 'chosen').pivot('param', 'value');
 }
 
 /** Trusted HTML made by citebench's own renderers (input strings already escaped). */
@@ -89,10 +95,11 @@ export class ResultsFrames {
       model: m.model, protocol: m.protocol, field: m.field, pool: m.poolSize, setting: m.setting ?? 'transductive', repeats: m.repeats,
       ...m.means, ...Object.fromEntries(Object.entries(m.sd).map(([k, v]) => [`${k}_sd`, v])),
     })));
-    this.tuning = this.tidy('tuning').rename({ pool_size: 'pool' });
+    // One row per grid point, a column per parameter (k1, b, beta …; empty where a model has no such parameter).
+    this.tuning = pivotParams(this.tidy('tuning').rename({ pool_size: 'pool' }));
     this.models = this.tidy('models');
     const sig = storedSignificance(r);
-    if (sig) this.significance = significanceFrameOf(sig.baseline, sig.rows);
+    if (sig) this.significance = significanceFrameOf(sig.rows);
     if (r.mdcr) {
       const m = r.mdcr;
       const results = mdcrEvaluations(r).map(({ values, ...e }) => ({ ...e, ...values }));

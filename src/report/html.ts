@@ -5,8 +5,8 @@
  * escaped; notes.md goes through markdown-it with raw HTML and images off.
  */
 import MarkdownIt from 'markdown-it';
-import { importedBanner, shortfallText, type ResultsIndex } from './results.ts';
-import { fmtValue, poolLabel, sigMarks, tableHeading, type ReportTable, type TableCell, type ValueCell } from './tables.ts';
+import { chosenText, importedBanner, shortfallText, type ResultsIndex } from './results.ts';
+import { fmtValue, poolLabel, sigMarks, tableBaselines, tableHeading, type ReportTable, type TableCell, type ValueCell } from './tables.ts';
 import { summaryOf } from './markdown.ts';
 
 export function esc(s: string): string {
@@ -74,10 +74,12 @@ ul.drill { columns: 3; font-size: 13px; }
 }`;
 
 function sigMark(c: ValueCell): string {
-  const s = c.sig;
-  if (!s) return '';
-  const title = `vs BM25 over ${s.queries} queries: mean difference ${fmt1(100 * s.meanDiff)}; paired t-test p ${s.pT.toPrecision(3)} (Holm ${s.pHolm.toPrecision(3)}); randomization p ${s.pRandomization.toPrecision(3)} (Holm ${s.pRandomizationHolm.toPrecision(3)})`;
-  return `<span class="sig" title="${esc(title)}">${sigMarks(s)}</span>`;
+  if (!c.sig) return '';
+  return c.sig.map((s) => {
+    const title = `vs ${s.baseline} over ${s.queries} queries: mean difference ${fmt1(100 * s.meanDiff)}; paired t-test p ${s.pT.toPrecision(3)} (Holm ${s.pHolm.toPrecision(3)}); randomization p ${s.pRandomization.toPrecision(3)} (Holm ${s.pRandomizationHolm.toPrecision(3)})`;
+    const marks = sigMarks([s]);
+    return `<span class="sig" title="${esc(title)}">${esc(marks)}</span>`;
+  }).join('');
 }
 
 function cellHtml(c: TableCell): string {
@@ -106,13 +108,20 @@ export function tableHtml(t: ReportTable): string {
   return `<div class="scroll"><table class="rt${t.columns.length > 12 ? ' wide' : ''}" id="${esc(t.id)}-table" ${attrs}><thead>${head.join('')}</thead><tbody>${body.join('')}</tbody></table></div>`;
 }
 
-export const LEGEND = 'Bold underlined: best value in the column (Table 3: best model in the row, per measure). ' +
-  'Small grey ±: standard deviation over pool repeats. * paired t-test, † paired randomization test against BM25 (per-query values averaged over repeats), ' +
-  'Holm-corrected over the comparisons of one measure in the table, p < 0.05 (hover for the p-values). "paper x ▲d / ▼d": the paper\'s printed value and ours minus it (▲ ours higher, ▼ ours lower, italic).';
+/** The legend under a table of values: what bold, ±, each baseline's marks and the paper's values mean. */
+export function legendOf(t: ReportTable): string {
+  const baselines = tableBaselines(t);
+  const marks = baselines.length
+    ? `${baselines.map((b) => `${b.marks[0]} paired t-test, ${b.marks[1]} paired randomization test against ${b.name}`).join('; ')} (per-query values averaged over repeats), ` +
+      `Holm-corrected over the comparisons of one measure in the table${baselines.length > 1 ? ' against one baseline' : ''}, p < 0.05 (hover for the p-values). `
+    : '';
+  return 'Bold underlined: best value in the column (Table 3: best model in the row, per measure). Small grey ±: standard deviation over pool repeats. ' +
+    `${marks}"paper x ▲d / ▼d": the paper's printed value and ours minus it (▲ ours higher, ▼ ours lower, italic).`;
+}
 
 export function tableSection(t: ReportTable): string {
   const intro = `${t.intro}${t.paperNote ? ` ${t.paperNote}` : ''}`;
-  return `<section class="table${t.setting ? ` ${t.setting}` : ''}" id="${esc(t.id)}"><h2>${esc(tableHeading(t))}</h2><p class="intro">${esc(intro)}</p>${tableHtml(t)}${t.paperOnly || t.plain ? '' : `<p class="legend">${esc(LEGEND)}</p>`}</section>`;
+  return `<section class="table${t.setting ? ` ${t.setting}` : ''}" id="${esc(t.id)}"><h2>${esc(tableHeading(t))}</h2><p class="intro">${esc(intro)}</p>${tableHtml(t)}${t.paperOnly || t.plain ? '' : `<p class="legend">${esc(legendOf(t))}</p>`}</section>`;
 }
 
 /** The banner: said before anything else when the numbers are not findings about literature. */
@@ -146,7 +155,7 @@ export function metaHtml({ r, resultsDir, timings, versions }: MetaInput): strin
   rows.push(['models', r.models.map((m) => `${esc(m.name)} (${m.kind}, ${m.weights === 'random' ? '<b>random weights</b>' : m.weights === 'imported' ? '<b>imported vectors</b>' : m.weights === 'trained' ? 'trained weights' : 'lexical'}${summaryOf(m) ? `: ${esc(summaryOf(m)!)}` : ''}${weightFilesText(m.settings.weightFiles)})`).join('; ')]);
   if (r.cells.some((c) => c.setting === 'inductive')) rows.push(['settings', 'transductive (the paper\'s) and inductive (Goyal et al. 2026 §3.1: queries and pools disjoint, candidates published before the query year), each in tables of its own']);
   if (r.skipped.length) rows.push(['skipped', r.skipped.map((s) => `${esc(s.name)}: ${esc(s.reason.split('\n')[0])}`).join('; ')]);
-  for (const t of r.tuning) rows.push([`tuning ${esc(t.model)}`, `k1 ${t.chosen.k1}, b ${t.chosen.b}: best ${esc(t.measure)} of ${t.grid.length} grid points on ${t.queries} validation queries (pool ${poolLabel(t.poolSize)})`]);
+  for (const t of r.tuning) rows.push([`tuning ${esc(t.model)}`, `${esc(chosenText(t))}: best ${esc(t.measure)} of ${t.grid.length} grid points on ${t.queries} validation queries (pool ${poolLabel(t.poolSize)})`]);
   if (r.validationShortfalls?.length) rows.push(['smaller validation splits', r.validationShortfalls.map((v) => esc(shortfallText(v))).join('; ')]);
   if (r.excluded.files.length) rows.push(['excluded queries', r.excluded.files.map((f) => `${esc(f.path)} (sha256 ${esc(f.sha256.slice(0, 12))}…, ${f.ids} ids)`).join('; ')]);
   if (timings) {

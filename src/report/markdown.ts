@@ -5,10 +5,10 @@
  * renders the same tables. Where the numbers come from is said above the tables: a synthetic corpus or
  * random-weight model is never presented as a finding.
  */
-import { importedBanner, shortfallText, weightsNote, type ModelEntry, type ResultsIndex } from './results.ts';
+import { chosenText, importedBanner, shortfallText, weightsNote, type ModelEntry, type ResultsIndex } from './results.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
 import { buildTables } from './report-tables.ts';
-import { MARKS_LEGEND, paperFieldTableData, paperMdcrTablesData, paperTable1Data, poolLabel as sizeLabel, tableHeading, tableMarkdown, type ReportTable } from './tables.ts';
+import { marksLegend, paperFieldTableData, tableBaselines, paperMdcrTablesData, paperTable1Data, poolLabel as sizeLabel, tableHeading, tableMarkdown, type ReportTable } from './tables.ts';
 
 /** Where the numbers come from, said before any table. */
 export function provenance(r: ResultsIndex): string[] {
@@ -24,8 +24,8 @@ export function provenance(r: ResultsIndex): string[] {
 }
 
 function section(t: ReportTable, paperTables: string[]): string {
-  const marked = t.rows.some((r) => r.cells.some((c) => c.kind === 'value' && c.sig));
-  return [`## ${tableHeading(t)}`, '', t.intro, '', tableMarkdown(t), ...(marked ? ['', MARKS_LEGEND] : []), ...paperTables.flatMap((p) => ['', p]), ''].join('\n');
+  const baselines = tableBaselines(t);
+  return [`## ${tableHeading(t)}`, '', t.intro, '', tableMarkdown(t), ...(baselines.length ? ['', marksLegend(baselines)] : []), ...paperTables.flatMap((p) => ['', p]), ''].join('\n');
 }
 
 const paperText = (t: ReportTable) => `${t.intro}\n\n${tableMarkdown(t)}`;
@@ -51,7 +51,7 @@ export function renderMarkdownReport(r: ResultsIndex, paper?: PaperNumbers): str
   head.push(`Corpus: ${r.corpus.articles} prefiltered articles, ${r.corpus.citations} citations (${r.corpus.kind === 'synthetic' ? 'synthetic' : 'corpus store'}); seed ${r.seed}, scale ${r.scale}; config hash ${r.configHash}.`);
   head.push(`Models: ${r.models.map((m) => `${m.name}${summaryOf(m) ? ` (${summaryOf(m)}${weightsNote(m.weights) ? `; ${weightsNote(m.weights)}` : ''})` : weightsNote(m.weights) ? ` (${weightsNote(m.weights)})` : ''}`).join(', ')}.`);
   if (r.skipped.length) head.push(`Skipped (no weights on this machine; see docs/dense.md to add them): ${r.skipped.map((s) => s.name).join(', ')}.`);
-  for (const t of r.tuning) head.push(`Tuning: ${t.model} k1 ${t.chosen.k1}, b ${t.chosen.b} — best ${t.measure} of ${t.grid.length} grid points on ${t.queries} validation queries (pool ${sizeLabel(t.poolSize)}), disjoint from the test queries.`);
+  for (const t of r.tuning) head.push(`Tuning: ${t.model} ${chosenText(t)} — best ${t.measure} of ${t.grid.length} grid points on ${t.queries} validation queries (pool ${sizeLabel(t.poolSize)}), disjoint from the test queries.`);
   for (const v of r.validationShortfalls ?? []) head.push(`Smaller validation split: ${shortfallText(v)}.`);
   if (r.excluded.files.length) head.push(`Excluded query ids: ${r.excluded.files.map((f) => `${f.path} (sha256 ${f.sha256.slice(0, 12)}…, ${f.ids} ids, ${f.notInStore} not in the store)`).join(', ')}.`);
   head.push(`The paper's tables follow ours for orientation${r.corpus.kind === 'synthetic' ? ' only: a synthetic corpus at another scale does not reproduce their values' : ''}.`, '');

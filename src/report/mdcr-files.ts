@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path';
 import { FIELDS, FIELD_ABBREV } from '../corpus/fields.ts';
-import { readJsonFile } from '../eval/mdcr.ts';
-import { readMdcrData } from '../retrieval/mdcr-score.ts';
+import { readJsonFile } from '../util/json.ts';
+import { readMdcrData } from '../eval/mdcr-data.ts';
 import { CitebenchError } from '../util/errors.ts';
 import type { MdcrRecord } from './results.ts';
 

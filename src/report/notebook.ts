@@ -3,7 +3,7 @@
  * `require('tslab').display.html(...)`. They read a results folder of `citebench run`, like `citebench report`.
  */
 import { candidateTypeChart, chartSvg, fieldHeatmap, jaccardChart, poolSizeChart, settingsChart, significanceChart, tuningChart, type Chart } from './charts.ts';
-import { LEGEND, TABLE_CSS, esc, tableHtml } from './html.ts';
+import { TABLE_CSS, esc, legendOf, tableHtml } from './html.ts';
 import { loadPaperNumbers } from './paper-numbers.ts';
 import { buildTables } from './report-tables.ts';
 import { readResults, type ResultsIndex } from './results.ts';
@@ -17,7 +17,7 @@ export function reportTableHtml(resultsDir: string, n: number): string {
   const r = readResults(resultsDir);
   const t = buildTables(r, loadPaperNumbers()).find((x) => x.number === n);
   if (!t) throw new CitebenchError(`${resultsDir}: no Table ${n} in these results (Tables 1/2/7/8 need the dataset or field level, 3/4 MDCR)`);
-  return `<div class="citebench"><style>${TABLE_CSS}${NOTEBOOK_TABLE_CSS}</style><p><b>Table ${t.number} — ${esc(t.title)}</b></p>${tableHtml(t)}${t.paperOnly ? '' : `<p style="font-size:11px;color:#555">${esc(LEGEND)}</p>`}</div>`;
+  return `<div class="citebench"><style>${TABLE_CSS}${NOTEBOOK_TABLE_CSS}</style><p><b>Table ${t.number} — ${esc(t.title)}</b></p>${tableHtml(t)}${t.paperOnly ? '' : `<p style="font-size:11px;color:#555">${esc(legendOf(t))}</p>`}</div>`;
 }
 
 export type ChartName = 'pool' | 'settings' | 'fields' | 'types' | 'tuning' | 'jaccard' | 'significance';

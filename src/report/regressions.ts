@@ -16,9 +16,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { FIELD_ABBREV, type Field } from '../corpus/fields.ts';
-import type { ResultsIndex } from './results.ts';
+import { paramsText, type ResultsIndex } from './results.ts';
 import { storedSignificance } from './significance.ts';
-import { readJsonFile } from '../eval/mdcr.ts';
+import { readJsonFile } from '../util/json.ts';
 import { InputError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 
@@ -43,8 +43,8 @@ export function regressionRows(r: ResultsIndex): RegressionRows {
   };
   put('corpus', { articles: r.corpus.articles, citations: r.corpus.citations });
   for (const t of r.tuning) {
-    put(`tuning/${t.model}/chosen`, { k1: t.chosen.k1, b: t.chosen.b });
-    put(`tuning/${t.model}/grid`, Object.fromEntries(t.grid.map((p) => [`${t.measure} k1=${p.k1} b=${p.b}`, p.score])));
+    put(`tuning/${t.model}/chosen`, t.chosen);
+    put(`tuning/${t.model}/grid`, Object.fromEntries(t.grid.map((p) => [`${t.measure} ${paramsText(p.params)}`, p.score])));
   }
   for (const c of r.cells) {
     put(c.file.replace(/\.json$/, ''), { queries: c.queries, poolMembers: c.poolMembers, ...c.means });
@@ -55,9 +55,12 @@ export function regressionRows(r: ResultsIndex): RegressionRows {
       for (const f of s.fields) put(`mdcr/${model}/${type}/${f.field}`, f.values);
     }
   }
-  for (const s of storedSignificance(r)?.rows ?? []) {
+  const sig = storedSignificance(r);
+  for (const s of sig?.rows ?? []) {
     const where = s.protocol === 'field' ? `field/${FIELD_ABBREV[s.field as Field] ?? s.field}` : `dataset/${s.poolSize}`; // keyed like the cell files
-    put(`significance/${s.setting}/${where}/${s.model}/${s.measure}`, { queries: s.queries, meanDiff: s.meanDiff, pT: s.pT, pRandomization: s.pRandomization, pHolm: s.pHolm, pRandomizationHolm: s.pRandomizationHolm });
+    // Rows against the first baseline keep the key they always had; others name their baseline.
+    const vs = s.baseline === sig!.baselines[0] ? '' : ` vs ${s.baseline}`;
+    put(`significance/${s.setting}/${where}/${s.model}/${s.measure}${vs}`, { queries: s.queries, meanDiff: s.meanDiff, pT: s.pT, pRandomization: s.pRandomization, pHolm: s.pHolm, pRandomizationHolm: s.pRandomizationHolm });
   }
   return rows;
 }

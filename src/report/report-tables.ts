@@ -2,7 +2,7 @@
  * Our result tables, for the Markdown and the HTML report alike (tables.ts renders them as Markdown, html.ts as
  * HTML):
  *  - the paper's Tables 1–8 in its layout: our values (×100, mean ± sd over pool repeats), the paper's printed
- *    value for the same model and column where there is one, the significance against BM25 that results.json
+ *    value for the same model and column where there is one, the significance against each baseline that results.json
  *    stores (significance.ts: read, never computed here), and the best value per column (or per row and measure,
  *    where the paper compares models along a row);
  *  - the inductive setting's Tables 1, 2, 7, 8 (Goyal et al. 2026 §3.1), when the run has it: other queries and
@@ -11,11 +11,11 @@
  * Nothing here formats numbers.
  */
 import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
-import { meanOverRepeats, weightsNote, type MeanRow, type ResultsIndex, type SignificanceRow } from './results.ts';
-import { beyondPaperRows, significanceKey, significanceNote, significanceRows, storedSignificance } from './significance.ts';
+import { meanOverRepeats, weightsNote, type MeanRow, type ResultsIndex } from './results.ts';
+import { beyondPaperRows, markPair, significanceKey, significanceNote, significanceRows, storedSignificance } from './significance.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
 import { MDCR_METRICS, mdcrTable3Data, mdcrTable4Data } from './mdcr-tables.ts';
-import { fmtValue, poolLabel, type ReportTable, type TableRow, type TextCell, type ValueCell } from './tables.ts';
+import { fmtValue, poolLabel, type MarkedRow, type ReportTable, type TableRow, type TextCell, type ValueCell } from './tables.ts';
 
 const PAPER_ORDER = ['bm25', 'scibert', 'specter', 'scincl', 'aspire-bm', 'aspire-cs'];
 export function paperOrder(models: string[]): string[] {
@@ -68,7 +68,7 @@ export function buildTables(r: ResultsIndex, paper: PaperNumbers | undefined): R
   const all = meanOverRepeats(r.cells);
   const rows = all.filter((x) => !x.setting);
   const ind = all.filter((x) => x.setting === 'inductive');
-  const sig = significanceRows(r);
+  const sig = marksOf(r);
   const out: (ReportTable | undefined)[] = [
     table1(r, rows, sig, paper),
     fieldTable(r, rows, sig, paper, 2),
@@ -95,12 +95,18 @@ function inductiveTables(r: ResultsIndex, rows: MeanRow[], sig: Marks): ReportTa
 /** The inductive setting, or undefined for the paper's (transductive): as cells record it. */
 type SettingTag = 'inductive' | undefined;
 
-/** Stored comparisons by significanceKey. */
-type Marks = Map<string, SignificanceRow>;
+/** Stored comparisons by significanceKey, each with its baseline's marks. */
+type Marks = Map<string, MarkedRow[]>;
 
-/** The stored test of one table cell, if any (none for the baseline's own row). */
+/** The stored tests of one table cell, if any (none for a baseline's own row against itself). */
 const markOf = (sig: Marks, protocol: 'dataset' | 'field', setting: SettingTag, measure: string, field: string | null, poolSize: number, model: string) =>
   sig.get(significanceKey({ protocol, setting: setting ?? 'transductive', measure, field, poolSize, model }));
+
+/** The stored rows by table cell, each with the marks of its baseline (the record's order: * † for the first). */
+function marksOf(r: ResultsIndex): Marks {
+  const order = storedSignificance(r)?.baselines ?? [];
+  return new Map([...significanceRows(r)].map(([k, rows]) => [k, rows.map((x) => ({ ...x, marks: markPair(order.indexOf(x.baseline)) }))]));
+}
 
 /** The intro's last sentence when marks are missing for want of a stored record. */
 const noteFor = (r: ResultsIndex) => {
@@ -237,7 +243,7 @@ function table4(r: ResultsIndex, paper: PaperNumbers | undefined): ReportTable |
   };
 }
 
-/** The stored paired tests of the models beyond the paper against the baseline (dataset level): Table 1's rows for them. */
+/** The stored paired tests of the models beyond the paper against the first baseline (dataset level): Table 1's rows for them. */
 function significanceTable(r: ResultsIndex): ReportTable | undefined {
   const s = storedSignificance(r);
   const rows = beyondPaperRows(r);
@@ -246,9 +252,10 @@ function significanceTable(r: ResultsIndex): ReportTable | undefined {
   const num = (text: string): TextCell => ({ kind: 'text', text, num: true });
   // A difference that rounds to zero has no sign worth printing (it may be a tiny real one either way).
   const signed = (v: string) => (v === '0.0' ? '±0.0' : v.startsWith('-') ? v : `+${v}`);
+  const against = s.baselines[0];
   return {
-    id: 'significance', title: `Paired significance against ${s.baseline} (dataset level)`, rowHead: 'setting', plain: true,
-    intro: `Per query, the mean over repeats; Δ = model − ${s.baseline} (×100) over ${rows[0].queries} queries; two-sided paired t-test, ` +
+    id: 'significance', title: `Paired significance against ${against} (dataset level)`, rowHead: 'setting', plain: true,
+    intro: `Per query, the mean over repeats; Δ = model − ${against} (×100) over ${rows[0].queries} queries; two-sided paired t-test, ` +
       `paired randomization test (${s.trials} sign flips, seeded), Holm's correction over every comparison of one setting and measure in Table 1 ` +
       `(every model and pool size; * : < ${s.alpha}): the tests behind Table 1's marks, as citebench run stored them (results.json, significance).`,
     columns: ['pool', 'model', 'measure', 'Δ', 'p (t)', 'p (rand.)', 'p (Holm)'],

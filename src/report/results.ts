@@ -16,7 +16,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Field } from '../corpus/fields.ts';
-import { readJsonFile, type MdcrFieldResult, type MdcrResult } from '../eval/mdcr.ts';
+import type { MdcrFieldResult, MdcrResult } from '../eval/mdcr.ts';
+import { readJsonFile } from '../util/json.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { shortfallNote } from '../sampling/pools.ts';
 
@@ -75,15 +76,48 @@ export function importedBanner(models: ModelEntry[]): { names: string[]; text: s
   return { names, text: `${many ? 'rank' : 'ranks'} by vectors computed outside citebench and imported from a file (named with its SHA-256 under Models): ${many ? 'their' : 'its'} numbers are exact for those vectors, and findings only as far as the encoder that made them is known. A config that vouches for them says \`weights: trained\`.` };
 }
 
+/** One tuned model (experiments/tune.ts): its grid, every point's score on the validation split, and the choice. */
 export interface TuningRecord {
   model: string;
   measure: string;
-  /** Validation split: query count and pool size it was tuned on. */
+  /** The validation split: its topic set id (absent in older results), query count and pool size. */
+  topics?: string;
+  queries: number;
+  poolSize: number;
+  /** Each parameter's values, in grid order (BM25: k1, b; a Profiler: beta). */
+  params: Record<string, number[]>;
+  /** Every point with its score, the first parameter varying slowest. */
+  grid: { params: Record<string, number>; score: number }[];
+  /** The best point: the highest score, the first of equals. */
+  chosen: Record<string, number>;
+}
+
+/** A tuning record as results.json of an older citebench kept it (BM25 only: k1 and b on each point). */
+interface OldTuningRecord {
+  model: string;
+  measure: string;
   queries: number;
   poolSize: number;
   grid: { k1: number; b: number; score: number }[];
   chosen: { k1: number; b: number };
 }
+
+/** Read a tuning record of either shape as the current one (older results folders are read as they are). */
+export function tuningRecord(t: TuningRecord | OldTuningRecord): TuningRecord {
+  if (!t.grid.length || 'params' in t.grid[0]) return t as TuningRecord;
+  const old = t as OldTuningRecord;
+  const axis = (k: 'k1' | 'b') => [...new Set(old.grid.map((g) => g[k]))];
+  return {
+    model: old.model, measure: old.measure, queries: old.queries, poolSize: old.poolSize, params: { k1: axis('k1'), b: axis('b') },
+    grid: old.grid.map((g) => ({ params: { k1: g.k1, b: g.b }, score: g.score })), chosen: { k1: old.chosen.k1, b: old.chosen.b },
+  };
+}
+
+/** A tuned model's chosen point as reports say it: `k1 0.9, b 0.4`. */
+export const chosenText = (t: Pick<TuningRecord, 'chosen'>) => Object.entries(t.chosen).map(([k, v]) => `${k} ${v}`).join(', ');
+
+/** A grid point as tables and regression rows name it: `k1=0.9 b=0.4`. */
+export const paramsText = (p: Record<string, number>, sep = ' ') => Object.entries(p).map(([k, v]) => `${k}=${v}`).join(sep);
 
 /** evaluate.py's numbers of one model on one benchmark (×100, 4 dp), as `evaluateMdcr` gives them. */
 export type MdcrSummary = Pick<MdcrResult, 'avg'> & { fields: Pick<MdcrFieldResult, 'field' | 'queries' | 'values'>[] };
@@ -163,17 +197,19 @@ export interface ResultsIndex {
   /** The BEIR task (protocols.beir), when the config has one. */
   beir?: BeirRecord;
   /**
-   * Every paired test against the baseline that a table marks, computed once by the run
+   * Every paired test against a baseline that a table marks, computed once by the run
    * (experiments/significance-stage.ts). Absent in a results.json of an older citebench (significanceNote).
    */
   significance?: SignificanceRecord;
 }
 
 /**
- * One comparison: a model against the baseline in one cell of a table (a pool size at the dataset level, a field
+ * One comparison: a model against a baseline in one cell of a table (a pool size at the dataset level, a field
  * at the field level), over the same queries, each query's value the mean over the cell's repeats.
  */
 export interface SignificanceRow {
+  /** The model it is compared with (one of SignificanceRecord.baselines). */
+  baseline: string;
   protocol: 'dataset' | 'field';
   setting: 'transductive' | 'inductive';
   measure: string;
@@ -196,14 +232,14 @@ export interface SignificanceRow {
 export const SIGNIFICANCE_ALPHA = 0.05;
 
 /** What one Holm family is, as results.json records it (the rows that share these values). */
-export const SIGNIFICANCE_FAMILY = 'protocol, setting, measure';
+export const SIGNIFICANCE_FAMILY = 'baseline, protocol, setting, measure';
 
 export interface SignificanceRecord {
-  /** The model every other is compared with (baselineModel); null when the run has no BM25 model (no rows). */
-  baseline: string | null;
+  /** The models every other is compared with, in the config's order (none: no rows). */
+  baselines: string[];
   trials: number;
   seed: number;
-  /** Rows sharing these values form one Holm family: one measure of one report table. */
+  /** Rows sharing these values form one Holm family: one measure of one report table against one baseline. */
   family: typeof SIGNIFICANCE_FAMILY;
   /** SIGNIFICANCE_ALPHA: the level below which an adjusted p is marked (* t-test, † randomization). */
   alpha: number;
@@ -212,9 +248,17 @@ export interface SignificanceRecord {
   beyondPaper?: string[];
 }
 
-/** The baseline of every comparison: the BM25 model named bm25, else the first BM25 model of the config. */
-export function baselineModel(models: readonly { name: string; kind: string }[]): string | undefined {
-  return (models.find((m) => m.name === 'bm25' && m.kind === 'bm25') ?? models.find((m) => m.kind === 'bm25'))?.name;
+/** The record of a results.json of the previous format (one baseline, rows without it), read as the current one. */
+function significanceRecord(s: unknown): SignificanceRecord | undefined {
+  const old = s as (Omit<SignificanceRecord, 'baselines' | 'family' | 'rows'> & { baseline: string | null; family: string; rows: Omit<SignificanceRow, 'baseline'>[] }) | undefined;
+  if (!old || old.family !== 'protocol, setting, measure' || !Array.isArray(old.rows)) return s as SignificanceRecord | undefined;
+  const { baseline, rows, family: _f, ...rest } = old;
+  return { ...rest, baselines: baseline === null ? [] : [baseline], family: SIGNIFICANCE_FAMILY, rows: rows.map((x) => ({ baseline: baseline!, ...x })) };
+}
+
+/** A run's first baseline: its stored significance record's, else its first lexical model (a results.json without a record). */
+export function firstBaseline(r: Pick<ResultsIndex, 'significance' | 'models'>): string | undefined {
+  return r.significance?.baselines?.[0] ?? r.models.find((m) => m.weights === 'lexical')?.name;
 }
 
 export function readResults(dir: string): ResultsIndex {
@@ -222,6 +266,8 @@ export function readResults(dir: string): ResultsIndex {
   if (!existsSync(p)) throw new CitebenchError(`${dir}: not a results folder of citebench run (no results.json)`);
   const r = readJsonFile(p) as ResultsIndex;
   if (r?.format !== 'citebench-results' || r.version !== 1) throw new CitebenchError(`${p}: not a citebench results index (version 1)`);
+  r.tuning = (r.tuning ?? []).map(tuningRecord);
+  if (r.significance) r.significance = significanceRecord(r.significance);
   return r;
 }
 

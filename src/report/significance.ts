@@ -6,10 +6,10 @@
  */
 import { SIGNIFICANCE_FAMILY, type ResultsIndex, type SignificanceRecord, type SignificanceRow } from './results.ts';
 
-/** The stored record, or undefined for a results.json of an older citebench (no record, or rows of the old shape). */
+/** The stored record, or undefined for a results.json of an older citebench (no record, or rows of an unknown shape). */
 export function storedSignificance(r: Pick<ResultsIndex, 'significance'>): SignificanceRecord | undefined {
   const s = r.significance;
-  return s && s.family === SIGNIFICANCE_FAMILY && Array.isArray(s.rows) ? s : undefined;
+  return s && s.family === SIGNIFICANCE_FAMILY && Array.isArray(s.rows) && Array.isArray(s.baselines) ? s : undefined;
 }
 
 /** Said above a table that would carry marks when results.json holds no stored tests; undefined when it does. */
@@ -19,17 +19,33 @@ export function significanceNote(r: Pick<ResultsIndex, 'significance' | 'name'>)
     `run \`citebench run\` on its config (${r.name}) again to add them (every cell is reused).`;
 }
 
-/** Key of one stored comparison. */
+/** Key of one table cell's comparisons (one row per baseline). */
 export const significanceKey = (x: Pick<SignificanceRow, 'protocol' | 'setting' | 'measure' | 'field' | 'poolSize' | 'model'>) =>
   `${x.protocol}|${x.setting}|${x.measure}|${x.field ?? ''}|${x.poolSize}|${x.model}`;
 
-/** Every stored comparison by significanceKey (empty without a stored record). */
-export function significanceRows(r: Pick<ResultsIndex, 'significance'>): Map<string, SignificanceRow> {
-  return new Map((storedSignificance(r)?.rows ?? []).map((x) => [significanceKey(x), x]));
+/** Every stored comparison by significanceKey: a cell's rows, one per baseline in the record's order (empty without a record). */
+export function significanceRows(r: Pick<ResultsIndex, 'significance'>): Map<string, SignificanceRow[]> {
+  const s = storedSignificance(r);
+  const out = new Map<string, SignificanceRow[]>();
+  for (const b of s?.baselines ?? []) {
+    for (const x of s!.rows) {
+      if (x.baseline !== b) continue;
+      const k = significanceKey(x);
+      out.set(k, [...(out.get(k) ?? []), x]);
+    }
+  }
+  return out;
 }
 
-/** The stored dataset-level rows of the models beyond the paper: the significance table and chart. */
+/** The marks of the n-th baseline (0-based): * † for the first, ‡ § for the second, then ¶ # and ⁑ ‖, then numbered. */
+export function markPair(n: number): [string, string] {
+  const pairs: [string, string][] = [['*', '†'], ['‡', '§'], ['¶', '#'], ['⁑', '‖']];
+  return pairs[n] ?? [`*${n + 1}`, `†${n + 1}`];
+}
+
+/** The stored dataset-level rows of the models beyond the paper against the first baseline: the significance table and chart. */
 export function beyondPaperRows(r: Pick<ResultsIndex, 'significance'>): SignificanceRow[] {
-  const beyond = new Set(storedSignificance(r)?.beyondPaper ?? []);
-  return (storedSignificance(r)?.rows ?? []).filter((x) => x.protocol === 'dataset' && beyond.has(x.model));
+  const s = storedSignificance(r);
+  const beyond = new Set(s?.beyondPaper ?? []);
+  return (s?.rows ?? []).filter((x) => x.protocol === 'dataset' && beyond.has(x.model) && x.baseline === s!.baselines[0]);
 }

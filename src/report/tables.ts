@@ -21,8 +21,8 @@ export interface ValueCell {
   sd?: number;
   repeats?: number;
   paper?: number;
-  /** results.json's stored test of this cell against the baseline (report/significance.ts). */
-  sig?: SignificanceRow;
+  /** results.json's stored tests of this cell, one per baseline, each with its marks (report/significance.ts). */
+  sig?: MarkedRow[];
   best?: boolean;
 }
 export interface TextCell {
@@ -75,14 +75,28 @@ export function fmtValue(x: number, digits = 1): string {
 
 const mdText = (s: string) => s.replace(/\|/g, '\\|');
 
-/** The stored decisions of a cell: * t-test, † randomization test, each Holm-adjusted p below SIGNIFICANCE_ALPHA. */
-export function sigMarks(s: SignificanceRow): string {
-  return `${s.pHolm < SIGNIFICANCE_ALPHA ? '*' : ''}${s.pRandomizationHolm < SIGNIFICANCE_ALPHA ? '†' : ''}`;
+/** A stored test of a cell against one baseline and that baseline's marks (t-test, randomization test). */
+export type MarkedRow = SignificanceRow & { marks: [string, string] };
+
+/** The stored decisions of a cell against each baseline: its t-test mark and its randomization-test mark where the Holm-adjusted p is below SIGNIFICANCE_ALPHA. */
+export function sigMarks(rows: readonly MarkedRow[]): string {
+  return rows.map((s) => `${s.pHolm < SIGNIFICANCE_ALPHA ? s.marks[0] : ''}${s.pRandomizationHolm < SIGNIFICANCE_ALPHA ? s.marks[1] : ''}`).join('');
 }
 
-/** Said under a Markdown table whose cells carry marks. */
-export const MARKS_LEGEND = 'Marks: `*` paired t-test, `†` paired randomization test against BM25 (per-query values averaged over repeats), ' +
-  'Holm-corrected over the comparisons of one measure in the table, p < 0.05: the tests citebench run stored in results.json.';
+/** The baselines a table's cells are marked against, with their marks, in mark order. */
+export function tableBaselines(t: ReportTable): { name: string; marks: [string, string] }[] {
+  const seen = new Map<string, [string, string]>();
+  for (const r of t.rows) for (const c of r.cells) if (c.kind === 'value') for (const s of c.sig ?? []) if (!seen.has(s.baseline)) seen.set(s.baseline, s.marks);
+  return [...seen].map(([name, marks]) => ({ name, marks })).sort((a, b) => markRank(a.marks) - markRank(b.marks));
+}
+
+const markRank = (m: [string, string]) => ['*', '‡', '¶', '⁑'].indexOf(m[0]) + 1 || 5 + Number(m[0].slice(1));
+
+/** Said under a Markdown table whose cells carry marks: which mark means which test against which baseline. */
+export function marksLegend(baselines: readonly { name: string; marks: [string, string] }[]): string {
+  const each = baselines.map((b) => `\`${b.marks[0]}\` paired t-test, \`${b.marks[1]}\` paired randomization test against ${b.name}`).join('; ');
+  return `Marks: ${each} (per-query values averaged over repeats), Holm-corrected over the comparisons of one measure in the table${baselines.length > 1 ? ' against one baseline' : ''}, p < 0.05: the tests citebench run stored in results.json.`;
+}
 
 
 /** The table as Markdown: one header row ("group column" heads), values with `digits` decimals (– where none) and their stored marks. */

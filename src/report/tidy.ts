@@ -102,9 +102,15 @@ export function tidyTables(dir: string, r: ResultsIndex): TidyTable[] {
     },
     {
       name: 'tuning',
-      columns: [S('model'), S('measure'), I('queries'), I('pool_size'), D('k1'), D('b'), D('score'), { name: 'chosen', type: 'boolean' }],
+      // One row per grid point and parameter (BM25: k1 and b; a Profiler: beta): pivot on `param` for one row per point.
+      columns: [S('model'), S('measure'), I('queries'), I('pool_size'), I('point'), S('param'), D('value'), D('score'), { name: 'chosen', type: 'boolean' }],
       *rows() {
-        for (const t of r.tuning) for (const g of t.grid) yield [t.model, t.measure, t.queries, t.poolSize, g.k1, g.b, g.score, g.k1 === t.chosen.k1 && g.b === t.chosen.b];
+        for (const t of r.tuning) {
+          for (const [i, g] of t.grid.entries()) {
+            const chosen = Object.keys(t.chosen).every((k) => g.params[k] === t.chosen[k]);
+            for (const [param, value] of Object.entries(g.params)) yield [t.model, t.measure, t.queries, t.poolSize, i + 1, param, value, g.score, chosen];
+          }
+        }
       },
     },
     { name: 'mdcr_fields', columns: [S('model'), S('candidates'), S('field'), I('queries'), S('measure'), D('value')], rows: mdcr(false) },

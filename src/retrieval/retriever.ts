@@ -47,5 +47,12 @@ export interface Retriever {
    * ranking phase of re-rankers). Absent or false: it only ranks pools, and MDCR leaves it out.
    */
   readonly scoresCandidates?: boolean;
+  /**
+   * The parameters a tuner may vary (PyTerrier's `set_parameter`) and their values now: BM25's k1 and b, a
+   * Profiler's β. Absent: nothing to tune.
+   */
+  readonly tunable?: Readonly<Record<string, number>>;
+  /** The same retriever with other values of some of its tunable parameters (a new object; this one is unchanged). */
+  withParams?(params: Readonly<Record<string, number>>): Retriever;
   search(request: SearchRequest): Promise<RankedLists>;
 }

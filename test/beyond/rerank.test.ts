@@ -136,7 +136,7 @@ test('rerank model with a missing cross-encoder folder: a recorded skip with a m
   const first = { name: 'bm25', kind: 'bm25', weights: 'lexical', settings: {}, retriever: {} as never, release: async () => {} } as ReadyModel;
   const m = cfg.models[1];
   assert.equal(m.kind, 'rerank');
-  const r = await entryOf(m).build(m, { cfg, store: {} as never, ready: [first], splits: {} as never, sampleKey: '', threads: 1, log: () => {}, tuning: [], timed: (_s, f) => f() });
+  const r = await entryOf(m).build(m, { cfg, store: {} as never, ready: [first], threads: 1, log: () => {}, timed: (_s, f) => f() });
   assert.ok('reason' in r, 'skipped');
   assert.match((r as { reason: string }).reason, /cross-encoder folder not found: .*scibert-cross-encoder/);
 });

@@ -15,8 +15,7 @@ import { exportEmbeddings } from '../../src/retrieval/dense/import/export.ts';
 import { readNpyHeader } from '../../src/retrieval/dense/import/npy.ts';
 import { DenseRetriever } from '../../src/retrieval/dense/retriever.ts';
 import { toHalf, decodeHalf } from '../../src/retrieval/dense/float16.ts';
-import { InMemoryTexts } from '../../src/corpus/article.ts';
-import { mdcrPairs, scoreMdcrImported, type MdcrData } from '../../src/retrieval/mdcr-score.ts';
+import { REPO } from '../helpers/shared.ts';
 import { npyBytes, safetensorsBytes, jsonlText, bytesOf, writeWithIds } from './embeddings-files.ts';
 
 const N = 40; // corpus size
@@ -299,15 +298,21 @@ test('MDCR from imported vectors: exact pair scores; a candidate without a vecto
 
     // mdcr score --embeddings: the data file's own ids, no corpus — the same scores.
     const dataIds = [corpusIds[5], corpusIds[6], corpusIds[7], corpusIds[1]];
-    const data: MdcrData = { ids: dataIds, texts: new InMemoryTexts(dataIds.map(() => ({ title: '', abstract: '' }))), indexOf: new Map(dataIds.map((id, i) => [id, i])), sha256: 'd'.repeat(64) };
-    const bench = { 'Computer science': { [corpusIds[5]]: { true: [corpusIds[6]], random: [corpusIds[7], corpusIds[1]] } } };
-    const pairs = mdcrPairs(bench, data);
-    const m = await scoreMdcrImported(data, pairs, f, { distance: 'l2', strict: false });
-    assert.equal(m.unscored, 1);
-    const got = new Map(Array.from(m.scores.docs, (d, i) => [dataIds[d], m.scores.scores[i]]));
-    assert.deepEqual([got.get(corpusIds[6]), got.get(corpusIds[7]), got.get(corpusIds[1])], [l2(corpusIds[6]), l2(corpusIds[7]), -3.4028234663852886e38]);
-    await oneLine(scoreMdcrImported(data, pairs, f, { distance: 'l2', strict: true }), /no vector for 1 candidate article/);
-    await oneLine(scoreMdcrImported(data, mdcrPairs({ 'Computer science': { [corpusIds[1]]: { true: [corpusIds[6]] } } }, data), f, { distance: 'l2', strict: false }), new RegExp(`no vector for query paper ${corpusIds[1]}`));
+    writeFileSync(join(dir, 'data.jsonl'), dataIds.map((id) => JSON.stringify({ paper_id: id, title: '', abstract: '' })).join('\n') + '\n');
+    const bench = (query: string, lists: Record<string, string[]>) => (writeFileSync(join(dir, 'bench.json'), JSON.stringify({ 'Computer Science': { [query]: lists } })), join(dir, 'bench.json'));
+    const score = (b: string, ...extra: string[]) => spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), 'mdcr', 'score', '--benchmark', b, '--data', join(dir, 'data.jsonl'), '--embeddings', f, '--distance', 'l2', '--out', join(dir, 'scores.json'), ...extra], { cwd: REPO, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+    const m = score(bench(corpusIds[5], { true: [corpusIds[6]], random: [corpusIds[7], corpusIds[1]] }));
+    assert.equal(m.status, 0, m.stderr);
+    assert.match(m.stderr, /1 candidate\(s\) have no vector in .*a\.npy and rank last/);
+    const got = JSON.parse(readFileSync(join(dir, 'scores.json'), 'utf8')) as Record<string, number>;
+    assert.deepEqual([6, 7, 1].map((i) => got[`${corpusIds[5]}_${corpusIds[i]}`]), [l2(corpusIds[6]), l2(corpusIds[7]), -3.4028234663852886e38]);
+    const strictRun = score(join(dir, 'bench.json'), '--strict');
+    assert.equal(strictRun.status, 1);
+    assert.match(strictRun.stderr, /^citebench: .*no vector for 1 candidate article/);
+    assert.equal(strictRun.stderr.trim().split('\n').length, 1, 'one line');
+    const noQuery = score(bench(corpusIds[1], { true: [corpusIds[6]] }));
+    assert.equal(noQuery.status, 1);
+    assert.match(noQuery.stderr, new RegExp(`no vector for query paper ${corpusIds[1]}`));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -10,7 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { evaluateMdcr, readJsonFile, MDCR_NEGATIVE_TYPES } from '../../src/eval/mdcr.ts';
+import { evaluateMdcr, MDCR_NEGATIVE_TYPES } from '../../src/eval/mdcr.ts';
+import { readJsonFile } from '../../src/util/json.ts';
 import { InputError } from '../../src/util/errors.ts';
 import { Rng } from '../../src/util/rng.ts';
 

@@ -22,11 +22,11 @@ import { EmbeddingStore } from '../../src/retrieval/dense/store.ts';
 import type { Encoder } from '../../src/retrieval/dense/encoder.ts';
 import type { ResolvedModel } from '../../src/retrieval/dense/models.ts';
 import type { RankedLists, Retriever, SearchRequest } from '../../src/retrieval/retriever.ts';
-import { parseMeasure } from '../../src/eval/registry.ts';
-import { sampleQueries, samplePool, citationQrels } from '../../src/sampling/pools.ts';
+import { sampleQueries, samplePool, citationQrels, poolWithQrels } from '../../src/sampling/pools.ts';
 import { cellKey, runGroup, type GroupContext } from '../../src/experiments/cells.ts';
 import { corpusStamp } from '../../src/experiments/corpus-stage.ts';
 import { groupPath, type PoolGroup } from '../../src/experiments/plan.ts';
+import { groupPoolOptions, type SampledTopicSet } from '../../src/experiments/topic-sets.ts';
 import { CitebenchError } from '../../src/util/errors.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'cb-cells-'));
@@ -36,7 +36,7 @@ let queries: Uint32Array;
 const group: PoolGroup = { protocol: 'dataset', split: 'test', field: null, poolSize: 800, repeat: 1, queries: 12 };
 const names = ['MAP', 'R@30'];
 const ctx = (dir: string, extra: Partial<GroupContext> = {}): GroupContext => ({
-  store, resultsDir: dir, seed: 3, queryYear: 2019, k: 100, measureNames: names, measures: names.map((m) => parseMeasure(m)[0]),
+  store, resultsDir: dir, seed: 3, queryYear: 2019, k: 100, measureNames: names,
   sampleKey: 'test', log: () => {}, ...extra,
 });
 
@@ -52,19 +52,25 @@ after(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
+/** The group's topic set for these queries, sampled as the run samples it (topic-sets.ts). */
+function setOf(g: PoolGroup, qs: Uint32Array): SampledTopicSet {
+  const { pool, qrels } = poolWithQrels(store, qs, groupPoolOptions({ seed: 3, queryYear: 2019 }, g));
+  return { id: groupPath(g), docs: store, topics: qs, pool: pool.members, qrels, setting: g.setting ?? 'transductive', group: g, sampled: pool };
+}
+
 const bm25 = (opts: ConstructorParameters<typeof Bm25Retriever>[2] = {}, ix = index) => new Bm25Retriever(ix, store, { tieKey: store.idOrder, ...opts });
 
 test('cell cache: a changed k1 reruns the cell instead of reusing the old one; MAP = independent AP', async () => {
   const dir = join(root, 'results-k1');
   const computed: string[] = [];
   const log = (l: string) => computed.push(l);
-  const a = await runGroup(ctx(dir, { log }), group, queries, [{ name: 'bm25', retriever: bm25() }]);
+  const a = await runGroup(ctx(dir, { log }), setOf(group, queries), [{ name: 'bm25', retriever: bm25() }]);
   assert.ok(existsSync(join(dir, 'cells/bm25/dataset/800-r1.json')) && existsSync(join(dir, 'runs/bm25/dataset/800-r1.trec')));
   computed.length = 0;
-  const same = await runGroup(ctx(dir, { log }), group, queries, [{ name: 'bm25', retriever: bm25() }]);
+  const same = await runGroup(ctx(dir, { log }), setOf(group, queries), [{ name: 'bm25', retriever: bm25() }]);
   assert.deepEqual(same.cells, a.cells);
   assert.equal(computed.length, 0, 'same settings: the cell is loaded, not recomputed');
-  const b = await runGroup(ctx(dir, { log }), group, queries, [{ name: 'bm25', retriever: bm25({ params: { k1: 2.5 } }) }]);
+  const b = await runGroup(ctx(dir, { log }), setOf(group, queries), [{ name: 'bm25', retriever: bm25({ params: { k1: 2.5 } }) }]);
   assert.ok(computed.length > 0, 'k1 2.5: the cell is recomputed');
   assert.notDeepEqual(b.cells[0].perQuery.MAP, a.cells[0].perQuery.MAP, 'k1 changes the numbers');
   assert.notEqual(b.cells[0].key, a.cells[0].key);
@@ -178,8 +184,8 @@ class Dropping implements Retriever {
 }
 
 test('empty ranked lists: counted as 0 in the mean over all queries (trec_eval -c), recorded in the cell', async () => {
-  const [full] = (await runGroup(ctx(join(root, 'results-full')), group, queries, [{ name: 'bm25', retriever: bm25() }])).cells;
-  const [cell] = (await runGroup(ctx(join(root, 'results-drop')), group, queries, [{ name: 'bm25', retriever: new Dropping(bm25(), new Set([0, 5])) }])).cells;
+  const [full] = (await runGroup(ctx(join(root, 'results-full')), setOf(group, queries), [{ name: 'bm25', retriever: bm25() }])).cells;
+  const [cell] = (await runGroup(ctx(join(root, 'results-drop')), setOf(group, queries), [{ name: 'bm25', retriever: new Dropping(bm25(), new Set([0, 5])) }])).cells;
   assert.ok(full.perQuery.MAP[0] > 0 && full.perQuery.MAP[5] > 0);
   for (const m of names) {
     const want = full.perQuery[m].reduce((s, v, q) => s + (q === 0 || q === 5 ? 0 : v), 0) / queries.length;
@@ -196,7 +202,7 @@ test('empty ranked lists: counted as 0 in the mean over all queries (trec_eval -
 test('empty ranked lists: emptyLists "error" fails the cell, naming the count and a query', async () => {
   const dir = join(root, 'results-err');
   await assert.rejects(
-    runGroup(ctx(dir, { emptyLists: 'error' }), group, queries, [{ name: 'bm25', retriever: new Dropping(bm25(), new Set([3])) }]),
+    runGroup(ctx(dir, { emptyLists: 'error' }), setOf(group, queries), [{ name: 'bm25', retriever: new Dropping(bm25(), new Set([3])) }]),
     (e: unknown) => e instanceof CitebenchError && /1 of 12 queries got an empty ranked list \(first: /.test(e.message),
   );
   // The cell's lock file (cells/bm25/…json.lock) came and went; no cell record may be there.

@@ -1,62 +1,31 @@
-// The model-kind registry: a kind is one entry. A toy kind registered here — nothing else in the tree knows it —
-// is read from YAML (its own keys checked, errors with file:line:key), priced by the dry run, built and searched
-// by `citebench run`'s runner into cells and results.json, with the summary its entry gives.
+// The model-kind registry: a kind is one file (test/experiments/fixtures/toy-kind.ts) plus its registration.
+// Nothing else in the tree knows the toy kind; here it is read from YAML (its own keys checked, errors with
+// file:line:key), priced by the dry run, tuned by the one tuner, built and searched by `citebench run`'s runner
+// into cells, scores MDCR's candidate lists, and is reported — results.json, the tuning record, Tables 1–4.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { parseConfig } from '../../src/experiments/config.ts';
-import { kindNames, registerKind, unregisterKind, type KindEntry } from '../../src/experiments/kinds/index.ts';
+import { kindNames, registerKind, unregisterKind } from '../../src/experiments/kinds/index.ts';
 import { dryRun, runExperiment } from '../../src/experiments/run.ts';
-import type { RankedLists, Retriever, SearchRequest } from '../../src/retrieval/retriever.ts';
+import { regressionRows } from '../../src/report/regressions.ts';
 import { InputError } from '../../src/util/errors.ts';
-
-interface ToyConfig { kind: 'toy'; name: string; step: number }
-
-/** Ranks the pool by distance of corpus index to the query's, in steps: a retriever with one parameter. */
-class ToyRetriever implements Retriever {
-  constructor(readonly name: string, private readonly step: number) {}
-  get fingerprint() {
-    return JSON.stringify({ toy: 1, step: this.step });
-  }
-  async search(req: SearchRequest): Promise<RankedLists> {
-    const offsets = new Uint32Array(req.queries.length + 1);
-    const docs: number[] = [];
-    const scores: number[] = [];
-    req.queries.forEach((q, i) => {
-      const pool = req.candidates?.[i] ?? req.pool!;
-      const ranked = [...pool].filter((d) => d !== q).map((d) => ({ d, s: -Math.floor(Math.abs(d - q) / this.step) })).sort((a, b) => b.s - a.s || a.d - b.d).slice(0, req.k);
-      for (const r of ranked) (docs.push(r.d), scores.push(r.s));
-      offsets[i + 1] = docs.length;
-    });
-    return { offsets, docs: Uint32Array.from(docs), scores: Float32Array.from(scores) };
-  }
-}
-
-export const toy: KindEntry<ToyConfig> = {
-  kind: 'toy',
-  about: 'a test kind',
-  parse(r, p, name) {
-    r.checkKeys(p, ['kind', 'step']);
-    return { kind: 'toy', name, step: r.num([...p, 'step'], 1, (n) => Number.isInteger(n) && n >= 1, 'a positive integer') };
-  },
-  describe: (c) => `, step ${c.step}`,
-  async build(c) {
-    return { name: c.name, kind: 'toy', weights: 'lexical', settings: { step: c.step }, summary: `toy, step ${c.step}`, retriever: new ToyRetriever(c.name, c.step), release: async () => {} };
-  },
-  cost: { perQuery: (_c, _env, pool) => pool * 1e-6, assumption: () => 'toy costs are made up' },
-};
+import { toy } from './fixtures/toy-kind.ts';
 
 const CONFIG = `name: toy
 seed: 3
-corpus: {synthetic: {articles: 1500}}
-k: 20
-validation: {queries: 4}
+corpus: {synthetic: {articles: 6000}}
+k: 100
+validation: {queries: 6}
 models:
   near: {kind: toy, step: 5}
+  tuned: {kind: toy, tune: {step: [25, 1, 5]}}
 protocols:
-  dataset: {queries: 4, pools: [300], repeats: 1}
+  dataset: {queries: 6, pools: [800], repeats: 1}
+  field: {queries: 4, pool: 1100, repeats: 1, fields: [Medicine, Biology]}
+  mdcr: {}
 `;
 
 test('registry: a toy kind registered in a test is read, priced, run and reported through its entry alone', async () => {
@@ -75,9 +44,24 @@ test('registry: a toy kind registered in a test is read, priced, run and reporte
     assert.doesNotMatch(plan, /BM25 index/, 'no kind of this config needs the BM25 index');
     const out = await runExperiment(cfg, { log: () => {}, threads: 1 });
     out.store.close();
-    assert.deepEqual(out.results.models, [{ name: 'near', kind: 'toy', weights: 'lexical', settings: { step: 5 }, summary: 'toy, step 5' }]);
-    assert.equal(out.results.cells.length, 1);
-    assert.ok(out.results.cells[0].means.MAP >= 0);
+    assert.deepEqual(out.results.models.map((m) => [m.name, m.kind, m.summary]), [['near', 'toy', 'toy, step 5'], ['tuned', 'toy', `toy, step ${out.results.tuning[0].chosen.step}`]]);
+    // tuned by the one tuner: its record kind-neutral, its choice the best of the grid (the first of equals)
+    const t = out.results.tuning[0];
+    assert.deepEqual([t.model, t.params, t.grid.map((g) => g.params.step)], ['tuned', { step: [25, 1, 5] }, [25, 1, 5]]);
+    const best = Math.max(...t.grid.map((g) => g.score));
+    assert.deepEqual(t.chosen, t.grid.find((g) => g.score === best)!.params);
+    assert.ok(regressionRows(out.results)['tuning/tuned/chosen'], 'a regression row for its choice');
+    // cells of both protocols, and MDCR scored with its candidate lists (scores file, evaluate.py's numbers)
+    assert.equal(out.results.cells.filter((c) => c.protocol === 'dataset' && c.split === 'test').length, 2);
+    assert.ok(out.results.cells.some((c) => c.protocol === 'field' && c.model === 'near'));
+    const m = out.results.mdcr!;
+    assert.deepEqual(Object.keys(m.results), ['near', 'tuned']);
+    assert.ok(existsSync(join(dir, 'results', m.files.scores_near)));
+    assert.ok(m.results.near.all.avg.map > 0 && Object.keys(m.results.near.types).length > 0);
+    assert.deepEqual(m.chosenModels.sort(), ['near', 'tuned'], 'a first-stage kind gives model-based negatives');
+    for (const table of ['Table 1', 'Table 2', 'Table 3', 'Table 4']) assert.match(out.report, new RegExp(`## ${table} `));
+    assert.match(out.report, /\| near \|/);
+    assert.match(out.report, /Tuning: tuned step \d+ — best map of 3 grid points/);
     assert.match(out.report, /Models: near \(toy, step 5\)/);
   } finally {
     unregisterKind('toy');

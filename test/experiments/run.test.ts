@@ -13,6 +13,7 @@ import { FIELDS, FIELD_ABBREV } from '../../src/corpus/fields.ts';
 import { fieldCited } from '../../src/sampling/pools.ts';
 import { parseConfig } from '../../src/experiments/config.ts';
 import { runExperiment } from '../../src/experiments/run.ts';
+import { topicSetsOf } from '../../src/experiments/adhoc.ts';
 import { createHash } from 'node:crypto';
 import { readResults, readCell, meanOverRepeats } from '../../src/report/results.ts';
 import { InputError } from '../../src/util/errors.ts';
@@ -153,7 +154,20 @@ test('citebench run: results folder, exact cells, sampling invariants, determini
       }
       // tuning chose a grid point on the validation split
       assert.equal(res.tuning.length, 1);
-      assert.ok(res.tuning[0].grid.some((p) => p.k1 === res.tuning[0].chosen.k1 && p.b === res.tuning[0].chosen.b));
+      assert.ok(res.tuning[0].grid.some((p) => p.params.k1 === res.tuning[0].chosen.k1 && p.params.b === res.tuning[0].chosen.b));
+      // `citebench bm25 tune` on the same split (its topic set written as files) is the same tuner: the same
+      // score at every grid point, to the last bit, and the same choice.
+      const t = res.tuning[0];
+      const split = topicSetsOf(cfg, store).get(t.topics!);
+      const f = (name: string, lines: string[]) => (writeFileSync(join(tmp, name), lines.join('\n') + '\n'), join(tmp, name));
+      const qrelsLines = Array.from(split.topics, (q, i) => Array.from(split.qrels!.docs.subarray(split.qrels!.offsets[i], split.qrels!.offsets[i + 1]), (d) => `${store.id(q)} 0 ${store.id(d)} 1`)).flat();
+      const tuned = cli(['bm25', 'tune', '--index', join(work, 'bm25-index'), '--corpus', join(work, 'store'), '--k', String(cfg.k),
+        '--queries', f('val.queries', Array.from(split.topics, (q) => store.id(q))), '--qrels', f('val.qrels', qrelsLines), '--pool', f('val.pool', Array.from(split.pool!, (d) => store.id(d))),
+        '--k1-grid', t.params.k1.join(','), '--b-grid', t.params.b.join(','), '--measure', t.measure, '--out', join(tmp, 'tuning.json')]);
+      assert.equal(tuned.status, 0, tuned.stderr);
+      const cliRecord = JSON.parse(readFileSync(join(tmp, 'tuning.json'), 'utf8'));
+      assert.deepEqual(cliRecord.grid, t.grid, 'every grid point scores the same');
+      assert.deepEqual(cliRecord.chosen, t.chosen);
 
       // the report's Table 1 numbers are the cell files' means over repeats
       const report = readFileSync(join(A, 'report.md'), 'utf8');

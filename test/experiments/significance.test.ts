@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fabricateResults } from '../../bench/report/fabricate.ts';
-import { significanceFrame, significanceOf, significanceStage, type CellQueryValue } from '../../src/experiments/significance-stage.ts';
+import { baselinesOf, significanceFrame, significanceOf, significanceStage, type CellQueryValue } from '../../src/experiments/significance-stage.ts';
 import { holm } from '../../src/eval/significance.ts';
 import { aq, loadResults } from '../../src/report/frames.ts';
-import { baselineModel, readResults, SIGNIFICANCE_FAMILY } from '../../src/report/results.ts';
+import { readResults, SIGNIFICANCE_FAMILY } from '../../src/report/results.ts';
 import { CitebenchError } from '../../src/util/errors.ts';
 
 let tmp = '';
@@ -24,13 +24,35 @@ before(() => {
 });
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
-test('the baseline: the BM25 model named bm25, else the first BM25 model; none without one', () => {
-  assert.equal(baselineModel([{ name: 'specter', kind: 'dense' }, { name: 'bm25-tuned', kind: 'bm25' }, { name: 'bm25', kind: 'bm25' }]), 'bm25');
-  assert.equal(baselineModel([{ name: 'bm25', kind: 'dense' }, { name: 'lucene', kind: 'bm25' }]), 'lucene');
-  assert.equal(baselineModel([{ name: 'specter', kind: 'dense' }]), undefined);
+test('the baselines: the config's list (those ready), else the first lexical model; none without one', () => {
+  const models = [{ name: 'specter', weights: 'trained' as const }, { name: 'bm25-tuned', weights: 'lexical' as const }, { name: 'bm25', weights: 'lexical' as const }];
+  assert.deepEqual(baselinesOf({}, models), ['bm25-tuned']);
+  assert.deepEqual(baselinesOf({ significance: { baselines: ['bm25', 'specter'] } }, models), ['bm25', 'specter']);
+  const said: string[] = [];
+  assert.deepEqual(baselinesOf({ significance: { baselines: ['scincl', 'bm25'] } }, models, (l) => said.push(l)), ['bm25'], 'a skipped baseline is left out');
+  assert.match(said[0], /baseline scincl is not among the ready models/);
+  assert.deepEqual(baselinesOf({}, [{ name: 'specter', weights: 'random' }]), []);
   const r = readResults(tmp);
-  const none = significanceStage({ measures: r.measures, seed: r.seed }, tmp, [{ name: 'specter', kind: 'dense' }], r.cells);
-  assert.deepEqual(none, { baseline: null, trials: 10000, seed: r.seed, family: SIGNIFICANCE_FAMILY, alpha: 0.05, rows: [] });
+  const none = significanceStage({ measures: r.measures, seed: r.seed }, tmp, [{ name: 'specter', kind: 'dense', weights: 'random' }], r.cells);
+  assert.deepEqual(none, { baselines: [], trials: 10000, seed: r.seed, family: SIGNIFICANCE_FAMILY, alpha: 0.05, rows: [] });
+});
+
+test('two baselines: one Holm family per baseline × protocol × setting × measure; the first baseline\'s rows as with it alone', () => {
+  const r = readResults(tmp);
+  const one = significanceStage({ measures: r.measures, seed: r.seed }, tmp, r.models, r.cells);
+  const two = significanceStage({ measures: r.measures, seed: r.seed, significance: { baselines: ['bm25', 'specter'] } }, tmp, r.models, r.cells);
+  assert.deepEqual(two.baselines, ['bm25', 'specter']);
+  assert.deepEqual(two.rows.filter((x) => x.baseline === 'bm25'), one.rows);
+  const vs = two.rows.filter((x) => x.baseline === 'specter');
+  assert.deepEqual([...new Set(vs.map((x) => x.model))].sort(), ['bm25', 'scincl']);
+  for (const fam of new Set(vs.map((x) => `${x.protocol}|${x.setting}|${x.measure}`))) {
+    const part = vs.filter((x) => `${x.protocol}|${x.setting}|${x.measure}` === fam);
+    assert.deepEqual(part.map((x) => x.pHolm), holm(part.map((x) => x.pT)), `${fam}: Holm within the specter family`);
+  }
+  // specter vs bm25 is bm25 vs specter negated: the same t-test p, the opposite mean difference.
+  const a = one.rows.find((x) => x.model === 'specter' && x.protocol === 'dataset')!;
+  const b = vs.find((x) => x.model === 'bm25' && x.protocol === 'dataset' && x.poolSize === a.poolSize && x.measure === a.measure)!;
+  assert.ok(Math.abs(a.meanDiff + b.meanDiff) < 1e-15 && Math.abs(a.pT - b.pT) < 1e-12);
 });
 
 test('families: protocol × setting × measure, one comparison per model × (field, pool size); rows in table order', () => {

@@ -24,7 +24,7 @@ function results(): ResultsIndex {
     format: 'citebench-results', version: 1, name: 't', configHash: 'abcd1234',
     corpus: { kind: 'synthetic', articles: 100, citations: 900 }, seed: 1, scale: 1, queryYear: 2019, k: 10,
     measures: ['MAP', 'nDCG'], models: [], skipped: [], excluded: { files: [] }, fieldRepeats: {},
-    tuning: [{ model: 'bm25-tuned', measure: 'map', queries: 5, poolSize: 800, grid: [{ k1: 0.9, b: 0.4, score: 0.25 }, { k1: 1.2, b: 0.75, score: 0.3 }], chosen: { k1: 1.2, b: 0.75 } }],
+    tuning: [{ model: 'bm25-tuned', measure: 'map', queries: 5, poolSize: 800, params: { k1: [0.9, 1.2], b: [0.4, 0.75] }, grid: [{ params: { k1: 0.9, b: 0.4 }, score: 0.25 }, { params: { k1: 1.2, b: 0.75 }, score: 0.3 }], chosen: { k1: 1.2, b: 0.75 } }],
     cells: [cell('bm25', 'dataset/800-r1', { MAP: 0.6179439784753351, nDCG: 0.8003087827094287 }), cell('bm25', 'dataset/800-r2', { MAP: 0.5, nDCG: 0.7 })],
     mdcr: {
       files: {}, queriesPerSplit: {}, chosenModels: [], jaccard: { models: [], matrix: [], average: [] }, notes: [],
@@ -36,10 +36,10 @@ function results(): ResultsIndex {
       },
     },
     significance: {
-      baseline: 'bm25', trials: 100, seed: 1, family: SIGNIFICANCE_FAMILY, alpha: 0.05,
+      baselines: ['bm25'], trials: 100, seed: 1, family: SIGNIFICANCE_FAMILY, alpha: 0.05,
       rows: [
-        { protocol: 'dataset', setting: 'transductive', measure: 'MAP', field: null, poolSize: 800, model: 'nav', queries: 12, meanDiff: 0.01, pT: 0.2, pRandomization: 0.21, pHolm: 0.4, pRandomizationHolm: 0.42 },
-        { protocol: 'field', setting: 'inductive', measure: 'MAP', field: 'Biology', poolSize: 1100, model: 'nav', queries: 4, meanDiff: 0.02, pT: 0.3, pRandomization: 0.31, pHolm: 0.6, pRandomizationHolm: 0.62 },
+        { baseline: 'bm25', protocol: 'dataset', setting: 'transductive', measure: 'MAP', field: null, poolSize: 800, model: 'nav', queries: 12, meanDiff: 0.01, pT: 0.2, pRandomization: 0.21, pHolm: 0.4, pRandomizationHolm: 0.42 },
+        { baseline: 'bm25', protocol: 'field', setting: 'inductive', measure: 'MAP', field: 'Biology', poolSize: 1100, model: 'nav', queries: 4, meanDiff: 0.02, pT: 0.3, pRandomization: 0.31, pHolm: 0.6, pRandomizationHolm: 0.62 },
       ],
     },
   };

@@ -89,7 +89,7 @@ function checkMarks(res: ResultsIndex): number {
     for (const [model, cells] of parseMarkdownMarks(md, tableHeading(t))) {
       assert.equal(cells.length, cols.length, `report.md ${t.id} ${model}: columns`);
       cells.forEach((got, j) => {
-        const row = cols[j] && stored.get(significanceKey({ ...cols[j]!, model }));
+        const row = cols[j] && stored.get(significanceKey({ ...cols[j]!, model }))?.[0];
         assert.equal(got!.mark, row ? `${row.pHolm < 0.05 ? '*' : ''}${row.pRandomizationHolm < 0.05 ? '†' : ''}` : '', `report.md ${t.id} ${model} column ${j}`);
       });
     }
@@ -97,7 +97,7 @@ function checkMarks(res: ResultsIndex): number {
       assert.equal(cells.length, cols.length, `${t.id} ${model}: columns`);
       cells.forEach((got, j) => {
         const col = cols[j];
-        const row = col && stored.get(significanceKey({ ...col, model }));
+        const row = col && stored.get(significanceKey({ ...col, model }))?.[0];
         if (!row) return assert.equal(got, null, `${t.id} ${model} column ${j}: no stored test, no mark`);
         const want = `${row.pHolm < 0.05 ? '*' : ''}${row.pRandomizationHolm < 0.05 ? '†' : ''}`;
         assert.equal(got?.mark, want, `${t.id} ${model} column ${j}`);
@@ -161,12 +161,12 @@ test('the stored rows equal the tests recomputed from the cell files (Table 1, M
   const adj = holm(fam.map((x) => x.p));
   const stored = significanceRows(r);
   fam.forEach((x, i) => {
-    const row = stored.get(x.key)!;
+    const [row] = stored.get(x.key)!;
     assert.equal(row.pT, x.p, x.key);
     assert.equal(row.meanDiff, x.diff, x.key);
     assert.equal(row.pHolm, adj[i], `${x.key}: Holm over Table 1's MAP comparisons`);
   });
-  assert.equal(r.significance!.baseline, 'bm25');
+  assert.deepEqual(r.significance!.baselines, ['bm25']);
   assert.equal(r.significance!.rows.filter((x) => x.protocol === 'field').length, 3 * 3 * 3, 'every model × field × measure at the field level');
   assert.ok(r.significance!.rows.every((x) => x.field === null ? x.protocol === 'dataset' : FIELD_ABBREV[x.field as (typeof FIELDS)[number]] !== undefined));
 });

@@ -1,8 +1,11 @@
 import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
 import { loadIndex, readIndexMeta } from '../../retrieval/bm25/index-format.ts';
-import { tuneBm25, evalObjective } from '../../retrieval/bm25/tune.ts';
+import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
 import type { QrelsCsr } from '../../eval/types.ts';
+import { DEFAULT_TUNE_GRID } from '../../experiments/kinds/index.ts';
+import { tune } from '../../experiments/tune.ts';
+import { paramsText } from '../../report/results.ts';
 import { newTrecTables, readQrels } from '../../eval/trec-io.ts';
 import { qrelsToCsr } from '../../eval/trec-csr.ts';
 import { CitebenchError } from '../../util/errors.ts';
@@ -10,15 +13,19 @@ import { writeFileAtomic } from '../../util/atomic.ts';
 import { checkIndexMatchesStore, numList } from './bm25-common.ts';
 import { readIdList, readPool } from './id-lists.ts';
 import { availableParallelism } from 'node:os';
+import { basename } from 'node:path';
 
 export const usage = `usage: citebench bm25 tune --index INDEX --corpus STORE --queries FILE --qrels QRELS
-                           [--pool FILE] [--k 500] [--k1-grid 0.6,0.9,1.2,1.5] [--b-grid 0.3,0.4,0.5,0.75]
+                           [--pool FILE] [--k 500] [--k1-grid ${DEFAULT_TUNE_GRID.k1.join(',')}] [--b-grid ${DEFAULT_TUNE_GRID.b.join(',')}]
                            [--measure map] [--accurate] [--threads N] [--out TUNING.json]
 
-Grid search of k1 and b on a validation split: every grid point searches the queries and is scored with
-the eval module (trec_eval semantics). QRELS: TREC qrels 'qid iter docno relevance' with paper ids; lines
-of queries not in FILE are skipped and counted; relevant papers outside the corpus still count as relevant.`;
-
+Grid search of k1 and b on a validation split, by the same tuner as a config's \`tune:\` (experiment()): every grid
+point searches the queries (over --pool, else the whole corpus) and is scored by the measure's mean with
+trec_eval -c semantics — a query whose ranked list comes back empty counts 0, it never drops out of the mean.
+The best point has the highest mean; among equal means the first in grid order wins (k1 varying slowest, each
+grid in the order given). QRELS: TREC qrels 'qid iter docno relevance' with paper ids; lines of queries not in
+FILE are skipped and counted; relevant papers outside the corpus still count as relevant. --out writes the
+tuning record as results.json keeps it (params, every grid point's score, chosen).`;
 
 /**
  * The qrels rows of the given queries, read with the eval module's reader (same syntax and errors as `eval`),
@@ -73,15 +80,14 @@ export async function run(args: string[]) {
   docOrder.set(store.idOrder);
   for (let i = store.size; i < docOrder.length; i++) docOrder[i] = i;
   console.log(`tuning on ${queries.ids.length} queries (${skipped} qrels lines of other queries skipped, ${outside} relevant papers outside the corpus)`);
-  const result = await tuneBm25({
-    index: ix, texts: store, request: { queries: queries.indices, pool, k },
-    k1: numList('k1-grid', values['k1-grid'], [0.6, 0.9, 1.2, 1.5]),
-    b: numList('b-grid', values['b-grid'], [0.3, 0.4, 0.5, 0.75]),
-    accurate: values.accurate ?? false, tieKey: store.idOrder,
-    threads: num('threads', values.threads, availableParallelism()),
-    score: evalObjective(qrels, measure, docOrder),
-    onPoint: (p) => console.log(`  k1=${p.k1} b=${p.b}  ${measure}=${p.score.toFixed(4)}`),
+  const grid = { k1: numList('k1-grid', values['k1-grid'], DEFAULT_TUNE_GRID.k1), b: numList('b-grid', values['b-grid'], DEFAULT_TUNE_GRID.b) };
+  const retriever = new Bm25Retriever(ix, store, { params: { accurate: values.accurate ?? false }, tieKey: store.idOrder, threads: num('threads', values.threads, availableParallelism()) });
+  const record = await tune({
+    model: 'bm25', retriever, spec: { grid, measure }, k,
+    split: { id: basename(values.queries!), docs: { id: (i) => store.id(i), idOrder: docOrder }, topics: queries.indices, pool, qrels, setting: 'transductive' },
+    onPoint: (p, score) => console.log(`  ${paramsText(p)}  ${measure}=${score.toFixed(4)}`),
   });
-  console.log(`best: k1=${result.best.k1} b=${result.best.b} ${measure}=${result.best.score.toFixed(4)}`);
-  if (values.out) writeFileAtomic(values.out, JSON.stringify({ measure, ...result }, null, 2) + '\n');
+  const best = record.grid.find((g) => paramsText(g.params) === paramsText(record.chosen))!;
+  console.log(`best: ${paramsText(record.chosen)} ${measure}=${best.score.toFixed(4)}`);
+  if (values.out) writeFileAtomic(values.out, JSON.stringify(record, null, 2) + '\n');
 }

@@ -2,6 +2,7 @@ import { parse, num } from '../args.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { trecEvalText } from '../../eval/trec-eval.ts';
 import { compareTrecRuns, formatComparison } from '../../eval/compare.ts';
+import { TRIALS } from '../../eval/significance.ts';
 
 export const usage = `usage: citebench eval QRELS RUN [-m MEASURE]... [-q] [-c] [-M N] [-l N] [--trec-eval-10]
        citebench eval QRELS BASELINE_RUN RUN... [-m MEASURE]... [-c] [--trials N] [--seed N]
@@ -28,7 +29,7 @@ uses: docs/significance.md).
   -M, --max-docs N      evaluate only the top N docs of each query
   -l, --level N         relevance level: labels >= N are relevant (default 1; nDCG uses the labels as gains)
       --trec-eval-10    rank by double-precision scores (trec_eval 10) instead of float32 (9.0.8)
-      --trials N        randomization test: sign-flip trials (default 10000)
+      --trials N        randomization test: sign-flip trials (default ${TRIALS})
       --seed N          randomization test: seed (default 0; same seed => same p-values)`;
 
 export async function run(args: string[]): Promise<number> {
@@ -58,7 +59,7 @@ export async function run(args: string[]): Promise<number> {
     trecEval10: values['trec-eval-10'],
   };
   if (positionals.length > 2) {
-    const trials = num('trials', values.trials, 10000);
+    const trials = num('trials', values.trials, TRIALS);
     const seed = num('seed', values.seed, 0);
     if (!Number.isInteger(trials) || trials < 1) throw new CitebenchError('--trials must be a positive integer');
     const rows = compareTrecRuns(positionals[0], positionals.slice(1), values.measure ?? [], options, { trials, seed });

@@ -1,5 +1,6 @@
 import { parse, required } from '../args.ts';
-import { evaluateMdcr, formatEvaluatePy, formatMdcrTable, parseCandidateType, readJsonFile, MDCR_METRICS } from '../../eval/mdcr.ts';
+import { evaluateMdcr, formatEvaluatePy, formatMdcrTable, parseCandidateType, MDCR_METRICS } from '../../eval/mdcr.ts';
+import { readJsonFile } from '../../util/json.ts';
 import { CitebenchError } from '../../util/errors.ts';
 
 export const usage = `usage: citebench mdcr-eval --benchmark MDCR.json --scores SCORES.json [--candidate-type TYPE] [--lenient]

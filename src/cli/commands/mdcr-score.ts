@@ -1,23 +1,37 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parse, num, required } from '../args.ts';
-import { evaluateMdcr, formatMdcrTable, readJsonFile } from '../../eval/mdcr.ts';
-import { mdcrDataWarning, mdcrPairs, mdcrScoresText, readMdcrData, scoreMdcrBm25, scoreMdcrDense, scoreMdcrImported } from '../../retrieval/mdcr-score.ts';
+import { formatMdcrTable, type MdcrBenchmark } from '../../eval/mdcr.ts';
+import { mdcrDataWarning, mdcrPairs, mdcrScoresText, readMdcrData, type MdcrData, type MdcrPairs } from '../../eval/mdcr-data.ts';
+import { experiment } from '../../experiments/experiment.ts';
+import { buildIndex } from '../../retrieval/bm25/index.ts';
+import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
 import { Encoder } from '../../retrieval/dense/encoder.ts';
+import { importEmbeddings, importFingerprint } from '../../retrieval/dense/import/import.ts';
+import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
+import { EmbeddingStore } from '../../retrieval/dense/store.ts';
+import type { Retriever } from '../../retrieval/retriever.ts';
 import { writeFileAtomic } from '../../util/atomic.ts';
 import { CitebenchError } from '../../util/errors.ts';
+import { readJsonFile } from '../../util/json.ts';
 import { modelOptionSpec, modelOptionsUsage, resolveFromValues } from './dense-common.ts';
 
 export const usage = `usage: citebench mdcr score --benchmark MDCR.json --data MDCR_DATA.jsonl --model bm25|NAME|DIR --out SCORES.json
-                          [--k1 0.9] [--b 0.4] [--batch 16] [--threads N] [--cache DIR] [--eval] [model options]
+                          [--k1 0.9] [--b 0.4] [--accurate] [--batch 16] [--threads N] [--cache DIR] [--eval] [model options]
        citebench mdcr score --benchmark MDCR.json --data MDCR_DATA.jsonl --embeddings FILE --distance l2|ip
                           --out SCORES.json [--ids IDS] [--strict] [--cache DIR] [--eval]
 
 Score every query–candidate pair of an MDCR benchmark (the official takelab files or \`citebench mdcr build\`
 output; no corpus store needed) and write the official scores file { "<qid>_<cid>": score } (float32 values,
-keys in byte order). Evaluate it with \`citebench mdcr-eval --benchmark MDCR.json --scores SCORES.json\`
-(paper Table 3; --candidate-type T for Table 4), or add --eval to print Table 3's numbers directly.
+keys in byte order), through the same experiment() as \`citebench run\`'s MDCR stage. Evaluate the file with
+\`citebench mdcr-eval --benchmark MDCR.json --scores SCORES.json\` (paper Table 3; --candidate-type T for
+Table 4), or add --eval to print Table 3's numbers directly (a query lacking some candidate type's list counts
+it as empty there; mdcr-eval, like evaluate.py, stops on it).
 
   --model bm25     Lucene-exact BM25 (title + abstract); collection statistics are those of all papers of the
-                   data file (the fixed candidate set), --k1/--b as in bm25 search (default 0.9 / 0.4)
+                   data file (the fixed candidate set), --k1/--b as in bm25 search (default 0.9 / 0.4),
+                   --accurate: Lucene's exact document lengths instead of its one-byte norms
   --model NAME|DIR a dense encoder: the data file's papers are encoded and each pair is scored by the model's
                    distance (−squared L2 or inner product; ASPIRE: the best sentence pair)
   --embeddings FILE  vectors computed elsewhere for the data file's paper ids (SciRepEval JSONL, .npy or
@@ -35,7 +49,7 @@ export async function run(args: string[]) {
   const { values } = parse(args, {
     ...modelOptionSpec,
     benchmark: { type: 'string' }, data: { type: 'string' }, out: { type: 'string' }, k1: { type: 'string' }, b: { type: 'string' },
-    batch: { type: 'string' }, threads: { type: 'string' }, cache: { type: 'string' }, eval: { type: 'boolean' },
+    accurate: { type: 'boolean' }, batch: { type: 'string' }, threads: { type: 'string' }, cache: { type: 'string' }, eval: { type: 'boolean' },
     embeddings: { type: 'string' }, ids: { type: 'string' }, strict: { type: 'boolean' },
   }, usage);
   const benchmarkPath = required('benchmark', values.benchmark);
@@ -43,44 +57,79 @@ export async function run(args: string[]) {
   const out = required('out', values.out);
   if (values.embeddings && values.model) throw new CitebenchError('give --model or --embeddings, not both');
   const model = values.embeddings ?? required('model', values.model);
-  const benchmark = readJsonFile(benchmarkPath);
+  const benchmark = readJsonFile(benchmarkPath) as MdcrBenchmark;
   const data = readMdcrData(dataPath);
   const warning = mdcrDataWarning(dataPath, data);
   if (warning) console.error(warning);
   const pairs = mdcrPairs(benchmark, data, { benchmark: benchmarkPath, data: dataPath });
   const nPairs = pairs.candidates.reduce((s, c) => s + c.length, 0);
   const t0 = performance.now();
-  let scores;
+  const threads = values.threads === undefined ? undefined : num('threads', values.threads);
+  // The data file is the corpus: its papers are the documents (positions in the file), their ids the file's.
+  const scratch = values.cache ? undefined : mkdtempSync(join(tmpdir(), 'citebench-mdcr-'));
+  const storeDir = (key: string) => (values.cache ? join(values.cache as string, `${data.sha256.slice(0, 16)}-${key.slice(0, 16)}`) : scratch!);
+  const scorer = await mdcrScorer(values, data, pairs, model, threads, storeDir);
+  try {
+    const name = 'scores';
+    const r = await experiment({
+      docs: { id: (i) => data.ids[i], idOrder: (a, b) => a - b }, topics: pairs.queries, candidates: pairs.candidates, excludeSelf: false,
+      k: Math.max(1, ...pairs.candidates.map((c) => c.length)), retrievers: [{ name, retriever: scorer.retriever }],
+      // Scores are written whatever the benchmark lacks; --eval prints all types together, a missing list as empty.
+      mdcr: { benchmark, types: [], benchmarkPath, lenient: true },
+    });
+    if (scorer.unscored?.()) console.error(`citebench: ${scorer.unscored()} candidate(s) have no vector in ${values.embeddings} and rank last; --strict makes this an error`);
+    writeFileAtomic(out, mdcrScoresText(Array.from(pairs.queries, (q) => data.ids[q]), (d) => data.ids[d], r.lists.get(name)!));
+    const secs = (performance.now() - t0) / 1000;
+    console.log(`${out}: ${nPairs} query–candidate pairs of ${pairs.queries.length} queries scored with ${model} (${secs.toFixed(1)} s)`);
+    if (values.eval) process.stdout.write(formatMdcrTable(r.cells[0].mdcr!.all));
+  } finally {
+    await scorer.release();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+/**
+ * The retriever that scores the pairs, over the data file's papers: BM25 over an index of them (collection
+ * statistics of the whole file: "BM25 over the fixed candidate set"); an encoder whose vectors of the used papers
+ * go into an embedding store (under --cache, keyed by the file's SHA-256 and the model's fingerprint); or vectors
+ * imported from a file for the file's paper ids.
+ */
+async function mdcrScorer(values: Values, data: MdcrData, pairs: MdcrPairs, model: string, threads: number | undefined, storeDir: (key: string) => string): Promise<{ retriever: Retriever; release(): Promise<void>; unscored?: () => number }> {
   if (values.embeddings) {
     const distance = values.distance;
     if (distance !== 'l2' && distance !== 'ip') throw new CitebenchError(`--embeddings needs --distance l2 or ip (the distance the vectors were made for), got ${distance === undefined ? 'none' : `'${distance}'`}`);
-    const threads = values.threads === undefined ? undefined : num('threads', values.threads);
-    const r = await scoreMdcrImported(data, pairs, values.embeddings, { ids: values.ids, distance, strict: values.strict ?? false, cacheDir: values.cache as string | undefined, threads });
-    if (r.unscored) console.error(`citebench: ${r.unscored} candidate(s) have no vector in ${values.embeddings} and rank last; --strict makes this an error`);
-    scores = r.scores;
-  } else if (model === 'bm25') {
-    const k1 = num('k1', values.k1, 0.9);
-    const b = num('b', values.b, 0.4);
+    const file = values.embeddings as string;
+    const corpus = { size: data.ids.length, indexOf: (id: string) => data.indexOf.get(id) ?? -1 };
+    const { store } = await importEmbeddings(file, corpus, { ids: values.ids as string | undefined, dir: storeDir(importFingerprint(file, values.ids as string | undefined)), corpusKey: data.sha256, distance });
+    const retriever = new DenseRetriever({ name: 'imported', store, distance, threads, imported: { file, strict: values.strict === true, paperId: (i) => data.ids[i] } });
+    return { retriever, release: async () => {}, unscored: () => retriever.lastSkipped };
+  }
+  if (model === 'bm25') {
+    const k1 = num('k1', values.k1 as string | undefined, 0.9);
+    const b = num('b', values.b as string | undefined, 0.4);
     if (k1 < 0) throw new CitebenchError(`--k1 must be ≥ 0, got ${k1}`);
     if (b < 0 || b > 1) throw new CitebenchError(`--b must be in [0, 1], got ${b}`);
-    scores = await scoreMdcrBm25(data, pairs, { k1, b });
-  } else {
-    const batch = num('batch', values.batch, 16);
-    if (!Number.isInteger(batch) || batch < 1) throw new CitebenchError(`--batch must be a positive integer, got ${values.batch}`);
-    const threads = values.threads === undefined ? undefined : num('threads', values.threads);
-    const resolved = await resolveFromValues(values);
-    const encoder = await Encoder.load(resolved, { batchSize: batch, threads });
-    try {
-      scores = await scoreMdcrDense(data, pairs, encoder, resolved.distance, { cacheDir: values.cache as string | undefined, threads, progress: true });
-    } finally {
-      await encoder.release();
-    }
+    const ix = await buildIndex(data.texts, { chunkDocs: 1 << 20 });
+    return { retriever: new Bm25Retriever(ix, data.texts, { params: { k1, b, accurate: values.accurate === true } }), release: async () => {} };
   }
-  writeFileAtomic(out, mdcrScoresText(data, pairs, scores));
-  const secs = (performance.now() - t0) / 1000;
-  console.log(`${out}: ${nPairs} query–candidate pairs of ${pairs.queries.length} queries scored with ${model} (${secs.toFixed(1)} s)`);
-  if (values.eval) {
-    const result = evaluateMdcr(benchmark, readJsonFile(out), { benchmarkPath, scoresPath: out });
-    process.stdout.write(formatMdcrTable(result));
-  }
+  const batch = num('batch', values.batch as string | undefined, 16);
+  if (!Number.isInteger(batch) || batch < 1) throw new CitebenchError(`--batch must be a positive integer, got ${values.batch}`);
+  const resolved = await resolveFromValues(values as Parameters<typeof resolveFromValues>[0]);
+  const encoder = await Encoder.load(resolved, { batchSize: batch, threads });
+  // The used papers, encoded in one chunk in data-file order, whatever the file's size.
+  const used = new Uint8Array(data.ids.length);
+  pairs.queries.forEach((q, k) => {
+    used[q] = 1;
+    for (const c of pairs.candidates[k]) used[c] = 1;
+  });
+  const store = EmbeddingStore.openOrCreate(storeDir(resolved.fingerprint), {
+    model: resolved.name, fingerprint: resolved.fingerprint, dim: encoder.dim, dtype: 'float32', kind: resolved.pooling === 'aspire' ? 'multi' : 'single',
+    chunkSize: data.ids.length, corpusSize: data.ids.length, corpusKey: data.sha256, distance: resolved.distance,
+  });
+  const which: number[] = [];
+  for (let i = 0; i < used.length; i++) if (used[i]) which.push(i);
+  await store.encodeMissing(encoder, data.texts, Uint32Array.from(which));
+  return { retriever: new DenseRetriever({ name: resolved.name, store, distance: resolved.distance, threads }), release: () => encoder.release() };
 }

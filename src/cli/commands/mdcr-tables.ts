@@ -1,5 +1,6 @@
 import { parse, num, required } from '../args.ts';
-import { evaluateMdcr, mdcrNegativeTypes, readJsonFile, type MdcrBenchmark, type MdcrResult } from '../../eval/mdcr.ts';
+import { evaluateMdcr, mdcrNegativeTypes, type MdcrBenchmark, type MdcrResult } from '../../eval/mdcr.ts';
+import { readJsonFile } from '../../util/json.ts';
 import { mdcrTable3, mdcrTable4 } from '../../report/mdcr-tables.ts';
 import { CitebenchError } from '../../util/errors.ts';
 

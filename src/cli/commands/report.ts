@@ -1,6 +1,7 @@
 import { parse } from '../args.ts';
 import { writeReport } from '../../report/write-report.ts';
 import { CitebenchError } from '../../util/errors.ts';
+import { TRIALS } from '../../eval/significance.ts';
 
 export const usage = `usage: citebench report RESULTS_DIR --out DIR [--no-pdf] [--store DIR]
 
@@ -22,7 +23,7 @@ export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { out: { type: 'string' }, 'no-pdf': { type: 'boolean' }, store: { type: 'string' }, trials: { type: 'string' } }, usage);
   if (positionals.length !== 1) throw new CitebenchError(`give one results folder\n\n${usage}`);
   if (!values.out) throw new CitebenchError(`--out DIR is required\n\n${usage}`);
-  if (values.trials !== undefined) throw new CitebenchError('--trials: the report draws the marks citebench run stored in results.json (10,000 trials, the config\'s seed); it tests nothing itself');
+  if (values.trials !== undefined) throw new CitebenchError(`--trials: the report draws the marks citebench run stored in results.json (${TRIALS} trials, the config\'s seed); it tests nothing itself`);
   const o = await writeReport(positionals[0], { out: values.out, pdf: !values['no-pdf'], store: values.store, log: (l) => console.error(l) });
   console.log(o.html);
   if (o.pdf) console.log(o.pdf);

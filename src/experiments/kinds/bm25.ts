@@ -5,13 +5,9 @@
  */
 import { SLICE_BELOW } from '../../retrieval/bm25/search.ts';
 import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
-import type { TuningRecord } from '../../report/results.ts';
-import type { Reader } from '../config-reader.ts';
-import { poolLabel } from '../../report/tables.ts';
-import { cachedTuning } from '../tuning-cache.ts';
-import { tuneGrid, validationSplit } from '../tune.ts';
+import { readTune, type Reader, type TunableParam } from '../config-reader.ts';
 import type { ReadyModel } from '../models.ts';
-import { settingsOf, type BuildContext, type KindEntry } from './types.ts';
+import type { BuildContext, KindEntry } from './types.ts';
 import { UNIT } from './cost.ts';
 
 export interface Bm25ModelConfig {
@@ -25,7 +21,12 @@ export interface Bm25ModelConfig {
   tune?: { k1: number[]; b: number[]; measure: string };
 }
 
-export const DEFAULT_TUNE_GRID = { k1: [0.6, 0.9, 1.2, 1.5], b: [0.3, 0.4, 0.6, 0.75], measure: 'map' };
+/** BM25's tunable parameters and their default grids. */
+export const BM25_PARAMS: Record<'k1' | 'b', TunableParam> = {
+  k1: { grid: [0.6, 0.9, 1.2, 1.5], check: (n) => n >= 0, what: 'a number ≥ 0' },
+  b: { grid: [0.3, 0.4, 0.6, 0.75], check: (n) => n >= 0 && n <= 1, what: 'a number in [0, 1]' },
+};
+export const DEFAULT_TUNE_GRID = { k1: BM25_PARAMS.k1.grid, b: BM25_PARAMS.b.grid, measure: 'map' };
 
 /**
  * BM25 search, per query and searched article, plus a fixed part per query and one per pool group (sampling
@@ -55,35 +56,22 @@ export const bm25: KindEntry<Bm25ModelConfig> = {
   kind: 'bm25',
   about: 'BM25 over the corpus index (k1, b, accurate; tune: a k1 × b grid)',
   needs: { bm25Index: true },
+  impliedByName: 'bm25',
   parse(r: Reader, p: string[], name: string): Bm25ModelConfig {
     r.checkKeys(p, ['kind', 'k1', 'b', 'accurate', 'tune']);
-    let tune: Bm25ModelConfig['tune'];
-    if (r.has([...p, 'tune']) && r.raw([...p, 'tune']) !== false) {
-      const t = [...p, 'tune'];
-      const v = r.raw(t);
-      if (v !== true) r.checkKeys(t, ['k1', 'b', 'measure']);
-      const grid = (key: 'k1' | 'b') => (v !== true && r.has([...t, key]) ? r.list([...t, key], (q) => r.num(q, undefined, (n) => n >= 0, 'a number ≥ 0')) : DEFAULT_TUNE_GRID[key]);
-      tune = { k1: grid('k1'), b: grid('b'), measure: v !== true ? r.str([...t, 'measure'], DEFAULT_TUNE_GRID.measure)! : DEFAULT_TUNE_GRID.measure };
-      for (const b of tune.b) if (b > 1) r.fail([...t, 'b'], `b must be in [0, 1], got ${b}`);
-    }
+    const tune = readTune(r, p, BM25_PARAMS);
     return {
       kind: 'bm25', name,
-      k1: r.num([...p, 'k1'], 0.9, (n) => n >= 0, 'a number ≥ 0'),
-      b: r.num([...p, 'b'], 0.4, (n) => n >= 0 && n <= 1, 'in [0, 1]'),
+      k1: r.num([...p, 'k1'], 0.9, BM25_PARAMS.k1.check, BM25_PARAMS.k1.what),
+      b: r.num([...p, 'b'], 0.4, BM25_PARAMS.b.check, BM25_PARAMS.b.what),
       accurate: r.bool([...p, 'accurate'], false),
-      tune,
+      ...(tune ? { tune: { k1: tune.grid.k1, b: tune.grid.b, measure: tune.measure } } : {}),
     };
   },
-  tuned: (c) => !!c.tune,
+  tuning: (c) => c.tune && { grid: { k1: c.tune.k1, b: c.tune.b }, measure: c.tune.measure },
   describe: (c) => (c.tune ? ', tuned' : `, k1 ${c.k1} b ${c.b}`),
-  async build(c, ctx) {
-    let params = { k1: c.k1, b: c.b };
-    if (c.tune) {
-      const t = await ctx.timed(`tune ${c.name}`, () => tuneCached(c, ctx));
-      ctx.tuning.push(t);
-      params = t.chosen;
-    }
-    return bm25Ready(c, params, ctx);
+  async build(c, ctx, params) {
+    return bm25Ready(c, { k1: params?.k1 ?? c.k1, b: params?.b ?? c.b }, ctx, !!params);
   },
   cost: {
     perQuery: (_c, env, pool) => {
@@ -97,36 +85,23 @@ export const bm25: KindEntry<Bm25ModelConfig> = {
       bytes: !env.processes && sliced(pool, env.articles) ? pool * COST.sliceBytesPerArticle : 0,
     }),
     modelBytes: (_c, env) => env.articles * UNIT.indexBytesPerArticle * (env.processes ? 1 + UNIT.searchProcesses * UNIT.searchProcessCopies : 1),
-    tuningPoints: (c) => (c.tune ? c.tune.k1.length * c.tune.b.length : 0),
   },
 };
 
-/** The ready model of fixed parameters (after tuning): lexical weights, its index offered to models built on it. */
-export function bm25Ready(c: Bm25ModelConfig, params: { k1: number; b: number }, ctx: Pick<BuildContext, 'store' | 'bm25Index' | 'threads'>): ReadyModel {
+/** The ready model at these parameters (the chosen ones when `tuned`): lexical weights, a first stage. */
+function bm25Ready(c: Bm25ModelConfig, params: { k1: number; b: number }, ctx: Pick<BuildContext, 'store' | 'bm25Index' | 'threads'>, tuned: boolean): ReadyModel {
   const { index, dir, processes } = ctx.bm25Index!;
   const retriever = new Bm25Retriever(index, ctx.store, { params: { ...params, accurate: c.accurate }, tieKey: ctx.store.idOrder, threads: ctx.threads, indexDir: dir, processes, name: c.name });
   return {
     name: c.name, kind: 'bm25', weights: 'lexical',
-    settings: { k1: params.k1, b: params.b, accurate: c.accurate, ...(c.tune ? { tuned: true } : {}) },
-    summary: `k1 ${params.k1}, b ${params.b}${c.tune ? ', tuned' : ''}`,
-    retriever, firstStage: true, bm25: { index, k1: params.k1, b: params.b, accurate: c.accurate }, release: async () => {},
+    settings: { k1: params.k1, b: params.b, accurate: c.accurate, ...(tuned ? { tuned: true } : {}) },
+    summary: `k1 ${params.k1}, b ${params.b}${tuned ? ', tuned' : ''}`,
+    retriever, firstStage: true, release: async () => {},
   };
 }
 
-/** BM25 tuning, cached (tuning-cache.ts). */
-async function tuneCached(m: Bm25ModelConfig, ctx: BuildContext): Promise<TuningRecord> {
-  const { cfg } = ctx;
-  const setting = settingsOf(cfg)[0];
-  const key = { sampleKey: ctx.sampleKey, model: m, seed: cfg.seed, k: cfg.k, year: cfg.queryYear, validation: cfg.validation, dataset: cfg.protocols.dataset ?? null, ...(setting !== 'transductive' ? { setting } : {}) };
-  return cachedTuning(cfg.work, m.name, key, () => tune(m, ctx), (t, path) => ctx.log(`[tune] ${m.name}: k1=${t.chosen.k1} b=${t.chosen.b} (tuned before: ${path})`));
-}
-
-async function tune(m: Bm25ModelConfig, ctx: BuildContext): Promise<TuningRecord> {
-  const split = validationSplit(ctx, m.name, 'k1 and b');
-  const t = m.tune!;
-  ctx.log(`[tune] ${m.name}: ${t.k1.length}×${t.b.length} grid on ${split.topics.length} validation queries, pool ${poolLabel(split.pool.length)} (${t.measure})`);
-  const points = t.k1.flatMap((k1) => t.b.map((b) => ({ params: { k1, b }, retriever: bm25Ready(m, { k1, b }, ctx).retriever })));
-  const r = await tuneGrid(points, t.measure, split, ctx);
-  ctx.log(`[tune] ${m.name}: k1=${r.best.k1} b=${r.best.b} (${t.measure} ${r.best.score.toFixed(4)})`);
-  return { model: m.name, measure: t.measure, queries: split.topics.length, poolSize: split.pool.length, grid: r.grid, chosen: { k1: r.best.k1, b: r.best.b } };
+/** A BM25 model tuned on the default grid (a notebook's `tune: true`), with the lengths of the config's first BM25 model. */
+export function tunedBm25(name: string, models: readonly { kind: string }[]): Bm25ModelConfig {
+  const base = models.find((m): m is Bm25ModelConfig => m.kind === 'bm25');
+  return { kind: 'bm25', name, k1: 0.9, b: 0.4, accurate: base?.accurate ?? false, tune: { ...DEFAULT_TUNE_GRID } };
 }

@@ -16,6 +16,7 @@ import { isSkipped, weightsOf, type ReadyModel, type SkippedModel } from '../mod
 import type { KindEntry } from './types.ts';
 import { UNIT, denseSeconds } from './cost.ts';
 import { formatBytes } from '../../util/format.ts';
+import { shardLabel } from '../../util/shard.ts';
 
 export interface DenseModelConfig {
   kind: 'dense';
@@ -37,6 +38,7 @@ export const dense: KindEntry<DenseModelConfig> = {
   kind: 'dense',
   about: 'a transformer encoder (registry name, hub id or folder), exact or HNSW search over its embedding store',
   needs: { encode: true },
+  fallback: true,
   skipHint: 'docs/dense.md says how to add it',
   parse(r: Reader, p: string[], name: string): DenseModelConfig {
     r.checkKeys(p, ['kind', 'model', 'modelsDir', 'pooling', 'distance', 'layers', 'maxLength', 'quantized', 'fp16', 'hnsw']);
@@ -117,7 +119,13 @@ export async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel
   return {
     name: cfg.name, kind: 'dense', weights: weightsOf(model),
     settings: { model: cfg.model, dir: resolve(model.dir), onnx: model.onnxFile.replace(/^.*\//, ''), weightFiles: weightFilesOf(model), pooling: model.pooling, distance: model.distance, layers: model.layers, maxLength: model.maxLength, hnsw: cfg.hnsw ?? false, fingerprint: model.fingerprint },
-    retriever, firstStage: true, encoder, embeddings: emb, release: () => encoder.release(),
+    retriever, firstStage: true, release: () => encoder.release(),
+    // Every article the plan searches, encoded before any cell (a shard: chunks c mod N = I of the store).
+    async prepare(plan, opts) {
+      const now = await opts.timed(`encode ${cfg.name}`, () => emb.encodeMissing(encoder, store, plan.all, { shard: opts.shard }));
+      opts.log(`[encode] ${cfg.name}: ${now} articles encoded now (${shardLabel(opts.shard)} of the ${plan.all.length} the plan searches)`);
+      return now;
+    },
   };
 }
 

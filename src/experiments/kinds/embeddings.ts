@@ -12,6 +12,8 @@ import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
 import { importEmbeddings, importFingerprint, importReport, importedStoreDir } from '../../retrieval/dense/import/import.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import type { Reader } from '../config-reader.ts';
+import type { PlanArticles, ReadyModel } from '../models.ts';
+import type { EmbeddingStore } from '../../retrieval/dense/store.ts';
 import type { KindEntry } from './types.ts';
 import { UNIT, denseSeconds } from './cost.ts';
 
@@ -53,7 +55,7 @@ export const embeddings: KindEntry<EmbeddingsModelConfig> = {
     if (!existsSync(c.embeddings)) return { name: c.name, reason: `${c.embeddings}: no such embeddings file on this machine` };
     const sha256 = importFingerprint(c.embeddings, c.ids);
     const r = await ctx.timed(`import ${c.name}`, () => importEmbeddings(c.embeddings, ctx.store, {
-      ids: c.ids, dir: importedStoreDir(ctx.cfg.work, c.name, sha256), corpusKey: ctx.corpusKey, distance: c.distance, progress: true,
+      ids: c.ids, dir: importedStoreDir(ctx.cfg.work, c.name, sha256), corpusKey: ctx.corpusKey, distance: c.distance,
     }));
     for (const line of importReport(r, ctx.store.size)) ctx.log(`[models] ${c.name}: ${line}`);
     if (r.imported === 0) throw new CitebenchError(`models.${c.name}: none of the ${r.rows} paper ids of ${c.embeddings} is in the corpus (first: ${r.notInCorpus.first.join(', ')}); are they the corpus's paper ids?`);
@@ -61,7 +63,7 @@ export const embeddings: KindEntry<EmbeddingsModelConfig> = {
       name: c.name, store: r.store, distance: c.distance, threads: ctx.threads, tieKey: ctx.store.idOrder,
       imported: { file: c.embeddings, strict: c.strict, paperId: (i) => ctx.store.id(i) },
     });
-    return {
+    const ready: ReadyModel = {
       name: c.name, kind: 'embeddings', weights: c.weights ?? 'imported',
       settings: {
         embeddings: c.embeddings, ...(c.ids ? { ids: c.ids } : {}), format: r.format, sha256, rows: r.rows, dim: r.dim, distance: c.distance, strict: c.strict,
@@ -69,9 +71,16 @@ export const embeddings: KindEntry<EmbeddingsModelConfig> = {
       },
       summary: `vectors from ${basename(c.embeddings)} (${r.format}, dim ${r.dim}, sha256 ${sha256.slice(0, 12)}…), ${c.distance}`,
       // It ranks a pool by itself: MDCR draws model-based negatives from its lists, as from an encoder's.
-      retriever, firstStage: true, embeddings: r.store, imported: { file: c.embeddings, strict: c.strict },
-      release: async () => {},
+      retriever, firstStage: true, release: async () => {},
+      // Nothing to encode: the plan's queries must have vectors; pool articles without one are counted.
+      prepare: async (plan, opts) => (checkCoverage(ready, r.store, c.embeddings, c.strict, plan, opts.log), 0),
+      // MDCR candidates without a vector rank last (the retriever's candidate mode).
+      unscorable: (articles) => {
+        const present = r.store.presentMask();
+        return articles.filter((x) => !present[x]);
+      },
     };
+    return ready;
   },
   cost: {
     perQuery: (_c, _env, pool) => denseSeconds(pool),
@@ -81,3 +90,23 @@ export const embeddings: KindEntry<EmbeddingsModelConfig> = {
     assumption: () => 'Imported vectors: searched like a BERT-base encoder\'s (768 dimensions); importing reads the file once (not costed).',
   },
 };
+
+/**
+ * Imported vectors, before any cell: every query the plan searches must have a vector (an error naming the
+ * first); pool articles without one are counted, the first few named, and said in the model's summary (strict:
+ * an error).
+ */
+function checkCoverage(m: Pick<ReadyModel, 'name' | 'settings' | 'summary'>, vectors: EmbeddingStore, file: string, strict: boolean, plan: PlanArticles, log: (line: string) => void): void {
+  const present = vectors.presentMask();
+  const lacking = (xs: Uint32Array) => xs.filter((x) => !present[x]);
+  const first = (xs: Uint32Array) => Array.from(xs.subarray(0, 5), plan.paperId).join(', ') + (xs.length > 5 ? ', …' : '');
+  const q = lacking(plan.queries);
+  if (q.length) throw new CitebenchError(`${file}: no vector for ${q.length} quer${q.length > 1 ? 'ies' : 'y'} of this run (${first(q)}); every query needs one (models.${m.name}): add them to the file`);
+  const p = lacking(plan.pool);
+  if (p.length && strict) throw new CitebenchError(`${file}: no vector for ${p.length} pool article(s) of this run (${first(p)}); models.${m.name} has strict: true`);
+  m.settings.poolWithoutVector = p.length;
+  if (p.length) {
+    m.summary = `${m.summary}; ${p.length} pool article(s) without a vector left out`;
+    log(`[models] ${m.name}: ${p.length} pool article(s) of this run have no vector and are left out of the pools (${first(p)}); strict: true makes this an error`);
+  }
+}

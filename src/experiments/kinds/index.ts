@@ -1,31 +1,33 @@
 /**
  * The model-kind registry: every kind a config may name, one entry each (types.ts says what an entry holds).
- * A new kind is a file beside these with its config type and entry, one line in builtIn and one in ModelConfig
- * (docs/model-kinds.md).
+ * A new kind is one file beside these (its config type and entry) and its line in builtIn (docs/model-kinds.md);
+ * a plug-in or a test may also register one at run time (registerKind).
  */
 import type { Reader } from '../config-reader.ts';
-import { bm25, type Bm25ModelConfig } from './bm25.ts';
-import { dense, type DenseModelConfig } from './dense.ts';
-import { embeddings, type EmbeddingsModelConfig } from './embeddings.ts';
-import { navigation, type NavigationModelConfig } from './navigation.ts';
-import { profiler, type ProfilerModelConfig } from './profiler.ts';
-import { rerank, type RerankModelConfig } from './rerank.ts';
+import { bm25 } from './bm25.ts';
+import { dense } from './dense.ts';
+import { embeddings } from './embeddings.ts';
+import { navigation } from './navigation.ts';
+import { profiler } from './profiler.ts';
+import { rerank } from './rerank.ts';
 import type { KindEntry, ModelConfigBase } from './types.ts';
 
-export type ModelConfig = Bm25ModelConfig | DenseModelConfig | EmbeddingsModelConfig | NavigationModelConfig | ProfilerModelConfig | RerankModelConfig;
+/** The built-in kinds, in the order error messages list them (a function: entries import modules that import this one). */
+const builtIn = () => [bm25, dense, embeddings, navigation, profiler, rerank] as const;
+
+type ConfigOf<E> = E extends KindEntry<infer C> ? C : never;
+/** Any built-in kind's model config. */
+export type ModelConfig = ConfigOf<ReturnType<typeof builtIn>[number]>;
 export type ModelKind = ModelConfig['kind'];
 
-/** The built-in kinds, in the order error messages list them. */
-const builtIn = (): KindEntry<ModelConfigBase>[] => [bm25, dense, embeddings, navigation, profiler, rerank] as unknown as KindEntry<ModelConfigBase>[];
-
-// Filled on first use: the entries import modules that import this one, so they may not be evaluated yet here.
+// Filled on first use, when every entry's module has been evaluated.
 let kinds: Map<string, KindEntry<ModelConfigBase>> | undefined;
-const registry = (): Map<string, KindEntry<ModelConfigBase>> => (kinds ??= new Map(builtIn().map((e) => [e.kind, e])));
+const registry = (): Map<string, KindEntry<ModelConfigBase>> => (kinds ??= new Map(builtIn().map((e): [string, KindEntry<ModelConfigBase>] => [e.kind, e])));
 
 /** Register a kind at run time (a test's toy kind, a plug-in); a kind already there is an error. */
 export function registerKind<C extends ModelConfigBase>(entry: KindEntry<C>): void {
   if (registry().has(entry.kind)) throw new Error(`model kind '${entry.kind}' is registered already`);
-  registry().set(entry.kind, entry as unknown as KindEntry<ModelConfigBase>);
+  registry().set(entry.kind, entry);
 }
 
 /** Remove a kind registered at run time (tests). */
@@ -39,10 +41,10 @@ export function kindNames(): string[] {
 }
 
 /** The entry of a configured model. */
-export function entryOf<C extends ModelConfigBase>(m: C): KindEntry<C> {
+export function entryOf(m: ModelConfigBase): KindEntry<ModelConfigBase> {
   const e = registry().get(m.kind);
   if (!e) throw new Error(`no model kind '${m.kind}' is registered`);
-  return e as unknown as KindEntry<C>;
+  return e;
 }
 
 /** Whether a kind's models are beyond the paper (their entry's beyondPaper). */
@@ -51,12 +53,14 @@ export function isBeyondPaper(kind: string): boolean {
 }
 
 /**
- * The kind a model without `kind:` has: the kind whose key its node holds (`embeddings: FILE`), `bm25` for a model
- * named bm25, else a dense encoder named like the model.
+ * The kind a model without `kind:` has: the kind whose key its node holds (`embeddings: FILE`), else the kind
+ * named like the model (`bm25:`), else the fallback kind (a dense encoder named like the model).
  */
 export function defaultKind(name: string, keys: string[] = []): string {
-  const implied = [...registry().values()].find((e) => e.impliedBy !== undefined && keys.includes(e.impliedBy));
-  return implied ? implied.kind : name === 'bm25' ? 'bm25' : 'dense';
+  const entries = [...registry().values()];
+  const e = entries.find((x) => x.impliedBy !== undefined && keys.includes(x.impliedBy)) ?? entries.find((x) => x.impliedByName === name) ?? entries.find((x) => x.fallback);
+  if (!e) throw new Error('no model kind is the fallback');
+  return e.kind;
 }
 
 /** Read the model at ['models', name] with its kind's entry (errors name file, line and key). */
@@ -69,21 +73,27 @@ export function parseModel(r: Reader, name: string, earlier: string[]): ModelCon
     const names = kindNames();
     r.fail([...p, 'kind'], `must be ${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}, got '${kind}'`);
   }
+  // A kind registered at run time has a config of its own shape: the run treats every config through its entry.
   return e.parse(r, p, name, earlier) as ModelConfig;
 }
 
 /** Whether a config asks any model for a tuning split. */
-export function anyTuned(models: ModelConfig[]): boolean {
-  return models.some((m) => entryOf(m).tuned?.(m) ?? false);
+export function anyTuned(models: readonly ModelConfigBase[]): boolean {
+  return models.some((m) => entryOf(m).tuning?.(m) !== undefined);
 }
 
 /** Whether a kind of the config needs a prepared thing (the corpus's BM25 index, an encode stage). */
-export function anyNeeds(models: ModelConfig[], what: 'bm25Index' | 'encode'): boolean {
+export function anyNeeds(models: readonly ModelConfigBase[], what: 'bm25Index' | 'encode'): boolean {
   return models.some((m) => entryOf(m).needs?.[what] ?? false);
 }
 
-export type { KindEntry, BuildContext, CostEnv, KindCost, ModelConfigBase, RunConfig, Splits } from './types.ts';
-export type { Bm25ModelConfig, DenseModelConfig, EmbeddingsModelConfig, NavigationModelConfig, ProfilerModelConfig, RerankModelConfig };
-export { DEFAULT_TUNE_GRID } from './bm25.ts';
+export type { KindEntry, BuildContext, CostEnv, KindCost, ModelConfigBase, RunConfig } from './types.ts';
+export type { Bm25ModelConfig } from './bm25.ts';
+export type { DenseModelConfig } from './dense.ts';
+export type { EmbeddingsModelConfig } from './embeddings.ts';
+export type { NavigationModelConfig } from './navigation.ts';
+export type { ProfilerModelConfig } from './profiler.ts';
+export type { RerankModelConfig } from './rerank.ts';
+export { DEFAULT_TUNE_GRID, tunedBm25 } from './bm25.ts';
 export { DEFAULT_BETA_GRID } from './profiler.ts';
 export type { ScorerPart, CrossEncoderRef } from './composed.ts';

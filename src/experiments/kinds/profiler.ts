@@ -3,15 +3,13 @@
  * index and parameters) or a dense one (its embedding store) configured above. `tune` chooses β on the
  * dataset-level validation split, as BM25 tunes k1/b: disjoint from the test queries, in the config's first setting.
  */
+import { termIndexOf, vectorsOf } from '../../retrieval/capabilities.ts';
 import { DenseProfiler } from '../../retrieval/profiler/dense.ts';
 import { SparseProfiler } from '../../retrieval/profiler/sparse.ts';
 import type { Retriever } from '../../retrieval/retriever.ts';
 import { CitebenchError } from '../../util/errors.ts';
-import { parseMeasure } from '../../eval/registry.ts';
-import { posInt, type Reader } from '../config-reader.ts';
-import { cachedTuning } from '../tuning-cache.ts';
-import { tuneGrid, validationSplit } from '../tune.ts';
-import { settingsOf, type BuildContext, type CostEnv, type KindEntry } from './types.ts';
+import { posInt, readTune, type Reader, type TunableParam } from '../config-reader.ts';
+import type { BuildContext, CostEnv, KindEntry } from './types.ts';
 import { UNIT, denseSeconds } from './cost.ts';
 import { need, orSkip, readRef } from './composed.ts';
 
@@ -26,7 +24,9 @@ export interface ProfilerModelConfig {
   tune?: { beta: number[]; measure: string };
 }
 
-export const DEFAULT_BETA_GRID = { beta: [0, 0.2, 0.4, 0.6, 0.8, 1], measure: 'map' };
+/** The Profiler's tunable parameter and its default grid. */
+const PROFILER_PARAMS: Record<'beta', TunableParam> = { beta: { grid: [0, 0.2, 0.4, 0.6, 0.8, 1], check: (n) => n >= 0, what: 'a number ≥ 0' } };
+export const DEFAULT_BETA_GRID = { beta: PROFILER_PARAMS.beta.grid, measure: 'map' };
 
 /** Costs of sparse profiles (docs/benchmarks.md, "Beyond the paper"; bench/beyond/cost.ts at 40 k … 2 M pools). */
 const COST = {
@@ -58,28 +58,15 @@ export const profiler: KindEntry<ProfilerModelConfig> = {
   parse(r: Reader, p: string[], name: string, earlier: string[]): ProfilerModelConfig {
     r.checkKeys(p, ['kind', 'base', 'beta', 'tune', 'topTerms']);
     const base = readRef(r, p, 'base', name, earlier);
-    let tune: ProfilerModelConfig['tune'];
-    if (r.has([...p, 'tune']) && r.raw([...p, 'tune']) !== false) {
-      const t = [...p, 'tune'];
-      const v = r.raw(t);
-      if (v !== true) r.checkKeys(t, ['beta', 'measure']);
-      tune = {
-        beta: v !== true && r.has([...t, 'beta']) ? r.list([...t, 'beta'], (q) => r.num(q, undefined, (n) => n >= 0, 'a number ≥ 0')) : DEFAULT_BETA_GRID.beta,
-        measure: v !== true ? r.str([...t, 'measure'], DEFAULT_BETA_GRID.measure)! : DEFAULT_BETA_GRID.measure,
-      };
-      try {
-        parseMeasure(tune.measure);
-      } catch (e) {
-        r.fail([...t, 'measure'], (e as Error).message);
-      }
-    }
+    const t = readTune(r, p, PROFILER_PARAMS);
+    const tune = t && { beta: t.grid.beta, measure: t.measure };
     // Goyal et al.'s sweep chose β = 0.2 (with α = 0.8 on citation contexts, which S2ORC metadata lacks).
     const topTerms = r.has([...p, 'topTerms']) ? r.num([...p, 'topTerms'], undefined, posInt, 'a positive integer') : undefined;
     return { kind: 'profiler', name, base, beta: r.num([...p, 'beta'], 0.2, (n) => n >= 0, 'a number ≥ 0'), ...(topTerms ? { topTerms } : {}), ...(tune ? { tune } : {}) };
   },
-  tuned: (c) => !!c.tune,
+  tuning: (c) => c.tune && { grid: { beta: c.tune.beta }, measure: c.tune.measure },
   describe: (c) => ` of ${c.base}`,
-  build: (c, ctx) => ctx.timed(`model ${c.name}`, () => orSkip(c.name, () => build(c, ctx))),
+  build: (c, ctx, params) => ctx.timed(`model ${c.name}`, () => orSkip(c.name, () => build(c, ctx, params?.beta))),
   cost: {
     perQuery: (c, env, pool) => (overDense(c, env) ? denseSeconds(pool) : pool * profilePostings(c) * (c.topTerms ? COST.profileSearchPerPosting.topTerms : COST.profileSearchPerPosting.all)),
     perGroup(c, env, pool) {
@@ -92,7 +79,6 @@ export const profiler: KindEntry<ProfilerModelConfig> = {
     },
     modelBytes: (c, env) => env.modelBytes(env.model(c.base)), // the citation graph: counted with every model's cells (plan.ts)
     rescore: (c, env) => (overDense(c, env) ? denseSeconds(1) : UNIT.rescorePerCandidate),
-    tuningPoints: (c) => (c.tune ? c.tune.beta.length : 0),
     cellsNote: (_c, groups) => `, ${groups} profile builds`,
     stages(c, env, poolArticles) {
       if (!overDense(c, env)) return [];
@@ -113,40 +99,26 @@ export const profiler: KindEntry<ProfilerModelConfig> = {
   },
 };
 
-async function build(m: ProfilerModelConfig, ctx: BuildContext) {
+async function build(m: ProfilerModelConfig, ctx: BuildContext, tunedBeta: number | undefined) {
   const base = need(ctx, m.base, `base: ${m.base}`);
-  const make = (beta: number): Retriever => {
-    if (base.bm25) {
-      return new SparseProfiler(base.bm25.index, ctx.store, ctx.store, { name: m.name, k1: base.bm25.k1, b: base.bm25.b, beta, topTerms: m.topTerms, tieKey: ctx.store.idOrder });
-    }
-    if (base.embeddings) {
-      if (m.topTerms) throw new CitebenchError(`models.${m.name}.topTerms: only sparse (bm25-based) profiles have terms`);
-      return new DenseProfiler({ name: m.name, store: base.embeddings, beta, graph: ctx.store, encoder: base.encoder, texts: ctx.store, threads: ctx.threads, tieKey: ctx.store.idOrder });
-    }
-    throw new CitebenchError(`models.${m.name}.base: '${m.base}' is a ${base.kind} model; a Profiler is built on a model with a BM25 index (bm25) or an embedding store (dense)`);
-  };
-  let beta = m.beta;
-  let tuned: Record<string, unknown> | undefined;
-  if (m.tune) {
-    // Cached like BM25's tuning: the key holds every grid point's retriever fingerprint (base model and β).
-    const key = { kind: 'profiler', sampleKey: ctx.sampleKey ?? null, tune: m.tune, grid: m.tune.beta.map((b) => make(b).fingerprint), seed: ctx.cfg.seed, k: ctx.cfg.k, year: ctx.cfg.queryYear, validation: ctx.cfg.validation, dataset: ctx.cfg.protocols.dataset ?? null, setting: settingsOf(ctx.cfg)[0] };
-    const t = await cachedTuning(ctx.cfg.work, m.name, key, () => tuneBeta(m, make, ctx), (t, path) => ctx.log(`[tune] ${m.name}: β=${t.chosen} (tuned before: ${path})`));
-    beta = t.chosen;
-    tuned = t.record;
+  const terms = termIndexOf(base.retriever);
+  const vectors = vectorsOf(base.retriever);
+  const beta = tunedBeta ?? m.beta;
+  let retriever: Retriever;
+  if (terms) {
+    retriever = new SparseProfiler(terms.index, ctx.store, ctx.store, { name: m.name, k1: terms.k1, b: terms.b, beta, topTerms: m.topTerms, tieKey: ctx.store.idOrder });
+  } else if (vectors) {
+    if (m.topTerms) throw new CitebenchError(`models.${m.name}.topTerms: only sparse (bm25-based) profiles have terms`);
+    retriever = new DenseProfiler({ name: m.name, store: vectors.vectors, beta, graph: ctx.store, encoder: vectors.encoder, texts: ctx.store, threads: ctx.threads, tieKey: ctx.store.idOrder });
+  } else {
+    throw new CitebenchError(`models.${m.name}.base: '${m.base}' is a ${base.kind} model; a Profiler is built on a model that ranks by a BM25 index (bm25) or an embedding store (dense)`);
   }
-  const kindText = base.bm25 ? `sparse (BM25 k1 ${base.bm25.k1}, b ${base.bm25.b})` : `dense (${m.base}, cosine)`;
+  const tuned = tunedBeta !== undefined;
+  const kindText = terms ? `sparse (BM25 k1 ${terms.k1}, b ${terms.b})` : `dense (${m.base}, cosine)`;
   return {
     name: m.name, kind: 'profiler', weights: base.weights,
-    settings: { base: m.base, beta, ...(m.topTerms ? { topTerms: m.topTerms } : {}), profile: base.bm25 ? 'sparse' : 'dense', ...(tuned ? { tuned } : {}) },
+    settings: { base: m.base, beta, ...(m.topTerms ? { topTerms: m.topTerms } : {}), profile: terms ? 'sparse' : 'dense', ...(tuned ? { tuned: true } : {}) },
     summary: `Profiler ${kindText}, β ${beta}${tuned ? ' (tuned)' : ''}${m.topTerms ? `, top ${m.topTerms} citing terms` : ''}`,
-    retriever: make(beta), release: async () => {},
+    retriever, release: async () => {},
   };
-}
-
-async function tuneBeta(m: ProfilerModelConfig, make: (beta: number) => Retriever, ctx: BuildContext): Promise<{ chosen: number; record: Record<string, unknown> }> {
-  const split = validationSplit(ctx, m.name, 'beta');
-  const t = m.tune!;
-  const r = await tuneGrid(t.beta.map((beta) => ({ params: { beta }, retriever: make(beta) })), t.measure, split, ctx);
-  ctx.log(`[tune] ${m.name}: β=${r.best.beta} (${t.measure} ${r.best.score.toFixed(4)} on ${split.topics.length} validation queries, ${split.setting})`);
-  return { chosen: r.best.beta, record: { measure: t.measure, setting: split.setting, queries: split.topics.length, poolSize: split.pool.length, grid: r.grid } };
 }

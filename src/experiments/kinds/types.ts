@@ -1,18 +1,19 @@
 /**
  * What one model kind is, in one place (one file per kind; index.ts is the registry): how its YAML node is read
- * and checked, how it becomes a ready model (its Retriever and what the runner must prepare for it), what it
- * costs in the dry run, and how it is described. The runner, the planner and the report ask the entry; none of
- * them switches on a kind.
+ * and checked, which parameters it tunes, how it becomes a ready model (its Retriever, what the runner must
+ * prepare for it), what it costs in the dry run, and how it is described. The runner, the tuner, the planner and
+ * the report ask the entry and the ready model's capabilities (retrieval/capabilities.ts); none of them switches
+ * on a kind.
  */
 import type { CorpusStore } from '../../corpus/store.ts';
 import type { SearchProcesses } from '../../retrieval/bm25/parallel.ts';
 import type { Bm25Index } from '../../retrieval/bm25/index-format.ts';
 import type { Device } from '../../retrieval/dense/encoder.ts';
-import type { TuningRecord } from '../../report/results.ts';
 import type { Field } from '../../corpus/fields.ts';
 import type { Setting } from '../../retrieval/retriever.ts';
 import type { Reader } from '../config-reader.ts';
 import type { ReadyModel, SkippedModel } from '../models.ts';
+import type { TuneSpec } from '../tune.ts';
 
 /** Every model config has these two; the rest is its kind's. */
 export interface ModelConfigBase {
@@ -38,11 +39,6 @@ export function settingsOf(cfg: Pick<RunConfig, 'settings'>): Setting[] {
   return cfg.settings ?? ['transductive'];
 }
 
-/** A run's query sets (splits.ts QuerySplits). */
-export interface Splits {
-  get(protocol: 'dataset' | 'field', split: 'test' | 'val', field: Field | null, setting?: Setting): Uint32Array;
-}
-
 export interface Estimate {
   stage: string;
   seconds: number;
@@ -65,18 +61,13 @@ export interface BuildContext {
    * The corpus's BM25 index, built when a configured kind `needs` it, and the search processes its retrievers
    * share across the run's pool groups (ended with the run).
    */
-  bm25Index?: { index: Bm25Index; dir: string; processes?: SearchProcesses };
-  splits: Splits;
-  /** The corpus and exclusion lists the splits are drawn from: part of every tuning cache key. */
-  sampleKey: string;
+  bm25Index?: { index: Bm25Index; dir?: string; processes?: SearchProcesses };
   threads: number;
   /** cpu | cuda | auto for encoders. */
   device?: Device;
   /** Download a missing model folder from the hub (`--allow-remote`). */
   allowRemote?: boolean;
   log: (line: string) => void;
-  /** Tuning records for results.json (`tuning`) and the report's tuning chart. */
-  tuning: TuningRecord[];
   /** Time a step under `stage` in timings.json. */
   timed<T>(stage: string, f: () => Promise<T>): Promise<T>;
 }
@@ -111,8 +102,6 @@ export interface KindCost<C> {
   rescore?(c: C, env: CostEnv): number;
   /** The assumption behind a number not measured as such, printed under the estimate. */
   assumption?(c: C, env: CostEnv): string | undefined;
-  /** Grid points its tuning evaluates on the validation split (0: not tuned). */
-  tuningPoints?(c: C): number;
   /** Appended to its cells' stage name (e.g. ", 12 profile builds"). */
   cellsNote?(c: C, groups: number): string;
   /** Stages of its own before the cells (encoding); `poolArticles` = the expected union of all pools. */
@@ -130,17 +119,28 @@ export interface KindEntry<C extends ModelConfigBase> {
    * (the only ones it may name). Errors through `r.fail` (file, line, key).
    */
   parse(r: Reader, p: string[], name: string, earlier: string[]): C;
-  /** What the runner prepares before any model is built: the corpus's BM25 index; an encode stage (dense stores). */
+  /**
+   * What the runner prepares before any model is built: the corpus's BM25 index; an encode stage (dense stores).
+   * A BEIR task runs the models whose kind needs one of the two (they rank by the task's own texts); others are
+   * built on other models or the citation graph, which a task does not have.
+   */
   needs?: { bm25Index?: boolean; encode?: boolean };
-  /** Whether the config asks it to tune a parameter on the validation split (the dataset level then runs). */
-  tuned?(c: C): boolean;
+  /** The parameters the config asks it to tune on the validation split, and the measure (tune.ts); absent: none. */
+  tuning?(c: C): TuneSpec | undefined;
   /** The dry run's words after the kind: `bm25 (bm25, k1 0.9 b 0.4)`. */
   describe(c: C): string;
-  /** A model without `kind:` whose node has this key is of this kind (`{ embeddings: FILE }`). */
+  /** A model without `kind:` whose node has this key is of this kind (`{ embeddings: FILE }`)… */
   impliedBy?: string;
+  /** …or whose name is this one (`bm25:`)… */
+  impliedByName?: string;
+  /** …and otherwise of the kind that says `fallback` (a dense encoder named like the model). */
+  fallback?: boolean;
   /** Said after a skip's reason in the log (e.g. where the docs say how to add the model). */
   skipHint?: string;
-  /** Its ready model (retriever, settings record, summary), or a recorded skip with the reason. */
-  build(c: C, ctx: BuildContext): Promise<ReadyModel | SkippedModel>;
+  /**
+   * Its ready model (retriever, settings record, summary), or a recorded skip with the reason. `params`: the
+   * values its tuning chose (tune.ts), which replace the config's and are recorded as tuned.
+   */
+  build(c: C, ctx: BuildContext, params?: Readonly<Record<string, number>>): Promise<ReadyModel | SkippedModel>;
   cost: KindCost<C>;
 }

@@ -10,6 +10,7 @@ import { EnglishAnalyzer, articleText } from './analyzer.ts';
 import { ANALYZER_NAME, INDEX_VERSION, termIdMap, type Bm25Index } from './index-format.ts';
 import { DEFAULT_PARAMS, PoolStats, queryTermIds, type Bm25Params } from './search.ts';
 import { searchBatch, type SearchProcesses } from './parallel.ts';
+import type { TermIndexParams } from '../capabilities.ts';
 
 export interface Bm25RetrieverOptions {
   params?: Partial<Bm25Params>;
@@ -71,6 +72,21 @@ export class Bm25Retriever implements Retriever {
   }
 
   readonly scoresCandidates = true;
+
+  get tunable(): Readonly<Record<string, number>> {
+    return { k1: this.params.k1, b: this.params.b };
+  }
+
+  withParams(p: Readonly<Record<string, number>>): Bm25Retriever {
+    const params = { ...this.params, ...p };
+    if (!(params.k1 >= 0) || !(params.b >= 0 && params.b <= 1)) throw new CitebenchError(`BM25: k1 must be ≥ 0 and b in [0, 1] (got k1=${params.k1}, b=${params.b})`);
+    return new Bm25Retriever(this.index, this.texts, { ...this.opts, params });
+  }
+
+  /** What models built on this one use: the index and the parameters it ranks with (capabilities.ts). */
+  get termIndex(): TermIndexParams {
+    return { index: this.index, k1: this.params.k1, b: this.params.b, accurate: this.params.accurate };
+  }
 
   async search(req: SearchRequest): Promise<RankedLists> {
     const stats = this.stats(req.pool);

@@ -58,6 +58,15 @@ export class DenseRetriever implements Retriever {
     if (opts.hnsw && opts.store.manifest.kind === 'multi') throw new CitebenchError(`HNSW search is for single-vector models; ${opts.name} has sentence vectors`);
   }
 
+  /** The embedding store it ranks by, and the encoder that fills it (capabilities.ts: a dense Profiler's profiles). */
+  get vectors(): EmbeddingStore {
+    return this.opts.store;
+  }
+
+  get encoder(): Encoder | undefined {
+    return this.opts.encoder;
+  }
+
   /**
    * The stored vectors' model (weights, tokenizer, pooling as the store recorded them), dtype and corpus; the
    * attached encoder's ONNX file (full content hash; model.onnx vs model_quantized.onnx), pooling and length;

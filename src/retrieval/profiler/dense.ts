@@ -41,6 +41,14 @@ export class DenseProfiler implements Retriever {
     if (!(opts.beta >= 0)) throw new CitebenchError(`profiler ${opts.name}: beta must be ≥ 0, got ${opts.beta}`);
   }
 
+  get tunable(): Readonly<Record<string, number>> {
+    return { beta: this.opts.beta };
+  }
+
+  withParams(p: Readonly<Record<string, number>>): DenseProfiler {
+    return new DenseProfiler({ ...this.opts, beta: p.beta ?? this.opts.beta });
+  }
+
   get fingerprint(): string {
     const m = this.opts.store.manifest;
     this.fingerprint_ ??= JSON.stringify({

@@ -80,6 +80,14 @@ export class SparseProfiler implements Retriever {
     this.vocab = termIdMap(index.terms);
   }
 
+  get tunable(): Readonly<Record<string, number>> {
+    return { beta: this.opts.beta };
+  }
+
+  withParams(p: Readonly<Record<string, number>>): SparseProfiler {
+    return new SparseProfiler(this.index, this.texts, this.graph, { ...this.opts, beta: p.beta ?? this.opts.beta });
+  }
+
   get fingerprint(): string {
     this.fingerprint_ ??= JSON.stringify({
       retriever: 'profiler-sparse', version: 1, k1: this.opts.k1, b: this.opts.b, beta: this.opts.beta, topTerms: this.opts.topTerms ?? 0, lengths: 'accurate',

@@ -1,0 +1,36 @@
+/**
+ * What a retriever offers models built on it, beside ranking: capability interfaces, asked of the retriever,
+ * never of its model's kind. A sparse Profiler needs a BM25 index and the parameters it ranks with; a dense one an
+ * embedding store (and the encoder that fills it, for citing articles outside the pools).
+ */
+import type { Retriever } from './retriever.ts';
+import type { Bm25Index } from './bm25/index-format.ts';
+import type { Encoder } from './dense/encoder.ts';
+import type { EmbeddingStore } from './dense/store.ts';
+
+/** A BM25 index and the parameters a retriever ranks it with. */
+export interface TermIndexParams {
+  index: Bm25Index;
+  k1: number;
+  b: number;
+  accurate: boolean;
+}
+
+/** A retriever that ranks by a BM25 index (Bm25Retriever). */
+export interface RanksByTermIndex extends Retriever {
+  readonly termIndex: TermIndexParams;
+}
+
+/** A retriever that ranks by an embedding store over the corpus (DenseRetriever), filled by `encoder` if it has one. */
+export interface RanksByVectors extends Retriever {
+  readonly vectors: EmbeddingStore;
+  readonly encoder?: Encoder;
+}
+
+export function termIndexOf(r: Retriever): TermIndexParams | undefined {
+  return 'termIndex' in r ? (r as RanksByTermIndex).termIndex : undefined;
+}
+
+export function vectorsOf(r: Retriever): Pick<RanksByVectors, 'vectors' | 'encoder'> | undefined {
+  return 'vectors' in r ? { vectors: (r as RanksByVectors).vectors, encoder: (r as RanksByVectors).encoder } : undefined;
+}
