@@ -842,6 +842,22 @@ declare module "citebench/src/experiments/config-reader" {
     export function precision(r: Reader, p: string[]): {
         fp16?: true;
     };
+    /** One tunable parameter of a kind: its default grid and the check each value must pass. */
+    export interface TunableParam {
+        grid: number[];
+        check: (n: number) => boolean;
+        /** What a value must be, for the error (e.g. 'a number in [0, 1]'). */
+        what: string;
+    }
+    /**
+     * A model's `tune:` — `true` (every parameter's default grid), `false`/absent (not tuned), or
+     * `{ <param>: [values], measure }` (a parameter not given keeps its default grid) — as a grid in the kind's
+     * parameter order and a measure (default map). Errors name the file, line and key.
+     */
+    export function readTune(r: Reader, p: string[], params: Record<string, TunableParam>, measure?: string): {
+        grid: Record<string, number[]>;
+        measure: string;
+    } | undefined;
 }
 declare module "citebench/src/retrieval/bm25/index-format" {
     export const INDEX_FORMAT = "citebench-bm25-index";
@@ -1130,6 +1146,13 @@ declare module "citebench/src/retrieval/retriever" {
          * ranking phase of re-rankers). Absent or false: it only ranks pools, and MDCR leaves it out.
          */
         readonly scoresCandidates?: boolean;
+        /**
+         * The parameters a tuner may vary (PyTerrier's `set_parameter`) and their values now: BM25's k1 and b, a
+         * Profiler's β. Absent: nothing to tune.
+         */
+        readonly tunable?: Readonly<Record<string, number>>;
+        /** The same retriever with other values of some of its tunable parameters (a new object; this one is unchanged). */
+        withParams?(params: Readonly<Record<string, number>>): Retriever;
         search(request: SearchRequest): Promise<RankedLists>;
     }
 }
@@ -1255,1103 +1278,6 @@ declare module "citebench/src/retrieval/bm25/parallel" {
         result: (msg: BatchResult) => void;
         fail: (e: Error) => void;
     }
-}
-declare module "citebench/src/retrieval/bm25/retriever" {
-    import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
-    import type { TextSource } from "citebench/src/corpus/article";
-    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
-    import { PoolStats, type Bm25Params } from "citebench/src/retrieval/bm25/search";
-    import { type SearchProcesses } from "citebench/src/retrieval/bm25/parallel";
-    export interface Bm25RetrieverOptions {
-        params?: Partial<Bm25Params>;
-        /** Tie-break key per document (higher first among equal scores); the corpus store's idOrder = trec_eval. */
-        tieKey?: Uint32Array;
-        threads?: number;
-        /** The index's directory: parallel search then runs in child processes that load it (faster here). */
-        indexDir?: string;
-        /** Persistent search processes shared by the retrievers of one index (a run's models and tuning points). */
-        processes?: SearchProcesses;
-        onProgress?: (done: number, total: number) => void;
-        /** Name in run tags and tables (default bm25): a config may hold several BM25 models. */
-        name?: string;
-    }
-    export class Bm25Retriever implements Retriever {
-        private readonly index;
-        private readonly texts;
-        private readonly opts;
-        readonly name: string;
-        readonly params: Bm25Params;
-        private readonly analyzer;
-        private readonly vocab;
-        private lastPool;
-        private fingerprint_;
-        constructor(index: Bm25Index, texts: TextSource, opts?: Bm25RetrieverOptions);
-        /**
-         * k1, b, exact or lossy lengths, the index format and analyzer, the index's content (see indexIdentity) and
-         * the tie-break key. Computed on first use (hashing a large index takes a fraction of a second).
-         */
-        get fingerprint(): string;
-        /** Statistics of a pool (cached for the last pool used, by identity). */
-        stats(pool?: Uint32Array): PoolStats;
-        readonly scoresCandidates = true;
-        search(req: SearchRequest): Promise<RankedLists>;
-    }
-    /**
-     * Content identity of an index: its counts, plus SHA-256 over the document lengths, the term offsets (every
-     * term's document frequency) and the vocabulary. The postings themselves are left out (billions of entries at
-     * S2ORC scale); an index is a pure function of its corpus and analyzer, and these columns already differ for any
-     * other corpus or analysis.
-     */
-    export function indexIdentity(ix: Bm25Index): string;
-}
-declare module "citebench/src/sampling/pools" {
-    /**
-     * Query sets and candidate pools of the paper's two large-scale protocols (§3), over a corpus store whose
-     * articles are already prefiltered. Every draw comes from a named RNG stream of the seed, so a pool is a pure
-     * function of (store, protocol, size, repeat, seed). All sets are sorted Uint32Arrays of corpus indices.
-     *
-     * Dataset level (§3.1): queries are random articles published in `queryYear` (2019) that cite at least one
-     * article of the store; a pool of size S holds every article cited by any query, filled up to S with random
-     * articles published in or before `queryYear`.
-     * Field level (§3.2): per MAG field, queries are random `queryYear` articles labelled with the field; the pool
-     * holds every article the field's queries cite, filled up to S (100 k) with random "field-cited" articles —
-     * articles cited by some input article labelled with the field, prefiltered out or not (the paper: "cited in
-     * all S2ORC articles labeled with a specific MAG field"; the store's citedByFields column) — published in or
-     * before `queryYear`. When the field-cited set does not exceed S, the pool is all of it and there is one
-     * repeat (paper: Art, History, Philosophy).
-     */
-    import type { CorpusStore } from "citebench/src/corpus/store";
-    import { type Field } from "citebench/src/corpus/fields";
-    type Graph = Pick<CorpusStore, 'size' | 'years' | 'fields' | 'citedByFields' | 'outOffsets' | 'outTargets'>;
-    export interface QueryOptions {
-        count: number;
-        seed: number;
-        queryYear?: number;
-        /** Restrict to articles labelled with this field (field-level protocol). */
-        field?: Field;
-        /** Only articles citing at least this many store articles (default 1; MDCR needs 5 positives). */
-        minCited?: number;
-        /**
-         * Corpus indices never used as queries (sorted Uint32Array or a Set), e.g. the training queries of the models
-         * evaluated (the paper left out SPECTER's and SciNCL's; see exclusions.ts).
-         */
-        exclude?: Uint32Array | Set<number>;
-        /**
-         * Which split the draw is for: 'test' (default) keeps the stream of earlier versions; another name ('val')
-         * draws from a stream of its own, so a validation split is an independent sample (exclude the test queries
-         * to make it disjoint).
-         */
-        split?: string;
-        /**
-         * Inductive setting (Goyal et al. 2026 §3.1): only citations of articles published strictly before `queryYear`
-         * count towards `minCited` (the others can never be in an inductive pool). Draws from a stream of its own;
-         * absent or false keeps every earlier stream.
-         */
-        inductive?: boolean;
-        /**
-         * Take every eligible article when fewer than `count` remain (at least one must), instead of failing: for a
-         * validation split, whose size the paper does not fix, in a field too small for both splits at full size.
-         * The draw is the same stream's permutation of all of them; `QuerySet.requested` says what was asked.
-         */
-        allowFewer?: boolean;
-    }
-    export interface QuerySet {
-        /** The sampled queries, in draw order. */
-        queries: Uint32Array;
-        /** Articles eligible as queries before the exclusion. */
-        candidates: number;
-        /** Of those, the ones the exclusion left out. */
-        excluded: number;
-        /** The count asked for; above `queries.length` only with `allowFewer` (a shortfall to report). */
-        requested: number;
-    }
-    /** Articles that may be queries: of `queryYear` (and `field`), citing ≥ `minCited` store articles, not excluded; ascending. */
-    export function eligibleQueries(store: Graph, opts: Omit<QueryOptions, 'count' | 'seed'>): number[];
-    /** Query articles: `count` random articles of `queryYear` (of `field`) citing ≥ `minCited` (1) store articles. */
-    export function sampleQueries(store: Graph, opts: QueryOptions): Uint32Array;
-    /**
-     * The validation split's rule, the one every protocol uses (experiments/splits.ts, MDCR's val split): drawn like
-     * the test split on a stream of its own, never one of the test queries nor an excluded id; where fewer are
-     * eligible than asked it takes every one left (the QuerySet says how many were asked and eligible).
-     */
-    export function sampleValQueries(store: Graph, opts: Omit<QueryOptions, 'split' | 'allowFewer'>, test: Uint32Array): QuerySet;
-    /** sampleQueries, also saying how many candidates there were and how many the exclusion removed. */
-    export function sampleQuerySet(store: Graph, opts: QueryOptions): QuerySet;
-    /** How a query set drawn with `allowFewer` fell short, in words: `where` names the field or protocol. */
-    export function shortfallNote(where: string, sampled: number, requested: number, eligible: number): string;
-    /** Sorted union of the articles cited by `queries`. */
-    export function citedBy(store: Graph, queries: Uint32Array): Uint32Array;
-    /**
-     * Stored articles cited by at least one input article labelled with `field` — the paper's "field-cited" set,
-     * counting citing articles the prefilter removed (only the cited article must be in the store).
-     */
-    export function fieldCited(store: Graph, field: Field): Uint32Array;
-    export interface PoolOptions {
-        size: number;
-        repeat: number;
-        seed: number;
-        queryYear?: number;
-        /** Field-level protocol: fill from this field's field-cited set instead of the whole corpus. */
-        field?: Field;
-        /** The queries' split: 'test' (default, the stream of earlier versions) or another name with its own stream. */
-        split?: string;
-        /**
-         * Inductive setting (Goyal et al. 2026 §3.1): no query in the pool, and every member (cited ones included)
-         * published strictly before `queryYear` — "≤ 2019" becomes "< 2019"; articles of unknown year are left out.
-         * Draws from a stream of its own; absent or false keeps every earlier stream.
-         */
-        inductive?: boolean;
-    }
-    export interface Pool {
-        /** Sorted corpus indices. */
-        members: Uint32Array;
-        /** Articles in the pool because a query cites them. */
-        cited: number;
-        /** True when the fill set was smaller than requested, so the pool is cited ∪ the whole fill set. */
-        exhausted: boolean;
-    }
-    export function samplePool(store: Graph, queries: Uint32Array, opts: PoolOptions): Pool;
-    /**
-     * A pool and its qrels (each query's cited articles in the pool, relevance 1): the one builder of every pool
-     * group, validation split and tuning split.
-     */
-    export function poolWithQrels(store: Graph, queries: Uint32Array, opts: PoolOptions): {
-        pool: Pool;
-        qrels: {
-            offsets: Uint32Array;
-            docs: Uint32Array;
-            labels: Int32Array;
-        };
-    };
-    /** Relevance judgements: each query's cited articles that are in the pool (all of them, by construction). */
-    export function citationQrels(store: Graph, queries: Uint32Array, pool?: Uint32Array): {
-        offsets: Uint32Array;
-        docs: Uint32Array;
-    };
-}
-declare module "citebench/src/eval/evaluate" {
-    import type { Measure } from "citebench/src/eval/measures/measure";
-    import type { DocOrder, EvalOptions, QrelsCsr, RunCsr } from "citebench/src/eval/types";
-    export interface EvalResult {
-        measures: Measure[];
-        /**
-         * perQuery[m][q]: value of measures[m] for query position q. Queries evaluated (in both qrels and run) hold
-         * their value; qrels queries missing from the run hold 0 under missing='zero' (-c) and NaN under 'skip';
-         * queries without qrels hold NaN.
-         */
-        perQuery: Float64Array[];
-        /** Per-query text of 'string' measures (relstring), else undefined. */
-        perQueryText: (string[] | undefined)[];
-        /** 1 where the query was in both qrels and run (trec_eval prints a per-query line for it). */
-        evaluated: Uint8Array;
-        /** The "all" value per measure (mean, sum or count as trec_eval prints it). */
-        summary: Float64Array;
-        /** Queries in both qrels and run. */
-        numEvaluated: number;
-        /** Queries with at least one qrels entry. */
-        numQrelsQueries: number;
-        /** Qrels queries absent from the run (0 under -c, left out otherwise). */
-        numMissingFromRun: number;
-        /** Run queries without any qrels entry: never evaluated (trec_eval ignores them). */
-        numWithoutQrels: number;
-        /** The denominator of the means. */
-        numAveraged: number;
-    }
-    export interface EvaluateArgs {
-        qrels: QrelsCsr;
-        run: RunCsr;
-        measures: Measure[];
-        /** Tie-breaking docno order; required only when scores tie. */
-        docOrder?: DocOrder;
-        options?: EvalOptions;
-        /** Skip the duplicate-doc check when the caller has done it (the TREC reader reports file and line). */
-        runChecked?: boolean;
-        /**
-         * Order in which per-query values are summed (trec_eval sums in qid strcmp order; floating-point sums
-         * depend on order). Default: query positions ascending.
-         */
-        queryOrder?: Uint32Array;
-    }
-    export function evaluate(args: EvaluateArgs): EvalResult;
-}
-declare module "citebench/src/eval/mdcr" {
-    /**
-     * The negative candidate types of the official MDCR files, in evaluate.py's NEG_TYPES order (before 'true').
-     * By default the evaluator accepts any type key a file holds (every key other than `true` is a negative type), so
-     * benchmarks built with other models (`citebench mdcr build`) evaluate too; `official` reads only these.
-     */
-    export const MDCR_NEGATIVE_TYPES: ("bm25" | "graph" | "most_cited" | "random" | "scincl" | "specter")[];
-    /** A candidate-type key: one of MDCR_NEGATIVE_TYPES in the official files, any key other than `true` in general. */
-    export type MdcrNegativeType = string;
-    export const MDCR_METRICS: readonly ["map", "ndcg", "recall_5"];
-    export type MdcrMetric = (typeof MDCR_METRICS)[number];
-    /** benchmark[field][queryId][candidateType] = candidate ids. */
-    export type MdcrBenchmark = Record<string, Record<string, Record<string, unknown>>>;
-    export type MdcrScores = Record<string, unknown>;
-    export interface MdcrFieldResult {
-        field: string;
-        queries: number;
-        /** ×100, rounded to 4 dp as evaluate.py prints. */
-        values: Record<MdcrMetric, number>;
-        /** Per-query values (0..1, unrounded), query ids in `queryIds` order. */
-        perQuery: Record<MdcrMetric, Float64Array>;
-        queryIds: string[];
-    }
-    export interface MdcrResult {
-        fields: MdcrFieldResult[];
-        /** Evaluated as evaluate.py does (MdcrEvalOptions.official). */
-        official?: boolean;
-        avg: Record<MdcrMetric, number>;
-        /** Negative type evaluated alone (paper Table 4), or undefined for all types. */
-        candidateType?: MdcrNegativeType;
-        /** Negative lists missing from the benchmark, treated as empty (only with `lenient`; else an error). */
-        missingLists: number;
-    }
-    /** Parse a JSON file; a syntax error names the file, line and column. */
-    export function readJsonFile(path: string): unknown;
-    /** Offset of the first JSON syntax error in text (a small recursive-descent scan; the error path only). */
-    export function jsonErrorOffset(text: string): number;
-    /** A --candidate-type value: any key but `true` (checked against the benchmark's keys by evaluateMdcr). */
-    export function parseCandidateType(s: string): MdcrNegativeType;
-    /**
-     * Every negative-type key of a benchmark (keys other than `true` of any query), byte-sorted like NEG_TYPES;
-     * `nonEmpty`: only keys holding a candidate somewhere (an official key written empty has none).
-     */
-    export function mdcrNegativeTypes(benchmark: MdcrBenchmark, opts?: {
-        nonEmpty?: boolean;
-    }): string[];
-    export interface MdcrEvalOptions {
-        candidateType?: MdcrNegativeType;
-        /**
-         * A query lacking a negative candidate list: false (default) = an InputError naming field, query and type
-         * (evaluate.py stops with a KeyError there); true = the list counts as empty and is counted in missingLists.
-         */
-        lenient?: boolean;
-        /**
-         * Evaluate exactly what evaluate.py evaluates: its seven keys in its order (`true` last, so it wins a
-         * duplicate), other keys and fields ignored, each of the 19 fields and each key required (where evaluate.py
-         * stops with a KeyError, an InputError names the field, query and key).
-         */
-        official?: boolean;
-        /** File names for error messages. */
-        benchmarkPath?: string;
-        scoresPath?: string;
-    }
-    /** Evaluate a scores object against an MDCR benchmark object. */
-    export function evaluateMdcr(benchmark: unknown, scores: unknown, opts?: MdcrEvalOptions): MdcrResult;
-    /** numpy.round(x, 4): multiply by 10⁴, round half to even, divide. */
-    export function npRound4(x: number): number;
-    /**
-     * np.sum / np.mean's summation of a float64 vector: numpy's pairwise sum (blocks of ≤ 128 summed with 8
-     * accumulators, halves above), so means match numpy to the last bit (checked against numpy 2.4).
-     */
-    export function numpySum(a: Float64Array): number;
-    /** A readable table: one row per field, then AVG. */
-    export function formatMdcrTable(r: MdcrResult): string;
-    /**
-     * evaluate.py's own output, line for line: the header naming both files as given, one line per field
-     * (`Field\tmap: v\tndcg: v\trecall_5: v`), a blank line, the AVG line. Values print as Python prints the
-     * np.float64 that np.round returns (shortest round-trip repr: 29.15, 60.0), so the text diffs cleanly against
-     * evaluate.py's, e.g. the MDCR README's published output.
-     */
-    export function formatEvaluatePy(r: MdcrResult, benchmarkPath: string, scoresPath: string): string;
-    /** Python's repr of a float (= numpy's str of a float64): shortest round-trip digits, '.0' on integers. */
-    export function pyFloat(x: number): string;
-}
-declare module "citebench/src/report/results" {
-    import type { Field } from "citebench/src/corpus/fields";
-    import { type MdcrFieldResult, type MdcrResult } from "citebench/src/eval/mdcr";
-    export interface CellRecord {
-        /** Hash of everything that determines the cell (corpus, model fingerprint, protocol, sizes, seed). */
-        key: string;
-        model: string;
-        /** beir: a BEIR-layout task (corpus/beir.ts), named by `task`; its pool is the task's corpus. */
-        protocol: 'dataset' | 'field' | 'beir';
-        split: 'test' | 'val';
-        field: Field | null;
-        /** BEIR protocol: the task's name. */
-        task?: string;
-        poolSize: number;
-        /** Present only for the inductive setting (queries and pool disjoint, candidates strictly older); absent = transductive. */
-        setting?: 'inductive';
-        /** Actual pool size (smaller than poolSize only for an exhausted field-cited set). */
-        poolMembers: number;
-        repeat: number;
-        /** Queries averaged (every sampled query: an empty list counts as 0). */
-        queries: number;
-        /** Queries whose list came back empty (they count 0 in every mean). */
-        emptyLists: number;
-        /** Measure name (as configured) → mean over queries. */
-        means: Record<string, number>;
-        /** Measure name → per-query values, in `queryIds` order (for significance tests). */
-        perQuery: Record<string, number[]>;
-        queryIds: string[];
-        /** Paths relative to the results folder. */
-        files: {
-            run: string;
-            qrels: string;
-        };
-    }
-    export type CellSummary = Omit<CellRecord, 'perQuery' | 'queryIds'> & {
-        file: string;
-    };
-    export interface ModelEntry {
-        name: string;
-        /** Its model kind (bm25, dense, embeddings, navigation, profiler, rerank, …). */
-        kind: string;
-        /** lexical (BM25), trained, random (test weights: never a finding) or imported (vectors computed elsewhere, provenance unknown). */
-        weights: 'lexical' | 'trained' | 'random' | 'imported';
-        settings: Record<string, unknown>;
-        /** What the report says of it beside its name, e.g. "k1 0.9, b 0.4" (absent: nothing to add). */
-        summary?: string;
-    }
-    /** The words a report puts beside a model whose numbers are not findings (random weights, imported vectors), or undefined. */
-    export function weightsNote(w: ModelEntry['weights'] | undefined): string | undefined;
-    /** The banner sentence on models with imported vectors, or undefined (Markdown and HTML reports). */
-    export function importedBanner(models: ModelEntry[]): {
-        names: string[];
-        text: string;
-    } | undefined;
-    export interface TuningRecord {
-        model: string;
-        measure: string;
-        /** Validation split: query count and pool size it was tuned on. */
-        queries: number;
-        poolSize: number;
-        grid: {
-            k1: number;
-            b: number;
-            score: number;
-        }[];
-        chosen: {
-            k1: number;
-            b: number;
-        };
-    }
-    /** evaluate.py's numbers of one model on one benchmark (×100, 4 dp), as `evaluateMdcr` gives them. */
-    export type MdcrSummary = Pick<MdcrResult, 'avg'> & {
-        fields: Pick<MdcrFieldResult, 'field' | 'queries' | 'values'>[];
-    };
-    export interface MdcrRecord {
-        /** Paths relative to the results folder. */
-        files: Record<string, string>;
-        queriesPerSplit: Record<string, number>;
-        /** Models whose top lists gave the model-based negatives, and the Jaccard matrix that chose them. */
-        chosenModels: string[];
-        jaccard: {
-            models: string[];
-            matrix: number[][];
-            average: (number | null)[];
-        };
-        notes: string[];
-        /** Per model: the test split evaluated with every type, and per candidate type (Table 4). */
-        results: Record<string, {
-            all: MdcrSummary;
-            types: Record<string, MdcrSummary>;
-        }>;
-    }
-    /** A validation split smaller than asked: its field (or the dataset level) had fewer eligible articles left. */
-    export interface ValidationShortfall {
-        protocol: 'dataset' | 'field';
-        split: 'val';
-        /** The field's name (corpus/fields.ts); null at the dataset level. */
-        field: string | null;
-        setting: 'transductive' | 'inductive';
-        requested: number;
-        sampled: number;
-        /** Eligible articles before the test queries and exclusion lists were taken out. */
-        eligible: number;
-    }
-    /** One line per shortfall, for logs and reports. */
-    export function shortfallText(s: ValidationShortfall): string;
-    /** The BEIR task of a run (protocols.beir): its size and files; its cells are the `protocol: 'beir'` ones. */
-    export interface BeirRecord {
-        name: string;
-        split: string;
-        /** Corpus documents (the pool), judged queries, judgement lines. */
-        documents: number;
-        queries: number;
-        judgements: number;
-        /** SHA-256 of corpus.jsonl, queries.jsonl and qrels/<split>.tsv. */
-        sha256: {
-            corpus: string;
-            queries: string;
-            qrels: string;
-        };
-        /** Models of the run that were not run on the task, and why. */
-        notRun: {
-            name: string;
-            reason: string;
-        }[];
-    }
-    export interface ResultsIndex {
-        format: 'citebench-results';
-        version: 1;
-        name: string;
-        configHash: string;
-        corpus: {
-            kind: 'synthetic' | 'store';
-            articles: number;
-            citations: number;
-            synthetic?: {
-                articles: number;
-                seed: number;
-                generator: string;
-            };
-        };
-        seed: number;
-        scale: number;
-        queryYear: number;
-        k: number;
-        measures: string[];
-        models: ModelEntry[];
-        skipped: {
-            name: string;
-            reason: string;
-        }[];
-        tuning: TuningRecord[];
-        /** Query exclusion lists (paper: SPECTER's and SciNCL's training queries). */
-        excluded: {
-            files: {
-                path: string;
-                sha256: string;
-                ids: number;
-                notInStore: number;
-            }[];
-        };
-        /** Field level: repeats actually run per field (one where the field-cited set does not exceed the pool). */
-        fieldRepeats: Record<string, number>;
-        /** Validation splits smaller than the config asks (present only when some are): see experiments/splits.ts. */
-        validationShortfalls?: ValidationShortfall[];
-        cells: CellSummary[];
-        mdcr?: MdcrRecord;
-        /** The BEIR task (protocols.beir), when the config has one. */
-        beir?: BeirRecord;
-        /**
-         * Every paired test against the baseline that a table marks, computed once by the run
-         * (experiments/significance-stage.ts). Absent in a results.json of an older citebench (significanceNote).
-         */
-        significance?: SignificanceRecord;
-    }
-    /**
-     * One comparison: a model against the baseline in one cell of a table (a pool size at the dataset level, a field
-     * at the field level), over the same queries, each query's value the mean over the cell's repeats.
-     */
-    export interface SignificanceRow {
-        protocol: 'dataset' | 'field';
-        setting: 'transductive' | 'inductive';
-        measure: string;
-        /** The field's name at the field level (corpus/fields.ts); null at the dataset level. */
-        field: string | null;
-        poolSize: number;
-        model: string;
-        queries: number;
-        /** Mean of model − baseline (raw, not ×100). */
-        meanDiff: number;
-        pT: number;
-        pRandomization: number;
-        /** Holm-adjusted paired t-test p, over the rows of its family (SIGNIFICANCE_FAMILY). */
-        pHolm: number;
-        /** Holm-adjusted randomization-test p, over the same family. */
-        pRandomizationHolm: number;
-    }
-    /** The level below which a Holm-adjusted p is marked significant (* t-test, † randomization test). */
-    export const SIGNIFICANCE_ALPHA = 0.05;
-    /** What one Holm family is, as results.json records it (the rows that share these values). */
-    export const SIGNIFICANCE_FAMILY = "protocol, setting, measure";
-    export interface SignificanceRecord {
-        /** The model every other is compared with (baselineModel); null when the run has no BM25 model (no rows). */
-        baseline: string | null;
-        trials: number;
-        seed: number;
-        /** Rows sharing these values form one Holm family: one measure of one report table. */
-        family: typeof SIGNIFICANCE_FAMILY;
-        /** SIGNIFICANCE_ALPHA: the level below which an adjusted p is marked (* t-test, † randomization). */
-        alpha: number;
-        rows: SignificanceRow[];
-        /** Models beyond the paper (their kind's registry entry says so): the rows of the beyond-the-paper table. */
-        beyondPaper?: string[];
-    }
-    /** The baseline of every comparison: the BM25 model named bm25, else the first BM25 model of the config. */
-    export function baselineModel(models: readonly {
-        name: string;
-        kind: string;
-    }[]): string | undefined;
-    export function readResults(dir: string): ResultsIndex;
-    /** A cell's full record (per-query values and query ids) from its file in the results folder. */
-    export function readCell(dir: string, cell: Pick<CellSummary, 'file'>): CellRecord;
-    /** Mean over repeats per (model, protocol, field, pool size) of the test split: what the paper's tables print. */
-    export interface MeanRow {
-        model: string;
-        protocol: 'dataset' | 'field' | 'beir';
-        field: Field | null;
-        /** BEIR protocol: the task's name. */
-        task?: string;
-        poolSize: number;
-        /** Present only for the inductive setting. */
-        setting?: 'inductive';
-        repeats: number;
-        means: Record<string, number>;
-        /** Standard deviation over repeats (0 for one repeat). */
-        sd: Record<string, number>;
-    }
-    export function meanOverRepeats(cells: (Pick<CellSummary, 'model' | 'protocol' | 'split' | 'field' | 'poolSize' | 'means'> & {
-        setting?: 'inductive';
-        task?: string;
-    })[]): MeanRow[];
-}
-declare module "citebench/src/report/paper-numbers" {
-    /** The paper's model names, lower-cased, in the order its tables list them. */
-    export type PaperModel = 'bm25' | 'scibert' | 'specter' | 'scincl' | 'aspire-bm' | 'aspire-cs';
-    export type FieldAbbrev = 'Art' | 'Bio' | 'Bus' | 'Ch' | 'CS' | 'Eco' | 'Eng' | 'ES' | 'Geog' | 'Geol' | 'His' | 'MS' | 'Mat' | 'Med' | 'Phi' | 'Phy' | 'PS' | 'Psy' | 'Soc';
-    export type PoolLabel = '200k' | '500k' | '1M' | '2M';
-    export type CandidateType = 'bm25' | 'specter' | 'scincl' | 'graph' | 'most_cited' | 'random';
-    /** Per field plus the table's AVG column. */
-    export type PerField = Record<FieldAbbrev | 'AVG', number>;
-    export interface MapR5 {
-        MAP: number;
-        'R@5': number;
-    }
-    export interface PaperNumbers {
-        source: {
-            paper: string;
-            code: string;
-            units: string;
-            tables: Record<string, string>;
-            transcribed_from: string;
-        };
-        /** Table 5: abbreviation → MAG field name. */
-        fields: Record<FieldAbbrev, string>;
-        /** Table 1 (§3.1): model → pool size → MAP / nDCG / R@30; ASPIRE is its BioMed variant. */
-        table1_dataset_level: {
-            note: string;
-            values: Partial<Record<PaperModel, Record<PoolLabel, {
-                MAP: number;
-                nDCG: number;
-                'R@30': number;
-            }>>>;
-        };
-        /** Tables 2, 7, 8 (§3.2, App. A.4): model → field → MAP / nDCG / R@30. */
-        table2_field_level_MAP: Record<PaperModel, PerField>;
-        table7_field_level_nDCG: Record<PaperModel, PerField>;
-        'table8_field_level_R@30': Record<PaperModel, PerField>;
-        /** Table 3 (§4.3): MDCR, model → field (and AVG) → MAP / R@5. */
-        table3_mdcr: Record<PaperModel, Record<FieldAbbrev | 'AVG', MapR5>>;
-        /** Table 4 (§4.4): model → candidate type → MAP / R@5, and the AVG row over models. */
-        table4_candidate_types: Record<PaperModel, Record<CandidateType, MapR5>>;
-        table4_candidate_types_AVG: {
-            note: string;
-            values: Record<CandidateType, MapR5>;
-        };
-        /** Table 6 (App. A.3): SciDocs "Cite", as reported by prior work. */
-        table6_scidocs_cite: {
-            note: string;
-            values: Record<'scibert' | 'specter' | 'scincl' | 'aspire-ts', {
-                MAP: number;
-                nDCG: number;
-            }>;
-        };
-    }
-    /** The repository's copy. */
-    export const PAPER_NUMBERS_FILE: string;
-    /** The paper's numbers: the repository's file, or another file of the same layout. */
-    export function loadPaperNumbers(path?: string): PaperNumbers;
-}
-declare module "citebench/src/report/tables" {
-    import type { PaperNumbers } from "citebench/src/report/paper-numbers";
-    import { type SignificanceRow } from "citebench/src/report/results";
-    export function poolLabel(n: number): string;
-    export interface ValueCell {
-        kind: 'value';
-        /** Display units (×100 for fractions; MDCR is already ×100). Undefined: no value (printed as –). */
-        value?: number;
-        /** Standard deviation over repeats, display units; undefined when not applicable. */
-        sd?: number;
-        repeats?: number;
-        paper?: number;
-        /** results.json's stored test of this cell against the baseline (report/significance.ts). */
-        sig?: SignificanceRow;
-        best?: boolean;
-    }
-    export interface TextCell {
-        kind: 'text';
-        text: string;
-        /** A number printed as text (right-aligned, like values). */
-        num?: boolean;
-    }
-    export type TableCell = ValueCell | TextCell;
-    export interface TableRow {
-        label: string;
-        /** Shown with the label, e.g. "random weights". */
-        note?: string;
-        cells: TableCell[];
-    }
-    export interface ReportTable {
-        /** Anchor and file-safe id: table1, table1-inductive, significance … */
-        id: string;
-        /** The paper's table number, for our version of one of its tables (absent: a table of our own). */
-        number?: number;
-        title: string;
-        /** One paragraph above the table (plain text), true whichever way it is rendered. */
-        intro: string;
-        /** Where the paper's values in the cells come from (the HTML prints them there; Markdown prints the paper's table). */
-        paperNote?: string;
-        /** Optional first header row of spanning groups (e.g. pool sizes); `short` heads Markdown columns ("4k MAP"). */
-        groups?: {
-            text: string;
-            span: number;
-            short?: string;
-        }[];
-        /** Header of every value column (after the row-label column). */
-        columns: string[];
-        rowHead: string;
-        rows: TableRow[];
-        /** True for tables of the paper's numbers only (5, 6). */
-        paperOnly?: boolean;
-        /** No legend of value cells under it (tables of text and p-values). */
-        plain?: boolean;
-        /** The setting its numbers come from when it is not the paper's (transductive). */
-        setting?: 'inductive';
-    }
-    /** "Table 1 — Dataset level (§3.1)", or the title alone for a table of our own. */
-    export const tableHeading: (t: ReportTable) => string;
-    /** A value with `digits` decimals, never "-0.0" (tests recompute the same strings). */
-    export function fmtValue(x: number, digits?: number): string;
-    /** The stored decisions of a cell: * t-test, † randomization test, each Holm-adjusted p below SIGNIFICANCE_ALPHA. */
-    export function sigMarks(s: SignificanceRow): string;
-    /** Said under a Markdown table whose cells carry marks. */
-    export const MARKS_LEGEND: string;
-    /** The table as Markdown: one header row ("group column" heads), values with `digits` decimals (– where none) and their stored marks. */
-    export function tableMarkdown(t: ReportTable, opts?: {
-        digits?: number;
-    }): string;
-    /**
-     * The paper's Table 1 in our layout: every model the paper reports, in the paper's order (or only `models`,
-     * when given), for the sizes and measures given. Values as the paper prints them (one decimal).
-     */
-    export function paperTable1Data(paper: PaperNumbers, sizes: string[], measures: string[], models?: string[]): ReportTable;
-    /** paperTable1Data as Markdown. */
-    export function paperTable1(paper: PaperNumbers, sizes: string[], measures: string[], models?: string[]): string;
-    /** The paper's Table 2, 7 or 8 (models × 19 fields + AVG, as printed). */
-    export function paperFieldTableData(paper: PaperNumbers, n: 2 | 7 | 8): ReportTable;
-    /** The paper's Tables 3 (fields × model MAP/R@5) and 4 (models × candidate type MAP/R@5), as printed. */
-    export function paperMdcrTablesData(paper: PaperNumbers): [ReportTable, ReportTable];
-}
-declare module "citebench/src/eval/trec-format" {
-    /**
-     * trec_eval's text output: `printf("%-22s\t%s\t%6.4f\n")` for float measures, `%ld` for counts.
-     * C's printf rounds the exact binary value half-to-even (0.03125 → 0.0312); JS toFixed rounds such exact ties up,
-     * so ties are fixed here.
-     */
-    import type { EvalResult } from "citebench/src/eval/evaluate";
-    /** C `%6.4f`. */
-    export function formatFixed4(x: number): string;
-    /** C `%ld` of `(long) value`. */
-    export function formatLong(x: number): string;
-    export function formatLine(name: string, qid: string, value: string): string;
-    export interface TrecEvalPrintOptions {
-        /** -q: per-query lines (queries in the given order) before the `all` lines. */
-        perQuery?: boolean;
-        /** Query positions in print order (trec_eval: qid strcmp order). */
-        queryOrder: Uint32Array;
-        qid: (q: number) => string;
-        /** Print `runid  all  TAG` first among the `all` lines (trec_eval does for all_trec / official). */
-        runId?: string;
-    }
-    /** The whole trec_eval output for an evaluation result. */
-    export function formatTrecEval(r: EvalResult, o: TrecEvalPrintOptions): string;
-}
-declare module "citebench/src/eval/string-table" {
-    /**
-     * Interns byte strings (docnos, qids) to dense integer ids without creating a JS string per line: bytes are
-     * copied once into an arena and found again through an open-addressing hash table. compare() is byte-wise, as
-     * trec_eval's strcmp, so it can serve as the evaluator's docno tie-break order.
-     */
-    export class StringTable {
-        private arena;
-        private used;
-        /** starts[id]..starts[id+1] are the bytes of id. */
-        private starts;
-        private hashes;
-        private slots;
-        /**
-         * One bit per hash value modulo its size (≈ 16 bits per string, a few hundred KB): a clear bit proves a
-         * string absent without touching the table, which makes the common case of find(), a run docno that is not
-         * in the qrels, cheap and cache-friendly.
-         */
-        private filter;
-        private filterMask;
-        private count;
-        get size(): number;
-        /** Id of buf[start, end), adding it if new. */
-        intern(buf: Uint8Array, start: number, end: number): number;
-        /** Id of a JS string (encoded latin1 so each char is one byte, as the readers decode). */
-        internString(s: string): number;
-        /** Hash of the bytes looked up by the last find() (callers reuse it for their own sets). */
-        lastHash: number;
-        /** Id of buf[start, end), or -1. */
-        find(buf: Uint8Array, start: number, end: number): number;
-        /** find() with the hash already computed by the caller as fnv1a(buf, start, end). */
-        findHashed(buf: Uint8Array, start: number, end: number, h: number): number;
-        /** Start of id's bytes in bytes(). */
-        start(id: number): number;
-        /** End of id's bytes in bytes(). */
-        end(id: number): number;
-        /** The arena holding every id's bytes (valid until the next intern). */
-        bytes(): Uint8Array;
-        /** strcmp sign of the bytes of a and b. */
-        compare(a: number, b: number): number;
-        /** The string (latin1: one char per byte, so JS string order equals byte order). */
-        get(id: number): string;
-        /** Ids sorted by bytes ascending. */
-        sortedIds(): Uint32Array;
-        private add;
-        private rehash;
-    }
-    /**
-     * FNV-1a with a final avalanche, as a signed 32-bit integer: V8 keeps it a small integer everywhere, where an
-     * unsigned value above 2^31 becomes a heap number whenever it is passed to a function V8 did not inline.
-     */
-    export function fnv1a(buf: Uint8Array, start: number, end: number): number;
-    /** Bytes as a latin1 string (one char per byte, as every reader and writer of TREC files decodes them). */
-    export function latin1(buf: Uint8Array, s: number, e: number): string;
-}
-declare module "citebench/src/eval/trec-io" {
-    import { StringTable } from "citebench/src/eval/string-table";
-    /** The id spaces shared by one qrels file and the runs evaluated against it. */
-    export interface TrecTables {
-        queries: StringTable;
-        docs: StringTable;
-    }
-    export function newTrecTables(): TrecTables;
-    /** Parsed lines before grouping by query: parallel arrays, one entry per line. */
-    export interface TrecEntries {
-        file: string;
-        count: number;
-        /**
-         * Query of each run of consecutive lines with the same qid: lines segStart[k] .. segStart[k+1]-1 (or to the
-         * end) belong to query segQuery[k]. Runs list a query's lines together, so this is far smaller than a
-         * query id per line.
-         */
-        segQuery: Uint32Array;
-        segStart: Uint32Array;
-        doc: Uint32Array;
-        /** Qrels: labels; run: scores (float32-rounded when read with float32). */
-        value: Int32Array | Float32Array | Float64Array;
-        /** Qrels only: line number per entry. */
-        line?: Uint32Array;
-        /** Run tag of the last line (runs only). */
-        runId?: string;
-        /** Runs only: the run's docno ids. */
-        docnos?: RunDocnos;
-    }
-    /**
-     * The docnos of one run. A docno found in the qrels keeps its qrels id (so judging is an integer lookup);
-     * any other gets a fresh id from `base` = number of qrels docnos up, with its bytes kept here, without a
-     * global hash table: a run's 1.9 M docnos would make that table large and every lookup a cache miss.
-     * A docno not in qrels that occurs in several queries gets one fresh id per occurrence; that is harmless,
-     * since such docs are only ever compared by bytes (ties, duplicates) and judged non-relevant.
-     */
-    export class RunDocnos {
-        readonly qrelsDocs: StringTable;
-        readonly base: number;
-        private arena;
-        private used;
-        private starts;
-        /** fnv1a of each fresh docno, kept from parsing: the duplicate check (trec-csr.ts) need not hash it again. */
-        private hashes;
-        private count;
-        constructor(qrelsDocs: StringTable);
-        get size(): number;
-        /** Bytes and docnos stored so far. */
-        get usedBytes(): number;
-        get added(): number;
-        /** Grow the stores once to the expected final size (avoids repeated doubling copies on big runs). */
-        reserve(docnos: number, bytes: number): void;
-        /** A fresh id for buf[start, end), whose fnv1a is h. */
-        add(buf: Uint8Array, start: number, end: number, h: number): number;
-        /** strcmp sign of the docnos of a and b. */
-        compare(a: number, b: number): number;
-        /** fnv1a of a fresh id's bytes (ids ≥ base). */
-        hash(id: number): number;
-        get(id: number): string;
-    }
-    /** Read a qrels file: `qid iter docno rel` per line (rel an integer; negative = judged pool but unjudged). */
-    export function readQrels(path: string, tables: TrecTables): TrecEntries;
-    /**
-     * Read a run file: `qid Q0 docno rank score tag [ignored…]`. Scores become float32 (trec_eval 9.0.8) unless
-     * float64 is asked for (trec_eval 10). Read the qrels first: docnos are judged against them (see RunDocnos).
-     * One tight loop over the bytes (this is the hot path for million-line runs): no per-line strings, closures
-     * or line-number arrays; an error found after parsing re-reads the file for its line number.
-     */
-    export function readRun(path: string, tables: TrecTables, opts?: {
-        float64?: boolean;
-    }): TrecEntries;
-    /** Line numbers of the given content-line ordinals (0-based, blank and # lines not counted): the error path. */
-    export function lineNumbersOf(path: string, ordinals: number[]): number[];
-}
-declare module "citebench/src/eval/trec-csr" {
-    import { type TrecEntries, type TrecTables } from "citebench/src/eval/trec-io";
-    import type { QrelsCsr, RunCsr } from "citebench/src/eval/types";
-    /** Group qrels entries by query (positions 0..numQueries-1); a doc judged twice for a query is an error. */
-    export function qrelsToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): QrelsCsr;
-    /**
-     * Group run entries by query; a docno retrieved twice for a query is an error. When the file already lists
-     * queries in query-id order (the usual case: run and qrels sorted alike) the entry arrays are used as they are,
-     * with no copy.
-     */
-    export function runToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): RunCsr;
-    /**
-     * Stable counting sort of entries by query: offsets, and the entry permutation — none when the entries are
-     * already in query order (each query one segment, ascending), as in runs written by sorting on the qid.
-     */
-    export function groupByQuery(e: TrecEntries, numQueries: number): {
-        offsets: Uint32Array;
-        perm?: Uint32Array;
-    };
-}
-declare module "citebench/src/eval/trec-eval" {
-    import { type EvalResult } from "citebench/src/eval/evaluate";
-    import { type TrecTables } from "citebench/src/eval/trec-io";
-    import type { EvalOptions } from "citebench/src/eval/types";
-    export interface TrecFileEvaluation {
-        result: EvalResult;
-        tables: TrecTables;
-        /** Query positions in qid strcmp order. */
-        queryOrder: Uint32Array;
-        runId: string;
-        /** Whether the selection asks for the runid line (all_trec / official). */
-        printRunId: boolean;
-    }
-    export function evaluateTrecFiles(qrelsPath: string, runPath: string, measureSpecs: string[], options?: EvalOptions): TrecFileEvaluation;
-    /** trec_eval's printed output for files. */
-    export function trecEvalText(qrelsPath: string, runPath: string, measureSpecs: string[], options?: EvalOptions & {
-        perQuery?: boolean;
-    }): string;
-}
-declare module "citebench/src/eval/trec-write" {
-    import type { QrelsCsr, RunCsr } from "citebench/src/eval/types";
-    /** One ranked list per query for writing. */
-    export interface RunToWrite {
-        qids: string[];
-        docnos: (doc: number) => string;
-        run: RunCsr;
-        tag: string;
-    }
-    /**
-     * Write a TREC run: per query (in the given query order) docs best first — by score descending, ties by docno
-     * descending, as trec_eval will rank them — with ranks 1..n. Float32 scores are written with the fewest digits
-     * that read back to the same float32.
-     */
-    export function writeRun(path: string, r: RunToWrite): void;
-    /** Write qrels lines `qid 0 docno label`, queries in the given order, docs as stored. */
-    export function writeQrels(path: string, qids: string[], docnos: (doc: number) => string, qrels: QrelsCsr): void;
-}
-declare module "citebench/src/eval/significance" {
-    export interface TTestResult {
-        n: number;
-        meanDiff: number;
-        t: number;
-        df: number;
-        /** Two-sided p-value. */
-        p: number;
-    }
-    export interface RandomizationResult {
-        n: number;
-        meanDiff: number;
-        trials: number;
-        /** Two-sided p-value, (count of |permuted mean| ≥ |observed| + 1) / (trials + 1). */
-        p: number;
-    }
-    type Values = ArrayLike<number>;
-    /** Paired two-sided t-test of a − b. */
-    export function pairedTTest(a: Values, b: Values): TTestResult;
-    /** Two-sided p-value of Student's t with df degrees of freedom: I_{df/(df+t²)}(df/2, 1/2). */
-    export function studentTwoSidedP(t: number, df: number): number;
-    /**
-     * Paired randomization test: each trial flips the sign of every difference with probability ½ (the null
-     * hypothesis of exchangeable labels) and compares |mean| with the observed |mean|. Deterministic given seed.
-     */
-    export function pairedRandomizationTest(a: Values, b: Values, opts?: {
-        trials?: number;
-        seed?: number | string;
-    }): RandomizationResult;
-    /** Holm–Bonferroni adjusted p-values, in the input order. */
-    export function holm(pValues: readonly number[]): number[];
-    /** ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; ~15 significant digits). */
-    export function logGamma(x: number): number;
-    /** Regularized incomplete beta I_x(a, b) by Lentz's continued fraction (Numerical Recipes betacf). */
-    export function regularizedIncompleteBeta(x: number, a: number, b: number): number;
-    /**
-     * One value of one system on one query, in one cell of one family: the unit every significance test of citebench
-     * (results.json, the report's marks, `citebench compare`, a notebook's ad-hoc comparison) is computed from.
-     * `family` and `cell` are the caller's keys: the Holm family the comparison belongs to, and what is compared
-     * within it (e.g. family = protocol|setting|measure, cell = field|pool size). Several values of the same
-     * (family, cell, system, query) are the repeats of that query: they are averaged before the test, so a query is
-     * one pair however many pool samples it was searched in.
-     */
-    export interface QueryValue {
-        family: string;
-        cell: string;
-        system: string;
-        query: string;
-        value: number;
-    }
-    /** One system against the baseline in one cell: paired tests over the shared queries, Holm-adjusted within its family. */
-    export interface BaselineComparison {
-        family: string;
-        cell: string;
-        system: string;
-        /** Queries paired (both systems have a value). */
-        n: number;
-        /** Mean of system − baseline over the paired queries. */
-        meanDiff: number;
-        tP: number;
-        randP: number;
-        tHolm: number;
-        randHolm: number;
-    }
-    /**
-     * Every system against `baseline` in every cell of every family: per query the mean over its repeats; each
-     * system paired with the baseline of its own cell on the queries both have (ids in sorted order); a two-sided
-     * paired t-test and a paired randomization test (`trials` sign flips, seeded with `${seed}|${name}`, the name
-     * `${family}|${cell}|${system}` unless `name` gives another, so a comparison's p does not depend on which others
-     * are run); Holm's correction over the comparisons of one
-     * family, for each test. A comparison with fewer than two shared queries has no test: it is left out, and is no
-     * member of its family. Results in the order the (family, cell, system) triples first appear.
-     */
-    export function testAgainstBaseline(values: Iterable<QueryValue>, baseline: string, opts?: {
-        trials?: number;
-        seed?: number | string;
-        name?: (family: string, cell: string, system: string) => string;
-    }): BaselineComparison[];
-}
-declare module "citebench/src/eval/compare" {
-    import type { EvalOptions } from "citebench/src/eval/types";
-    export interface RunComparisonRow {
-        measure: string;
-        run: string;
-        value: number;
-        /** Mean paired difference (run − baseline) over the compared queries; undefined for the baseline. */
-        diff?: number;
-        queries?: number;
-        tP?: number;
-        tPHolm?: number;
-        randP?: number;
-        randPHolm?: number;
-    }
-    export function compareTrecRuns(qrelsPath: string, runPaths: string[], measureSpecs: string[], options?: EvalOptions, test?: {
-        trials?: number;
-        seed?: number;
-    }): RunComparisonRow[];
-    export function formatComparison(rows: RunComparisonRow[]): string;
-}
-declare module "citebench/src/eval/index" {
-    /**
-     * The evaluation module's public API (experiments, notebooks, other commands).
-     *
-     *   const measures = selectMeasures(['MAP', 'nDCG', 'R@30']).measures;
-     *   const r = evaluate({ qrels, run, measures, docOrder });        // typed arrays in, Float64Array per measure out
-     *   const r2 = evaluateRankedLists(lists, qrels, measures, { docOrder });  // a Retriever's RankedLists directly
-     */
-    import { type EvalResult } from "citebench/src/eval/evaluate";
-    import type { Measure } from "citebench/src/eval/measures/measure";
-    import type { DocOrder, EvalOptions, QrelsCsr, RankedLists } from "citebench/src/eval/types";
-    export { evaluate, type EvalResult, type EvaluateArgs } from "citebench/src/eval/evaluate";
-    export { parseMeasure, selectMeasures, type Measure, type MeasureSelection } from "citebench/src/eval/registry";
-    export type { DocOrder, EvalOptions, QrelsCsr, RankedLists, RunCsr } from "citebench/src/eval/types";
-    export { evaluateTrecFiles, trecEvalText } from "citebench/src/eval/trec-eval";
-    export { formatTrecEval, formatFixed4 } from "citebench/src/eval/trec-format";
-    export { readQrels, readRun, newTrecTables } from "citebench/src/eval/trec-io";
-    export { qrelsToCsr, runToCsr } from "citebench/src/eval/trec-csr";
-    export { writeRun, writeQrels } from "citebench/src/eval/trec-write";
-    export { evaluateMdcr, formatEvaluatePy, formatMdcrTable, MDCR_NEGATIVE_TYPES } from "citebench/src/eval/mdcr";
-    export { pairedTTest, pairedRandomizationTest, holm } from "citebench/src/eval/significance";
-    export { compareTrecRuns, formatComparison, type RunComparisonRow } from "citebench/src/eval/compare";
-    /**
-     * Evaluate a Retriever's RankedLists: list q (query position q of the SearchRequest) against qrels row q, doc ids
-     * being corpus indices in both. The lists' own order is not trusted: docs are re-ranked by score with
-     * trec_eval's rule, so the numbers equal trec_eval on the run file these lists would be written to.
-     * docOrder (from the corpus store: docno byte order) is needed only when scores tie.
-     */
-    export function evaluateRankedLists(lists: RankedLists, qrels: QrelsCsr, measures: Measure[], opts?: {
-        docOrder?: DocOrder;
-        options?: EvalOptions;
-    }): EvalResult;
-}
-declare module "citebench/src/experiments/experiment" {
-    import type { DocOrder, QrelsCsr } from "citebench/src/eval/types";
-    import type { RankedLists, Retriever, Setting } from "citebench/src/retrieval/retriever";
-    /** What a cell needs of a model: its name (file names, tables) and its retriever. */
-    export interface CellModel {
-        name: string;
-        retriever: Retriever;
-    }
-    /** One retriever's numbers on the topics. */
-    export interface ExperimentCell {
-        key: string;
-        model: string;
-        queries: number;
-        /** Queries whose ranked list came back empty (each counts 0 in every mean). */
-        emptyLists: number;
-        means: Record<string, number>;
-        perQuery: Record<string, number[]>;
-        /** Query ids in topic order: the rows of perQuery. */
-        queryIds: string[];
-    }
-    /** Where and how cells are cached; without one, experiment() computes in memory and writes nothing. */
-    export interface ExperimentCache<R extends ExperimentCell = ExperimentCell> {
-        /** Folder the files below are relative to. */
-        dir: string;
-        /** A model's record and TREC run (default cells/<model>/<name>.json, runs/<model>/<name>.trec). */
-        name: string;
-        /**
-         * Everything besides the topics, pool, qrels and retriever that determines a cell (corpus identity, sampling
-         * settings…), hashed into its key with them. Ignored where `key` is given.
-         */
-        keyParts?: unknown;
-        /** The key of a retriever's cell, replacing the default hash (the runner's pool groups keep their historical key). */
-        key?: (retriever: Retriever) => string;
-        /** The stored record of a computed cell (default: the cell and its run file). */
-        record?: (cell: ExperimentCell, runFile: string) => R;
-        /** A cell whose lock a live worker holds: 'wait' (default) until it is written, or 'skip' it. */
-        locked?: 'wait' | 'skip';
-        lockStaleMs?: number;
-    }
-    export interface ExperimentInput<R extends ExperimentCell = ExperimentCell> {
-        /** Article ids (run files, query ids) and trec_eval's tie order over them (a corpus store gives both). */
-        docs: {
-            id(i: number): string;
-            idOrder: DocOrder;
-        };
-        /** Corpus indices of the query articles. */
-        topics: Uint32Array;
-        /** The candidate pool every topic searches (sorted, distinct)… */
-        pool?: Uint32Array;
-        /** …or each topic's own candidate list (scored, not searched: MDCR-style). */
-        candidates?: Uint32Array[];
-        qrels: QrelsCsr;
-        retrievers: CellModel[];
-        /** Measure names as configs give them (MAP, nDCG, R@30…), one cutoff each. */
-        measures: string[];
-        /** Results per topic. */
-        k: number;
-        setting?: Setting;
-        /** A topic whose list comes back empty: counts 0 in every mean ('zero', trec_eval -c) or fails the cell. */
-        emptyLists?: 'zero' | 'error';
-        cache?: ExperimentCache<R>;
-        log?: (line: string) => void;
-    }
-    export interface ExperimentOutput<R extends ExperimentCell = ExperimentCell> {
-        /** One per retriever, in the order given (models another live worker holds are left out: `skipped`). */
-        cells: R[];
-        /** The ranked lists of the retrievers searched now (cached cells are not read back). */
-        lists: Map<string, RankedLists>;
-        /** Retrievers whose cell another live worker holds (cache.locked 'skip' only). */
-        skipped: string[];
-    }
-    /** Evaluate every retriever on the topics (reading back each cached cell that is current). */
-    export function experiment<R extends ExperimentCell = ExperimentCell>(input: ExperimentInput<R>): Promise<ExperimentOutput<R>>;
 }
 declare module "citebench/src/retrieval/dense/file-hash" {
     /** Fast, content-based: size + SHA-256 of the first and last 4 MiB (the whole file when smaller than 8 MiB). */
@@ -2652,17 +1578,98 @@ declare module "citebench/src/retrieval/dense/store" {
         load(indices: Uint32Array): VectorSet;
     }
 }
-declare module "citebench/src/experiments/models" {
+declare module "citebench/src/retrieval/capabilities" {
     /**
-     * What a run knows of a model once its kind's entry (kinds/) has built it: a ready model (its retriever, weights,
-     * settings and summary, and what models built on it may use: an encoder, an embedding store, a BM25 index), or
-     * a recorded skip with the reason (a missing model folder is not an error: the run says how to add it).
+     * What a retriever offers models built on it, beside ranking: capability interfaces, asked of the retriever,
+     * never of its model's kind. A sparse Profiler needs a BM25 index and the parameters it ranks with; a dense one an
+     * embedding store (and the encoder that fills it, for citing articles outside the pools).
      */
     import type { Retriever } from "citebench/src/retrieval/retriever";
     import type { Bm25Index } from "citebench/src/retrieval/bm25/index-format";
     import type { Encoder } from "citebench/src/retrieval/dense/encoder";
-    import type { ResolvedModel } from "citebench/src/retrieval/dense/models";
     import type { EmbeddingStore } from "citebench/src/retrieval/dense/store";
+    /** A BM25 index and the parameters a retriever ranks it with. */
+    export interface TermIndexParams {
+        index: Bm25Index;
+        k1: number;
+        b: number;
+        accurate: boolean;
+    }
+    /** A retriever that ranks by a BM25 index (Bm25Retriever). */
+    export interface RanksByTermIndex extends Retriever {
+        readonly termIndex: TermIndexParams;
+    }
+    /** A retriever that ranks by an embedding store over the corpus (DenseRetriever), filled by `encoder` if it has one. */
+    export interface RanksByVectors extends Retriever {
+        readonly vectors: EmbeddingStore;
+        readonly encoder?: Encoder;
+    }
+    export function termIndexOf(r: Retriever): TermIndexParams | undefined;
+    export function vectorsOf(r: Retriever): Pick<RanksByVectors, 'vectors' | 'encoder'> | undefined;
+}
+declare module "citebench/src/retrieval/bm25/retriever" {
+    import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
+    import type { TextSource } from "citebench/src/corpus/article";
+    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    import { PoolStats, type Bm25Params } from "citebench/src/retrieval/bm25/search";
+    import { type SearchProcesses } from "citebench/src/retrieval/bm25/parallel";
+    import type { TermIndexParams } from "citebench/src/retrieval/capabilities";
+    export interface Bm25RetrieverOptions {
+        params?: Partial<Bm25Params>;
+        /** Tie-break key per document (higher first among equal scores); the corpus store's idOrder = trec_eval. */
+        tieKey?: Uint32Array;
+        threads?: number;
+        /** The index's directory: parallel search then runs in child processes that load it (faster here). */
+        indexDir?: string;
+        /** Persistent search processes shared by the retrievers of one index (a run's models and tuning points). */
+        processes?: SearchProcesses;
+        onProgress?: (done: number, total: number) => void;
+        /** Name in run tags and tables (default bm25): a config may hold several BM25 models. */
+        name?: string;
+    }
+    export class Bm25Retriever implements Retriever {
+        private readonly index;
+        private readonly texts;
+        private readonly opts;
+        readonly name: string;
+        readonly params: Bm25Params;
+        private readonly analyzer;
+        private readonly vocab;
+        private lastPool;
+        private fingerprint_;
+        constructor(index: Bm25Index, texts: TextSource, opts?: Bm25RetrieverOptions);
+        /**
+         * k1, b, exact or lossy lengths, the index format and analyzer, the index's content (see indexIdentity) and
+         * the tie-break key. Computed on first use (hashing a large index takes a fraction of a second).
+         */
+        get fingerprint(): string;
+        /** Statistics of a pool (cached for the last pool used, by identity). */
+        stats(pool?: Uint32Array): PoolStats;
+        readonly scoresCandidates = true;
+        get tunable(): Readonly<Record<string, number>>;
+        withParams(p: Readonly<Record<string, number>>): Bm25Retriever;
+        /** What models built on this one use: the index and the parameters it ranks with (capabilities.ts). */
+        get termIndex(): TermIndexParams;
+        search(req: SearchRequest): Promise<RankedLists>;
+    }
+    /**
+     * Content identity of an index: its counts, plus SHA-256 over the document lengths, the term offsets (every
+     * term's document frequency) and the vocabulary. The postings themselves are left out (billions of entries at
+     * S2ORC scale); an index is a pure function of its corpus and analyzer, and these columns already differ for any
+     * other corpus or analysis.
+     */
+    export function indexIdentity(ix: Bm25Index): string;
+}
+declare module "citebench/src/experiments/models" {
+    /**
+     * What a run knows of a model once its kind's entry (kinds/) has built it: a ready model (its retriever, weights,
+     * settings and summary, and the work it asks of the runner before any cell), or a recorded skip with the reason
+     * (a missing model folder is not an error: the run says how to add it). What it offers models built on it (a
+     * BM25 index, an embedding store and its encoder) its retriever says (retrieval/capabilities.ts).
+     */
+    import type { Retriever } from "citebench/src/retrieval/retriever";
+    import type { ResolvedModel } from "citebench/src/retrieval/dense/models";
+    import type { Shard } from "citebench/src/util/shard";
     /**
      * What a report must say about a model's weights: only `trained` numbers can be findings; `imported` vectors
      * (computed outside citebench, provenance unknown) are said to be so.
@@ -2678,29 +1685,31 @@ declare module "citebench/src/experiments/models" {
         /** What the dry run and the report say of it beside its name (its entry's words), e.g. "k1 0.9, b 0.4". */
         summary?: string;
     }
+    /** The articles a run's plan searches: its queries, its pools' members, and both together (sorted). */
+    export interface PlanArticles {
+        queries: Uint32Array;
+        pool: Uint32Array;
+        all: Uint32Array;
+        paperId(i: number): string;
+    }
     export interface ReadyModel extends ModelInfo {
         retriever: Retriever;
-        /** Dense models: the loaded encoder (MDCR scores its pairs with it). */
-        encoder?: Encoder;
-        /** Dense models: their embedding store (the runner's encode stage fills it; a dense Profiler builds its profiles from it). */
-        embeddings?: EmbeddingStore;
         /**
          * A first-stage model: it ranks a pool with its own encoder, vectors or BM25 parameters (not through other
          * models). MDCR's model-based negatives come from these models' lists (the paper's: BM25 and encoders).
          */
         firstStage?: boolean;
-        /** BM25 models: the index and the parameters they search with (a sparse Profiler builds its profiles from them). */
-        bm25?: {
-            index: Bm25Index;
-            k1: number;
-            b: number;
-            accurate: boolean;
-        };
-        /** Vectors imported from a file (kind embeddings): no encoder; `strict` = a pool article without a vector is an error. */
-        imported?: {
-            file: string;
-            strict: boolean;
-        };
+        /**
+         * Work before any cell on the articles the plan searches (the encode stage): an encoder encodes them (a shard of
+         * its store's chunks), imported vectors check they cover them. Returns the articles encoded now.
+         */
+        prepare?(plan: PlanArticles, opts: {
+            shard?: Shard;
+            log: (line: string) => void;
+            timed<T>(stage: string, f: () => Promise<T>): Promise<T>;
+        }): Promise<number>;
+        /** MDCR: which of these articles it cannot score (imported vectors lacking one); they rank last and are said. */
+        unscorable?(articles: Uint32Array): Uint32Array;
         release(): Promise<void>;
     }
     export interface SkippedModel {
@@ -2708,31 +1717,24 @@ declare module "citebench/src/experiments/models" {
         reason: string;
     }
     /**
-     * Random-weight folders (the test models of this project) must never pass for trained encoders: a folder
-     * whose name says `random` is marked so, and so is one whose config.json says so.
+     * Random-weight folders (the test models of this project) must never pass for trained encoders: a folder whose
+     * name says `random` is marked so.
      */
     export function weightsOf(model: ResolvedModel): Weights;
-    /**
-     * Imported vectors, before any cell: every query the plan searches must have a vector (an error naming the
-     * first); pool articles without one are counted, the first few named, and said in the model's summary (strict:
-     * an error).
-     */
-    export function checkImportedCoverage(m: ReadyModel, queries: Uint32Array, pool: Uint32Array, paperId: (i: number) => string, log: (line: string) => void): void;
     export function isSkipped(x: ResolvedModel | SkippedModel): x is SkippedModel;
 }
 declare module "citebench/src/experiments/kinds/types" {
     /**
      * What one model kind is, in one place (one file per kind; index.ts is the registry): how its YAML node is read
-     * and checked, how it becomes a ready model (its Retriever and what the runner must prepare for it), what it
-     * costs in the dry run, and how it is described. The runner, the planner and the report ask the entry; none of
-     * them switches on a kind.
+     * and checked, which parameters it tunes, how it becomes a ready model (its Retriever, what the runner must
+     * prepare for it), what it costs in the dry run, and how it is described. The runner, the tuner, the planner and
+     * the report ask the entry and the ready model's capabilities (retrieval/capabilities.ts); none of them switches
+     * on a kind.
      */
     import type { CorpusStore } from "citebench/src/corpus/store";
     import type { SearchProcesses } from "citebench/src/retrieval/bm25/parallel";
     import type { Bm25Index } from "citebench/src/retrieval/bm25/index-format";
     import type { Device } from "citebench/src/retrieval/dense/encoder";
-    import type { TuningRecord } from "citebench/src/report/results";
-    import type { Field } from "citebench/src/corpus/fields";
     import type { Setting } from "citebench/src/retrieval/retriever";
     import type { Reader } from "citebench/src/experiments/config-reader";
     import type { ReadyModel, SkippedModel } from "citebench/src/experiments/models";
@@ -2763,10 +1765,6 @@ declare module "citebench/src/experiments/kinds/types" {
     }
     /** The settings a config runs, in order (absent: transductive only). */
     export function settingsOf(cfg: Pick<RunConfig, 'settings'>): Setting[];
-    /** A run's query sets (splits.ts QuerySplits). */
-    export interface Splits {
-        get(protocol: 'dataset' | 'field', split: 'test' | 'val', field: Field | null, setting?: Setting): Uint32Array;
-    }
     export interface Estimate {
         stage: string;
         seconds: number;
@@ -2793,20 +1791,15 @@ declare module "citebench/src/experiments/kinds/types" {
          */
         bm25Index?: {
             index: Bm25Index;
-            dir: string;
+            dir?: string;
             processes?: SearchProcesses;
         };
-        splits: Splits;
-        /** The corpus and exclusion lists the splits are drawn from: part of every tuning cache key. */
-        sampleKey: string;
         threads: number;
         /** cpu | cuda | auto for encoders. */
         device?: Device;
         /** Download a missing model folder from the hub (`--allow-remote`). */
         allowRemote?: boolean;
         log: (line: string) => void;
-        /** Tuning records for results.json (`tuning`) and the report's tuning chart. */
-        tuning: TuningRecord[];
         /** Time a step under `stage` in timings.json. */
         timed<T>(stage: string, f: () => Promise<T>): Promise<T>;
     }
@@ -2845,12 +1838,15 @@ declare module "citebench/src/experiments/kinds/types" {
         rescore?(c: C, env: CostEnv): number;
         /** The assumption behind a number not measured as such, printed under the estimate. */
         assumption?(c: C, env: CostEnv): string | undefined;
-        /** Grid points its tuning evaluates on the validation split (0: not tuned). */
-        tuningPoints?(c: C): number;
         /** Appended to its cells' stage name (e.g. ", 12 profile builds"). */
         cellsNote?(c: C, groups: number): string;
         /** Stages of its own before the cells (encoding); `poolArticles` = the expected union of all pools. */
         stages?(c: C, env: CostEnv, poolArticles: number): Estimate[];
+    }
+    /** What a kind tunes: a grid per parameter and the measure that chooses (on the tuning split). */
+    export interface TuneSpec {
+        grid: Record<string, number[]>;
+        measure: string;
     }
     export interface KindEntry<C extends ModelConfigBase> {
         kind: C['kind'];
@@ -2863,27 +1859,38 @@ declare module "citebench/src/experiments/kinds/types" {
          * (the only ones it may name). Errors through `r.fail` (file, line, key).
          */
         parse(r: Reader, p: string[], name: string, earlier: string[]): C;
-        /** What the runner prepares before any model is built: the corpus's BM25 index; an encode stage (dense stores). */
+        /**
+         * What the runner prepares before any model is built: the corpus's BM25 index; an encode stage (dense stores).
+         * A BEIR task runs the models whose kind needs one of the two (they rank by the task's own texts); others are
+         * built on other models or the citation graph, which a task does not have.
+         */
         needs?: {
             bm25Index?: boolean;
             encode?: boolean;
         };
-        /** Whether the config asks it to tune a parameter on the validation split (the dataset level then runs). */
-        tuned?(c: C): boolean;
+        /** The parameters the config asks it to tune on the validation split, and the measure (tune.ts); absent: none. */
+        tuning?(c: C): TuneSpec | undefined;
         /** The dry run's words after the kind: `bm25 (bm25, k1 0.9 b 0.4)`. */
         describe(c: C): string;
-        /** A model without `kind:` whose node has this key is of this kind (`{ embeddings: FILE }`). */
+        /** A model without `kind:` whose node has this key is of this kind (`{ embeddings: FILE }`)… */
         impliedBy?: string;
+        /** …or whose name is this one (`bm25:`)… */
+        impliedByName?: string;
+        /** …and otherwise of the kind that says `fallback` (a dense encoder named like the model). */
+        fallback?: boolean;
         /** Said after a skip's reason in the log (e.g. where the docs say how to add the model). */
         skipHint?: string;
-        /** Its ready model (retriever, settings record, summary), or a recorded skip with the reason. */
-        build(c: C, ctx: BuildContext): Promise<ReadyModel | SkippedModel>;
+        /**
+         * Its ready model (retriever, settings record, summary), or a recorded skip with the reason. `params`: the
+         * values its tuning chose (tune.ts), which replace the config's and are recorded as tuned.
+         */
+        build(c: C, ctx: BuildContext, params?: Readonly<Record<string, number>>): Promise<ReadyModel | SkippedModel>;
         cost: KindCost<C>;
     }
 }
 declare module "citebench/src/experiments/kinds/bm25" {
-    import type { ReadyModel } from "citebench/src/experiments/models";
-    import { type BuildContext, type KindEntry } from "citebench/src/experiments/kinds/types";
+    import { type TunableParam } from "citebench/src/experiments/config-reader";
+    import type { KindEntry } from "citebench/src/experiments/kinds/types";
     export interface Bm25ModelConfig {
         kind: 'bm25';
         name: string;
@@ -2898,17 +1905,18 @@ declare module "citebench/src/experiments/kinds/bm25" {
             measure: string;
         };
     }
+    /** BM25's tunable parameters and their default grids. */
+    export const BM25_PARAMS: Record<'k1' | 'b', TunableParam>;
     export const DEFAULT_TUNE_GRID: {
         k1: number[];
         b: number[];
         measure: string;
     };
     export const bm25: KindEntry<Bm25ModelConfig>;
-    /** The ready model of fixed parameters (after tuning): lexical weights, its index offered to models built on it. */
-    export function bm25Ready(c: Bm25ModelConfig, params: {
-        k1: number;
-        b: number;
-    }, ctx: Pick<BuildContext, 'store' | 'bm25Index' | 'threads'>): ReadyModel;
+    /** A BM25 model tuned on the default grid (a notebook's `tune: true`), with the lengths of the config's first BM25 model. */
+    export function tunedBm25(name: string, models: readonly {
+        kind: string;
+    }[]): Bm25ModelConfig;
 }
 declare module "citebench/src/util/format" {
     /** Durations and byte counts as the dry run and the cluster scripts print them. */
@@ -3253,6 +2261,8 @@ declare module "citebench/src/retrieval/profiler/dense" {
         private fingerprint_;
         private cache;
         constructor(opts: DenseProfilerOptions);
+        get tunable(): Readonly<Record<string, number>>;
+        withParams(p: Readonly<Record<string, number>>): DenseProfiler;
         get fingerprint(): string;
         /** Profile vectors v̂ of the pool (row p = pool[p]), before cosine normalisation. */
         profileVectors(pool: Uint32Array, queries: Uint32Array, before: number | null): Promise<Float32Array>;
@@ -3322,6 +2332,8 @@ declare module "citebench/src/retrieval/profiler/sparse" {
         private fingerprint_;
         private cache;
         constructor(index: Bm25Index, texts: TextSource, graph: CitationGraph, opts: SparseProfilerOptions);
+        get tunable(): Readonly<Record<string, number>>;
+        withParams(p: Readonly<Record<string, number>>): SparseProfiler;
         get fingerprint(): string;
         /** The profiles a request's queries of one scope are scored against (cached for the last pool and scope). */
         profiles(pool: Uint32Array | undefined, queries: Uint32Array, before: number | null): SparseProfiles;
@@ -3340,7 +2352,7 @@ declare module "citebench/src/retrieval/profiler/sparse" {
     export function keepTopTerms(terms: Uint32Array, w: Float64Array, top: number, scratch: Float64Array): void;
 }
 declare module "citebench/src/experiments/kinds/profiler" {
-    import { type KindEntry } from "citebench/src/experiments/kinds/types";
+    import type { KindEntry } from "citebench/src/experiments/kinds/types";
     export interface ProfilerModelConfig {
         kind: 'profiler';
         name: string;
@@ -3403,18 +2415,16 @@ declare module "citebench/src/experiments/kinds/rerank" {
 declare module "citebench/src/experiments/kinds/index" {
     /**
      * The model-kind registry: every kind a config may name, one entry each (types.ts says what an entry holds).
-     * A new kind is a file beside these with its config type and entry, one line in builtIn and one in ModelConfig
-     * (docs/model-kinds.md).
+     * A new kind is one file beside these (its config type and entry) and its line in builtIn (docs/model-kinds.md);
+     * a plug-in or a test may also register one at run time (registerKind).
      */
     import type { Reader } from "citebench/src/experiments/config-reader";
-    import { type Bm25ModelConfig } from "citebench/src/experiments/kinds/bm25";
-    import { type DenseModelConfig } from "citebench/src/experiments/kinds/dense";
-    import { type EmbeddingsModelConfig } from "citebench/src/experiments/kinds/embeddings";
-    import { type NavigationModelConfig } from "citebench/src/experiments/kinds/navigation";
-    import { type ProfilerModelConfig } from "citebench/src/experiments/kinds/profiler";
-    import { type RerankModelConfig } from "citebench/src/experiments/kinds/rerank";
     import type { KindEntry, ModelConfigBase } from "citebench/src/experiments/kinds/types";
-    export type ModelConfig = Bm25ModelConfig | DenseModelConfig | EmbeddingsModelConfig | NavigationModelConfig | ProfilerModelConfig | RerankModelConfig;
+    /** The built-in kinds, in the order error messages list them (a function: entries import modules that import this one). */
+    const builtIn: () => readonly [KindEntry<import("citebench/src/experiments/kinds/bm25").Bm25ModelConfig>, KindEntry<import("citebench/src/experiments/kinds/dense").DenseModelConfig>, KindEntry<import("citebench/src/experiments/kinds/embeddings").EmbeddingsModelConfig>, KindEntry<import("citebench/src/experiments/kinds/navigation").NavigationModelConfig>, KindEntry<import("citebench/src/experiments/kinds/profiler").ProfilerModelConfig>, KindEntry<import("citebench/src/experiments/kinds/rerank").RerankModelConfig>];
+    type ConfigOf<E> = E extends KindEntry<infer C> ? C : never;
+    /** Any built-in kind's model config. */
+    export type ModelConfig = ConfigOf<ReturnType<typeof builtIn>[number]>;
     export type ModelKind = ModelConfig['kind'];
     /** Register a kind at run time (a test's toy kind, a plug-in); a kind already there is an error. */
     export function registerKind<C extends ModelConfigBase>(entry: KindEntry<C>): void;
@@ -3422,23 +2432,28 @@ declare module "citebench/src/experiments/kinds/index" {
     export function unregisterKind(kind: string): void;
     export function kindNames(): string[];
     /** The entry of a configured model. */
-    export function entryOf<C extends ModelConfigBase>(m: C): KindEntry<C>;
+    export function entryOf(m: ModelConfigBase): KindEntry<ModelConfigBase>;
     /** Whether a kind's models are beyond the paper (their entry's beyondPaper). */
     export function isBeyondPaper(kind: string): boolean;
     /**
-     * The kind a model without `kind:` has: the kind whose key its node holds (`embeddings: FILE`), `bm25` for a model
-     * named bm25, else a dense encoder named like the model.
+     * The kind a model without `kind:` has: the kind whose key its node holds (`embeddings: FILE`), else the kind
+     * named like the model (`bm25:`), else the fallback kind (a dense encoder named like the model).
      */
     export function defaultKind(name: string, keys?: string[]): string;
     /** Read the model at ['models', name] with its kind's entry (errors name file, line and key). */
     export function parseModel(r: Reader, name: string, earlier: string[]): ModelConfig;
     /** Whether a config asks any model for a tuning split. */
-    export function anyTuned(models: ModelConfig[]): boolean;
+    export function anyTuned(models: readonly ModelConfigBase[]): boolean;
     /** Whether a kind of the config needs a prepared thing (the corpus's BM25 index, an encode stage). */
-    export function anyNeeds(models: ModelConfig[], what: 'bm25Index' | 'encode'): boolean;
-    export type { KindEntry, BuildContext, CostEnv, KindCost, ModelConfigBase, RunConfig, Splits } from "citebench/src/experiments/kinds/types";
-    export type { Bm25ModelConfig, DenseModelConfig, EmbeddingsModelConfig, NavigationModelConfig, ProfilerModelConfig, RerankModelConfig };
-    export { DEFAULT_TUNE_GRID } from "citebench/src/experiments/kinds/bm25";
+    export function anyNeeds(models: readonly ModelConfigBase[], what: 'bm25Index' | 'encode'): boolean;
+    export type { KindEntry, BuildContext, CostEnv, KindCost, ModelConfigBase, RunConfig } from "citebench/src/experiments/kinds/types";
+    export type { Bm25ModelConfig } from "citebench/src/experiments/kinds/bm25";
+    export type { DenseModelConfig } from "citebench/src/experiments/kinds/dense";
+    export type { EmbeddingsModelConfig } from "citebench/src/experiments/kinds/embeddings";
+    export type { NavigationModelConfig } from "citebench/src/experiments/kinds/navigation";
+    export type { ProfilerModelConfig } from "citebench/src/experiments/kinds/profiler";
+    export type { RerankModelConfig } from "citebench/src/experiments/kinds/rerank";
+    export { DEFAULT_TUNE_GRID, tunedBm25 } from "citebench/src/experiments/kinds/bm25";
     export { DEFAULT_BETA_GRID } from "citebench/src/experiments/kinds/profiler";
     export type { ScorerPart, CrossEncoderRef } from "citebench/src/experiments/kinds/composed";
 }
@@ -3524,6 +2539,10 @@ declare module "citebench/src/experiments/config" {
         emptyLists: 'zero' | 'error';
         /** Evaluation settings, run side by side; absent = the paper's (transductive) only. See settingsOf. */
         settings?: Setting[];
+        /** The models every other is tested against (significance-stage.ts); absent: the first lexical model. */
+        significance?: {
+            baselines: string[];
+        };
     }
     export { settingsOf } from "citebench/src/experiments/kinds/types";
     /** Overrides from the command line (`citebench reproduce --scale …`), applied after the file is read. */
@@ -3576,6 +2595,580 @@ declare module "citebench/src/sampling/exclusions" {
     /** One line for reports and logs. */
     export function describeExclusion(files: ExclusionFile[], excluded: number, candidates: number): string;
 }
+declare module "citebench/src/sampling/pools" {
+    /**
+     * Query sets and candidate pools of the paper's two large-scale protocols (§3), over a corpus store whose
+     * articles are already prefiltered. Every draw comes from a named RNG stream of the seed, so a pool is a pure
+     * function of (store, protocol, size, repeat, seed). All sets are sorted Uint32Arrays of corpus indices.
+     *
+     * Dataset level (§3.1): queries are random articles published in `queryYear` (2019) that cite at least one
+     * article of the store; a pool of size S holds every article cited by any query, filled up to S with random
+     * articles published in or before `queryYear`.
+     * Field level (§3.2): per MAG field, queries are random `queryYear` articles labelled with the field; the pool
+     * holds every article the field's queries cite, filled up to S (100 k) with random "field-cited" articles —
+     * articles cited by some input article labelled with the field, prefiltered out or not (the paper: "cited in
+     * all S2ORC articles labeled with a specific MAG field"; the store's citedByFields column) — published in or
+     * before `queryYear`. When the field-cited set does not exceed S, the pool is all of it and there is one
+     * repeat (paper: Art, History, Philosophy).
+     */
+    import type { CorpusStore } from "citebench/src/corpus/store";
+    import { type Field } from "citebench/src/corpus/fields";
+    type Graph = Pick<CorpusStore, 'size' | 'years' | 'fields' | 'citedByFields' | 'outOffsets' | 'outTargets'>;
+    export interface QueryOptions {
+        count: number;
+        seed: number;
+        queryYear?: number;
+        /** Restrict to articles labelled with this field (field-level protocol). */
+        field?: Field;
+        /** Only articles citing at least this many store articles (default 1; MDCR needs 5 positives). */
+        minCited?: number;
+        /**
+         * Corpus indices never used as queries (sorted Uint32Array or a Set), e.g. the training queries of the models
+         * evaluated (the paper left out SPECTER's and SciNCL's; see exclusions.ts).
+         */
+        exclude?: Uint32Array | Set<number>;
+        /**
+         * Which split the draw is for: 'test' (default) keeps the stream of earlier versions; another name ('val')
+         * draws from a stream of its own, so a validation split is an independent sample (exclude the test queries
+         * to make it disjoint).
+         */
+        split?: string;
+        /**
+         * Inductive setting (Goyal et al. 2026 §3.1): only citations of articles published strictly before `queryYear`
+         * count towards `minCited` (the others can never be in an inductive pool). Draws from a stream of its own;
+         * absent or false keeps every earlier stream.
+         */
+        inductive?: boolean;
+        /**
+         * Take every eligible article when fewer than `count` remain (at least one must), instead of failing: for a
+         * validation split, whose size the paper does not fix, in a field too small for both splits at full size.
+         * The draw is the same stream's permutation of all of them; `QuerySet.requested` says what was asked.
+         */
+        allowFewer?: boolean;
+    }
+    export interface QuerySet {
+        /** The sampled queries, in draw order. */
+        queries: Uint32Array;
+        /** Articles eligible as queries before the exclusion. */
+        candidates: number;
+        /** Of those, the ones the exclusion left out. */
+        excluded: number;
+        /** The count asked for; above `queries.length` only with `allowFewer` (a shortfall to report). */
+        requested: number;
+    }
+    /** Articles that may be queries: of `queryYear` (and `field`), citing ≥ `minCited` store articles, not excluded; ascending. */
+    export function eligibleQueries(store: Graph, opts: Omit<QueryOptions, 'count' | 'seed'>): number[];
+    /** Query articles: `count` random articles of `queryYear` (of `field`) citing ≥ `minCited` (1) store articles. */
+    export function sampleQueries(store: Graph, opts: QueryOptions): Uint32Array;
+    /**
+     * The validation split's rule, the one every protocol uses (experiments/splits.ts, MDCR's val split): drawn like
+     * the test split on a stream of its own, never one of the test queries nor an excluded id; where fewer are
+     * eligible than asked it takes every one left (the QuerySet says how many were asked and eligible).
+     */
+    export function sampleValQueries(store: Graph, opts: Omit<QueryOptions, 'split' | 'allowFewer'>, test: Uint32Array): QuerySet;
+    /** sampleQueries, also saying how many candidates there were and how many the exclusion removed. */
+    export function sampleQuerySet(store: Graph, opts: QueryOptions): QuerySet;
+    /** How a query set drawn with `allowFewer` fell short, in words: `where` names the field or protocol. */
+    export function shortfallNote(where: string, sampled: number, requested: number, eligible: number): string;
+    /** Sorted union of the articles cited by `queries`. */
+    export function citedBy(store: Graph, queries: Uint32Array): Uint32Array;
+    /**
+     * Stored articles cited by at least one input article labelled with `field` — the paper's "field-cited" set,
+     * counting citing articles the prefilter removed (only the cited article must be in the store).
+     */
+    export function fieldCited(store: Graph, field: Field): Uint32Array;
+    export interface PoolOptions {
+        size: number;
+        repeat: number;
+        seed: number;
+        queryYear?: number;
+        /** Field-level protocol: fill from this field's field-cited set instead of the whole corpus. */
+        field?: Field;
+        /** The queries' split: 'test' (default, the stream of earlier versions) or another name with its own stream. */
+        split?: string;
+        /**
+         * Inductive setting (Goyal et al. 2026 §3.1): no query in the pool, and every member (cited ones included)
+         * published strictly before `queryYear` — "≤ 2019" becomes "< 2019"; articles of unknown year are left out.
+         * Draws from a stream of its own; absent or false keeps every earlier stream.
+         */
+        inductive?: boolean;
+    }
+    export interface Pool {
+        /** Sorted corpus indices. */
+        members: Uint32Array;
+        /** Articles in the pool because a query cites them. */
+        cited: number;
+        /** True when the fill set was smaller than requested, so the pool is cited ∪ the whole fill set. */
+        exhausted: boolean;
+    }
+    export function samplePool(store: Graph, queries: Uint32Array, opts: PoolOptions): Pool;
+    /**
+     * A pool and its qrels (each query's cited articles in the pool, relevance 1): the one builder of every pool
+     * group, validation split and tuning split.
+     */
+    export function poolWithQrels(store: Graph, queries: Uint32Array, opts: PoolOptions): {
+        pool: Pool;
+        qrels: {
+            offsets: Uint32Array;
+            docs: Uint32Array;
+            labels: Int32Array;
+        };
+    };
+    /** Relevance judgements: each query's cited articles that are in the pool (all of them, by construction). */
+    export function citationQrels(store: Graph, queries: Uint32Array, pool?: Uint32Array): {
+        offsets: Uint32Array;
+        docs: Uint32Array;
+    };
+}
+declare module "citebench/src/eval/evaluate" {
+    import type { Measure } from "citebench/src/eval/measures/measure";
+    import type { DocOrder, EvalOptions, QrelsCsr, RunCsr } from "citebench/src/eval/types";
+    export interface EvalResult {
+        measures: Measure[];
+        /**
+         * perQuery[m][q]: value of measures[m] for query position q. Queries evaluated (in both qrels and run) hold
+         * their value; qrels queries missing from the run hold 0 under missing='zero' (-c) and NaN under 'skip';
+         * queries without qrels hold NaN.
+         */
+        perQuery: Float64Array[];
+        /** Per-query text of 'string' measures (relstring), else undefined. */
+        perQueryText: (string[] | undefined)[];
+        /** 1 where the query was in both qrels and run (trec_eval prints a per-query line for it). */
+        evaluated: Uint8Array;
+        /** The "all" value per measure (mean, sum or count as trec_eval prints it). */
+        summary: Float64Array;
+        /** Queries in both qrels and run. */
+        numEvaluated: number;
+        /** Queries with at least one qrels entry. */
+        numQrelsQueries: number;
+        /** Qrels queries absent from the run (0 under -c, left out otherwise). */
+        numMissingFromRun: number;
+        /** Run queries without any qrels entry: never evaluated (trec_eval ignores them). */
+        numWithoutQrels: number;
+        /** The denominator of the means. */
+        numAveraged: number;
+    }
+    export interface EvaluateArgs {
+        qrels: QrelsCsr;
+        run: RunCsr;
+        measures: Measure[];
+        /** Tie-breaking docno order; required only when scores tie. */
+        docOrder?: DocOrder;
+        options?: EvalOptions;
+        /** Skip the duplicate-doc check when the caller has done it (the TREC reader reports file and line). */
+        runChecked?: boolean;
+        /**
+         * Order in which per-query values are summed (trec_eval sums in qid strcmp order; floating-point sums
+         * depend on order). Default: query positions ascending.
+         */
+        queryOrder?: Uint32Array;
+    }
+    export function evaluate(args: EvaluateArgs): EvalResult;
+}
+declare module "citebench/src/eval/mdcr" {
+    /**
+     * The negative candidate types of the official MDCR files, in evaluate.py's NEG_TYPES order (before 'true').
+     * By default the evaluator accepts any type key a file holds (every key other than `true` is a negative type), so
+     * benchmarks built with other models (`citebench mdcr build`) evaluate too; `official` reads only these.
+     */
+    export const MDCR_NEGATIVE_TYPES: ("specter" | "scincl" | "bm25" | "random" | "graph" | "most_cited")[];
+    /** A candidate-type key: one of MDCR_NEGATIVE_TYPES in the official files, any key other than `true` in general. */
+    export type MdcrNegativeType = string;
+    export const MDCR_METRICS: readonly ["map", "ndcg", "recall_5"];
+    export type MdcrMetric = (typeof MDCR_METRICS)[number];
+    /** benchmark[field][queryId][candidateType] = candidate ids. */
+    export type MdcrBenchmark = Record<string, Record<string, Record<string, unknown>>>;
+    export type MdcrScores = Record<string, unknown>;
+    export interface MdcrFieldResult {
+        field: string;
+        queries: number;
+        /** ×100, rounded to 4 dp as evaluate.py prints. */
+        values: Record<MdcrMetric, number>;
+        /** Per-query values (0..1, unrounded), query ids in `queryIds` order. */
+        perQuery: Record<MdcrMetric, Float64Array>;
+        queryIds: string[];
+    }
+    export interface MdcrResult {
+        fields: MdcrFieldResult[];
+        /** Evaluated as evaluate.py does (MdcrEvalOptions.official). */
+        official?: boolean;
+        avg: Record<MdcrMetric, number>;
+        /** Negative type evaluated alone (paper Table 4), or undefined for all types. */
+        candidateType?: MdcrNegativeType;
+        /** Negative lists missing from the benchmark, treated as empty (only with `lenient`; else an error). */
+        missingLists: number;
+    }
+    /** A --candidate-type value: any key but `true` (checked against the benchmark's keys by evaluateMdcr). */
+    export function parseCandidateType(s: string): MdcrNegativeType;
+    /**
+     * Every negative-type key of a benchmark (keys other than `true` of any query), byte-sorted like NEG_TYPES;
+     * `nonEmpty`: only keys holding a candidate somewhere (an official key written empty has none).
+     */
+    export function mdcrNegativeTypes(benchmark: MdcrBenchmark, opts?: {
+        nonEmpty?: boolean;
+    }): string[];
+    export interface MdcrEvalOptions {
+        candidateType?: MdcrNegativeType;
+        /**
+         * A query lacking a negative candidate list: false (default) = an InputError naming field, query and type
+         * (evaluate.py stops with a KeyError there); true = the list counts as empty and is counted in missingLists.
+         */
+        lenient?: boolean;
+        /**
+         * Evaluate exactly what evaluate.py evaluates: its seven keys in its order (`true` last, so it wins a
+         * duplicate), other keys and fields ignored, each of the 19 fields and each key required (where evaluate.py
+         * stops with a KeyError, an InputError names the field, query and key).
+         */
+        official?: boolean;
+        /** File names for error messages. */
+        benchmarkPath?: string;
+        scoresPath?: string;
+    }
+    /** Evaluate a scores object against an MDCR benchmark object. */
+    export function evaluateMdcr(benchmark: unknown, scores: unknown, opts?: MdcrEvalOptions): MdcrResult;
+    /** numpy.round(x, 4): multiply by 10⁴, round half to even, divide. */
+    export function npRound4(x: number): number;
+    /**
+     * np.sum / np.mean's summation of a float64 vector: numpy's pairwise sum (blocks of ≤ 128 summed with 8
+     * accumulators, halves above), so means match numpy to the last bit (checked against numpy 2.4).
+     */
+    export function numpySum(a: Float64Array): number;
+    /** A readable table: one row per field, then AVG. */
+    export function formatMdcrTable(r: Pick<MdcrResult, 'avg' | 'candidateType' | 'official'> & {
+        fields: Pick<MdcrFieldResult, 'field' | 'queries' | 'values'>[];
+    }): string;
+    /**
+     * evaluate.py's own output, line for line: the header naming both files as given, one line per field
+     * (`Field\tmap: v\tndcg: v\trecall_5: v`), a blank line, the AVG line. Values print as Python prints the
+     * np.float64 that np.round returns (shortest round-trip repr: 29.15, 60.0), so the text diffs cleanly against
+     * evaluate.py's, e.g. the MDCR README's published output.
+     */
+    export function formatEvaluatePy(r: MdcrResult, benchmarkPath: string, scoresPath: string): string;
+    /** Python's repr of a float (= numpy's str of a float64): shortest round-trip digits, '.0' on integers. */
+    export function pyFloat(x: number): string;
+}
+declare module "citebench/src/report/results" {
+    import type { Field } from "citebench/src/corpus/fields";
+    import type { MdcrFieldResult, MdcrResult } from "citebench/src/eval/mdcr";
+    export interface CellRecord {
+        /** Hash of everything that determines the cell (corpus, model fingerprint, protocol, sizes, seed). */
+        key: string;
+        model: string;
+        /** beir: a BEIR-layout task (corpus/beir.ts), named by `task`; its pool is the task's corpus. */
+        protocol: 'dataset' | 'field' | 'beir';
+        split: 'test' | 'val';
+        field: Field | null;
+        /** BEIR protocol: the task's name. */
+        task?: string;
+        poolSize: number;
+        /** Present only for the inductive setting (queries and pool disjoint, candidates strictly older); absent = transductive. */
+        setting?: 'inductive';
+        /** Actual pool size (smaller than poolSize only for an exhausted field-cited set). */
+        poolMembers: number;
+        repeat: number;
+        /** Queries averaged (every sampled query: an empty list counts as 0). */
+        queries: number;
+        /** Queries whose list came back empty (they count 0 in every mean). */
+        emptyLists: number;
+        /** Measure name (as configured) → mean over queries. */
+        means: Record<string, number>;
+        /** Measure name → per-query values, in `queryIds` order (for significance tests). */
+        perQuery: Record<string, number[]>;
+        queryIds: string[];
+        /** Paths relative to the results folder. */
+        files: {
+            run: string;
+            qrels: string;
+        };
+    }
+    export type CellSummary = Omit<CellRecord, 'perQuery' | 'queryIds'> & {
+        file: string;
+    };
+    export interface ModelEntry {
+        name: string;
+        /** Its model kind (bm25, dense, embeddings, navigation, profiler, rerank, …). */
+        kind: string;
+        /** lexical (BM25), trained, random (test weights: never a finding) or imported (vectors computed elsewhere, provenance unknown). */
+        weights: 'lexical' | 'trained' | 'random' | 'imported';
+        settings: Record<string, unknown>;
+        /** What the report says of it beside its name, e.g. "k1 0.9, b 0.4" (absent: nothing to add). */
+        summary?: string;
+    }
+    /** The words a report puts beside a model whose numbers are not findings (random weights, imported vectors), or undefined. */
+    export function weightsNote(w: ModelEntry['weights'] | undefined): string | undefined;
+    /** The banner sentence on models with imported vectors, or undefined (Markdown and HTML reports). */
+    export function importedBanner(models: ModelEntry[]): {
+        names: string[];
+        text: string;
+    } | undefined;
+    /** One tuned model (experiments/tune.ts): its grid, every point's score on the validation split, and the choice. */
+    export interface TuningRecord {
+        model: string;
+        measure: string;
+        /** The validation split: its topic set id (absent in older results), query count and pool size. */
+        topics?: string;
+        queries: number;
+        poolSize: number;
+        /** Each parameter's values, in grid order (BM25: k1, b; a Profiler: beta). */
+        params: Record<string, number[]>;
+        /** Every point with its score, the first parameter varying slowest. */
+        grid: {
+            params: Record<string, number>;
+            score: number;
+        }[];
+        /** The best point: the highest score, the first of equals. */
+        chosen: Record<string, number>;
+    }
+    /** A tuning record as results.json of an older citebench kept it (BM25 only: k1 and b on each point). */
+    interface OldTuningRecord {
+        model: string;
+        measure: string;
+        queries: number;
+        poolSize: number;
+        grid: {
+            k1: number;
+            b: number;
+            score: number;
+        }[];
+        chosen: {
+            k1: number;
+            b: number;
+        };
+    }
+    /** Read a tuning record of either shape as the current one (older results folders are read as they are). */
+    export function tuningRecord(t: TuningRecord | OldTuningRecord): TuningRecord;
+    /** A tuned model's chosen point as reports say it: `k1 0.9, b 0.4`. */
+    export const chosenText: (t: Pick<TuningRecord, "chosen">) => string;
+    /** A grid point as tables and regression rows name it: `k1=0.9 b=0.4`. */
+    export const paramsText: (p: Record<string, number>, sep?: string) => string;
+    /** evaluate.py's numbers of one model on one benchmark (×100, 4 dp), as `evaluateMdcr` gives them. */
+    export type MdcrSummary = Pick<MdcrResult, 'avg'> & {
+        fields: Pick<MdcrFieldResult, 'field' | 'queries' | 'values'>[];
+    };
+    export interface MdcrRecord {
+        /** Paths relative to the results folder. */
+        files: Record<string, string>;
+        queriesPerSplit: Record<string, number>;
+        /** Models whose top lists gave the model-based negatives, and the Jaccard matrix that chose them. */
+        chosenModels: string[];
+        jaccard: {
+            models: string[];
+            matrix: number[][];
+            average: (number | null)[];
+        };
+        notes: string[];
+        /** Per model: the test split evaluated with every type, and per candidate type (Table 4). */
+        results: Record<string, {
+            all: MdcrSummary;
+            types: Record<string, MdcrSummary>;
+        }>;
+    }
+    /** A validation split smaller than asked: its field (or the dataset level) had fewer eligible articles left. */
+    export interface ValidationShortfall {
+        protocol: 'dataset' | 'field';
+        split: 'val';
+        /** The field's name (corpus/fields.ts); null at the dataset level. */
+        field: string | null;
+        setting: 'transductive' | 'inductive';
+        requested: number;
+        sampled: number;
+        /** Eligible articles before the test queries and exclusion lists were taken out. */
+        eligible: number;
+    }
+    /** One line per shortfall, for logs and reports. */
+    export function shortfallText(s: ValidationShortfall): string;
+    /** The BEIR task of a run (protocols.beir): its size and files; its cells are the `protocol: 'beir'` ones. */
+    export interface BeirRecord {
+        name: string;
+        split: string;
+        /** Corpus documents (the pool), judged queries, judgement lines. */
+        documents: number;
+        queries: number;
+        judgements: number;
+        /** SHA-256 of corpus.jsonl, queries.jsonl and qrels/<split>.tsv. */
+        sha256: {
+            corpus: string;
+            queries: string;
+            qrels: string;
+        };
+        /** Models of the run that were not run on the task, and why. */
+        notRun: {
+            name: string;
+            reason: string;
+        }[];
+    }
+    export interface ResultsIndex {
+        format: 'citebench-results';
+        version: 1;
+        name: string;
+        configHash: string;
+        corpus: {
+            kind: 'synthetic' | 'store';
+            articles: number;
+            citations: number;
+            synthetic?: {
+                articles: number;
+                seed: number;
+                generator: string;
+            };
+        };
+        seed: number;
+        scale: number;
+        queryYear: number;
+        k: number;
+        measures: string[];
+        models: ModelEntry[];
+        skipped: {
+            name: string;
+            reason: string;
+        }[];
+        tuning: TuningRecord[];
+        /** Query exclusion lists (paper: SPECTER's and SciNCL's training queries). */
+        excluded: {
+            files: {
+                path: string;
+                sha256: string;
+                ids: number;
+                notInStore: number;
+            }[];
+        };
+        /** Field level: repeats actually run per field (one where the field-cited set does not exceed the pool). */
+        fieldRepeats: Record<string, number>;
+        /** Validation splits smaller than the config asks (present only when some are): see experiments/splits.ts. */
+        validationShortfalls?: ValidationShortfall[];
+        cells: CellSummary[];
+        mdcr?: MdcrRecord;
+        /** The BEIR task (protocols.beir), when the config has one. */
+        beir?: BeirRecord;
+        /**
+         * Every paired test against a baseline that a table marks, computed once by the run
+         * (experiments/significance-stage.ts). Absent in a results.json of an older citebench (significanceNote).
+         */
+        significance?: SignificanceRecord;
+    }
+    /**
+     * One comparison: a model against a baseline in one cell of a table (a pool size at the dataset level, a field
+     * at the field level), over the same queries, each query's value the mean over the cell's repeats.
+     */
+    export interface SignificanceRow {
+        /** The model it is compared with (one of SignificanceRecord.baselines). */
+        baseline: string;
+        protocol: 'dataset' | 'field';
+        setting: 'transductive' | 'inductive';
+        measure: string;
+        /** The field's name at the field level (corpus/fields.ts); null at the dataset level. */
+        field: string | null;
+        poolSize: number;
+        model: string;
+        queries: number;
+        /** Mean of model − baseline (raw, not ×100). */
+        meanDiff: number;
+        pT: number;
+        pRandomization: number;
+        /** Holm-adjusted paired t-test p, over the rows of its family (SIGNIFICANCE_FAMILY). */
+        pHolm: number;
+        /** Holm-adjusted randomization-test p, over the same family. */
+        pRandomizationHolm: number;
+    }
+    /** The level below which a Holm-adjusted p is marked significant (* t-test, † randomization test). */
+    export const SIGNIFICANCE_ALPHA = 0.05;
+    /** What one Holm family is, as results.json records it (the rows that share these values). */
+    export const SIGNIFICANCE_FAMILY = "baseline, protocol, setting, measure";
+    export interface SignificanceRecord {
+        /** The models every other is compared with, in the config's order (none: no rows). */
+        baselines: string[];
+        trials: number;
+        seed: number;
+        /** Rows sharing these values form one Holm family: one measure of one report table against one baseline. */
+        family: typeof SIGNIFICANCE_FAMILY;
+        /** SIGNIFICANCE_ALPHA: the level below which an adjusted p is marked (* t-test, † randomization). */
+        alpha: number;
+        rows: SignificanceRow[];
+        /** Models beyond the paper (their kind's registry entry says so): the rows of the beyond-the-paper table. */
+        beyondPaper?: string[];
+    }
+    /** A run's first baseline: its stored significance record's, else its first lexical model (a results.json without a record). */
+    export function firstBaseline(r: Pick<ResultsIndex, 'significance' | 'models'>): string | undefined;
+    export function readResults(dir: string): ResultsIndex;
+    /** A cell's full record (per-query values and query ids) from its file in the results folder. */
+    export function readCell(dir: string, cell: Pick<CellSummary, 'file'>): CellRecord;
+    /** Mean over repeats per (model, protocol, field, pool size) of the test split: what the paper's tables print. */
+    export interface MeanRow {
+        model: string;
+        protocol: 'dataset' | 'field' | 'beir';
+        field: Field | null;
+        /** BEIR protocol: the task's name. */
+        task?: string;
+        poolSize: number;
+        /** Present only for the inductive setting. */
+        setting?: 'inductive';
+        repeats: number;
+        means: Record<string, number>;
+        /** Standard deviation over repeats (0 for one repeat). */
+        sd: Record<string, number>;
+    }
+    export function meanOverRepeats(cells: (Pick<CellSummary, 'model' | 'protocol' | 'split' | 'field' | 'poolSize' | 'means'> & {
+        setting?: 'inductive';
+        task?: string;
+    })[]): MeanRow[];
+}
+declare module "citebench/src/report/paper-numbers" {
+    /** The paper's model names, lower-cased, in the order its tables list them. */
+    export type PaperModel = 'bm25' | 'scibert' | 'specter' | 'scincl' | 'aspire-bm' | 'aspire-cs';
+    export type FieldAbbrev = 'Art' | 'Bio' | 'Bus' | 'Ch' | 'CS' | 'Eco' | 'Eng' | 'ES' | 'Geog' | 'Geol' | 'His' | 'MS' | 'Mat' | 'Med' | 'Phi' | 'Phy' | 'PS' | 'Psy' | 'Soc';
+    export type PoolLabel = '200k' | '500k' | '1M' | '2M';
+    export type CandidateType = 'bm25' | 'specter' | 'scincl' | 'graph' | 'most_cited' | 'random';
+    /** Per field plus the table's AVG column. */
+    export type PerField = Record<FieldAbbrev | 'AVG', number>;
+    export interface MapR5 {
+        MAP: number;
+        'R@5': number;
+    }
+    export interface PaperNumbers {
+        source: {
+            paper: string;
+            code: string;
+            units: string;
+            tables: Record<string, string>;
+            transcribed_from: string;
+        };
+        /** Table 5: abbreviation → MAG field name. */
+        fields: Record<FieldAbbrev, string>;
+        /** Table 1 (§3.1): model → pool size → MAP / nDCG / R@30; ASPIRE is its BioMed variant. */
+        table1_dataset_level: {
+            note: string;
+            values: Partial<Record<PaperModel, Record<PoolLabel, {
+                MAP: number;
+                nDCG: number;
+                'R@30': number;
+            }>>>;
+        };
+        /** Tables 2, 7, 8 (§3.2, App. A.4): model → field → MAP / nDCG / R@30. */
+        table2_field_level_MAP: Record<PaperModel, PerField>;
+        table7_field_level_nDCG: Record<PaperModel, PerField>;
+        'table8_field_level_R@30': Record<PaperModel, PerField>;
+        /** Table 3 (§4.3): MDCR, model → field (and AVG) → MAP / R@5. */
+        table3_mdcr: Record<PaperModel, Record<FieldAbbrev | 'AVG', MapR5>>;
+        /** Table 4 (§4.4): model → candidate type → MAP / R@5, and the AVG row over models. */
+        table4_candidate_types: Record<PaperModel, Record<CandidateType, MapR5>>;
+        table4_candidate_types_AVG: {
+            note: string;
+            values: Record<CandidateType, MapR5>;
+        };
+        /** Table 6 (App. A.3): SciDocs "Cite", as reported by prior work. */
+        table6_scidocs_cite: {
+            note: string;
+            values: Record<'scibert' | 'specter' | 'scincl' | 'aspire-ts', {
+                MAP: number;
+                nDCG: number;
+            }>;
+        };
+    }
+    /** The repository's copy. */
+    export const PAPER_NUMBERS_FILE: string;
+    /** The paper's numbers: the repository's file, or another file of the same layout. */
+    export function loadPaperNumbers(path?: string): PaperNumbers;
+}
 declare module "citebench/src/report/significance" {
     /**
      * The paired tests results.json stores (experiments/significance-stage.ts computes them once, at the end of
@@ -3584,16 +3177,110 @@ declare module "citebench/src/report/significance" {
      * the stored decision by construction.
      */
     import { type ResultsIndex, type SignificanceRecord, type SignificanceRow } from "citebench/src/report/results";
-    /** The stored record, or undefined for a results.json of an older citebench (no record, or rows of the old shape). */
+    /** The stored record, or undefined for a results.json of an older citebench (no record, or rows of an unknown shape). */
     export function storedSignificance(r: Pick<ResultsIndex, 'significance'>): SignificanceRecord | undefined;
     /** Said above a table that would carry marks when results.json holds no stored tests; undefined when it does. */
     export function significanceNote(r: Pick<ResultsIndex, 'significance' | 'name'>): string | undefined;
-    /** Key of one stored comparison. */
+    /** Key of one table cell's comparisons (one row per baseline). */
     export const significanceKey: (x: Pick<SignificanceRow, "protocol" | "setting" | "measure" | "field" | "poolSize" | "model">) => string;
-    /** Every stored comparison by significanceKey (empty without a stored record). */
-    export function significanceRows(r: Pick<ResultsIndex, 'significance'>): Map<string, SignificanceRow>;
-    /** The stored dataset-level rows of the models beyond the paper: the significance table and chart. */
+    /** Every stored comparison by significanceKey: a cell's rows, one per baseline in the record's order (empty without a record). */
+    export function significanceRows(r: Pick<ResultsIndex, 'significance'>): Map<string, SignificanceRow[]>;
+    /** The marks of the n-th baseline (0-based): * † for the first, ‡ § for the second, then ¶ # and ⁑ ‖, then numbered. */
+    export function markPair(n: number): [string, string];
+    /** The stored dataset-level rows of the models beyond the paper against the first baseline: the significance table and chart. */
     export function beyondPaperRows(r: Pick<ResultsIndex, 'significance'>): SignificanceRow[];
+}
+declare module "citebench/src/report/tables" {
+    import type { PaperNumbers } from "citebench/src/report/paper-numbers";
+    import { type SignificanceRow } from "citebench/src/report/results";
+    export function poolLabel(n: number): string;
+    export interface ValueCell {
+        kind: 'value';
+        /** Display units (×100 for fractions; MDCR is already ×100). Undefined: no value (printed as –). */
+        value?: number;
+        /** Standard deviation over repeats, display units; undefined when not applicable. */
+        sd?: number;
+        repeats?: number;
+        paper?: number;
+        /** results.json's stored tests of this cell, one per baseline, each with its marks (report/significance.ts). */
+        sig?: MarkedRow[];
+        best?: boolean;
+    }
+    export interface TextCell {
+        kind: 'text';
+        text: string;
+        /** A number printed as text (right-aligned, like values). */
+        num?: boolean;
+    }
+    export type TableCell = ValueCell | TextCell;
+    export interface TableRow {
+        label: string;
+        /** Shown with the label, e.g. "random weights". */
+        note?: string;
+        cells: TableCell[];
+    }
+    export interface ReportTable {
+        /** Anchor and file-safe id: table1, table1-inductive, significance … */
+        id: string;
+        /** The paper's table number, for our version of one of its tables (absent: a table of our own). */
+        number?: number;
+        title: string;
+        /** One paragraph above the table (plain text), true whichever way it is rendered. */
+        intro: string;
+        /** Where the paper's values in the cells come from (the HTML prints them there; Markdown prints the paper's table). */
+        paperNote?: string;
+        /** Optional first header row of spanning groups (e.g. pool sizes); `short` heads Markdown columns ("4k MAP"). */
+        groups?: {
+            text: string;
+            span: number;
+            short?: string;
+        }[];
+        /** Header of every value column (after the row-label column). */
+        columns: string[];
+        rowHead: string;
+        rows: TableRow[];
+        /** True for tables of the paper's numbers only (5, 6). */
+        paperOnly?: boolean;
+        /** No legend of value cells under it (tables of text and p-values). */
+        plain?: boolean;
+        /** The setting its numbers come from when it is not the paper's (transductive). */
+        setting?: 'inductive';
+    }
+    /** "Table 1 — Dataset level (§3.1)", or the title alone for a table of our own. */
+    export const tableHeading: (t: ReportTable) => string;
+    /** A value with `digits` decimals, never "-0.0" (tests recompute the same strings). */
+    export function fmtValue(x: number, digits?: number): string;
+    /** A stored test of a cell against one baseline and that baseline's marks (t-test, randomization test). */
+    export type MarkedRow = SignificanceRow & {
+        marks: [string, string];
+    };
+    /** The stored decisions of a cell against each baseline: its t-test mark and its randomization-test mark where the Holm-adjusted p is below SIGNIFICANCE_ALPHA. */
+    export function sigMarks(rows: readonly MarkedRow[]): string;
+    /** The baselines a table's cells are marked against, with their marks, in mark order. */
+    export function tableBaselines(t: ReportTable): {
+        name: string;
+        marks: [string, string];
+    }[];
+    /** Said under a Markdown table whose cells carry marks: which mark means which test against which baseline. */
+    export function marksLegend(baselines: readonly {
+        name: string;
+        marks: [string, string];
+    }[]): string;
+    /** The table as Markdown: one header row ("group column" heads), values with `digits` decimals (– where none) and their stored marks. */
+    export function tableMarkdown(t: ReportTable, opts?: {
+        digits?: number;
+    }): string;
+    /**
+     * The paper's Table 1 in our layout: every model the paper reports, in the paper's order (or only `models`,
+     * when given), for the sizes and measures given. Values as the paper prints them (one decimal).
+     */
+    export function paperTable1Data(paper: PaperNumbers, sizes: string[], measures: string[], models?: string[]): ReportTable;
+    /** paperTable1Data as Markdown. */
+    export function paperTable1(paper: PaperNumbers, sizes: string[], measures: string[], models?: string[]): string;
+    /** The paper's Table 2, 7 or 8 (models × 19 fields + AVG, as printed). */
+    export function paperFieldTableData(paper: PaperNumbers, n: 2 | 7 | 8): ReportTable;
+    /** The paper's Tables 3 (fields × model MAP/R@5) and 4 (models × candidate type MAP/R@5), as printed. */
+    export function paperMdcrTablesData(paper: PaperNumbers): [ReportTable, ReportTable];
 }
 declare module "citebench/src/report/markdown" {
     /**
@@ -3726,6 +3413,711 @@ declare module "citebench/src/experiments/corpus-stage" {
         dir: string;
     }>;
 }
+declare module "citebench/src/experiments/plan" {
+    import { type Field } from "citebench/src/corpus/fields";
+    import { type ExperimentConfig } from "citebench/src/experiments/config";
+    export { formatBytes, formatDuration } from "citebench/src/util/format";
+    import type { Estimate } from "citebench/src/experiments/kinds/types";
+    import { type SynthProfile } from "citebench/src/corpus/synth";
+    export type Split = 'test' | 'val';
+    export interface PoolGroup {
+        /** beir: a BEIR-layout task (beir-stage.ts), not in planGroups: it runs on a store of its own. */
+        protocol: 'dataset' | 'field' | 'beir';
+        split: Split;
+        field: Field | null;
+        /** Requested pool size (the actual one is smaller only for an exhausted field-cited set). */
+        poolSize: number;
+        repeat: number;
+        queries: number;
+        /** Present only for the inductive setting (Goyal et al. 2026 §3.1); absent = transductive, the paper's. */
+        setting?: 'inductive';
+        /** BEIR protocol: the task's name. */
+        task?: string;
+    }
+    /** Folder of a group's files under runs/<model>/, qrels/ and cells/<model>/: e.g. dataset/4k-r1, field/Bio/r2. */
+    export function groupPath(g: PoolGroup): string;
+    export { poolLabel as sizeLabel } from "citebench/src/report/tables";
+    /**
+     * Every group the config asks for, in execution order. Field-level groups list every repeat; a field whose
+     * field-cited set does not exceed the pool size runs one (the runner drops the others and records it).
+     * MDCR needs a validation split of the field level (its val queries are disjoint from the test ones), whose
+     * first repeat gives the model-based negatives of mdcr_val.
+     */
+    export function planGroups(cfg: ExperimentConfig): PoolGroup[];
+    /**
+     * The corpus and index stages by synthetic profile and for a real release (docs/benchmarks.md, "Raw-S2ORC-shaped
+     * input", "Corpus"): survival, time, memory and disk per record or article.
+     */
+    export const CORPUS_COST: {
+        /** Share of records the paper's prefilter keeps: 2.6 M → 2,007,222 (default); 's2orc-raw' 1 M → 196,244, 20 M → 3,898,794. */
+        survival: Record<SynthProfile | "default", number>;
+        /**
+         * 's2orc-raw': synthesis and store build per raw record at 20 M records (1,820.4 s and 1,144.8 s). The build's
+         * rate grows with the record count (its id lookups outgrow the caches: 39 µs per record at 1 M, 57 µs at 20 M),
+         * so the largest run prices the real size; the synthesis shared the machine with another job (an upper bound).
+         */
+        rawSynthPerRecord: number;
+        rawBuildPerRecord: number;
+        /**
+         * Synthesis peak: fixed (the workers' shard buffers) + per record (attributes and graph), through the two
+         * sizes measured with two shard-writing threads: default 2.61 GB at 200 k and 3.78 GB at 2 M records (its
+         * records cite 27 in-corpus articles each); 's2orc-raw' 1.74 GB at 1 M and 5.17 GB at 20 M.
+         */
+        synthBytesFixed: Record<SynthProfile | "default", number>;
+        synthBytesPerRecord: Record<SynthProfile | "default", number>;
+        /**
+         * The store build's peak: fixed + per raw record, through 's2orc-raw' 0.301 GB at 1 M and 2.446 GB at 20 M
+         * records (the id index and the columns' slack released before the CSR is filled: 113 B per record).
+         */
+        buildBytesFixed: number;
+        buildBytesPerRecord: number;
+        /**
+         * The store build's peak for the default profile, linear in the stored articles through the sizes measured
+         * with the build of 2026-11-26: 0.241 GB at 154,614 and 0.948 GB at 2,007,222 (0.768 GB at 1,544,538 on the
+         * line; docs/benchmarks.md, "Corpus"); beyond 2,007,222 articles, the line from there to 8.21 GB at
+         * 16,209,138 (the 21 M-record build of the same day, whose peak is the input's 1.34 G citation entries at 4 B
+         * each while the CSR is filled): 511.6 B per article. The synthesis's peak is the larger at every size.
+         */
+        corpusBytesFixed: number;
+        corpusBytesPerArticle: number;
+        corpusBytesKnee: number;
+        corpusBytesPerArticleBeyond: number;
+        /** Store on disk per stored article (2,083 B default, 2,034 B 's2orc-raw', 200 k records). */
+        storeDiskPerArticle: number;
+        /** A store's text.bin per article (1,806 B in both profiles), from which the index's disk follows (indexDiskNeed). */
+        textBytesPerArticle: number;
+        /**
+         * The BM25 index build's peak (its merge holds the finished postings, 121 per article here, 6 B each): fixed +
+         * per article through 0.39 GB at 154,614 articles and 1.00 GB at 977,210 (bm25 index, 2 builders); it gives
+         * the 3.20 GB measured at 3,898,794 articles within 2 %.
+         */
+        indexBuildBytesFixed: number;
+        indexBuildBytesPerArticle: number;
+        /**
+         * Records of the raw S2ORC release (v2020-07-05), and its .jsonl.gz bytes per record: 100 shards of about
+         * 530 MB (README) over 81.1 M records; the 1,000-record real sample gzips to 368 B per record, so this is
+         * the safer figure for disk.
+         */
+        s2orcRecords: number;
+        s2orcGzBytesPerRecord: number;
+    };
+    /** The default profile's store build peak for `articles` stored articles (two lines, CORPUS_COST). */
+    export function corpusBuildBytes(articles: number): number;
+    export type { Estimate } from "citebench/src/experiments/kinds/types";
+    export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number, memory?: number): Estimate[];
+    /**
+     * `citebench corpus build` of the raw S2ORC release × `scale` (the real-store case, which `run` does not build):
+     * priced at the 's2orc-raw' synthetic build's rates per record; the input is .jsonl.gz shards of the real
+     * sample's bytes per record.
+     */
+    export function corpusBuildForecast(scale: number): Estimate;
+}
+declare module "citebench/src/eval/trec-format" {
+    /**
+     * trec_eval's text output: `printf("%-22s\t%s\t%6.4f\n")` for float measures, `%ld` for counts.
+     * C's printf rounds the exact binary value half-to-even (0.03125 → 0.0312); JS toFixed rounds such exact ties up,
+     * so ties are fixed here.
+     */
+    import type { EvalResult } from "citebench/src/eval/evaluate";
+    /** C `%6.4f`. */
+    export function formatFixed4(x: number): string;
+    /** C `%ld` of `(long) value`. */
+    export function formatLong(x: number): string;
+    export function formatLine(name: string, qid: string, value: string): string;
+    export interface TrecEvalPrintOptions {
+        /** -q: per-query lines (queries in the given order) before the `all` lines. */
+        perQuery?: boolean;
+        /** Query positions in print order (trec_eval: qid strcmp order). */
+        queryOrder: Uint32Array;
+        qid: (q: number) => string;
+        /** Print `runid  all  TAG` first among the `all` lines (trec_eval does for all_trec / official). */
+        runId?: string;
+    }
+    /** The whole trec_eval output for an evaluation result. */
+    export function formatTrecEval(r: EvalResult, o: TrecEvalPrintOptions): string;
+}
+declare module "citebench/src/eval/string-table" {
+    /**
+     * Interns byte strings (docnos, qids) to dense integer ids without creating a JS string per line: bytes are
+     * copied once into an arena and found again through an open-addressing hash table. compare() is byte-wise, as
+     * trec_eval's strcmp, so it can serve as the evaluator's docno tie-break order.
+     */
+    export class StringTable {
+        private arena;
+        private used;
+        /** starts[id]..starts[id+1] are the bytes of id. */
+        private starts;
+        private hashes;
+        private slots;
+        /**
+         * One bit per hash value modulo its size (≈ 16 bits per string, a few hundred KB): a clear bit proves a
+         * string absent without touching the table, which makes the common case of find(), a run docno that is not
+         * in the qrels, cheap and cache-friendly.
+         */
+        private filter;
+        private filterMask;
+        private count;
+        get size(): number;
+        /** Id of buf[start, end), adding it if new. */
+        intern(buf: Uint8Array, start: number, end: number): number;
+        /** Id of a JS string (encoded latin1 so each char is one byte, as the readers decode). */
+        internString(s: string): number;
+        /** Hash of the bytes looked up by the last find() (callers reuse it for their own sets). */
+        lastHash: number;
+        /** Id of buf[start, end), or -1. */
+        find(buf: Uint8Array, start: number, end: number): number;
+        /** find() with the hash already computed by the caller as fnv1a(buf, start, end). */
+        findHashed(buf: Uint8Array, start: number, end: number, h: number): number;
+        /** Start of id's bytes in bytes(). */
+        start(id: number): number;
+        /** End of id's bytes in bytes(). */
+        end(id: number): number;
+        /** The arena holding every id's bytes (valid until the next intern). */
+        bytes(): Uint8Array;
+        /** strcmp sign of the bytes of a and b. */
+        compare(a: number, b: number): number;
+        /** The string (latin1: one char per byte, so JS string order equals byte order). */
+        get(id: number): string;
+        /** Ids sorted by bytes ascending. */
+        sortedIds(): Uint32Array;
+        private add;
+        private rehash;
+    }
+    /**
+     * FNV-1a with a final avalanche, as a signed 32-bit integer: V8 keeps it a small integer everywhere, where an
+     * unsigned value above 2^31 becomes a heap number whenever it is passed to a function V8 did not inline.
+     */
+    export function fnv1a(buf: Uint8Array, start: number, end: number): number;
+    /** Bytes as a latin1 string (one char per byte, as every reader and writer of TREC files decodes them). */
+    export function latin1(buf: Uint8Array, s: number, e: number): string;
+}
+declare module "citebench/src/eval/trec-io" {
+    import { StringTable } from "citebench/src/eval/string-table";
+    /** The id spaces shared by one qrels file and the runs evaluated against it. */
+    export interface TrecTables {
+        queries: StringTable;
+        docs: StringTable;
+    }
+    export function newTrecTables(): TrecTables;
+    /** Parsed lines before grouping by query: parallel arrays, one entry per line. */
+    export interface TrecEntries {
+        file: string;
+        count: number;
+        /**
+         * Query of each run of consecutive lines with the same qid: lines segStart[k] .. segStart[k+1]-1 (or to the
+         * end) belong to query segQuery[k]. Runs list a query's lines together, so this is far smaller than a
+         * query id per line.
+         */
+        segQuery: Uint32Array;
+        segStart: Uint32Array;
+        doc: Uint32Array;
+        /** Qrels: labels; run: scores (float32-rounded when read with float32). */
+        value: Int32Array | Float32Array | Float64Array;
+        /** Qrels only: line number per entry. */
+        line?: Uint32Array;
+        /** Run tag of the last line (runs only). */
+        runId?: string;
+        /** Runs only: the run's docno ids. */
+        docnos?: RunDocnos;
+    }
+    /**
+     * The docnos of one run. A docno found in the qrels keeps its qrels id (so judging is an integer lookup);
+     * any other gets a fresh id from `base` = number of qrels docnos up, with its bytes kept here, without a
+     * global hash table: a run's 1.9 M docnos would make that table large and every lookup a cache miss.
+     * A docno not in qrels that occurs in several queries gets one fresh id per occurrence; that is harmless,
+     * since such docs are only ever compared by bytes (ties, duplicates) and judged non-relevant.
+     */
+    export class RunDocnos {
+        readonly qrelsDocs: StringTable;
+        readonly base: number;
+        private arena;
+        private used;
+        private starts;
+        /** fnv1a of each fresh docno, kept from parsing: the duplicate check (trec-csr.ts) need not hash it again. */
+        private hashes;
+        private count;
+        constructor(qrelsDocs: StringTable);
+        get size(): number;
+        /** Bytes and docnos stored so far. */
+        get usedBytes(): number;
+        get added(): number;
+        /** Grow the stores once to the expected final size (avoids repeated doubling copies on big runs). */
+        reserve(docnos: number, bytes: number): void;
+        /** A fresh id for buf[start, end), whose fnv1a is h. */
+        add(buf: Uint8Array, start: number, end: number, h: number): number;
+        /** strcmp sign of the docnos of a and b. */
+        compare(a: number, b: number): number;
+        /** fnv1a of a fresh id's bytes (ids ≥ base). */
+        hash(id: number): number;
+        get(id: number): string;
+    }
+    /** Read a qrels file: `qid iter docno rel` per line (rel an integer; negative = judged pool but unjudged). */
+    export function readQrels(path: string, tables: TrecTables): TrecEntries;
+    /**
+     * Read a run file: `qid Q0 docno rank score tag [ignored…]`. Scores become float32 (trec_eval 9.0.8) unless
+     * float64 is asked for (trec_eval 10). Read the qrels first: docnos are judged against them (see RunDocnos).
+     * One tight loop over the bytes (this is the hot path for million-line runs): no per-line strings, closures
+     * or line-number arrays; an error found after parsing re-reads the file for its line number.
+     */
+    export function readRun(path: string, tables: TrecTables, opts?: {
+        float64?: boolean;
+    }): TrecEntries;
+    /** Line numbers of the given content-line ordinals (0-based, blank and # lines not counted): the error path. */
+    export function lineNumbersOf(path: string, ordinals: number[]): number[];
+}
+declare module "citebench/src/eval/trec-csr" {
+    import { type TrecEntries, type TrecTables } from "citebench/src/eval/trec-io";
+    import type { QrelsCsr, RunCsr } from "citebench/src/eval/types";
+    /** Group qrels entries by query (positions 0..numQueries-1); a doc judged twice for a query is an error. */
+    export function qrelsToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): QrelsCsr;
+    /**
+     * Group run entries by query; a docno retrieved twice for a query is an error. When the file already lists
+     * queries in query-id order (the usual case: run and qrels sorted alike) the entry arrays are used as they are,
+     * with no copy.
+     */
+    export function runToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): RunCsr;
+    /**
+     * Stable counting sort of entries by query: offsets, and the entry permutation — none when the entries are
+     * already in query order (each query one segment, ascending), as in runs written by sorting on the qid.
+     */
+    export function groupByQuery(e: TrecEntries, numQueries: number): {
+        offsets: Uint32Array;
+        perm?: Uint32Array;
+    };
+}
+declare module "citebench/src/eval/trec-eval" {
+    import { type EvalResult } from "citebench/src/eval/evaluate";
+    import { type TrecTables } from "citebench/src/eval/trec-io";
+    import type { EvalOptions } from "citebench/src/eval/types";
+    export interface TrecFileEvaluation {
+        result: EvalResult;
+        tables: TrecTables;
+        /** Query positions in qid strcmp order. */
+        queryOrder: Uint32Array;
+        runId: string;
+        /** Whether the selection asks for the runid line (all_trec / official). */
+        printRunId: boolean;
+    }
+    export function evaluateTrecFiles(qrelsPath: string, runPath: string, measureSpecs: string[], options?: EvalOptions): TrecFileEvaluation;
+    /** trec_eval's printed output for files. */
+    export function trecEvalText(qrelsPath: string, runPath: string, measureSpecs: string[], options?: EvalOptions & {
+        perQuery?: boolean;
+    }): string;
+}
+declare module "citebench/src/eval/trec-write" {
+    import type { QrelsCsr, RunCsr } from "citebench/src/eval/types";
+    /** One ranked list per query for writing. */
+    export interface RunToWrite {
+        qids: string[];
+        docnos: (doc: number) => string;
+        run: RunCsr;
+        tag: string;
+    }
+    /**
+     * Write a TREC run: per query (in the given query order) docs best first — by score descending, ties by docno
+     * descending, as trec_eval will rank them — with ranks 1..n. Float32 scores are written with the fewest digits
+     * that read back to the same float32.
+     */
+    export function writeRun(path: string, r: RunToWrite): void;
+    /** Write qrels lines `qid 0 docno label`, queries in the given order, docs as stored. */
+    export function writeQrels(path: string, qids: string[], docnos: (doc: number) => string, qrels: QrelsCsr): void;
+}
+declare module "citebench/src/eval/significance" {
+    export interface TTestResult {
+        n: number;
+        meanDiff: number;
+        t: number;
+        df: number;
+        /** Two-sided p-value. */
+        p: number;
+    }
+    export interface RandomizationResult {
+        n: number;
+        meanDiff: number;
+        trials: number;
+        /** Two-sided p-value, (count of |permuted mean| ≥ |observed| + 1) / (trials + 1). */
+        p: number;
+    }
+    /** Randomization-test trials of every test citebench runs unless told otherwise: the one place the default is written. */
+    export const TRIALS = 10000;
+    type Values = ArrayLike<number>;
+    /** Paired two-sided t-test of a − b. */
+    export function pairedTTest(a: Values, b: Values): TTestResult;
+    /** Two-sided p-value of Student's t with df degrees of freedom: I_{df/(df+t²)}(df/2, 1/2). */
+    export function studentTwoSidedP(t: number, df: number): number;
+    /**
+     * Paired randomization test: each trial flips the sign of every difference with probability ½ (the null
+     * hypothesis of exchangeable labels) and compares |mean| with the observed |mean|. Deterministic given seed.
+     */
+    export function pairedRandomizationTest(a: Values, b: Values, opts?: {
+        trials?: number;
+        seed?: number | string;
+    }): RandomizationResult;
+    /** Holm–Bonferroni adjusted p-values, in the input order. */
+    export function holm(pValues: readonly number[]): number[];
+    /** ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; ~15 significant digits). */
+    export function logGamma(x: number): number;
+    /** Regularized incomplete beta I_x(a, b) by Lentz's continued fraction (Numerical Recipes betacf). */
+    export function regularizedIncompleteBeta(x: number, a: number, b: number): number;
+    /**
+     * One value of one system on one query, in one cell of one family: the unit every significance test of citebench
+     * (results.json, the report's marks, `citebench compare`, a notebook's ad-hoc comparison) is computed from.
+     * `family` and `cell` are the caller's keys: the Holm family the comparison belongs to, and what is compared
+     * within it (e.g. family = protocol|setting|measure, cell = field|pool size). Several values of the same
+     * (family, cell, system, query) are the repeats of that query: they are averaged before the test, so a query is
+     * one pair however many pool samples it was searched in.
+     */
+    export interface QueryValue {
+        family: string;
+        cell: string;
+        system: string;
+        query: string;
+        value: number;
+    }
+    /** One system against the baseline in one cell: paired tests over the shared queries, Holm-adjusted within its family. */
+    export interface BaselineComparison {
+        family: string;
+        cell: string;
+        system: string;
+        /** Queries paired (both systems have a value). */
+        n: number;
+        /** Mean of system − baseline over the paired queries. */
+        meanDiff: number;
+        tP: number;
+        randP: number;
+        tHolm: number;
+        randHolm: number;
+    }
+    /**
+     * Every system against `baseline` in every cell of every family: per query the mean over its repeats; each
+     * system paired with the baseline of its own cell on the queries both have (ids in sorted order); a two-sided
+     * paired t-test and a paired randomization test (`trials` sign flips, seeded with `${seed}|${name}`, the name
+     * `${family}|${cell}|${system}` unless `name` gives another, so a comparison's p does not depend on which others
+     * are run); Holm's correction over the comparisons of one
+     * family, for each test. A comparison with fewer than two shared queries has no test: it is left out, and is no
+     * member of its family. Results in the order the (family, cell, system) triples first appear.
+     */
+    export function testAgainstBaseline(values: Iterable<QueryValue>, baseline: string, opts?: {
+        trials?: number;
+        seed?: number | string;
+        name?: (family: string, cell: string, system: string) => string;
+    }): BaselineComparison[];
+}
+declare module "citebench/src/eval/compare" {
+    import type { EvalOptions } from "citebench/src/eval/types";
+    export interface RunComparisonRow {
+        measure: string;
+        run: string;
+        value: number;
+        /** Mean paired difference (run − baseline) over the compared queries; undefined for the baseline. */
+        diff?: number;
+        queries?: number;
+        tP?: number;
+        tPHolm?: number;
+        randP?: number;
+        randPHolm?: number;
+    }
+    export function compareTrecRuns(qrelsPath: string, runPaths: string[], measureSpecs: string[], options?: EvalOptions, test?: {
+        trials?: number;
+        seed?: number;
+    }): RunComparisonRow[];
+    export function formatComparison(rows: RunComparisonRow[]): string;
+}
+declare module "citebench/src/eval/index" {
+    /**
+     * The evaluation module's public API (experiments, notebooks, other commands).
+     *
+     *   const measures = selectMeasures(['MAP', 'nDCG', 'R@30']).measures;
+     *   const r = evaluate({ qrels, run, measures, docOrder });        // typed arrays in, Float64Array per measure out
+     *   const r2 = evaluateRankedLists(lists, qrels, measures, { docOrder });  // a Retriever's RankedLists directly
+     */
+    import { type EvalResult } from "citebench/src/eval/evaluate";
+    import type { Measure } from "citebench/src/eval/measures/measure";
+    import type { DocOrder, EvalOptions, QrelsCsr, RankedLists } from "citebench/src/eval/types";
+    export { evaluate, type EvalResult, type EvaluateArgs } from "citebench/src/eval/evaluate";
+    export { parseMeasure, selectMeasures, type Measure, type MeasureSelection } from "citebench/src/eval/registry";
+    export type { DocOrder, EvalOptions, QrelsCsr, RankedLists, RunCsr } from "citebench/src/eval/types";
+    export { evaluateTrecFiles, trecEvalText } from "citebench/src/eval/trec-eval";
+    export { formatTrecEval, formatFixed4 } from "citebench/src/eval/trec-format";
+    export { readQrels, readRun, newTrecTables } from "citebench/src/eval/trec-io";
+    export { qrelsToCsr, runToCsr } from "citebench/src/eval/trec-csr";
+    export { writeRun, writeQrels } from "citebench/src/eval/trec-write";
+    export { evaluateMdcr, formatEvaluatePy, formatMdcrTable, MDCR_NEGATIVE_TYPES } from "citebench/src/eval/mdcr";
+    export { pairedTTest, pairedRandomizationTest, holm } from "citebench/src/eval/significance";
+    export { compareTrecRuns, formatComparison, type RunComparisonRow } from "citebench/src/eval/compare";
+    /**
+     * Evaluate a Retriever's RankedLists: list q (query position q of the SearchRequest) against qrels row q, doc ids
+     * being corpus indices in both. The lists' own order is not trusted: docs are re-ranked by score with
+     * trec_eval's rule, so the numbers equal trec_eval on the run file these lists would be written to.
+     * docOrder (from the corpus store: docno byte order) is needed only when scores tie.
+     */
+    export function evaluateRankedLists(lists: RankedLists, qrels: QrelsCsr, measures: Measure[], opts?: {
+        docOrder?: DocOrder;
+        options?: EvalOptions;
+    }): EvalResult;
+}
+declare module "citebench/src/experiments/result-cache" {
+    /** The key of a record: a hash of everything that determines it (8 hex digits). */
+    export function cacheKey(parts: unknown): string;
+    export interface RecordSlot {
+        /** Folder the paths are relative to. */
+        dir: string;
+        /** The record (JSON). */
+        record: string;
+        /** Files the record names that must exist for it to be current (e.g. its TREC run). */
+        files: string[];
+        key: string;
+        /** Said in log lines. */
+        label: string;
+    }
+    export interface LockPolicy {
+        /** A record whose lock a live worker holds: 'wait' (default) until it is written, or 'skip' it. */
+        locked?: 'wait' | 'skip';
+        lockStaleMs?: number;
+    }
+    /** The stored record at a slot when its key matches and the files it names exist; else undefined. */
+    export function currentRecord<R>(slot: RecordSlot): R | undefined;
+    /**
+     * The current record of a slot, or `compute`'s (which writes the files the record names) written atomically
+     * under the slot's lock. `skipped` when another live worker holds the lock and the policy says skip.
+     */
+    export function cachedRecord<R>(slot: RecordSlot, policy: LockPolicy, compute: () => Promise<R>, log: (line: string) => void): Promise<R | 'skipped'>;
+}
+declare module "citebench/src/experiments/experiment" {
+    import { type MdcrBenchmark } from "citebench/src/eval/mdcr";
+    import type { DocOrder, QrelsCsr } from "citebench/src/eval/types";
+    import type { MdcrSummary } from "citebench/src/report/results";
+    import type { RankedLists, Retriever, Setting } from "citebench/src/retrieval/retriever";
+    import { type LockPolicy } from "citebench/src/experiments/result-cache";
+    /** What a cell needs of a model: its name (file names, tables) and its retriever. */
+    export interface CellModel {
+        name: string;
+        retriever: Retriever;
+    }
+    /** evaluate.py's numbers of one model (mdcr.ts), all candidate types together and each negative type alone. */
+    export interface MdcrCellValues {
+        all: MdcrSummary;
+        types: Record<string, MdcrSummary>;
+    }
+    /** One retriever's numbers on the topics. */
+    export interface ExperimentCell {
+        key: string;
+        model: string;
+        queries: number;
+        /** Queries whose ranked list came back empty (each counts 0 in every mean). */
+        emptyLists: number;
+        /** Measure → mean over the topics (MDCR: evaluate.py's AVG over fields, ×100, of all candidate types). */
+        means: Record<string, number>;
+        /** Measure → per-query values in `queryIds` order (trec_eval evaluation only). */
+        perQuery: Record<string, number[]>;
+        /** Query ids in topic order: the rows of perQuery. */
+        queryIds: string[];
+        /** MDCR evaluation only. */
+        mdcr?: MdcrCellValues;
+    }
+    /** Evaluate as MDCR's evaluate.py does: per field of a benchmark, ×100 to 4 decimals, AVG over fields. */
+    export interface MdcrEvaluation {
+        /** The parsed benchmark (mdcr_<split>.json): field → query → candidate type → ids. */
+        benchmark: MdcrBenchmark;
+        /** Negative types evaluated alone beside all types together (Table 4). */
+        types: string[];
+        /** Its file, for messages. */
+        benchmarkPath?: string;
+        /** A query lacking a negative type's list: an error (default, as evaluate.py) or an empty list (mdcr.ts lenient). */
+        lenient?: boolean;
+    }
+    /** Where and how cells are cached (result-cache.ts); without one, experiment() computes in memory and writes nothing. */
+    export interface ExperimentCache<R extends ExperimentCell = ExperimentCell> extends LockPolicy {
+        /** Folder the files below are relative to. */
+        dir: string;
+        /** A model's record and run file (default cells/<model>/<name>.json, runs/<model>/<name>.trec). */
+        name: string;
+        /**
+         * Everything besides the topics, pool, qrels and retriever that determines a cell (corpus identity, sampling
+         * settings…), hashed into its key with them. Ignored where `key` is given.
+         */
+        keyParts?: unknown;
+        /** The key of a retriever's cell, replacing the default hash (the runner's pool groups keep their historical key). */
+        key?: (retriever: Retriever) => string;
+        /** The stored record of a computed cell (default: the cell and its run file). */
+        record?: (cell: ExperimentCell, runFile: string | undefined) => R;
+        /** A model's record (default cells/<model>/<name>.json). */
+        cellFile?: (model: string) => string;
+        /** A model's run file — the TREC run (default runs/<model>/<name>.trec) or MDCR's scores file — or none (false). */
+        runFile?: ((model: string) => string) | false;
+    }
+    export interface ExperimentInput<R extends ExperimentCell = ExperimentCell> {
+        /** Article ids (run files, query ids) and trec_eval's tie order over them (a corpus store gives both). */
+        docs: {
+            id(i: number): string;
+            idOrder: DocOrder;
+        };
+        /** Corpus indices of the query articles. */
+        topics: Uint32Array;
+        /**
+         * The candidate pool every topic searches (sorted, distinct; absent: the whole corpus); with `candidates`, the
+         * articles whose statistics a scorer uses (BM25's document frequencies over an MDCR data file's papers).
+         */
+        pool?: Uint32Array;
+        /** Each topic's own candidate list: every candidate scored, none searched for (MDCR). */
+        candidates?: Uint32Array[];
+        /** Leave a query article out of its own list (default true; MDCR scores its pairs as given: false). */
+        excludeSelf?: boolean;
+        /** trec_eval evaluation: the judgements (rows in topic order)… */
+        qrels?: QrelsCsr;
+        /** …and the measures as configs name them (MAP, nDCG, R@30…), one cutoff each. */
+        measures?: string[];
+        /** …or MDCR's evaluation of candidate lists. */
+        mdcr?: MdcrEvaluation;
+        retrievers: CellModel[];
+        /** Results per topic (with candidates: at least the longest list). */
+        k: number;
+        setting?: Setting;
+        /** A topic whose list comes back empty: counts 0 in every mean ('zero', trec_eval -c) or fails the cell. */
+        emptyLists?: 'zero' | 'error';
+        cache?: ExperimentCache<R>;
+        log?: (line: string) => void;
+    }
+    export interface ExperimentOutput<R extends ExperimentCell = ExperimentCell> {
+        /** One per retriever, in the order given (models another live worker holds are left out: `skipped`). */
+        cells: R[];
+        /** The ranked lists of the retrievers searched now (cached cells are not read back). */
+        lists: Map<string, RankedLists>;
+        /** Retrievers whose cell another live worker holds (cache.locked 'skip' only). */
+        skipped: string[];
+    }
+    /** Evaluate every retriever on the topics (reading back each cached cell that is current). */
+    export function experiment<R extends ExperimentCell = ExperimentCell>(input: ExperimentInput<R>): Promise<ExperimentOutput<R>>;
+}
+declare module "citebench/src/experiments/splits" {
+    import type { CorpusStore } from "citebench/src/corpus/store";
+    import type { Field } from "citebench/src/corpus/fields";
+    import type { ExperimentConfig, Setting } from "citebench/src/experiments/config";
+    import type { ValidationShortfall as SplitShortfall } from "citebench/src/report/results";
+    /**
+     * Query sets of every protocol and split, sampled once. Validation queries are drawn like the test ones from a
+     * stream of their own, never one of the test queries (nor an excluded id), so tuning never sees a test query.
+     * The paper fixes the test split's size, not the validation split's: a test split that cannot be filled is an
+     * error, a validation split takes every eligible article left (a counted shortfall, `shortfalls()`), e.g. a
+     * small field whose 200 test queries leave fewer than 200 for MDCR's val split.
+     */
+    export class QuerySplits {
+        private readonly cfg;
+        private readonly store;
+        private readonly exclude;
+        private readonly memo;
+        private readonly short;
+        constructor(cfg: ExperimentConfig, store: CorpusStore, exclude: Uint32Array);
+        /** Inductive queries must cite ≥ 1 (MDCR: 5) articles published before their year (pools.ts), on a stream of their own. */
+        get(protocol: 'dataset' | 'field' | 'beir', split: 'test' | 'val', field: Field | null, setting?: Setting): Uint32Array;
+        /** The validation splits drawn so far that hold fewer queries than asked, in the order they were drawn. */
+        shortfalls(): SplitShortfall[];
+    }
+}
+declare module "citebench/src/experiments/topic-sets" {
+    import type { CorpusStore } from "citebench/src/corpus/store";
+    import type { DocOrder, QrelsCsr } from "citebench/src/eval/types";
+    import type { Setting } from "citebench/src/retrieval/retriever";
+    import { type Pool } from "citebench/src/sampling/pools";
+    import type { ExperimentConfig } from "citebench/src/experiments/config";
+    import type { MdcrEvaluation } from "citebench/src/experiments/experiment";
+    import { type PoolGroup } from "citebench/src/experiments/plan";
+    import type { QuerySplits } from "citebench/src/experiments/splits";
+    /** What experiment() evaluates: the topics and what they search or score, and how they are judged. */
+    export interface TopicSet {
+        id: string;
+        /** Article ids and trec_eval's tie order (the corpus store, or a BEIR task's store with its query ids). */
+        docs: {
+            id(i: number): string;
+            idOrder: DocOrder;
+        };
+        topics: Uint32Array;
+        /** The pool searched (sorted); with candidates, the articles whose statistics a scorer uses. */
+        pool?: Uint32Array;
+        candidates?: Uint32Array[];
+        /** trec_eval judgements (rows in topic order), or MDCR's benchmark. */
+        qrels?: QrelsCsr;
+        mdcr?: MdcrEvaluation;
+        setting: Setting;
+        /** A sampled set: its pool group and the pool as drawn (its size, whether the field-cited set was exhausted). */
+        group?: PoolGroup;
+        sampled?: Pool;
+    }
+    /** A set sampled from the corpus for a pool group: always a pool and judgements. */
+    export interface SampledTopicSet extends TopicSet {
+        pool: Uint32Array;
+        qrels: QrelsCsr;
+        group: PoolGroup;
+        sampled: Pool;
+    }
+    /** The sampling options of a group's pool: the one place a pool group's pool is defined. */
+    export function groupPoolOptions(s: {
+        seed: number;
+        queryYear: number;
+    }, g: PoolGroup): {
+        inductive?: boolean | undefined;
+        size: number;
+        repeat: number;
+        seed: number;
+        field: "Art" | "Biology" | "Business" | "Chemistry" | "Computer Science" | "Economics" | "Engineering" | "Environmental Science" | "Geography" | "Geology" | "History" | "Materials Science" | "Mathematics" | "Medicine" | "Philosophy" | "Physics" | "Political Science" | "Psychology" | "Sociology" | undefined;
+        queryYear: number;
+        split: import("citebench/src/experiments/plan").Split;
+    };
+    /** The tuning split's group: the dataset level's validation queries over a pool of its first size, repeat 1. */
+    export function tuningGroup(cfg: Pick<ExperimentConfig, 'protocols' | 'validation' | 'settings'>): PoolGroup | undefined;
+    export class TopicSets {
+        private readonly cfg;
+        private readonly store;
+        private readonly splits;
+        private readonly groups;
+        constructor(cfg: ExperimentConfig, store: CorpusStore, splits: QuerySplits);
+        /** Every id the config defines (MDCR's and a BEIR task's too, whether or not their files exist yet). */
+        list(): string[];
+        /** The set of a sampled pool group. */
+        ofGroup(g: PoolGroup): SampledTopicSet;
+        get(id: string): TopicSet;
+    }
+    /**
+     * MDCR's test or val benchmark as a topic set over the corpus store: every distinct query with the candidates it
+     * has in any field and type, scored over the data file's papers as the pool (so BM25's statistics are those of
+     * the data file, as over the published files), judged by evaluate.py's rules. `field` (an abbreviation, e.g.
+     * Bio) keeps one field.
+     */
+    export function mdcrTopicSet(store: CorpusStore, dir: string, split: 'test' | 'val', field?: string): TopicSet;
+}
+declare module "citebench/src/experiments/tune" {
+    /**
+     * The one tuner, after PyTerrier's GridScan: any retriever that exposes tunable parameters (Retriever.tunable,
+     * withParams — BM25's k1 and b, a Profiler's β) is evaluated at every point of a grid by experiment() on one
+     * topic set, and the best point is chosen by one rule (util/best.ts): the highest mean of the tuning measure;
+     * among equal means, the first point in grid order (the first parameter varying slowest, each parameter's values
+     * in the order given). Means follow trec_eval -c: a query whose list comes back empty counts 0. The run's tuner
+     * (a config's `tune:`) and `citebench bm25 tune` are both this function. With a cache every grid point is a
+     * record of the one cache (result-cache.ts), so an interrupted tuning resumes at the first point not yet done.
+     */
+    import { type TuningRecord } from "citebench/src/report/results";
+    import type { Retriever } from "citebench/src/retrieval/retriever";
+    import { type ExperimentCache } from "citebench/src/experiments/experiment";
+    import type { TopicSet } from "citebench/src/experiments/topic-sets";
+    import type { TuneSpec } from "citebench/src/experiments/kinds/types";
+    export interface TuneInput {
+        /** The model's name (tuning files, the record). */
+        model: string;
+        retriever: Retriever;
+        spec: TuneSpec;
+        /** The split it is tuned on (topics, pool, judgements). */
+        split: TopicSet;
+        /** Results per query. */
+        k: number;
+        /** Cache the grid points (records under tuning/<model>/<split id>/<point>.json of `dir`; no run files). */
+        cache?: Pick<ExperimentCache, 'dir' | 'keyParts' | 'lockStaleMs'>;
+        /** Told each point's score as it is known. */
+        onPoint?: (params: Record<string, number>, score: number) => void;
+        log?: (line: string) => void;
+    }
+    /** Evaluate every grid point and choose the best: the tuning record results.json keeps. */
+    export function tune(t: TuneInput): Promise<TuningRecord>;
+}
 declare module "citebench/src/report/charts" {
     import type { DegreeBin } from "citebench/src/corpus/stats";
     import { type ResultsIndex, type TuningRecord } from "citebench/src/report/results";
@@ -3747,12 +4139,15 @@ declare module "citebench/src/report/charts" {
     export function fieldHeatmap(r: ResultsIndex, measureName?: string): Chart | undefined;
     /** MDCR MAP per candidate type, a bar per model (Table 4). */
     export function candidateTypeChart(r: ResultsIndex): Chart | undefined;
-    /** One tuned BM25 model's validation score over the k1 × b grid; the chosen point outlined. */
+    /**
+     * One tuned model's validation score over its grid, the chosen point outlined: a heat map over two parameters
+     * (BM25's k1 × b), bars over one (a Profiler's β) or over the grid's points when it has more.
+     */
     export function tuningChart(t: TuningRecord): Chart;
     /** The MDCR build's model-based Jaccard matrix (§4.1) as a heat map; the chosen models are marked on the axes. */
     export function jaccardChart(r: ResultsIndex): Chart | undefined;
     /**
-     * Beyond the paper: each model's paired difference from BM25 (×100, per-query values averaged over repeats) per
+     * Beyond the paper: each model's paired difference from the first baseline (×100, per-query values averaged over repeats) per
      * measure, pool size and setting, from results.json's stored significance rows (Table 1's family); filled bars are
      * significant after Holm's correction (paired t-test, p < 0.05), hollow ones are not.
      */
@@ -3848,7 +4243,7 @@ declare module "citebench/src/report/drilldown" {
     }
     export interface WorstQueriesOptions {
         field: string;
-        /** Default: the BM25 baseline (else the first model of the field level). */
+        /** Default: the run's first baseline (else the first model of the field level). */
         model?: string;
         /** Default: the run's first measure. */
         measure?: string;
@@ -3937,7 +4332,7 @@ declare module "citebench/src/report/frames" {
     export { aq };
     export type Frame = ColumnTable;
     /** Significance rows as a frame: the baseline's name, then the row's columns (results.json's significance record). */
-    export function significanceFrameOf(baseline: string | null, rows: readonly (Omit<SignificanceRow, 'protocol' | 'setting'> & {
+    export function significanceFrameOf(rows: readonly (Omit<SignificanceRow, 'protocol' | 'setting'> & {
         protocol: string;
         setting: string;
     })[]): Frame;
@@ -4069,8 +4464,7 @@ declare module "citebench/src/experiments/significance-stage" {
     import { type CellSummary, type SignificanceRecord, type SignificanceRow } from "citebench/src/report/results";
     import type { ExperimentConfig } from "citebench/src/experiments/config";
     import type { ModelInfo } from "citebench/src/experiments/models";
-    /** Randomization-test trials of every stored test. */
-    export const TRIALS = 10000;
+    export { TRIALS } from "citebench/src/eval/significance";
     /** One model's value of one measure on one query of one cell (a repeat's; repeats are averaged). */
     export interface CellQueryValue {
         protocol: string;
@@ -4083,7 +4477,7 @@ declare module "citebench/src/experiments/significance-stage" {
         value: number;
     }
     /** A stored row, its protocol and setting as given (an ad-hoc frame may name its own). */
-    export type ComparisonRow = Omit<SignificanceRow, 'protocol' | 'setting'> & {
+    export type ComparisonRow = Omit<SignificanceRow, 'protocol' | 'setting' | 'baseline'> & {
         protocol: string;
         setting: string;
     };
@@ -4096,14 +4490,19 @@ declare module "citebench/src/experiments/significance-stage" {
         trials?: number;
         seed?: number;
     }): ComparisonRow[];
-    /** results.json's significance record of a finished run (always written: no rows without a BM25 model). */
-    export function significanceStage(cfg: Pick<ExperimentConfig, 'measures' | 'seed'>, dir: string, models: readonly Pick<ModelInfo, 'name' | 'kind'>[], cells: CellSummary[]): SignificanceRecord;
+    /**
+     * The baselines of a run: the config's `significance.baselines` that are ready (a skipped one is said and left
+     * out), else its first lexical model; none without one.
+     */
+    export function baselinesOf(cfg: Pick<ExperimentConfig, 'significance'>, models: readonly Pick<ModelInfo, 'name' | 'weights'>[], log?: (line: string) => void): string[];
+    /** results.json's significance record of a finished run (always written: no rows without a baseline). */
+    export function significanceStage(cfg: Pick<ExperimentConfig, 'measures' | 'seed' | 'significance'>, dir: string, models: readonly Pick<ModelInfo, 'name' | 'kind' | 'weights'>[], cells: CellSummary[], log?: (line: string) => void): SignificanceRecord;
     export interface SignificanceFrameOptions {
         /** The model (retriever) every other is compared with. */
         baseline: string;
         /** The measure columns to test. */
         measures: string[];
-        /** Randomization-test trials (default 10,000, as the run's). */
+        /** Randomization-test trials (default TRIALS, as the run's). */
         trials?: number;
         /** Randomization-test seed (default 0; a run's own seed reproduces its stored p-values). */
         seed?: number;
@@ -4117,105 +4516,6 @@ declare module "citebench/src/experiments/significance-stage" {
      * gives back its stored rows.
      */
     export function significanceFrame(perQuery: Frame | readonly Record<string, unknown>[], opts: SignificanceFrameOptions): Frame;
-}
-declare module "citebench/src/experiments/plan" {
-    import { type Field } from "citebench/src/corpus/fields";
-    import { type ExperimentConfig } from "citebench/src/experiments/config";
-    export { formatBytes, formatDuration } from "citebench/src/util/format";
-    import type { Estimate } from "citebench/src/experiments/kinds/types";
-    import { type SynthProfile } from "citebench/src/corpus/synth";
-    export type Split = 'test' | 'val';
-    export interface PoolGroup {
-        /** beir: a BEIR-layout task (beir-stage.ts), not in planGroups: it runs on a store of its own. */
-        protocol: 'dataset' | 'field' | 'beir';
-        split: Split;
-        field: Field | null;
-        /** Requested pool size (the actual one is smaller only for an exhausted field-cited set). */
-        poolSize: number;
-        repeat: number;
-        queries: number;
-        /** Present only for the inductive setting (Goyal et al. 2026 §3.1); absent = transductive, the paper's. */
-        setting?: 'inductive';
-        /** BEIR protocol: the task's name. */
-        task?: string;
-    }
-    /** Folder of a group's files under runs/<model>/, qrels/ and cells/<model>/: e.g. dataset/4k-r1, field/Bio/r2. */
-    export function groupPath(g: PoolGroup): string;
-    export { poolLabel as sizeLabel } from "citebench/src/report/tables";
-    /**
-     * Every group the config asks for, in execution order. Field-level groups list every repeat; a field whose
-     * field-cited set does not exceed the pool size runs one (the runner drops the others and records it).
-     * MDCR needs a validation split of the field level (its val queries are disjoint from the test ones), whose
-     * first repeat gives the model-based negatives of mdcr_val.
-     */
-    export function planGroups(cfg: ExperimentConfig): PoolGroup[];
-    /**
-     * The corpus and index stages by synthetic profile and for a real release (docs/benchmarks.md, "Raw-S2ORC-shaped
-     * input", "Corpus"): survival, time, memory and disk per record or article.
-     */
-    export const CORPUS_COST: {
-        /** Share of records the paper's prefilter keeps: 2.6 M → 2,007,222 (default); 's2orc-raw' 1 M → 196,244, 20 M → 3,898,794. */
-        survival: Record<SynthProfile | "default", number>;
-        /**
-         * 's2orc-raw': synthesis and store build per raw record at 20 M records (1,820.4 s and 1,144.8 s). The build's
-         * rate grows with the record count (its id lookups outgrow the caches: 39 µs per record at 1 M, 57 µs at 20 M),
-         * so the largest run prices the real size; the synthesis shared the machine with another job (an upper bound).
-         */
-        rawSynthPerRecord: number;
-        rawBuildPerRecord: number;
-        /**
-         * Synthesis peak: fixed (the workers' shard buffers) + per record (attributes and graph), through the two
-         * sizes measured with two shard-writing threads: default 2.61 GB at 200 k and 3.78 GB at 2 M records (its
-         * records cite 27 in-corpus articles each); 's2orc-raw' 1.74 GB at 1 M and 5.17 GB at 20 M.
-         */
-        synthBytesFixed: Record<SynthProfile | "default", number>;
-        synthBytesPerRecord: Record<SynthProfile | "default", number>;
-        /**
-         * The store build's peak: fixed + per raw record, through 's2orc-raw' 0.301 GB at 1 M and 2.446 GB at 20 M
-         * records (the id index and the columns' slack released before the CSR is filled: 113 B per record).
-         */
-        buildBytesFixed: number;
-        buildBytesPerRecord: number;
-        /**
-         * The store build's peak for the default profile, linear in the stored articles through the sizes measured
-         * with the build of 2026-11-26: 0.241 GB at 154,614 and 0.948 GB at 2,007,222 (0.768 GB at 1,544,538 on the
-         * line; docs/benchmarks.md, "Corpus"); beyond 2,007,222 articles, the line from there to 8.21 GB at
-         * 16,209,138 (the 21 M-record build of the same day, whose peak is the input's 1.34 G citation entries at 4 B
-         * each while the CSR is filled): 511.6 B per article. The synthesis's peak is the larger at every size.
-         */
-        corpusBytesFixed: number;
-        corpusBytesPerArticle: number;
-        corpusBytesKnee: number;
-        corpusBytesPerArticleBeyond: number;
-        /** Store on disk per stored article (2,083 B default, 2,034 B 's2orc-raw', 200 k records). */
-        storeDiskPerArticle: number;
-        /** A store's text.bin per article (1,806 B in both profiles), from which the index's disk follows (indexDiskNeed). */
-        textBytesPerArticle: number;
-        /**
-         * The BM25 index build's peak (its merge holds the finished postings, 121 per article here, 6 B each): fixed +
-         * per article through 0.39 GB at 154,614 articles and 1.00 GB at 977,210 (bm25 index, 2 builders); it gives
-         * the 3.20 GB measured at 3,898,794 articles within 2 %.
-         */
-        indexBuildBytesFixed: number;
-        indexBuildBytesPerArticle: number;
-        /**
-         * Records of the raw S2ORC release (v2020-07-05), and its .jsonl.gz bytes per record: 100 shards of about
-         * 530 MB (README) over 81.1 M records; the 1,000-record real sample gzips to 368 B per record, so this is
-         * the safer figure for disk.
-         */
-        s2orcRecords: number;
-        s2orcGzBytesPerRecord: number;
-    };
-    /** The default profile's store build peak for `articles` stored articles (two lines, CORPUS_COST). */
-    export function corpusBuildBytes(articles: number): number;
-    export type { Estimate } from "citebench/src/experiments/kinds/types";
-    export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number, memory?: number): Estimate[];
-    /**
-     * `citebench corpus build` of the raw S2ORC release × `scale` (the real-store case, which `run` does not build):
-     * priced at the 's2orc-raw' synthetic build's rates per record; the input is .jsonl.gz shards of the real
-     * sample's bytes per record.
-     */
-    export function corpusBuildForecast(scale: number): Estimate;
 }
 declare module "citebench/src/experiments/dry-run" {
     import { type ExperimentConfig } from "citebench/src/experiments/config";
@@ -4288,6 +4588,12 @@ declare module "citebench/src/experiments/adhoc" {
     import type { Setting } from "citebench/src/retrieval/retriever";
     import type { ExperimentConfig } from "citebench/src/experiments/config";
     import { type CellModel, type ExperimentCell } from "citebench/src/experiments/experiment";
+    import { TopicSets } from "citebench/src/experiments/topic-sets";
+    /**
+     * A config's topic sets over a corpus store, by name (topic-sets.ts): `topicSetsOf(cfg, store).list()` gives every
+     * id, `.get('dataset/4k-r1')` the topics, pool and qrels the run's cells of that id use.
+     */
+    export function topicSetsOf(cfg: ExperimentConfig, store: CorpusStore): TopicSets;
     export interface CompareOptions {
         cfg: ExperimentConfig;
         store: CorpusStore;
@@ -4456,11 +4762,14 @@ declare module "citebench/src/index" {
     export { loadConfig, parseConfig, canonicalConfig, type ExperimentConfig, type ModelConfig } from "citebench/src/experiments/config";
     export { runExperiment, dryRun } from "citebench/src/experiments/run";
     export { planGroups, groupPath, type PoolGroup } from "citebench/src/experiments/plan";
-    export { readResults, readCell, meanOverRepeats, baselineModel, type ResultsIndex, type CellRecord, type CellSummary, type MeanRow, type SignificanceRecord, type SignificanceRow } from "citebench/src/report/results";
+    export { readResults, readCell, meanOverRepeats, firstBaseline, type ResultsIndex, type CellRecord, type CellSummary, type MeanRow, type SignificanceRecord, type SignificanceRow } from "citebench/src/report/results";
     export { significanceFrame, significanceOf, type SignificanceFrameOptions, type CellQueryValue, type ComparisonRow } from "citebench/src/experiments/significance-stage";
     export { storedSignificance } from "citebench/src/report/significance";
     export { experiment, type ExperimentInput, type ExperimentOutput, type ExperimentCell, type ExperimentCache, type CellModel } from "citebench/src/experiments/experiment";
-    export { compareRetrievers, type CompareOptions, type Comparison } from "citebench/src/experiments/adhoc";
+    export { compareRetrievers, topicSetsOf, type CompareOptions, type Comparison } from "citebench/src/experiments/adhoc";
+    export { TopicSets, mdcrTopicSet, type TopicSet, type SampledTopicSet } from "citebench/src/experiments/topic-sets";
+    export { tune, type TuneInput } from "citebench/src/experiments/tune";
+    export type { TuneSpec } from "citebench/src/experiments/kinds/types";
     export { kindNames, registerKind, entryOf, type KindEntry } from "citebench/src/experiments/kinds/index";
     export { renderMarkdownReport } from "citebench/src/report/markdown";
     export { sampleQueries, sampleQuerySet, samplePool, citedBy, fieldCited, citationQrels, type QueryOptions, type QuerySet } from "citebench/src/sampling/pools";

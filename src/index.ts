@@ -24,7 +24,10 @@ export { readResults, readCell, meanOverRepeats, firstBaseline, type ResultsInde
 export { significanceFrame, significanceOf, type SignificanceFrameOptions, type CellQueryValue, type ComparisonRow } from './experiments/significance-stage.ts';
 export { storedSignificance } from './report/significance.ts';
 export { experiment, type ExperimentInput, type ExperimentOutput, type ExperimentCell, type ExperimentCache, type CellModel } from './experiments/experiment.ts';
-export { compareRetrievers, type CompareOptions, type Comparison } from './experiments/adhoc.ts';
+export { compareRetrievers, topicSetsOf, type CompareOptions, type Comparison } from './experiments/adhoc.ts';
+export { TopicSets, mdcrTopicSet, type TopicSet, type SampledTopicSet } from './experiments/topic-sets.ts';
+export { tune, type TuneInput } from './experiments/tune.ts';
+export type { TuneSpec } from './experiments/kinds/types.ts';
 export { kindNames, registerKind, entryOf, type KindEntry } from './experiments/kinds/index.ts';
 export { renderMarkdownReport } from './report/markdown.ts';
 export { sampleQueries, sampleQuerySet, samplePool, citedBy, fieldCited, citationQrels, type QueryOptions, type QuerySet } from './sampling/pools.ts';

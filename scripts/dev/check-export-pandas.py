@@ -38,9 +38,10 @@ expected = {
               [key(c) + [c['poolMembers'], c['queries'], c['emptyLists'], m, v, c['file'], c['files']['run'], c['files']['qrels']]
                for c in r['cells'] for m, v in c['means'].items()]),
     'per_query': (KEY + ['query_id', 'measure', 'value'], []),
-    'tuning': (['model', 'measure', 'queries', 'pool_size', 'k1', 'b', 'score', 'chosen'],
-               [[t['model'], t['measure'], t['queries'], t['poolSize'], g['k1'], g['b'], g['score'], g['k1'] == t['chosen']['k1'] and g['b'] == t['chosen']['b']]
-                for t in r['tuning'] for g in t['grid']]),
+    # one row per grid point and parameter (results.json's kind-neutral tuning record)
+    'tuning': (['model', 'measure', 'queries', 'pool_size', 'point', 'param', 'value', 'score', 'chosen'],
+               [[t['model'], t['measure'], t['queries'], t['poolSize'], i + 1, p, v, g['score'], g['params'] == t['chosen']]
+                for t in r['tuning'] for i, g in enumerate(t['grid']) for p, v in g['params'].items()]),
     'mdcr_fields': (['model', 'candidates', 'field', 'queries', 'measure', 'value'], []),
     'mdcr_types': (['model', 'candidates', 'queries', 'measure', 'value'], []),
     'models': (['model', 'kind', 'weights', 'settings'], [[m['name'], m['kind'], m['weights'], json.dumps(m['settings'], separators=(',', ':'), ensure_ascii=False)] for m in r['models']]),
@@ -56,8 +57,8 @@ for model, e in (r.get('mdcr') or {}).get('results', {}).items():
         n = sum(f['queries'] for f in s['fields'])
         expected['mdcr_types'][1].extend([model, cand, n, m, v] for m, v in s['avg'].items())
 
-INT32 = {'pool_size', 'repeat', 'pool_members', 'queries', 'empty_lists'}
-DOUBLE = {'value', 'k1', 'b', 'score'}
+INT32 = {'pool_size', 'repeat', 'pool_members', 'queries', 'empty_lists', 'point'}
+DOUBLE = {'value', 'score'}
 
 
 def same(a, b):

@@ -11,12 +11,16 @@
  */
 import { join } from 'node:path';
 import type { CorpusStore } from '../corpus/store.ts';
-import { FIELDS, type Field } from '../corpus/fields.ts';
+import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
 import { shortfallText, type MdcrRecord } from '../report/results.ts';
 import { fileContentHash } from '../retrieval/dense/file-hash.ts';
 import type { ExperimentConfig } from './config.ts';
 import { experiment, type ExperimentCell } from './experiment.ts';
-import { buildMdcr, readRunLists, writeMdcr, type MdcrModelLists, type MdcrPlan } from './mdcr.ts';
+import { MDCR_SPLITS, buildMdcr, writeMdcr, type MdcrModelLists, type MdcrPlan } from '../sampling/mdcr-plan.ts';
+import type { MdcrSplit, RankedIds } from '../sampling/mdcr-build.ts';
+import { readRankedRun } from '../eval/trec-run.ts';
+import { lineNumbersOf } from '../eval/trec-io.ts';
+import { InputError } from '../util/errors.ts';
 import type { ReadyModel } from './models.ts';
 import { groupPath } from './plan.ts';
 import type { QuerySplits } from './splits.ts';
@@ -75,7 +79,8 @@ export async function runMdcrStage(a: MdcrStageArgs): Promise<MdcrRecord> {
   const r = await experiment<ExperimentCell & { files: { scores: string } }>({
     ...set, excludeSelf: false, k: Math.max(1, ...set.candidates!.map((c) => c.length)), retrievers: scorers, log: a.log,
     cache: {
-      dir: a.dir, name: set.id, runFile: scoresFile, keyParts: { benchmark: fileContentHash(join(mdcrDir, 'mdcr_test.json')), data: fileContentHash(join(mdcrDir, 'mdcr_test_data.jsonl')) },
+      // The scores file is the cell's run; its record sits beside the MDCR files (cells/ holds trec_eval cells only).
+      dir: a.dir, name: set.id, runFile: scoresFile, cellFile: (model) => `mdcr/cells/${model}.json`, keyParts: { benchmark: fileContentHash(join(mdcrDir, 'mdcr_test.json')), data: fileContentHash(join(mdcrDir, 'mdcr_test_data.jsonl')) },
       record: (c, run) => ({ ...c, files: { scores: run! } }),
     },
   });
@@ -108,4 +113,47 @@ function noteUnscorable(m: ReadyModel, candidates: Uint32Array[], a: MdcrStageAr
   a.log(`${m.name}: ${lacking.length} MDCR candidate(s) have no vector and rank last (${first.join(', ')}${lacking.length > first.length ? ', …' : ''})`);
   m.settings.mdcrWithoutVector = lacking.length;
   m.summary = `${m.summary}; ${lacking.length} MDCR candidate(s) without a vector rank last`;
+}
+
+/**
+ * Ranked lists from a TREC run (`qid Q0 docno rank score tag`, ids = paper ids), best first by score, ties by
+ * docno descending as trec_eval orders them. `path` may contain `{split}` (test, val) and `{field}` (the paper's
+ * abbreviation, e.g. CS) to read one file per split and field, or be a function of both; otherwise one file
+ * serves every query (a query sampled in two fields then gets the same list in both).
+ */
+export function readRunLists(store: CorpusStore, path: string | ((split: MdcrSplit, field: Field) => string), plan: MdcrPlan): Record<MdcrSplit, Map<Field, RankedIds>> {
+  const out = { test: new Map<Field, RankedIds>(), val: new Map<Field, RankedIds>() };
+  const cache = new Map<string, Map<string, number[]>>();
+  for (const split of MDCR_SPLITS) {
+    for (const f of plan.fields) {
+      const file = typeof path === 'function' ? path(split, f) : path.replaceAll('{split}', split).replaceAll('{field}', FIELD_ABBREV[f]);
+      let lists = cache.get(file);
+      if (!lists) cache.set(file, (lists = parseRun(store, file)));
+      const queries = plan.queries[split].get(f)!;
+      const offsets = new Uint32Array(queries.length + 1);
+      const docs: number[] = [];
+      queries.forEach((q, k) => {
+        const l = lists!.get(store.id(q));
+        if (!l) throw new InputError(file, undefined, store.id(q), `no ranked list for ${split} query ${store.id(q)} (${f}); write the plan with --write-plan to see the queries`);
+        docs.push(...l);
+        offsets[k + 1] = docs.length;
+      });
+      out[split].set(f, { offsets, docs: Uint32Array.from(docs) });
+    }
+    if (cache.size > 4) cache.clear(); // one file per split and field: keep memory bounded
+  }
+  return out;
+}
+
+/** A run's lists in trec_eval's order (eval/trec-run.ts), as corpus indices: query id → ranked docs. */
+function parseRun(store: CorpusStore, file: string): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const [qid, list] of readRankedRun(file).lists) {
+    out.set(qid, list.map((x) => {
+      const doc = store.indexOf(x.docno);
+      if (doc < 0) throw new InputError(file, lineNumbersOf(file, [x.entry])[0], 'docno', `paper ${x.docno} is not in the corpus store`);
+      return doc;
+    }));
+  }
+  return out;
 }

@@ -13,12 +13,9 @@ import { bestOf, gridPoints } from '../util/best.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { experiment, type ExperimentCache } from './experiment.ts';
 import type { TopicSet } from './topic-sets.ts';
+import type { TuneSpec } from './kinds/types.ts';
 
 /** What a config's `tune:` asks: each parameter's grid (in the order given) and the measure to maximise. */
-export interface TuneSpec {
-  grid: Record<string, number[]>;
-  measure: string;
-}
 
 /** A grid point as file names show it: `k1=0.9,b=0.4`. */
 const pointLabel = (p: Record<string, number>) => paramsText(p, ',');
@@ -56,13 +53,16 @@ export async function tune(t: TuneInput): Promise<TuningRecord> {
   const r = await experiment({
     docs: split.docs, topics: split.topics, pool: split.pool, qrels: split.qrels, measures: [spec.measure], k: t.k, setting: split.setting, retrievers,
     ...(t.cache ? { cache: { ...t.cache, name: dir, cellFile: (p: string) => `${dir}/${p}.json`, runFile: false as const } } : {}),
+    ...(t.log ? { log: t.log } : {}),
   });
+  // Points searched now have ranked lists; the others were read back from the cache.
+  const cached = points.length - r.lists.size;
   const grid = r.cells.map((c, i) => {
     t.onPoint?.(points[i], c.means[spec.measure]);
     return { params: points[i], score: c.means[spec.measure] };
   });
   const best = bestOf(grid);
-  t.log?.(`${t.model}: ${paramsText(best.params)} (${spec.measure} ${best.score.toFixed(4)} on ${split.topics.length} validation queries, ${split.id})`);
+  t.log?.(`${t.model}: ${paramsText(best.params)} (${spec.measure} ${best.score.toFixed(4)} on ${split.topics.length} validation queries, ${split.id}${cached ? `; ${cached} of ${points.length} points from the cache` : ''})`);
   return {
     model: t.model, measure: spec.measure, topics: split.id, queries: split.topics.length, poolSize: split.pool?.length ?? 0,
     params: Object.fromEntries(names.map((n) => [n, spec.grid[n]])), grid, chosen: best.params,

@@ -37,8 +37,11 @@ export function significanceFrameOf(rows: readonly (Omit<SignificanceRow, 'proto
 
 /** The tidy tuning table (a row per grid point and parameter) with one row per grid point and a column per parameter. */
 function pivotParams(t: Frame): Frame {
-  if (t.numRows() === 0) return t.select('model', 'measure', 'queries', 'pool', 'point', 'score', 'chosen');
-  return t.groupby('model', 'measure', 'queries', 'pool', 'point', 'score', 'chosen').pivot('param', 'value');
+  const keys = ['model', 'measure', 'queries', 'pool', 'point', 'score', 'chosen'];
+  if (t.numRows() === 0) return t.select(...keys);
+  // pivot orders the new columns by name; keep the grid's order (k1 before b) as results.json has it
+  const params = [...new Set(t.array('param') as string[])];
+  return t.groupby(...keys).pivot('param', 'value').select(...keys, ...params);
 }
 
 /** Trusted HTML made by citebench's own renderers (input strings already escaped). */

@@ -9,7 +9,8 @@
  *   qrels/<group>.qrels    relevance judgements of each pool group (TREC qrels, paper ids)
  *   runs/<model>/<group>.trec   each model's top-k (TREC run), re-checkable with `citebench eval` or trec_eval
  *   cells/<model>/<group>.json  CellRecord: means and per-query values of every measure
- *   mdcr/                  mdcr_{val,test}.json, mdcr_{val,test}_data.jsonl, scores/<model>.json
+ *   mdcr/                  mdcr_{val,test}.json, mdcr_{val,test}_data.jsonl, scores/<model>.json (evaluate.py's scores
+ *                          files) and cells/<model>.json (their records in the one cache: key, evaluate.py's numbers)
  *   report.md              the Markdown tables
  * <group> is dataset/4k-r1, field/Bio/r1, field-val/Bio/r1 …
  */

@@ -103,7 +103,9 @@ test('bm25 index / search / tune on a synthetic store; unknown ids are named by 
     assert.equal(r.status, 0, r.stderr);
     const tuned = JSON.parse(readFileSync(join(dir, 'tune.json'), 'utf8'));
     assert.equal(tuned.grid.length, 4);
-    assert.equal(tuned.best.score, Math.max(...tuned.grid.map((p: { score: number }) => p.score)));
+    const best = Math.max(...tuned.grid.map((p: { score: number }) => p.score));
+    assert.deepEqual(tuned.chosen, tuned.grid.find((p: { score: number }) => p.score === best).params, 'the first point of the best score');
+    assert.deepEqual(tuned.params, { k1: [0.5, 1.2], b: [0.3, 0.75] });
     assert.match(r.stdout, /1 qrels lines of other queries skipped/);
     // The qrels go through the eval module's reader: a doc judged twice is named by file and line.
     writeFileSync(join(dir, 'dup-qrels.txt'), `${qrels[0]}\n${qrels[0]}\n`);

@@ -95,6 +95,7 @@ test('experiment: per-topic candidate lists are scored as given; in memory witho
   const lists = out.lists.get('c')!;
   candidates.forEach((c, i) => assert.deepEqual([...lists.docs.subarray(lists.offsets[i], lists.offsets[i + 1])].sort(), [...c].sort()));
   rel.forEach((rs, i) => assert.ok(Math.abs(out.cells[0].perQuery.MAP[i] - ap(r, topics[i], rs, [...candidates[i]])) < 1e-6));
-  await assert.rejects(() => experiment({ docs, topics, qrels, retrievers: [], measures: ['MAP'], k: 10 }), /give a pool or per-topic candidate lists/);
+  await assert.rejects(() => experiment({ docs, topics, candidates: candidates.slice(1), qrels, retrievers: [], measures: ['MAP'], k: 10 }), /^CitebenchError: experiment: 2 candidate lists for 3 topics$/);
+  await assert.rejects(() => experiment({ docs, topics, pool, qrels, retrievers: [], measures: [], k: 10 }), /give qrels and measures \(or an MDCR benchmark\)/);
   await assert.rejects(() => experiment({ docs, topics, pool, qrels, retrievers: [], measures: ['P'], k: 10 }), /'P' expands to \d+ measures/);
 });

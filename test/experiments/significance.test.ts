@@ -24,7 +24,7 @@ before(() => {
 });
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
-test('the baselines: the config's list (those ready), else the first lexical model; none without one', () => {
+test("the baselines: the config's list (those ready), else the first lexical model; none without one", () => {
   const models = [{ name: 'specter', weights: 'trained' as const }, { name: 'bm25-tuned', weights: 'lexical' as const }, { name: 'bm25', weights: 'lexical' as const }];
   assert.deepEqual(baselinesOf({}, models), ['bm25-tuned']);
   assert.deepEqual(baselinesOf({ significance: { baselines: ['bm25', 'specter'] } }, models), ['bm25', 'specter']);

@@ -16,7 +16,8 @@ import { PAPER_PREFILTER } from '../../src/corpus/prefilter.ts';
 import { FIELDS, FIELD_ABBREV, type Field } from '../../src/corpus/fields.ts';
 import { sampleQueries, eligibleQueries } from '../../src/sampling/pools.ts';
 import { Rng } from '../../src/util/rng.ts';
-import { readRunLists, type MdcrPlan } from '../../src/experiments/mdcr.ts';
+import { readRunLists } from '../../src/experiments/mdcr-stage.ts';
+import type { MdcrPlan } from '../../src/sampling/mdcr-plan.ts';
 import {
   buildMdcrSplit, mostCitedOfField, mdcrBenchmarkText, mdcrDataRecords, mdcrDataText, sampleMdcrQueries, type MdcrBuild, type RankedIds,
 } from '../../src/sampling/mdcr-build.ts';

@@ -1,10 +1,11 @@
 // MDCR through the retrievers' candidate mode in a run: composed models whose retriever scores fixed lists
 // (navigation's and re-ranking's ranking phase) get MDCR numbers; with BM25 as their ranking phase they score
 // every pair as BM25 does (the data file's papers as the pool), so their evaluate.py numbers equal BM25's; the
-// Profiler, which ranks a pool, is left out. A second run reads the scores back from the work folder's cache.
+// Profiler, which ranks a pool, is left out. Each model's scores are a cell of the one cache: a second run reads
+// them back (mdcr/cells/<model>.json beside the scores file) instead of scoring again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { parseConfig } from '../../src/experiments/config.ts';
@@ -40,12 +41,11 @@ test('MDCR in a run: navigation and rerank score the pairs (equal to BM25 with B
     }
     const nav = readFileSync(join(dir, 'results/mdcr/scores/nav.json'), 'utf8');
     assert.equal(nav, readFileSync(join(dir, 'results/mdcr/scores/bm25.json'), 'utf8'), 'navigation with BM25 ranking: BM25\'s scores');
-    const cache = join(dir, 'work/mdcr-scores');
-    const before = readdirSync(cache).map((f) => `${f}@${statSync(join(cache, f)).mtimeMs}`).sort();
-    assert.equal(before.length, 3);
+    const stamps = () => ['bm25', 'nav', 'rr'].flatMap((m) => [`mdcr/cells/${m}.json`, `mdcr/scores/${m}.json`]).map((f) => `${f}@${statSync(join(dir, 'results', f)).mtimeMs}`);
+    const before = stamps();
     const again = await runExperiment(cfg, { log: () => {}, threads: 1 });
     again.store.close();
-    assert.deepEqual(readdirSync(cache).map((f) => `${f}@${statSync(join(cache, f)).mtimeMs}`).sort(), before, 'read back, not re-scored');
+    assert.deepEqual(stamps(), before, 'read back, not re-scored');
     assert.deepEqual(again.results.mdcr, out.results.mdcr);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -223,9 +223,13 @@ test('the significance table equals results.json\'s tests recomputed from per-qu
 
 test('the page in headless Chromium: every table and chart visible; the settings chart draws each model and setting', async () => {
   const shots = mkdtempSync(join(tmpdir(), 'citebench-beyond-shots-'));
-  await openChecked(browser, html(), { tables: 11, charts: 3 }, join(shots, 'beyond.png'));
+  // Charts: pool sizes, both settings, significance, and the Profiler's β tuning (a kind-neutral tuning record).
+  await openChecked(browser, html(), { tables: 11, charts: 4 }, join(shots, 'beyond.png'));
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   await page.goto(pathToFileURL(html()).href);
+  const tuning = page.locator('figure#chart-tuning-prof');
+  assert.equal(await tuning.count(), 1, 'the Profiler\'s tuning chart');
+  assert.ok((await tuning.locator('svg path, svg rect').count()) > 0, 'it draws its bars');
   const toc = await page.locator('nav.toc a').allTextContents();
   assert.ok(toc.includes('Table 1 (inductive)') && toc.includes('Significance'), toc.join(', '));
   const chart = page.locator('#chart-settings');

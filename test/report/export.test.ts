@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/experiments/config.ts';
 import { runExperiment } from '../../src/experiments/run.ts';
 import { csvField, exportResults } from '../../src/report/export.ts';
 import { loadResults } from '../../src/report/frames.ts';
+import { readResults } from '../../src/report/results.ts';
 import { TIDY_TABLE_NAMES } from '../../src/report/tidy.ts';
 import { run as cli } from '../../src/cli/commands/export.ts';
 import { CitebenchError } from '../../src/util/errors.ts';
@@ -44,8 +45,11 @@ before(async () => {
   expected.set('cells', { columns: [...KEY, 'pool_members', 'queries', 'empty_lists', 'measure', 'value', 'cell_file', 'run_file', 'qrels_file'], rows: cells });
   expected.set('per_query', { columns: [...KEY, 'query_id', 'measure', 'value'], rows: perQuery });
   expected.set('tuning', {
-    columns: ['model', 'measure', 'queries', 'pool_size', 'k1', 'b', 'score', 'chosen'],
-    rows: r.tuning.flatMap((t: Row & { grid: Row[]; chosen: Row }) => t.grid.map((g) => [t.model, t.measure, t.queries, t.poolSize, g.k1, g.b, g.score, g.k1 === t.chosen.k1 && g.b === t.chosen.b])),
+    // One row per grid point and parameter.
+    columns: ['model', 'measure', 'queries', 'pool_size', 'point', 'param', 'value', 'score', 'chosen'],
+    rows: r.tuning.flatMap((t: Row & { grid: { params: Record<string, number>; score: number }[]; chosen: Record<string, number> }) => t.grid.flatMap((g, i) => Object.entries(g.params).map(([param, value]) => [
+      t.model, t.measure, t.queries, t.poolSize, i + 1, param, value, g.score, Object.keys(t.chosen).every((k) => g.params[k] === t.chosen[k]),
+    ]))),
   });
   const fields: unknown[][] = [];
   const types: unknown[][] = [];
@@ -108,7 +112,7 @@ test('Parquet: every table read back by hyparquet equals results.json and the ce
     const meta = parquetMetadata(file);
     assert.deepEqual(meta.schema.slice(1).map((s) => s.name), want.columns, `${name}: columns`);
     for (const s of meta.schema.slice(1)) {
-      const type = s.name === 'value' || ['k1', 'b', 'score'].includes(s.name) ? 'DOUBLE' : s.name === 'chosen' ? 'BOOLEAN' : ['pool_size', 'repeat', 'pool_members', 'queries', 'empty_lists'].includes(s.name) ? 'INT32' : 'BYTE_ARRAY';
+      const type = ['value', 'score'].includes(s.name) ? 'DOUBLE' : s.name === 'chosen' ? 'BOOLEAN' : ['pool_size', 'repeat', 'pool_members', 'queries', 'empty_lists', 'point'].includes(s.name) ? 'INT32' : 'BYTE_ARRAY';
       assert.equal(s.type, type, `${name}.${s.name}: type`);
       assert.equal(s.repetition_type, ['cells', 'per_query'].includes(name) && ['field', 'weights', 'task'].includes(s.name) ? 'OPTIONAL' : 'REQUIRED', `${name}.${s.name}: nullability`);
     }
@@ -175,7 +179,11 @@ test('notebook API: tidy() is the exported table; tuning and models frames come 
     assert.equal(rows.length, want.rows.length);
     rows.forEach((row, i) => want.columns.forEach((c, j) => assert.equal(row[c], want.rows[i][j], `${name} row ${i} ${c}`)));
   }
-  assert.deepEqual(res.tuning.columnNames(), ['model', 'measure', 'queries', 'pool', 'k1', 'b', 'score', 'chosen']);
+  // The frame: one row per grid point, a column per parameter.
+  assert.deepEqual(res.tuning.columnNames(), ['model', 'measure', 'queries', 'pool', 'point', 'score', 'chosen', 'k1', 'b']);
+  const points = res.tuning.objects() as Row[];
+  const t = readResults(dir).tuning[0];
+  assert.deepEqual(points.map((p) => [p.k1, p.b, p.score]), t.grid.map((g) => [g.params.k1, g.params.b, g.score]));
   assert.throws(() => res.tidy('nope' as never), CitebenchError);
 });
 

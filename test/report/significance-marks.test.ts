@@ -7,13 +7,14 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fabricateResults } from '../../bench/report/fabricate.ts';
 import { FIELDS, FIELD_ABBREV } from '../../src/corpus/fields.ts';
 import { holm, pairedTTest } from '../../src/eval/significance.ts';
-import { tableHtml } from '../../src/report/html.ts';
+import { legendOf, tableHtml } from '../../src/report/html.ts';
+import { significanceStage } from '../../src/experiments/significance-stage.ts';
 import { tableHeading } from '../../src/report/tables.ts';
 import { renderMarkdownReport } from '../../src/report/markdown.ts';
 import { loadPaperNumbers } from '../../src/report/paper-numbers.ts';
@@ -114,7 +115,7 @@ test('every mark of Tables 1, 2, 7, 8 is the stored decision of its cell', () =>
   // 3 models × (2 pools × 3 measures + 3 fields × 3 tables)
   assert.equal(n, 3 * (2 * 3 + 3 * 3));
   const marks = buildTables(r, paper).flatMap((t) => t.rows.flatMap((x) => x.cells)).filter((c) => c.kind === 'value' && c.sig);
-  assert.ok(marks.some((c) => c.kind === 'value' && c.sig!.pHolm < 0.05) && marks.some((c) => c.kind === 'value' && c.sig!.pHolm >= 0.05), 'both decisions occur');
+  assert.ok(marks.some((c) => c.kind === 'value' && c.sig!.some((s) => s.pHolm < 0.05)) && marks.some((c) => c.kind === 'value' && c.sig!.some((s) => s.pHolm >= 0.05)), 'both decisions occur');
 });
 
 test('a tampered record changes the rendered marks', () => {
@@ -187,4 +188,48 @@ test('a results.json of an older citebench: tables without marks, a note naming 
     assert.match(renderMarkdownReport(t, paper), /No significance marks/);
   }
   for (const tb of buildTables(r, paper)) assert.ok(!tb.intro.includes('No significance marks'));
+});
+
+test('two baselines: results.json stores both; every cell carries a test against each, marked * † and ‡ §, and the legends say so', () => {
+  const t = structuredClone(r);
+  t.significance = significanceStage({ measures: t.measures, seed: t.seed, significance: { baselines: ['bm25', 'specter'] } }, tmp, t.models, t.cells);
+  assert.deepEqual(t.significance.baselines, ['bm25', 'specter']);
+  const rows = significanceRows(t);
+  let cells = 0;
+  for (const tb of buildTables(t, paper).filter((x) => /^table[1278]$/.test(x.id))) {
+    const cols = columnsOf(tb.id, t);
+    for (const tr of tableHtml(tb).split('<tr>').filter((x) => x.includes('scope="row"'))) {
+      const model = /<span class="label">([^<]*)<\/span>/.exec(tr)![1];
+      [...tr.matchAll(/<td class="num[^"]*">(.*?)<\/td>/g)].forEach((m, j) => {
+        if (!cols[j]) return;
+        const want = rows.get(significanceKey({ ...cols[j]!, model })) ?? [];
+        const got = [...m[1].matchAll(/<span class="sig" title="vs ([^ ]+) [^"]*">([^<]*)<\/span>/g)].map((x) => ({ baseline: x[1], mark: x[2] }));
+        assert.deepEqual(got.map((x) => x.baseline), want.map((x) => x.baseline), `${tb.id} ${model} column ${j}: one test per baseline, in order`);
+        want.forEach((x, i) => {
+          const [tm, rm] = x.baseline === 'bm25' ? ['*', '†'] : ['‡', '§'];
+          assert.equal(got[i].mark, `${x.pHolm < 0.05 ? tm : ''}${x.pRandomizationHolm < 0.05 ? rm : ''}`);
+        });
+        if (want.length === 2) cells++;
+      });
+    }
+    assert.match(legendOf(tb), /\* paired t-test, † paired randomization test against bm25; ‡ paired t-test, § paired randomization test against specter/);
+  }
+  assert.ok(cells > 0, 'models other than both baselines are tested against both');
+  assert.match(renderMarkdownReport(t, paper), /Marks: `\*` paired t-test, `†` paired randomization test against bm25; `‡` paired t-test, `§` paired randomization test against specter/);
+});
+
+test('a results.json of the previous format (one baseline, rows without it) is read as it is: the same marks', () => {
+  const old = structuredClone(r) as unknown as { significance: Record<string, unknown> };
+  const { baselines, rows, ...rest } = r.significance!;
+  old.significance = { ...rest, baseline: baselines[0], family: 'protocol, setting, measure', rows: rows.map(({ baseline: _b, ...x }) => x) };
+  const dir = mkdtempSync(join(tmpdir(), 'citebench-marks-old-'));
+  try {
+    cpSync(tmp, dir, { recursive: true });
+    writeFileSync(join(dir, 'results.json'), JSON.stringify(old));
+    const back = readResults(dir);
+    assert.deepEqual(back.significance, r.significance);
+    assert.equal(renderMarkdownReport(back, paper), renderMarkdownReport(r, paper));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

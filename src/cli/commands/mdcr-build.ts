@@ -9,9 +9,11 @@ import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
 import { writeFileAtomic } from '../../util/atomic.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { checkIndexMatchesStore } from './bm25-common.ts';
-import {
-  MDCR_SPLITS, bm25MdcrLists, buildMdcr, checkPlanFields, formatJaccard, planMdcr, readRunLists, writeMdcr, type MdcrModelLists,
-} from '../../experiments/mdcr.ts';
+import { MDCR_SPLITS, buildMdcr, formatJaccard, mdcrListDepth, planMdcr, writeMdcr, type MdcrModelLists, type MdcrPlan } from '../../sampling/mdcr-plan.ts';
+import type { MdcrSplit, RankedIds } from '../../sampling/mdcr-build.ts';
+import { readRunLists } from '../../experiments/mdcr-stage.ts';
+import type { Retriever } from '../../retrieval/retriever.ts';
+import type { Field } from '../../corpus/fields.ts';
 
 export const usage = `usage: citebench mdcr build --corpus STORE --out DIR [--bm25-index INDEX] [--run NAME=PATH ...]
                           [--seed 1] [--queries-per-field 200] [--fields F,F,...] [--pool-size 100000]
@@ -98,4 +100,25 @@ export async function run(args: string[]) {
   for (const n of [...built.official.notes, ...built.test.notes, ...built.val.notes]) console.error(`note: ${n}`);
   console.log(`wrote ${files.join(', ')}`);
   store.close();
+}
+
+/** A retriever's ranked lists over each split's field-level pools (the query itself excluded). */
+async function bm25MdcrLists(store: CorpusStore, retriever: Retriever, plan: MdcrPlan): Promise<Record<MdcrSplit, Map<Field, RankedIds>>> {
+  const out = { test: new Map<Field, RankedIds>(), val: new Map<Field, RankedIds>() };
+  for (const split of MDCR_SPLITS) {
+    for (const f of plan.fields) {
+      const queries = plan.queries[split].get(f)!;
+      out[split].set(f, await retriever.search({ queries, pool: plan.pools[split].get(f)!, k: mdcrListDepth(store, queries) }));
+    }
+  }
+  return out;
+}
+
+function checkPlanFields(fields: string[] | undefined, parse: (s: string) => Field | undefined): Field[] | undefined {
+  if (!fields) return undefined;
+  return fields.map((s) => {
+    const f = parse(s.trim());
+    if (!f) throw new CitebenchError(`unknown field '${s}' (use a MAG field name or abbreviation)`);
+    return f;
+  });
 }

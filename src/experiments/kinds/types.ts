@@ -13,7 +13,6 @@ import type { Field } from '../../corpus/fields.ts';
 import type { Setting } from '../../retrieval/retriever.ts';
 import type { Reader } from '../config-reader.ts';
 import type { ReadyModel, SkippedModel } from '../models.ts';
-import type { TuneSpec } from '../tune.ts';
 
 /** Every model config has these two; the rest is its kind's. */
 export interface ModelConfigBase {
@@ -106,6 +105,12 @@ export interface KindCost<C> {
   cellsNote?(c: C, groups: number): string;
   /** Stages of its own before the cells (encoding); `poolArticles` = the expected union of all pools. */
   stages?(c: C, env: CostEnv, poolArticles: number): Estimate[];
+}
+
+/** What a kind tunes: a grid per parameter and the measure that chooses (on the tuning split). */
+export interface TuneSpec {
+  grid: Record<string, number[]>;
+  measure: string;
 }
 
 export interface KindEntry<C extends ModelConfigBase> {

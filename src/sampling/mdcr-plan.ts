@@ -1,27 +1,18 @@
 /**
- * MDCR end to end over a corpus store (paper §4): sample both splits' field-level queries and pools, get each
- * model's ranked lists (BM25 searched here, other models from TREC runs or in-memory lists), build the splits
- * and write the official files. The runner calls, in order:
- *   planMdcr(store, cfg)                        queries + field-level pools per split and field
- *   bm25MdcrLists(store, retriever, plan)       BM25's ranked lists (or any Retriever's) for every split/field
- *   readRunLists(store, path, plan)             a TREC run (path may hold {split} and {field}) as ranked lists,
- *                                               in trec_eval's order (eval/trec-run.ts)
- *   buildMdcr(store, plan, lists, seed)         both splits; val reuses the models test chose
- *   writeMdcr(dir, store, built)                mdcr_{val,test}.json, mdcr_{val,test}_data.jsonl, report
+ * MDCR's build over a corpus store (paper §4.1) from its plan to its files: both splits' field-level queries and
+ * pools (planMdcr), both splits built from the models' ranked lists (buildMdcr: test chooses the model-based types
+ * by Jaccard, val reuses them), and the official files with a build report (writeMdcr). The lists come from the
+ * caller — the runner reads its run files, `citebench mdcr build` searches or reads TREC runs.
  */
 import { join } from 'node:path';
 import type { CorpusStore } from '../corpus/store.ts';
-import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
-import { samplePool } from '../sampling/pools.ts';
+import { FIELDS, type Field } from '../corpus/fields.ts';
+import { writeFileAtomic } from '../util/atomic.ts';
 import {
   MDCR_OFFICIAL_KEYS, buildMdcrSplit, mdcrBenchmarkText, mdcrDataRecords, mdcrDataText, mdcrOfficialCheck, sampleMdcrQueries,
   type MdcrBuild, type MdcrOfficialCheck, type MdcrSplit, type RankedIds,
-} from '../sampling/mdcr-build.ts';
-import { readRankedRun } from '../eval/trec-run.ts';
-import { lineNumbersOf } from '../eval/trec-io.ts';
-import type { Retriever } from '../retrieval/retriever.ts';
-import { writeFileAtomic } from '../util/atomic.ts';
-import { CitebenchError, InputError } from '../util/errors.ts';
+} from './mdcr-build.ts';
+import { samplePool } from './pools.ts';
 
 export const MDCR_SPLITS: readonly MdcrSplit[] = ['test', 'val'];
 
@@ -67,61 +58,6 @@ export function planMdcr(store: CorpusStore, cfg: MdcrPlanConfig): MdcrPlan {
     }
   }
   return { fields, queries, pools, seed: cfg.seed, ...(notes.length ? { notes } : {}) };
-}
-
-/** A retriever's ranked lists over each split's field-level pools (the query itself excluded). */
-export async function bm25MdcrLists(store: CorpusStore, retriever: Retriever, plan: MdcrPlan): Promise<Record<MdcrSplit, Map<Field, RankedIds>>> {
-  const out = { test: new Map<Field, RankedIds>(), val: new Map<Field, RankedIds>() };
-  for (const split of MDCR_SPLITS) {
-    for (const f of plan.fields) {
-      const queries = plan.queries[split].get(f)!;
-      out[split].set(f, await retriever.search({ queries, pool: plan.pools[split].get(f)!, k: mdcrListDepth(store, queries) }));
-    }
-  }
-  return out;
-}
-
-/**
- * Ranked lists from a TREC run (`qid Q0 docno rank score tag`, ids = paper ids), best first by score, ties by
- * docno descending as trec_eval orders them. `path` may contain `{split}` (test, val) and `{field}` (the paper's
- * abbreviation, e.g. CS) to read one file per split and field, or be a function of both; otherwise one file
- * serves every query (a query sampled in two fields then gets the same list in both).
- */
-export function readRunLists(store: CorpusStore, path: string | ((split: MdcrSplit, field: Field) => string), plan: MdcrPlan): Record<MdcrSplit, Map<Field, RankedIds>> {
-  const out = { test: new Map<Field, RankedIds>(), val: new Map<Field, RankedIds>() };
-  const cache = new Map<string, Map<string, number[]>>();
-  for (const split of MDCR_SPLITS) {
-    for (const f of plan.fields) {
-      const file = typeof path === 'function' ? path(split, f) : path.replaceAll('{split}', split).replaceAll('{field}', FIELD_ABBREV[f]);
-      let lists = cache.get(file);
-      if (!lists) cache.set(file, (lists = parseRun(store, file)));
-      const queries = plan.queries[split].get(f)!;
-      const offsets = new Uint32Array(queries.length + 1);
-      const docs: number[] = [];
-      queries.forEach((q, k) => {
-        const l = lists!.get(store.id(q));
-        if (!l) throw new InputError(file, undefined, store.id(q), `no ranked list for ${split} query ${store.id(q)} (${f}); write the plan with --write-plan to see the queries`);
-        docs.push(...l);
-        offsets[k + 1] = docs.length;
-      });
-      out[split].set(f, { offsets, docs: Uint32Array.from(docs) });
-    }
-    if (cache.size > 4) cache.clear(); // one file per split and field: keep memory bounded
-  }
-  return out;
-}
-
-/** A run's lists in trec_eval's order (eval/trec-run.ts), as corpus indices: query id → ranked docs. */
-function parseRun(store: CorpusStore, file: string): Map<string, number[]> {
-  const out = new Map<string, number[]>();
-  for (const [qid, list] of readRankedRun(file).lists) {
-    out.set(qid, list.map((x) => {
-      const doc = store.indexOf(x.docno);
-      if (doc < 0) throw new InputError(file, lineNumbersOf(file, [x.entry])[0], 'docno', `paper ${x.docno} is not in the corpus store`);
-      return doc;
-    }));
-  }
-  return out;
 }
 
 export interface MdcrBuilt {
@@ -171,11 +107,3 @@ export function formatJaccard(b: MdcrBuild): string {
   return [`${b.split}: mean Jaccard index of the models' top-200 negatives over ${j.queries} queries`, head, ...rows, `chosen: ${b.chosen.join(', ') || 'none'}`].join('\n') + '\n';
 }
 
-export function checkPlanFields(fields: string[] | undefined, parse: (s: string) => Field | undefined): Field[] | undefined {
-  if (!fields) return undefined;
-  return fields.map((s) => {
-    const f = parse(s.trim());
-    if (!f) throw new CitebenchError(`unknown field '${s}' (use a MAG field name or abbreviation)`);
-    return f;
-  });
-}
