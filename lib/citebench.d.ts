@@ -886,74 +886,12 @@ declare module "citebench/src/retrieval/bm25/index-format" {
     /** Load an index directory; postings land in SharedArrayBuffers. */
     export function loadIndex(dir: string): Bm25Index;
 }
-declare module "citebench/src/retrieval/bm25/analyzer" {
-    /** Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET. */
-    export const ENGLISH_STOP_WORDS: ReadonlySet<string>;
-    /** Java's Character.toLowerCase per code point (simple case mapping, no context, no locale). */
-    export function javaLowerCase(s: string): string;
-    /** EnglishPossessiveFilter: strip a trailing 's / ’s / ＇s (either case of s). */
-    export function stripPossessive(tok: string): string;
+declare module "citebench/src/retrieval/bm25/scoring-arrays" {
     /**
-     * The analysed terms of texts. Keeps a cache from raw token to term (or null for a stop word), because in a
-     * corpus the same surface forms recur millions of times; the cache is cleared when it grows past `maxCache`.
+     * What a BM25 search reads and returns, as plain typed arrays: they are shared with worker threads, sent to
+     * search processes and read field by field by the compiled kernel (kernel.ts), so they stay free of classes.
      */
-    export class EnglishAnalyzer {
-        private readonly maxCache;
-        private readonly stemmer;
-        private cache;
-        constructor(maxCache?: number);
-        /** The term for one raw token, or null when it is a stop word (or empties out). */
-        term(raw: string): string | null;
-        /** Calls `emit(term)` for each analysed term of `text`, in order. */
-        forEachTerm(text: string, emit: (term: string) => void): void;
-        analyze(text: string): string[];
-    }
-    /** The text BM25 indexes and queries with for an article: title and abstract, as the paper concatenates them. */
-    export function articleText(a: {
-        title: string;
-        abstract: string;
-    }): string;
-}
-declare module "citebench/src/retrieval/bm25/kernel" {
-    export interface Bm25Kernel {
-        /** `a`: search.ts's ScoringArrays. */
-        createScorer(a: object, tableMinPostings: number, blockDocs: number): object;
-        /** [docs, scores] best first; null when a posting's stored frequency is missing (damaged index). */
-        search(scorer: object, terms: Uint32Array, weights: Float32Array, k: number, exclude: number): [Uint32Array, Float32Array] | null;
-    }
-    /** The kernel, or null (TypeScript search). Loaded once per thread. */
-    export function bm25Kernel(): Bm25Kernel | null;
-}
-declare module "citebench/src/retrieval/bm25/search" {
-    /**
-     * BM25 scoring exactly as Lucene ≥ 8 (BM25Similarity, Lucene 8.7) computes it, over the whole corpus or over a
-     * candidate pool searched as if it had been indexed alone.
-     *
-     *   idf    = (float) ln(1 + (N − df + 0.5) / (df + 0.5))          N = docs of the pool with ≥ 1 term
-     *   avgdl  = (float) (sumTotalTermFreq / (double) N)               over the pool
-     *   normInverse(d) = 1f / (k1 * ((1 − b) + b * len(d) / avgdl))    float ops; len = byte4ToInt(norm) (lossy)
-     *                                                                  or the exact length (accurate)
-     *   weight = boost * idf                                           boost = count of the term in the query
-     *   term score = weight − weight / (1f + tf * normInverse(d))     float ops (BM25Scorer.score)
-     *   doc score  = (float) Σ (double) term scores                    (WANDScorer / BooleanScorer sum in double)
-     *
-     * Every float step is rounded with Math.fround: for +, −, ×, ÷ of two floats, rounding the double result to
-     * float gives the float result (53 ≥ 2·24 + 2), so scores equal Lucene's bit for bit up to the order of the
-     * double summation.
-     *
-     * Ranking: score descending, ties by `tieKey` descending — with the corpus store's idOrder this is trec_eval's
-     * order (equal scores: docno descending), so evaluation sees exactly our ranking. Default tie key: corpus index.
-     */
-    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
-    import { EnglishAnalyzer } from "citebench/src/retrieval/bm25/analyzer";
-    import { type Bm25Kernel } from "citebench/src/retrieval/bm25/kernel";
-    export interface Bm25Params {
-        k1: number;
-        b: number;
-        /** Exact document lengths (Anserini -bm25.accurate) instead of Lucene's lossy one-byte norms. */
-        accurate: boolean;
-    }
-    export const DEFAULT_PARAMS: Bm25Params;
+    import type { Bm25Index } from "citebench/src/retrieval/bm25/index-format";
     /** What a scorer needs — the index's postings plus pool statistics: plain typed arrays, shareable with workers. */
     export interface ScoringArrays extends Pick<Bm25Index, 'docCount' | 'offsets' | 'docs' | 'tfNorms' | 'tfBigPos' | 'tfBigVal'> {
         /** Lossy mode: normInverse of each of the 256 norm bytes (BM25Similarity's cache); null in accurate mode. */
@@ -980,109 +918,10 @@ declare module "citebench/src/retrieval/bm25/search" {
         terms: Uint32Array;
         weights: Float32Array;
     }
-    /** Collection statistics of a pool (or the whole corpus) and the per-document norms derived from them. */
-    export class PoolStats {
-        private readonly ix;
-        readonly params: Bm25Params;
-        /** Documents of the pool that have at least one term (Lucene's docCount). */
-        readonly N: number;
-        readonly sumTotalTermFreq: number;
-        readonly avgdl: number;
-        readonly member: Uint8Array | null;
-        readonly normInv: Float32Array;
-        readonly normCache: Float32Array | null;
-        private readonly dfCache;
-        constructor(ix: Bm25Index, params: Bm25Params, pool?: Uint32Array);
-        /** Document frequency of term `t` within the pool. */
-        df(t: number): number;
-        /** Lucene's idf, as a float. */
-        idf(t: number): number;
-        /**
-         * Turn analysed query terms into a scorable query: one SHOULD clause per token, duplicates folded into a
-         * boost (as Lucene's BooleanQuery rewrite does); terms absent from the pool contribute nothing.
-         */
-        prepare(termIds: ArrayLike<number>): PreparedQuery;
-        arrays(tieKey: Uint32Array | null): ScoringArrays;
-    }
-    /** Pools holding less than this fraction of the index are searched over their own postings (slicePool). */
-    export const SLICE_BELOW = 0.5;
-    /**
-     * The pool as an index of its own: the index's postings of member documents only, in the same order, with the
-     * members numbered 0…P−1 in corpus order (poolDocs maps them back), so every score, sum order and tie is the one
-     * the whole-index sweep gives; `member` becomes null. A query then reads its terms' postings in the pool and
-     * sweeps P accumulators instead of the corpus's — at S2ORC's 16 M articles a 200 k pool's queries cost what they
-     * cost in a 200 k-article index — for one pass over the postings per pool (cached while the pool's membership
-     * array lives; the pool's document frequencies come with it, PoolStats.df). Large pools and whole-corpus
-     * searches are returned as they are; so are searches of fixed candidates (they may name documents outside the
-     * pool).
-     */
-    export function slicePool(a: ScoringArrays): ScoringArrays;
-    /** Analyse query texts into term ids of the index vocabulary (unknown terms dropped). */
-    export function queryTermIds(analyzer: EnglishAnalyzer, vocab: Map<string, number>, text: string): number[];
+    /** A search's result, best first. */
     export interface TopK {
         docs: Uint32Array;
         scores: Float32Array;
-    }
-    /**
-     * Scores one query at a time, term at a time, one block of documents at a time: each block's accumulators
-     * (8 bytes per document of the block) stay in cache while every query term's postings for that block are
-     * read sequentially — at a million documents, a whole-corpus accumulator made every posting a cache miss.
-     * Per document, contributions are still added in query-term order, so scores do not depend on the block size.
-     * Each block is then swept in order; documents with a positive score compete for a size-k min-heap.
-     * (MaxScore pruning was tried: with title+abstract queries of ~100+ terms the non-essential bounds add up to
-     * about the top-k threshold, so nearly every document survives and probing cost more than scanning.)
-     * The compiled kernel (kernel.ts) runs this same loop, bit for bit, for every search without fixed candidates;
-     * this TypeScript is the fallback where it was not built. Fixed candidates are looked up instead (rankCandidates).
-     */
-    export class QueryScorer {
-        private readonly a;
-        private readonly tableMinPostings;
-        private readonly acc;
-        private table;
-        private cursor;
-        private heapDocs;
-        private heapScores;
-        private heapSize;
-        private readonly blockDocs;
-        private readonly kernel;
-        /** The kernel's scorer over `a` (it holds its own scratch space), or null. */
-        private readonly native;
-        /**
-         * @param tableMinPostings postings count from which a term is scored via its table (tests force 0 or ∞).
-         * @param blockDocs documents per accumulator block (tests force small blocks); default: the kernel's or
-         * the TypeScript loop's own (blocks change speed only, never a score).
-         * @param kernel the compiled kernel, or null for the TypeScript loop (tests compare both).
-         */
-        constructor(a: ScoringArrays, tableMinPostings?: number, blockDocs?: number, kernel?: Bm25Kernel | null);
-        private tf;
-        /**
-         * Top k documents for a query. `exclude` = a corpus index never returned (the query article itself, or -1).
-         * With `candidates`, only those documents are ranked — all of them, score 0 when no term matches — under
-         * the pool's statistics (MDCR-style scoring of fixed candidates).
-         */
-        search(q: PreparedQuery, k: number, exclude?: number, candidates?: Uint32Array): TopK;
-        /** search() in the arrays' own numbering. */
-        private rank;
-        /**
-         * Fixed candidates (MDCR): exactly those documents, each ranked (score 0 when no term matches it). Each is
-         * looked up in its query terms' postings (binary search: a term's postings are in document order), its term
-         * scores summed in query-term order in a double as the sweep sums them, and offered to the heap in document
-         * order as the sweep offers them, so scores and ties are the sweep's. A query costs its terms × candidates ×
-         * log(postings) instead of its terms' postings: 65 candidates in a 16 M-article index.
-         */
-        private rankCandidates;
-        private k;
-        private worse;
-        private readonly f32;
-        private readonly u32;
-        /** Sums ≤ this cannot enter the heap: 0 until it is full, then the float just below its minimum score. */
-        private heapFloor;
-        private heapReset;
-        private heapOffer;
-        /** Put (s, d) at the root and restore the heap. */
-        private siftDown;
-        /** Empty the heap, best first. */
-        private heapDrain;
     }
 }
 declare module "citebench/src/retrieval/retriever" {
@@ -1133,8 +972,64 @@ declare module "citebench/src/retrieval/retriever" {
         search(request: SearchRequest): Promise<RankedLists>;
     }
 }
+declare module "citebench/src/retrieval/bm25/pool-stats" {
+    /**
+     * BM25 exactly as Lucene ≥ 8 (BM25Similarity, Lucene 8.7) computes it, over the whole corpus or over a candidate
+     * pool searched as if it had been indexed alone: the parameters, the pool's collection statistics, the query
+     * weights and the score of one posting. The scorers (typescript-kernel.ts, fixed-candidates.ts and the compiled
+     * kernel) only sum what this defines.
+     *
+     *   idf    = (float) ln(1 + (N − df + 0.5) / (df + 0.5))          N = docs of the pool with ≥ 1 term
+     *   avgdl  = (float) (sumTotalTermFreq / (double) N)               over the pool
+     *   normInverse(d) = 1f / (k1 * ((1 − b) + b * len(d) / avgdl))    float ops; len = byte4ToInt(norm) (lossy)
+     *                                                                  or the exact length (accurate)
+     *   weight = boost * idf                                           boost = count of the term in the query
+     *   term score = weight − weight / (1f + tf * normInverse(d))     float ops (BM25Scorer.score)
+     *   doc score  = (float) Σ (double) term scores                    (WANDScorer / BooleanScorer sum in double)
+     *
+     * Every float step is rounded with Math.fround: for +, −, ×, ÷ of two floats, rounding the double result to
+     * float gives the float result (53 ≥ 2·24 + 2), so scores equal Lucene's bit for bit up to the order of the
+     * double summation.
+     */
+    import type { Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    import type { PreparedQuery, ScoringArrays } from "citebench/src/retrieval/bm25/scoring-arrays";
+    export interface Bm25Params {
+        k1: number;
+        b: number;
+        /** Exact document lengths (Anserini -bm25.accurate) instead of Lucene's lossy one-byte norms. */
+        accurate: boolean;
+    }
+    export const DEFAULT_PARAMS: Bm25Params;
+    /** Lucene's BM25Scorer.score of one posting: `weight` = boost·idf, `tf` its frequency, `normInverse` its document's. */
+    export function termScore(weight: number, tf: number, normInverse: number): number;
+    /** Collection statistics of a pool (or the whole corpus) and the per-document norms derived from them. */
+    export class PoolStats {
+        private readonly ix;
+        readonly params: Bm25Params;
+        /** Documents of the pool that have at least one term (Lucene's docCount). */
+        readonly N: number;
+        readonly sumTotalTermFreq: number;
+        readonly avgdl: number;
+        readonly member: Uint8Array | null;
+        readonly normInv: Float32Array;
+        readonly normCache: Float32Array | null;
+        private readonly dfCache;
+        constructor(ix: Bm25Index, params: Bm25Params, pool?: Uint32Array);
+        /** Document frequency of term `t` within the pool. */
+        df(t: number): number;
+        /** Lucene's idf, as a float. */
+        idf(t: number): number;
+        /**
+         * Turn analysed query terms into a scorable query: one SHOULD clause per token, duplicates folded into a
+         * boost (as Lucene's BooleanQuery rewrite does); terms absent from the pool contribute nothing.
+         */
+        prepare(termIds: ArrayLike<number>): PreparedQuery;
+        /** The index's postings with this pool's norms and membership, and `tieKey` to break equal scores. */
+        arrays(tieKey: Uint32Array | null): ScoringArrays;
+    }
+}
 declare module "citebench/src/retrieval/bm25/search-worker" {
-    import { type PreparedQuery } from "citebench/src/retrieval/bm25/search";
+    import type { PreparedQuery } from "citebench/src/retrieval/bm25/scoring-arrays";
     export interface WorkerBatch {
         id: number;
         k: number;
@@ -1170,7 +1065,7 @@ declare module "citebench/src/retrieval/bm25/parallel" {
      */
     import type { ProcessInit } from "citebench/src/retrieval/bm25/search-process";
     import type { RankedLists } from "citebench/src/retrieval/retriever";
-    import { type PreparedQuery, type ScoringArrays, type TopK } from "citebench/src/retrieval/bm25/search";
+    import type { PreparedQuery, ScoringArrays, TopK } from "citebench/src/retrieval/bm25/scoring-arrays";
     import type { WorkerBatch } from "citebench/src/retrieval/bm25/search-worker";
     export interface BatchSearch {
         /**
@@ -1260,7 +1155,7 @@ declare module "citebench/src/retrieval/bm25/retriever" {
     import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
     import type { TextSource } from "citebench/src/corpus/article";
     import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
-    import { PoolStats, type Bm25Params } from "citebench/src/retrieval/bm25/search";
+    import { PoolStats, type Bm25Params } from "citebench/src/retrieval/bm25/pool-stats";
     import { type SearchProcesses } from "citebench/src/retrieval/bm25/parallel";
     export interface Bm25RetrieverOptions {
         params?: Partial<Bm25Params>;
@@ -3271,7 +3166,7 @@ declare module "citebench/src/retrieval/profiler/sparse" {
      *
      * — the paper's v̂_i = v_i + 1/|N_in| Σ (α v^s_ji + β v_j) with term-frequency vectors for v. S2ORC metadata has
      * no citation contexts, so the context term α v^s is 0 and β is the only weight. The pool is then scored with
-     * Lucene's BM25 (search.ts's formula and float steps, exact lengths) over the profiles as if they had been
+     * Lucene's BM25 (pool-stats.ts's formula and float steps, exact lengths) over the profiles as if they had been
      * indexed: N, df and avgdl are the profiles'. β = 0 is BM25 with exact lengths, score for score.
      * Profiles are built once per (pool, query set, setting scope) and reused while they stay the same.
      */

@@ -20,7 +20,7 @@ import { CitebenchError, InputError } from '../util/errors.ts';
 import type { RankedLists } from './retriever.ts';
 import { buildIndex } from './bm25/index.ts';
 import { Bm25Retriever } from './bm25/retriever.ts';
-import type { Bm25Params } from './bm25/search.ts';
+import type { Bm25Params } from './bm25/pool-stats.ts';
 import type { Encoder } from './dense/encoder.ts';
 import type { Distance } from './dense/models.ts';
 import { DenseRetriever } from './dense/retriever.ts';

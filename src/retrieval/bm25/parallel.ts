@@ -6,7 +6,9 @@
  */
 import type { ProcessInit } from './search-process.ts';
 import type { RankedLists } from '../retriever.ts';
-import { QueryScorer, SLICE_BELOW, slicePool, type PreparedQuery, type ScoringArrays, type TopK } from './search.ts';
+import { QueryScorer } from './query-scorer.ts';
+import { SLICE_BELOW, slicePool } from './pool-slice.ts';
+import type { PreparedQuery, ScoringArrays, TopK } from './scoring-arrays.ts';
 import type { ChildProcess } from 'node:child_process';
 import type { WorkerBatch } from './search-worker.ts';
 import { memoryLimit } from '../../util/memory.ts';
