@@ -14,7 +14,7 @@ import type { WorkerBatch } from './search-worker.ts';
 import { memoryLimit } from '../../util/memory.ts';
 import { tsFork, tsWorker } from '../../util/ts-worker.ts';
 
-export interface BatchSearch {
+interface BatchSearch {
   /**
    * The queries, or a function that prepares them — called once the searchers are starting, so that child
    * processes load the index while this process analyses the query texts (then `queryCount` is required).
@@ -51,7 +51,7 @@ export interface BatchSearch {
   onMode?: (mode: SearchMode) => void;
 }
 
-export type SearchMode = 'single' | 'threads' | 'processes';
+type SearchMode = 'single' | 'threads' | 'processes';
 
 /** Share of the machine's memory that the index copies of process-mode search may take. */
 export const PROCESS_MEMORY_SHARE = 0.75;

@@ -11,7 +11,7 @@ import { ANALYZER_NAME, INDEX_VERSION, termIdMap, type Bm25Index } from './index
 import { DEFAULT_PARAMS, PoolStats, type Bm25Params } from './pool-stats.ts';
 import { searchBatch, type SearchProcesses } from './parallel.ts';
 
-export interface Bm25RetrieverOptions {
+interface Bm25RetrieverOptions {
   params?: Partial<Bm25Params>;
   /** Tie-break key per document (higher first among equal scores); the corpus store's idOrder = trec_eval. */
   tieKey?: Uint32Array;

@@ -15,18 +15,18 @@ import type { QrelsCsr } from '../../eval/types.ts';
 import { bestOf } from '../../util/best.ts';
 import { CitebenchError } from '../../util/errors.ts';
 
-export interface GridPoint {
+interface GridPoint {
   k1: number;
   b: number;
   score: number;
 }
 
-export interface TuneResult {
+interface TuneResult {
   best: GridPoint;
   grid: GridPoint[];
 }
 
-export interface TuneArgs {
+interface TuneArgs {
   index: Bm25Index;
   texts: TextSource;
   request: SearchRequest;
