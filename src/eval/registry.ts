@@ -104,7 +104,7 @@ const PAPER: Record<string, { family: string; cutFamily?: string }> = {
   rprec: { family: 'Rprec' },
 };
 
-export interface MeasureSelection {
+interface MeasureSelection {
   measures: Measure[];
   /** Whether trec_eval would print a `runid` line (all_trec / official). */
   runid: boolean;
