@@ -799,12 +799,7 @@ declare module "citebench/src/eval/measures/measure" {
 declare module "citebench/src/eval/registry" {
     import { type Measure } from "citebench/src/eval/measures/measure";
     export type { Measure } from "citebench/src/eval/measures/measure";
-    /**
-     * trec_eval 9.0.8's measure table order (what `-m all_trec` prints), including measures citebench does not
-     * implement (skipped when printing). `runid` is printed by the CLI, not computed. F1 is ours: printed last.
-     */
-    export const TREC_ORDER: readonly ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "F1"];
-    export interface MeasureSelection {
+    interface MeasureSelection {
         measures: Measure[];
         /** Whether trec_eval would print a `runid` line (all_trec / official). */
         runid: boolean;
@@ -844,7 +839,6 @@ declare module "citebench/src/experiments/config-reader" {
     };
 }
 declare module "citebench/src/retrieval/bm25/index-format" {
-    export const INDEX_FORMAT = "citebench-bm25-index";
     export const INDEX_VERSION = 2;
     export const ANALYZER_NAME = "lucene-8.7-english (StandardTokenizer, possessive, lowercase, 33 stop words, Porter)";
     /** tfNorm frequency marker: the posting's frequency is ≥ 255 and stored in tfBig*. */
@@ -1067,7 +1061,7 @@ declare module "citebench/src/retrieval/bm25/parallel" {
     import type { RankedLists } from "citebench/src/retrieval/retriever";
     import type { PreparedQuery, ScoringArrays, TopK } from "citebench/src/retrieval/bm25/scoring-arrays";
     import type { WorkerBatch } from "citebench/src/retrieval/bm25/search-worker";
-    export interface BatchSearch {
+    interface BatchSearch {
         /**
          * The queries, or a function that prepares them — called once the searchers are starting, so that child
          * processes load the index while this process analyses the query texts (then `queryCount` is required).
@@ -1103,7 +1097,7 @@ declare module "citebench/src/retrieval/bm25/parallel" {
         /** Told which way the batch is searched (for logs and tests). */
         onMode?: (mode: SearchMode) => void;
     }
-    export type SearchMode = 'single' | 'threads' | 'processes';
+    type SearchMode = 'single' | 'threads' | 'processes';
     /** Share of the machine's memory that the index copies of process-mode search may take. */
     export const PROCESS_MEMORY_SHARE = 0.75;
     /** Bytes of the postings a search process loads (its own copy of the index). */
@@ -1157,7 +1151,7 @@ declare module "citebench/src/retrieval/bm25/retriever" {
     import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
     import { PoolStats, type Bm25Params } from "citebench/src/retrieval/bm25/pool-stats";
     import { type SearchProcesses } from "citebench/src/retrieval/bm25/parallel";
-    export interface Bm25RetrieverOptions {
+    interface Bm25RetrieverOptions {
         params?: Partial<Bm25Params>;
         /** Tie-break key per document (higher first among equal scores); the corpus store's idOrder = trec_eval. */
         tieKey?: Uint32Array;
@@ -1352,7 +1346,7 @@ declare module "citebench/src/eval/evaluate" {
         /** The denominator of the means. */
         numAveraged: number;
     }
-    export interface EvaluateArgs {
+    interface EvaluateArgs {
         qrels: QrelsCsr;
         run: RunCsr;
         measures: Measure[];
@@ -1832,30 +1826,6 @@ declare module "citebench/src/report/tables" {
     /** The paper's Tables 3 (fields × model MAP/R@5) and 4 (models × candidate type MAP/R@5), as printed. */
     export function paperMdcrTablesData(paper: PaperNumbers): [ReportTable, ReportTable];
 }
-declare module "citebench/src/eval/trec-format" {
-    /**
-     * trec_eval's text output: `printf("%-22s\t%s\t%6.4f\n")` for float measures, `%ld` for counts.
-     * C's printf rounds the exact binary value half-to-even (0.03125 → 0.0312); JS toFixed rounds such exact ties up,
-     * so ties are fixed here.
-     */
-    import type { EvalResult } from "citebench/src/eval/evaluate";
-    /** C `%6.4f`. */
-    export function formatFixed4(x: number): string;
-    /** C `%ld` of `(long) value`. */
-    export function formatLong(x: number): string;
-    export function formatLine(name: string, qid: string, value: string): string;
-    export interface TrecEvalPrintOptions {
-        /** -q: per-query lines (queries in the given order) before the `all` lines. */
-        perQuery?: boolean;
-        /** Query positions in print order (trec_eval: qid strcmp order). */
-        queryOrder: Uint32Array;
-        qid: (q: number) => string;
-        /** Print `runid  all  TAG` first among the `all` lines (trec_eval does for all_trec / official). */
-        runId?: string;
-    }
-    /** The whole trec_eval output for an evaluation result. */
-    export function formatTrecEval(r: EvalResult, o: TrecEvalPrintOptions): string;
-}
 declare module "citebench/src/eval/string-table" {
     /**
      * Interns byte strings (docnos, qids) to dense integer ids without creating a JS string per line: bytes are
@@ -1903,11 +1873,6 @@ declare module "citebench/src/eval/string-table" {
         private add;
         private rehash;
     }
-    /**
-     * FNV-1a with a final avalanche, as a signed 32-bit integer: V8 keeps it a small integer everywhere, where an
-     * unsigned value above 2^31 becomes a heap number whenever it is passed to a function V8 did not inline.
-     */
-    export function fnv1a(buf: Uint8Array, start: number, end: number): number;
     /** Bytes as a latin1 string (one char per byte, as every reader and writer of TREC files decodes them). */
     export function latin1(buf: Uint8Array, s: number, e: number): string;
 }
@@ -1947,7 +1912,7 @@ declare module "citebench/src/eval/trec-io" {
      * A docno not in qrels that occurs in several queries gets one fresh id per occurrence; that is harmless,
      * since such docs are only ever compared by bytes (ties, duplicates) and judged non-relevant.
      */
-    export class RunDocnos {
+    class RunDocnos {
         readonly qrelsDocs: StringTable;
         readonly base: number;
         private arena;
@@ -1985,31 +1950,11 @@ declare module "citebench/src/eval/trec-io" {
     /** Line numbers of the given content-line ordinals (0-based, blank and # lines not counted): the error path. */
     export function lineNumbersOf(path: string, ordinals: number[]): number[];
 }
-declare module "citebench/src/eval/trec-csr" {
-    import { type TrecEntries, type TrecTables } from "citebench/src/eval/trec-io";
-    import type { QrelsCsr, RunCsr } from "citebench/src/eval/types";
-    /** Group qrels entries by query (positions 0..numQueries-1); a doc judged twice for a query is an error. */
-    export function qrelsToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): QrelsCsr;
-    /**
-     * Group run entries by query; a docno retrieved twice for a query is an error. When the file already lists
-     * queries in query-id order (the usual case: run and qrels sorted alike) the entry arrays are used as they are,
-     * with no copy.
-     */
-    export function runToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): RunCsr;
-    /**
-     * Stable counting sort of entries by query: offsets, and the entry permutation — none when the entries are
-     * already in query order (each query one segment, ascending), as in runs written by sorting on the qid.
-     */
-    export function groupByQuery(e: TrecEntries, numQueries: number): {
-        offsets: Uint32Array;
-        perm?: Uint32Array;
-    };
-}
 declare module "citebench/src/eval/trec-eval" {
     import { type EvalResult } from "citebench/src/eval/evaluate";
     import { type TrecTables } from "citebench/src/eval/trec-io";
     import type { EvalOptions } from "citebench/src/eval/types";
-    export interface TrecFileEvaluation {
+    interface TrecFileEvaluation {
         result: EvalResult;
         tables: TrecTables;
         /** Query positions in qid strcmp order. */
@@ -2027,7 +1972,7 @@ declare module "citebench/src/eval/trec-eval" {
 declare module "citebench/src/eval/trec-write" {
     import type { QrelsCsr, RunCsr } from "citebench/src/eval/types";
     /** One ranked list per query for writing. */
-    export interface RunToWrite {
+    interface RunToWrite {
         qids: string[];
         docnos: (doc: number) => string;
         run: RunCsr;
@@ -2042,108 +1987,11 @@ declare module "citebench/src/eval/trec-write" {
     /** Write qrels lines `qid 0 docno label`, queries in the given order, docs as stored. */
     export function writeQrels(path: string, qids: string[], docnos: (doc: number) => string, qrels: QrelsCsr): void;
 }
-declare module "citebench/src/eval/significance" {
-    export interface TTestResult {
-        n: number;
-        meanDiff: number;
-        t: number;
-        df: number;
-        /** Two-sided p-value. */
-        p: number;
-    }
-    export interface RandomizationResult {
-        n: number;
-        meanDiff: number;
-        trials: number;
-        /** Two-sided p-value, (count of |permuted mean| ≥ |observed| + 1) / (trials + 1). */
-        p: number;
-    }
-    type Values = ArrayLike<number>;
-    /** Paired two-sided t-test of a − b. */
-    export function pairedTTest(a: Values, b: Values): TTestResult;
-    /** Two-sided p-value of Student's t with df degrees of freedom: I_{df/(df+t²)}(df/2, 1/2). */
-    export function studentTwoSidedP(t: number, df: number): number;
-    /**
-     * Paired randomization test: each trial flips the sign of every difference with probability ½ (the null
-     * hypothesis of exchangeable labels) and compares |mean| with the observed |mean|. Deterministic given seed.
-     */
-    export function pairedRandomizationTest(a: Values, b: Values, opts?: {
-        trials?: number;
-        seed?: number | string;
-    }): RandomizationResult;
-    /** Holm–Bonferroni adjusted p-values, in the input order. */
-    export function holm(pValues: readonly number[]): number[];
-    /** ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; ~15 significant digits). */
-    export function logGamma(x: number): number;
-    /** Regularized incomplete beta I_x(a, b) by Lentz's continued fraction (Numerical Recipes betacf). */
-    export function regularizedIncompleteBeta(x: number, a: number, b: number): number;
-    /**
-     * One value of one system on one query, in one cell of one family: the unit every significance test of citebench
-     * (results.json, the report's marks, `citebench compare`, a notebook's ad-hoc comparison) is computed from.
-     * `family` and `cell` are the caller's keys: the Holm family the comparison belongs to, and what is compared
-     * within it (e.g. family = protocol|setting|measure, cell = field|pool size). Several values of the same
-     * (family, cell, system, query) are the repeats of that query: they are averaged before the test, so a query is
-     * one pair however many pool samples it was searched in.
-     */
-    export interface QueryValue {
-        family: string;
-        cell: string;
-        system: string;
-        query: string;
-        value: number;
-    }
-    /** One system against the baseline in one cell: paired tests over the shared queries, Holm-adjusted within its family. */
-    export interface BaselineComparison {
-        family: string;
-        cell: string;
-        system: string;
-        /** Queries paired (both systems have a value). */
-        n: number;
-        /** Mean of system − baseline over the paired queries. */
-        meanDiff: number;
-        tP: number;
-        randP: number;
-        tHolm: number;
-        randHolm: number;
-    }
-    /**
-     * Every system against `baseline` in every cell of every family: per query the mean over its repeats; each
-     * system paired with the baseline of its own cell on the queries both have (ids in sorted order); a two-sided
-     * paired t-test and a paired randomization test (`trials` sign flips, seeded with `${seed}|${name}`, the name
-     * `${family}|${cell}|${system}` unless `name` gives another, so a comparison's p does not depend on which others
-     * are run); Holm's correction over the comparisons of one
-     * family, for each test. A comparison with fewer than two shared queries has no test: it is left out, and is no
-     * member of its family. Results in the order the (family, cell, system) triples first appear.
-     */
-    export function testAgainstBaseline(values: Iterable<QueryValue>, baseline: string, opts?: {
-        trials?: number;
-        seed?: number | string;
-        name?: (family: string, cell: string, system: string) => string;
-    }): BaselineComparison[];
-}
-declare module "citebench/src/eval/compare" {
-    import type { EvalOptions } from "citebench/src/eval/types";
-    export interface RunComparisonRow {
-        measure: string;
-        run: string;
-        value: number;
-        /** Mean paired difference (run − baseline) over the compared queries; undefined for the baseline. */
-        diff?: number;
-        queries?: number;
-        tP?: number;
-        tPHolm?: number;
-        randP?: number;
-        randPHolm?: number;
-    }
-    export function compareTrecRuns(qrelsPath: string, runPaths: string[], measureSpecs: string[], options?: EvalOptions, test?: {
-        trials?: number;
-        seed?: number;
-    }): RunComparisonRow[];
-    export function formatComparison(rows: RunComparisonRow[]): string;
-}
 declare module "citebench/src/eval/index" {
     /**
-     * The evaluation module's public API (experiments, notebooks, other commands).
+     * The evaluation module's entry points for the floors above it (experiments, the notebook API): evaluate typed
+     * arrays or a Retriever's RankedLists, parse measures, write runs and qrels. Readers, formatters, MDCR and
+     * significance tests are imported from their own modules.
      *
      *   const measures = selectMeasures(['MAP', 'nDCG', 'R@30']).measures;
      *   const r = evaluate({ qrels, run, measures, docOrder });        // typed arrays in, Float64Array per measure out
@@ -2152,17 +2000,10 @@ declare module "citebench/src/eval/index" {
     import { type EvalResult } from "citebench/src/eval/evaluate";
     import type { Measure } from "citebench/src/eval/measures/measure";
     import type { DocOrder, EvalOptions, QrelsCsr, RankedLists } from "citebench/src/eval/types";
-    export { evaluate, type EvalResult, type EvaluateArgs } from "citebench/src/eval/evaluate";
-    export { parseMeasure, selectMeasures, type Measure, type MeasureSelection } from "citebench/src/eval/registry";
-    export type { DocOrder, EvalOptions, QrelsCsr, RankedLists, RunCsr } from "citebench/src/eval/types";
-    export { evaluateTrecFiles, trecEvalText } from "citebench/src/eval/trec-eval";
-    export { formatTrecEval, formatFixed4 } from "citebench/src/eval/trec-format";
-    export { readQrels, readRun, newTrecTables } from "citebench/src/eval/trec-io";
-    export { qrelsToCsr, runToCsr } from "citebench/src/eval/trec-csr";
+    export { evaluate } from "citebench/src/eval/evaluate";
+    export { parseMeasure, selectMeasures, type Measure } from "citebench/src/eval/registry";
+    export { trecEvalText } from "citebench/src/eval/trec-eval";
     export { writeRun, writeQrels } from "citebench/src/eval/trec-write";
-    export { evaluateMdcr, formatEvaluatePy, formatMdcrTable, MDCR_NEGATIVE_TYPES } from "citebench/src/eval/mdcr";
-    export { pairedTTest, pairedRandomizationTest, holm } from "citebench/src/eval/significance";
-    export { compareTrecRuns, formatComparison, type RunComparisonRow } from "citebench/src/eval/compare";
     /**
      * Evaluate a Retriever's RankedLists: list q (query position q of the SearchRequest) against qrels row q, doc ids
      * being corpus indices in both. The lists' own order is not trusted: docs are re-ranked by score with
@@ -3560,7 +3401,7 @@ declare module "citebench/src/retrieval/bm25/index" {
     import { type FreeBytes } from "citebench/src/util/disk";
     import { type WorkerSource } from "citebench/src/retrieval/bm25/chunk-builder";
     import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
-    export interface BuildOptions {
+    interface BuildOptions {
         /** Documents per chunk (bounded build memory). Default 50,000. */
         chunkDocs?: number;
         /** Directory for chunk files: makes the build resumable. Without it chunks stay in memory. */
