@@ -1,5 +1,5 @@
-// Compiled BM25 search kernel (Node-API addon), the same algorithm as QueryScorer.search in
-// src/retrieval/bm25/search.ts: term-at-a-time scoring in blocks of documents, double accumulators, a size-k
+// Compiled BM25 search kernel (Node-API addon), the same algorithm as the TypeScript loop in
+// src/retrieval/bm25/typescript-kernel.ts: term-at-a-time scoring in blocks of documents, double accumulators, a size-k
 // min-heap by (float score, tie key). Every float step mirrors the TypeScript one — the operation in double,
 // then rounded to float, as Math.fround does — so scores, sums and ties are bit-identical to the fallback.
 // Built with -ffp-contract=off: a fused multiply-add would skip a rounding.
@@ -211,7 +211,7 @@ struct Scorer {
         }
         cursor[qi] = static_cast<double>(p);
       }
-      // Sequential sweep of the block (see search.ts): sums at or below the floor cannot enter the heap.
+      // Sequential sweep of the block (see typescript-kernel.ts): sums at or below the floor cannot enter the heap.
       const uint32_t len = blockEnd - blockStart;
       double floor = heapFloor();
       for (uint32_t l = 0; l < len; l++) {

@@ -13,9 +13,11 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CorpusStore } from '../../src/corpus/store.ts';
-import { EnglishAnalyzer, articleText } from '../../src/retrieval/bm25/analyzer.ts';
+import { EnglishAnalyzer, articleText, queryTermIds } from '../../src/retrieval/bm25/analyzer.ts';
 import { loadIndex, termIdMap } from '../../src/retrieval/bm25/index-format.ts';
-import { DEFAULT_PARAMS, PoolStats, QueryScorer, queryTermIds, type TopK } from '../../src/retrieval/bm25/search.ts';
+import { DEFAULT_PARAMS, PoolStats } from '../../src/retrieval/bm25/pool-stats.ts';
+import { QueryScorer } from '../../src/retrieval/bm25/query-scorer.ts';
+import type { TopK } from '../../src/retrieval/bm25/scoring-arrays.ts';
 import { bm25Kernel, type Bm25Kernel } from '../../src/retrieval/bm25/kernel.ts';
 
 const { values } = parseArgs({

@@ -22,8 +22,8 @@ import { parseArgs } from 'node:util';
 import { CorpusStore } from '../../src/corpus/store.ts';
 import { writeFileAtomic } from '../../src/util/atomic.ts';
 import { loadIndex, termIdMap } from '../../src/retrieval/bm25/index-format.ts';
-import { DEFAULT_PARAMS, PoolStats, queryTermIds } from '../../src/retrieval/bm25/search.ts';
-import { EnglishAnalyzer, articleText } from '../../src/retrieval/bm25/analyzer.ts';
+import { DEFAULT_PARAMS, PoolStats } from '../../src/retrieval/bm25/pool-stats.ts';
+import { EnglishAnalyzer, articleText, queryTermIds } from '../../src/retrieval/bm25/analyzer.ts';
 
 const { values } = parseArgs({
   options: {

@@ -10,8 +10,11 @@
  * Prints the comparisons made and exits 1 on the first difference.
  */
 import { loadIndex, termIdMap } from '../../src/retrieval/bm25/index-format.ts';
-import { PoolStats, QueryScorer, queryTermIds, slicePool, type TopK } from '../../src/retrieval/bm25/search.ts';
-import { EnglishAnalyzer, articleText } from '../../src/retrieval/bm25/analyzer.ts';
+import { PoolStats } from '../../src/retrieval/bm25/pool-stats.ts';
+import { QueryScorer } from '../../src/retrieval/bm25/query-scorer.ts';
+import { slicePool } from '../../src/retrieval/bm25/pool-slice.ts';
+import type { TopK } from '../../src/retrieval/bm25/scoring-arrays.ts';
+import { EnglishAnalyzer, articleText, queryTermIds } from '../../src/retrieval/bm25/analyzer.ts';
 import { CorpusStore } from '../../src/corpus/store.ts';
 
 const [indexDir, storeDir, nQueries = '100', seedArg = '7'] = process.argv.slice(2);

@@ -9,7 +9,7 @@ import { TRIALS, testAgainstBaseline, type QueryValue } from './significance.ts'
 import { formatFixed4 } from './trec-format.ts';
 import type { EvalOptions } from './types.ts';
 
-export interface RunComparisonRow {
+interface RunComparisonRow {
   measure: string;
   run: string;
   value: number;

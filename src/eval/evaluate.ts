@@ -35,7 +35,7 @@ export interface EvalResult {
   numAveraged: number;
 }
 
-export interface EvaluateArgs {
+interface EvaluateArgs {
   qrels: QrelsCsr;
   run: RunCsr;
   measures: Measure[];

@@ -1,5 +1,7 @@
 /**
- * The evaluation module's public API (experiments, notebooks, other commands).
+ * The evaluation module's entry points for the floors above it (experiments, the notebook API): evaluate typed
+ * arrays or a Retriever's RankedLists, parse measures, write runs and qrels. Readers, formatters, MDCR and
+ * significance tests are imported from their own modules.
  *
  *   const measures = selectMeasures(['MAP', 'nDCG', 'R@30']).measures;
  *   const r = evaluate({ qrels, run, measures, docOrder });        // typed arrays in, Float64Array per measure out
@@ -9,17 +11,10 @@ import { evaluate, type EvalResult } from './evaluate.ts';
 import type { Measure } from './measures/measure.ts';
 import type { DocOrder, EvalOptions, QrelsCsr, RankedLists } from './types.ts';
 
-export { evaluate, type EvalResult, type EvaluateArgs } from './evaluate.ts';
-export { parseMeasure, selectMeasures, type Measure, type MeasureSelection } from './registry.ts';
-export type { DocOrder, EvalOptions, QrelsCsr, RankedLists, RunCsr } from './types.ts';
-export { evaluateTrecFiles, trecEvalText } from './trec-eval.ts';
-export { formatTrecEval, formatFixed4 } from './trec-format.ts';
-export { readQrels, readRun, newTrecTables } from './trec-io.ts';
-export { qrelsToCsr, runToCsr } from './trec-csr.ts';
+export { evaluate } from './evaluate.ts';
+export { parseMeasure, selectMeasures, type Measure } from './registry.ts';
+export { trecEvalText } from './trec-eval.ts';
 export { writeRun, writeQrels } from './trec-write.ts';
-export { evaluateMdcr, formatEvaluatePy, formatMdcrTable, MDCR_NEGATIVE_TYPES } from './mdcr.ts';
-export { pairedTTest, pairedRandomizationTest, holm } from './significance.ts';
-export { compareTrecRuns, formatComparison, type RunComparisonRow } from './compare.ts';
 
 /**
  * Evaluate a Retriever's RankedLists: list q (query position q of the SearchRequest) against qrels row q, doc ids

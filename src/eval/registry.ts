@@ -75,7 +75,7 @@ const FAMILIES: Record<string, Family> = {
  * trec_eval 9.0.8's measure table order (what `-m all_trec` prints), including measures citebench does not
  * implement (skipped when printing). `runid` is printed by the CLI, not computed. F1 is ours: printed last.
  */
-export const TREC_ORDER = [
+const TREC_ORDER = [
   'runid', 'num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'map', 'gm_map', 'Rprec', 'bpref', 'recip_rank',
   'iprec_at_recall', 'P', 'relstring', 'recall', 'infAP', 'gm_bpref', 'Rprec_mult', 'utility', '11pt_avg', 'binG', 'G', 'ndcg',
   'ndcg_rel', 'Rndcg', 'ndcg_cut', 'map_cut', 'relative_P', 'success', 'set_P', 'set_relative_P', 'set_recall',
@@ -104,7 +104,7 @@ const PAPER: Record<string, { family: string; cutFamily?: string }> = {
   rprec: { family: 'Rprec' },
 };
 
-export interface MeasureSelection {
+interface MeasureSelection {
   measures: Measure[];
   /** Whether trec_eval would print a `runid` line (all_trec / official). */
   runid: boolean;

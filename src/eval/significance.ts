@@ -6,7 +6,7 @@
 import { CitebenchError } from '../util/errors.ts';
 import { Rng } from '../util/rng.ts';
 
-export interface TTestResult {
+interface TTestResult {
   n: number;
   meanDiff: number;
   t: number;
@@ -15,7 +15,7 @@ export interface TTestResult {
   p: number;
 }
 
-export interface RandomizationResult {
+interface RandomizationResult {
   n: number;
   meanDiff: number;
   trials: number;
@@ -184,7 +184,7 @@ export interface QueryValue {
 }
 
 /** One system against the baseline in one cell: paired tests over the shared queries, Holm-adjusted within its family. */
-export interface BaselineComparison {
+interface BaselineComparison {
   family: string;
   cell: string;
   system: string;

@@ -164,7 +164,7 @@ export class StringTable {
  * FNV-1a with a final avalanche, as a signed 32-bit integer: V8 keeps it a small integer everywhere, where an
  * unsigned value above 2^31 becomes a heap number whenever it is passed to a function V8 did not inline.
  */
-export function fnv1a(buf: Uint8Array, start: number, end: number): number {
+function fnv1a(buf: Uint8Array, start: number, end: number): number {
   let h = 0x811c9dc5;
   for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i], 0x01000193);
   // Final avalanche so linear probing on the low bits stays short for similar docnos.

@@ -10,7 +10,7 @@ import { newTrecTables, readQrels, readRun, type TrecTables } from './trec-io.ts
 import { qrelsToCsr, runToCsr } from './trec-csr.ts';
 import type { EvalOptions } from './types.ts';
 
-export interface TrecFileEvaluation {
+interface TrecFileEvaluation {
   result: EvalResult;
   tables: TrecTables;
   /** Query positions in qid strcmp order. */

@@ -19,15 +19,15 @@ export function formatFixed4(x: number): string {
 }
 
 /** C `%ld` of `(long) value`. */
-export function formatLong(x: number): string {
+function formatLong(x: number): string {
   return String(Math.trunc(x));
 }
 
-export function formatLine(name: string, qid: string, value: string): string {
+function formatLine(name: string, qid: string, value: string): string {
   return `${name.padEnd(22)}\t${qid}\t${value}\n`;
 }
 
-export interface TrecEvalPrintOptions {
+interface TrecEvalPrintOptions {
   /** -q: per-query lines (queries in the given order) before the `all` lines. */
   perQuery?: boolean;
   /** Query positions in print order (trec_eval: qid strcmp order). */

@@ -50,7 +50,7 @@ export interface TrecEntries {
  * A docno not in qrels that occurs in several queries gets one fresh id per occurrence; that is harmless,
  * since such docs are only ever compared by bytes (ties, duplicates) and judged non-relevant.
  */
-export class RunDocnos {
+class RunDocnos {
   readonly base: number;
   private arena = new Uint8Array(1 << 16);
   private used = 0;

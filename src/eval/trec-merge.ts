@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { InputError } from '../util/errors.ts';
 
-export interface RunBlock {
+interface RunBlock {
   qid: string;
   file: string;
   /** The query's lines, as read (latin1, with their newlines). */
@@ -15,7 +15,7 @@ export interface RunBlock {
 }
 
 /** The per-query blocks of one run file, in file order. */
-export function runBlocks(file: string): RunBlock[] {
+function runBlocks(file: string): RunBlock[] {
   let text: string;
   try {
     text = readFileSync(file, 'latin1');

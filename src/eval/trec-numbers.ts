@@ -22,8 +22,8 @@ export function parseInteger(buf: Uint8Array, s: number, e: number): number | un
   return neg ? -v : v;
 }
 
-export const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
-export const TWO53 = 9007199254740992;
+const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+const TWO53 = 9007199254740992;
 
 /**
  * A decimal number `[+-]digits[.digits][e[+-]digits]` (or `.5`, `5.`), correctly rounded to a double.

@@ -9,7 +9,7 @@ import { Ranker } from './ranking.ts';
 import { newTrecTables, readRun } from './trec-io.ts';
 import { groupByQuery, runToCsr } from './trec-csr.ts';
 
-export interface RankedRunEntry {
+interface RankedRunEntry {
   docno: string;
   /** The score as trec_eval ranks by it (float32-rounded unless trecEval10). */
   score: number;
@@ -17,7 +17,7 @@ export interface RankedRunEntry {
   entry: number;
 }
 
-export interface RankedRun {
+interface RankedRun {
   /** Run tag of the last line. */
   runId: string;
   /** Query id → its entries, best first; queries in order of first appearance in the file. */

@@ -4,7 +4,7 @@ import { float32Text } from './trec-numbers.ts';
 import type { QrelsCsr, RunCsr } from './types.ts';
 
 /** One ranked list per query for writing. */
-export interface RunToWrite {
+interface RunToWrite {
   qids: string[];
   docnos: (doc: number) => string;
   run: RunCsr;

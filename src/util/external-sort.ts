@@ -17,7 +17,7 @@ const MERGE_BUFFER = 1 << 20;
 if (endianness() !== 'LE') throw new CitebenchError('citebench needs a little-endian machine (external sort packs u32 pairs into u64 words)');
 
 /** Free bytes on the file system holding `dir`. */
-export function freeBytes(dir: string): number {
+function freeBytes(dir: string): number {
   const fs = statfsSync(dir);
   return fs.bavail * fs.bsize;
 }

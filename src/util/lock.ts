@@ -10,14 +10,14 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { pidAlive } from './atomic.ts';
 
-export interface LockInfo {
+interface LockInfo {
   pid: number;
   host: string;
   /** ISO time the lock was taken. */
   time: string;
 }
 
-export interface LockOptions {
+interface LockOptions {
   /** A heartbeat older than this is a dead worker's (default: $CITEBENCH_LOCK_STALE_S or 600 s). */
   staleMs?: number;
   /** Clock and liveness probes, for tests. */
@@ -29,7 +29,7 @@ export interface HeldLock {
   release(): void;
 }
 
-export function defaultStaleMs(): number {
+function defaultStaleMs(): number {
   const s = Number(process.env.CITEBENCH_LOCK_STALE_S);
   return (Number.isFinite(s) && s > 0 ? s : 600) * 1000;
 }

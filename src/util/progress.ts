@@ -2,7 +2,7 @@
  * Progress for long jobs: count, rate and ETA on a TTY (one line, rewritten in place, at most 5×/s);
  * silent when stderr is not a TTY or CI is set, so logs and CI output stay clean.
  */
-export interface ProgressOptions {
+interface ProgressOptions {
   label: string;
   total?: number;
   unit?: string;

@@ -7,10 +7,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InMemoryTexts } from '../../src/corpus/article.ts';
-import { EnglishAnalyzer, articleText } from '../../src/retrieval/bm25/analyzer.ts';
+import { EnglishAnalyzer, articleText, queryTermIds } from '../../src/retrieval/bm25/analyzer.ts';
 import { buildIndex } from '../../src/retrieval/bm25/index.ts';
 import { termIdMap } from '../../src/retrieval/bm25/index-format.ts';
-import { PoolStats, QueryScorer, queryTermIds, DEFAULT_PARAMS } from '../../src/retrieval/bm25/search.ts';
+import { PoolStats, DEFAULT_PARAMS } from '../../src/retrieval/bm25/pool-stats.ts';
+import { QueryScorer } from '../../src/retrieval/bm25/query-scorer.ts';
 import { luceneAnalyze, luceneSearch, oracleUnavailable } from './lucene-oracle.ts';
 import { sharedDataMissing, sharedDocuments, sharedQueries } from './shared-texts.ts';
 

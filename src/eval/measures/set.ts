@@ -43,4 +43,3 @@ export function relativePrecisionAt(k: number): Measure {
     compute: (v) => (v.numRel ? relevantInTop(v, k) / Math.min(k, v.numRel) : 0),
   };
 }
-export { DEFAULT_CUTOFFS };

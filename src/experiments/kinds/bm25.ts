@@ -3,7 +3,7 @@
  * split (paper §3.1). It needs the corpus's BM25 index; its ready model also offers the index and its parameters
  * to models built on it (a sparse Profiler).
  */
-import { SLICE_BELOW } from '../../retrieval/bm25/search.ts';
+import { SLICE_BELOW } from '../../retrieval/bm25/pool-slice.ts';
 import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
 import { readTune, type Reader, type TunableParam } from '../config-reader.ts';
 import type { ReadyModel } from '../models.ts';

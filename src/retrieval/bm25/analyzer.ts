@@ -1,6 +1,7 @@
 /**
  * Anserini's default English analyzer = Lucene 8.7 EnglishAnalyzer: StandardTokenizer → EnglishPossessiveFilter
  * → LowerCaseFilter → StopFilter (33 words) → PorterStemFilter.
+ * Queries are analysed by the same chain, then looked up in the index's vocabulary (queryTermIds).
  */
 import { tokenize } from './tokenizer.ts';
 import { PorterStemmer } from './porter.ts';
@@ -78,4 +79,14 @@ export class EnglishAnalyzer {
 /** The text BM25 indexes and queries with for an article: title and abstract, as the paper concatenates them. */
 export function articleText(a: { title: string; abstract: string }): string {
   return a.abstract ? `${a.title} ${a.abstract}` : a.title;
+}
+
+/** Analyse a query text into term ids of the index vocabulary (unknown terms dropped). */
+export function queryTermIds(analyzer: EnglishAnalyzer, vocab: Map<string, number>, text: string): number[] {
+  const ids: number[] = [];
+  analyzer.forEachTerm(text, (t) => {
+    const id = vocab.get(t);
+    if (id !== undefined) ids.push(id);
+  });
+  return ids;
 }

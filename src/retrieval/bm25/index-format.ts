@@ -20,7 +20,7 @@ import { writeFileAtomic, commitDirectory, tmpDirFor } from '../../util/atomic.t
 import { readFileBuffer } from '../../util/buffered-file.ts';
 import { CitebenchError } from '../../util/errors.ts';
 
-export const INDEX_FORMAT = 'citebench-bm25-index';
+const INDEX_FORMAT = 'citebench-bm25-index';
 export const INDEX_VERSION = 2;
 export const ANALYZER_NAME = 'lucene-8.7-english (StandardTokenizer, possessive, lowercase, 33 stop words, Porter)';
 /** tfNorm frequency marker: the posting's frequency is ≥ 255 and stored in tfBig*. */

@@ -24,7 +24,7 @@ import { ChunkBuilder, type LocalChunk, type WorkerSource } from './chunk-builde
 import { TF_BIG, type Bm25Index } from './index-format.ts';
 import { buildInParallel } from './index-parallel.ts';
 
-export interface BuildOptions {
+interface BuildOptions {
   /** Documents per chunk (bounded build memory). Default 50,000. */
   chunkDocs?: number;
   /** Directory for chunk files: makes the build resumable. Without it chunks stay in memory. */

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 export interface Bm25Kernel {
-  /** `a`: search.ts's ScoringArrays. */
+  /** `a`: scoring-arrays.ts's ScoringArrays. */
   createScorer(a: object, tableMinPostings: number, blockDocs: number): object;
   /** [docs, scores] best first; null when a posting's stored frequency is missing (damaged index). */
   search(scorer: object, terms: Uint32Array, weights: Float32Array, k: number, exclude: number): [Uint32Array, Float32Array] | null;

@@ -6,13 +6,15 @@
  */
 import type { ProcessInit } from './search-process.ts';
 import type { RankedLists } from '../retriever.ts';
-import { QueryScorer, SLICE_BELOW, slicePool, type PreparedQuery, type ScoringArrays, type TopK } from './search.ts';
+import { QueryScorer } from './query-scorer.ts';
+import { SLICE_BELOW, slicePool } from './pool-slice.ts';
+import type { PreparedQuery, ScoringArrays, TopK } from './scoring-arrays.ts';
 import type { ChildProcess } from 'node:child_process';
 import type { WorkerBatch } from './search-worker.ts';
 import { memoryLimit } from '../../util/memory.ts';
 import { tsFork, tsWorker } from '../../util/ts-worker.ts';
 
-export interface BatchSearch {
+interface BatchSearch {
   /**
    * The queries, or a function that prepares them — called once the searchers are starting, so that child
    * processes load the index while this process analyses the query texts (then `queryCount` is required).
@@ -49,7 +51,7 @@ export interface BatchSearch {
   onMode?: (mode: SearchMode) => void;
 }
 
-export type SearchMode = 'single' | 'threads' | 'processes';
+type SearchMode = 'single' | 'threads' | 'processes';
 
 /** Share of the machine's memory that the index copies of process-mode search may take. */
 export const PROCESS_MEMORY_SHARE = 0.75;

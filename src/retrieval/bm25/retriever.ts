@@ -6,13 +6,13 @@ import { createHash } from 'node:crypto';
 import type { RankedLists, Retriever, SearchRequest } from '../retriever.ts';
 import type { TextSource } from '../../corpus/article.ts';
 import { CitebenchError } from '../../util/errors.ts';
-import { EnglishAnalyzer, articleText } from './analyzer.ts';
+import { EnglishAnalyzer, articleText, queryTermIds } from './analyzer.ts';
 import { ANALYZER_NAME, INDEX_VERSION, termIdMap, type Bm25Index } from './index-format.ts';
-import { DEFAULT_PARAMS, PoolStats, queryTermIds, type Bm25Params } from './search.ts';
+import { DEFAULT_PARAMS, PoolStats, type Bm25Params } from './pool-stats.ts';
 import { searchBatch, type SearchProcesses } from './parallel.ts';
 import type { TermIndexParams } from '../capabilities.ts';
 
-export interface Bm25RetrieverOptions {
+interface Bm25RetrieverOptions {
   params?: Partial<Bm25Params>;
   /** Tie-break key per document (higher first among equal scores); the corpus store's idOrder = trec_eval. */
   tieKey?: Uint32Array;

@@ -10,7 +10,9 @@
  * sliced out of it, so a one-off searcher holds only its pool's postings.
  */
 import { loadIndex, type Bm25Index } from './index-format.ts';
-import { QueryScorer, slicePool, type ScoringArrays } from './search.ts';
+import { QueryScorer } from './query-scorer.ts';
+import { slicePool } from './pool-slice.ts';
+import type { ScoringArrays } from './scoring-arrays.ts';
 import type { WorkerBatch } from './search-worker.ts';
 
 export interface ProcessInit {

@@ -1,6 +1,7 @@
 /** Worker thread of parallel.ts: scores batches of prepared queries over shared index arrays. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { QueryScorer, type ScoringArrays, type PreparedQuery } from './search.ts';
+import { QueryScorer } from './query-scorer.ts';
+import type { ScoringArrays, PreparedQuery } from './scoring-arrays.ts';
 
 export interface WorkerBatch {
   id: number;

@@ -47,7 +47,7 @@ const MID_NUM = new Set([0x002c, 0x003b, 0x037e, 0x0589, 0x060c, 0x060d, 0x066c,
 const ACCIDENTAL_EMOJI = new Set([0x00a9, 0x00ae, 0x2122, 0x3030, 0x303d]);
 
 /** Bitmask of the properties the grammar uses, for one code point. */
-export function propertyBits(cp: number): number {
+function propertyBits(cp: number): number {
   const ch = String.fromCodePoint(cp);
   let bits = 0;
   const set = (bit: number) => (bits |= 1 << bit);
@@ -263,7 +263,7 @@ class Scanner {
   }
 }
 
-export const MAX_TOKEN_LENGTH = 255;
+const MAX_TOKEN_LENGTH = 255;
 let shared: Scanner | undefined;
 
 /**

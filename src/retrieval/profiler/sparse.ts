@@ -8,16 +8,15 @@
  *
  * — the paper's v̂_i = v_i + 1/|N_in| Σ (α v^s_ji + β v_j) with term-frequency vectors for v. S2ORC metadata has
  * no citation contexts, so the context term α v^s is 0 and β is the only weight. The pool is then scored with
- * Lucene's BM25 (search.ts's formula and float steps, exact lengths) over the profiles as if they had been
+ * Lucene's BM25 (pool-stats.ts's formula and float steps, exact lengths) over the profiles as if they had been
  * indexed: N, df and avgdl are the profiles'. β = 0 is BM25 with exact lengths, score for score.
  * Profiles are built once per (pool, query set, setting scope) and reused while they stay the same.
  */
 import type { RankedLists, Retriever, SearchRequest } from '../retriever.ts';
 import type { TextSource } from '../../corpus/article.ts';
 import { CitebenchError } from '../../util/errors.ts';
-import { EnglishAnalyzer, articleText } from '../bm25/analyzer.ts';
+import { EnglishAnalyzer, articleText, queryTermIds } from '../bm25/analyzer.ts';
 import { postingTf, termIdMap, type Bm25Index } from '../bm25/index-format.ts';
-import { queryTermIds } from '../bm25/search.ts';
 import { indexIdentity } from '../bm25/retriever.ts';
 import { arrayDigest } from '../scorer.ts';
 import { citingSets, profileScopes, wholeCorpus, type CitationGraph, type CitingSets } from './citing.ts';
@@ -121,7 +120,7 @@ export class SparseProfiler implements Retriever {
         const hit: number[] = [];
         const counts = new Map<number, number>();
         for (const t of queryTermIds(this.analyzer, this.vocab, articleText(this.texts.text(q)))) counts.set(t, (counts.get(t) ?? 0) + 1);
-        // Ascending term ids: the order search.ts sums in, so β = 0 gives BM25's scores bit for bit.
+        // Ascending term ids: the order the BM25 kernels sum in, so β = 0 gives BM25's scores bit for bit.
         for (const [t, n] of [...counts].sort((a, b) => a[0] - b[0])) {
           const df = P.invOffsets[t + 1] - P.invOffsets[t];
           if (df === 0) continue;
@@ -259,7 +258,7 @@ export function buildSparseProfiles(ix: Bm25Index, pool: Uint32Array, citing: Ci
     }
   }
 
-  // Lucene's statistics over the profiles, float steps as in search.ts (accurate lengths).
+  // Lucene's statistics over the profiles, float steps as in pool-stats.ts (accurate lengths).
   let N = 0;
   let sum = 0;
   for (let i = 0; i < pool.length; i++) {
