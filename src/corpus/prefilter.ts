@@ -45,7 +45,7 @@ export type Rule = (typeof RULES)[number];
 export const FAIL_YEAR = 1;
 export const FAIL_TITLE = 2;
 export const FAIL_ABSTRACT = 4;
-export const FAIL_CITATIONS = 8;
+const FAIL_CITATIONS = 8;
 
 export function textRuleFlags(cfg: PrefilterConfig, title: string, abstract: string, year: number | undefined): number {
   let f = 0;
@@ -56,7 +56,7 @@ export function textRuleFlags(cfg: PrefilterConfig, title: string, abstract: str
   return f;
 }
 
-export function citationCount(dir: CitationDirection, inDeg: number, outDeg: number): number {
+function citationCount(dir: CitationDirection, inDeg: number, outDeg: number): number {
   switch (dir) {
     case 'inbound':
       return inDeg;

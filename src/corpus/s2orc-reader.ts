@@ -6,7 +6,7 @@
  * (unless the report is strict).
  */
 import { createReadStream, readdirSync, statSync, existsSync } from 'node:fs';
-import { join, basename } from 'node:path';
+import { join } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import type { Article } from './article.ts';
@@ -129,7 +129,7 @@ export function parseObject(raw: RawLine, report: ValidationReport): Record<stri
 }
 
 /** Parse and validate one line; undefined (with the problem reported) when the record must be skipped. */
-export function parseRecord(raw: RawLine, report: ValidationReport): Article | undefined {
+function parseRecord(raw: RawLine, report: ValidationReport): Article | undefined {
   const { file, line } = raw;
   const r = parseObject(raw, report);
   if (!r) return undefined;
@@ -218,8 +218,4 @@ export async function* readArticles(path: string, opts: ReadOptions): AsyncGener
       if (a) yield Object.assign(a, { file: raw.file, line: raw.line });
     }
   }
-}
-
-export function shardLabel(file: string): string {
-  return basename(file);
 }

@@ -19,13 +19,13 @@ export interface ShardConfig {
 }
 
 /** Field shares: counts of each MAG field in the 1,000-record real S2ORC sample (shared/data). */
-export const FIELD_COUNTS: Record<string, number> = {
+const FIELD_COUNTS: Record<string, number> = {
   Medicine: 217, Physics: 187, Biology: 120, Chemistry: 92, Mathematics: 81, 'Computer Science': 65,
   Psychology: 51, Sociology: 41, 'Political Science': 40, History: 34, Engineering: 24, 'Materials Science': 24,
   Economics: 14, Business: 14, Philosophy: 7, Geology: 6, Art: 4, 'Environmental Science': 4, Geography: 3,
 };
 
-export const STOP_AND_FUNCTION = [
+const STOP_AND_FUNCTION = [
   'the', 'of', 'and', 'in', 'to', 'a', 'is', 'for', 'with', 'we', 'that', 'on', 'by', 'this', 'are', 'as', 'from',
   'be', 'was', 'an', 'these', 'which', 'our', 'were', 'at', 'it', 'can', 'between', 'using', 'their', 'has', 'also',
   'results', 'study', 'based', 'show', 'new', 'two', 'high', 'both', 'however', 'than', 'been', 'not', 'its',

@@ -353,4 +353,3 @@ function buildCitations(cfg: SynthConfig, w: World): Graph {
   return { outOff, outDst: toShared(outDst.view()), extOut };
 }
 
-export { synthPaperId } from './synth-text.ts';

@@ -20,12 +20,12 @@ export type ProblemKind =
   | 'field-beyond-mag'; // s2fieldsofstudy categories outside MAG's 19, left out
 
 /** Kinds that drop the whole record (the others drop a value or are informational). */
-export const RECORD_DROPPING: ReadonlySet<ProblemKind> = new Set([
+const RECORD_DROPPING: ReadonlySet<ProblemKind> = new Set([
   'invalid-utf8', 'invalid-json', 'not-an-object', 'missing-field', 'bad-type', 'empty-id', 'duplicate-id',
 ]);
 
 /** Informational kinds never make `--strict` fail: they describe the data, not an error in it. */
-export const INFORMATIONAL: ReadonlySet<ProblemKind> = new Set([
+const INFORMATIONAL: ReadonlySet<ProblemKind> = new Set([
   'unknown-citation', 'self-citation', 'unresolved-citation', 'unmatched-abstract', 'field-beyond-mag',
 ]);
 

@@ -12,7 +12,7 @@ import type { Measure } from './measures/measure.ts';
 import type { DocOrder, EvalOptions, QrelsCsr, RankedLists } from './types.ts';
 
 export { evaluate } from './evaluate.ts';
-export { parseMeasure, selectMeasures, type Measure } from './registry.ts';
+export { parseMeasure, selectMeasures } from './registry.ts';
 export { trecEvalText } from './trec-eval.ts';
 export { writeRun, writeQrels } from './trec-write.ts';
 

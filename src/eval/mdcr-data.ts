@@ -119,7 +119,7 @@ export function mdcrPairs(benchmark: unknown, data: MdcrData, paths: { benchmark
 }
 
 /** The lowest float32: an MDCR pair its model cannot score (no vector) gets it, a finite number for the file. */
-export const FLOAT32_LOWEST = -3.4028234663852886e38;
+const FLOAT32_LOWEST = -3.4028234663852886e38;
 
 /** A pair's score as the scores file holds it: −∞ (a model that cannot match it) becomes the lowest float32. */
 export function mdcrScore(x: number): number {

@@ -25,7 +25,7 @@ export type MdcrMetric = (typeof MDCR_METRICS)[number];
 
 /** benchmark[field][queryId][candidateType] = candidate ids. */
 export type MdcrBenchmark = Record<string, Record<string, Record<string, unknown>>>;
-export type MdcrScores = Record<string, unknown>;
+type MdcrScores = Record<string, unknown>;
 
 export interface MdcrFieldResult {
   field: string;
@@ -202,7 +202,7 @@ export function evaluateMdcr(benchmark: unknown, scores: unknown, opts: MdcrEval
 }
 
 /** numpy.round(x, 4): multiply by 10⁴, round half to even, divide. */
-export function npRound4(x: number): number {
+function npRound4(x: number): number {
   const y = x * 10000;
   const f = Math.floor(y);
   const d = y - f;
@@ -214,7 +214,7 @@ export function npRound4(x: number): number {
  * np.sum / np.mean's summation of a float64 vector: numpy's pairwise sum (blocks of ≤ 128 summed with 8
  * accumulators, halves above), so means match numpy to the last bit (checked against numpy 2.4).
  */
-export function numpySum(a: Float64Array): number {
+function numpySum(a: Float64Array): number {
   if (a.length === 0) return 0;
   return pairwiseSum(a, 0, a.length);
 }

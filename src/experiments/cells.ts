@@ -49,7 +49,6 @@ export interface GroupResult {
   skipped: string[];
 }
 
-export type { CellModel } from './experiment.ts';
 
 /**
  * Everything that determines a cell's numbers, hashed: the corpus and sampling identity, the retriever's

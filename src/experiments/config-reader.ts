@@ -6,7 +6,7 @@ import { isMap, isSeq, type Document, type LineCounter, type Node } from 'yaml';
 import { InputError } from '../util/errors.ts';
 import { parseMeasure } from '../eval/registry.ts';
 
-export type ConfigPath = (string | number)[];
+type ConfigPath = (string | number)[];
 
 /** Reads a YAML value tree with positions, so every error names its line. */
 export class Reader {

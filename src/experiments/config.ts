@@ -5,7 +5,6 @@
  * with the file, line and key at fault (InputError), never a stack trace.
  */
 import { readFileSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
 import { LineCounter, parseDocument, isMap } from 'yaml';
 import { FIELDS, parseField, type Field } from '../corpus/fields.ts';
 import { SYNTH_PROFILES, type SynthProfile } from '../corpus/synth.ts';
@@ -15,8 +14,8 @@ import { hashString } from '../util/rng.ts';
 import { posInt, Reader } from './config-reader.ts';
 import { parseModel, type ModelConfig } from './kinds/index.ts';
 
-export type { ModelConfig, Bm25ModelConfig, DenseModelConfig, NavigationModelConfig, ProfilerModelConfig, RerankModelConfig, ScorerPart, CrossEncoderRef } from './kinds/index.ts';
-export { DEFAULT_TUNE_GRID, DEFAULT_BETA_GRID } from './kinds/index.ts';
+export type { ModelConfig } from './kinds/index.ts';
+export { DEFAULT_TUNE_GRID } from './kinds/index.ts';
 
 /** transductive: the paper's protocol; inductive: Goyal et al. 2026 §3.1 (disjoint, strictly earlier candidates). */
 export type Setting = 'transductive' | 'inductive';
@@ -291,10 +290,5 @@ export function canonicalConfig(cfg: ExperimentConfig): string {
 
 export function configHash(cfg: ExperimentConfig): string {
   return hashString(canonicalConfig(cfg)).toString(16).padStart(8, '0');
-}
-
-/** A path from the config, as given, resolved against the current directory. */
-export function configPath(p: string): string {
-  return isAbsolute(p) ? p : resolve(p);
 }
 

@@ -156,7 +156,6 @@ const COST = {
   ...CORPUS_COST,
 };
 
-export type { Estimate } from './kinds/types.ts';
 
 /** The cost environment of a config: each model's costs through its kind's entry, other models' on request. */
 function costEnv(cfg: ExperimentConfig, articles: number, processes: boolean): CostEnv {

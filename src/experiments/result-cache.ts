@@ -35,7 +35,7 @@ export interface LockPolicy {
 }
 
 /** The stored record at a slot when its key matches and the files it names exist; else undefined. */
-export function currentRecord<R>(slot: RecordSlot): R | undefined {
+function currentRecord<R>(slot: RecordSlot): R | undefined {
   const path = join(slot.dir, slot.record);
   if (!existsSync(path)) return undefined;
   let r: R & { key?: string };

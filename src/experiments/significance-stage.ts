@@ -25,7 +25,6 @@ import type { ExperimentConfig } from './config.ts';
 import { isBeyondPaper } from './kinds/index.ts';
 import type { ModelInfo } from './models.ts';
 
-export { TRIALS } from '../eval/significance.ts';
 
 /** One model's value of one measure on one query of one cell (a repeat's; repeats are averaged). */
 export interface CellQueryValue {

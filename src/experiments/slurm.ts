@@ -49,7 +49,7 @@ export interface SlurmScript {
 
 const GiB = 1 << 30;
 
-export function slurmTime(seconds: number): string {
+function slurmTime(seconds: number): string {
   const s = Math.max(600, Math.ceil(seconds / 60) * 60); // at least 10 minutes: node startup, corpus loading
   const d = Math.floor(s / 86400);
   const h = Math.floor((s % 86400) / 3600);
@@ -75,7 +75,7 @@ export function storeArticles(cfg: ExperimentConfig): number | undefined {
   }
 }
 
-export function stageNeeds(cfg: ExperimentConfig, encodeTasks: number, cellTasks: number): Record<SlurmStage, { seconds: number; bytes: number; note: string }> {
+function stageNeeds(cfg: ExperimentConfig, encodeTasks: number, cellTasks: number): Record<SlurmStage, { seconds: number; bytes: number; note: string }> {
   const est = estimate(cfg, planGroups(cfg), storeArticles(cfg));
   const sum = (f: (s: string) => boolean) => est.filter((e) => f(e.stage)).reduce((a, e) => a + e.seconds, 0);
   const peak = (f: (s: string) => boolean) => est.filter((e) => f(e.stage)).reduce((a, e) => Math.max(a, e.bytes), 0);

@@ -43,7 +43,7 @@ export interface DrillPage {
 }
 
 /** File-safe name of a model. */
-export const slug = (s: string) => s.replace(/[^A-Za-z0-9_.-]/g, '_');
+const slug = (s: string) => s.replace(/[^A-Za-z0-9_.-]/g, '_');
 
 /** The wanted queries of a TREC run: query → docnos in trec_eval's order (eval/trec-run.ts). */
 function runOf(file: string, wanted: Set<string>): Map<string, string[]> {

@@ -222,7 +222,7 @@ function cellText(v: unknown): string {
 }
 
 // Prefixed with .citebench to outrank JupyterLab's own table rules (right-aligned text cells).
-export const FRAME_CSS = `.citebench table.cbf{border-collapse:collapse;font-size:12.5px;margin:4px 0}
+const FRAME_CSS = `.citebench table.cbf{border-collapse:collapse;font-size:12.5px;margin:4px 0}
 .citebench table.cbf th,.citebench table.cbf td{border-bottom:1px solid #ddd;padding:2px 8px;text-align:left;white-space:nowrap}
 .citebench table.cbf thead th{border-bottom:2px solid #000}.citebench table.cbf td.n{text-align:right;font-variant-numeric:tabular-nums}
 .citebench p.cbf-cap{font-size:11px;color:#555;margin:2px 0 8px}`;

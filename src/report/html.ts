@@ -15,7 +15,7 @@ export function esc(s: string): string {
 
 /** Display formats shared by every table (tests recompute the same strings). */
 export const fmt1 = (x: number) => fmtValue(x, 1);
-export const fmtDelta = (d: number) => {
+const fmtDelta = (d: number) => {
   const s = fmt1(Math.abs(d));
   return s === '0.0' ? '±0.0' : `${d > 0 ? '▲' : '▼'}${s}`;
 };

@@ -11,7 +11,7 @@ import { CitebenchError } from '../util/errors.ts';
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
 
 /** The Chromium binary: $CITEBENCH_CHROMIUM, else /usr/bin/chromium. */
-export function chromiumPath(): string {
+function chromiumPath(): string {
   const p = process.env.CITEBENCH_CHROMIUM ?? '/usr/bin/chromium';
   if (!existsSync(p)) {
     throw new CitebenchError(`${p}: Chromium not found (needed for the PDF): run bash scripts/setup.sh or apt-get install chromium, set CITEBENCH_CHROMIUM, or pass --no-pdf`);
@@ -21,7 +21,7 @@ export function chromiumPath(): string {
 
 type Browser = import('playwright-core').Browser;
 
-export async function launchChromium(): Promise<Browser> {
+async function launchChromium(): Promise<Browser> {
   const { chromium } = await import('playwright-core');
   return chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
 }

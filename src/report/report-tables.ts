@@ -53,7 +53,7 @@ function markBest(rows: TableRow[], groupOf: (row: number, col: number) => strin
 }
 
 /** What the inductive setting is, said above each of its tables. */
-export function inductiveNote(r: Pick<ResultsIndex, 'queryYear'>): string {
+function inductiveNote(r: Pick<ResultsIndex, 'queryYear'>): string {
   return `Inductive setting (Goyal et al. 2026 §3.1): queries and pools are disjoint and every candidate was published strictly before its query ` +
     `(year < ${r.queryYear}); queries cite at least one such article; profiles use only citing articles published before ${r.queryYear}. ` +
     'Queries and pools come from streams of their own, so these numbers are not comparable cell by cell with the transductive table.';
@@ -153,7 +153,7 @@ function table1(r: ResultsIndex, rows: MeanRow[], sig: Marks, paper: PaperNumber
 }
 
 /** The paper's field-level tables: number → measure and paper-numbers.json key. */
-export const FIELD_TABLES = {
+const FIELD_TABLES = {
   2: { measure: 'MAP', key: 'table2_field_level_MAP', title: 'Field level, MAP (§3.2)' },
   7: { measure: 'nDCG', key: 'table7_field_level_nDCG', title: 'Field level, nDCG (§3.2, App. A.4)' },
   8: { measure: 'R@30', key: 'table8_field_level_R@30', title: 'Field level, R@30 (§3.2, App. A.4)' },

@@ -104,7 +104,7 @@ interface OldTuningRecord {
 }
 
 /** Read a tuning record of either shape as the current one (older results folders are read as they are). */
-export function tuningRecord(t: TuningRecord | OldTuningRecord): TuningRecord {
+function tuningRecord(t: TuningRecord | OldTuningRecord): TuningRecord {
   if (!t.grid.length || 'params' in t.grid[0]) return t as TuningRecord;
   const old = t as OldTuningRecord;
   const axis = (k: 'k1' | 'b') => [...new Set(old.grid.map((g) => g[k]))];

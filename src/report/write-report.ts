@@ -53,7 +53,7 @@ function timingsOf(dir: string): Record<string, number> | undefined {
 }
 
 /** Every chart the results support, as SVG, in report order. */
-export async function renderCharts(r: ResultsIndex): Promise<(Chart & { svg: string })[]> {
+async function renderCharts(r: ResultsIndex): Promise<(Chart & { svg: string })[]> {
   return Promise.all(reportCharts(r).map(async (c) => ({ ...c, svg: await chartSvg(c.spec, c.id) })));
 }
 

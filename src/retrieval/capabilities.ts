@@ -17,7 +17,7 @@ export interface TermIndexParams {
 }
 
 /** A retriever that ranks by a BM25 index (Bm25Retriever). */
-export interface RanksByTermIndex extends Retriever {
+interface RanksByTermIndex extends Retriever {
   readonly termIndex: TermIndexParams;
 }
 

@@ -43,20 +43,20 @@ export interface RankedIds {
 export type MdcrFile = Record<string, Record<string, Record<string, string[]>>>;
 
 export type MdcrSplit = 'val' | 'test';
-export const MDCR_FIXED_TYPES = ['graph', 'most_cited', 'random'] as const;
+const MDCR_FIXED_TYPES = ['graph', 'most_cited', 'random'] as const;
 /**
  * The keys the official evaluator reads, in its order (zoranmedic/mdcr evaluate.py's NEG_TYPES, `true` last): it
  * looks up every one of them in every query, so a built file always carries all seven.
  */
 export const MDCR_OFFICIAL_KEYS = ['bm25', 'graph', 'most_cited', 'random', 'scincl', 'specter', 'true'] as const;
 /** The official keys that hold model-based candidates (the paper's three models). */
-export const MDCR_OFFICIAL_MODELS = ['bm25', 'scincl', 'specter'] as const;
+const MDCR_OFFICIAL_MODELS = ['bm25', 'scincl', 'specter'] as const;
 
 /**
  * A query's candidate lists in file order: the official keys in evaluate.py's order (a model-based one whose model
  * was not used holds an empty list), then other models' keys, then `true` — written last, as in takelab's files.
  */
-export function officialKeyOrder(lists: Record<string, string[]>, chosen: readonly string[]): Record<string, string[]> {
+function officialKeyOrder(lists: Record<string, string[]>, chosen: readonly string[]): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const k of MDCR_OFFICIAL_KEYS) if (k !== 'true') out[k] = lists[k] ?? [];
   for (const k of chosen) if (!(k in out)) out[k] = lists[k];
@@ -129,7 +129,7 @@ export function mostCitedOfField(store: MdcrGraph, field: Field, top: number): U
 }
 
 /** The first `depth` articles of a ranked list that the query does not cite (and that are not the query). */
-export function topNegatives(store: MdcrGraph, q: number, list: Uint32Array, depth: number): Uint32Array {
+function topNegatives(store: MdcrGraph, q: number, list: Uint32Array, depth: number): Uint32Array {
   const cited = store.outTargets.subarray(store.outOffsets[q], store.outOffsets[q + 1]);
   const out: number[] = [];
   const seen = new Set<number>();
@@ -143,7 +143,7 @@ export function topNegatives(store: MdcrGraph, q: number, list: Uint32Array, dep
 }
 
 /** Graph walk order of q's cited articles: by overlap O(q,c) descending, ties by paper id byte order. */
-export function graphWalk(store: MdcrGraph, q: number): { order: Uint32Array; overlap: Float64Array } {
+function graphWalk(store: MdcrGraph, q: number): { order: Uint32Array; overlap: Float64Array } {
   const cited = store.outTargets.subarray(store.outOffsets[q], store.outOffsets[q + 1]);
   const counts = new Map<number, number>();
   for (const c of cited) {
@@ -158,7 +158,7 @@ export function graphWalk(store: MdcrGraph, q: number): { order: Uint32Array; ov
 }
 
 /** Distinct in-store neighbours of c (articles it cites, then articles citing it), ascending by paper id. */
-export function graphNeighbours(store: MdcrGraph, c: number): number[] {
+function graphNeighbours(store: MdcrGraph, c: number): number[] {
   return [...new Set(neighbours(store, c))].sort((a, b) => store.idOrder[a] - store.idOrder[b]);
 }
 
@@ -168,7 +168,7 @@ function* neighbours(store: MdcrGraph, c: number): Generator<number> {
 }
 
 /** Pairwise mean Jaccard index of the models' top negatives over all queries (J(∅, ∅) = 1). */
-export function jaccardMatrix(models: string[], negatives: Uint32Array[][]): MdcrJaccard {
+function jaccardMatrix(models: string[], negatives: Uint32Array[][]): MdcrJaccard {
   const m = models.length;
   const nq = m ? negatives[0].length : 0;
   const sums = Array.from({ length: m }, () => new Float64Array(m));
@@ -191,7 +191,7 @@ export function jaccardMatrix(models: string[], negatives: Uint32Array[][]): Mdc
 }
 
 /** The `k` models with the lowest average Jaccard index, in their input order (ties: earlier model first). */
-export function chooseModels(j: MdcrJaccard, k: number): string[] {
+function chooseModels(j: MdcrJaccard, k: number): string[] {
   const idx = j.models.map((_, i) => i);
   idx.sort((a, b) => (j.average[a] ?? 0) - (j.average[b] ?? 0) || a - b);
   const keep = new Set(idx.slice(0, k));

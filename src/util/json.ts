@@ -26,7 +26,7 @@ export function readJsonFile(path: string): unknown {
 }
 
 /** Offset of the first JSON syntax error in text (a small recursive-descent scan; the error path only). */
-export function jsonErrorOffset(text: string): number {
+function jsonErrorOffset(text: string): number {
   let i = 0;
   const ws = () => {
     while (i < text.length && ' \t\n\r'.includes(text[i])) i++;

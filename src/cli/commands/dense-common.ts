@@ -49,7 +49,7 @@ export interface ModelValues {
   revision?: string;
 }
 
-export function modelOverrides(v: ModelValues): Partial<ModelOptions> {
+function modelOverrides(v: ModelValues): Partial<ModelOptions> {
   const o: Partial<ModelOptions> = {};
   if (v.pooling !== undefined) {
     if (!['cls', 'mean', 'aspire'].includes(v.pooling)) throw new CitebenchError(`--pooling must be cls, mean or aspire, got '${v.pooling}'`);

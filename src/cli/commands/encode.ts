@@ -99,7 +99,7 @@ function status(corpusDir: string, out: string, idsFile: string | undefined): nu
   return st.missing.length ? 1 : 0;
 }
 
-export function formatStatus(out: string, st: StoreStatus, chunkSize: number): string {
+function formatStatus(out: string, st: StoreStatus, chunkSize: number): string {
   const head = `${out}: ${st.present} of ${st.requested} requested articles stored; ${st.chunks.length - st.missing.length} of ${st.chunks.length} chunks complete (chunk size ${chunkSize})`;
   if (!st.missing.length) return head;
   const lines = [head, `missing chunks (${st.missing.length}): ${ranges(st.missing.map((m) => m.chunk))}`];

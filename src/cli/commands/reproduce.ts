@@ -3,10 +3,10 @@ import { parse } from '../args.ts';
 import { optionSpec, runConfig } from './run.ts';
 
 /** The main job's configuration, shipped with citebench. */
-export const DEFAULT_CONFIG = fileURLToPath(new URL('../../../configs/default.yaml', import.meta.url));
+const DEFAULT_CONFIG = fileURLToPath(new URL('../../../configs/default.yaml', import.meta.url));
 
 /** Where the main job's HTML + PDF report goes (relative to the working directory). */
-export const DEFAULT_REPORT = 'reports/default';
+const DEFAULT_REPORT = 'reports/default';
 
 export const usage = `usage: citebench reproduce [--dry-run] [--scale F] [--seed S] [--repeats R] [--articles N] [--store DIR]
                            [--work DIR] [--results DIR]

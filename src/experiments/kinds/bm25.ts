@@ -22,7 +22,7 @@ export interface Bm25ModelConfig {
 }
 
 /** BM25's tunable parameters and their default grids. */
-export const BM25_PARAMS: Record<'k1' | 'b', TunableParam> = {
+const BM25_PARAMS: Record<'k1' | 'b', TunableParam> = {
   k1: { grid: [0.6, 0.9, 1.2, 1.5], check: (n) => n >= 0, what: 'a number ≥ 0' },
   b: { grid: [0.3, 0.4, 0.6, 0.75], check: (n) => n >= 0 && n <= 1, what: 'a number in [0, 1]' },
 };

@@ -69,7 +69,7 @@ export function readScorer(r: Reader, p: string[], name: string, earlier: string
 
 
 /** A model this one is built on: ready, or this one is a skip. */
-export class Skip extends Error {}
+class Skip extends Error {}
 
 export function need(ctx: Pick<BuildContext, 'ready'>, name: string, by: string): ReadyModel {
   const r = ctx.ready.find((x) => x.name === name);
@@ -87,11 +87,11 @@ export async function orSkip(name: string, f: () => Promise<ReadyModel>): Promis
   }
 }
 
-export function combineWeights(ws: Weights[]): Weights {
+function combineWeights(ws: Weights[]): Weights {
   return ws.includes('random') ? 'random' : ws.includes('imported') ? 'imported' : ws.every((w) => w === 'lexical') ? 'lexical' : 'trained';
 }
 
-export async function loadCrossEncoder(ref: CrossEncoderRef, ctx: BuildContext, name: string): Promise<{ retriever: CrossEncoderRetriever; weights: Weights; dir: string }> {
+async function loadCrossEncoder(ref: CrossEncoderRef, ctx: BuildContext, name: string): Promise<{ retriever: CrossEncoderRetriever; weights: Weights; dir: string }> {
   let model;
   try {
     model = resolveModel(ref.model, { modelsDir: ref.modelsDir ?? ctx.cfg.modelsDir, quantized: ref.quantized, fp16: ref.fp16, overrides: ref.maxLength ? { maxLength: ref.maxLength } : {} });

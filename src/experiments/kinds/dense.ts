@@ -91,7 +91,7 @@ export const dense: KindEntry<DenseModelConfig> = {
  * `log` is told when a checkpoint is converted (seconds for BERT-base, once per checkpoint) or downloaded;
  * `allowRemote` downloads a registry model or hub id whose folder is missing (`citebench run --allow-remote`).
  */
-export async function resolveDense(cfg: DenseModelConfig, modelsDir: string | undefined, opts: { log?: (line: string) => void; allowRemote?: boolean } = {}): Promise<ResolvedModel | SkippedModel> {
+async function resolveDense(cfg: DenseModelConfig, modelsDir: string | undefined, opts: { log?: (line: string) => void; allowRemote?: boolean } = {}): Promise<ResolvedModel | SkippedModel> {
   const overrides: Partial<ModelOptions> = {};
   if (cfg.pooling) overrides.pooling = cfg.pooling;
   if (cfg.distance) overrides.distance = cfg.distance;
@@ -105,7 +105,7 @@ export async function resolveDense(cfg: DenseModelConfig, modelsDir: string | un
   }
 }
 
-export async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel, store: CorpusStore, corpusKey: string | undefined, workDir: string, threads: number, device?: Device): Promise<ReadyModel> {
+async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel, store: CorpusStore, corpusKey: string | undefined, workDir: string, threads: number, device?: Device): Promise<ReadyModel> {
   const encoder = await Encoder.load(model, { threads, device });
   // One store per (corpus, model fingerprint): a changed model folder can never reuse stale vectors.
   const embDir = join(workDir, 'embeddings', `${cfg.name}-${model.fingerprint.slice(0, 12)}`);
@@ -133,6 +133,6 @@ export async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel
  * The files a dense model's weights come from, with their SHA-256 (the report's metadata names them): the
  * checkpoint it was converted from, else its ONNX file.
  */
-export function weightFilesOf(model: ResolvedModel): { file: string; sha256: string }[] {
+function weightFilesOf(model: ResolvedModel): { file: string; sha256: string }[] {
   return model.checkpoint ?? [{ file: basename(model.onnxFile), sha256: fileContentHash(model.onnxFile) }];
 }

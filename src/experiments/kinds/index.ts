@@ -18,7 +18,7 @@ const builtIn = () => [bm25, dense, embeddings, navigation, profiler, rerank] as
 type ConfigOf<E> = E extends KindEntry<infer C> ? C : never;
 /** Any built-in kind's model config. */
 export type ModelConfig = ConfigOf<ReturnType<typeof builtIn>[number]>;
-export type ModelKind = ModelConfig['kind'];
+type ModelKind = ModelConfig['kind'];
 
 // Filled on first use, when every entry's module has been evaluated.
 let kinds: Map<string, KindEntry<ModelConfigBase>> | undefined;
@@ -56,7 +56,7 @@ export function isBeyondPaper(kind: string): boolean {
  * The kind a model without `kind:` has: the kind whose key its node holds (`embeddings: FILE`), else the kind
  * named like the model (`bm25:`), else the fallback kind (a dense encoder named like the model).
  */
-export function defaultKind(name: string, keys: string[] = []): string {
+function defaultKind(name: string, keys: string[] = []): string {
   const entries = [...registry().values()];
   const e = entries.find((x) => x.impliedBy !== undefined && keys.includes(x.impliedBy)) ?? entries.find((x) => x.impliedByName === name) ?? entries.find((x) => x.fallback);
   if (!e) throw new Error('no model kind is the fallback');
@@ -87,10 +87,9 @@ export function anyNeeds(models: readonly ModelConfigBase[], what: 'bm25Index' |
   return models.some((m) => entryOf(m).needs?.[what] ?? false);
 }
 
-export type { KindEntry, BuildContext, CostEnv, KindCost, ModelConfigBase, RunConfig } from './types.ts';
+export type { KindEntry, BuildContext } from './types.ts';
 export type { Bm25ModelConfig } from './bm25.ts';
 export type { DenseModelConfig } from './dense.ts';
-export type { EmbeddingsModelConfig } from './embeddings.ts';
 export type { NavigationModelConfig } from './navigation.ts';
 export type { ProfilerModelConfig } from './profiler.ts';
 export type { RerankModelConfig } from './rerank.ts';
