@@ -14,7 +14,7 @@ export const usage = `usage: citebench mdcr score --benchmark MDCR.json --data M
 Score every query–candidate pair of an MDCR benchmark (the official takelab files or \`citebench mdcr build\`
 output; no corpus store needed) and write the official scores file { "<qid>_<cid>": score } (float32 values,
 keys in byte order). Evaluate it with \`citebench mdcr-eval --benchmark MDCR.json --scores SCORES.json\`
-(paper Table 3; --candidate-type T for Table 4), or add --eval to print Table 3's numbers directly.
+(paper Table 3; \`citebench mdcr-eval … --candidate-type T\` for Table 4), or add --eval to print Table 3's numbers directly.
 
   --model bm25     Lucene-exact BM25 (title + abstract); collection statistics are those of all papers of the
                    data file (the fixed candidate set), --k1/--b as in bm25 search (default 0.9 / 0.4)
