@@ -71,7 +71,7 @@ export async function run(args: string[]) {
     const resolved = await resolveFromValues(values);
     const encoder = await Encoder.load(resolved, { batchSize: batch, threads });
     try {
-      scores = await scoreMdcrDense(data, pairs, encoder, resolved.distance, { cacheDir: values.cache as string | undefined, threads, progress: true });
+      scores = await scoreMdcrDense(data, pairs, encoder, resolved.distance, { cacheDir: values.cache as string | undefined, threads });
     } finally {
       await encoder.release();
     }

@@ -53,7 +53,7 @@ export const embeddings: KindEntry<EmbeddingsModelConfig> = {
     if (!existsSync(c.embeddings)) return { name: c.name, reason: `${c.embeddings}: no such embeddings file on this machine` };
     const sha256 = importFingerprint(c.embeddings, c.ids);
     const r = await ctx.timed(`import ${c.name}`, () => importEmbeddings(c.embeddings, ctx.store, {
-      ids: c.ids, dir: importedStoreDir(ctx.cfg.work, c.name, sha256), corpusKey: ctx.corpusKey, distance: c.distance, progress: true,
+      ids: c.ids, dir: importedStoreDir(ctx.cfg.work, c.name, sha256), corpusKey: ctx.corpusKey, distance: c.distance,
     }));
     for (const line of importReport(r, ctx.store.size)) ctx.log(`[models] ${c.name}: ${line}`);
     if (r.imported === 0) throw new CitebenchError(`models.${c.name}: none of the ${r.rows} paper ids of ${c.embeddings} is in the corpus (first: ${r.notInCorpus.first.join(', ')}); are they the corpus's paper ids?`);
