@@ -550,8 +550,12 @@ declare module "citebench/src/corpus/synth-text" {
         };
     }
     export function shardRange(n: number, shardSize: number, s: number): [number, number];
-    /** Write shard s (atomically); `tick` is told how many records were written. */
-    export function writeShard(job: ShardJob, world: World, s: number, tick: (k: number) => void): void;
+    /**
+     * Write shard s (atomically); `tick` is told how many records were written. Records are compressed as they are
+     * made, a thousand at a time, so a shard is never held whole (a 100 k-record shard is ~250 MB of JSON): gzip at
+     * level 1 without intermediate flushes gives the same bytes however its input is split.
+     */
+    export function writeShard(job: ShardJob, world: World, s: number, tick: (k: number) => void): Promise<void>;
     /** The lexicon of a job, rebuilt in a worker (strings and alias tables do not cross threads cheaply). */
     export function jobWorld(job: ShardJob): World;
     /** Distinct 9-digit paper ids: an affine bijection of [0, 9e8) (1,000,003 is coprime with 9e8). */
@@ -3886,7 +3890,7 @@ declare module "citebench/src/report/tidy" {
      * A results folder of `citebench run` as tidy tables: one row per observation, one column per variable, the
      * measure a column of its own (long format). `citebench export` writes them as Parquet or CSV for pandas, polars
      * and R; the notebook API shows the same tables (frames.ts `tidy()`). Each table is built here once, from
-     * results.json and the cell files it names; the README's "Exported results" section describes the columns.
+     * results.json and the cell files it names; docs/results.md ("Export") describes the columns.
      *
      * Values are the stored doubles, unrounded: cell and per-query values are fractions (MAP 0.655), MDCR values are
      * ×100 with 4 decimals as evaluate.py prints them.
@@ -3988,7 +3992,7 @@ declare module "citebench/src/report/frames" {
         constructor(dir: string, store?: string | undefined);
         /**
          * A tidy table of `citebench export` (cells, per_query, tuning, mdcr_fields, mdcr_types, models), the same rows
-         * and columns as its Parquet and CSV files (README "Exported results").
+         * and columns as its Parquet and CSV files (docs/results.md, "Export").
          */
         tidy(name: TidyTableName): Frame;
         /**
@@ -4200,7 +4204,7 @@ declare module "citebench/src/experiments/plan" {
         indexBuildBytesPerArticle: number;
         /**
          * Records of the raw S2ORC release (v2020-07-05), and its .jsonl.gz bytes per record: 100 shards of about
-         * 530 MB (README) over 81.1 M records; the 1,000-record real sample gzips to 368 B per record, so this is
+         * 530 MB (docs/corpus.md) over 81.1 M records; the 1,000-record real sample gzips to 368 B per record, so this is
          * the safer figure for disk.
          */
         s2orcRecords: number;
@@ -4416,13 +4420,13 @@ declare module "citebench/src/experiments/notebook" {
     };
     /**
      * The results a notebook shows, as frames. Interactive: the config's own results folder (for configs/default.yaml,
-     * the main job's data/default/results) when it exists and covers the request — reused as it is, never
+     * `npm run reproduce`'s data/default/results) when it exists and covers the request — reused as it is, never
      * recomputed; otherwise the config (restricted to `protocols`, plus `bm25-tuned` with `tune`) runs into
      * <work>/notebooks/<variant>, every stage and cell cached. Small-data mode always runs (cached) in its own folders.
      */
     export function notebookResults(opts?: NotebookOptions): Promise<ResultsFrames>;
     /**
-     * The corpus store of a config (default: the main job's synthetic corpus; small-data mode: 10,000 articles),
+     * The corpus store of a config (default: `npm run reproduce`'s synthetic corpus; small-data mode: 10,000 articles),
      * synthesized, prefiltered and built if absent — the corpus stage of `citebench run`; or, with `store`, a store
      * built from real S2ORC shards by `citebench corpus build` (a path from the repository root). Close it when done.
      */
