@@ -3,9 +3,12 @@ import { CitebenchError } from '../util/errors.ts';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
-/** Thrown by parse() when --help was given: the CLI prints the usage and exits 0. */
+/**
+ * Thrown by parse() when --help was given: the CLI prints the usage and exits 0. It carries the options the
+ * command's parser accepts, so a test can check every one is named in the usage (test/cli/help.test.ts).
+ */
 export class HelpRequested extends Error {
-  constructor(readonly usage: string) {
+  constructor(readonly usage: string, readonly options: Options = {}) {
     super('help');
   }
 }
@@ -15,7 +18,7 @@ export class HelpRequested extends Error {
  * and positionals allowed. Returns the typed values and positionals.
  */
 export function parse<O extends Options>(args: string[], options: O, usage: string) {
-  if (args.includes('--help') || args.includes('-h')) throw new HelpRequested(usage);
+  if (args.includes('--help') || args.includes('-h')) throw new HelpRequested(usage, options);
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (e) {

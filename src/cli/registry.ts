@@ -16,7 +16,7 @@ export interface CommandEntry {
 
 export const commands: CommandEntry[] = [
   { name: 'run', summary: 'run a configuration: every protocol × model × pool × repeat, resumable, into one results folder', load: () => import('./commands/run.ts') },
-  { name: 'reproduce', summary: 'the main job: the paper\'s pipeline on the built-in default corpus', load: () => import('./commands/reproduce.ts') },
+  { name: 'reproduce', summary: 'the paper\'s evaluation at 1/50 of its scale on a synthetic corpus (run configs/default.yaml), then its report', load: () => import('./commands/reproduce.ts') },
   { name: 'report', summary: 'HTML + PDF report of a results folder: Tables 1–8 beside the paper, charts, significance, drill-down', load: () => import('./commands/report.ts') },
   { name: 'export', summary: 'results as tidy tables for pandas, polars and R: Parquet or CSV, one file per table', load: () => import('./commands/export.ts') },
   { name: 'regressions', summary: 'check a config\'s numbers against the expected values in regressions/ (equality), or update them', load: () => import('./commands/regressions.ts') },

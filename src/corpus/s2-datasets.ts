@@ -61,7 +61,7 @@ const NO_YEAR = 0xffff;
 export async function* readS2Datasets(root: string, opts: S2DatasetsOptions): AsyncGenerator<Article & { file: string; line: number }> {
   const shards = DATASETS.map((d) => {
     if (!existsSync(join(root, d))) {
-      throw new CitebenchError(`${root}: no ${d}/ folder; the Semantic Scholar bulk input needs papers/, abstracts/ and citations/ (see README, "Using real S2ORC")`);
+      throw new CitebenchError(`${root}: no ${d}/ folder; the Semantic Scholar bulk input needs papers/, abstracts/ and citations/ (see docs/corpus.md, "Today's Semantic Scholar bulk datasets")`);
     }
     return listShards(join(root, d), { anyGzip: true });
   });

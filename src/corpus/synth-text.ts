@@ -4,10 +4,11 @@
  * Per-article attributes and the citation graph live in SharedArrayBuffers so workers read them in place.
  */
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { once } from 'node:events';
+import { createGzip } from 'node:zlib';
 import { AliasTable, zipfWeights } from '../util/alias.ts';
 import { Rng, rngFor, hashString } from '../util/rng.ts';
-import { writeFileAtomic } from '../util/atomic.ts';
+import { writeFileAtomicAsync } from '../util/atomic.ts';
 import { FIELDS } from './fields.ts';
 
 /** What shard writing needs of a SynthConfig (synth.ts). */
@@ -158,16 +159,34 @@ export function shardRange(n: number, shardSize: number, s: number): [number, nu
   return [s * shardSize, Math.min(n, (s + 1) * shardSize)];
 }
 
-/** Write shard s (atomically); `tick` is told how many records were written. */
-export function writeShard(job: ShardJob, world: World, s: number, tick: (k: number) => void): void {
+/**
+ * Write shard s (atomically); `tick` is told how many records were written. Records are compressed as they are
+ * made, a thousand at a time, so a shard is never held whole (a 100 k-record shard is ~250 MB of JSON): gzip at
+ * level 1 without intermediate flushes gives the same bytes however its input is split.
+ */
+export async function writeShard(job: ShardJob, world: World, s: number, tick: (k: number) => void): Promise<void> {
   const [from, to] = shardRange(job.cfg.articles, job.cfg.shardSize, s);
-  const lines: string[] = [];
-  for (let k = from; k < to; k++) {
-    lines.push(recordJson(job.order[k], job.cfg, world, job.graph, job.inbound));
-    if ((k - from) % 1000 === 999) tick(1000);
-  }
-  tick((to - from) % 1000);
-  writeFileAtomic(join(job.outDir, job.names[s]), gzipSync(lines.join('\n') + '\n', { level: 1 }));
+  await writeFileAtomicAsync(join(job.outDir, job.names[s]), async (write) => {
+    const gz = createGzip({ level: 1 });
+    const ended = new Promise<void>((resolve, reject) => {
+      gz.on('data', (chunk: Buffer) => write(chunk));
+      gz.on('end', resolve);
+      gz.on('error', reject);
+    });
+    let batch: string[] = [];
+    const flush = async () => {
+      if (!gz.write(batch.join('\n') + '\n')) await once(gz, 'drain');
+      tick(batch.length);
+      batch = [];
+    };
+    for (let k = from; k < to; k++) {
+      batch.push(recordJson(job.order[k], job.cfg, world, job.graph, job.inbound));
+      if (batch.length === 1000) await flush();
+    }
+    if (batch.length) await flush();
+    gz.end();
+    await ended;
+  });
 }
 
 /** The lexicon of a job, rebuilt in a worker (strings and alias tables do not cross threads cheaply). */

@@ -3,9 +3,11 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { jobWorld, writeShard, type ShardJob } from './synth-text.ts';
 
 const { job, shards } = workerData as { job: ShardJob; shards: number[] };
-try {
-  const world = jobWorld(job);
-  for (const s of shards) writeShard(job, world, s, (k) => parentPort!.postMessage({ tick: k }));
-} catch (e) {
-  parentPort!.postMessage({ error: (e as Error).message });
-}
+void (async () => {
+  try {
+    const world = jobWorld(job);
+    for (const s of shards) await writeShard(job, world, s, (k) => parentPort!.postMessage({ tick: k }));
+  } catch (e) {
+    parentPort!.postMessage({ error: (e as Error).message });
+  }
+})();

@@ -160,7 +160,7 @@ export async function synthesize(cfg: SynthConfig, outDir: string, opts: { progr
   };
   const threads = Math.max(1, Math.min(cfg.threads ?? Math.min(2, availableParallelism()), todo.length));
   if (threads === 1) {
-    for (const s of todo) writeShard(job, world, s, (k) => progress.tick(k));
+    for (const s of todo) await writeShard(job, world, s, (k) => progress.tick(k));
   } else {
     await Promise.all(
       Array.from({ length: threads }, (_, w) => runShardWorker(job, todo.filter((_, k) => k % threads === w), (k) => progress.tick(k))),

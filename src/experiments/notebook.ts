@@ -2,7 +2,7 @@
  * What a notebook's first cell calls to get its data, so every notebook stays one line long there:
  *   notebookResults({ protocols: ['dataset'] })  → the results of configs/default.yaml as frames
  *   notebookCorpus()                             → the corpus store those results come from
- * Interactive (the default): the main job's results folder (data/default/results of `npm run reproduce`) is
+ * Interactive (the default): `npm run reproduce`'s results folder (data/default/results) is
  * reused when it exists and holds what is asked; otherwise the config runs (every stage and cell cached, so a
  * second call is quick). Small-data mode (`CITEBENCH_SMALL=1`, or `small: true`; the tests use it) runs the same
  * config shrunk to 10,000 articles and 10 queries, so a notebook runs in about a minute.
@@ -23,6 +23,9 @@ import { runExperiment } from './run.ts';
 
 /** The repository root: configs and data folders are named relative to it, whatever the notebook's directory. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A log line as a notebook prints it: paths inside the repository relative to its root, no machine's paths. */
+const repoRelative = (line: string) => line.replaceAll(REPO_ROOT, '');
 
 export type Protocol = 'dataset' | 'field' | 'mdcr';
 
@@ -125,7 +128,7 @@ function covers(r: ResultsIndex, cfg: ExperimentConfig): boolean {
 
 /**
  * The results a notebook shows, as frames. Interactive: the config's own results folder (for configs/default.yaml,
- * the main job's data/default/results) when it exists and covers the request — reused as it is, never
+ * `npm run reproduce`'s data/default/results) when it exists and covers the request — reused as it is, never
  * recomputed; otherwise the config (restricted to `protocols`, plus `bm25-tuned` with `tune`) runs into
  * <work>/notebooks/<variant>, every stage and cell cached. Small-data mode always runs (cached) in its own folders.
  */
@@ -133,7 +136,7 @@ export async function notebookResults(opts: NotebookOptions = {}): Promise<Resul
   const { cfg, small } = notebookConfig(opts);
   const store = cfg.corpus.store ? resolve(REPO_ROOT, cfg.corpus.store) : join(cfg.work, 'store');
   // Small runs take seconds: one line per cell would bury the notebook's output.
-  const log = opts.log ?? ((l: string) => { if (!(small && l.startsWith('[cells]'))) console.log(l); });
+  const log = opts.log ?? ((l: string) => { if (!(small && l.startsWith('[cells]'))) console.log(repoRelative(l)); });
   const main = small ? undefined : resolve(REPO_ROOT, loadConfig(resolve(REPO_ROOT, opts.config ?? 'configs/default.yaml')).results);
   if (main && existsSync(join(main, 'results.json'))) {
     const r = readResults(main);
@@ -149,12 +152,12 @@ export async function notebookResults(opts: NotebookOptions = {}): Promise<Resul
 }
 
 /**
- * The corpus store of a config (default: the main job's synthetic corpus; small-data mode: 10,000 articles),
+ * The corpus store of a config (default: `npm run reproduce`'s synthetic corpus; small-data mode: 10,000 articles),
  * synthesized, prefiltered and built if absent — the corpus stage of `citebench run`; or, with `store`, a store
  * built from real S2ORC shards by `citebench corpus build` (a path from the repository root). Close it when done.
  */
 export async function notebookCorpus(opts: Pick<NotebookOptions, 'config' | 'small' | 'log'> & { store?: string } = {}): Promise<{ store: CorpusStore; dir: string; synthetic: boolean }> {
-  const log = opts.log ?? ((l: string) => console.log(l));
+  const log = opts.log ?? ((l: string) => console.log(repoRelative(l)));
   if (opts.store) {
     const dir = resolve(REPO_ROOT, opts.store);
     log(`corpus store: ${dir} (given)`);

@@ -119,7 +119,7 @@ export const CORPUS_COST = {
   indexBuildBytesPerArticle: 737,
   /**
    * Records of the raw S2ORC release (v2020-07-05), and its .jsonl.gz bytes per record: 100 shards of about
-   * 530 MB (README) over 81.1 M records; the 1,000-record real sample gzips to 368 B per record, so this is
+   * 530 MB (docs/corpus.md) over 81.1 M records; the 1,000-record real sample gzips to 368 B per record, so this is
    * the safer figure for disk.
    */
   s2orcRecords: 81.1e6,

@@ -1,6 +1,6 @@
 /**
  * `citebench export`: the tidy tables of a results folder (tidy.ts) as files for pandas, polars and R, one file
- * per table: Parquet (hyparquet-writer: README "Dependencies and why") or CSV (RFC 4180, UTF-8). Both are
+ * per table: Parquet (hyparquet-writer: docs/contributing.md, "Dependencies and why") or CSV (RFC 4180, UTF-8). Both are
  * written atomically and streamed in row groups of ROW_GROUP rows, so a paper-sized per_query table is never
  * held whole; the same results give the same bytes.
  */

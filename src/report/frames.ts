@@ -4,12 +4,13 @@
  * files (results.json, cells/<model>/<group>.json), like `citebench report`, so a number in a notebook can be
  * traced to the file it came from (the `file`, `run` and `qrels` columns).
  *
- * arquero rather than danfojs: README "Dependencies and why".
+ * arquero rather than danfojs: docs/contributing.md, "Dependencies and why".
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as aq from 'arquero';
 import type { ColumnTable } from 'arquero';
 import { chartSvg, type Chart, type ChartSpec } from './charts.ts';
@@ -23,6 +24,10 @@ import { CitebenchError } from '../util/errors.ts';
 import { worstQueries, type WorstQueriesOptions } from './drilldown.ts';
 import { mdcrBuildCounts, mdcrCandidates } from './mdcr-files.ts';
 import { groupOf, mdcrEvaluations, tidyColumns, tidyTables, TIDY_TABLE_NAMES, type TidyTableName } from './tidy.ts';
+
+/** A results folder as a notebook shows it: relative to the repository when inside it, no machine's paths. */
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const repoRelative = (p: string) => (p.startsWith(REPO_ROOT) ? p.slice(REPO_ROOT.length) : p);
 
 export { aq };
 export type Frame = ColumnTable;
@@ -115,7 +120,7 @@ export class ResultsFrames {
 
   /**
    * A tidy table of `citebench export` (cells, per_query, tuning, mdcr_fields, mdcr_types, models), the same rows
-   * and columns as its Parquet and CSV files (README "Exported results").
+   * and columns as its Parquet and CSV files (docs/results.md, "Export").
    */
   tidy(name: TidyTableName): Frame {
     const t = tidyTables(this.dir, this.index).find((x) => x.name === name);
@@ -167,7 +172,7 @@ export class ResultsFrames {
 
   /** Where these numbers come from: a banner when the corpus is synthetic or a model has random weights, then the run's metadata. */
   about(): Html {
-    return new Html(`<div class="citebench"><style>${META_CSS}</style>${bannerHtml(this.index)}${metaHtml({ r: this.index, resultsDir: this.dir, versions: { node: process.version } })}</div>`);
+    return new Html(`<div class="citebench"><style>${META_CSS}</style>${bannerHtml(this.index)}${metaHtml({ r: this.index, resultsDir: repoRelative(this.dir), versions: { node: process.version } })}</div>`);
   }
 
   /** Table `n` as the HTML report draws it (paper values beside ours, significance marks, best bold). */

@@ -22,8 +22,13 @@ const fmtDelta = (d: number) => {
 
 /** Rules of the result tables alone (also what a notebook cell needs). */
 export const TABLE_CSS = `
-.scroll { overflow-x: auto; }
+/* A table wider than the window scrolls inside its own box, never the page; its row labels stay in view
+   (sticky), and a shadow at the right edge says more columns follow. */
+.scroll { overflow-x: auto; max-width: 100%;
+  background: linear-gradient(to left, #fff 30%, rgba(255,255,255,0)) right / 40px 100% no-repeat local,
+    radial-gradient(farthest-side at 100% 50%, rgba(0,0,0,.22), rgba(0,0,0,0)) right / 14px 100% no-repeat scroll; }
 table.rt { border-collapse: collapse; margin: 6px 0; font-size: 12.5px; color: #111; }
+table.rt th.row { position: sticky; left: 0; z-index: 1; background: #fff; box-shadow: inset -1px 0 0 #bbb; }
 table.rt th, table.rt td { border-bottom: 1px solid #ddd; padding: 3px 6px; vertical-align: top; }
 table.rt thead th { border-bottom: 2px solid #000; text-align: center; white-space: nowrap; }
 table.rt thead tr.groups th { border-bottom: 1px solid #000; }
@@ -46,7 +51,9 @@ dl.meta dt { font-weight: bold; } dl.meta dd { margin: 0; }`;
 export const CSS = `
 :root { --ink: #111; --muted: #555; --rule: #bbb; }
 * { box-sizing: border-box; }
-body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; color: var(--ink); margin: 0 auto; max-width: 1180px; padding: 16px 24px; font-size: 14px; line-height: 1.35; }
+body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; color: var(--ink); margin: 0; padding: 16px 24px; font-size: 14px; line-height: 1.35; }
+/* Prose keeps a readable measure; the tables may use the whole window. */
+body > :not(section), section > :not(.scroll):not(figure) { max-width: 1180px; }
 h1 { font-size: 22px; margin: 0 0 8px; } h2 { font-size: 17px; margin: 22px 0 6px; border-bottom: 1px solid var(--rule); padding-bottom: 3px; }
 ${META_CSS}
 nav.toc { font-size: 13px; } nav.toc a { margin-right: 10px; }
@@ -60,15 +67,20 @@ ul.drill { columns: 3; font-size: 13px; }
   body { max-width: none; padding: 0; font-size: 11px; }
   section.table, section.charts, section.notes, section.drilldown { break-before: page; }
   figure.chart { break-inside: avoid; }
-  .scroll { overflow: visible; }
+  .scroll { overflow: visible; background: none; }
+  body > :not(section), section > :not(.scroll):not(figure) { max-width: none; }
+  table.rt th.row { position: static; box-shadow: none; }
   table.rt { font-size: 10px; } table.rt .pp, table.rt .sd { font-size: 8.5px; }
   table.rt th, table.rt td { padding: 2px 3px; }
   tr { break-inside: avoid; }
-  /* Field tables (20 columns) fit the page width by wrapping inside cells. */
-  table.rt.wide { width: 100%; table-layout: fixed; font-size: 8px; }
-  table.rt.wide th.row { width: 64px; white-space: normal; }
+  /* Tables of more than 8 columns (Table 1 with the paper's values, the 20-column field tables) fit the page
+     width by wrapping inside cells: the page is never shrunk to fit. */
+  table.rt.wide { width: 100%; table-layout: fixed; font-size: 9px; }
+  table.rt.wide th.row { width: 72px; white-space: normal; }
   table.rt.wide td.num, table.rt.wide thead th { white-space: normal; padding: 1px 2px; }
-  table.rt.wide .pp, table.rt.wide .sd { font-size: 7px; }
+  table.rt.wide .pp, table.rt.wide .sd { font-size: 7.5px; }
+  table.rt.widest { font-size: 8px; } table.rt.widest th.row { width: 64px; }
+  table.rt.widest .pp, table.rt.widest .sd { font-size: 7px; }
   .banner { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   .delta { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
 }`;
@@ -105,7 +117,7 @@ export function tableHtml(t: ReportTable): string {
   head.push(`<tr class="cols"><th class="row">${esc(t.rowHead)}</th>${t.columns.map((c) => `<th>${esc(c)}</th>`).join('')}</tr>`);
   const body = t.rows.map((r) => `<tr><th class="row" scope="row"><span class="label">${esc(r.label)}</span>${r.note ? `<span class="rnote">${esc(r.note)}</span>` : ''}</th>${r.cells.map(cellHtml).join('')}</tr>`);
   const attrs = `data-table="${esc(String(t.number ?? t.id))}"${t.setting ? ` data-setting="${t.setting}"` : ''}`;
-  return `<div class="scroll"><table class="rt${t.columns.length > 12 ? ' wide' : ''}" id="${esc(t.id)}-table" ${attrs}><thead>${head.join('')}</thead><tbody>${body.join('')}</tbody></table></div>`;
+  return `<div class="scroll"><table class="rt${t.columns.length > 14 ? ' wide widest' : t.columns.length > 8 ? ' wide' : ''}" id="${esc(t.id)}-table" ${attrs}><thead>${head.join('')}</thead><tbody>${body.join('')}</tbody></table></div>`;
 }
 
 /** The legend under a table of values: what bold, ±, each baseline's marks and the paper's values mean. */

@@ -2,7 +2,7 @@
  * A results folder of `citebench run` as tidy tables: one row per observation, one column per variable, the
  * measure a column of its own (long format). `citebench export` writes them as Parquet or CSV for pandas, polars
  * and R; the notebook API shows the same tables (frames.ts `tidy()`). Each table is built here once, from
- * results.json and the cell files it names; the README's "Exported results" section describes the columns.
+ * results.json and the cell files it names; docs/results.md ("Export") describes the columns.
  *
  * Values are the stored doubles, unrounded: cell and per-query values are fractions (MAP 0.655), MDCR values are
  * ×100 with 4 decimals as evaluate.py prints them.

@@ -29,6 +29,26 @@ export function writeFileAtomicWith(path: string, produce: (write: (chunk: Uint8
 }
 
 /**
+ * writeFileAtomicWith for a producer that awaits between chunks (a compression stream's output): `write` takes
+ * each chunk as it comes, synchronously; the file appears under `path` once `produce` resolves and it is synced.
+ */
+export async function writeFileAtomicAsync(path: string, produce: (write: (chunk: Uint8Array) => void) => Promise<void>): Promise<void> {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = path + tmpSuffix();
+  const fd = openSync(tmp, 'w');
+  try {
+    await produce((b) => writeAllSync(fd, b));
+    fsyncSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  closeSync(fd);
+  renameSync(tmp, path);
+}
+
+/**
  * Create `path` with `data` only if it does not exist yet, atomically (a complete file or none): write a temp
  * file, then hard-link it into place — link(2) fails with EEXIST when another writer was first, also on NFS.
  * Returns the file's content after the call: `data` when this call created it, else the existing content.

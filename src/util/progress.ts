@@ -1,12 +1,13 @@
 /**
  * Progress for long jobs: count, rate and ETA on a TTY (one line, rewritten in place, at most 5×/s);
- * silent when stderr is not a TTY or CI is set, so logs and CI output stay clean.
+ * silent when stderr is not a TTY or CI is set, so logs and CI output stay clean. This class alone decides:
+ * a caller may silence a bar, never force one onto a file or a pipe.
  */
 interface ProgressOptions {
   label: string;
   total?: number;
   unit?: string;
-  /** Force on/off; default: stderr is a TTY and CI is unset. */
+  /** false silences the bar; it draws only where stderr is a TTY and CI is unset, whatever this says. */
   enabled?: boolean;
 }
 
@@ -17,7 +18,7 @@ export class Progress {
   private readonly enabled: boolean;
 
   constructor(private readonly opts: ProgressOptions) {
-    this.enabled = opts.enabled ?? (Boolean(process.stderr.isTTY) && !process.env.CI);
+    this.enabled = opts.enabled !== false && onTerminal();
   }
 
   tick(n = 1): void {
@@ -54,6 +55,11 @@ export class Progress {
     }
     process.stderr.write(`\r\x1b[K${line}`);
   }
+}
+
+/** Whether progress may be drawn: stderr is a terminal and this is not CI. */
+export function onTerminal(): boolean {
+  return Boolean(process.stderr.isTTY) && !process.env.CI;
 }
 
 export function fmtCount(n: number): string {

@@ -1,7 +1,7 @@
 // Cells of a pool group (experiments/cells.ts): the cache key holds every setting that determines a cell (a
 // changed BM25 or dense setting reruns the cell instead of reusing it), a cell's MAP equals an independent AP
 // over the same ranked lists, a query with an empty ranked list counts as 0 (trec_eval -c) or fails the cell,
-// and bad options of the main job are one-line errors.
+// and bad options of `reproduce` are one-line errors.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync, mkdirSync, utimesSync } from 'node:fs';

@@ -47,10 +47,10 @@ test('small-data mode shrinks the default config, keeps its pool ratios and the 
 test('notebookConfig: protocols (MDCR brings the field level), tuning, folders, and a clear error for a missing protocol', () => {
   const whole = notebookConfig({ small: false });
   assert.deepEqual(Object.keys(whole.cfg.protocols).sort(), ['dataset', 'field', 'mdcr']);
-  assert.equal(whole.cfg.results, join(REPO, 'data/default/results'), "the whole config: the main job's own results folder");
+  assert.equal(whole.cfg.results, join(REPO, 'data/default/results'), "the whole config: reproduce's own results folder");
   const mdcr = notebookConfig({ small: false, protocols: ['mdcr'] });
   assert.deepEqual(Object.keys(mdcr.cfg.protocols).sort(), ['field', 'mdcr']);
-  assert.equal(mdcr.cfg.work, join(REPO, 'data/default'), 'the corpus and index of the main job are shared');
+  assert.equal(mdcr.cfg.work, join(REPO, 'data/default'), 'the corpus and index of reproduce are shared');
   assert.equal(mdcr.cfg.results, join(REPO, 'data/default/notebooks/default-field-mdcr'));
   const tuned = notebookConfig({ small: false, protocols: ['dataset'], tune: true });
   assert.deepEqual(Object.keys(tuned.cfg.protocols), ['dataset']);

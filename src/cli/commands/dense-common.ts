@@ -5,14 +5,15 @@ import { hubFolderName } from '../../retrieval/dense/hub.ts';
 import { KNOWN_MODELS, hubRepoOf, resolveModelAsync, type ModelOptions, type Pooling, type Distance, type ResolvedModel } from '../../retrieval/dense/models.ts';
 
 export const modelOptionsUsage = `model options:
-  --model NAME|DIR   ${KNOWN_MODELS.map((m) => m.name).join(', ')} (looked up as <models-dir>/<NAME>/), or a model folder
-                     in Hugging Face layout with ONNX weights (config.json, tokenizer.json or a BERT vocab.txt,
-                     onnx/model.onnx),
-                     or a Hugging Face id ORG/NAME (looked up as <models-dir>/ORG--NAME/)
+  --model NAME|DIR   ${KNOWN_MODELS.map((m) => m.name).join(', ')} (looked up as <models-dir>/<NAME>/), a model
+                     folder in Hugging Face layout (config.json, vocab.txt or tokenizer.json, and the weights: a
+                     BERT checkpoint as the hub publishes it, model.safetensors or pytorch_model.bin, converted
+                     in-process once and cached in the folder, no Python or ONNX export step; other
+                     architectures: onnx/model.onnx), or a Hugging Face id ORG/NAME (<models-dir>/ORG--NAME/)
   --allow-remote     download a model missing from <models-dir> from the Hugging Face hub ($HF_ENDPOINT,
-                     $HF_TOKEN), resumably: config.json, tokenizer files and the repo's weights (ONNX, else
-                     its PyTorch checkpoint, which the paper's models have and which needs an ONNX export;
-                     docs/dense.md). Off: nothing is downloaded
+                     $HF_TOKEN), resumably: config.json, tokenizer files and the repo's weights (an ONNX export,
+                     else its PyTorch checkpoint, converted in-process as above; docs/dense.md). Off: nothing
+                     is downloaded
   --revision REV     with --allow-remote: hub branch, tag or commit to download (default main)
   --models-dir DIR   where named models live (default: $CITEBENCH_MODELS or ./models)
   --pooling P        cls | mean | aspire (default: the registry's; custom folders: cls)
@@ -20,8 +21,8 @@ export const modelOptionsUsage = `model options:
   --distance D       l2 | ip (default: the registry's; custom folders: l2)
   --max-length N     tokens incl. [CLS]/[SEP] (default 512)
   --quantized        prefer onnx/model_quantized.onnx when both exist
-  --fp16-model       prefer onnx/model_fp16.onnx (float16 weights and compute; for --device cuda) where the
-                     folder has it, else onnx/model.onnx`;
+  --fp16-model       prefer onnx/model_fp16.onnx (float16 weights and compute, for a GPU) where the folder has
+                     it, else onnx/model.onnx`;
 
 export const modelOptionSpec = {
   model: { type: 'string' },

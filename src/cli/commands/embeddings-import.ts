@@ -40,7 +40,7 @@ export async function run(args: string[]) {
   const corpus = CorpusStore.open(corpusDir);
   try {
     const out = values.out ?? join('data', 'embeddings', basename(resolve(corpusDir)), `imported-${importFingerprint(file, values.ids).slice(0, 12)}`);
-    const r = await importEmbeddings(file, corpus, { ids: values.ids, dir: out, corpusKey: corpusKey(corpusDir), distance, chunkSize: chunk, progress: true });
+    const r = await importEmbeddings(file, corpus, { ids: values.ids, dir: out, corpusKey: corpusKey(corpusDir), distance, chunkSize: chunk });
     console.log(`${out}: ${importReport(r, corpus.size).join('\n')}`);
     if (values.strict && (r.imported < corpus.size || r.notInCorpus.count > 0)) {
       const lacking = corpus.size - r.imported;

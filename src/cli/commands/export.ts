@@ -4,8 +4,8 @@ import { CitebenchError } from '../../util/errors.ts';
 
 export const usage = `usage: citebench export RESULTS_DIR --format parquet|csv [--out DIR]
 
-The results of \`citebench run\` as tidy tables for pandas, polars and R, one file per table (README "Exported
-results" describes every column): cells (each cell's mean of each measure), per_query (each query's value),
+The results of \`citebench run\` as tidy tables for pandas, polars and R, one file per table (docs/results.md,
+"Export", describes every column): cells (each cell's mean of each measure), per_query (each query's value),
 tuning (BM25 validation grids), mdcr_fields and mdcr_types (MDCR per field and per candidate type), models.
 Values are the stored doubles, unrounded. Parquet: typed columns, nulls for "no field"; CSV: RFC 4180, UTF-8,
 numbers that read back as the same double, an empty field for null. Same results ⇒ same bytes.

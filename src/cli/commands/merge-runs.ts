@@ -6,7 +6,7 @@ import { CitebenchError } from '../../util/errors.ts';
 
 export const usage = `usage: citebench merge-runs OUT.trec SHARD.trec… [--queries FILE]
 
-Join the TREC runs of query shards (\`bm25 search\` / \`dense search --shard I/N\`, I = 0…N−1) into one run,
+Join the TREC runs of query shards (\`bm25 search --shard I/N\`, \`dense search --shard I/N\`, I = 0…N−1) into one run,
 byte for byte the run an unsharded search writes. Give the shard runs in shard order (0/N first), or give
 --queries (the search's query list) to order the queries by it. A query in two inputs, or an input whose
 search has not finished (its .partial journal is still there), is an error.`;

@@ -17,7 +17,9 @@ options:
   --out DIR      output folder (e.g. reports/NAME)
   --no-pdf       write the HTML only (no Chromium needed)
   --store DIR    corpus store for titles and years in the drill-down (default: RESULTS_DIR/../store if it
-                 holds the results' corpus)`;
+                 holds the results' corpus)
+  --trials N     refused: the significance marks are the tests \`citebench run\` stored in results.json
+                 (10,000 trials, the config's seed); the report runs none of its own`;
 
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { out: { type: 'string' }, 'no-pdf': { type: 'boolean' }, store: { type: 'string' }, trials: { type: 'string' } }, usage);

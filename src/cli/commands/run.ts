@@ -28,7 +28,7 @@ options:
   --work DIR     cache folder (corpus, index, embeddings)
   --results DIR  results folder
   --exclude-queries FILE   paper ids (one per line) never used as queries, added to the config's list; repeatable
-  --report DIR   also write the HTML + PDF report there (citebench report RESULTS --out DIR)
+  --report DIR   also write the HTML + PDF report there (as \`citebench report RESULTS --out DIR\` does)
   --no-pdf       with --report: the HTML only
   --threads N    searcher/encoder threads (default: all cores; on a cluster: the task's CPUs)
   --device D     dense encoders on cpu (default) | cuda (onnxruntime's CUDA provider; an error when absent) | auto

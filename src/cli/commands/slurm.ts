@@ -13,25 +13,26 @@ import { optionSpec as runSpec, overridesOf } from './run.ts';
 const CLI_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'cli.ts');
 export const usage = `usage: citebench slurm CONFIG.yaml [--dry-run | --submit] [--dir DIR] [--encode-tasks 8] [--cell-tasks 8]
                        [--cpus 2] [--partition P] [--gpu-partition P --gpus 1] [--account A]
-                       [--mem STAGE=4G …] [--time STAGE=2:00:00 …] [--sbatch=--qos=long …] [run options]
+                       [--mem STAGE=4G …] [--time STAGE=2:00:00 …] [--sbatch=OPT …] [run options]
 
 Write the SLURM batch scripts of a run (docs/cluster.md): prepare (one task: corpus, BM25 index, tuning),
-encode (an --array of store-chunk shards; only with dense models), cells (an --array of pool-group shards;
+encode (an array job of store-chunk shards; only with dense models), cells (an array job of pool-group shards;
 a lock per cell), assemble (one task: MDCR, results.json, report.md — the bytes one process writes). Each task
 runs \`citebench run CONFIG --stage … --shard $SLURM_ARRAY_TASK_ID/N\` in this
 checkout (the nodes need the repository and \`bash scripts/setup.sh\`, and the work/results folders shared).
 Time and memory requests default to the dry-run estimate per task (\`citebench run CONFIG --dry-run\`).
   --dry-run        print the scripts, write and submit nothing
-  --submit         write the scripts and submit them with sbatch, each stage --dependency=afterok on the last;
+  --submit         write the scripts and submit them with sbatch, each stage after the last succeeded
+                   (\`sbatch --dependency=afterok:JOB\`);
                    a failed or cancelled task I: \`sbatch --array=I DIR/<stage>.sbatch\`, then the later stages
                    again (docs/cluster.md)
   --dir DIR        where the scripts go; logs in DIR/logs/<stage>-<job>_<task>.out (default <results>/slurm)
   --encode-tasks N --cell-tasks N   array sizes (default 8 each)
-  --cpus N         CPUs per task (default 2; the tasks run with --threads $SLURM_CPUS_PER_TASK)
+  --cpus N         CPUs per task (default 2; each task runs \`citebench run … --threads $SLURM_CPUS_PER_TASK\`)
   --partition P    partition of every job;  --gpu-partition P, --gpus N: the encode stage on GPUs instead
-                   (--gres=gpu:N, encoders with --device cuda; docs/cluster.md says what the nodes need)
+                   (\`#SBATCH --gres=gpu:N\`, \`citebench run … --device cuda\`; docs/cluster.md says what the nodes need)
   --mem S=M, --time S=T   per stage (prepare, encode, cells, assemble); repeatable
-  --sbatch=OPT     an extra #SBATCH line for every job (--sbatch=--qos=long); repeatable
+  --sbatch=OPT     an extra #SBATCH line for every job (e.g. \`--sbatch=--qos=long\`); repeatable
 run options (passed to every task): --scale --seed --repeats --articles --store --work --results --exclude-queries`;
 
 const spec = {
