@@ -60,6 +60,10 @@ export function readSafetensorsFile(file: string): Map<string, CheckpointTensor>
         shape,
         location: { file, offset: dataStart + begin },
         float32: () => decodeElements(readFileRange(file, dataStart + begin, end - begin, `tensor '${name}'`), dtype, n, where),
+        float32Range: (start, count) => {
+          const es = DTYPE_BYTES[dtype];
+          return decodeElements(readFileRange(file, dataStart + begin + start * es, count * es, `tensor '${name}'`), dtype, count, where);
+        },
       });
     }
     checkTiling(file, spans, dataLen);
