@@ -77,3 +77,22 @@ export function compareStates(out: Outputs, expected: Run, values: Float32Array,
   check(out.mean_hidden_states, mean, 'mean_hidden_states');
   return worst;
 }
+
+/**
+ * int8 against float32: the root-mean-square difference relative to the states' own RMS. Quantization's rounding
+ * (per-tensor scales) gives a few percent (up to ~6 % on the fixtures' large random weights in ModernBERT's pre-norm
+ * residual stream); a wiring error (a wrong scale, zero point or transposition) gives as much as the states
+ * themselves. That int8 graphs equal onnxruntime's quantize_dynamic of the float32 graph is checked by
+ * scripts/dev/check-quantized-convert.py.
+ */
+export function assertInt8Close(got: Float32Array, want: Float32Array, what: string): void {
+  assert.equal(got.length, want.length);
+  let d2 = 0;
+  let w2 = 0;
+  for (let i = 0; i < want.length; i++) {
+    d2 += (got[i]! - want[i]!) ** 2;
+    w2 += want[i]! ** 2;
+  }
+  const rel = Math.sqrt(d2 / w2);
+  assert.ok(rel > 0 && rel < 0.1, `${what}: int8 RMS difference ${rel.toFixed(4)} of the states' RMS`);
+}

@@ -47,8 +47,13 @@ export interface ModernBertConfig extends Common {
   mlpBias: boolean;
   /** Total window of the local layers: a token attends to those at most localAttention / 2 away. */
   localAttention: number;
-  /** Per layer: attends to the whole sequence (rotary θ global) or within the window (θ local). */
-  layerTypes: ('full_attention' | 'sliding_attention')[];
+  /**
+   * Per layer: attends to the whole sequence (rotary θ global) or within the window (θ local). A function, not a
+   * list: config.json's layer count is checked against the weights only after it is read.
+   */
+  layerType: (layer: number) => 'full_attention' | 'sliding_attention';
+  /** Whether any layer slides. */
+  anySliding: boolean;
   globalRopeTheta: number;
   localRopeTheta: number;
 }
@@ -150,12 +155,20 @@ function modernBert(k: Keys): ModernBertConfig {
   if (k.raw.head_dim !== undefined && k.raw.head_dim !== null && k.raw.head_dim !== base.hiddenSize / base.numHeads)
     k.bad('head_dim', `${JSON.stringify(k.raw.head_dim)} is not hidden_size / num_attention_heads`);
   // ModernBertConfig.__post_init__: layer_types from global_attn_every_n_layers (default 3) when not given.
-  let layerTypes = k.raw.layer_types as ModernBertConfig['layerTypes'] | undefined | null;
-  if (layerTypes === undefined || layerTypes === null) {
+  const types = k.raw.layer_types as unknown;
+  let layerType: ModernBertConfig['layerType'];
+  let anySliding: boolean;
+  if (types === undefined || types === null) {
     const every = k.int('global_attn_every_n_layers', 3);
-    layerTypes = Array.from({ length: base.numLayers }, (_, i) => (i % every ? 'sliding_attention' : 'full_attention'));
-  } else if (!Array.isArray(layerTypes) || layerTypes.length !== base.numLayers || !layerTypes.every((t) => t === 'full_attention' || t === 'sliding_attention'))
-    k.bad('layer_types', `${JSON.stringify(layerTypes).slice(0, 80)} is not one of "full_attention" / "sliding_attention" per layer (${base.numLayers})`);
+    layerType = (l) => (l % every ? 'sliding_attention' : 'full_attention');
+    anySliding = every > 1 && base.numLayers > 1;
+  } else {
+    if (!Array.isArray(types) || types.length !== base.numLayers || !types.every((t) => t === 'full_attention' || t === 'sliding_attention'))
+      k.bad('layer_types', `${JSON.stringify(types).slice(0, 80)} is not one of "full_attention" / "sliding_attention" per layer (${base.numLayers})`);
+    const list = types as ('full_attention' | 'sliding_attention')[];
+    layerType = (l) => list[l]!;
+    anySliding = list.includes('sliding_attention');
+  }
   return {
     ...base,
     modelType: 'modernbert',
@@ -164,7 +177,8 @@ function modernBert(k: Keys): ModernBertConfig {
     attentionBias: k.bool('attention_bias', false),
     mlpBias: k.bool('mlp_bias', false),
     localAttention: k.int('local_attention', 128),
-    layerTypes,
+    layerType,
+    anySliding,
     ...ropeThetas(k),
   };
 }

@@ -35,13 +35,14 @@ export interface EncoderGraphOptions {
 
 /** An architecture as its parts: what the graph takes, and the model's state from input ids to the last layer. */
 interface Architecture<C extends EncoderConfig> {
-  inputs: string[];
+  inputs(c: C): string[];
   /** Embeddings → per layer (after shared set-up) → optional final part; returns each layer's output. */
   build(g: GraphBuilder, c: C, w: ModelWeights, opts: EncoderGraphOptions): { embeddings: string; layers: string[]; final?: string };
 }
 
 const bertFamily: Architecture<BertFamilyConfig> = {
-  inputs: ['input_ids', 'attention_mask', 'token_type_ids'],
+  // RoBERTa's single token type is a constant row: no token_type_ids input to feed wrongly.
+  inputs: (c) => (c.paddingIdx === undefined ? ['input_ids', 'attention_mask', 'token_type_ids'] : ['input_ids', 'attention_mask']),
   build(g, c, w, opts) {
     const embeddings = bertEmbeddings(g, c, w);
     const mask = paddingMask(g);
@@ -54,7 +55,7 @@ const bertFamily: Architecture<BertFamilyConfig> = {
 };
 
 const modernBert: Architecture<ModernBertConfig> = {
-  inputs: ['input_ids', 'attention_mask'],
+  inputs: () => ['input_ids', 'attention_mask'],
   build(g, c, w) {
     const embeddings = modernBertEmbeddings(g, c, w);
     const ctx = modernBertContext(g, c);
@@ -94,7 +95,7 @@ export function buildEncoderGraph(config: EncoderConfig, ck: Checkpoint, opts: E
   if (opts.hiddenStates)
     [embeddings, ...states].forEach((t, i) => outputs.push(out(g.node('Identity', [t], `hidden_states.${i}`))));
   return {
-    inputs: arch.inputs.map((name) => ({ name, type: ElemType.INT64, shape: ['batch', 'seq'] })),
+    inputs: arch.inputs(config).map((name) => ({ name, type: ElemType.INT64, shape: ['batch', 'seq'] })),
     outputs,
     nodes: g.nodes,
     initializers: g.initializers,

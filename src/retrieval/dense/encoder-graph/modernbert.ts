@@ -34,7 +34,7 @@ export function modernBertContext(g: GraphBuilder, c: ModernBertConfig): ModernB
   const pos = positions(g);
   const ctx: ModernBertContext = { full: { mask: paddingMask(g), rope: rotary(g, pos, c.globalRopeTheta, headDim, 'global') } };
   // config.sliding_window = local_attention // 2: the half-window the bidirectional overlay compares |q − k| with.
-  if (c.layerTypes.includes('sliding_attention'))
+  if (c.anySliding)
     ctx.sliding = { mask: windowMask(g, pos, Math.floor(c.localAttention / 2)), rope: rotary(g, pos, c.localRopeTheta, headDim, 'local') };
   return ctx;
 }
@@ -46,7 +46,7 @@ export function modernBertLayer(g: GraphBuilder, c: ModernBertConfig, w: ModelWe
   const lin = (input: string, name: string, nIn: number, nOut: number, bias: boolean, out: string) =>
     g.linear(input, w.get(`${name}.weight`, [nOut, nIn]), w.optional(`${name}.bias`, [nOut], bias), out);
   const attnIn = l === 0 ? x : norm(g, c, w, `${p}.attn_norm`, x, `${p}.attn_norm`);
-  const { mask, rope } = c.layerTypes[l] === 'sliding_attention' ? ctx.sliding! : ctx.full;
+  const { mask, rope } = c.layerType(l) === 'sliding_attention' ? ctx.sliding! : ctx.full;
   // Wqkv's output is [q | k | v] along the last axis (qkv.view(…, 3, heads, head_dim)).
   let qkv: string[] | undefined;
   const merged = attend(
