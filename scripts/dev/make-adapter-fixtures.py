@@ -48,6 +48,7 @@ import os
 import shutil
 
 import torch
+from fixture_blocks import Blocks
 import adapters
 from adapters import BertAdapterModel, RobertaAdapterModel
 from transformers import BertConfig, BertModel, RobertaConfig, RobertaModel
@@ -105,19 +106,6 @@ def sequences(cfg: dict, g: torch.Generator):
     batch_mask = [[1] * len(s) + [0] * (width - len(s)) for s in seqs]
     return seqs, batch_ids, batch_mask
 
-
-class Blocks:
-    """float32 blocks appended to one binary file; offsets in elements."""
-    def __init__(self):
-        self.values = []
-        self.n = 0
-
-    def add(self, t: torch.Tensor) -> int:
-        at = self.n
-        flat = t.detach().to(torch.float32).reshape(-1)
-        self.values.append(flat)
-        self.n += flat.numel()
-        return at
 
 
 def run(model, ids, mask, blocks: Blocks) -> dict:
@@ -177,7 +165,7 @@ def main() -> None:
         seqs, b_ids, b_mask = inputs[base]
         cases.append({'name': base, 'base': base, 'adapter': None, 'attn_implementation': m.config._attn_implementation,
                       'single': [run(m, [s], [[1] * len(s)], blocks) for s in seqs], 'batch': run(m, b_ids, b_mask, blocks)})
-    torch.cat(blocks.values).numpy().astype('<f4').tofile(os.path.join(OUT, 'expected.bin'))
+    blocks.write(os.path.join(OUT, 'expected.bin'))
     with open(os.path.join(OUT, 'expected.json'), 'w') as f:
         json.dump({'versions': {'adapters': adapters.__version__, 'transformers': __import__('transformers').__version__, 'torch': torch.__version__},
                    'hidden': 32,

@@ -32,6 +32,7 @@ import os
 import shutil
 
 import torch
+from fixture_blocks import Blocks
 import transformers
 from transformers import (ModernBertConfig, ModernBertForMaskedLM, ModernBertModel, RobertaConfig, RobertaModel,
                           XLMRobertaConfig, XLMRobertaForMaskedLM, XLMRobertaModel)
@@ -52,17 +53,6 @@ def randomise(model: torch.nn.Module, g: torch.Generator) -> None:
             else:
                 p.copy_(0.2 * torch.randn(p.shape, generator=g))
 
-
-class Blocks:
-    def __init__(self):
-        self.values, self.n = [], 0
-
-    def add(self, t: torch.Tensor) -> int:
-        at = self.n
-        flat = t.detach().to(torch.float32).reshape(-1)
-        self.values.append(flat)
-        self.n += flat.numel()
-        return at
 
 
 def states(model, ids, mask, blocks):
@@ -145,7 +135,7 @@ def main():
     assert loaded.rope_parameters['full_attention']['rope_theta'] == 80000.0 and loaded.rope_parameters['sliding_attention']['rope_theta'] == 5000.0
     cases.append(case('modernbert-mlm-bias-bf16', ModernBertModel, d, 300, 0, 1, 2, blocks, g))
 
-    torch.cat(blocks.values).numpy().astype('<f4').tofile(os.path.join(OUT, 'expected.bin'))
+    blocks.write(os.path.join(OUT, 'expected.bin'))
     with open(os.path.join(OUT, 'expected.json'), 'w') as f:
         json.dump({'versions': {'transformers': transformers.__version__, 'torch': torch.__version__}, 'attn_implementation': 'sdpa', 'cases': cases}, f)
         f.write('\n')

@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import { CONVERT_CACHE, convertCheckpoint } from '../../src/retrieval/dense/convert.ts';
 import { createSession } from '../../src/retrieval/dense/encoder.ts';
 import { readEncoderConfig, readAdapter } from '../../src/retrieval/dense/encoder-graph/index.ts';
-import { CitebenchError } from '../../src/util/errors.ts';
-import { assertInt8Close, compareStates, copyOf, expectedValues, graphSession, maxAbsDiff, run, type Run } from './encoder-graph-fixtures.ts';
+import { assertInt8Close, compareStates, oneLine, copyOf, expectedValues, graphSession, maxAbsDiff, run, type Run } from './encoder-graph-fixtures.ts';
 
 const DIR = new URL('./fixtures/adapters/', import.meta.url).pathname;
 interface Case {
@@ -92,18 +91,6 @@ test('convertCheckpoint --quantize with an adapter: int8 error only', async () =
   const n = b.input_ids.length * b.input_ids[0]!.length * H;
   assertInt8Close(out.last_hidden_state!, values.subarray(c.batch.hidden_states.at(-1)!, c.batch.hidden_states.at(-1)! + n), 'specter2-bin');
 });
-
-/** The one-line CitebenchError `fn` throws. */
-function oneLine(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof CitebenchError, `not a CitebenchError: ${(e as Error).stack}`);
-    assert.ok(!e.message.includes('\n'), e.message);
-    return e.message;
-  }
-  assert.fail('no error');
-}
 
 test('adapters: a config key value the graph does not compute is one line naming adapter_config.json and the key', () => {
   const base = readEncoderConfig(join(DIR, 'bert-base', 'config.json'));

@@ -13,7 +13,7 @@ import { readCheckpoint } from '../../src/retrieval/dense/checkpoint/index.ts';
 import { CONVERT_CACHE, convertCheckpoint } from '../../src/retrieval/dense/convert.ts';
 import { createSession } from '../../src/retrieval/dense/encoder.ts';
 import { quantizeInt8Symmetric, quantizeUint8Asymmetric } from '../../src/retrieval/dense/quantize.ts';
-import { CitebenchError } from '../../src/util/errors.ts';
+import { oneLine } from './encoder-graph-fixtures.ts';
 
 const FIXTURES = new URL('./fixtures/bert-graph/', import.meta.url).pathname;
 const CASES = ['bertmodel-f32', 'pretraining-f16'];
@@ -117,18 +117,6 @@ test('convert: a changed checkpoint converts again, under another key', () => {
   assert.notEqual(after, before);
   assert.ok(existsSync(after));
 });
-
-/** Thrown error's message, asserting it is a one-line CitebenchError. */
-function oneLine(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof CitebenchError, `not a CitebenchError: ${(e as Error).stack}`);
-    assert.ok(!e.message.includes('\n'), e.message);
-    return e.message;
-  }
-  assert.fail('no error');
-}
 
 test('bert-graph: an unknown architecture or config value is refused in one line naming the file, the field and the export route', () => {
   const dir = copyOf('bertmodel-f32');

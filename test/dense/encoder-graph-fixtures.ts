@@ -8,6 +8,7 @@ import * as ort from 'onnxruntime-node';
 import { readCheckpoint } from '../../src/retrieval/dense/checkpoint/index.ts';
 import { buildEncoderGraph, readAdapter, readEncoderConfig } from '../../src/retrieval/dense/encoder-graph/index.ts';
 import { buildModel } from '../../src/retrieval/dense/onnx-graph.ts';
+import { CitebenchError } from '../../src/util/errors.ts';
 
 export interface Run {
   /** Element offsets into expected.bin of hidden_states[0..N] (N = layers; the last is last_hidden_state). */
@@ -95,4 +96,16 @@ export function assertInt8Close(got: Float32Array, want: Float32Array, what: str
   }
   const rel = Math.sqrt(d2 / w2);
   assert.ok(rel > 0 && rel < 0.1, `${what}: int8 RMS difference ${rel.toFixed(4)} of the states' RMS`);
+}
+
+/** The one-line CitebenchError `fn` throws. */
+export function oneLine(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof CitebenchError, `not a CitebenchError: ${(e as Error).stack}`);
+    assert.ok(!e.message.includes('\n'), e.message);
+    return e.message;
+  }
+  assert.fail('no error');
 }

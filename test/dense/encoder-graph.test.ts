@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import { convertCheckpoint } from '../../src/retrieval/dense/convert.ts';
 import { createSession } from '../../src/retrieval/dense/encoder.ts';
 import { readEncoderConfig } from '../../src/retrieval/dense/encoder-graph/index.ts';
-import { CitebenchError } from '../../src/util/errors.ts';
-import { assertInt8Close, compareStates, copyOf, expectedValues, graphSession, maxAbsDiff, run, type Run } from './encoder-graph-fixtures.ts';
+import { assertInt8Close, compareStates, oneLine, copyOf, expectedValues, graphSession, maxAbsDiff, run, type Run } from './encoder-graph-fixtures.ts';
 
 const DIR = new URL('./fixtures/encoder-graph/', import.meta.url).pathname;
 interface Case {
@@ -65,18 +64,6 @@ test('encoder-graph: RoBERTa takes no token_type_ids and ModernBERT neither; a w
     assert.ok(maxAbsDiff(out.last_hidden_state!, want) > 1e-2, JSON.stringify(change));
   }
 });
-
-/** The one-line CitebenchError `fn` throws. */
-function oneLine(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof CitebenchError, `not a CitebenchError: ${(e as Error).stack}`);
-    assert.ok(!e.message.includes('\n'), e.message);
-    return e.message;
-  }
-  assert.fail('no error');
-}
 
 test('encoder-graph: a config.json that disagrees with the weights names config.json and the key, before anything is built', () => {
   const cases: [string, Record<string, unknown>, string, RegExp][] = [
