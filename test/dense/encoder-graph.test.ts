@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { convertCheckpoint } from '../../src/retrieval/dense/convert.ts';
 import { createSession } from '../../src/retrieval/dense/encoder.ts';
-import { readEncoderConfig } from '../../src/retrieval/dense/encoder-graph/index.ts';
+import { maxTokens, readEncoderConfig } from '../../src/retrieval/dense/encoder-graph/index.ts';
 import { assertInt8Close, compareStates, oneLine, copyOf, expectedValues, graphSession, maxAbsDiff, run, type Run } from './encoder-graph-fixtures.ts';
 
 const DIR = new URL('./fixtures/encoder-graph/', import.meta.url).pathname;
@@ -111,4 +111,6 @@ test('encoder-graph: config.json defaults are the configuration classes\' (a hub
   writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_type: 'roberta' }));
   const r = readEncoderConfig(join(dir, 'config.json'));
   assert.ok(r.modelType === 'roberta' && r.paddingIdx === 1 && r.vocabSize === 50265);
+  assert.equal(maxTokens({ ...r, maxPositions: 514 }), 512, "RoBERTa's positions start after pad_token_id");
+  assert.equal(maxTokens(c), 8192);
 });

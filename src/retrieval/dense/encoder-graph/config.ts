@@ -60,6 +60,15 @@ export interface ModernBertConfig extends Common {
 
 export type EncoderConfig = BertFamilyConfig | ModernBertConfig;
 
+/**
+ * The longest input the model takes, in tokens with the special ones: BERT's position table, RoBERTa's less the
+ * pad_token_id + 1 positions it skips (514 → 512), ModernBERT's max_position_embeddings (its rotary angles have
+ * no table, but the model was trained to that length). A longer input would index past the position table.
+ */
+export function maxTokens(c: EncoderConfig): number {
+  return c.modelType !== 'modernbert' && c.paddingIdx !== undefined ? c.maxPositions - c.paddingIdx - 1 : c.maxPositions;
+}
+
 /** Typed reads of one config.json's keys; a wrong value is one line naming the file and the key. */
 class Keys {
   constructor(
