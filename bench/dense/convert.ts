@@ -9,21 +9,14 @@
  * tokens through both graphs, same session options (createSession, 2 threads), batch of 8 texts, fp32; with
  * EXPORT_INT8.onnx (onnxruntime quantize_dynamic(EXPORT.onnx, weight_type=QInt8)) also citebench's int8
  * conversion of that case against it.
- *   node --import tsx bench/dense/convert.ts --convert CASE_DIR [int8]   (the child: converts, prints its seconds)
+ * Each conversion runs in a child process (convert-child.ts).
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { CONVERT_CACHE, convertCheckpoint } from '../../src/retrieval/dense/convert.ts';
+import { CONVERT_CACHE } from '../../src/retrieval/dense/convert.ts';
 import { createSession } from '../../src/retrieval/dense/encoder.ts';
-
-if (process.argv[2] === '--convert') {
-  const t0 = performance.now();
-  const out = convertCheckpoint(process.argv[3]!, { quantize: process.argv[4] === 'int8' });
-  console.log(JSON.stringify({ seconds: (performance.now() - t0) / 1000, out }));
-  process.exit(0);
-}
+import { convertChild } from './convert-child.ts';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: bench/dense/convert.ts DIR [EXPORT.onnx]');
@@ -85,17 +78,6 @@ async function encodeSeconds(sessions: ort.InferenceSession[], exp: Expected): P
       times[i]!.push((performance.now() - t0) / 1000);
     }
   return times.map((t) => +t.sort((a, b) => a - b)[2]!.toFixed(3));
-}
-
-/** Convert in a child process under /usr/bin/time -v: its own seconds, the process's wall time and peak RSS. */
-function convertChild(caseDir: string, int8: boolean) {
-  const args = ['-v', process.execPath, '--import', 'tsx', new URL(import.meta.url).pathname, '--convert', caseDir, ...(int8 ? ['int8'] : [])];
-  const child = spawnSync('/usr/bin/time', args, { encoding: 'utf8' });
-  if (child.status !== 0) throw new Error(`conversion of ${caseDir} failed: ${child.stderr}`);
-  const { seconds, out } = JSON.parse(child.stdout.trim().split('\n').pop()!) as { seconds: number; out: string };
-  const rssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(child.stderr)![1]);
-  const wall = /Elapsed \(wall clock\) time.*: (\S+)/.exec(child.stderr)![1];
-  return { out, row: { convertSeconds: +seconds.toFixed(2), processWall: wall, peakRssMiB: Math.round(rssKb / 1024), onnxMiB: Math.round(statSync(out).size / 2 ** 20) } };
 }
 
 console.log(`machine: ${(await import('node:os')).cpus().length} cores; ${new Date().toISOString()}`);

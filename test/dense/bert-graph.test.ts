@@ -8,12 +8,12 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { buildBertOnnx, parseBertConfig } from '../../src/retrieval/dense/bert-graph.ts';
+import { buildEncoderGraph, readEncoderConfig } from '../../src/retrieval/dense/encoder-graph/index.ts';
 import { readCheckpoint } from '../../src/retrieval/dense/checkpoint/index.ts';
 import { CONVERT_CACHE, convertCheckpoint } from '../../src/retrieval/dense/convert.ts';
 import { createSession } from '../../src/retrieval/dense/encoder.ts';
 import { quantizeInt8Symmetric, quantizeUint8Asymmetric } from '../../src/retrieval/dense/quantize.ts';
-import { CitebenchError } from '../../src/util/errors.ts';
+import { oneLine } from './encoder-graph-fixtures.ts';
 
 const FIXTURES = new URL('./fixtures/bert-graph/', import.meta.url).pathname;
 const CASES = ['bertmodel-f32', 'pretraining-f16'];
@@ -118,25 +118,15 @@ test('convert: a changed checkpoint converts again, under another key', () => {
   assert.ok(existsSync(after));
 });
 
-/** Thrown error's message, asserting it is a one-line CitebenchError. */
-function oneLine(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof CitebenchError, `not a CitebenchError: ${(e as Error).stack}`);
-    assert.ok(!e.message.includes('\n'), e.message);
-    return e.message;
-  }
-  assert.fail('no error');
-}
-
 test('bert-graph: an unknown architecture or config value is refused in one line naming the file, the field and the export route', () => {
   const dir = copyOf('bertmodel-f32');
   const cfg = join(dir, 'config.json');
   const orig = JSON.parse(readFileSync(cfg, 'utf8')) as Record<string, unknown>;
   const cases: [Record<string, unknown>, string][] = [
-    [{ model_type: 'roberta' }, 'model_type'],
+    [{ model_type: 'deberta-v2' }, 'model_type'],
+    [{ model_type: 42 }, 'model_type'],
     [{ architectures: ['RobertaModel'] }, 'architectures'],
+    [{ architectures: ['BertForSequenceClassification'] }, 'architectures'],
     [{ hidden_act: 'gelu_new' }, 'hidden_act'],
     [{ position_embedding_type: 'relative_key' }, 'position_embedding_type'],
     [{ num_attention_heads: 3 }, 'num_attention_heads'],
@@ -165,18 +155,30 @@ test('bert-graph: a missing tensor or a wrong shape is one line naming the tenso
   assert.ok(msg.startsWith(file), msg);
   // The graph builder checks every tensor up front, without the converter.
   writeFileSync(file, original);
-  const config = parseBertConfig(join(dir, 'config.json'));
-  assert.ok(buildBertOnnx(config, readCheckpoint(dir)).initializers!.length > 0);
+  const config = readEncoderConfig(join(dir, 'config.json'));
+  assert.ok(buildEncoderGraph(config, readCheckpoint(dir)).initializers!.length > 0);
   assert.ok(!existsSync(join(dir, CONVERT_CACHE)), 'nothing written for a bad checkpoint');
 });
 
-/** Edit a safetensors file's header (and optionally its data bytes) in place. */
+/**
+ * Edit a safetensors file's header (and optionally its data bytes) in place; the data of the tensors left is
+ * packed again, so a deleted tensor leaves no gap (safetensors' reader refuses gaps).
+ */
 function rewriteSafetensors(file: string, edit: (h: Record<string, { shape: number[] }>) => void, editData?: (d: Uint8Array) => void): void {
   const b = readFileSync(file);
   const n = Number(b.readBigUInt64LE(0));
-  const header = JSON.parse(b.subarray(8, 8 + n).toString('utf8')) as Record<string, { shape: number[] }>;
+  const header = JSON.parse(b.subarray(8, 8 + n).toString('utf8')) as Record<string, { shape: number[]; data_offsets: [number, number] }>;
   edit(header);
-  const data = new Uint8Array(b.subarray(8 + n));
+  const old = b.subarray(8 + n);
+  const parts: Uint8Array[] = [];
+  let at = 0;
+  for (const [k, e] of Object.entries(header).sort((x, y) => (x[1].data_offsets?.[0] ?? 0) - (y[1].data_offsets?.[0] ?? 0))) {
+    if (k === '__metadata__') continue;
+    const [s0, e0] = e.data_offsets;
+    parts.push(old.subarray(s0, e0));
+    e.data_offsets = [at, (at += e0 - s0)];
+  }
+  const data = new Uint8Array(Buffer.concat(parts));
   editData?.(data);
   const h = Buffer.from(JSON.stringify(header), 'utf8');
   const len = Buffer.alloc(8);

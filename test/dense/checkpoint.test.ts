@@ -290,6 +290,18 @@ test('damaged safetensors files are refused in one line naming the tensor', () =
     [safetensors({ w: { dtype: 'F32', shape: [2, 2], data_offsets: [0, 12] } }, 16), /tensor 'w': 12 bytes for shape \[2,2\] of F32 \(need 16\)/],
     [safetensors({ w: { dtype: 'F8_E4M3', shape: [2], data_offsets: [0, 2] } }, 2), /tensor 'w': dtype "F8_E4M3" is not one citebench reads/],
     [new Uint8Array([1, 2, 3]), /not a safetensors file/],
+    // The tensors must tile the data buffer exactly, as safetensors' own reader (Metadata::validate) requires.
+    [
+      safetensors({ a: { dtype: 'F32', shape: [4], data_offsets: [0, 16] }, b: { dtype: 'F32', shape: [2], data_offsets: [8, 16] } }, 16),
+      /tensor 'b': data_offsets \[8, 16\] overlap tensor 'a' \[0, 16\]/,
+    ],
+    [
+      safetensors({ a: { dtype: 'F32', shape: [2], data_offsets: [0, 8] }, b: { dtype: 'F32', shape: [2], data_offsets: [12, 20] } }, 20),
+      /tensor 'b': data_offsets \[12, 20\] leave data bytes \[8, 12\) unused after tensor 'a'/,
+    ],
+    [safetensors({ a: { dtype: 'F32', shape: [2], data_offsets: [4, 12] } }, 12), /tensor 'a': data_offsets \[4, 12\] leave data bytes \[0, 4\) unused before it/],
+    [safetensors({ a: { dtype: 'F32', shape: [2], data_offsets: [0, 8] } }, 11), /3 bytes after the last tensor 'a' \(it ends at data byte 8 of 11\)/],
+    [safetensors({ __metadata__: { format: 'pt' } }, 4), /no tensors, but 4 data bytes after the header/],
   ];
   for (const [bytes, what] of cases) {
     writeFileSync(file, bytes);

@@ -1,7 +1,7 @@
 /**
  * A minimal ONNX model writer (protobuf by hand, no dependency) for the compute graphs citebench runs through
  * onnxruntime: the small dense-search graphs (its MLAS matrix multiply is BLAS-class and multi-threaded, which plain
- * JS loops are not) and whole encoders built from checkpoints (bert-graph.ts). Only the ONNX fields these graphs use
+ * JS loops are not) and whole encoders built from checkpoints (encoder-graph/). Only the ONNX fields these graphs use
  * are written (field numbers from onnx/onnx.proto3). Initializers are written with their sizes computed first, so
  * a model of any size streams to a file one tensor at a time (`writeModel`) instead of being assembled in memory.
  */
@@ -70,7 +70,7 @@ export class PbWriter {
 }
 
 /** onnx.TensorProto.DataType codes. */
-export const ElemType = { FLOAT: 1, UINT8: 2, INT8: 3, INT32: 6, INT64: 7 } as const;
+export const ElemType = { FLOAT: 1, UINT8: 2, INT8: 3, INT32: 6, INT64: 7, BOOL: 9 } as const;
 type Dim = number | string;
 
 export interface NodeSpec {
@@ -89,6 +89,8 @@ export interface Initializer {
   byteLength: number;
   /** The raw bytes, produced when the initializer is written (so only one large tensor is in memory at a time). */
   data: () => Uint8Array;
+  /** The same bytes in consecutive pieces, where a tensor is better never held whole (`writeModel` prefers them). */
+  chunks?: () => Iterable<Uint8Array>;
 }
 
 export interface GraphSpec {
@@ -112,9 +114,9 @@ export function floatInitializer(name: string, dims: number[], data: () => Float
   };
 }
 
-export function int64Initializer(name: string, values: number[]): Initializer {
+export function int64Initializer(name: string, values: number[], dims: number[] = [values.length]): Initializer {
   const b = new BigInt64Array(values.map((v) => BigInt(v)));
-  return { name, type: ElemType.INT64, dims: [values.length], byteLength: b.byteLength, data: () => new Uint8Array(b.buffer) };
+  return { name, type: ElemType.INT64, dims, byteLength: b.byteLength, data: () => new Uint8Array(b.buffer) };
 }
 
 /** A rank-0 float tensor (a scalar constant that broadcasts). */
@@ -171,10 +173,22 @@ export function buildModel(g: GraphSpec): Uint8Array {
   return out;
 }
 
-/** Write the model to `path` atomically, producing one initializer's data at a time. */
+/** Write the model to `path` atomically, producing one initializer's data (or one piece of it) at a time. */
 export function writeModel(path: string, g: GraphSpec): void {
   writeFileAtomicWith(path, (write) => {
-    for (const c of modelChunks(g)) write(c instanceof Uint8Array ? c : checkedData(c));
+    for (const c of modelChunks(g)) {
+      if (c instanceof Uint8Array) write(c);
+      else if (!c.chunks) write(checkedData(c));
+      else {
+        let n = 0;
+        for (const piece of c.chunks()) {
+          n += piece.byteLength;
+          if (n > c.byteLength) break;
+          write(piece);
+        }
+        if (n !== c.byteLength) throw new Error(`initializer ${c.name}: ${n} bytes or more, declared ${c.byteLength}`);
+      }
+    }
   });
 }
 

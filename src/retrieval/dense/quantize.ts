@@ -24,39 +24,56 @@ export interface Quantized<T extends Int8Array | Uint8Array> {
   zeroPoint: number;
 }
 
-function range(w: Float32Array): [number, number] {
+/** The range [min, max] of the values, always including 0 (as compute_scale_zp widens it), over consecutive slices. */
+export function rangeOf(slices: Iterable<Float32Array>): [number, number] {
   let lo = 0;
-  let hi = 0; // the range always includes 0
-  for (let i = 0; i < w.length; i++) {
-    const v = w[i]!;
-    if (v < lo) lo = v;
-    else if (v > hi) hi = v;
-  }
+  let hi = 0;
+  for (const w of slices)
+    for (let i = 0; i < w.length; i++) {
+      const v = w[i]!;
+      if (v < lo) lo = v;
+      else if (v > hi) hi = v;
+    }
   return [lo, hi];
 }
 
-function quantizeWith<T extends Int8Array | Uint8Array>(w: Float32Array, out: T, scale: number, zeroPoint: number, qmin: number, qmax: number): Quantized<T> {
-  for (let i = 0; i < w.length; i++) {
-    const q = roundHalfEven(Math.fround(w[i]! / scale)) + zeroPoint;
-    out[i] = q < qmin ? qmin : q > qmax ? qmax : q;
-  }
-  return { values: out, scale, zeroPoint };
+export interface QuantParams {
+  scale: number;
+  zeroPoint: number;
+  signed: boolean;
 }
 
 /** int8, symmetric: scale = 2·max|w| / 254, zero point 0 (quantize_dynamic's MatMul weights). */
-export function quantizeInt8Symmetric(w: Float32Array): Quantized<Int8Array> {
-  const [lo, hi] = range(w);
+export function int8SymmetricParams([lo, hi]: [number, number]): QuantParams {
   const absmax = Math.max(-lo, hi);
   const s = Math.fround(absmax + absmax) / 254;
-  if (s < FLOAT32_TINY) return quantizeWith(w, new Int8Array(w.length), 1, 0, -127, 127);
-  return quantizeWith(w, new Int8Array(w.length), Math.fround(s), 0, -127, 127);
+  return s < FLOAT32_TINY ? { scale: 1, zeroPoint: 0, signed: true } : { scale: Math.fround(s), zeroPoint: 0, signed: true };
 }
 
 /** uint8, asymmetric: scale = (max − min) / 255, zero point round(−min / scale) (quantize_dynamic's Gather tables). */
-export function quantizeUint8Asymmetric(w: Float32Array): Quantized<Uint8Array> {
-  const [lo, hi] = range(w);
+export function uint8AsymmetricParams([lo, hi]: [number, number]): QuantParams {
   const s = Math.fround(hi - lo) / 255;
-  if (s < FLOAT32_TINY) return quantizeWith(w, new Uint8Array(w.length), 1, 0, 0, 255);
+  if (s < FLOAT32_TINY) return { scale: 1, zeroPoint: 0, signed: false };
   const zp = Math.min(255, Math.max(0, roundHalfEven(0 - lo / s)));
-  return quantizeWith(w, new Uint8Array(w.length), Math.fround(s), zp, 0, 255);
+  return { scale: Math.fround(s), zeroPoint: zp, signed: false };
+}
+
+/** Quantize one slice with parameters computed over the whole tensor. */
+export function quantizeSlice(w: Float32Array, p: QuantParams): Int8Array | Uint8Array {
+  const [out, qmin, qmax] = p.signed ? [new Int8Array(w.length), -127, 127] : [new Uint8Array(w.length), 0, 255];
+  for (let i = 0; i < w.length; i++) {
+    const q = roundHalfEven(Math.fround(w[i]! / p.scale)) + p.zeroPoint;
+    out[i] = q < qmin ? qmin : q > qmax ? qmax : q;
+  }
+  return out;
+}
+
+export function quantizeInt8Symmetric(w: Float32Array): Quantized<Int8Array> {
+  const p = int8SymmetricParams(rangeOf([w]));
+  return { values: quantizeSlice(w, p) as Int8Array, scale: p.scale, zeroPoint: p.zeroPoint };
+}
+
+export function quantizeUint8Asymmetric(w: Float32Array): Quantized<Uint8Array> {
+  const p = uint8AsymmetricParams(rangeOf([w]));
+  return { values: quantizeSlice(w, p) as Uint8Array, scale: p.scale, zeroPoint: p.zeroPoint };
 }

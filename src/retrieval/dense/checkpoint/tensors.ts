@@ -22,6 +22,11 @@ export interface CheckpointTensor {
   readonly location?: { file: string; offset: number };
   /** Values as float32 in row-major (C) order of `shape`. Integer tensors are converted too (small ones: position ids). */
   float32(): Float32Array;
+  /**
+   * Elements [start, start + count) of `float32()`, read without the rest, where the tensor is stored contiguously:
+   * lets a large table (a 250 k-token vocabulary) be converted in slices instead of held whole.
+   */
+  float32Range?(start: number, count: number): Float32Array;
 }
 
 export interface Checkpoint {

@@ -48,13 +48,15 @@ function tensorOf(name: string, ref: TensorRef, file: string): CheckpointTensor 
   if (n > 0 && last >= storage.numel)
     throw new CitebenchError(`${where}: shape [${size}] stride [${stride}] at offset ${offset} reaches element ${last} of storage ${storage.key}, which holds ${storage.numel}`);
   const es = DTYPE_BYTES[storage.dtype];
+  const contiguous = isContiguous(size, stride);
   return {
     name,
     dtype: storage.dtype,
     shape: size,
+    ...(contiguous ? { float32Range: (start: number, count: number) => decodeElements(storage.read((offset + start) * es, count * es), storage.dtype, count, where) } : {}),
     float32: () => {
       if (n === 0) return new Float32Array(0);
-      if (isContiguous(size, stride)) return decodeElements(storage.read(offset * es, n * es), storage.dtype, n, where);
+      if (contiguous) return decodeElements(storage.read(offset * es, n * es), storage.dtype, n, where);
       // A strided view (a transposed or sliced weight saved as is): decode the span it covers and gather.
       const span = decodeElements(storage.read(offset * es, (last - offset + 1) * es), storage.dtype, last - offset + 1, where);
       const out = new Float32Array(n);

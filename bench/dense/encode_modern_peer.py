@@ -1,0 +1,42 @@
+"""Python onnxruntime peer of bench/dense/modern.ts: the same ONNX file, the same token batches, the same session
+options (intra-op threads, one inter-op thread, all graph optimizations), mean pooling over the real tokens.
+usage: python bench/dense/encode_modern_peer.py MODEL.onnx BATCHES.json NODE_VECTORS.f32 THREADS
+Prints one JSON line: seconds for all batches (forward + pooling) and the largest difference from the Node vectors."""
+import json
+import sys
+import time
+
+import numpy as np
+import onnxruntime as ort
+
+model, batches_file, node_file, threads = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+spec = json.load(open(batches_file))
+so = ort.SessionOptions()
+so.intra_op_num_threads = threads
+so.inter_op_num_threads = 1
+so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+sess = ort.InferenceSession(model, so, providers=['CPUExecutionProvider'])
+inputs = [i.name for i in sess.get_inputs()]
+
+
+def run(batch):
+    width = len(batch[0])
+    ids = np.zeros((len(batch), width), dtype=np.int64)
+    mask = np.zeros((len(batch), width), dtype=np.int64)
+    for r, t in enumerate(batch):
+        ids[r, :len(t)] = t
+        mask[r, :len(t)] = 1
+    feeds = {'input_ids': ids, 'attention_mask': mask}
+    if 'token_type_ids' in inputs:
+        feeds['token_type_ids'] = np.zeros_like(ids)
+    h = sess.run(['last_hidden_state'], feeds)[0]
+    m = mask[:, :, None].astype(np.float64)
+    return ((h * m).sum(1) / m.sum(1)).astype(np.float32)
+
+
+run(spec['batches'][0])  # warm-up, as the Node side
+t0 = time.perf_counter()
+vectors = np.concatenate([run(b) for b in spec['batches']])
+seconds = time.perf_counter() - t0
+node = np.fromfile(node_file, dtype=np.float32).reshape(len(spec['order']), -1)[spec['order']]
+print(json.dumps({'seconds': seconds, 'onnxruntime': ort.__version__, 'maxAbsDiffVsNode': float(np.abs(vectors - node).max())}))

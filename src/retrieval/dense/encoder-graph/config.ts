@@ -1,0 +1,216 @@
+/**
+ * A model folder's config.json read as transformers 5.18 reads it, for the architectures citebench builds: BERT,
+ * RoBERTa and XLM-RoBERTa (one family: the same layers, embeddings that differ in where positions start), and
+ * ModernBERT. Defaults are the configuration classes' own, for keys older configs leave out. Anything the graph
+ * would not compute exactly is refused in one line naming config.json and the key.
+ */
+import { readFileSync } from 'node:fs';
+import { CitebenchError } from '../../../util/errors.ts';
+
+export const EXPORT_HINT = 'export the model to ONNX with optimum-cli instead (docs/dense.md, "Getting a real model into citebench")';
+
+/** model_type values citebench builds, and the classes whose checkpoints hold the encoder. */
+export const MODEL_TYPES = {
+  bert: /^Bert(Model|ForPreTraining|ForMaskedLM)$/,
+  roberta: /^Roberta(Model|ForMaskedLM)$/,
+  'xlm-roberta': /^XLMRoberta(Model|ForMaskedLM)$/,
+  modernbert: /^ModernBert(Model|ForMaskedLM)$/,
+} as const;
+export type ModelType = keyof typeof MODEL_TYPES;
+
+interface Common {
+  /** The config.json read, for messages. */
+  file: string;
+  modelType: ModelType;
+  vocabSize: number;
+  hiddenSize: number;
+  numLayers: number;
+  numHeads: number;
+  intermediateSize: number;
+  maxPositions: number;
+}
+
+/** BERT, RoBERTa, XLM-RoBERTa: post-norm layers, absolute position embeddings, exact GELU. */
+export interface BertFamilyConfig extends Common {
+  modelType: 'bert' | 'roberta' | 'xlm-roberta';
+  layerNormEps: number;
+  typeVocabSize: number;
+  /** RoBERTa's: position ids start at pad_token_id + 1 and count non-padding tokens; undefined for BERT (0, 1, 2 …). */
+  paddingIdx?: number;
+}
+
+export interface ModernBertConfig extends Common {
+  modelType: 'modernbert';
+  normEps: number;
+  normBias: boolean;
+  attentionBias: boolean;
+  mlpBias: boolean;
+  /** Total window of the local layers: a token attends to those at most localAttention / 2 away. */
+  localAttention: number;
+  /**
+   * Per layer: attends to the whole sequence (rotary θ global) or within the window (θ local). A function, not a
+   * list: config.json's layer count is checked against the weights only after it is read.
+   */
+  layerType: (layer: number) => 'full_attention' | 'sliding_attention';
+  /** Whether any layer slides. */
+  anySliding: boolean;
+  globalRopeTheta: number;
+  localRopeTheta: number;
+}
+
+export type EncoderConfig = BertFamilyConfig | ModernBertConfig;
+
+/**
+ * The longest input the model takes, in tokens with the special ones: BERT's position table, RoBERTa's less the
+ * pad_token_id + 1 positions it skips (514 → 512), ModernBERT's max_position_embeddings (its rotary angles have
+ * no table, but the model was trained to that length). A longer input would index past the position table.
+ */
+export function maxTokens(c: EncoderConfig): number {
+  return c.modelType !== 'modernbert' && c.paddingIdx !== undefined ? c.maxPositions - c.paddingIdx - 1 : c.maxPositions;
+}
+
+/** Typed reads of one config.json's keys; a wrong value is one line naming the file and the key. */
+class Keys {
+  constructor(
+    readonly file: string,
+    readonly raw: Record<string, unknown>,
+  ) {}
+  bad(key: string, why: string): never {
+    throw new CitebenchError(`${this.file} [${key}]: ${why}; ${EXPORT_HINT}`);
+  }
+  int(key: string, dflt?: number, min = 1): number {
+    const v = this.raw[key] ?? dflt;
+    if (!Number.isSafeInteger(v) || (v as number) < min) this.bad(key, `${JSON.stringify(this.raw[key])} is not an integer ≥ ${min}`);
+    return v as number;
+  }
+  positive(key: string, dflt: number): number {
+    const v = this.raw[key] ?? dflt;
+    if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) this.bad(key, `${JSON.stringify(v)} is not a positive number`);
+    return v;
+  }
+  bool(key: string, dflt: boolean): boolean {
+    const v = this.raw[key] ?? dflt;
+    if (typeof v !== 'boolean') this.bad(key, `${JSON.stringify(v)} is not true or false`);
+    return v;
+  }
+  /** A key whose value must be one of `ok` (absent counts as `dflt`). */
+  oneOf(key: string, dflt: unknown, ok: readonly unknown[], what: string): void {
+    const v = this.raw[key] ?? dflt;
+    if (!ok.includes(v)) this.bad(key, `${JSON.stringify(v)} is not ${what}`);
+  }
+}
+
+function readJson(configPath: string): Record<string, unknown> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(configPath, 'utf8'));
+  } catch (e) {
+    throw new CitebenchError(`${configPath}: cannot read the model config (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new CitebenchError(`${configPath}: not a JSON object`);
+  return raw as Record<string, unknown>;
+}
+
+/** Read and check a config.json of an architecture citebench builds. */
+export function readEncoderConfig(configPath: string): EncoderConfig {
+  const k = new Keys(configPath, readJson(configPath));
+  const type = k.raw.model_type;
+  if (typeof type !== 'string' || !(type in MODEL_TYPES))
+    k.bad('model_type', `${JSON.stringify(type)} is not an architecture citebench builds (${Object.keys(MODEL_TYPES).join(', ')})`);
+  const modelType = type as ModelType;
+  const arch = k.raw.architectures;
+  if (arch !== undefined && arch !== null && (!Array.isArray(arch) || !arch.every((a) => typeof a === 'string' && MODEL_TYPES[modelType].test(a))))
+    k.bad('architectures', `${JSON.stringify(arch)} does not name the ${modelType} encoder (${MODEL_TYPES[modelType].source.replace(/[\^$\\]/g, '')})`);
+  if (k.raw.is_decoder === true) k.bad('is_decoder', 'a decoder (causal attention) is not an article encoder');
+  const c = modelType === 'modernbert' ? modernBert(k) : bertFamily(k, modelType);
+  if (c.hiddenSize % c.numHeads !== 0) k.bad('num_attention_heads', `hidden_size ${c.hiddenSize} is not a multiple of ${c.numHeads} heads`);
+  return c;
+}
+
+function common(k: Keys, modelType: ModelType, dflt: { vocab: number; hidden: number; layers: number; intermediate: number; positions: number }): Common {
+  return {
+    file: k.file,
+    modelType,
+    vocabSize: k.int('vocab_size', dflt.vocab),
+    hiddenSize: k.int('hidden_size', dflt.hidden),
+    numLayers: k.int('num_hidden_layers', dflt.layers),
+    numHeads: k.int('num_attention_heads', 12),
+    intermediateSize: k.int('intermediate_size', dflt.intermediate),
+    maxPositions: k.int('max_position_embeddings', dflt.positions),
+  };
+}
+
+function bertFamily(k: Keys, modelType: BertFamilyConfig['modelType']): BertFamilyConfig {
+  k.oneOf('hidden_act', 'gelu', ['gelu'], '"gelu" (the exact erf form, the only activation the graph computes)');
+  k.oneOf('position_embedding_type', 'absolute', ['absolute'], '"absolute"');
+  const c: BertFamilyConfig = {
+    ...common(k, modelType, { vocab: modelType === 'bert' ? 30522 : modelType === 'roberta' ? 50265 : 30522, hidden: 768, layers: 12, intermediate: 3072, positions: 512 }),
+    modelType,
+    layerNormEps: k.positive('layer_norm_eps', 1e-12),
+    typeVocabSize: k.int('type_vocab_size', 2),
+  };
+  if (modelType !== 'bert') {
+    // RobertaEmbeddings.create_position_ids_from_input_ids: positions padding_idx + 1, + 2, … for real tokens.
+    c.paddingIdx = k.int('pad_token_id', 1, 0);
+    if (c.paddingIdx >= c.vocabSize) k.bad('pad_token_id', `${c.paddingIdx} is not below vocab_size ${c.vocabSize}`);
+    if (c.paddingIdx + 1 >= c.maxPositions) k.bad('max_position_embeddings', `${c.maxPositions} leaves no position after pad_token_id ${c.paddingIdx}`);
+  }
+  return c;
+}
+
+function modernBert(k: Keys): ModernBertConfig {
+  k.oneOf('hidden_activation', 'gelu', ['gelu'], '"gelu" (the exact erf form, the only activation the graph computes)');
+  const base = common(k, 'modernbert', { vocab: 50368, hidden: 768, layers: 22, intermediate: 1152, positions: 8192 });
+  if (k.raw.head_dim !== undefined && k.raw.head_dim !== null && k.raw.head_dim !== base.hiddenSize / base.numHeads)
+    k.bad('head_dim', `${JSON.stringify(k.raw.head_dim)} is not hidden_size / num_attention_heads`);
+  // ModernBertConfig.__post_init__: layer_types from global_attn_every_n_layers (default 3) when not given.
+  const types = k.raw.layer_types as unknown;
+  let layerType: ModernBertConfig['layerType'];
+  let anySliding: boolean;
+  if (types === undefined || types === null) {
+    const every = k.int('global_attn_every_n_layers', 3);
+    layerType = (l) => (l % every ? 'sliding_attention' : 'full_attention');
+    anySliding = every > 1 && base.numLayers > 1;
+  } else {
+    if (!Array.isArray(types) || types.length !== base.numLayers || !types.every((t) => t === 'full_attention' || t === 'sliding_attention'))
+      k.bad('layer_types', `${JSON.stringify(types).slice(0, 80)} is not one of "full_attention" / "sliding_attention" per layer (${base.numLayers})`);
+    const list = types as ('full_attention' | 'sliding_attention')[];
+    layerType = (l) => list[l]!;
+    anySliding = list.includes('sliding_attention');
+  }
+  return {
+    ...base,
+    modelType: 'modernbert',
+    normEps: k.positive('norm_eps', 1e-5),
+    normBias: k.bool('norm_bias', false),
+    attentionBias: k.bool('attention_bias', false),
+    mlpBias: k.bool('mlp_bias', false),
+    localAttention: k.int('local_attention', 128),
+    layerType,
+    anySliding,
+    ...ropeThetas(k),
+  };
+}
+
+/**
+ * θ of the global and local layers: `rope_parameters` (transformers 5 configs) or `global_rope_theta` /
+ * `local_rope_theta` (the hub's configs; ModernBertConfig.convert_rope_params_to_dict fills a missing rope_theta from
+ * them), defaults 160000 and 10000; only the default rotary type.
+ */
+function ropeThetas(k: Keys): { globalRopeTheta: number; localRopeTheta: number } {
+  if (k.raw.rope_scaling !== undefined && k.raw.rope_scaling !== null) k.bad('rope_scaling', 'rotary scaling is not computed (only the default rotary embedding)');
+  const globalTheta = k.positive('global_rope_theta', 160_000);
+  const localTheta = k.positive('local_rope_theta', 10_000);
+  const params = k.raw.rope_parameters;
+  if (params === undefined || params === null) return { globalRopeTheta: globalTheta, localRopeTheta: localTheta };
+  if (typeof params !== 'object' || Array.isArray(params)) k.bad('rope_parameters', 'not an object');
+  const theta = (layer: string, dflt: number): number => {
+    const p = (params as Record<string, unknown>)[layer] as Record<string, unknown> | undefined | null;
+    if (p === undefined || p === null) return dflt;
+    if ((p.rope_type ?? 'default') !== 'default') k.bad('rope_parameters', `${layer}.rope_type ${JSON.stringify(p.rope_type)} is not "default"`);
+    const t = p.rope_theta ?? dflt;
+    if (typeof t !== 'number' || !(t > 0)) k.bad('rope_parameters', `${layer}.rope_theta ${JSON.stringify(t)} is not a positive number`);
+    return t;
+  };
+  return { globalRopeTheta: theta('full_attention', globalTheta), localRopeTheta: theta('sliding_attention', localTheta) };
+}

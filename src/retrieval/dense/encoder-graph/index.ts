@@ -1,0 +1,104 @@
+/**
+ * The encoder as an ONNX graph, built from a model folder's config.json and checkpoint tensors, so encoders load
+ * as published, without an ONNX export. One builder; a model is its parts in order, each architecture naming its
+ * own: embeddings → (masks, rotary tables) → N layers → optional final norm. It computes what transformers 5.18
+ * computes with sdpa attention (BertModel, RobertaModel, XLMRobertaModel, ModernBertModel; pooler and heads left
+ * out), adapters where an adapters-library adapter is given. Outputs: `last_hidden_state` and
+ * `mean_hidden_states`, the mean of transformers' hidden_states[1:] (every layer's output, the last one as
+ * `last_hidden_state`; embeddings excluded), which ASPIRE-style pooling reads. Pooling stays outside the graph.
+ */
+import { CitebenchError } from '../../../util/errors.ts';
+import type { Checkpoint } from '../checkpoint/tensors.ts';
+import { ElemType, type GraphSpec } from '../onnx-graph.ts';
+import { adapterSubLayerOutput, type Adapter } from './adapters.ts';
+import { declareConstants, paddingMask } from './attention.ts';
+import { bertEmbeddings, bertLayer, plainSubLayerOutput } from './bert.ts';
+import { GraphBuilder } from './builder.ts';
+import type { BertFamilyConfig, EncoderConfig, ModernBertConfig } from './config.ts';
+import { modernBertContext, modernBertEmbeddings, modernBertFinal, modernBertLayer } from './modernbert.ts';
+import { ModelWeights } from './weights.ts';
+
+export { maxTokens, readEncoderConfig, type EncoderConfig } from './config.ts';
+export { readAdapter, adapterFiles, ADAPTER_CONFIG, ADAPTER_WEIGHTS, type Adapter } from './adapters.ts';
+
+export interface EncoderGraphOptions {
+  /**
+   * int8 weights as onnxruntime's quantize_dynamic(weight_type=QInt8) writes them (quantize.ts): MatMul weights
+   * int8 with activations quantized at run time (DynamicQuantizeLinear + MatMulInteger), embedding tables uint8.
+   */
+  quantize?: boolean;
+  /** A bottleneck adapter (readAdapter) applied where the adapters library applies it. */
+  adapter?: Adapter;
+  /** Also output every hidden state (`hidden_states.0` = embeddings … `hidden_states.N`), as transformers returns them; for checks. */
+  hiddenStates?: boolean;
+}
+
+/** An architecture as its parts: what the graph takes, and the model's state from input ids to the last layer. */
+interface Architecture<C extends EncoderConfig> {
+  inputs(c: C): string[];
+  /** Embeddings → per layer (after shared set-up) → optional final part; returns each layer's output. */
+  build(g: GraphBuilder, c: C, w: ModelWeights, opts: EncoderGraphOptions): { embeddings: string; layers: string[]; final?: string };
+}
+
+const bertFamily: Architecture<BertFamilyConfig> = {
+  // RoBERTa's single token type is a constant row: no token_type_ids input to feed wrongly.
+  inputs: (c) => (c.paddingIdx === undefined ? ['input_ids', 'attention_mask', 'token_type_ids'] : ['input_ids', 'attention_mask']),
+  build(g, c, w, opts) {
+    const embeddings = bertEmbeddings(g, c, w);
+    const mask = paddingMask(g);
+    const end = opts.adapter ? adapterSubLayerOutput(opts.adapter, c, plainSubLayerOutput) : plainSubLayerOutput;
+    const layers: string[] = [];
+    let x = embeddings;
+    for (let l = 0; l < c.numLayers; l++) layers.push((x = bertLayer(g, c, w, l, x, mask, end)));
+    return { embeddings, layers };
+  },
+};
+
+const modernBert: Architecture<ModernBertConfig> = {
+  inputs: () => ['input_ids', 'attention_mask'],
+  build(g, c, w) {
+    const embeddings = modernBertEmbeddings(g, c, w);
+    const ctx = modernBertContext(g, c);
+    const layers: string[] = [];
+    let x = embeddings;
+    for (let l = 0; l < c.numLayers; l++) layers.push((x = modernBertLayer(g, c, w, l, x, ctx)));
+    return { embeddings, layers, final: modernBertFinal(g, c, w, x) };
+  },
+};
+
+function architecture(c: EncoderConfig): Architecture<EncoderConfig> {
+  return (c.modelType === 'modernbert' ? modernBert : bertFamily) as Architecture<EncoderConfig>;
+}
+
+/**
+ * The encoder graph for `config` with the checkpoint's weights (the bare encoder's keys, or those of the
+ * *ForMaskedLM / *ForPreTraining classes; heads and pooler ignored). config.json is checked against the weights
+ * and every tensor looked up and shape-checked now; weights are read (float16/bfloat16 widened exactly to
+ * float32) only when the model is written.
+ */
+export function buildEncoderGraph(config: EncoderConfig, ck: Checkpoint, opts: EncoderGraphOptions = {}): GraphSpec {
+  const w = new ModelWeights(ck, config);
+  w.checkConfig();
+  const arch = architecture(config);
+  if (opts.adapter && config.modelType === 'modernbert') throw new CitebenchError(`${opts.adapter.configFile}: adapters are applied to BERT, RoBERTa and XLM-RoBERTa encoders only`);
+  const g = new GraphBuilder(opts.quantize ?? false);
+  declareConstants(g, config.numHeads, config.hiddenSize);
+  const { embeddings, layers, final } = arch.build(g, config, w, opts);
+  // transformers' hidden_states: the embeddings, each layer's output, the last replaced by last_hidden_state.
+  const states = final ? [...layers.slice(0, -1), final] : layers;
+  g.node('Identity', [states.at(-1)!], 'last_hidden_state');
+  // The mean over the layers exactly as the project's exported models compute it: stacked, then ReduceMean.
+  const stacked = states.map((t, l) => g.node('Unsqueeze', [t, 'c.zero'], `stack.${l}`));
+  g.node('ReduceMean', [g.node('Concat', stacked, 'stack', { axis: { i: 0 } })], 'mean_hidden_states', { axes: { ints: [0] }, keepdims: { i: 0 } });
+  const out = (name: string) => ({ name, type: ElemType.FLOAT, shape: ['batch', 'seq', config.hiddenSize] });
+  const outputs = [out('last_hidden_state'), out('mean_hidden_states')];
+  if (opts.hiddenStates)
+    [embeddings, ...states].forEach((t, i) => outputs.push(out(g.node('Identity', [t], `hidden_states.${i}`))));
+  return {
+    inputs: arch.inputs(config).map((name) => ({ name, type: ElemType.INT64, shape: ['batch', 'seq'] })),
+    outputs,
+    nodes: g.nodes,
+    initializers: g.initializers,
+    opset: 17,
+  };
+}
