@@ -24,10 +24,10 @@ export const usage = `usage: citebench mdcr score --benchmark MDCR.json --data M
 
 Score every query–candidate pair of an MDCR benchmark (the official takelab files or \`citebench mdcr build\`
 output; no corpus store needed) and write the official scores file { "<qid>_<cid>": score } (float32 values,
-keys in byte order), through the same experiment() as \`citebench run\`'s MDCR stage. Evaluate the file with
-\`citebench mdcr-eval --benchmark MDCR.json --scores SCORES.json\` (paper Table 3; --candidate-type T for
-Table 4), or add --eval to print Table 3's numbers directly (a query lacking some candidate type's list counts
-it as empty there; mdcr-eval, like evaluate.py, stops on it).
+keys in byte order), scored as \`citebench run\`'s MDCR stage scores them. Evaluate the file with
+\`citebench mdcr-eval --benchmark MDCR.json --scores SCORES.json\` (paper Table 3;
+\`citebench mdcr-eval … --candidate-type T\` for Table 4), or add --eval to print Table 3's numbers directly
+(a query lacking some candidate type's list counts it as empty there; mdcr-eval, like evaluate.py, stops on it).
 
   --model bm25     Lucene-exact BM25 (title + abstract); collection statistics are those of all papers of the
                    data file (the fixed candidate set), --k1/--b as in bm25 search (default 0.9 / 0.4),
