@@ -24,6 +24,8 @@ export interface ConvertOptions {
   quantize?: boolean;
   /** Told when a conversion runs (it takes seconds for a BERT-base checkpoint). */
   log?: (line: string) => void;
+  /** A task adapter's folder (adapters library format) to add to the graph. */
+  adapter?: string;
 }
 
 /** The cache key of a model folder's checkpoint: config.json and weight files by content, and the converter version. */
@@ -39,6 +41,7 @@ export function conversionKey(dir: string, weightFiles: readonly string[]): stri
  * complete file for this exact checkpoint.
  */
 export function convertCheckpoint(dir: string, opts: ConvertOptions = {}): string {
+  if (opts.adapter) throw new CitebenchError(`${opts.adapter}: this converter does not add adapters to a checkpoint`);
   const config = parseBertConfig(join(dir, 'config.json'));
   const files = checkpointFiles(dir);
   if (!files) throw new CitebenchError(`${dir}: no checkpoint to convert (model.safetensors, pytorch_model.bin or their sharded index)`);

@@ -15,7 +15,7 @@ import { sortedFind } from '../../util/sorted.ts';
 import type { Encoder } from '../dense/encoder.ts';
 import type { EmbeddingStore } from '../dense/store.ts';
 import { exactSearch } from '../dense/search.ts';
-import { sortedUnique } from '../dense/retriever.ts';
+import { sortedUnique } from '../../util/sorted.ts';
 import { arrayDigest } from '../scorer.ts';
 import { citingSets, profileScopes, wholeCorpus, type CitationGraph } from './citing.ts';
 
