@@ -28,6 +28,7 @@ import type { ExperimentConfig } from './config.ts';
 import { experiment, type CellModel } from './experiment.ts';
 import { entryOf, type BuildContext } from './kinds/index.ts';
 import type { ReadyModel } from './models.ts';
+import { sortedUnique } from '../util/sorted.ts';
 import { groupPath, type PoolGroup } from './plan.ts';
 
 export interface BeirStageInput {
@@ -79,7 +80,7 @@ export async function runBeirStage(inp: BeirStageInput): Promise<{ cells: CellSu
         const dm = await entryOf(mc).build(mc, build);
         if ('reason' in dm) throw new CitebenchError(`${m.name}: ${dm.reason}`);
         released.push(dm);
-        const now = await dm.embeddings!.encodeMissing(dm.encoder!, store, Uint32Array.from({ length: store.size }, (_, i) => i), { progress: false });
+        const now = await dm.encodeFor!(sortedUnique(t.queries), Uint32Array.from({ length: store.size }, (_, i) => i), { progress: false });
         if (now) log(`${task.name}: ${m.name} encoded ${now} documents and queries`);
         models.push(dm);
       } else {

@@ -43,7 +43,7 @@ export function exhaustedField(p: PlanContext, cfg: ExperimentConfig, g: PoolGro
  * does it, so a sharded encode and a single process write the same bytes.
  */
 export async function encodePlan(p: PlanContext & EncodeContext, cfg: ExperimentConfig, shard?: Shard): Promise<number> {
-  const dense = p.ready.filter((m) => m.embeddings && m.encoder);
+  const dense = p.ready.filter((m) => m.encodeFor);
   const imported = p.ready.filter((m) => m.imported);
   if (!dense.length && !imported.length) return 0;
   // 1: a query, 2: a pool member (bits).
@@ -66,7 +66,8 @@ export async function encodePlan(p: PlanContext & EncodeContext, cfg: Experiment
   for (const m of imported) checkImportedCoverage(m, where(1), where(2), (i) => p.store.id(i), p.log);
   let encoded = 0;
   for (const m of dense) {
-    const now = await p.timed(`encode ${m.name}`, () => m.embeddings!.encodeMissing(m.encoder!, p.store, union, { shard, progress: true }));
+    // Queries in the query role, pool articles in the document role (one pass over the union for one store).
+    const now = await p.timed(`encode ${m.name}`, () => m.encodeFor!(where(1), where(2), { shard, progress: true }));
     p.log(`[encode] ${m.name}: ${now} articles encoded now (${shardLabel(shard)} of the ${union.length} the plan searches)`);
     encoded += now;
   }

@@ -7,7 +7,7 @@ import type { Retriever } from '../retrieval/retriever.ts';
 import type { Bm25Index } from '../retrieval/bm25/index-format.ts';
 import type { Encoder } from '../retrieval/dense/encoder.ts';
 import type { ResolvedModel } from '../retrieval/dense/models.ts';
-import type { EmbeddingStore } from '../retrieval/dense/store.ts';
+import type { EmbeddingStore, EncodeOptions } from '../retrieval/dense/store.ts';
 import { CitebenchError } from '../util/errors.ts';
 
 /**
@@ -33,6 +33,13 @@ export interface ReadyModel extends ModelInfo {
   encoder?: Encoder;
   /** Dense models: their embedding store (the runner's encode stage fills it; a dense Profiler builds its profiles from it). */
   embeddings?: EmbeddingStore;
+  /** Dense models whose query prompt differs from their document prompt: the store of their query vectors. */
+  queryEmbeddings?: EmbeddingStore;
+  /**
+   * Dense models: encode what their stores lack, `queries` as queries and `pool` as documents (sorted corpus
+   * indices; a one-store model encodes their union in one pass). Returns how many articles were encoded now.
+   */
+  encodeFor?: (queries: Uint32Array, pool: Uint32Array, opts?: EncodeOptions) => Promise<number>;
   /**
    * A first-stage model: it ranks a pool with its own encoder, vectors or BM25 parameters (not through other
    * models). MDCR's model-based negatives come from these models' lists (the paper's: BM25 and encoders).

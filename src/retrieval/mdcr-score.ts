@@ -24,7 +24,8 @@ import type { Bm25Params } from './bm25/search.ts';
 import type { Encoder } from './dense/encoder.ts';
 import type { Distance } from './dense/models.ts';
 import { DenseRetriever } from './dense/retriever.ts';
-import { EmbeddingStore } from './dense/store.ts';
+import { encodeRoles, openModelStores } from './dense/role-stores.ts';
+import { sortedUnique } from '../util/sorted.ts';
 import { importEmbeddings, importFingerprint } from './dense/import/import.ts';
 
 export interface MdcrData {
@@ -162,13 +163,14 @@ export async function scoreMdcrDense(data: MdcrData, pairs: MdcrPairs, encoder: 
   const model = encoder.model;
   const dir = opts.cacheDir ? join(opts.cacheDir, `${data.sha256.slice(0, 16)}-${model.fingerprint.slice(0, 16)}`) : mkdtempSync(join(tmpdir(), 'citebench-mdcr-'));
   try {
-    // One chunk: the used papers are encoded in one call, in data-file order, whatever the file's size.
-    const store = EmbeddingStore.openOrCreate(dir, {
-      model: model.name, fingerprint: model.fingerprint, dim: encoder.dim, dtype: 'float32', kind: model.pooling === 'aspire' ? 'multi' : 'single',
-      chunkSize: data.ids.length, corpusSize: data.ids.length, corpusKey: data.sha256, distance,
-    });
-    await store.encodeMissing(encoder, data.texts, Uint32Array.from(which), { progress: opts.progress });
-    const dense = new DenseRetriever({ name: model.name, store, distance, threads: opts.threads });
+    // One chunk: the used papers are encoded in one call, in data-file order, whatever the file's size (per role
+    // for a model whose query prompt differs from its document prompt: the queries as queries, the candidates
+    // as documents).
+    const stores = openModelStores(dir, model, { corpusSize: data.ids.length, corpusKey: data.sha256, chunkSize: data.ids.length });
+    const queries = sortedUnique(pairs.queries);
+    const candidates = sortedUnique(pairs.candidates.flatMap((c) => Array.from(c)));
+    await encodeRoles(stores, encoder, data.texts, stores.query === stores.document ? Uint32Array.from(which) : queries, stores.query === stores.document ? new Uint32Array(0) : candidates, { progress: opts.progress });
+    const dense = new DenseRetriever({ name: model.name, store: stores.document, queryStore: stores.query, distance, threads: opts.threads });
     const k = Math.max(1, ...pairs.candidates.map((c) => c.length));
     const r = await dense.search({ queries: pairs.queries, candidates: pairs.candidates, k, excludeSelf: false });
     checkAllScored('dense', r, pairs);

@@ -121,7 +121,7 @@ async function build(m: ProfilerModelConfig, ctx: BuildContext) {
     }
     if (base.embeddings) {
       if (m.topTerms) throw new CitebenchError(`models.${m.name}.topTerms: only sparse (bm25-based) profiles have terms`);
-      return new DenseProfiler({ name: m.name, store: base.embeddings, beta, graph: ctx.store, encoder: base.encoder, texts: ctx.store, threads: ctx.threads, tieKey: ctx.store.idOrder });
+      return new DenseProfiler({ name: m.name, store: base.embeddings, queryStore: base.queryEmbeddings, beta, graph: ctx.store, encoder: base.encoder, texts: ctx.store, threads: ctx.threads, tieKey: ctx.store.idOrder });
     }
     throw new CitebenchError(`models.${m.name}.base: '${m.base}' is a ${base.kind} model; a Profiler is built on a model with a BM25 index (bm25) or an embedding store (dense)`);
   };

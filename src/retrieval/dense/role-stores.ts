@@ -22,6 +22,7 @@ export interface RoleStores {
 export interface StoreSettings {
   corpusSize: number;
   corpusKey?: string;
+  /** Given: an existing store of another dtype or chunk size is an error; absent: an existing store's, else float32 and 4,096. */
   dtype?: StoredType;
   chunkSize?: number;
 }
@@ -31,7 +32,7 @@ export function roleStoreDir(dir: string, model: Pick<ResolvedModel, 'roleFinger
   return model.roleFingerprint.query === model.roleFingerprint.document ? dir : join(dir, role);
 }
 
-/** Open (creating when absent) the stores of `model` under `dir`; an existing store keeps its dtype and chunk size. */
+/** Open (creating when absent) the stores of `model` under `dir`. */
 export function openModelStores(dir: string, model: ResolvedModel, s: StoreSettings): RoleStores {
   const open = (role: Role) => {
     const at = roleStoreDir(dir, model, role);
@@ -41,9 +42,9 @@ export function openModelStores(dir: string, model: ResolvedModel, s: StoreSetti
       model: model.name,
       fingerprint: model.roleFingerprint[role],
       dim: model.dim,
-      dtype: existing?.dtype ?? s.dtype ?? 'float32',
+      dtype: s.dtype ?? existing?.dtype ?? 'float32',
       kind: model.pooling === 'aspire' ? 'multi' : 'single',
-      chunkSize: existing?.chunkSize ?? s.chunkSize ?? 4096,
+      chunkSize: s.chunkSize ?? existing?.chunkSize ?? 4096,
       corpusSize: s.corpusSize,
       ...(s.corpusKey ? { corpusKey: s.corpusKey } : {}),
       distance: model.distance,
