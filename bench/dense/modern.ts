@@ -85,7 +85,10 @@ for (const name of ['modernbert-base', 'xlm-roberta-base']) {
   const toks = texts(config);
   const tokens = toks.reduce((a, t) => a + t.ids.length, 0);
   for (const [variant, onnxFile] of [['fp32', fp32.out], ['int8', int8.out]] as const) {
-    const model: ResolvedModel = { name, dir: caseDir, onnxFile, hiddenSize: config.hidden_size, pooling: 'mean', distance: 'ip', maxLength: 512, fingerprint: name };
+    const model: ResolvedModel = {
+      name, dir: caseDir, transformerDir: caseDir, folder: 'transformers', onnxFile, hiddenSize: config.hidden_size, dim: config.hidden_size, pooling: 'mean', distance: 'ip', maxLength: 512,
+      normalize: false, includePrompt: true, lowercase: false, prompts: { query: '', document: '' }, promptSource: 'none', fingerprint: name, roleFingerprint: { query: name, document: name },
+    };
     const enc = await Encoder.load(model, { batchSize: batch, threads: 2 });
     // The batches exactly as Encoder forms them (length-sorted, ties by input order), for the Python side.
     const order = toks.map((_, i) => i).sort((a, b) => toks[b]!.ids.length - toks[a]!.ids.length || a - b);

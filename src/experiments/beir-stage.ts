@@ -28,6 +28,7 @@ import type { ExperimentConfig } from './config.ts';
 import { experiment, type CellModel } from './experiment.ts';
 import { entryOf, type BuildContext } from './kinds/index.ts';
 import type { ReadyModel } from './models.ts';
+import { sortedUnique } from '../util/sorted.ts';
 import { groupPath, type PoolGroup } from './plan.ts';
 
 export interface BeirStageInput {
@@ -76,7 +77,8 @@ export async function runBeirStage(inp: BeirStageInput): Promise<{ cells: CellSu
       const tm = await entry.build(mc, build, inp.tuning.find((t) => t.model === m.name)?.chosen);
       if ('reason' in tm) throw new CitebenchError(`${m.name}: ${tm.reason}`);
       released.push(tm);
-      await tm.prepare?.({ queries: all, pool: all, all, paperId: (i) => store.id(i) }, { log, timed: inp.build.timed });
+      // The task's queries in the query role, every document in the document role.
+      await tm.prepare?.({ queries: sortedUnique(t.queries), pool: all, all, paperId: (i) => store.id(i) }, { log, timed: inp.build.timed });
       models.push(tm);
     }
     const group: PoolGroup = { protocol: 'beir', split: 'test', field: null, poolSize: t.pool.length, repeat: 1, queries: t.queries.length, task: task.name };

@@ -23,7 +23,10 @@ interface RanksByTermIndex extends Retriever {
 
 /** A retriever that ranks by an embedding store over the corpus (DenseRetriever), filled by `encoder` if it has one. */
 export interface RanksByVectors extends Retriever {
+  /** The document store (pool and candidate vectors). */
   readonly vectors: EmbeddingStore;
+  /** The query store, where the model encodes queries with another prompt than documents. */
+  readonly queryVectors?: EmbeddingStore;
   readonly encoder?: Encoder;
 }
 
@@ -31,6 +34,8 @@ export function termIndexOf(r: Retriever): TermIndexParams | undefined {
   return 'termIndex' in r ? (r as RanksByTermIndex).termIndex : undefined;
 }
 
-export function vectorsOf(r: Retriever): Pick<RanksByVectors, 'vectors' | 'encoder'> | undefined {
-  return 'vectors' in r ? { vectors: (r as RanksByVectors).vectors, encoder: (r as RanksByVectors).encoder } : undefined;
+export function vectorsOf(r: Retriever): Pick<RanksByVectors, 'vectors' | 'queryVectors' | 'encoder'> | undefined {
+  if (!('vectors' in r)) return undefined;
+  const v = r as RanksByVectors;
+  return { vectors: v.vectors, queryVectors: v.queryVectors, encoder: v.encoder };
 }

@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DOWNLOAD_RECORD, downloadModel, NoWeightsError, readDownloadRecord } from '../../src/retrieval/dense/hub.ts';
+import { downloadModel, NoWeightsError } from '../../src/retrieval/dense/hub/download.ts';
+import { DOWNLOAD_RECORD, readDownloadRecord } from '../../src/retrieval/dense/hub/record.ts';
 import { closedPort, startFakeHub, type FakeHub, type FakeRepo } from '../helpers/fake-hub.ts';
 
 /** Deterministic stand-in bytes of a given size (distinct per name). */

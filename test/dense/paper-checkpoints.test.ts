@@ -16,7 +16,7 @@ import { CorpusStore } from '../../src/corpus/store.ts';
 import { CONVERT_CACHE } from '../../src/retrieval/dense/convert.ts';
 import { Encoder } from '../../src/retrieval/dense/encoder.ts';
 import { resolveModel } from '../../src/retrieval/dense/models.ts';
-import { readDownloadRecord } from '../../src/retrieval/dense/hub.ts';
+import { readDownloadRecord } from '../../src/retrieval/dense/hub/record.ts';
 import { bertTokenizerJson } from '../../src/retrieval/dense/wordpiece.ts';
 import { FakeHub } from '../helpers/fake-hub.ts';
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { resolveModel, resolveModelAsync } from '../../src/retrieval/dense/models.ts';
-import { readDownloadRecord } from '../../src/retrieval/dense/hub.ts';
+import { readDownloadRecord } from '../../src/retrieval/dense/hub/record.ts';
 import { Encoder } from '../../src/retrieval/dense/encoder.ts';
 import { buildCorpusStore } from '../../src/corpus/store-build.ts';
 import { CorpusStore } from '../../src/corpus/store.ts';

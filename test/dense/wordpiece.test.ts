@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Encoder, loadTokenizer } from '../../src/retrieval/dense/encoder.ts';
+import { Encoder } from '../../src/retrieval/dense/encoder.ts';
+import { loadTokenizer } from '../../src/retrieval/dense/tokenizer.ts';
 import { resolveModel } from '../../src/retrieval/dense/models.ts';
 import {
   bertParityRewrite,

@@ -126,7 +126,10 @@ test('cell key: dense model file, pooling, distance, dtype, HNSW parameters and 
   const bytes = Buffer.alloc(9 << 20, 7);
   writeFileSync(onnx, bytes);
   copyFileSync(onnx, join(dir, 'model', 'onnx', 'model_quantized.onnx'));
-  const model: ResolvedModel = { name: 'm', dir: join(dir, 'model'), onnxFile: onnx, hiddenSize: 4, pooling: 'cls', distance: 'l2', maxLength: 512, fingerprint: 'fp1' };
+  const model: ResolvedModel = {
+    name: 'm', dir: join(dir, 'model'), transformerDir: join(dir, 'model'), folder: 'transformers', onnxFile: onnx, hiddenSize: 4, dim: 4, pooling: 'cls', distance: 'l2', maxLength: 512,
+    normalize: false, includePrompt: true, lowercase: false, prompts: { query: '', document: '' }, promptSource: 'none', fingerprint: 'fp1', roleFingerprint: { query: 'fp1', document: 'fp1' },
+  };
   const enc = (m: Partial<ResolvedModel> = {}) => ({ model: { ...model, ...m } }) as unknown as Encoder;
   const dense = (o: Partial<ConstructorParameters<typeof DenseRetriever>[0]> = {}) =>
     new DenseRetriever({ name: 'm', store: emb, distance: 'l2', tieKey: store.idOrder, ...o });

@@ -1,25 +1,34 @@
 /** Shared option handling of `citebench encode` and `citebench dense search`. */
 import { basename, join, resolve } from 'node:path';
 import { CitebenchError } from '../../util/errors.ts';
-import { hubFolderName } from '../../retrieval/dense/hub.ts';
-import { KNOWN_MODELS, hubRepoOf, resolveModelAsync, type ModelOptions, type Pooling, type Distance, type ResolvedModel } from '../../retrieval/dense/models.ts';
+import { hubFolderName } from '../../retrieval/dense/hub/ids.ts';
+import { hubRepoOf, resolveModelAsync, type ModelOverrides, type ResolvedModel } from '../../retrieval/dense/models.ts';
+import { KNOWN_MODELS } from '../../retrieval/dense/registry.ts';
+import { parsePooling } from '../../retrieval/dense/pooling.ts';
+import { DISTANCE_HELP, parseDistance } from '../../retrieval/dense/similarity.ts';
 
 export const modelOptionsUsage = `model options:
-  --model NAME|DIR   ${KNOWN_MODELS.map((m) => m.name).join(', ')} (looked up as <models-dir>/<NAME>/), a model
-                     folder in Hugging Face layout (config.json, vocab.txt or tokenizer.json, and the weights: a
-                     BERT checkpoint as the hub publishes it, model.safetensors or pytorch_model.bin, converted
-                     in-process once and cached in the folder, no Python or ONNX export step; other
-                     architectures: onnx/model.onnx), or a Hugging Face id ORG/NAME (<models-dir>/ORG--NAME/)
-  --allow-remote     download a model missing from <models-dir> from the Hugging Face hub ($HF_ENDPOINT,
-                     $HF_TOKEN), resumably: config.json, tokenizer files and the repo's weights (an ONNX export,
-                     else its PyTorch checkpoint, converted in-process as above; docs/dense.md). Off: nothing
-                     is downloaded
-  --revision REV     with --allow-remote: hub branch, tag or commit to download (default main)
+  --model NAME|DIR   ${KNOWN_MODELS.map((m) => m.name).join(', ')} (looked up as <models-dir>/<NAME>/),
+                     or a model folder in Hugging Face layout (config.json, tokenizer.json or a BERT vocab.txt,
+                     a checkpoint or ONNX weights; a sentence-transformers folder with its modules.json),
+                     or a Hugging Face id ORG/NAME (looked up as <models-dir>/ORG--NAME/)
+  --adapter DIR|ORG/NAME  a task adapter saved by the adapters library (adapter_config.json + weights), added
+                     to the model's checkpoint (specter2: allenai/specter2, the proximity adapter, by default)
+  --allow-remote     download a model or adapter missing from <models-dir> from the Hugging Face hub
+                     ($HF_ENDPOINT, $HF_TOKEN), resumably: the folder's config, sentence-transformers and
+                     tokenizer files and the repo's weights (ONNX, else its PyTorch checkpoint; docs/dense.md).
+                     Off: nothing is downloaded
+  --revision REV     with --allow-remote: hub branch, tag or commit of the model (default main)
+  --adapter-revision REV  with --allow-remote: the same for the adapter
   --models-dir DIR   where named models live (default: $CITEBENCH_MODELS or ./models)
-  --pooling P        cls | mean | aspire (default: the registry's; custom folders: cls)
+  --pooling P        cls | mean | max | lasttoken | mean_sqrt_len_tokens | weightedmean (several joined by '+') |
+                     aspire (default: the folder's Pooling module, the registry's; other folders: cls)
   --layers L         aspire only: all (mean over layers, the paper) | last (final layer, ASPIRE's example code)
-  --distance D       l2 | ip (default: the registry's; custom folders: l2)
-  --max-length N     tokens incl. [CLS]/[SEP] (default 512)
+  --distance D       ${DISTANCE_HELP}
+                     (default: the folder's similarity_fn_name, the registry's; other folders: l2)
+  --query-prompt T   text in front of a query article (default: the folder's \`query\` prompt; '' for none)
+  --document-prompt T  text in front of a pool or candidate article (default: the folder's \`document\` prompt)
+  --max-length N     tokens incl. the special tokens (default: the folder's max_seq_length, else 512)
   --quantized        prefer onnx/model_quantized.onnx when both exist
   --fp16-model       prefer onnx/model_fp16.onnx (float16 weights and compute, for a GPU) where the folder has
                      it, else onnx/model.onnx`;
@@ -35,6 +44,10 @@ export const modelOptionSpec = {
   'fp16-model': { type: 'boolean' },
   'allow-remote': { type: 'boolean' },
   revision: { type: 'string' },
+  adapter: { type: 'string' },
+  'adapter-revision': { type: 'string' },
+  'query-prompt': { type: 'string' },
+  'document-prompt': { type: 'string' },
 } as const;
 
 export interface ModelValues {
@@ -48,27 +61,28 @@ export interface ModelValues {
   'fp16-model'?: boolean;
   'allow-remote'?: boolean;
   revision?: string;
+  adapter?: string;
+  'adapter-revision'?: string;
+  'query-prompt'?: string;
+  'document-prompt'?: string;
 }
 
-function modelOverrides(v: ModelValues): Partial<ModelOptions> {
-  const o: Partial<ModelOptions> = {};
-  if (v.pooling !== undefined) {
-    if (!['cls', 'mean', 'aspire'].includes(v.pooling)) throw new CitebenchError(`--pooling must be cls, mean or aspire, got '${v.pooling}'`);
-    o.pooling = v.pooling as Pooling;
-  }
+function modelOverrides(v: ModelValues): ModelOverrides {
+  const o: ModelOverrides = {};
+  if (v.pooling !== undefined) o.pooling = parsePooling(v.pooling, '--pooling');
   if (v.layers !== undefined) {
     if (!['all', 'last'].includes(v.layers)) throw new CitebenchError(`--layers must be all or last, got '${v.layers}'`);
     o.layers = v.layers as 'all' | 'last';
   }
-  if (v.distance !== undefined) {
-    if (!['l2', 'ip'].includes(v.distance)) throw new CitebenchError(`--distance must be l2 or ip, got '${v.distance}'`);
-    o.distance = v.distance as Distance;
-  }
+  if (v.distance !== undefined) o.distance = parseDistance(v.distance, '--distance');
   if (v['max-length'] !== undefined) {
     const n = Number(v['max-length']);
     if (!Number.isInteger(n) || n < 8) throw new CitebenchError(`--max-length must be an integer ≥ 8, got '${v['max-length']}'`);
     o.maxLength = n;
   }
+  if (v['query-prompt'] !== undefined || v['document-prompt'] !== undefined)
+    o.prompts = { ...(v['query-prompt'] !== undefined ? { query: v['query-prompt'] } : {}), ...(v['document-prompt'] !== undefined ? { document: v['document-prompt'] } : {}) };
+  if (v.adapter !== undefined) o.adapter = v.adapter;
   return o;
 }
 
@@ -76,6 +90,7 @@ function modelOverrides(v: ModelValues): Partial<ModelOptions> {
 export async function resolveFromValues(v: ModelValues): Promise<ResolvedModel> {
   if (!v.model) throw new CitebenchError('--model is required');
   if (v.revision !== undefined && !v['allow-remote']) throw new CitebenchError('--revision needs --allow-remote');
+  if (v['adapter-revision'] !== undefined && !v['allow-remote']) throw new CitebenchError('--adapter-revision needs --allow-remote');
   return resolveModelAsync(v.model, {
     modelsDir: v['models-dir'],
     overrides: modelOverrides(v),
@@ -83,6 +98,7 @@ export async function resolveFromValues(v: ModelValues): Promise<ResolvedModel> 
     fp16: v['fp16-model'],
     allowRemote: v['allow-remote'] ?? false,
     revision: v.revision,
+    adapterRevision: v['adapter-revision'],
     log: (line) => console.error(`citebench: ${line}`),
   });
 }

@@ -4,9 +4,12 @@ import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
 import { writeRun } from '../../eval/trec-write.ts';
 import { Encoder, parseDevice } from '../../retrieval/dense/encoder.ts';
-import { KNOWN_MODELS } from '../../retrieval/dense/models.ts';
-import { EmbeddingStore } from '../../retrieval/dense/store.ts';
-import { DenseRetriever, sortedUnique } from '../../retrieval/dense/retriever.ts';
+import type { Distance } from '../../retrieval/dense/similarity.ts';
+import { knownModel } from '../../retrieval/dense/registry.ts';
+import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
+import { encodeRoles, openExistingStores, openModelStores, type RoleStores } from '../../retrieval/dense/role-stores.ts';
+import { DISTANCE_HELP, parseDistance } from '../../retrieval/dense/similarity.ts';
+import { sortedUnique } from '../../util/sorted.ts';
 import { parseShard, shardRange } from '../../util/shard.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { Progress } from '../../util/progress.ts';
@@ -21,9 +24,12 @@ export const usage = `usage: citebench dense search --model NAME|DIR --corpus ST
                             [model options]
 
 Rank pool articles for each query article by embedding similarity and write a TREC run (qid Q0 docno rank
-score tag; paper ids; scores: −squared L2 distance for l2 models, inner product for ip; ties by docno
-descending as trec_eval ranks them). Exact search by default; ASPIRE models score a pair by its best sentence
-pair. Articles missing from the embedding store are encoded first when the model folder is available.
+score tag; paper ids; scores by the model's distance — ${DISTANCE_HELP} —
+as sentence-transformers' similarity computes them; ties by docno descending as trec_eval ranks them). Queries
+are encoded as queries (the model's query prompt) and the pool as documents (its document prompt); a model
+whose two prompts differ keeps query/ and document/ stores under EMB_DIR. Exact search by default; ASPIRE models
+score a pair by its best sentence pair. Articles missing from the embedding store are encoded first when the
+model folder is available.
   --queries FILE   paper ids, one per line
   --pool FILE      paper ids of the candidate pool (default: the whole corpus)
   --emb EMB_DIR    embedding store (default: data/embeddings/<corpus folder>/<model>, as citebench encode writes)
@@ -79,29 +85,27 @@ export async function run(args: string[]) {
   const queries = { ids: allQueries.ids.slice(from, to), indices: allQueries.indices.slice(from, to) };
   const pool = values.pool ? readPool(values.pool, corpus) : undefined;
   const embDir = values.emb ?? defaultEmbDir(corpusDir, modelName);
-  if (!existsSync(join(embDir, 'manifest.json')) && values['no-encode'])
+  if (values['no-encode'] && !existsSync(join(embDir, 'manifest.json')) && !existsSync(join(embDir, 'document', 'manifest.json')))
     throw new CitebenchError(`${embDir}: no embedding store; run 'citebench encode --model ${modelName} --corpus ${corpusDir}' first`);
 
-  // The model is needed only to encode missing articles; a store alone is enough to search.
+  // The model is needed only to encode missing articles; the stores alone are enough to search.
   let encoder: Encoder | undefined;
-  let store: EmbeddingStore;
-  const known = KNOWN_MODELS.find((m) => m.name === modelName);
+  let stores: RoleStores;
+  let modelDistance: string | undefined;
   if (!values['no-encode']) {
     const model = await resolveFromValues(values);
     encoder = await Encoder.load(model, { threads, device, log: (l) => console.error(`citebench: ${l}`) });
-    const existing = existsSync(join(embDir, 'manifest.json')) ? EmbeddingStore.open(embDir).manifest : undefined;
-    store = EmbeddingStore.openOrCreate(embDir, {
-      model: model.name, fingerprint: model.fingerprint, dim: encoder.dim, dtype: existing?.dtype ?? 'float32',
-      kind: model.pooling === 'aspire' ? 'multi' : 'single', chunkSize: existing?.chunkSize ?? 4096,
-      corpusSize: corpus.size, corpusKey: corpusKey(corpusDir), distance: model.distance,
-    });
+    stores = openModelStores(embDir, model, { corpusSize: corpus.size, corpusKey: corpusKey(corpusDir) });
+    modelDistance = model.distance;
   } else {
-    store = EmbeddingStore.open(embDir);
+    stores = openExistingStores(embDir);
     const key = corpusKey(corpusDir);
-    if (store.manifest.corpusSize !== corpus.size || (store.manifest.corpusKey && key && store.manifest.corpusKey !== key))
-      throw new CitebenchError(`${embDir}: embedding store was made for another corpus than ${corpusDir}`);
+    for (const st of new Set([stores.query, stores.document]))
+      if (st.manifest.corpusSize !== corpus.size || (st.manifest.corpusKey && key && st.manifest.corpusKey !== key))
+        throw new CitebenchError(`${st.dir}: embedding store was made for another corpus than ${corpusDir}`);
   }
-  const distance = (values.distance as 'l2' | 'ip' | undefined) ?? store.manifest.distance ?? known?.distance ?? 'l2';
+  const store = stores.document;
+  const distance = values.distance !== undefined ? parseDistance(values.distance, '--distance') : ((modelDistance ?? store.manifest.distance ?? knownModel(modelName)?.distance ?? 'l2') as Distance);
   if (values.hnsw && store.manifest.kind === 'multi') throw new CitebenchError(`--hnsw is for single-vector models; ${modelName} stores sentence vectors`);
   const hnsw = values.hnsw
     ? {
@@ -116,14 +120,14 @@ export async function run(args: string[]) {
   const progress = new Progress({ label: 'dense search', total: queries.indices.length, unit: 'queries' });
   const imported = store.manifest.model.startsWith('imported ') ? { file: embDir, strict: values.strict ?? false, paperId: (i: number) => corpus.id(i) } : undefined;
   const retriever = new DenseRetriever({
-    name: modelLabel(modelName), store, distance, encoder, texts: encoder ? corpus : undefined, hnsw, threads, tieKey: corpus.idOrder, imported,
+    name: modelLabel(modelName), store, queryStore: stores.query, distance, encoder, texts: encoder ? corpus : undefined, hnsw, threads, tieKey: corpus.idOrder, imported,
     scores: values.scores as 'exact' | 'float32' | undefined,
     onProgress: (done) => progress.set(done),
   });
   const t0 = performance.now();
   if (shard && encoder) {
     const all = sortedUnique(allQueries.indices);
-    await store.encodeMissing(encoder, corpus, pool ? sortedUnique([...all, ...pool]) : undefined);
+    await encodeRoles(stores, encoder, corpus, all, pool ?? Uint32Array.from({ length: corpus.size }, (_, i) => i));
   }
   const run = await retriever.search({ queries: queries.indices, pool, k, excludeSelf: !values['keep-self'] });
   progress.finish();

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { Encoder, parseDevice } from '../../retrieval/dense/encoder.ts';
 import { EmbeddingStore, DEFAULT_CHUNK_SIZE, type StoreStatus } from '../../retrieval/dense/store.ts';
+import { openModelStores } from '../../retrieval/dense/role-stores.ts';
 import { parseShard, shardLabel } from '../../util/shard.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { readPool } from './id-lists.ts';
@@ -11,18 +12,23 @@ import { defaultEmbDir, modelOptionSpec, modelOptionsUsage, resolveFromValues } 
 import { corpusKey } from '../../corpus/store-key.ts';
 
 export const usage = `usage: citebench encode --model NAME|DIR --corpus STORE [--ids FILE] [--out EMB_DIR] [--batch 16] [--fp16]
-                        [--chunk ${DEFAULT_CHUNK_SIZE}] [--threads N] [--device cpu|cuda|auto] [--shard I/N] [model options]
-       citebench encode --status --corpus STORE [--ids FILE] (--out EMB_DIR | --model NAME)
+                        [--chunk ${DEFAULT_CHUNK_SIZE}] [--role document|query] [--threads N] [--device cpu|cuda|auto]
+                        [--shard I/N] [model options]
+       citebench encode --status --corpus STORE [--ids FILE] [--role document|query] (--out EMB_DIR | --model NAME)
 
-Encode articles (title [SEP] abstract) of a corpus store with a transformer article encoder into an embedding
-store: chunked, written atomically, resumable (a killed run continues from the first missing chunk), and
-reused by every later search (each article is encoded once per model; --ids runs add only what is missing).
+Encode articles (title + the tokenizer's sep token + abstract, after the role's prompt) of a corpus store with a
+transformer article encoder into an embedding store: chunked, written atomically, resumable (a killed run
+continues from the first missing chunk), and reused by every later search (each article is encoded once per
+model and role; --ids runs add only what is missing).
   --corpus STORE   corpus store folder (citebench corpus build)
   --ids FILE       paper ids to encode, one per line (default: the whole corpus)
   --out EMB_DIR    embedding store folder (default: data/embeddings/<corpus folder>/<model>)
   --batch N        articles per forward pass (default 16; texts are length-sorted within a chunk)
   --fp16           store float16 (half the disk; searches widen to float32)
   --chunk N        articles per chunk file (default ${DEFAULT_CHUNK_SIZE}); fixed when the store is created
+  --role R         document (default: pool and candidate articles) | query: which prompt the articles get. A model
+                   whose query and document prompts differ keeps EMB_DIR/document/ and EMB_DIR/query/; one
+                   whose prompts are the same keeps one store in EMB_DIR for both roles
   --threads N      onnxruntime threads (default: all cores)
   --device D       cpu (default) | cuda: onnxruntime's CUDA execution provider (an error when this installation
                    has none; docs/cluster.md) | auto: cuda when available, else cpu
@@ -42,12 +48,14 @@ export async function run(args: string[]) {
       ...modelOptionSpec,
       corpus: { type: 'string' }, ids: { type: 'string' }, out: { type: 'string' }, batch: { type: 'string' },
       fp16: { type: 'boolean' }, chunk: { type: 'string' }, threads: { type: 'string' },
-      device: { type: 'string' }, shard: { type: 'string' }, status: { type: 'boolean' },
+      device: { type: 'string' }, shard: { type: 'string' }, status: { type: 'boolean' }, role: { type: 'string' },
     },
     usage,
   );
   const corpusDir = required('corpus', values.corpus);
-  if (values.status) return status(corpusDir, values.out ?? defaultEmbDir(corpusDir, required('model', values.model)), values.ids);
+  const role = values.role ?? 'document';
+  if (role !== 'document' && role !== 'query') throw new CitebenchError(`--role must be document or query, got '${values.role}'`);
+  if (values.status) return status(corpusDir, values.out ?? defaultEmbDir(corpusDir, required('model', values.model)), values.ids, role);
   const modelName = required('model', values.model);
   const shard = parseShard(values.shard);
   const device = parseDevice(values.device);
@@ -62,33 +70,27 @@ export async function run(args: string[]) {
   const ids = values.ids ? readPool(values.ids, corpus) : undefined;
   const out = values.out ?? defaultEmbDir(corpusDir, modelName);
   const encoder = await Encoder.load(model, { batchSize: batch, threads, device, log: (l) => console.error(`citebench: ${l}`) });
-  const store = EmbeddingStore.openOrCreate(out, {
-    model: model.name,
-    fingerprint: model.fingerprint,
-    dim: encoder.dim,
-    dtype: values.fp16 ? 'float16' : 'float32',
-    kind: model.pooling === 'aspire' ? 'multi' : 'single',
-    chunkSize: chunk,
-    corpusSize: corpus.size,
-    corpusKey: corpusKey(corpusDir),
-    distance: model.distance,
-  });
+  const stores = openModelStores(out, model, { corpusSize: corpus.size, corpusKey: corpusKey(corpusDir), dtype: values.fp16 ? 'float16' : 'float32', chunkSize: chunk });
+  const store = stores[role];
   const t0 = performance.now();
-  const n = await store.encodeMissing(encoder, corpus, ids, { shard });
+  const n = await store.encodeMissing(encoder.forRole(role), corpus, ids, { shard });
   const secs = (performance.now() - t0) / 1000;
   const asked = ids ? ids.length : corpus.size;
+  const prompt = model.prompts[role] ? `, ${role} prompt ${JSON.stringify(model.prompts[role])}` : '';
   console.log(
-    `${out}: ${model.name} (${model.pooling}${model.layers ? `/${model.layers}` : ''}, dim ${encoder.dim}, ${basename(model.onnxFile)}), ` +
+    `${store.dir}: ${model.name} (${model.pooling}${model.layers ? `/${model.layers}` : ''}${model.normalize ? ', normalised' : ''}, dim ${encoder.dim}, ${basename(model.onnxFile)}${prompt}), ` +
       (shard ? `${shardLabel(shard)}: ${n} articles encoded now` : `${n} of ${asked} requested articles encoded now, ${asked - n} already stored`) +
       (n > 0 ? ` (${secs.toFixed(1)} s, ${(n / secs).toFixed(1)} articles/s)` : ''),
   );
   await encoder.release();
 }
 
-function status(corpusDir: string, out: string, idsFile: string | undefined): number {
+function status(corpusDir: string, emb: string, idsFile: string | undefined, role: 'document' | 'query'): number {
   const corpus = CorpusStore.open(corpusDir);
   const ids = idsFile ? readPool(idsFile, corpus) : undefined;
   const asked = ids ? ids.length : corpus.size;
+  // A model with two prompts keeps a store per role under the folder.
+  const out = !existsSync(join(emb, 'manifest.json')) && existsSync(join(emb, role, 'manifest.json')) ? join(emb, role) : emb;
   if (!existsSync(join(out, 'manifest.json'))) {
     console.log(`${out}: no embedding store yet; all ${asked} requested articles are missing`);
     return 1;

@@ -10,7 +10,8 @@ import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
 import { Encoder } from '../../retrieval/dense/encoder.ts';
 import { importEmbeddings, importFingerprint } from '../../retrieval/dense/import/import.ts';
 import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
-import { EmbeddingStore } from '../../retrieval/dense/store.ts';
+import { encodeRoles, openModelStores } from '../../retrieval/dense/role-stores.ts';
+import { sortedUnique } from '../../util/sorted.ts';
 import type { Retriever } from '../../retrieval/retriever.ts';
 import { writeFileAtomic } from '../../util/atomic.ts';
 import { CitebenchError } from '../../util/errors.ts';
@@ -118,18 +119,11 @@ async function mdcrScorer(values: Values, data: MdcrData, pairs: MdcrPairs, mode
   if (!Number.isInteger(batch) || batch < 1) throw new CitebenchError(`--batch must be a positive integer, got ${values.batch}`);
   const resolved = await resolveFromValues(values as Parameters<typeof resolveFromValues>[0]);
   const encoder = await Encoder.load(resolved, { batchSize: batch, threads });
-  // The used papers, encoded in one chunk in data-file order, whatever the file's size.
-  const used = new Uint8Array(data.ids.length);
-  pairs.queries.forEach((q, k) => {
-    used[q] = 1;
-    for (const c of pairs.candidates[k]) used[c] = 1;
-  });
-  const store = EmbeddingStore.openOrCreate(storeDir(resolved.fingerprint), {
-    model: resolved.name, fingerprint: resolved.fingerprint, dim: encoder.dim, dtype: 'float32', kind: resolved.pooling === 'aspire' ? 'multi' : 'single',
-    chunkSize: data.ids.length, corpusSize: data.ids.length, corpusKey: data.sha256, distance: resolved.distance,
-  });
-  const which: number[] = [];
-  for (let i = 0; i < used.length; i++) if (used[i]) which.push(i);
-  await store.encodeMissing(encoder, data.texts, Uint32Array.from(which));
-  return { retriever: new DenseRetriever({ name: resolved.name, store, distance: resolved.distance, threads }), release: () => encoder.release() };
+  // The used papers, encoded in one chunk in data-file order, whatever the file's size: the queries in the query
+  // role, the candidates in the document role (one store, and their union in one pass, where the prompts agree).
+  const stores = openModelStores(storeDir(resolved.fingerprint), resolved, { corpusSize: data.ids.length, corpusKey: data.sha256, chunkSize: data.ids.length });
+  const queries = sortedUnique(pairs.queries);
+  const candidates = sortedUnique(pairs.candidates.flatMap((c) => Array.from(c)));
+  await encodeRoles(stores, encoder, data.texts, queries, candidates);
+  return { retriever: new DenseRetriever({ name: resolved.name, store: stores.document, queryStore: stores.query, distance: resolved.distance, threads }), release: () => encoder.release() };
 }

@@ -8,9 +8,12 @@ import { posInt, precision } from '../config-reader.ts';
 import { basename, join, resolve } from 'node:path';
 import type { CorpusStore } from '../../corpus/store.ts';
 import { Encoder, type Device } from '../../retrieval/dense/encoder.ts';
-import { fileContentHash, resolveModelAsync, type ModelOptions, type ResolvedModel } from '../../retrieval/dense/models.ts';
-import { EmbeddingStore } from '../../retrieval/dense/store.ts';
+import { fileContentHash, resolveModelAsync, type ModelOverrides, type ResolvedModel } from '../../retrieval/dense/models.ts';
 import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
+import { encodeRoles, openModelStores } from '../../retrieval/dense/role-stores.ts';
+import { poolingModes } from '../../retrieval/dense/pooling.ts';
+import { DISTANCE_HELP, distanceOf, type Distance } from '../../retrieval/dense/similarity.ts';
+import type { RolePrompts } from '../../retrieval/dense/prompts.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { isSkipped, weightsOf, type ReadyModel, type SkippedModel } from '../models.ts';
 import type { KindEntry } from './types.ts';
@@ -21,11 +24,18 @@ import { shardLabel } from '../../util/shard.ts';
 export interface DenseModelConfig {
   kind: 'dense';
   name: string;
-  /** Registry name (scibert, specter, scincl, aspire-bm, aspire-cs), Hugging Face id or model folder. */
+  /** Registry name (scibert, specter, scincl, aspire-biomed, aspire-compsci, specter2, …), Hugging Face id or model folder. */
   model: string;
   modelsDir?: string;
-  pooling?: 'cls' | 'mean' | 'aspire';
-  distance?: 'l2' | 'ip';
+  pooling?: string;
+  distance?: Distance;
+  /** Prompts of the query and document roles, over the folder's ("" = none). */
+  prompts?: Partial<RolePrompts>;
+  /** A task adapter (adapters library format): a folder or a hub id, over the registry's. */
+  adapter?: string;
+  /** Hub revisions to download with --allow-remote (default main). */
+  revision?: string;
+  adapterRevision?: string;
   layers?: 'all' | 'last';
   maxLength?: number;
   quantized: boolean;
@@ -41,7 +51,7 @@ export const dense: KindEntry<DenseModelConfig> = {
   fallback: true,
   skipHint: 'docs/dense.md says how to add it',
   parse(r: Reader, p: string[], name: string): DenseModelConfig {
-    r.checkKeys(p, ['kind', 'model', 'modelsDir', 'pooling', 'distance', 'layers', 'maxLength', 'quantized', 'fp16', 'hnsw']);
+    r.checkKeys(p, ['kind', 'model', 'modelsDir', 'pooling', 'distance', 'prompts', 'adapter', 'revision', 'adapterRevision', 'layers', 'maxLength', 'quantized', 'fp16', 'hnsw']);
     const oneOf = <T extends string>(key: string, allowed: readonly T[]): T | undefined => {
       const v = r.str([...p, key]);
       if (v !== undefined && !allowed.includes(v as T)) r.fail([...p, key], `must be one of ${allowed.join(', ')}, got '${v}'`);
@@ -57,12 +67,31 @@ export const dense: KindEntry<DenseModelConfig> = {
         efSearch: r.num([...h, 'efSearch'], 1000, posInt, 'a positive integer'),
       };
     }
+    const pooling = r.str([...p, 'pooling']);
+    if (pooling !== undefined && !poolingModes(pooling)) r.fail([...p, 'pooling'], `must be aspire or cls, mean, max, lasttoken, mean_sqrt_len_tokens, weightedmean (several joined by '+'), got '${pooling}'`);
+    const dist = r.str([...p, 'distance']);
+    if (dist !== undefined && !distanceOf(dist)) r.fail([...p, 'distance'], `must be one of ${DISTANCE_HELP}, got '${dist}'`);
+    let prompts: Partial<RolePrompts> | undefined;
+    if (r.has([...p, 'prompts'])) {
+      r.checkKeys([...p, 'prompts'], ['query', 'document']);
+      prompts = {};
+      for (const role of ['query', 'document'] as const) {
+        if (!r.has([...p, 'prompts', role])) continue;
+        const v = r.raw([...p, 'prompts', role]);
+        if (typeof v !== 'string') r.fail([...p, 'prompts', role], `must be a string (the text in front of a ${role} article; '' for none), got ${JSON.stringify(v)}`);
+        prompts[role] = v;
+      }
+    }
     return {
       kind: 'dense', name,
       model: r.str([...p, 'model'], name)!,
       modelsDir: r.str([...p, 'modelsDir']),
-      pooling: oneOf('pooling', ['cls', 'mean', 'aspire'] as const),
-      distance: oneOf('distance', ['l2', 'ip'] as const),
+      pooling,
+      distance: dist === undefined ? undefined : distanceOf(dist),
+      ...(prompts ? { prompts } : {}),
+      adapter: r.str([...p, 'adapter']),
+      revision: r.str([...p, 'revision']),
+      adapterRevision: r.str([...p, 'adapterRevision']),
       layers: oneOf('layers', ['all', 'last'] as const),
       maxLength: r.has([...p, 'maxLength']) ? r.num([...p, 'maxLength'], undefined, (n) => Number.isInteger(n) && n >= 8, 'an integer ≥ 8') : undefined,
       quantized: r.bool([...p, 'quantized'], false),
@@ -92,13 +121,18 @@ export const dense: KindEntry<DenseModelConfig> = {
  * `allowRemote` downloads a registry model or hub id whose folder is missing (`citebench run --allow-remote`).
  */
 async function resolveDense(cfg: DenseModelConfig, modelsDir: string | undefined, opts: { log?: (line: string) => void; allowRemote?: boolean } = {}): Promise<ResolvedModel | SkippedModel> {
-  const overrides: Partial<ModelOptions> = {};
+  const overrides: ModelOverrides = {};
   if (cfg.pooling) overrides.pooling = cfg.pooling;
   if (cfg.distance) overrides.distance = cfg.distance;
   if (cfg.layers) overrides.layers = cfg.layers;
   if (cfg.maxLength) overrides.maxLength = cfg.maxLength;
+  if (cfg.prompts) overrides.prompts = cfg.prompts;
+  if (cfg.adapter) overrides.adapter = cfg.adapter;
   try {
-    return await resolveModelAsync(cfg.model, { modelsDir: cfg.modelsDir ?? modelsDir, overrides, quantized: cfg.quantized, fp16: cfg.fp16, log: opts.log, allowRemote: opts.allowRemote });
+    return await resolveModelAsync(cfg.model, {
+      modelsDir: cfg.modelsDir ?? modelsDir, overrides, quantized: cfg.quantized, fp16: cfg.fp16, log: opts.log, allowRemote: opts.allowRemote,
+      ...(opts.allowRemote ? { revision: cfg.revision, adapterRevision: cfg.adapterRevision } : {}),
+    });
   } catch (e) {
     if (!(e instanceof CitebenchError)) throw e;
     return { name: cfg.name, reason: e.message };
@@ -107,22 +141,25 @@ async function resolveDense(cfg: DenseModelConfig, modelsDir: string | undefined
 
 async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel, store: CorpusStore, corpusKey: string | undefined, workDir: string, threads: number, device?: Device): Promise<ReadyModel> {
   const encoder = await Encoder.load(model, { threads, device });
-  // One store per (corpus, model fingerprint): a changed model folder can never reuse stale vectors.
+  // Stores per (corpus, model fingerprint), one per role when the prompts differ: a changed model folder or
+  // prompt can never reuse stale vectors, and a query vector never serves as a document vector.
   const embDir = join(workDir, 'embeddings', `${cfg.name}-${model.fingerprint.slice(0, 12)}`);
-  const emb = EmbeddingStore.openOrCreate(embDir, {
-    model: model.name, fingerprint: model.fingerprint, dim: encoder.dim, dtype: 'float32',
-    kind: model.pooling === 'aspire' ? 'multi' : 'single', chunkSize: 4096,
-    corpusSize: store.size, corpusKey, distance: model.distance,
-  });
+  const stores = openModelStores(embDir, model, { corpusSize: store.size, corpusKey, chunkSize: 4096 });
   const hnsw = cfg.hnsw ? { connectivity: cfg.hnsw.M, expansionAdd: cfg.hnsw.efConstruction, expansionSearch: cfg.hnsw.efSearch } : undefined;
-  const retriever = new DenseRetriever({ name: cfg.name, store: emb, distance: model.distance, encoder, texts: store, hnsw, threads, tieKey: store.idOrder });
+  const retriever = new DenseRetriever({ name: cfg.name, store: stores.document, queryStore: stores.query, distance: model.distance, encoder, texts: store, hnsw, threads, tieKey: store.idOrder });
   return {
     name: cfg.name, kind: 'dense', weights: weightsOf(model),
-    settings: { model: cfg.model, dir: resolve(model.dir), onnx: model.onnxFile.replace(/^.*\//, ''), weightFiles: weightFilesOf(model), pooling: model.pooling, distance: model.distance, layers: model.layers, maxLength: model.maxLength, hnsw: cfg.hnsw ?? false, fingerprint: model.fingerprint },
+    settings: {
+      model: cfg.model, dir: resolve(model.dir), onnx: model.onnxFile.replace(/^.*\//, ''), weightFiles: weightFilesOf(model), pooling: model.pooling, distance: model.distance, layers: model.layers, maxLength: model.maxLength, hnsw: cfg.hnsw ?? false, fingerprint: model.fingerprint,
+      ...(model.folder === 'sentence-transformers' ? { folder: model.folder, normalize: model.normalize, includePrompt: model.includePrompt } : {}),
+      ...(model.prompts.query || model.prompts.document ? { prompts: model.prompts, promptSource: model.promptSource } : {}),
+      ...(model.sources ? { sources: model.sources } : {}),
+    },
     retriever, firstStage: true, release: () => encoder.release(),
-    // Every article the plan searches, encoded before any cell (a shard: chunks c mod N = I of the store).
+    // Every article the plan searches, encoded before any cell (a shard: chunks c mod N = I of each store):
+    // queries in the query role, pool articles in the document role (one pass over the union for one store).
     async prepare(plan, opts) {
-      const now = await opts.timed(`encode ${cfg.name}`, () => emb.encodeMissing(encoder, store, plan.all, { shard: opts.shard }));
+      const now = await opts.timed(`encode ${cfg.name}`, () => encodeRoles(stores, encoder, store, plan.queries, plan.pool, { shard: opts.shard }));
       opts.log(`[encode] ${cfg.name}: ${now} articles encoded now (${shardLabel(opts.shard)} of the ${plan.all.length} the plan searches)`);
       return now;
     },
@@ -134,5 +171,6 @@ async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel, store
  * checkpoint it was converted from, else its ONNX file.
  */
 function weightFilesOf(model: ResolvedModel): { file: string; sha256: string }[] {
-  return model.checkpoint ?? [{ file: basename(model.onnxFile), sha256: fileContentHash(model.onnxFile) }];
+  const own = model.checkpoint ?? [{ file: basename(model.onnxFile), sha256: fileContentHash(model.onnxFile) }];
+  return model.adapter ? [...own, ...model.adapter.files.map((f) => ({ file: `adapter ${f.file}`, sha256: f.sha256 }))] : own;
 }

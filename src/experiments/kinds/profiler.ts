@@ -109,7 +109,7 @@ async function build(m: ProfilerModelConfig, ctx: BuildContext, tunedBeta: numbe
     retriever = new SparseProfiler(terms.index, ctx.store, ctx.store, { name: m.name, k1: terms.k1, b: terms.b, beta, topTerms: m.topTerms, tieKey: ctx.store.idOrder });
   } else if (vectors) {
     if (m.topTerms) throw new CitebenchError(`models.${m.name}.topTerms: only sparse (bm25-based) profiles have terms`);
-    retriever = new DenseProfiler({ name: m.name, store: vectors.vectors, beta, graph: ctx.store, encoder: vectors.encoder, texts: ctx.store, threads: ctx.threads, tieKey: ctx.store.idOrder });
+    retriever = new DenseProfiler({ name: m.name, store: vectors.vectors, queryStore: vectors.queryVectors, beta, graph: ctx.store, encoder: vectors.encoder, texts: ctx.store, threads: ctx.threads, tieKey: ctx.store.idOrder });
   } else {
     throw new CitebenchError(`models.${m.name}.base: '${m.base}' is a ${base.kind} model; a Profiler is built on a model that ranks by a BM25 index (bm25) or an embedding store (dense)`);
   }

@@ -12,7 +12,8 @@ import type { TextSource } from '../../corpus/article.ts';
 import type { RankedLists, Retriever, SearchRequest } from '../retriever.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { fileContentHash, type ResolvedModel } from './models.ts';
-import { createSession, loadTokenizer, tensorFloats, type Device } from './encoder.ts';
+import { createSession, tensorFloats, type Device } from './encoder.ts';
+import { loadTokenizer } from './tokenizer.ts';
 
 interface Tokenizer {
   encode(text: string, opts?: { add_special_tokens?: boolean }): number[];

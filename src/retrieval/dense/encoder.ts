@@ -1,21 +1,24 @@
 /**
- * Article encoder: the transformers.js tokenizer (WordPiece, identical to Hugging Face's) for input ids, and an
- * onnxruntime-node session called directly for the forward pass (no pipeline overhead, explicit threads).
- * Texts are sorted by token length inside each call so batches carry little padding; results come back in input
- * order. Batch composition does not change results beyond float rounding (attention masks exclude padding).
+ * Article encoder: the folder's tokenizer (tokenizer.ts) for input ids, an onnxruntime-node session called
+ * directly for the forward pass (no pipeline overhead, explicit threads), and the model's pooling (pooling.ts, or
+ * ASPIRE's sentence vectors). An article is encoded in a role — query or document — with that role's prompt in
+ * front of its text (prompts.ts). Texts are sorted by token length inside each call so batches carry little
+ * padding; results come back in input order. Batch composition does not change results beyond float rounding
+ * (attention masks exclude padding).
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { AutoTokenizer, BertTokenizer, env } from '@huggingface/transformers';
 import type { ArticleText } from '../../corpus/article.ts';
 import { CitebenchError } from '../../util/errors.ts';
-import type { ResolvedModel } from './models.ts';
+import { poolingSpecOf, type ResolvedModel } from './models.ts';
+import { poolSequence, type PoolingSpec } from './pooling.ts';
+import type { Role } from './prompts.ts';
 import { splitSentences } from './sentences.ts';
 import { decodeHalf } from './float16.ts';
-import { bertParityRewrite, bertTokenizerFromVocab, tokenizerFiles } from './wordpiece.ts';
+import { encodeTruncated, loadArticleTokenizer, type ArticleTokenizer } from './tokenizer.ts';
 
 /** ASPIRE's token budget for title + sentences (examples/ex_aspire_consent.py: max_num_toks = 500). */
 const ASPIRE_MAX_TOKENS = 500;
@@ -35,8 +38,12 @@ export interface EncodedBatch {
   vectors: Float32Array;
 }
 
-interface Tokenizer {
-  encode(text: string, opts?: { add_special_tokens?: boolean }): number[];
+/** What an embedding store fills itself from: vectors of one role, under that role's store key. */
+export interface ArticleEncoder {
+  fingerprint: string;
+  /** Progress label. */
+  label: string;
+  encode(articles: ArticleText[], onBatch?: (articles: number) => void): Promise<EncodedBatch>;
 }
 
 export interface EncoderOptions {
@@ -107,21 +114,27 @@ export async function createSession(onnxFile: string, opts: Pick<EncoderOptions,
 }
 
 export class Encoder {
+  /** Dimensions of an article vector. */
   readonly dim: number;
+  private readonly pooling: PoolingSpec | undefined;
+  /** Per role: its prompt, and how many leading tokens pooling leaves out (include_prompt false). */
+  private readonly roles: Record<Role, { prompt: string; masked: number }>;
+
   private constructor(
     readonly model: ResolvedModel,
-    private readonly tokenizer: Tokenizer,
+    private readonly tokenizer: ArticleTokenizer,
     private readonly session: ort.InferenceSession,
-    private readonly cls: number,
-    private readonly sep: number,
     private readonly batchSize: number,
     private readonly output: string,
   ) {
-    this.dim = model.hiddenSize;
+    this.dim = model.dim;
+    this.pooling = poolingSpecOf(model);
+    const role = (prompt: string) => ({ prompt, masked: this.pooling && !this.pooling.includePrompt && prompt ? this.promptLength(prompt) : 0 });
+    this.roles = { query: role(model.prompts.query), document: role(model.prompts.document) };
   }
 
   static async load(model: ResolvedModel, opts: EncoderOptions = {}): Promise<Encoder> {
-    const { tokenizer, cls, sep } = await loadTokenizer(model);
+    const tokenizer = loadArticleTokenizer(model.transformerDir, { lowercase: model.lowercase });
     const session = await createSession(model.onnxFile, opts);
     for (const name of ['input_ids', 'attention_mask'])
       if (!session.inputNames.includes(name)) throw new CitebenchError(`${model.onnxFile}: ONNX input '${name}' missing (has ${session.inputNames})`);
@@ -131,29 +144,37 @@ export class Encoder {
         `${model.onnxFile}: ONNX output '${output}' missing (has ${session.outputNames.join(', ')})` +
           (output === 'mean_hidden_states' ? `; export it with all-layer means or use --layers last` : ''),
       );
-    return new Encoder(model, tokenizer, session, cls, sep, opts.batchSize ?? 16, output);
+    return new Encoder(model, tokenizer, session, opts.batchSize ?? 16, output);
   }
 
-  /** Token ids exactly as the model sees them: [CLS] title [SEP] abstract [SEP], truncated to maxLength. */
-  tokenize(a: ArticleText): TokenizedArticle {
+  /**
+   * Tokens of the prompt that pooling leaves out when include_prompt is false, as sentence-transformers counts
+   * them: the prompt tokenised alone with its special tokens, less a trailing special token (6.x
+   * base/modules/transformer.py `_get_prompt_length`).
+   */
+  private promptLength(prompt: string): number {
+    const ids = encodeTruncated(this.tokenizer, prompt, this.model.maxLength);
+    return ids.length - (ids.length > 0 && this.tokenizer.specialIds.has(ids[ids.length - 1]) ? 1 : 0);
+  }
+
+  /** The text a role encodes: its prompt, then `title + sep_token + abstract` (SciRepEval's and SPECTER2's input). */
+  text(a: ArticleText, role: Role = 'document'): string {
+    return this.roles[role].prompt + a.title + this.tokenizer.sepToken + a.abstract;
+  }
+
+  /** Token ids exactly as the model sees them: the role's text with its special tokens, truncated to maxLength. */
+  tokenize(a: ArticleText, role: Role = 'document'): TokenizedArticle {
     const m = this.model;
-    if (m.pooling !== 'aspire') {
-      const body = this.tokenizer.encode(`${a.title} [SEP] ${a.abstract}`, { add_special_tokens: false });
-      const n = Math.min(body.length, m.maxLength - 2);
-      const ids = new Int32Array(n + 2);
-      ids[0] = this.cls;
-      for (let i = 0; i < n; i++) ids[i + 1] = body[i];
-      ids[n + 1] = this.sep;
-      return { ids };
-    }
+    if (m.pooling !== 'aspire') return { ids: encodeTruncated(this.tokenizer, this.text(a, role), m.maxLength) };
     // ASPIRE: title + " [SEP] " is the first segment (context only), then each abstract sentence; the token
     // budget cuts the last sentence that does not fit and drops the rest.
     const budget = Math.min(ASPIRE_MAX_TOKENS, m.maxLength - 2);
-    const segments = [`${a.title} [SEP] `, ...splitSentences(a.abstract)];
+    const segments = [`${a.title} ${this.tokenizer.sepToken} `, ...splitSentences(a.abstract)];
     const body: number[] = [];
     const spans: number[] = [];
+    const sep = this.tokenizer.suffix[0];
     for (let s = 0; s < segments.length && body.length < budget; s++) {
-      const toks = this.tokenizer.encode(segments[s], { add_special_tokens: false });
+      const toks = this.tokenizer.body(segments[s]);
       const take = Math.min(toks.length, budget - body.length);
       if (take === 0) continue;
       if (s > 0) spans.push(body.length + 1, body.length + 1 + take); // +1: [CLS] comes first
@@ -162,25 +183,39 @@ export class Encoder {
     if (spans.length === 0) {
       // No abstract sentence (empty abstract): the title tokens, without its [SEP], stand in as one sentence.
       let end = body.length;
-      while (end > 0 && body[end - 1] === this.sep) end--;
+      while (end > 0 && body[end - 1] === sep) end--;
       spans.push(1, end + 1); // empty span when there is no title either: a zero vector
     }
     const ids = new Int32Array(body.length + 2);
-    ids[0] = this.cls;
+    ids[0] = this.tokenizer.prefix[0];
     for (let i = 0; i < body.length; i++) ids[i + 1] = body[i];
-    ids[body.length + 1] = this.sep;
+    ids[body.length + 1] = sep;
     return { ids, spans: Int32Array.from(spans) };
   }
 
-  /** Encode articles (any number); vectors come back in input order. */
-  async encode(articles: ArticleText[], onBatch?: (articles: number) => void): Promise<EncodedBatch> {
-    return this.encodeTokenized(articles.map((a) => this.tokenize(a)), onBatch);
+  /** Encode articles (any number) in a role (default: document, as the pool); vectors come back in input order. */
+  async encode(articles: ArticleText[], onBatch?: (articles: number) => void, role: Role = 'document'): Promise<EncodedBatch> {
+    return this.encodeTokenized(articles.map((a) => this.tokenize(a, role)), onBatch, role);
+  }
+
+  /**
+   * The encoder of one role, as an embedding store fills itself (store.ts): its fingerprint is the role's store
+   * key, so a query vector can never enter a document store.
+   */
+  forRole(role: Role): ArticleEncoder {
+    return {
+      fingerprint: this.model.roleFingerprint[role],
+      label: `encode ${this.model.name}${this.model.roleFingerprint.query === this.model.roleFingerprint.document ? '' : ` (${role})`}`,
+      encode: (articles, onBatch) => this.encode(articles, onBatch, role),
+    };
   }
 
   /** `onBatch(n)` is called after each forward pass with the number of articles it encoded (for progress). */
-  async encodeTokenized(toks: TokenizedArticle[], onBatch?: (articles: number) => void): Promise<EncodedBatch> {
+  async encodeTokenized(toks: TokenizedArticle[], onBatch?: (articles: number) => void, role: Role = 'document'): Promise<EncodedBatch> {
     const n = toks.length;
     const dim = this.dim;
+    const hidden = this.model.hiddenSize;
+    const masked = this.roles[role].masked;
     const counts = new Uint32Array(n);
     for (let i = 0; i < n; i++) counts[i] = toks[i].spans ? toks[i].spans!.length / 2 : 1;
     const offsets = new Uint32Array(n + 1);
@@ -207,20 +242,18 @@ export class Encoder {
       if (this.session.inputNames.includes('token_type_ids'))
         feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(batch.length * len), [batch.length, len]);
       const out = await this.session.run(feeds, [this.output]);
-      const hidden = tensorFloats(out[this.output]);
+      const states = tensorFloats(out[this.output]);
       const hdim = out[this.output].dims[2];
-      if (hdim !== dim) throw new CitebenchError(`${this.model.onnxFile}: hidden size ${hdim}, config.json says ${dim}`);
+      if (hdim !== hidden) throw new CitebenchError(`${this.model.onnxFile}: hidden size ${hdim}, config.json says ${hidden}`);
       batch.forEach((a, r) => {
-        const base = r * len * dim;
+        const base = r * len * hidden;
         const dst = offsets[a] * dim;
         const t = toks[a];
-        if (this.model.pooling === 'cls') {
-          vectors.set(hidden.subarray(base, base + dim), dst);
-        } else if (this.model.pooling === 'mean') {
-          meanRows(hidden, base, 0, t.ids.length, dim, vectors, dst);
+        if (this.pooling) {
+          poolSequence(states, base, t.ids.length, hidden, this.pooling, masked, vectors, dst);
         } else {
           const sp = t.spans!;
-          for (let s = 0; s < sp.length / 2; s++) meanRows(hidden, base, sp[2 * s], sp[2 * s + 1], dim, vectors, dst + s * dim);
+          for (let s = 0; s < sp.length / 2; s++) meanRows(states, base, sp[2 * s], sp[2 * s + 1], hidden, vectors, dst + s * dim);
         }
       });
       onBatch?.(batch.length);
@@ -257,40 +290,4 @@ function meanRows(h: Float32Array, base: number, from: number, to: number, dim: 
     for (let j = 0; j < dim; j++) acc[j] += h[o + j];
   }
   for (let j = 0; j < dim; j++) out[dst + j] = acc[j] / n;
-}
-
-/**
- * A model folder's WordPiece tokenizer, from local files only; it must add [CLS] … [SEP]. A folder without
- * tokenizer.json but with vocab.txt gets the tokenizer Python transformers' BertTokenizerFast builds from it
- * (wordpiece.ts), in memory: nothing is written into the model folder, which may be read-only or shared.
- */
-export async function loadTokenizer(model: Pick<ResolvedModel, 'dir'>): Promise<{ tokenizer: Tokenizer; cls: number; sep: number }> {
-  env.allowRemoteModels = false;
-  env.allowLocalModels = true;
-  let tokenizer: Tokenizer;
-  let normalizer: unknown;
-  if (tokenizerFiles(model.dir)?.kind === 'vocab.txt') {
-    const { json, config } = bertTokenizerFromVocab(model.dir);
-    tokenizer = new BertTokenizer(json, config) as unknown as Tokenizer;
-    normalizer = json.normalizer;
-  } else {
-    try {
-      // The absolute folder path, not localModelPath + base name: transformers.js reads a name that is not a
-      // valid hub id (e.g. 'org--name', as --allow-remote names folders) relative to the working directory.
-      tokenizer = (await AutoTokenizer.from_pretrained(resolve(model.dir))) as unknown as Tokenizer;
-    } catch (e) {
-      throw new CitebenchError(`${model.dir}: cannot load the tokenizer (${(e as Error).message})`);
-    }
-    // transformers.js keeps the parsed tokenizer.json on the tokenizer.
-    normalizer = (tokenizer as { _tokenizerJSON?: { normalizer?: unknown } })._tokenizerJSON?.normalizer;
-  }
-  // Where transformers.js's BertNormalizer differs from Python's, the text is rewritten first (wordpiece.ts).
-  const rewrite = bertParityRewrite(normalizer);
-  if (rewrite) {
-    const inner = tokenizer;
-    tokenizer = { encode: (text, opts) => inner.encode(rewrite(text), opts) };
-  }
-  const special = tokenizer.encode('', { add_special_tokens: true });
-  if (special.length !== 2) throw new CitebenchError(`${model.dir}: tokenizer does not add [CLS] … [SEP] (got ${special})`);
-  return { tokenizer, cls: special[0], sep: special[1] };
 }

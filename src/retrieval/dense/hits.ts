@@ -2,7 +2,7 @@
  * Exact search results over a pool (PoolHits, per-query CSR) and the options every part of the search takes:
  * the types shared by the single-vector, worker and multi-vector paths, and the CSR assembly.
  */
-import type { Distance } from './models.ts';
+import type { Metric } from './similarity.ts';
 
 /** Per-query results in CSR form over pool positions (0..poolSize-1), best first. */
 export interface PoolHits {
@@ -13,7 +13,7 @@ export interface PoolHits {
 
 export interface ExactOptions {
   k: number;
-  distance: Distance;
+  distance: Metric;
   /** Tie order per pool position (lower first; default: the position itself), e.g. trec_eval's docno order. */
   tieRank?: Uint32Array;
   /** Pool position to leave out of each query's list (−1: none), e.g. the query article itself. */

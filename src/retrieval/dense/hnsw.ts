@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { writeFileAtomic } from '../../util/atomic.ts';
 import usearch from 'usearch';
-import type { Distance } from './models.ts';
+import type { Metric } from './similarity.ts';
 import type { PoolHits } from './hits.ts';
 
 export interface HnswOptions {
@@ -34,7 +34,7 @@ export interface HnswIndex {
   loaded: boolean;
 }
 
-export function buildHnsw(pool: Float32Array, d: number, distance: Distance, opts: HnswOptions = {}, kHint = 500): HnswIndex {
+export function buildHnsw(pool: Float32Array, d: number, distance: Metric, opts: HnswOptions = {}, kHint = 500): HnswIndex {
   const index = new usearch.Index({
     dimensions: d,
     metric: distance === 'l2' ? usearch.MetricKind.L2sq : usearch.MetricKind.IP,
@@ -80,7 +80,7 @@ export function searchHnsw(
   queries: Float32Array,
   pool: Float32Array,
   d: number,
-  distance: Distance,
+  distance: Metric,
   k: number,
   exclude?: Int32Array,
   tieRank?: Uint32Array,

@@ -1,158 +1,112 @@
 /**
- * The article encoders of the paper (Medić & Šnajder 2022, §3) and how each turns `title [SEP] abstract` into
- * vectors. Real weights are not shipped: a model resolves to a local folder in Hugging Face layout with ONNX
- * weights (`config.json`, `tokenizer.json` or a BERT `vocab.txt`, `onnx/model.onnx` or
- * `onnx/model_quantized.onnx`). Only with `allowRemote` (`--allow-remote`) does `resolveModelAsync` download a
- * missing folder from the hub (hub.ts).
+ * Resolving a `--model` argument — a registry name (registry.ts), a model folder, or a hub id `ORG/NAME` — to a
+ * loadable local model: its folder (a plain transformers folder or a sentence-transformers one, st-folder.ts),
+ * weights (an ONNX file, or a checkpoint converted once, optionally with a task adapter), pooling, distance,
+ * length, and the prompts of its query and document roles (prompts.ts). Only with `allowRemote`
+ * (`--allow-remote`) does `resolveModelAsync` download a missing folder or adapter from the hub (hub/).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync, openSync, readSync, closeSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CitebenchError } from '../../util/errors.ts';
-import { DOWNLOAD_RECORD, downloadModel, hubFolderName, isHubId, PYTORCH_WEIGHT_FILES } from './hub.ts';
+import { downloadAdapter, downloadModel, ADAPTER_WEIGHT_FILES, PYTORCH_WEIGHT_FILES } from './hub/download.ts';
+import { hubFolderName, isHubId } from './hub/ids.ts';
+import { DOWNLOAD_RECORD, readDownloadRecord } from './hub/record.ts';
 import { onnxNames, type OnnxVariant } from './onnx-variant.ts';
 import { fileContentHash, fileDigest } from './file-hash.ts';
 import { convertCheckpoint } from './convert.ts';
 import { checkpointFiles } from './checkpoint/index.ts';
+import { tokenizerFiles } from './wordpiece.ts';
+import { KNOWN_MODELS, knownModel, type ModelOptions } from './registry.ts';
+import { parsePooling, poolingModes, pooledDim, type PoolingSpec } from './pooling.ts';
+import { rolePrompts, symmetric, type PromptSource, type Role, type RolePrompts } from './prompts.ts';
+import { readStFolder } from './st-folder.ts';
+import { DISTANCES, type Distance } from './similarity.ts';
 
 export { fileContentHash } from './file-hash.ts';
-import { tokenizerFiles } from './wordpiece.ts';
+export type { Distance } from './similarity.ts';
+export type { Pooling } from './pooling.ts';
+export type { ModelOptions } from './registry.ts';
 
-/**
- * - `cls`: final-layer [CLS] vector (SciBERT, SPECTER, SciNCL as the paper uses them).
- * - `mean`: mean of final-layer token vectors over the attention mask (for custom models).
- * - `aspire`: one vector per abstract sentence = mean over the sentence's tokens of the hidden states; with
- *   `layers: 'all'` the per-token states are first averaged over all layers (the paper, §3: "mean-pooled token
- *   embeddings across all layers for each sentence"), with `'last'` only the final layer is used (allenai/aspire
- *   examples/ex_aspire_consent.py). The title (and its [SEP]) is context only, never a sentence of its own.
- */
-export type Pooling = 'cls' | 'mean' | 'aspire';
-/** `l2`: score = −squared L2 distance (as faiss IndexFlatL2 reports it); `ip`: score = inner product. */
-export type Distance = 'l2' | 'ip';
-
-export interface ModelOptions {
-  pooling: Pooling;
-  distance: Distance;
-  /** Token budget including [CLS] and [SEP]; longer inputs are truncated at the end. */
-  maxLength: number;
-  /** ASPIRE only: which hidden states are averaged per token. */
-  layers?: 'all' | 'last';
+/** Overrides of a model's defaults (flags, a config's keys). */
+export interface ModelOverrides extends Partial<ModelOptions> {
+  /** Prompts of either role, over the folder's (an empty string: no prompt). */
+  prompts?: Partial<RolePrompts>;
+  /** A task adapter (adapters library format): a folder or a hub id ORG/NAME, over the registry's. */
+  adapter?: string;
 }
-
-export interface KnownModel extends ModelOptions {
-  name: string;
-  hfId: string;
-  note: string;
-}
-
-/** The paper's encoders. Pooling and distance as used in the paper / stated on each model card. */
-export const KNOWN_MODELS: KnownModel[] = [
-  {
-    name: 'scibert',
-    hfId: 'allenai/scibert_scivocab_uncased',
-    pooling: 'cls',
-    distance: 'l2',
-    maxLength: 512,
-    note: 'masked-LM baseline; paper: final-layer [CLS], Faiss exact search (no distance stated; L2 like the TAEs)',
-  },
-  {
-    name: 'specter',
-    hfId: 'allenai/specter',
-    pooling: 'cls',
-    distance: 'l2',
-    maxLength: 512,
-    note: 'trained with a triplet loss on L2 distance between [CLS] vectors (Cohan et al. 2020)',
-  },
-  {
-    name: 'scincl',
-    hfId: 'malteos/scincl',
-    pooling: 'cls',
-    distance: 'l2',
-    maxLength: 512,
-    note: 'SPECTER objective (L2 triplet loss) with graph-embedding negatives (Ostendorff et al. 2022)',
-  },
-  {
-    name: 'aspire-biomed',
-    hfId: 'allenai/aspire-contextualsentence-singlem-biomed',
-    pooling: 'aspire',
-    layers: 'all',
-    distance: 'l2',
-    maxLength: 512,
-    note: 'ts-ASPIRE: contextual sentence vectors; pair score = best sentence pair (min L2 distance)',
-  },
-  {
-    name: 'aspire-compsci',
-    hfId: 'allenai/aspire-contextualsentence-singlem-compsci',
-    pooling: 'aspire',
-    layers: 'all',
-    distance: 'l2',
-    maxLength: 512,
-    note: 'ts-ASPIRE, computer-science variant',
-  },
-  {
-    name: 'specter2-base',
-    hfId: 'allenai/specter2_base',
-    pooling: 'cls',
-    distance: 'l2',
-    maxLength: 512,
-    note: 'SPECTER2 base model without a task adapter (Singh et al. 2023); final-layer [CLS] as its model card; beyond the paper',
-  },
-];
 
 export interface ResolvedModel extends ModelOptions {
   /** Registry name, or the folder's base name for custom models. */
   name: string;
+  /** The folder named (a sentence-transformers folder's root). */
   dir: string;
+  /** Where config.json, the tokenizer and the weights are: `dir`, or the Transformer module's subfolder. */
+  transformerDir: string;
+  /** How the folder was read: its modules (sentence-transformers) or as a plain transformers folder. */
+  folder: 'sentence-transformers' | 'transformers';
   onnxFile: string;
   hiddenSize: number;
-  /** Hash of weights, tokenizer and options: an embedding store only accepts vectors from the same fingerprint. */
+  /** Dimensions of an article vector (pooling modes × hidden size, or truncate_dim). */
+  dim: number;
+  /** Normalize module, include_prompt, truncate_dim and do_lower_case (sentence-transformers; defaults otherwise). */
+  normalize: boolean;
+  includePrompt: boolean;
+  truncateDim?: number;
+  lowercase: boolean;
+  /** The prompt in front of each role's text ("" = none) and where it came from. */
+  prompts: RolePrompts;
+  promptSource: PromptSource;
+  /** Hash of weights, tokenizer, text and pooling settings and both prompts: vectors of another fingerprint never mix. */
   fingerprint: string;
+  /** The store key of each role's vectors: the fingerprint itself for a model whose two prompts are equal. */
+  roleFingerprint: Record<Role, string>;
   /** Set when `onnxFile` was converted from the folder's PyTorch/safetensors checkpoint: its files and their SHA-256. */
   checkpoint?: { file: string; sha256: string }[];
+  /** The task adapter added to the checkpoint: its folder and files with their SHA-256. */
+  adapter?: { dir: string; files: { file: string; sha256: string }[] };
+  /** Hub downloads the model and adapter came from (citebench-download.json): repo, revision, commit. */
+  sources?: { of: 'model' | 'adapter'; repo: string; revision: string; commit?: string }[];
 }
 
 export function exportHint(hfId: string, dir: string): string {
   return (
-    `A model folder holds config.json, tokenizer.json or vocab.txt, and weights: a BERT checkpoint as the hub\n` +
-    `publishes it (model.safetensors or pytorch_model.bin, converted by citebench itself) or an ONNX export.\n` +
-    `--allow-remote downloads ${hfId} into ${dir}. For architectures other than BERT, export ONNX\n` +
-    `(on a machine with Python): pip install "optimum[exporters]" &&\n` +
-    `  optimum-cli export onnx --model ${hfId} --task feature-extraction ${dir}/\n` +
+    `A model folder holds config.json, tokenizer.json or vocab.txt, and weights: a checkpoint as the hub\n` +
+    `publishes it (model.safetensors or pytorch_model.bin, converted by citebench itself) or an ONNX export;\n` +
+    `a sentence-transformers folder adds its modules.json. --allow-remote downloads ${hfId} into ${dir}.\n` +
+    `For architectures citebench does not convert, export ONNX (on a machine with Python):\n` +
+    `  pip install "optimum[exporters]" && optimum-cli export onnx --model ${hfId} --task feature-extraction ${dir}/\n` +
     `Then pass --model ${dir}, or put the folder at <models-dir>/<name>/ (default ./models, or $CITEBENCH_MODELS)\n` +
     `and pass the name (docs/dense.md).`
   );
 }
 
 function pickOnnx(dir: string, prefer: OnnxVariant): string | undefined {
-  const names = onnxNames(prefer);
-  for (const n of names) {
-    for (const p of [join(dir, 'onnx', n), join(dir, n)]) if (existsSync(p)) return p;
-  }
+  for (const n of onnxNames(prefer)) for (const p of [join(dir, 'onnx', n), join(dir, n)]) if (existsSync(p)) return p;
   return undefined;
 }
 
 export interface ResolveOptions {
   /** Folder that holds one sub-folder per registry name (default: ./models, or $CITEBENCH_MODELS). */
   modelsDir?: string;
-  /** Overrides of the registry's (or the custom model's) options. */
-  overrides?: Partial<ModelOptions>;
+  /** Overrides of the registry's (or the folder's) settings. */
+  overrides?: ModelOverrides;
   /** Prefer onnx/model_quantized.onnx when both exist (default false: fp32 first). */
   quantized?: boolean;
-  /**
-   * Prefer onnx/model_fp16.onnx (float16 weights and compute, for GPUs) when the folder has it, else fp32.
-   * Not with `quantized`.
-   */
+  /** Prefer onnx/model_fp16.onnx (float16 weights and compute, for GPUs) when the folder has it. Not with `quantized`. */
   fp16?: boolean;
   /**
-   * Download a missing model from the Hugging Face hub (`resolveModelAsync` only; default false: nothing
-   * touches the network). Endpoint: $HF_ENDPOINT or https://huggingface.co; $HF_TOKEN is sent as a bearer token.
+   * Download a missing model or adapter from the Hugging Face hub (`resolveModelAsync` only; default false:
+   * nothing touches the network). Endpoint: $HF_ENDPOINT or https://huggingface.co; $HF_TOKEN is sent as a bearer token.
    */
   allowRemote?: boolean;
-  /** Hub revision to download (default `main`); with allowRemote only. */
+  /** Hub revision of the model to download (default `main`); with allowRemote only. */
   revision?: string;
+  /** Hub revision of the adapter to download (default `main`); with allowRemote only. */
+  adapterRevision?: string;
   /** Download progress on stderr (default: stderr is a TTY). */
   progress?: boolean;
-  /** Download start/end lines. */
+  /** Download and conversion lines. */
   log?: (line: string) => void;
 }
 
@@ -163,6 +117,8 @@ interface Location {
   repo?: string;
   /** Hub id for messages. */
   hf: string;
+  /** The registry's adapter (a hub id). */
+  adapter?: string;
 }
 
 const CUSTOM_DEFAULTS: ModelOptions = { pooling: 'cls', distance: 'l2', maxLength: 512, layers: 'all' };
@@ -176,18 +132,18 @@ function modelsDirOf(opts: ResolveOptions): string {
  * Such a model lives in `<models-dir>/ORG--NAME/`.
  */
 export function hubRepoOf(nameOrDir: string): string | undefined {
-  if (KNOWN_MODELS.some((m) => m.name === nameOrDir)) return undefined;
+  if (knownModel(nameOrDir)) return undefined;
   return isHubId(nameOrDir) && !existsSync(resolve(nameOrDir)) ? nameOrDir : undefined;
 }
 
 /** Where a registry name, folder or `ORG/NAME` hub id lives on disk, and its default options. */
 function locate(nameOrDir: string, modelsDir: string): Location {
-  const known = KNOWN_MODELS.find((m) => m.name === nameOrDir);
-  if (known) return { dir: resolve(modelsDir, known.name), base: known, repo: known.hfId, hf: known.hfId };
+  const known = knownModel(nameOrDir);
+  if (known) return { dir: resolve(modelsDir, known.folder ?? known.name), base: known, repo: known.hfId, hf: known.hfId, adapter: known.adapter };
   const repo = hubRepoOf(nameOrDir);
   if (repo) {
     // A paper model named by its hub id keeps the registry's pooling and distance.
-    const same = KNOWN_MODELS.find((m) => m.hfId === repo);
+    const same = KNOWN_MODELS.find((m) => m.hfId === repo && !m.adapter);
     const name = hubFolderName(repo);
     return { dir: resolve(modelsDir, name), base: { ...(same ?? CUSTOM_DEFAULTS), name }, repo, hf: repo };
   }
@@ -202,27 +158,92 @@ function locate(nameOrDir: string, modelsDir: string): Location {
   return { dir, base: { ...CUSTOM_DEFAULTS, name: basename(dir) }, hf: 'ORG/MODEL' };
 }
 
+/** An adapter argument (folder or ORG/NAME) as a folder, and the hub repo it can be downloaded from. */
+function locateAdapter(arg: string, modelsDir: string): { dir: string; repo?: string } {
+  const local = resolve(arg);
+  if (existsSync(local)) return { dir: local };
+  if (isHubId(arg)) return { dir: resolve(modelsDir, hubFolderName(arg)), repo: arg };
+  throw new CitebenchError(`adapter '${arg}': no such folder, and not a Hugging Face id ORG/NAME`);
+}
+
+/** An adapter folder's files (adapters library format), checked to be there. */
+function adapterFiles(dir: string, repo: string | undefined, allowRemote: boolean): string[] {
+  const why = !existsSync(dir)
+    ? 'does not exist'
+    : !existsSync(join(dir, 'adapter_config.json'))
+      ? 'has no adapter_config.json'
+      : !ADAPTER_WEIGHT_FILES.some((f) => existsSync(join(dir, f)))
+        ? `has no adapter weights (${ADAPTER_WEIGHT_FILES.join(' or ')})`
+        : undefined;
+  if (why)
+    throw new CitebenchError(
+      `adapter folder ${dir} ${why}` + (repo ? (allowRemote ? '' : ` (--allow-remote downloads ${repo} from the Hugging Face hub)`) : ' (an adapter saved by the adapters library holds adapter_config.json and adapter.safetensors or pytorch_adapter.bin)'),
+    );
+  const weights = ADAPTER_WEIGHT_FILES.map((f) => join(dir, f)).find((f) => existsSync(f))!;
+  return [join(dir, 'adapter_config.json'), weights];
+}
+
+function readHiddenSize(configPath: string): number {
+  try {
+    const cfg = JSON.parse(readFileSync(configPath, 'utf8')) as { hidden_size?: unknown };
+    if (typeof cfg.hidden_size !== 'number' || !Number.isInteger(cfg.hidden_size) || cfg.hidden_size < 1) throw new Error('no positive integer hidden_size');
+    return cfg.hidden_size;
+  } catch (e) {
+    throw new CitebenchError(`${configPath}: cannot read hidden_size (${(e as Error).message})`);
+  }
+}
+
+/**
+ * A sentence-transformers folder's length when sentence_bert_config.json sets none: the tokenizer's
+ * model_max_length capped by config.json max_position_embeddings (6.x base/modules/transformer.py).
+ */
+function tokenizerLimit(transformerDir: string): number | undefined {
+  const num = (path: string, key: string): number | undefined => {
+    try {
+      const v = (JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>)[key];
+      return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const tok = num(join(transformerDir, 'tokenizer_config.json'), 'model_max_length');
+  const pos = num(join(transformerDir, 'config.json'), 'max_position_embeddings');
+  const lim = Math.min(tok !== undefined && tok < 1e29 ? tok : Infinity, pos ?? Infinity);
+  return Number.isFinite(lim) ? lim : undefined;
+}
+
 /**
  * Resolve a registry name, a model folder or a hub id `ORG/NAME` (looked up as `<models-dir>/ORG--NAME/`) to a
  * loadable local model. Never touches the network. Throws a CitebenchError with export instructions when
  * nothing usable is found.
  */
 export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): ResolvedModel {
-  const { dir, base, repo, hf } = locate(nameOrDir, modelsDirOf(opts));
-  const configPath = join(dir, 'config.json');
-  // tokenizer.json, or vocab.txt (+ its configs) from which encoder.ts builds BertTokenizerFast's tokenizer.
-  const tok = existsSync(dir) ? tokenizerFiles(dir) : undefined;
+  const modelsDir = modelsDirOf(opts);
+  const { dir, base, repo, hf, adapter: knownAdapter } = locate(nameOrDir, modelsDir);
+  const over = opts.overrides ?? {};
   if (opts.fp16 && opts.quantized) throw new CitebenchError(`model '${nameOrDir}': fp16 and quantized exclude each other`);
   const present = existsSync(dir);
-  let onnxFile = present ? pickOnnx(dir, opts.fp16 ? 'fp16' : opts.quantized ? 'quantized' : 'fp32') : undefined;
-  // No ONNX file: a BERT checkpoint as the hub publishes it (safetensors or pytorch_model.bin) is converted once
-  // into the folder's cache (convert.ts); a non-BERT config is refused there in one line.
-  const checkpoint = present && !onnxFile && existsSync(configPath) && tok ? checkpointFiles(dir) : undefined;
-  if (checkpoint) onnxFile = convertCheckpoint(dir, { quantize: opts.quantized, log: opts.log });
+  const st = present ? readStFolder(dir) : undefined;
+  const tdir = st?.transformerDir ?? dir;
+  const configPath = join(tdir, 'config.json');
+  // tokenizer.json, or vocab.txt (+ its configs) from which tokenizer.ts builds BertTokenizerFast's tokenizer.
+  const tok = existsSync(tdir) ? tokenizerFiles(tdir) : undefined;
+  const adapterArg = over.adapter ?? knownAdapter;
+  const adapter = adapterArg !== undefined ? locateAdapter(adapterArg, modelsDir) : undefined;
+  const adapterList = adapter ? adapterFiles(adapter.dir, adapter.repo, opts.allowRemote ?? false) : undefined;
+  if (adapter && opts.fp16) throw new CitebenchError(`model '${nameOrDir}': an adapter is added to the checkpoint's float32 graph; --fp16-model does not apply`);
+  // An adapter is added while converting the checkpoint: an ONNX export in the folder cannot take it.
+  let onnxFile = present && !adapter ? pickOnnx(tdir, opts.fp16 ? 'fp16' : opts.quantized ? 'quantized' : 'fp32') : undefined;
+  // No ONNX file: a checkpoint as the hub publishes it (safetensors or pytorch_model.bin) is converted once
+  // into the folder's cache (convert.ts); an architecture it does not build is refused there in one line.
+  const checkpoint = present && !onnxFile && existsSync(configPath) && tok ? checkpointFiles(tdir) : undefined;
+  if (adapter && present && existsSync(configPath) && !checkpoint)
+    throw new CitebenchError(`model '${nameOrDir}': ${tdir} has no checkpoint (${PYTORCH_WEIGHT_FILES.join(', ')}) to add the adapter ${adapter.dir} to`);
+  if (checkpoint) onnxFile = convertCheckpoint(tdir, { quantize: opts.quantized, log: opts.log, ...(adapter ? { adapter: adapter.dir } : {}) });
   if (!present || !existsSync(configPath) || !tok || !onnxFile) {
     const missing = !present
       ? `${repo === nameOrDir ? `no local folder '${nameOrDir}', and ` : ''}folder ${dir} does not exist`
-      : `folder ${dir} lacks ${[
+      : `folder ${tdir} lacks ${[
           !existsSync(configPath) && 'config.json',
           !tok && 'tokenizer.json or vocab.txt',
           !onnxFile && `weights (onnx/model.onnx, or a checkpoint: ${PYTORCH_WEIGHT_FILES.join(', ')})`,
@@ -238,21 +259,33 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
           : ` (resolveModel never downloads: use resolveModelAsync with allowRemote)`;
     throw new CitebenchError(`model '${nameOrDir}' (${hf}) is not available locally: ${missing}${remote}.\n` + exportHint(hf, dir));
   }
-  let hiddenSize: number;
-  try {
-    const cfg = JSON.parse(readFileSync(configPath, 'utf8')) as { hidden_size?: unknown };
-    if (typeof cfg.hidden_size !== 'number') throw new Error('no numeric hidden_size');
-    hiddenSize = cfg.hidden_size;
-  } catch (e) {
-    throw new CitebenchError(`${configPath}: cannot read hidden_size (${(e as Error).message})`);
-  }
-  const o = { ...base, ...opts.overrides };
-  if (!['cls', 'mean', 'aspire'].includes(o.pooling)) throw new CitebenchError(`unknown pooling '${o.pooling}' (cls, mean, aspire)`);
-  if (!['l2', 'ip'].includes(o.distance)) throw new CitebenchError(`unknown distance '${o.distance}' (l2, ip)`);
-  if (!Number.isInteger(o.maxLength) || o.maxLength < 8 || o.maxLength > 8192)
-    throw new CitebenchError(`max length must be an integer in 8..8192, got ${o.maxLength}`);
-  const layers = o.pooling === 'aspire' ? (o.layers ?? 'all') : undefined;
-  const fp = createHash('sha256')
+  const hiddenSize = readHiddenSize(configPath);
+
+  // Settings: overrides, else the sentence-transformers folder's, else the registry's (or custom defaults).
+  const pooling = parsePooling(over.pooling ?? (st ? st.pooling.modes.join('+') : base.pooling), over.pooling !== undefined ? 'pooling' : `${dir}: pooling`);
+  const distance = over.distance ?? (st ? st.similarity : base.distance);
+  if (!DISTANCES.includes(distance)) throw new CitebenchError(`unknown distance '${distance}' (${DISTANCES.join(', ')})`);
+  const maxLength = over.maxLength ?? (st ? (st.maxSeqLength ?? tokenizerLimit(tdir) ?? base.maxLength) : base.maxLength);
+  if (!Number.isInteger(maxLength) || maxLength < 8 || maxLength > 8192) throw new CitebenchError(`max length must be an integer in 8..8192, got ${maxLength}`);
+  const modes = poolingModes(pooling)!;
+  const layers = modes === 'aspire' ? (over.layers ?? base.layers ?? 'all') : undefined;
+  const spec: PoolingSpec | undefined =
+    modes === 'aspire' ? undefined : { modes, includePrompt: st?.pooling.includePrompt ?? true, normalize: st?.pooling.normalize ?? false, ...(st?.pooling.truncateDim !== undefined ? { truncateDim: st.pooling.truncateDim } : {}) };
+  const lowercase = st?.doLowerCase ?? false;
+  const record = present ? readDownloadRecord(dir) : undefined;
+  const { prompts, source: promptSource } = rolePrompts(st?.prompts, repo ?? record?.repo, over.prompts);
+  if (modes === 'aspire' && (prompts.query || prompts.document)) throw new CitebenchError(`model '${nameOrDir}': ASPIRE's sentence vectors take no prompt`);
+
+  const adapterHashes = adapterList?.map((f) => ({ file: basename(f), sha256: fileContentHash(f) }));
+  // Settings beyond the paper's models enter the hash only when set, so their stores keep their keys.
+  const extra: Record<string, unknown> = {};
+  if (spec?.normalize) extra.normalize = true;
+  if (spec && !spec.includePrompt) extra.includePrompt = false;
+  if (spec?.truncateDim !== undefined) extra.truncateDim = spec.truncateDim;
+  if (lowercase) extra.lowercase = true;
+  if (tdir !== dir) extra.transformerPath = basename(tdir);
+  if (adapterHashes) extra.adapter = adapterHashes;
+  const h = createHash('sha256')
     .update(fileDigest(onnxFile))
     // A converted model: its cache key holds the checkpoint files' SHA-256 and the converter version.
     .update(checkpoint ? basename(dirname(onnxFile)) : '')
@@ -260,50 +293,87 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
     .update(fileDigest(configPath))
     // tokenizerRules: 2 = BERT parity rewrites (wordpiece.ts bertParityRewrite): ids changed for capital Σ and
     // astral CJK, so vectors encoded before them must not mix with new ones.
-    .update(JSON.stringify({ pooling: o.pooling, layers, maxLength: o.maxLength, tokenizerRules: 2 }))
-    .digest('hex')
-    .slice(0, 32);
+    .update(JSON.stringify({ pooling, layers, maxLength, tokenizerRules: 2 }));
+  if (Object.keys(extra).length) h.update(JSON.stringify(extra));
+  const encoderFp = h.digest('hex').slice(0, 32);
+  const withPrompts = prompts.query || prompts.document;
+  const fingerprint = withPrompts ? createHash('sha256').update(encoderFp).update(JSON.stringify(prompts)).digest('hex').slice(0, 32) : encoderFp;
+  const roleFp = (role: Role) => createHash('sha256').update(encoderFp).update(JSON.stringify({ role, prompt: prompts[role] })).digest('hex').slice(0, 32);
+  const roleFingerprint = symmetric(prompts) ? { query: fingerprint, document: fingerprint } : { query: roleFp('query'), document: roleFp('document') };
+
+  const sources: NonNullable<ResolvedModel['sources']> = [];
+  if (record) sources.push({ of: 'model', repo: record.repo, revision: record.revision, ...(record.commit ? { commit: record.commit } : {}) });
+  const arecord = adapter ? readDownloadRecord(adapter.dir) : undefined;
+  if (arecord) sources.push({ of: 'adapter', repo: arecord.repo, revision: arecord.revision, ...(arecord.commit ? { commit: arecord.commit } : {}) });
   return {
-    name: o.name,
+    name: base.name,
     dir,
+    transformerDir: tdir,
+    folder: st ? 'sentence-transformers' : 'transformers',
     onnxFile,
     hiddenSize,
-    pooling: o.pooling,
-    distance: o.distance,
-    maxLength: o.maxLength,
+    dim: spec ? pooledDim(spec, hiddenSize) : hiddenSize,
+    pooling,
+    distance,
+    maxLength,
     layers,
-    fingerprint: fp,
+    normalize: spec?.normalize ?? false,
+    includePrompt: spec?.includePrompt ?? true,
+    ...(spec?.truncateDim !== undefined ? { truncateDim: spec.truncateDim } : {}),
+    lowercase,
+    prompts,
+    promptSource,
+    fingerprint,
+    roleFingerprint,
     ...(checkpoint ? { checkpoint: checkpoint.map((f) => ({ file: basename(f), sha256: fileContentHash(f) })) } : {}),
+    ...(adapter && adapterHashes ? { adapter: { dir: adapter.dir, files: adapterHashes } } : {}),
+    ...(sources.length ? { sources } : {}),
   };
+}
+
+/** The pooling spec of a resolved single-vector model (undefined for ASPIRE). */
+export function poolingSpecOf(m: ResolvedModel): PoolingSpec | undefined {
+  const modes = poolingModes(m.pooling);
+  if (!modes || modes === 'aspire') return undefined;
+  return { modes, includePrompt: m.includePrompt, normalize: m.normalize, ...(m.truncateDim !== undefined ? { truncateDim: m.truncateDim } : {}) };
+}
+
+/** Refuse a folder holding another revision than the one asked for. */
+function checkRevision(dir: string, repo: string, revision: string | undefined): void {
+  if (revision === undefined || !existsSync(join(dir, DOWNLOAD_RECORD))) return;
+  let had: unknown;
+  try {
+    had = (JSON.parse(readFileSync(join(dir, DOWNLOAD_RECORD), 'utf8')) as { revision?: unknown }).revision;
+  } catch {
+    had = undefined;
+  }
+  if (typeof had === 'string' && had !== revision)
+    throw new CitebenchError(`${dir} holds ${repo} at revision '${had}', not '${revision}': remove the folder to download '${revision}'`);
 }
 
 /**
  * `resolveModel`, but with `allowRemote` a registry model or `ORG/NAME` whose folder does not exist yet is
- * first downloaded from the Hugging Face hub (config, tokenizer files and the repo's weights: an ONNX export,
- * else its PyTorch checkpoint; hub.ts) into `<models-dir>/<name>/`, atomically and resumably. Without
- * `allowRemote` it is exactly `resolveModel`.
+ * first downloaded from the Hugging Face hub (hub/download.ts) into `<models-dir>/<folder>/`, atomically and
+ * resumably, and so is an adapter named by its hub id. Without `allowRemote` it is exactly `resolveModel`.
  */
 export async function resolveModelAsync(nameOrDir: string, opts: ResolveOptions = {}): Promise<ResolvedModel> {
   if (opts.allowRemote) {
-    const { dir, repo } = locate(nameOrDir, modelsDirOf(opts));
+    const modelsDir = modelsDirOf(opts);
+    const { dir, repo, adapter: knownAdapter } = locate(nameOrDir, modelsDir);
+    const adapterArg = opts.overrides?.adapter ?? knownAdapter;
+    const adapter = adapterArg !== undefined ? locateAdapter(adapterArg, modelsDir) : undefined;
+    const common = { progress: opts.progress, log: opts.log };
     if (repo && !existsSync(dir)) {
       await downloadModel(repo, dir, {
+        ...common,
         revision: opts.revision,
         variant: opts.fp16 ? 'fp16' : opts.quantized ? 'quantized' : 'fp32',
-        progress: opts.progress,
-        log: opts.log,
+        checkpoint: adapter !== undefined,
         hint: exportHint(repo, dir),
       });
-    } else if (repo && opts.revision !== undefined && existsSync(join(dir, DOWNLOAD_RECORD))) {
-      let had: unknown;
-      try {
-        had = (JSON.parse(readFileSync(join(dir, DOWNLOAD_RECORD), 'utf8')) as { revision?: unknown }).revision;
-      } catch {
-        had = undefined;
-      }
-      if (typeof had === 'string' && had !== opts.revision)
-        throw new CitebenchError(`${dir} holds ${repo} at revision '${had}', not '${opts.revision}': remove the folder to download '${opts.revision}'`);
-    }
+    } else if (repo) checkRevision(dir, repo, opts.revision);
+    if (adapter?.repo && !existsSync(adapter.dir)) await downloadAdapter(adapter.repo, adapter.dir, { ...common, revision: opts.adapterRevision });
+    else if (adapter?.repo) checkRevision(adapter.dir, adapter.repo, opts.adapterRevision);
   }
   return resolveModel(nameOrDir, opts);
 }

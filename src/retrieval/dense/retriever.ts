@@ -1,7 +1,9 @@
 /**
  * DenseRetriever: ranks pool articles for query articles by their stored embeddings (exact by default, HNSW on
- * request). Embeddings come from an EmbeddingStore; with an encoder attached, articles missing from the store
- * are encoded first (once per model — every later pool reuses them).
+ * request), by the model's distance (similarity.ts). Query vectors come from the query store and pool or
+ * candidate vectors from the document store — one store for a model whose two prompts are the same
+ * (role-stores.ts). With an encoder attached, articles missing from a store are encoded first, in that store's
+ * role (once per model — every later pool reuses them).
  */
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
@@ -9,17 +11,23 @@ import type { RankedLists, Retriever, SearchRequest } from '../retriever.ts';
 import type { TextSource } from '../../corpus/article.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import type { Encoder } from './encoder.ts';
-import { fileContentHash, type Distance } from './models.ts';
+import { fileContentHash } from './models.ts';
 import { exactSearch } from './search.ts';
+import { exactSearchL1 } from './l1-search.ts';
+import { kernelOf, normalizeRowsInPlace, type Distance } from './similarity.ts';
+import { encodeRoles } from './role-stores.ts';
 import { exactSearchMulti } from './multi-vector.ts';
 import type { PoolHits } from './hits.ts';
 import { buildHnsw, searchHnsw, type HnswOptions } from './hnsw.ts';
 import type { EmbeddingStore, VectorSet } from './store.ts';
-import { sortedFind } from '../../util/sorted.ts';
+import { mergeSorted, sortedFind, sortedUnique } from '../../util/sorted.ts';
 
 export interface DenseRetrieverOptions {
   name: string;
+  /** The document store: pool and candidate vectors. */
   store: EmbeddingStore;
+  /** The query store, for a model whose query prompt differs from its document prompt (default: `store`). */
+  queryStore?: EmbeddingStore;
   distance: Distance;
   /** Encode missing articles on the fly (else a missing article is an error naming it). */
   encoder?: Encoder;
@@ -56,11 +64,25 @@ export class DenseRetriever implements Retriever {
   constructor(private readonly opts: DenseRetrieverOptions) {
     this.name = opts.name;
     if (opts.hnsw && opts.store.manifest.kind === 'multi') throw new CitebenchError(`HNSW search is for single-vector models; ${opts.name} has sentence vectors`);
+    if (kernelOf(opts.distance) === 'l1' && (opts.hnsw || opts.store.manifest.kind === 'multi'))
+      throw new CitebenchError(`${opts.name}: manhattan distance is searched exactly over single vectors only (no HNSW, no sentence vectors)`);
+    const q = opts.queryStore?.manifest;
+    if (q && opts.queryStore !== opts.store && (q.dim !== opts.store.manifest.dim || q.kind !== opts.store.manifest.kind || q.corpusSize !== opts.store.manifest.corpusSize))
+      throw new CitebenchError(`${opts.name}: the query store ${opts.queryStore!.dir} does not match the document store ${opts.store.dir} (dim, kind or corpus)`);
+  }
+
+  private get queryStore(): EmbeddingStore {
+    return this.opts.queryStore ?? this.opts.store;
   }
 
   /** The embedding store it ranks by, and the encoder that fills it (capabilities.ts: a dense Profiler's profiles). */
   get vectors(): EmbeddingStore {
     return this.opts.store;
+  }
+
+  /** The store of its query vectors where the query prompt differs from the document prompt. */
+  get queryVectors(): EmbeddingStore | undefined {
+    return this.opts.queryStore === this.opts.store ? undefined : this.opts.queryStore;
   }
 
   get encoder(): Encoder | undefined {
@@ -77,9 +99,11 @@ export class DenseRetriever implements Retriever {
     const { store, encoder, hnsw, tieKey } = this.opts;
     const m = store.manifest;
     const model = encoder?.model;
+    const qm = this.queryStore === store ? undefined : this.queryStore.manifest;
     this.fingerprint_ = JSON.stringify({
       retriever: 'dense',
       store: { format: m.format, version: m.version, model: m.model, fingerprint: m.fingerprint, dim: m.dim, dtype: m.dtype, kind: m.kind, corpusSize: m.corpusSize, corpusKey: m.corpusKey ?? null },
+      ...(qm ? { queryStore: { fingerprint: qm.fingerprint, dtype: qm.dtype, role: qm.role ?? null, prompt: qm.prompt ?? null } } : {}),
       encoder: model
         ? { onnx: basename(model.onnxFile), onnxSha256: fileContentHash(model.onnxFile), fingerprint: model.fingerprint, pooling: model.pooling, layers: model.layers ?? null, maxLength: model.maxLength }
         : null,
@@ -118,8 +142,9 @@ export class DenseRetriever implements Retriever {
       this.requireQueries(uq);
       pool = this.withVectors(pool, 'pool');
     }
-    await this.ensureEncoded(mergeSorted(uq, pool));
-    const qv = gatherRows(store.load(uq), uq, req.queries);
+    await this.ensureEncoded(uq, pool);
+    const kernel = kernelOf(this.opts.distance);
+    const qv = gatherRows(this.queryStore.load(uq), uq, req.queries);
     const pv = store.load(pool);
     const exclude = new Int32Array(req.queries.length).fill(-1);
     if (excludeSelf) req.queries.forEach((q, i) => (exclude[i] = sortedFind(pool, q)));
@@ -127,15 +152,25 @@ export class DenseRetriever implements Retriever {
     const tk = this.opts.tieKey;
     const tieRank = tk ? Uint32Array.from(pool, (c) => 0xffffffff - tk[c]) : undefined;
     let hits: PoolHits;
-    if (store.manifest.kind === 'multi') {
-      hits = await exactSearchMulti(qv, pv, d, { k, distance: this.opts.distance, exclude, tieRank, threads: this.opts.threads, onProgress: this.opts.onProgress });
-    } else if (this.opts.hnsw) {
-      const cacheKey = createHash('sha256').update(store.manifest.fingerprint).update(new Uint8Array(pool.buffer, pool.byteOffset, pool.byteLength)).digest('hex');
-      const h = buildHnsw(pv.vectors, d, this.opts.distance, { ...this.opts.hnsw, cacheKey }, k);
-      this.lastBuildSeconds = h.buildSeconds;
-      hits = searchHnsw(h, qv.vectors, pv.vectors, d, this.opts.distance, k, exclude, tieRank);
+    if (kernel === 'l1') {
+      hits = exactSearchL1(qv.vectors, pv.vectors, d, { k, exclude, tieRank, onProgress: this.opts.onProgress });
     } else {
-      hits = await exactSearch(qv.vectors, pv.vectors, d, { k, distance: this.opts.distance, exclude, tieRank, threads: this.opts.threads, scores: this.opts.scores, onProgress: this.opts.onProgress });
+      if (kernel.normalize) {
+        normalizeRowsInPlace(qv.vectors, d);
+        normalizeRowsInPlace(pv.vectors, d);
+      }
+      const metric = kernel.metric;
+      if (store.manifest.kind === 'multi') {
+        hits = await exactSearchMulti(qv, pv, d, { k, distance: metric, exclude, tieRank, threads: this.opts.threads, onProgress: this.opts.onProgress });
+      } else if (this.opts.hnsw) {
+        const cacheKey = createHash('sha256').update(store.manifest.fingerprint).update(kernel.normalize ? 'normalized' : '').update(new Uint8Array(pool.buffer, pool.byteOffset, pool.byteLength)).digest('hex');
+        const h = buildHnsw(pv.vectors, d, metric, { ...this.opts.hnsw, cacheKey }, k);
+        this.lastBuildSeconds = h.buildSeconds;
+        hits = searchHnsw(h, qv.vectors, pv.vectors, d, metric, k, exclude, tieRank);
+      } else {
+        hits = await exactSearch(qv.vectors, pv.vectors, d, { k, distance: metric, exclude, tieRank, threads: this.opts.threads, scores: this.opts.scores, onProgress: this.opts.onProgress });
+      }
+      if (kernel.score) mapScores(hits.scores, kernel.score);
     }
     return { offsets: hits.offsets, docs: Uint32Array.from(hits.positions, (p) => pool[p]), scores: hits.scores };
   }
@@ -149,8 +184,10 @@ export class DenseRetriever implements Retriever {
       this.requireQueries(uq);
       all = this.withVectors(all, 'candidate');
     }
-    await this.ensureEncoded(mergeSorted(uq, all));
-    const qv = gatherRows(this.opts.store.load(uq), uq, req.queries);
+    await this.ensureEncoded(uq, all);
+    const kernel = kernelOf(this.opts.distance);
+    const qv = gatherRows(this.queryStore.load(uq), uq, req.queries);
+    if (kernel !== 'l1' && kernel.normalize) normalizeRowsInPlace(qv.vectors, qv.dim);
     const offsets = new Uint32Array(req.queries.length + 1);
     const docs: number[] = [];
     const scores: number[] = [];
@@ -165,7 +202,13 @@ export class DenseRetriever implements Retriever {
       const pv = this.opts.store.load(c);
       const tk = this.opts.tieKey;
       const tieRank = tk ? Uint32Array.from(c, (x) => 0xffffffff - tk[x]) : undefined;
-      const hits = await exactSearchMulti(one, pv, qv.dim, { k: req.k, distance: this.opts.distance, tieRank, threads: this.opts.threads });
+      let hits: PoolHits;
+      if (kernel === 'l1') hits = exactSearchL1(one.vectors, pv.vectors, qv.dim, { k: req.k, tieRank });
+      else {
+        if (kernel.normalize) normalizeRowsInPlace(pv.vectors, qv.dim);
+        hits = await exactSearchMulti(one, pv, qv.dim, { k: req.k, distance: kernel.metric, tieRank, threads: this.opts.threads });
+        if (kernel.score) mapScores(hits.scores, kernel.score);
+      }
       for (let j = 0; j < hits.positions.length; j++) {
         docs.push(c[hits.positions[j]]);
         scores.push(hits.scores[j]);
@@ -208,31 +251,17 @@ export class DenseRetriever implements Retriever {
     return indices.filter((i) => p[i] === 1);
   }
 
-  private async ensureEncoded(indices: Uint32Array): Promise<void> {
+  /** Encode what the stores lack: the queries in the query role, the pool or candidates in the document role. */
+  private async ensureEncoded(queries: Uint32Array, pool: Uint32Array): Promise<void> {
     const { encoder, texts, store } = this.opts;
-    if (encoder && texts) await store.encodeMissing(encoder, texts, indices);
+    if (encoder && texts) await encodeRoles({ query: this.queryStore, document: store }, encoder, texts, queries, pool);
   }
 }
 
-export function sortedUnique(a: ArrayLike<number>): Uint32Array {
-  const s = Uint32Array.from(a).sort();
-  let n = 0;
-  for (let i = 0; i < s.length; i++) if (i === 0 || s[i] !== s[i - 1]) s[n++] = s[i];
-  return s.slice(0, n);
+/** Kernel scores mapped to the run's (euclidean: −√(squared distance)), in place, as float32. */
+function mapScores(scores: Float32Array, f: (s: number) => number): void {
+  for (let i = 0; i < scores.length; i++) scores[i] = f(scores[i]);
 }
-
-function mergeSorted(a: Uint32Array, b: Uint32Array): Uint32Array {
-  const out = new Uint32Array(a.length + b.length);
-  let i = 0;
-  let j = 0;
-  let n = 0;
-  while (i < a.length || j < b.length) {
-    const x = j >= b.length || (i < a.length && a[i] <= b[j]) ? a[i++] : b[j++];
-    if (n === 0 || out[n - 1] !== x) out[n++] = x;
-  }
-  return out.slice(0, n);
-}
-
 
 /** Rows of `set` (loaded for sorted unique `keys`) re-arranged in the order of `want` (duplicates allowed). */
 function gatherRows(set: VectorSet, keys: Uint32Array, want: Uint32Array): VectorSet {

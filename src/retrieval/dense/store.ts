@@ -18,8 +18,10 @@ import { inShard, type Shard } from '../../util/shard.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { Progress } from '../../util/progress.ts';
 import { decodeHalf, encodeHalf } from './float16.ts';
-import type { Encoder } from './encoder.ts';
+import type { ArticleEncoder, Encoder } from './encoder.ts';
 import { sortedFind } from '../../util/sorted.ts';
+import type { Role } from './prompts.ts';
+import type { Distance } from './similarity.ts';
 
 export type VectorKind = 'single' | 'multi';
 export type StoredType = 'float32' | 'float16';
@@ -37,7 +39,10 @@ export interface StoreManifest {
   /** Optional identity of the corpus (e.g. a hash of its id column); checked when both sides have one. */
   corpusKey?: string;
   /** The model's distance, recorded so `dense search` can work from the store alone. */
-  distance?: 'l2' | 'ip';
+  distance?: Distance;
+  /** For a model whose query and document prompts differ: the role whose vectors this store holds, and its prompt. */
+  role?: Role;
+  prompt?: string;
 }
 
 /** Vectors of a set of articles: article i's rows are offsets[i]..offsets[i+1] (single-vector: offsets[i] = i). */
@@ -200,14 +205,16 @@ export class EmbeddingStore {
 
   /**
    * Encode every requested article (default: the whole corpus) that the store lacks, chunk by chunk in index
-   * order. Returns how many articles were encoded now.
+   * order, with the encoder of this store's role (`Encoder.forRole`; an Encoder itself encodes documents).
+   * Returns how many articles were encoded now.
    */
-  async encodeMissing(encoder: Encoder, texts: TextSource, indices?: Uint32Array, opts: EncodeOptions = {}): Promise<number> {
+  async encodeMissing(by: ArticleEncoder | Encoder, texts: TextSource, indices?: Uint32Array, opts: EncodeOptions = {}): Promise<number> {
+    const encoder = 'forRole' in by ? by.forRole('document') : by;
     if (texts.size !== this.manifest.corpusSize) throw new CitebenchError(`${this.dir}: store is for a corpus of ${this.manifest.corpusSize} articles, this corpus has ${texts.size}`);
     const S = this.manifest.chunkSize;
     const source: VectorSource = {
-      fingerprint: encoder.model.fingerprint,
-      label: `encode ${this.manifest.model}`,
+      fingerprint: encoder.fingerprint,
+      label: encoder.label,
       vectors: (missing, c, onBatch) => encoder.encode(readTexts(texts, missing, c * S, Math.min((c + 1) * S, texts.size)), onBatch),
     };
     return this.fillMissing(source, indices, opts);

@@ -15,13 +15,17 @@ import { sortedFind } from '../../util/sorted.ts';
 import type { Encoder } from '../dense/encoder.ts';
 import type { EmbeddingStore } from '../dense/store.ts';
 import { exactSearch } from '../dense/search.ts';
-import { sortedUnique } from '../dense/retriever.ts';
+import { sortedUnique } from '../../util/sorted.ts';
+import { encodeRoles } from '../dense/role-stores.ts';
 import { arrayDigest } from '../scorer.ts';
 import { citingSets, profileScopes, wholeCorpus, type CitationGraph } from './citing.ts';
 
 export interface DenseProfilerOptions {
   name: string;
+  /** Document vectors: the pool's and the citing articles'. */
   store: EmbeddingStore;
+  /** Query vectors, for a model whose query prompt differs from its document prompt (default: `store`). */
+  queryStore?: EmbeddingStore;
   beta: number;
   graph: CitationGraph;
   encoder?: Encoder;
@@ -54,6 +58,7 @@ export class DenseProfiler implements Retriever {
     this.fingerprint_ ??= JSON.stringify({
       retriever: 'profiler-dense', version: 1, beta: this.opts.beta, similarity: 'cosine',
       store: { model: m.model, fingerprint: m.fingerprint, dim: m.dim, dtype: m.dtype, corpusSize: m.corpusSize, corpusKey: m.corpusKey ?? null },
+      ...(this.opts.queryStore && this.opts.queryStore !== this.opts.store ? { queryStore: this.opts.queryStore.manifest.fingerprint } : {}),
       graph: arrayDigest(this.opts.graph.inOffsets, this.opts.graph.inSources, this.opts.graph.years),
       restriction: 'no request query; inductive: citing year < query year',
       tieKey: this.opts.tieKey ? arrayDigest(this.opts.tieKey) : null,
@@ -69,7 +74,7 @@ export class DenseProfiler implements Retriever {
     const d = store.manifest.dim;
     const citing = citingSets(this.opts.graph, pool, queries, before);
     const src = sortedUnique(citing.sources);
-    await this.ensureEncoded(sortedUnique([...pool, ...src]));
+    await this.ensureEncoded(new Uint32Array(0), sortedUnique([...pool, ...src]));
     const pv = store.load(pool).vectors;
     const sv = src.length ? store.load(src).vectors : new Float32Array(0);
     const out = new Float32Array(new SharedArrayBuffer(pool.length * d * 4));
@@ -94,13 +99,13 @@ export class DenseProfiler implements Retriever {
     const pool = req.pool ?? wholeCorpus(store.manifest.corpusSize);
     const excludeSelf = req.excludeSelf ?? true;
     const lists: { docs: Uint32Array; scores: Float32Array }[] = new Array(req.queries.length);
-    await this.ensureEncoded(sortedUnique(req.queries));
+    await this.ensureEncoded(sortedUnique(req.queries), new Uint32Array(0));
     for (const scope of profileScopes(this.opts.graph, req)) {
       const raw = await this.profileVectors(req.pool ?? pool, req.queries, scope.before);
       const P = normalizeRows(raw, d, true);
       const qs = Uint32Array.from(scope.positions, (i) => req.queries[i]);
       const uq = sortedUnique(qs);
-      const qvAll = store.load(uq).vectors;
+      const qvAll = (this.opts.queryStore ?? store).load(uq).vectors;
       const Q = new Float32Array(qs.length * d);
       qs.forEach((q, i) => Q.set(qvAll.subarray(sortedFind(uq, q) * d, sortedFind(uq, q) * d + d), i * d));
       const exclude = Int32Array.from(qs, (q) => (excludeSelf ? sortedFind(pool, q) : -1));
@@ -125,9 +130,9 @@ export class DenseProfiler implements Retriever {
     return { offsets, docs, scores };
   }
 
-  private async ensureEncoded(indices: Uint32Array): Promise<void> {
+  private async ensureEncoded(queries: Uint32Array, documents: Uint32Array): Promise<void> {
     const { encoder, texts, store } = this.opts;
-    if (encoder && texts) await store.encodeMissing(encoder, texts, indices);
+    if (encoder && texts) await encodeRoles({ query: this.opts.queryStore ?? store, document: store }, encoder, texts, queries, documents);
   }
 }
 

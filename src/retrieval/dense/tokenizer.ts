@@ -1,0 +1,177 @@
+/**
+ * A model folder's tokenizer, for article texts: the transformers.js port of the Rust `tokenizers` library over
+ * the folder's tokenizer.json (WordPiece, byte-level BPE, SentencePiece Unigram; checked against Python
+ * `tokenizers` and transformers' AutoTokenizer: docs/dense.md), or, for a BERT folder with only vocab.txt, the
+ * tokenizer.json Python's BertTokenizerFast builds from it (wordpiece.ts). Local files only; nothing is written
+ * into the folder.
+ *
+ * An article is tokenised as the body ids of its text (no special tokens), cut so that the special tokens the
+ * tokenizer's post-processor adds around one sequence ([CLS] … [SEP], <s> … </s>) still fit the model's length:
+ * what Python's `tokenizer(text, truncation=True, max_length=N)` returns.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as transformers from '@huggingface/transformers';
+import { BertTokenizer, PreTrainedTokenizer } from '@huggingface/transformers';
+import { CitebenchError, InputError } from '../../util/errors.ts';
+import { bertParityRewrite, bertTokenizerFromVocab, tokenizerFiles } from './wordpiece.ts';
+
+interface TokenizerJson {
+  normalizer?: { type?: string; normalizers?: unknown[]; lowercase?: boolean } | null;
+  added_tokens?: { id: number; content: string; special?: boolean }[];
+  [k: string]: unknown;
+}
+
+interface JsTokenizer {
+  encode(text: string, opts?: { add_special_tokens?: boolean }): number[];
+}
+
+export interface ArticleTokenizer {
+  /** Ids of `text` without special tokens. */
+  body(text: string): number[];
+  /** Special tokens the post-processor puts before and after one sequence. */
+  prefix: number[];
+  suffix: number[];
+  /** The tokenizer's `sep_token` as text (`[SEP]`, `</s>`): an article is `title + sep_token + abstract`. */
+  sepToken: string;
+  /** Ids of the special (added) tokens. */
+  specialIds: Set<number>;
+}
+
+export interface TokenizerOptions {
+  /**
+   * sentence-transformers' `do_lower_case`: a Lowercase normalizer in front of the tokenizer's own unless it
+   * already lower-cases (6.x base/modules/transformer.py).
+   */
+  lowercase?: boolean;
+}
+
+function readJson(path: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new Error('not a JSON object');
+    return v as Record<string, unknown>;
+  } catch (e) {
+    throw new InputError(path, undefined, undefined, `cannot read it (${(e as Error).message})`);
+  }
+}
+
+/** A special token as a tokenizer config writes it: a string or an AddedToken object with `content`. */
+function tokenText(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (v && typeof v === 'object' && typeof (v as { content?: unknown }).content === 'string') return (v as { content: string }).content;
+  return undefined;
+}
+
+/** Whether a normalizer lower-cases (sentence-transformers' `_has_lowercase`). */
+function lowercases(n: unknown): boolean {
+  const x = n as { type?: string; lowercase?: boolean; normalizers?: unknown[] } | null | undefined;
+  if (!x) return false;
+  if (x.type === 'Lowercase') return true;
+  if (x.type === 'BertNormalizer') return x.lowercase === true;
+  if (x.type === 'Sequence') return (x.normalizers ?? []).some(lowercases);
+  return false;
+}
+
+/**
+ * Rewrites that make transformers.js normalise as Rust `tokenizers` does: BERT's (wordpiece.ts) and, for a
+ * Lowercase normalizer, the capital sigma (JavaScript lower-cases a word-final Σ to ς, Rust each character
+ * alone, always to σ).
+ */
+function parityRewrite(normalizer: unknown): ((text: string) => string) | undefined {
+  const bert = bertParityRewrite(normalizer);
+  const seq = (normalizer as { type?: string; normalizers?: unknown[] } | null)?.type === 'Sequence' ? (normalizer as { normalizers: unknown[] }).normalizers : [normalizer];
+  const lower = seq.some((n) => (n as { type?: string } | null)?.type === 'Lowercase');
+  const inner = seq.map((n) => bertParityRewrite(n)).find((f) => f);
+  const f = bert ?? inner;
+  if (!lower) return f;
+  return (text) => (f ? f(text) : text).replaceAll('\u03a3', '\u03c3');
+}
+
+/** The tokenizer.json and tokenizer config of a folder, as transformers.js constructs its tokenizer from them. */
+function loadJsTokenizer(dir: string, opts: TokenizerOptions): { tok: JsTokenizer; json: TokenizerJson; config: Record<string, unknown> } {
+  const files = tokenizerFiles(dir);
+  if (!files) throw new CitebenchError(`${dir}: no tokenizer (tokenizer.json or a BERT vocab.txt)`);
+  let json: TokenizerJson;
+  let config: Record<string, unknown>;
+  let cls: new (json: object, config: object) => unknown;
+  if (files.kind === 'vocab.txt') {
+    const built = bertTokenizerFromVocab(dir);
+    json = built.json as unknown as TokenizerJson;
+    config = built.config as unknown as Record<string, unknown>;
+    cls = BertTokenizer as unknown as typeof cls;
+  } else {
+    json = readJson(files.files[0]) as TokenizerJson;
+    const cfgPath = join(dir, 'tokenizer_config.json');
+    config = existsSync(cfgPath) ? readJson(cfgPath) : {};
+    // As AutoTokenizer picks the class: tokenizer_config.json's tokenizer_class without "Fast".
+    const name = typeof config.tokenizer_class === 'string' ? config.tokenizer_class.replace(/Fast$/, '') : 'PreTrainedTokenizer';
+    const exported = (transformers as unknown as Record<string, unknown>)[name];
+    cls = (typeof exported === 'function' && (exported === PreTrainedTokenizer || exported.prototype instanceof PreTrainedTokenizer) ? exported : PreTrainedTokenizer) as typeof cls;
+  }
+  if (opts.lowercase && !lowercases(json.normalizer)) {
+    const own = json.normalizer ? (json.normalizer.type === 'Sequence' ? (json.normalizer.normalizers ?? []) : [json.normalizer]) : [];
+    json = { ...json, normalizer: { type: 'Sequence', normalizers: [{ type: 'Lowercase' }, ...own] } };
+  }
+  let t: JsTokenizer;
+  try {
+    t = new cls(json, config) as JsTokenizer;
+  } catch (e) {
+    throw new CitebenchError(`${files.files[0]}: cannot load the tokenizer (${(e as Error).message})`);
+  }
+  const rewrite = parityRewrite(json.normalizer);
+  const tok: JsTokenizer = rewrite ? { encode: (text, o) => t.encode(rewrite(text), o) } : t;
+  return { tok, json, config };
+}
+
+/** The sep token's text: tokenizer_config.json, else special_tokens_map.json (as transformers reads them). */
+function sepTokenOf(dir: string, config: Record<string, unknown>): string | undefined {
+  const own = tokenText(config.sep_token);
+  if (own !== undefined) return own;
+  const mapPath = join(dir, 'special_tokens_map.json');
+  return existsSync(mapPath) ? tokenText(readJson(mapPath).sep_token) : undefined;
+}
+
+export function loadArticleTokenizer(dir: string, opts: TokenizerOptions = {}): ArticleTokenizer {
+  const { tok, json, config } = loadJsTokenizer(dir, opts);
+  // The post-processor's special tokens: where a plain text's ids sit inside its ids with special tokens.
+  const probe = 'a b';
+  const inner = tok.encode(probe, { add_special_tokens: false });
+  const outer = tok.encode(probe, { add_special_tokens: true });
+  let at = -1;
+  for (let i = 0; i + inner.length <= outer.length && at < 0; i++) if (inner.every((x, j) => outer[i + j] === x)) at = i;
+  if (at < 0 || inner.length === 0) throw new CitebenchError(`${dir}: the tokenizer's special tokens cannot be told apart from the text (probe ${JSON.stringify(probe)}: ${outer})`);
+  const sepToken = sepTokenOf(dir, config);
+  if (sepToken === undefined) throw new CitebenchError(`${dir}: the tokenizer has no sep_token (tokenizer_config.json / special_tokens_map.json): citebench joins title and abstract with it`);
+  const specialIds = new Set((json.added_tokens ?? []).filter((t) => t.special).map((t) => t.id));
+  return {
+    body: (text) => tok.encode(text, { add_special_tokens: false }),
+    prefix: outer.slice(0, at),
+    suffix: outer.slice(at + inner.length),
+    sepToken,
+    specialIds,
+  };
+}
+
+/** Ids of `text` with the special tokens, the text cut to fit `maxLength` in all (Python's truncation=True). */
+export function encodeTruncated(t: ArticleTokenizer, text: string, maxLength: number): Int32Array {
+  const body = t.body(text);
+  const room = Math.max(0, maxLength - t.prefix.length - t.suffix.length);
+  const n = Math.min(body.length, room);
+  const ids = new Int32Array(t.prefix.length + n + t.suffix.length);
+  ids.set(t.prefix, 0);
+  for (let i = 0; i < n; i++) ids[t.prefix.length + i] = body[i];
+  ids.set(t.suffix, t.prefix.length + n);
+  return ids;
+}
+
+/**
+ * A model folder's WordPiece tokenizer with its [CLS] and [SEP] ids (the cross-encoder's pair layout and
+ * ASPIRE's segments need them by name); it must add exactly [CLS] … [SEP].
+ */
+export async function loadTokenizer(model: { dir: string }): Promise<{ tokenizer: JsTokenizer; cls: number; sep: number }> {
+  const { tok } = loadJsTokenizer(model.dir, {});
+  const special = tok.encode('', { add_special_tokens: true });
+  if (special.length !== 2) throw new CitebenchError(`${model.dir}: tokenizer does not add [CLS] … [SEP] (got ${special})`);
+  return { tokenizer: tok, cls: special[0], sep: special[1] };
+}
