@@ -5,7 +5,7 @@
  * the run's MDCR stage alike; evaluated by mdcr.ts.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readTextFile } from '../util/json.ts';
 import { InMemoryTexts, type ArticleText } from '../corpus/article.ts';
 import { CitebenchError, InputError } from '../util/errors.ts';
 import type { RankedLists } from './types.ts';
@@ -28,12 +28,7 @@ export interface MdcrData {
  * other texts keeps its first line, as SciRepEval's reader does, and is counted in `conflicts` (never silent).
  */
 export function readMdcrData(path: string): MdcrData {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new InputError(path, undefined, undefined, `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+  const text = readTextFile(path);
   const ids: string[] = [];
   const items: ArticleText[] = [];
   const indexOf = new Map<string, number>();

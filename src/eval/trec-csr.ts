@@ -3,7 +3,8 @@
  * retrieved twice for one query is an error naming file and line).
  */
 import { InputError } from '../util/errors.ts';
-import { lineNumbersOf, type TrecEntries, type TrecTables } from './trec-io.ts';
+import { lineNumbersOf } from './line-scan.ts';
+import type { TrecEntries, TrecTables } from './trec-io.ts';
 import type { QrelsCsr, RunCsr } from './types.ts';
 
 /** Group qrels entries by query (positions 0..numQueries-1); a doc judged twice for a query is an error. */

@@ -19,7 +19,7 @@ import { experiment, type ExperimentCell } from './experiment.ts';
 import { MDCR_SPLITS, buildMdcr, writeMdcr, type MdcrModelLists, type MdcrPlan } from '../sampling/mdcr-plan.ts';
 import type { MdcrSplit, RankedIds } from '../sampling/mdcr-build.ts';
 import { readRankedRun } from '../eval/trec-run.ts';
-import { lineNumbersOf } from '../eval/trec-io.ts';
+import { lineNumbersOf } from '../eval/line-scan.ts';
 import { InputError } from '../util/errors.ts';
 import type { ReadyModel } from './models.ts';
 import { groupPath } from './plan.ts';

@@ -35,16 +35,14 @@ export function writeFileAtomicWith(path: string, produce: (write: (chunk: Uint8
 export async function writeFileAtomicAsync(path: string, produce: (write: (chunk: Uint8Array) => void) => Promise<void>): Promise<void> {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = path + tmpSuffix();
-  const fd = openSync(tmp, 'w');
+  const t = openTmp(tmp);
   try {
-    await produce((b) => writeAllSync(fd, b));
-    fsyncSync(fd);
+    await produce(t.write);
   } catch (e) {
-    closeSync(fd);
-    rmSync(tmp, { force: true });
+    t.abandon();
     throw e;
   }
-  closeSync(fd);
+  t.finish();
   renameSync(tmp, path);
 }
 
@@ -81,16 +79,36 @@ function writeTmp(tmp: string, data: string | Uint8Array | ArrayBufferView): voi
 
 /** Write a temp file chunk by chunk and fsync it; on any error it is removed. */
 function writeTmpWith(tmp: string, produce: (write: (chunk: Uint8Array) => void) => void): void {
-  const fd = openSync(tmp, 'w');
+  const t = openTmp(tmp);
   try {
-    produce((b) => writeAllSync(fd, b));
-    fsyncSync(fd);
+    produce(t.write);
   } catch (e) {
-    closeSync(fd);
-    rmSync(tmp, { force: true });
+    t.abandon();
     throw e;
   }
-  closeSync(fd);
+  t.finish();
+}
+
+/** A temp file open for writing: `finish` fsyncs and closes it; on any error (fsync's too) it is removed. */
+function openTmp(tmp: string): { write: (chunk: Uint8Array) => void; finish: () => void; abandon: () => void } {
+  const fd = openSync(tmp, 'w');
+  const abandon = () => {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+  };
+  return {
+    write: (b) => writeAllSync(fd, b),
+    finish() {
+      try {
+        fsyncSync(fd);
+      } catch (e) {
+        abandon();
+        throw e;
+      }
+      closeSync(fd);
+    },
+    abandon,
+  };
 }
 
 export function pidAlive(pid: number): boolean {

@@ -7,12 +7,7 @@ import { InputError } from './errors.ts';
 
 /** Parse a JSON file; a syntax error names the file, line and column. */
 export function readJsonFile(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new InputError(path, undefined, undefined, `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+  const text = readTextFile(path);
   try {
     return JSON.parse(text);
   } catch (e) {
@@ -96,5 +91,14 @@ function jsonErrorOffset(text: string): number {
     return i < text.length ? i : text.length;
   } catch (pos) {
     return typeof pos === 'number' ? pos : 0;
+  }
+}
+
+/** A user's file as UTF-8 text; a file that cannot be read is one line naming it and why. */
+export function readTextFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new InputError(path, undefined, undefined, `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
 }

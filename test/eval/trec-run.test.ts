@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readRankedRun } from '../../src/eval/trec-run.ts';
-import { lineNumbersOf } from '../../src/eval/trec-io.ts';
+import { lineNumbersOf } from '../../src/eval/line-scan.ts';
 import { writeRun } from '../../src/eval/trec-write.ts';
 import { trecEvalText } from '../../src/eval/trec-eval.ts';
 import { InputError } from '../../src/util/errors.ts';

@@ -10,7 +10,9 @@ import { DISTANCE_HELP, parseDistance } from '../../retrieval/dense/similarity.t
 export const modelOptionsUsage = `model options:
   --model NAME|DIR   ${KNOWN_MODELS.map((m) => m.name).join(', ')} (looked up as <models-dir>/<NAME>/),
                      or a model folder in Hugging Face layout (config.json, tokenizer.json or a BERT vocab.txt,
-                     a checkpoint or ONNX weights; a sentence-transformers folder with its modules.json),
+                     and weights: a BERT, RoBERTa, XLM-RoBERTa or ModernBERT checkpoint as the hub publishes it,
+                     model.safetensors or pytorch_model.bin, converted in-process once and cached in the folder,
+                     no Python or export step; or ONNX weights; a sentence-transformers folder with its modules.json),
                      or a Hugging Face id ORG/NAME (looked up as <models-dir>/ORG--NAME/)
   --adapter DIR|ORG/NAME  a task adapter saved by the adapters library (adapter_config.json + weights), added
                      to the model's checkpoint (specter2: allenai/specter2, the proximity adapter, by default)

@@ -24,12 +24,13 @@ export const usage = `usage: citebench dense search --model NAME|DIR --corpus ST
                             [model options]
 
 Rank pool articles for each query article by embedding similarity and write a TREC run (qid Q0 docno rank
-score tag; paper ids; scores by the model's distance — ${DISTANCE_HELP} —
-as sentence-transformers' similarity computes them; ties by docno descending as trec_eval ranks them). Queries
-are encoded as queries (the model's query prompt) and the pool as documents (its document prompt); a model
-whose two prompts differ keeps query/ and document/ stores under EMB_DIR. Exact search by default; ASPIRE models
-score a pair by its best sentence pair. Articles missing from the embedding store are encoded first when the
-model folder is available.
+score tag; paper ids; ties by docno descending as trec_eval ranks them). Scores are the model's distance:
+${DISTANCE_HELP}
+(as sentence-transformers' similarity computes them). Queries are encoded as queries (the model's query prompt)
+and the pool as documents (its document prompt); a model whose two prompts differ keeps query/ and document/
+stores under EMB_DIR. Exact search by default; ASPIRE models score a pair by its best sentence pair. Articles
+missing from the embedding store are encoded first when the model folder is available.
+
   --queries FILE   paper ids, one per line
   --pool FILE      paper ids of the candidate pool (default: the whole corpus)
   --emb EMB_DIR    embedding store (default: data/embeddings/<corpus folder>/<model>, as citebench encode writes)
