@@ -307,11 +307,11 @@ test('MDCR from imported vectors: exact pair scores; a candidate without a vecto
     const got = JSON.parse(readFileSync(join(dir, 'scores.json'), 'utf8')) as Record<string, number>;
     assert.deepEqual([6, 7, 1].map((i) => got[`${corpusIds[5]}_${corpusIds[i]}`]), [l2(corpusIds[6]), l2(corpusIds[7]), -3.4028234663852886e38]);
     const strictRun = score(join(dir, 'bench.json'), '--strict');
-    assert.equal(strictRun.status, 1);
+    assert.equal(strictRun.status, 2, 'bad input: exit 2, as every command');
     assert.match(strictRun.stderr, /^citebench: .*no vector for 1 candidate article/);
     assert.equal(strictRun.stderr.trim().split('\n').length, 1, 'one line');
     const noQuery = score(bench(corpusIds[1], { true: [corpusIds[6]] }));
-    assert.equal(noQuery.status, 1);
+    assert.equal(noQuery.status, 2);
     assert.match(noQuery.stderr, new RegExp(`no vector for query paper ${corpusIds[1]}`));
   } finally {
     rmSync(dir, { recursive: true, force: true });
