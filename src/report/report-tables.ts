@@ -14,6 +14,7 @@ import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
 import { meanOverRepeats, weightsNote, type MeanRow, type ResultsIndex } from './results.ts';
 import { beyondPaperRows, markPair, significanceKey, significanceNote, significanceRows, storedSignificance } from './significance.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
+import { hasSpecter2, SPECTER2_CARD_MDCR, type PublishedTable } from './published.ts';
 import { MDCR_METRICS, mdcrTable3Data, mdcrTable4Data } from './mdcr-tables.ts';
 import { fmtValue, poolLabel, type MarkedRow, type ReportTable, type TableRow, type TextCell, type ValueCell } from './tables.ts';
 
@@ -73,6 +74,7 @@ export function buildTables(r: ResultsIndex, paper: PaperNumbers | undefined): R
     table1(r, rows, sig, paper),
     fieldTable(r, rows, sig, paper, 2),
     table3(r, paper),
+    r.mdcr && hasSpecter2(r.models) ? publishedTable('table3-specter2-card', 'MDCR as the SPECTER2 model card publishes it', SPECTER2_CARD_MDCR) : undefined,
     table4(r, paper),
     paper && table5(r, paper),
     paper && table6(paper),
@@ -222,6 +224,17 @@ function table3(r: ResultsIndex, paper: PaperNumbers | undefined): ReportTable |
     intro: `MDCR built by citebench from this corpus (${m.queriesPerSplit.test} test queries: the field-level ones; ${m.queriesPerSplit.val ?? 0} disjoint val queries), ` +
       `model-based negatives from ${m.chosenModels.join(', ') || 'no model'}${m.notes.length ? ` (${m.notes.join('; ')})` : ''}. evaluate.py's values (×100); the best model per field is marked.`,
     ...(paper ? { paperNote: 'Paper values: the published MDCR test split.' } : {}),
+  };
+}
+
+/** Published numbers of other work, shown as a reference block: its source named, no difference to ours. */
+function publishedTable(id: string, title: string, p: PublishedTable): ReportTable {
+  return {
+    id, title, rowHead: 'model (published)', paperOnly: true,
+    intro: `For reference, not computed by citebench: ${p.columns.join(' and ')} ×100 on ${p.on}, as quoted from ${p.source}. ` +
+      'They were measured with the published models on the published files; this run\'s MDCR is built from its own corpus, so they are not compared with ours.',
+    columns: p.columns,
+    rows: p.rows.map((x) => ({ label: x.model, cells: x.values.map((v) => ({ kind: 'value' as const, value: v })) })),
   };
 }
 
