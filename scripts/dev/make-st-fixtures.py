@@ -6,7 +6,7 @@ transformers 5.18 and torch), and what the library computes with them on a small
   {"query": "query: ", "document": "passage: "}, similarity cosine (the default), max_seq_length 48;
 - cls-legacy-dot/: the same weights with the Transformer module in 0_Transformer/, the legacy Pooling config
   (pooling_mode_cls_token true, the other booleans false), no Normalize, similarity_fn_name "dot".
-- variants (golden.json "variants"): the files of further folders on the same weights — pooling max,
+- variants (golden.json "variants"): the config files (tokenizer_config.json included) of further folders on the same weights — pooling max,
   lasttoken, weightedmean, mean_sqrt_len_tokens and cls+mean, include_prompt false, do_lower_case, euclidean
   and manhattan similarity — written by the library's own save(); a test lays each one over a copy of
   mean-normalize-prompts/.
@@ -96,12 +96,13 @@ def results(st, records, queries):
 
 
 def folder_files(path):
-    """The small config files of a saved folder (not weights, not the tokenizer)."""
+    """The small config files of a saved folder (not weights, not the tokenizer's vocabulary). tokenizer_config.json
+    is one: sentence-transformers 6 saves max_seq_length there as model_max_length."""
     out = {}
     for dirpath, _, names in os.walk(path):
         for n in names:
             rel = os.path.relpath(os.path.join(dirpath, n), path)
-            if n.endswith('.json') and not n.startswith('tokenizer') and n != 'config.json' or rel.endswith('Pooling/config.json'):
+            if n.endswith('.json') and n not in ('tokenizer.json', 'config.json') or rel.endswith('Pooling/config.json'):
                 out[rel] = open(os.path.join(dirpath, n), encoding='utf-8').read()
     return out
 
