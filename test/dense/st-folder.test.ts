@@ -151,3 +151,31 @@ test('a module citebench does not run (Dense) is a one-line error naming modules
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('encode --role query|document fills the stores dense search --no-encode then ranks from, as sentence-transformers', () => {
+  const root = mkdtempSync(join(tmpdir(), 'cb-st-encode-'));
+  try {
+    const g = golden.folders['mean-normalize-prompts']!;
+    const dir = copyFolder(root, 'mean-normalize-prompts');
+    const store = join(root, 'store');
+    assert.equal(cli('corpus', 'build', '--input', join(ST, 'corpus.jsonl'), '--out', store, '--no-prefilter').code, 0);
+    const emb = join(root, 'emb');
+    let r = cli('encode', '--model', dir, '--corpus', store, '--role', 'query', '--ids', join(ST, 'queries.txt'), '--out', emb);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /query prompt "query: "/);
+    assert.ok(existsSync(join(emb, 'query', 'manifest.json')));
+    r = cli('encode', '--model', dir, '--corpus', store, '--role', 'document', '--out', emb);
+    assert.equal(r.code, 0, r.err);
+    const run = join(root, 'run.trec');
+    r = cli('dense', 'search', '--model', dir, '--corpus', store, '--queries', join(ST, 'queries.txt'), '--k', String(golden.k), '--emb', emb, '--out', run, '--no-encode');
+    assert.equal(r.code, 0, r.err);
+    const lines = readFileSync(run, 'utf8').trim().split('\n').map((l) => l.split(/\s+/));
+    for (const t of g.top) assert.deepEqual(lines.filter((l) => l[0] === t.query).map((l) => l[2]), t.docs, `query ${t.query}`);
+    r = cli('encode', '--model', dir, '--corpus', store, '--role', 'passage', '--out', emb);
+    assert.notEqual(r.code, 0);
+    assert.match(r.err, /--role must be document or query/);
+    assert.match(cli('encode', '--help').out + cli('encode', '--help').err, /--role/);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
