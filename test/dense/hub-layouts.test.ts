@@ -58,7 +58,8 @@ const REPOS: Record<string, FakeRepo> = {
       'model.safetensors': bytes('scincl-st', 50_000),
       'pytorch_model.bin': bytes('scincl-bin', 50_000),
       '1_Pooling/config.json': '{"pooling_mode_cls_token": true}\n',
-      'modules.json': '[]\n',
+      // As the hub's malteos/scincl has it: a Transformer at the repo's root, then CLS pooling.
+      'modules.json': '[{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"}, {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]\n',
       'config_sentence_transformers.json': '{}\n',
       'sentence_bert_config.json': '{}\n',
       'train_triples.csv.gz': bytes('triples', 5000),
@@ -163,7 +164,7 @@ const temps = (models: string) => readdirSync(models).filter((f) => f.startsWith
 const EXPECTED: Record<string, string[]> = {
   'allenai/scibert_scivocab_uncased': ['config.json', 'pytorch_model.bin', 'vocab.txt'],
   'allenai/specter': ['config.json', 'pytorch_model.bin', 'special_tokens_map.json', 'tokenizer_config.json', 'vocab.txt'],
-  'malteos/scincl': ['config.json', 'model.safetensors', 'special_tokens_map.json', 'tokenizer_config.json', 'vocab.txt'],
+  'malteos/scincl': ['1_Pooling/config.json', 'config.json', 'config_sentence_transformers.json', 'model.safetensors', 'modules.json', 'sentence_bert_config.json', 'special_tokens_map.json', 'tokenizer_config.json', 'vocab.txt'],
   'allenai/aspire-contextualsentence-singlem-biomed': ['config.json', 'pytorch_model.bin', 'special_tokens_map.json', 'tokenizer_config.json', 'vocab.txt'],
   'allenai/aspire-contextualsentence-singlem-compsci': ['config.json', 'pytorch_model.bin', 'special_tokens_map.json', 'tokenizer_config.json', 'vocab.txt'],
   'allenai/specter2_base': ['config.json', 'pytorch_model.bin', 'special_tokens_map.json', 'tokenizer.json', 'tokenizer_config.json'],
@@ -206,6 +207,11 @@ test('files the repo lacks are asked for once (404) and never fetched; weights t
   assert.deepEqual(
     mine.map((r) => `${r.file} ${r.status}`),
     [
+      // The sentence-transformers files first: they say where the Transformer module's files are.
+      'modules.json 200',
+      'config_sentence_transformers.json 200',
+      '1_Pooling/config.json 200',
+      'sentence_bert_config.json 200',
       'config.json 200',
       'tokenizer.json 404',
       'vocab.txt 200',
@@ -249,7 +255,7 @@ test('a connection cut mid-file keeps the partial file; the next run resumes it 
   // Finished files are not fetched again; absent ones are probed; the weights continue at byte 100000.
   assert.deepEqual(
     again.map((r) => `${r.file} ${r.status}${r.range ? ` ${r.range}` : ''}`),
-    ['tokenizer.json 404', 'onnx/model.onnx 404', 'onnx/model_quantized.onnx 404', 'model.safetensors 404', 'model.safetensors.index.json 404', 'pytorch_model.bin 206 bytes=100000-'],
+    ['modules.json 404', 'tokenizer.json 404', 'onnx/model.onnx 404', 'onnx/model_quantized.onnx 404', 'model.safetensors 404', 'model.safetensors.index.json 404', 'pytorch_model.bin 206 bytes=100000-'],
   );
   assert.equal(again.at(-1)!.sent, 200_000);
   assert.match(lines[0], /resuming an earlier download/);
@@ -334,7 +340,7 @@ test('a 5xx mid-download is one line; what was fetched is kept and the next run 
 
 test('401 (private repo without a token), unknown repo, 404 revision, gated repo: one line, no folder, no temporary folder', async () => {
   const cases: [string, string | undefined, RegExp][] = [
-    ['test-org/private', undefined, /^CitebenchError: cannot download http:.*\/test-org\/private\/resolve\/main\/config\.json: HTTP 401 Unauthorized \(RepoNotFound\): test-org\/private at http:.*: not found, or private or gated \(set HF_TOKEN to a token that may read it\)$/],
+    ['test-org/private', undefined, /^CitebenchError: cannot download http:.*\/test-org\/private\/resolve\/main\/modules\.json: HTTP 401 Unauthorized \(RepoNotFound\): test-org\/private at http:.*: not found, or private or gated \(set HF_TOKEN to a token that may read it\)$/],
     ['test-org/nothing-here', undefined, /HTTP 401 Unauthorized \(RepoNotFound\): test-org\/nothing-here at .*set HF_TOKEN/],
     ['test-org/private', 'wrong', /HTTP 401 .*: not found, or HF_TOKEN may not read it \(private or gated\)$/],
     ['test-org/gated', undefined, /HTTP 403 Forbidden \(GatedRepo\): test-org\/gated is gated: accept its terms on the hub page, then set HF_TOKEN/],
@@ -351,7 +357,7 @@ test('401 (private repo without a token), unknown repo, 404 revision, gated repo
   const { models, dir } = place('allenai/specter');
   await assert.rejects(
     downloadModel('allenai/specter', dir, { endpoint: hub.endpoint, progress: false, revision: 'v9' }),
-    /^CitebenchError: cannot download http:.*\/allenai\/specter\/resolve\/v9\/config\.json: HTTP 404 Not Found \(RevisionNotFound\): allenai\/specter has no revision 'v9'$/,
+    /^CitebenchError: cannot download http:.*\/allenai\/specter\/resolve\/v9\/modules\.json: HTTP 404 Not Found \(RevisionNotFound\): allenai\/specter has no revision 'v9'$/,
   );
   assert.deepEqual(readdirSync(models), []);
 });
