@@ -1,8 +1,9 @@
 """Regenerate test/dense/fixtures/tokenizers/ (development only, not run by tests).
 
 Small tokenizer folders of the families citebench reads from tokenizer.json, trained here with the `tokenizers`
-and `sentencepiece` libraries on the shared S2ORC titles and abstracts (the real models' vocabularies are
-megabytes and not on this machine; the pipelines are the real ones):
+and `sentencepiece` libraries on the S2ORC metadata sample's titles and abstracts (allenai/s2orc, ODC-BY 1.0; the
+golden texts add the SciRepEval sample, allenai/scirepeval, ODC-BY). The real models' vocabularies are megabytes;
+the pipelines are the real ones:
 - bert-wordpiece: WordPiece (BertTokenizer), as e5 / bge / gte ship it;
 - bert-cased-json: the same vocabulary, tokenizer.json says lowercase=false but tokenizer_config.json does not
   say do_lower_case (transformers 5 rebuilds BertTokenizer from the config: it lower-cases);
