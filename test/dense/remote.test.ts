@@ -25,7 +25,8 @@ const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const ALL = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx', 'onnx/model_quantized.onnx'];
 const NEEDED = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx'];
 /** Requests of a download of test-org/tiny: NEEDED, and the probe for special_tokens_map.json (404). */
-const ASKED = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'onnx/model.onnx'];
+// modules.json first: a sentence-transformers folder's modules say where the Transformer module's files are.
+const ASKED = ['modules.json', 'config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'onnx/model.onnx'];
 
 let hub: FakeHub;
 let endpoint = '';
@@ -148,7 +149,7 @@ test('quantized: onnx/model_quantized.onnx first, onnx/model.onnx when the repo 
     assert.equal(f.onnxFile, join(models, 'test-org--fp32-only', 'onnx', 'model.onnx'));
     assert.deepEqual(
       paths(n).map((u) => u.replace('/test-org/fp32-only/resolve/main/', '')),
-      ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'onnx/model_quantized.onnx', 'onnx/model.onnx'],
+      ['modules.json', 'config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'onnx/model_quantized.onnx', 'onnx/model.onnx'],
     );
   } finally {
     rmSync(models, { recursive: true, force: true });
@@ -195,7 +196,7 @@ test('HTTP errors, broken transfers and unreachable hubs are one-line errors; st
     );
     await assert.rejects(
       resolveModelAsync('test-org/nothing-here', { modelsDir: models, allowRemote: true }),
-      /^CitebenchError: cannot download http:.*\/test-org\/nothing-here\/resolve\/main\/config\.json: HTTP 401 Unauthorized \(RepoNotFound\): test-org\/nothing-here at http:.*: not found, or private or gated \(set HF_TOKEN to a token that may read it\)$/,
+      /^CitebenchError: cannot download http:.*\/test-org\/nothing-here\/resolve\/main\/modules\.json: HTTP 401 Unauthorized \(RepoNotFound\): test-org\/nothing-here at http:.*: not found, or private or gated \(set HF_TOKEN to a token that may read it\)$/,
     );
     assert.deepEqual(readdirSync(models), [], 'nothing was fetched: nothing is kept');
     hub.cutAfter('test-org/truncated', 'config.json', 20);
