@@ -58,8 +58,8 @@ const REPOS: Record<string, FakeRepo> = {
       'model.safetensors': bytes('scincl-st', 50_000),
       'pytorch_model.bin': bytes('scincl-bin', 50_000),
       '1_Pooling/config.json': '{"pooling_mode_cls_token": true}\n',
-      // As the hub has it: Transformer at the root, CLS pooling in 1_Pooling/.
-      'modules.json': '[{"idx":0,"name":"0","path":"","type":"sentence_transformers.models.Transformer"},{"idx":1,"name":"1","path":"1_Pooling","type":"sentence_transformers.models.Pooling"}]\n',
+      // As the hub's malteos/scincl has it: a Transformer at the repo's root, then CLS pooling.
+      'modules.json': '[{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"}, {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]\n',
       'config_sentence_transformers.json': '{}\n',
       'sentence_bert_config.json': '{}\n',
       'train_triples.csv.gz': bytes('triples', 5000),
@@ -207,7 +207,7 @@ test('files the repo lacks are asked for once (404) and never fetched; weights t
   assert.deepEqual(
     mine.map((r) => `${r.file} ${r.status}`),
     [
-      // A sentence-transformers repo: its module files first (modules.json says where the Transformer is).
+      // The sentence-transformers files first: they say where the Transformer module's files are.
       'modules.json 200',
       'config_sentence_transformers.json 200',
       '1_Pooling/config.json 200',
@@ -469,26 +469,20 @@ test('a 401 after part of a download (token missing on the second run) keeps the
   assert.ok(readFileSync(join(dir, 'pytorch_model.bin')).equals(hub.file(repo, 'pytorch_model.bin')));
 });
 
-test('progress: a line per file with bytes, rate and ETA on a terminal, nothing when silenced', async () => {
+test('progress: a line per file with bytes, rate and ETA when enabled, nothing when not', async () => {
   const repo = 'test-org/flaky';
   const written: string[] = [];
-  const saved = { write: process.stderr.write, isTTY: process.stderr.isTTY, ci: process.env.CI };
+  const write = process.stderr.write;
   process.stderr.write = ((chunk: string | Uint8Array) => {
     written.push(String(chunk));
     return true;
   }) as typeof process.stderr.write;
-  // stderr stands in for a terminal outside CI: the only place a bar is drawn (util/progress.ts decides).
-  process.stderr.isTTY = true;
-  delete process.env.CI;
   try {
     await downloadModel(repo, place(repo).dir, { endpoint: hub.endpoint, progress: false });
     assert.deepEqual(written, []);
-    await downloadModel(repo, place(repo).dir, { endpoint: hub.endpoint });
+    await downloadModel(repo, place(repo).dir, { endpoint: hub.endpoint, progress: true });
   } finally {
-    process.stderr.write = saved.write;
-    process.stderr.isTTY = saved.isTTY;
-    if (saved.ci === undefined) delete process.env.CI;
-    else process.env.CI = saved.ci;
+    process.stderr.write = write;
   }
   const text = written.join('');
   assert.match(text, /download test-org\/flaky pytorch_model\.bin: 20\.0k\/20\.0k \(100\.0%\) .* bytes\/s {2}ETA /);

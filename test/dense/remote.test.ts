@@ -25,7 +25,7 @@ const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const ALL = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx', 'onnx/model_quantized.onnx'];
 const NEEDED = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx'];
 /** Requests of a download of test-org/tiny: NEEDED, and the probe for special_tokens_map.json (404). */
-// A repo is first asked for modules.json (a sentence-transformers folder says there where its Transformer is).
+// modules.json first: a sentence-transformers folder's modules say where the Transformer module's files are.
 const ASKED = ['modules.json', 'config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'onnx/model.onnx'];
 
 let hub: FakeHub;

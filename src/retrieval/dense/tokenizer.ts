@@ -12,9 +12,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as transformers from '@huggingface/transformers';
-import { BertTokenizer, PreTrainedTokenizer } from '@huggingface/transformers';
+import { PreTrainedTokenizer } from '@huggingface/transformers';
 import { CitebenchError, InputError } from '../../util/errors.ts';
 import { bertParityRewrite, bertTokenizerFromVocab, tokenizerFiles } from './wordpiece.ts';
+import { PrecompiledCharsmap } from './precompiled.ts';
+import { defaultSepToken, effectiveTokenizerJson, unsupportedPart } from './tokenizer-classes.ts';
 
 interface TokenizerJson {
   normalizer?: { type?: string; normalizers?: unknown[]; lowercase?: boolean } | null;
@@ -73,67 +75,109 @@ function lowercases(n: unknown): boolean {
   return false;
 }
 
-/**
- * Rewrites that make transformers.js normalise as Rust `tokenizers` does: BERT's (wordpiece.ts) and, for a
- * Lowercase normalizer, the capital sigma (JavaScript lower-cases a word-final Σ to ς, Rust each character
- * alone, always to σ).
- */
-function parityRewrite(normalizer: unknown): ((text: string) => string) | undefined {
-  const bert = bertParityRewrite(normalizer);
-  const seq = (normalizer as { type?: string; normalizers?: unknown[] } | null)?.type === 'Sequence' ? (normalizer as { normalizers: unknown[] }).normalizers : [normalizer];
-  const lower = seq.some((n) => (n as { type?: string } | null)?.type === 'Lowercase');
-  const inner = seq.map((n) => bertParityRewrite(n)).find((f) => f);
-  const f = bert ?? inner;
-  if (!lower) return f;
-  return (text) => (f ? f(text) : text).replaceAll('\u03a3', '\u03c3');
+/** Rust `to_lowercase` per character (JavaScript lower-cases a word-final Σ to ς; Rust always to σ). */
+function lowerPerChar(text: string): string {
+  let out = '';
+  for (const ch of text) out += ch.toLowerCase();
+  return out;
 }
 
-/** The tokenizer.json and tokenizer config of a folder, as transformers.js constructs its tokenizer from them. */
-function loadJsTokenizer(dir: string, opts: TokenizerOptions): { tok: JsTokenizer; json: TokenizerJson; config: Record<string, unknown> } {
+/**
+ * Make transformers.js normalise as Rust `tokenizers` does, in place: a Precompiled normaliser by the real
+ * charsmap (precompiled.ts) instead of NFKC, and Lowercase per character. BertNormalizer's two differences are
+ * rewritten in the text instead (wordpiece.ts bertParityRewrite).
+ */
+function exactNormalizers(t: unknown, where: string): void {
+  type N = { config?: { type?: string; precompiled_charsmap?: string }; normalizers?: unknown[]; normalize?: (s: string) => string } | null | undefined;
+  const visit = (n: N) => {
+    if (!n) return;
+    if (n.config?.type === 'Sequence') for (const m of n.normalizers ?? []) visit(m as N);
+    else if (n.config?.type === 'Precompiled' && typeof n.config.precompiled_charsmap === 'string') {
+      const map = new PrecompiledCharsmap(n.config.precompiled_charsmap, where);
+      n.normalize = (s) => map.normalize(s);
+    } else if (n.config?.type === 'Lowercase') n.normalize = lowerPerChar;
+  };
+  visit((t as { _tokenizer?: { normalizer?: unknown } })._tokenizer?.normalizer as N);
+}
+
+/** Rust's `char::is_whitespace` (Unicode White_Space): JavaScript's \s lacks U+0085 and adds U+FEFF. */
+const RUST_NON_WHITESPACE_RUNS = /[^\t\n\v\f\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/g;
+
+/** Make transformers.js pre-tokenise as Rust `tokenizers` does, in place: WhitespaceSplit by Rust's white space. */
+function exactPreTokenizers(t: unknown): void {
+  type P = { tokenizers?: unknown[]; pre_tokenize_text?: (s: string) => string[] } | null | undefined;
+  const visit = (p: P) => {
+    if (!p) return;
+    for (const m of p.tokenizers ?? []) visit(m as P);
+    if (p.constructor.name === 'WhitespaceSplit') p.pre_tokenize_text = (s) => s.match(RUST_NON_WHITESPACE_RUNS) ?? [];
+  };
+  visit((t as { _tokenizer?: { pre_tokenizer?: unknown } })._tokenizer?.pre_tokenizer as P);
+}
+
+function readModelType(dir: string): string | undefined {
+  const p = join(dir, 'config.json');
+  if (!existsSync(p)) return undefined;
+  const t = readJson(p).model_type;
+  return typeof t === 'string' ? t : undefined;
+}
+
+/**
+ * The folder's tokenizer as transformers 5 runs it (tokenizer-classes.ts), built by transformers.js with exact
+ * normalisers.
+ */
+function loadJsTokenizer(dir: string, opts: TokenizerOptions): { tok: JsTokenizer; json: TokenizerJson; config: Record<string, unknown>; cls: string } {
   const files = tokenizerFiles(dir);
   if (!files) throw new CitebenchError(`${dir}: no tokenizer (tokenizer.json or a BERT vocab.txt)`);
   let json: TokenizerJson;
   let config: Record<string, unknown>;
-  let cls: new (json: object, config: object) => unknown;
+  let tokClass: string;
   if (files.kind === 'vocab.txt') {
     const built = bertTokenizerFromVocab(dir);
     json = built.json as unknown as TokenizerJson;
     config = built.config as unknown as Record<string, unknown>;
-    cls = BertTokenizer as unknown as typeof cls;
+    tokClass = 'BertTokenizer';
   } else {
-    json = readJson(files.files[0]) as TokenizerJson;
     const cfgPath = join(dir, 'tokenizer_config.json');
     config = existsSync(cfgPath) ? readJson(cfgPath) : {};
-    // As AutoTokenizer picks the class: tokenizer_config.json's tokenizer_class without "Fast".
-    const name = typeof config.tokenizer_class === 'string' ? config.tokenizer_class.replace(/Fast$/, '') : 'PreTrainedTokenizer';
-    const exported = (transformers as unknown as Record<string, unknown>)[name];
-    cls = (typeof exported === 'function' && (exported === PreTrainedTokenizer || exported.prototype instanceof PreTrainedTokenizer) ? exported : PreTrainedTokenizer) as typeof cls;
+    const eff = effectiveTokenizerJson(readJson(files.files[0]), config, readModelType(dir));
+    json = eff.json as TokenizerJson;
+    tokClass = eff.cls;
   }
   if (opts.lowercase && !lowercases(json.normalizer)) {
     const own = json.normalizer ? (json.normalizer.type === 'Sequence' ? (json.normalizer.normalizers ?? []) : [json.normalizer]) : [];
     json = { ...json, normalizer: { type: 'Sequence', normalizers: [{ type: 'Lowercase' }, ...own] } };
   }
+  const unsupported = unsupportedPart(json as Record<string, unknown>);
+  if (unsupported) throw new CitebenchError(`${files.files[0]}: citebench cannot tokenise exactly with ${unsupported} (supported: WordPiece, BPE, Unigram with BERT, byte-level, Metaspace and precompiled-charsmap parts)`);
+  // The transformers.js class of that name (as its AutoTokenizer picks one), else the base class.
+  const exported = (transformers as unknown as Record<string, unknown>)[tokClass];
+  const Ctor = (
+    typeof exported === 'function' && (exported === PreTrainedTokenizer || exported.prototype instanceof PreTrainedTokenizer) ? exported : PreTrainedTokenizer
+  ) as new (json: object, config: object) => JsTokenizer;
   let t: JsTokenizer;
   try {
-    t = new cls(json, config) as JsTokenizer;
+    t = new Ctor(json, config);
   } catch (e) {
     throw new CitebenchError(`${files.files[0]}: cannot load the tokenizer (${(e as Error).message})`);
   }
-  const rewrite = parityRewrite(json.normalizer);
+  exactNormalizers(t, files.files[0]);
+  exactPreTokenizers(t);
+  const members = json.normalizer?.type === 'Sequence' ? (json.normalizer.normalizers ?? []) : [json.normalizer];
+  const rewrite = members.map((n) => bertParityRewrite(n)).find((f) => f);
   const tok: JsTokenizer = rewrite ? { encode: (text, o) => t.encode(rewrite(text), o) } : t;
-  return { tok, json, config };
+  return { tok, json, config, cls: tokClass };
 }
 
-/** The sep token's text: tokenizer_config.json, else special_tokens_map.json (as transformers reads them). */
-function sepTokenOf(dir: string, config: Record<string, unknown>): string | undefined {
+/** The sep token's text: tokenizer_config.json, else special_tokens_map.json, else the class's default. */
+function sepTokenOf(dir: string, config: Record<string, unknown>, cls: string): string | undefined {
   const own = tokenText(config.sep_token);
   if (own !== undefined) return own;
   const mapPath = join(dir, 'special_tokens_map.json');
-  return existsSync(mapPath) ? tokenText(readJson(mapPath).sep_token) : undefined;
+  return (existsSync(mapPath) ? tokenText(readJson(mapPath).sep_token) : undefined) ?? defaultSepToken(cls);
 }
 
 export function loadArticleTokenizer(dir: string, opts: TokenizerOptions = {}): ArticleTokenizer {
-  const { tok, json, config } = loadJsTokenizer(dir, opts);
+  const { tok, json, config, cls } = loadJsTokenizer(dir, opts);
   // The post-processor's special tokens: where a plain text's ids sit inside its ids with special tokens.
   const probe = 'a b';
   const inner = tok.encode(probe, { add_special_tokens: false });
@@ -141,7 +185,7 @@ export function loadArticleTokenizer(dir: string, opts: TokenizerOptions = {}): 
   let at = -1;
   for (let i = 0; i + inner.length <= outer.length && at < 0; i++) if (inner.every((x, j) => outer[i + j] === x)) at = i;
   if (at < 0 || inner.length === 0) throw new CitebenchError(`${dir}: the tokenizer's special tokens cannot be told apart from the text (probe ${JSON.stringify(probe)}: ${outer})`);
-  const sepToken = sepTokenOf(dir, config);
+  const sepToken = sepTokenOf(dir, config, cls);
   if (sepToken === undefined) throw new CitebenchError(`${dir}: the tokenizer has no sep_token (tokenizer_config.json / special_tokens_map.json): citebench joins title and abstract with it`);
   const specialIds = new Set((json.added_tokens ?? []).filter((t) => t.special).map((t) => t.id));
   return {
