@@ -24,7 +24,7 @@ import {
   type Attributes, type Graph, type Lexicon, type ShardJob, type World,
 } from './synth-text.ts';
 import { Growable } from '../util/growable.ts';
-import { transposeCsr } from './store-build.ts';
+import { transposeCsr } from '../util/csr.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { Progress } from '../util/progress.ts';
 import { CitebenchError } from '../util/errors.ts';
