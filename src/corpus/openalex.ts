@@ -59,7 +59,7 @@ export const MAG_ROOT_CONCEPTS: Record<string, string> = {
 
 const WORK_ID = /^(?:https:\/\/openalex\.org\/)?(W[1-9][0-9]{0,12})$/;
 const PARTITION = /^updated_date=(\d{4}-\d{2}-\d{2})$/;
-const DATA_FILE = /\.(?:jsonl|json)(?:\.gz)?$|\.gz$/;
+const DATA_FILE = /\.jsonl(?:\.gz)?$|\.gz$/;
 /** Positions of an abstract's words beyond this are refused (a corrupt index, not an abstract). */
 const MAX_POSITION = 1_000_000;
 
@@ -94,12 +94,14 @@ export function openAlexFiles(path: string): string[] {
   if (!existsSync(path)) throw new CitebenchError(`${path}: no such file or directory`);
   if (statSync(path).isFile()) return [path];
   const dir = worksFolder(path);
+  const partitions = hasPartitions(dir);
   const out: string[] = [];
+  // A snapshot's works folder: the partitions' files (beside them only the manifest); else the folder's own files.
   for (const n of readdirSync(dir).sort()) {
     const p = join(dir, n);
     if (statSync(p).isDirectory()) {
       if (PARTITION.test(n)) for (const f of readdirSync(p).sort()) if (DATA_FILE.test(f)) out.push(join(p, f));
-    } else if (DATA_FILE.test(n)) out.push(p);
+    } else if (!partitions && DATA_FILE.test(n)) out.push(p);
   }
   if (out.length === 0) throw new CitebenchError(`${path}: no OpenAlex works files (updated_date=…/*.gz partitions, or *.jsonl / *.jsonl.gz / *.gz files)`);
   return out;

@@ -56,6 +56,8 @@ export interface BuildOptions {
   sortRunBytes?: number;
   /** Free-space probe (tests replace it). */
   freeBytes?: FreeBytes;
+  /** Called after each checkpoint is written: the step just finished, and the input files read so far. */
+  onCheckpoint?: (phase: string, unitsDone: number) => void;
 }
 
 /**
@@ -121,6 +123,7 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
   const save = (c: Checkpoint) => {
     ck = { ...c, report: report.toJSON(), sourceState: source.state?.() };
     writeCheckpoint(tmp, ck);
+    opts.onCheckpoint?.(ck.phase, ck.unitsDone);
   };
   let t0 = performance.now();
   const lap = () => {
