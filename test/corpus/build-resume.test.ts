@@ -22,7 +22,7 @@ const files = (store: string) => Object.fromEntries(readdirSync(store).sort().ma
 /** OpenAlex works of a synthetic corpus in four partition files, with works the defaults leave out. */
 async function input(): Promise<string> {
   const syn = join(dir, 'syn');
-  await synthesize({ ...SYNTH_DEFAULTS, articles: 3000, seed: 5, shardSize: 3000 }, syn);
+  await synthesize({ ...SYNTH_DEFAULTS, articles: 1500, seed: 5, shardSize: 1500, threads: 1 }, syn);
   const recs = readdirSync(syn).filter((f) => f.endsWith('.gz')).flatMap((f) => gunzipSync(readFileSync(join(syn, f))).toString('utf8').trim().split('\n').map((l) => JSON.parse(l)));
   const works = [...toOpenAlexWorks(recs), ...extraWorks(20)].map((w) => JSON.stringify(w));
   const root = join(dir, 'works');

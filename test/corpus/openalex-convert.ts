@@ -57,7 +57,8 @@ export function toOpenAlexWorks(records: any[]): any[] {
       concepts.push({ id: `https://openalex.org/${ROOT[other]}`, wikidata: null, display_name: other, level: 0, score: k % 2 ? 0 : 0.2999 });
       concepts.push({ id: 'https://openalex.org/C2777648638', wikidata: null, display_name: 'A level-1 concept', level: 1, score: 0.8 });
     }
-    const refs = [...r.outbound_citations, ...(citedBy.get(r.paper_id) ?? []).filter((c) => !r.outbound_citations.includes(c))];
+    const out = new Set(r.outbound_citations);
+    const refs = [...r.outbound_citations, ...(citedBy.get(r.paper_id) ?? []).filter((c) => !out.has(c))];
     const topic = fields.length ? TOPIC_OF[fields[0]] : undefined;
     return {
       id: url(r.paper_id),

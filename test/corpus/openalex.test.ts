@@ -110,7 +110,7 @@ test('fixture → the store the v2020 reader builds from the same records: every
 });
 
 test('the same synthetic records as v2020 shards, reordered v2020, bulk datasets and OpenAlex works: same corpus info, queries, pools, qrels, BM25 run', async () => {
-  await synthesize({ ...SYNTH_DEFAULTS, articles: 6000, seed: 3, shardSize: 2500 }, join(dir, 'syn'));
+  await synthesize({ ...SYNTH_DEFAULTS, articles: 3000, seed: 3, shardSize: 1200, threads: 1 }, join(dir, 'syn'));
   const records = readdirSync(join(dir, 'syn')).filter((f) => f.endsWith('.gz')).sort().flatMap((f) => gzLines(join(dir, 'syn', f)).map((l) => JSON.parse(l)));
   const lines = (xs: any[]) => xs.map((x) => JSON.stringify(x));
   writeParts(join(dir, 'syn-v2020-shuffled'), lines(shuffle(records, 1)), 3, (k) => `shard-${k}.jsonl.gz`);
@@ -120,8 +120,8 @@ test('the same synthetic records as v2020 shards, reordered v2020, bulk datasets
   }
   // OpenAlex: shuffled over two partitions, with works the defaults leave out.
   const works = lines(shuffle([...toOpenAlexWorks(records), ...extraWorks(25)], 3));
-  writeParts(join(dir, 'syn-oa', 'updated_date=2024-01-02'), works.slice(0, 3000), 2, (k) => `part_00${k}.gz`);
-  writeParts(join(dir, 'syn-oa', 'updated_date=2024-01-01'), works.slice(3000), 1, (k) => `part_00${k}.gz`);
+  writeParts(join(dir, 'syn-oa', 'updated_date=2024-01-02'), works.slice(0, 1500), 2, (k) => `part_00${k}.gz`);
+  writeParts(join(dir, 'syn-oa', 'updated_date=2024-01-01'), works.slice(1500), 1, (k) => `part_00${k}.gz`);
 
   const forms = { v2020: join(dir, 'syn'), shuffled: join(dir, 'syn-v2020-shuffled'), bulk: join(dir, 'syn-bulk'), openalex: join(dir, 'syn-oa') };
   const seen: Record<string, unknown> = {};
@@ -134,10 +134,10 @@ test('the same synthetic records as v2020 shards, reordered v2020, bulk datasets
     const id = (i: number) => (form === 'openalex' ? store.id(i).slice(1) : store.id(i));
     const ids = (xs: Uint32Array) => Array.from(xs, id);
     const qs = sampleQuerySet(store, { count: 40, seed: 5 }).queries;
-    const pool = samplePool(store, qs, { size: 1500, repeat: 2, seed: 5 }).members;
+    const pool = samplePool(store, qs, { size: 1000, repeat: 2, seed: 5 }).members;
     const qrels = citationQrels(store, qs, pool);
     const fq = sampleQuerySet(store, { count: 10, seed: 5, field: 'Medicine' }).queries;
-    const fpool = samplePool(store, fq, { size: 800, repeat: 1, seed: 5, field: 'Medicine' }).members;
+    const fpool = samplePool(store, fq, { size: 400, repeat: 1, seed: 5, field: 'Medicine' }).members;
     store.close();
     const run = await bm25(out, qs, pool);
     seen[form] = {
@@ -149,11 +149,11 @@ test('the same synthetic records as v2020 shards, reordered v2020, bulk datasets
     };
   }
   for (const form of ['shuffled', 'bulk', 'openalex']) assert.deepEqual(seen[form], seen.v2020, `${form} form`);
-  assert.ok((seen.v2020 as any).info.articles > 4000 && (seen.v2020 as any).run.docs.length > 1000, 'a corpus with queries, pools and runs to compare');
+  assert.ok((seen.v2020 as any).info.articles > 2000 && (seen.v2020 as any).run.docs.length > 1000, 'a corpus with queries, pools and runs to compare');
 });
 
 test('OpenAlex rules: the concept threshold, the topics scheme, --types all, paratext and retracted kept', async () => {
-  await synthesize({ ...SYNTH_DEFAULTS, articles: 500, seed: 9, shardSize: 500 }, join(dir, 'rules-syn'));
+  await synthesize({ ...SYNTH_DEFAULTS, articles: 500, seed: 9, shardSize: 500, threads: 1 }, join(dir, 'rules-syn'));
   const records = gzLines(join(dir, 'rules-syn', readdirSync(join(dir, 'rules-syn')).find((f) => f.endsWith('.gz'))!)).map((l) => JSON.parse(l));
   const works = [...toOpenAlexWorks(records), ...extraWorks(5)];
   const input = join(dir, 'rules', 'works.jsonl');
