@@ -10,6 +10,16 @@ export interface Article {
   fields: number;
   outbound: string[];
   inbound: string[];
+  /**
+   * The source's own count of works citing this one (OpenAlex `cited_by_count`): what the prefilter's record scope
+   * counts as inbound citations when the record lists no citers. Absent: the distinct ids of `inbound`.
+   */
+  citedBy?: number;
+  /**
+   * Which of several records with the same id is kept: the lowest rank (OpenAlex: the latest `updated_date`), then
+   * the first in file and line order. Absent: 0.
+   */
+  rank?: number;
 }
 
 /** The text every retriever sees for an article: title and abstract, as the paper concatenates them. */

@@ -3,8 +3,8 @@
  * queries.jsonl ({_id, text}) and qrels/<split>.tsv (header `query-id corpus-id score`, graded labels).
  *
  * BEIR queries are texts, not corpus articles, so a task becomes one corpus store holding the corpus documents
- * (ids as given, title + text) followed by the query documents (id `query:<_id>`, the query text as title, no
- * abstract). The candidate pool is exactly the corpus documents and the topics are the query documents. A pool is
+ * (ids as given, title + text) and the query documents (id `query:<_id>`, the query text as title, no abstract),
+ * in the id order of every store (id-key.ts). The candidate pool is exactly the corpus documents and the topics are the query documents. A pool is
  * searched as if indexed alone (BM25's statistics are the pool's), so BM25 over this store equals Lucene over an
  * index of the corpus documents alone; runs and qrels name queries by their BEIR ids.
  */
@@ -53,7 +53,7 @@ function textOf(o: Record<string, unknown>, key: string, file: string, line: num
   throw new InputError(file, line, key, `expected a string, got ${JSON.stringify(v) ?? 'nothing'}`);
 }
 
-/** The task's documents as store records: corpus documents, then query documents. */
+/** The task's documents as store records: corpus documents, then query documents (the store sorts them by id). */
 async function* beirRecords(dir: string): AsyncGenerator<Article & { file: string; line: number }> {
   const report = new ValidationReport(true); // the first bad line is an InputError naming it
   const none = { year: undefined, fields: 0, outbound: [], inbound: [] };
@@ -70,7 +70,7 @@ async function* beirRecords(dir: string): AsyncGenerator<Article & { file: strin
 }
 
 /**
- * Builds the corpus store of a BEIR task (corpus documents, then query documents; no prefilter, no citations).
+ * Builds the corpus store of a BEIR task (corpus and query documents; no prefilter, no citations).
  * A duplicate id, a line that is not a JSON object or a missing text is an InputError naming file and line.
  */
 export async function buildBeirStore(dir: string, out: string, opts: { log?: (line: string) => void } = {}): Promise<BuildSummary> {
@@ -80,7 +80,7 @@ export async function buildBeirStore(dir: string, out: string, opts: { log?: (li
 
 /** The topics of one split: queries (store indices), their BEIR ids, the pool and the graded judgements. */
 export interface BeirTopics {
-  /** Query documents judged in the split, in queries.jsonl order. */
+  /** Query documents judged in the split, in store order. */
   queries: Uint32Array;
   /** Their BEIR query ids (what runs and qrels files name them by). */
   queryIds: string[];

@@ -42,3 +42,66 @@ export function parseField(s: string): Field | undefined {
   for (const f of FIELDS) if (f.toLowerCase() === lower || FIELD_ABBREV[f].toLowerCase() === lower) return f;
   return undefined;
 }
+
+/**
+ * Which classification a store's field bitmask is over: 'mag' — the 19 fields above (S2ORC's mag_field_of_study,
+ * the bulk datasets' external s2fieldsofstudy, OpenAlex's level-0 concepts, which keep MAG's field ids); 'topics'
+ * — the 26 fields of OpenAlex's Topics (bit i = field id 11 + i, the Scopus ASJC subject areas OpenAlex's topic
+ * hierarchy is built on). The two are different classifications: names they share do not name the same sets.
+ */
+export type FieldScheme = 'mag' | 'topics';
+
+export const TOPIC_FIELDS = [
+  'Agricultural and Biological Sciences', 'Arts and Humanities', 'Biochemistry, Genetics and Molecular Biology',
+  'Business, Management and Accounting', 'Chemical Engineering', 'Chemistry', 'Computer Science', 'Decision Sciences',
+  'Earth and Planetary Sciences', 'Economics, Econometrics and Finance', 'Energy', 'Engineering', 'Environmental Science',
+  'Immunology and Microbiology', 'Materials Science', 'Mathematics', 'Medicine', 'Neuroscience', 'Nursing',
+  'Pharmacology, Toxicology and Pharmaceutics', 'Physics and Astronomy', 'Psychology', 'Social Sciences', 'Veterinary',
+  'Dentistry', 'Health Professions',
+] as const;
+
+export type TopicField = (typeof TOPIC_FIELDS)[number];
+
+/** The OpenAlex field id of TOPIC_FIELDS[0]; the others follow in order. */
+export const TOPIC_FIELD_FIRST_ID = 11;
+
+/** Short labels for tables; a name both schemes use keeps the MAG abbreviation. */
+export const TOPIC_FIELD_ABBREV: Record<TopicField, string> = {
+  'Agricultural and Biological Sciences': 'AgBio', 'Arts and Humanities': 'ArtHum',
+  'Biochemistry, Genetics and Molecular Biology': 'BGMB', 'Business, Management and Accounting': 'BMA',
+  'Chemical Engineering': 'ChEng', Chemistry: 'Ch', 'Computer Science': 'CS', 'Decision Sciences': 'Dec',
+  'Earth and Planetary Sciences': 'EPS', 'Economics, Econometrics and Finance': 'EEF', Energy: 'Ener', Engineering: 'Eng',
+  'Environmental Science': 'ES', 'Immunology and Microbiology': 'ImMi', 'Materials Science': 'MS', Mathematics: 'Mat',
+  Medicine: 'Med', Neuroscience: 'Neu', Nursing: 'Nur', 'Pharmacology, Toxicology and Pharmaceutics': 'PTP',
+  'Physics and Astronomy': 'PhyA', Psychology: 'Psy', 'Social Sciences': 'SocS', Veterinary: 'Vet', Dentistry: 'Den',
+  'Health Professions': 'HP',
+};
+
+/** What a table says its fields are. */
+export const SCHEME_LABEL: Record<FieldScheme, string> = {
+  mag: "MAG's 19 fields of study",
+  topics: "OpenAlex Topics' 26 fields (each work's primary topic) — not MAG's fields",
+};
+
+/** The field names of a scheme, in bit order. */
+export function schemeFields(scheme: FieldScheme): readonly string[] {
+  return scheme === 'topics' ? TOPIC_FIELDS : FIELDS;
+}
+
+/** The abbreviation of a field of a scheme. */
+export function schemeAbbrev(scheme: FieldScheme, name: string): string {
+  return scheme === 'topics' ? TOPIC_FIELD_ABBREV[name as TopicField] ?? name : FIELD_ABBREV[name as Field] ?? name;
+}
+
+/** The bit of a field name in a scheme (0 when the scheme has no such field). */
+export function fieldBitIn(scheme: FieldScheme, name: string): number {
+  const i = schemeFields(scheme).indexOf(name);
+  return i < 0 ? 0 : 1 << i;
+}
+
+/** A field of a scheme by full name or abbreviation (case-insensitive). */
+export function parseSchemeField(scheme: FieldScheme, s: string): string | undefined {
+  if (scheme === 'mag') return parseField(s);
+  const lower = s.toLowerCase();
+  return TOPIC_FIELDS.find((f) => f.toLowerCase() === lower || TOPIC_FIELD_ABBREV[f].toLowerCase() === lower);
+}

@@ -129,7 +129,7 @@ export function parseObject(raw: RawLine, report: ValidationReport): Record<stri
 }
 
 /** Parse and validate one line; undefined (with the problem reported) when the record must be skipped. */
-function parseRecord(raw: RawLine, report: ValidationReport): Article | undefined {
+export function parseRecord(raw: RawLine, report: ValidationReport): Article | undefined {
   const { file, line } = raw;
   const r = parseObject(raw, report);
   if (!r) return undefined;

@@ -1,9 +1,10 @@
 /** Summary statistics of a corpus store: what `citebench corpus info` prints and notebooks tabulate. */
-import { FIELDS } from './fields.ts';
+import { schemeFields } from './fields.ts';
 import type { CorpusStore } from './store.ts';
 
 export function describeStore(store: CorpusStore) {
-  const fields: Record<string, number> = Object.fromEntries(FIELDS.map((f) => [f, 0]));
+  const names = schemeFields(store.fieldScheme);
+  const fields: Record<string, number> = Object.fromEntries(names.map((f) => [f, 0]));
   const yearCounts: Record<number, number> = {};
   let min = Infinity, max = 0, y2019 = 0, multi = 0, out2019 = 0;
   for (let i = 0; i < store.size; i++) {
@@ -11,7 +12,7 @@ export function describeStore(store: CorpusStore) {
     if (y) { min = Math.min(min, y); max = Math.max(max, y); yearCounts[y] = (yearCounts[y] ?? 0) + 1; }
     const m = store.fields[i];
     let bits = 0;
-    for (let f = 0; f < FIELDS.length; f++) if (m & (1 << f)) { fields[FIELDS[f]]++; bits++; }
+    for (let f = 0; f < names.length; f++) if (m & (1 << f)) { fields[names[f]]++; bits++; }
     if (bits > 1) multi++;
     if (y === 2019) { y2019++; out2019 += store.outOffsets[i + 1] - store.outOffsets[i]; }
   }
@@ -24,7 +25,11 @@ export function describeStore(store: CorpusStore) {
     meanOutbound: store.size ? store.outTargets.length / store.size : 0,
     meanOutbound2019: y2019 ? out2019 / y2019 : 0,
     multiField: multi,
+    /** Which fields `fields` counts (fields.ts): MAG's 19, or OpenAlex Topics' 26. */
+    fieldScheme: store.fieldScheme,
     fields,
+    /** What the store was built from (name, format; for OpenAlex the snapshot's date); absent for older stores. */
+    source: store.meta.source ?? null,
     prefilter: store.meta.prefilter,
   };
 }

@@ -1,13 +1,15 @@
 /**
  * On-disk layout of a corpus store: one directory of columnar little-endian binary files plus meta.json.
- * Every per-article column is indexed by the dense corpus index 0..N-1 (input order of the kept articles).
+ * Every per-article column is indexed by the dense corpus index 0..N-1: the kept articles in the store's order,
+ * ascending by id (id-key.ts), whatever order the input had.
  *
- *   meta.json        format, version, counts, build config, validation and prefilter reports
+ *   meta.json        format, version, counts, the source (its name, field scheme and, for OpenAlex, the snapshot's
+ *                    date and what was left out), validation and prefilter reports
  *   ids.bin          paper_id strings, UTF-8, concatenated;  ids.off (u32, N+1) byte offsets
  *   idorder.u32      rank of each id in byte-wise order (trec_eval breaks score ties by docno: compare ranks)
  *   idsorted.u32     corpus indices sorted by id bytes (binary search for id → index)
  *   year.u16         publication year (0 = unknown, only possible when the prefilter is off)
- *   fields.u32       MAG field bitmask (bit i = FIELDS[i])
+ *   fields.u32       field bitmask in the source's field scheme (meta.source.fieldScheme, fields.ts; MAG when absent)
  *   citedby-fields.u32  OR of the field bitmasks of every INPUT record citing the article (either S2ORC list),
  *                    prefiltered out or not: the paper's field-cited sets (§3.2) are over all of S2ORC
  *   input-inbound.u32   inbound citation count over the whole INPUT, as prefilter rule 4 counts citing records
@@ -21,8 +23,12 @@
  * Citation CSR offsets are u32: up to 4.29 billion edges.
  */
 export const STORE_FORMAT = 'citebench-corpus-store';
-/** 2: citedby-fields.u32 added; 3: input-inbound.u32 added (an older store must be rebuilt). */
-export const STORE_VERSION = 3;
+/**
+ * 2: citedby-fields.u32 added; 3: input-inbound.u32 added (an older store must be rebuilt); 4: articles in id order
+ * whatever the input's order, meta.source added (a version 3 store is still read: its order is its input's).
+ */
+export const STORE_VERSION = 4;
+export const READABLE_VERSIONS: readonly number[] = [3, 4];
 
 export const FILES = {
   meta: 'meta.json',

@@ -7,8 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { StoreTexts } from './store-texts.ts';
 import { join } from 'node:path';
 import type { ArticleText, TextSource } from './article.ts';
-import { FILES, STORE_FORMAT, STORE_VERSION } from './store-format.ts';
-import { fieldsOfMask, type Field } from './fields.ts';
+import { FILES, READABLE_VERSIONS, STORE_FORMAT, STORE_VERSION } from './store-format.ts';
+import { schemeFields, type FieldScheme } from './fields.ts';
+import type { SourceInfo } from './build-source.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { readFileBuffer } from '../util/buffered-file.ts';
 import type { PrefilterReport } from './prefilter.ts';
@@ -22,14 +23,18 @@ export interface StoreMeta {
   input: { records: number; accepted: number };
   prefilter: PrefilterReport | null;
   validation: unknown;
+  /** What the corpus was built from (absent in version 3 stores). */
+  source?: SourceInfo;
 }
 
 export class CorpusStore implements TextSource {
   readonly size: number;
   /** Publication year per article (0 = unknown). */
   readonly years: Uint16Array;
-  /** MAG field bitmask per article (bit i = FIELDS[i]). */
+  /** Field bitmask per article, bit i = field i of the store's field scheme (fields.ts). */
   readonly fields: Uint32Array;
+  /** Which fields the bitmasks are over: MAG's 19 (S2ORC, OpenAlex concepts) or OpenAlex Topics' 26. */
+  readonly fieldScheme: FieldScheme;
   /**
    * Per article, the OR of the field bitmasks of every input record that cites it, including records the
    * prefilter removed: article i is "field-cited" for field f (§3.2) iff citedByFields[i] & (1 << f).
@@ -59,6 +64,7 @@ export class CorpusStore implements TextSource {
   ) {
     const u32 = (f: string) => readTyped(dir, f, Uint32Array);
     this.size = meta.articles;
+    this.fieldScheme = meta.source?.fieldScheme ?? 'mag';
     this.years = readTyped(dir, FILES.year, Uint16Array);
     this.fields = u32(FILES.fields);
     this.citedByFields = u32(FILES.citedByFields);
@@ -86,7 +92,7 @@ export class CorpusStore implements TextSource {
       throw new CitebenchError(`${metaPath}: unreadable (${(e as Error).message})`);
     }
     if (meta.format !== STORE_FORMAT) throw new CitebenchError(`${metaPath}: format is '${meta.format}', expected '${STORE_FORMAT}'`);
-    if (meta.version !== STORE_VERSION) {
+    if (!READABLE_VERSIONS.includes(meta.version)) {
       // No silent fallback for older stores: field-cited sets computed from the store alone would change the
       // field-level pools (and which fields are exhausted) without a word.
       // Nor for version 2: most_cited ranked by in-store counts would draw other MDCR candidates silently.
@@ -132,8 +138,10 @@ export class CorpusStore implements TextSource {
     return -1;
   }
 
-  fieldsOf(i: number): Field[] {
-    return fieldsOfMask(this.fields[i]);
+  /** The names of article i's fields in the store's scheme. */
+  fieldsOf(i: number): string[] {
+    const names = schemeFields(this.fieldScheme);
+    return names.filter((_, b) => this.fields[i] & (1 << b));
   }
 
   /** CSR of outbound citations inside the store: article i cites outTargets[outOffsets[i]..outOffsets[i+1]). */

@@ -10,6 +10,7 @@ import { AliasTable, zipfWeights } from '../util/alias.ts';
 import { Rng, rngFor, hashString } from '../util/rng.ts';
 import { writeFileAtomicAsync } from '../util/atomic.ts';
 import { FIELDS } from './fields.ts';
+import { workJson } from './synth-openalex.ts';
 
 /** What shard writing needs of a SynthConfig (synth.ts). */
 export interface ShardConfig {
@@ -17,6 +18,8 @@ export interface ShardConfig {
   seed: number;
   shardSize: number;
   vocabulary: number;
+  /** 'openalex': write each record as an OpenAlex work (synth-openalex.ts). */
+  format?: 'openalex';
 }
 
 /** Field shares: counts of each MAG field in the 1,000-record real S2ORC sample (shared/data). */
@@ -280,6 +283,8 @@ function recordJson(i: number, cfg: ShardConfig, w: World, g: Graph, inbound: { 
     has_pdf_parse: false,
     s2_url: `https://api.semanticscholar.org/CorpusID:${id}`,
   };
+  // The work draws after the record: the v2020 form's stream, and so its bytes, are the same either way.
+  if (cfg.format === 'openalex') return workJson({ paperId: id, title, abstract, year: record.year, fields: fieldNames, references: out, citedBy: inb.length }, r);
   return JSON.stringify(record);
 }
 

@@ -14,7 +14,8 @@
  *    citations happens by itself for unpopular articles.
  * Everything derives from the seed through named RNG streams: same (articles, seed) ⇒ byte-identical shards.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { SYNTH_OPENALEX_DATE } from './synth-openalex.ts';
 import { join } from 'node:path';
 import { AliasTable } from '../util/alias.ts';
 import { rngFor } from '../util/rng.ts';
@@ -24,7 +25,7 @@ import {
   type Attributes, type Graph, type Lexicon, type ShardJob, type World,
 } from './synth-text.ts';
 import { Growable } from '../util/growable.ts';
-import { transposeCsr } from './store-build.ts';
+import { transposeCsr } from '../util/csr.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { Progress } from '../util/progress.ts';
 import { CitebenchError } from '../util/errors.ts';
@@ -49,6 +50,11 @@ export interface SynthConfig {
   profile?: SynthProfile;
   /** Worker threads writing shards (default: up to 2, one per core); the output does not depend on it. */
   threads?: number;
+  /**
+   * 'openalex': the records written as OpenAlex works in a snapshot's layout (synth-openalex.ts; with the
+   * 's2orc-raw' profile, `synth --profile openalex`). Absent: S2ORC v2020 metadata shards.
+   */
+  format?: 'openalex';
 }
 
 export type SynthProfile = 's2orc-raw';
@@ -110,6 +116,8 @@ export interface SynthSummary {
  * 's2orc-raw' (half its records have no abstract; 0.58 kB at 1 M). The free-space check asks for 10 % more.
  */
 export const SHARD_BYTES_PER_RECORD: Record<SynthProfile | 'default', number> = { default: 1180, 's2orc-raw': 610 };
+/** The same for OpenAlex works of the 's2orc-raw' records, gzip level 1 (measured at 200 k works). */
+export const WORK_BYTES_PER_RECORD = 2150;
 
 export async function synthesize(cfg: SynthConfig, outDir: string, opts: { progress?: boolean; freeBytes?: FreeBytes } = {}): Promise<SynthSummary> {
   if (!Number.isInteger(cfg.articles) || cfg.articles < 1) throw new CitebenchError(`--articles must be a positive integer, got ${cfg.articles}`);
@@ -122,16 +130,17 @@ export async function synthesize(cfg: SynthConfig, outDir: string, opts: { progr
   // Resume: shards already written for this exact config are kept; anything else in the way is replaced.
   const resume = existsSync(manifestPath) && readFileSync(manifestPath, 'utf8') === manifest;
   if (!resume) {
-    for (const f of shardNames(n, cfg.shardSize)) rmSync(join(outDir, f), { force: true });
+    for (const f of shardNames(n, cfg.shardSize, cfg.format)) rmSync(join(outDir, f), { force: true });
     writeFileAtomic(manifestPath, manifest);
   }
 
-  const names = shardNames(n, cfg.shardSize);
+  const names = shardNames(n, cfg.shardSize, cfg.format);
   // Resume at the first missing shard: the world and the graph are rebuilt (every shard depends on all of them),
   // only missing shards are written.
   const todo = names.map((_, s) => s).filter((s) => !(resume && existsSync(join(outDir, names[s]))));
   const todoRecords = todo.reduce((sum, s) => sum + shardRange(n, cfg.shardSize, s)[1] - shardRange(n, cfg.shardSize, s)[0], 0);
-  requireFreeSpace(outDir, 1.1 * todoRecords * SHARD_BYTES_PER_RECORD[cfg.profile ?? 'default'], `synth: ${todoRecords.toLocaleString('en-US')} records of shards`, opts.freeBytes);
+  const perRecord = cfg.format === 'openalex' ? WORK_BYTES_PER_RECORD : SHARD_BYTES_PER_RECORD[cfg.profile ?? 'default'];
+  requireFreeSpace(outDir, 1.1 * todoRecords * perRecord, `synth: ${todoRecords.toLocaleString('en-US')} records of shards`, opts.freeBytes);
   const progress = new Progress({ label: 'synth', total: n, unit: 'articles', enabled: opts.progress });
   progress.tick(n - todoRecords);
   // A finished run (every shard there, and its summary) is not regenerated.
@@ -167,6 +176,7 @@ export async function synthesize(cfg: SynthConfig, outDir: string, opts: { progr
     );
   }
   progress.finish();
+  if (cfg.format === 'openalex') writeWorksManifest(outDir, names, n, cfg.shardSize);
   writeFileAtomic(summaryPath, JSON.stringify({ citations: graph.outDst.length }) + '\n');
   return { articles: n, shards: names.map((f) => join(outDir, f)), citations: graph.outDst.length };
 }
@@ -195,9 +205,20 @@ function runShardWorker(job: ShardJob, shards: number[], tick: (k: number) => vo
   });
 }
 
-function shardNames(n: number, shardSize: number): string[] {
+function shardNames(n: number, shardSize: number, format?: 'openalex'): string[] {
   const count = Math.ceil(n / shardSize);
+  if (format === 'openalex') return Array.from({ length: count }, (_, s) => `updated_date=${SYNTH_OPENALEX_DATE}/part_${String(s).padStart(4, '0')}.gz`);
   return Array.from({ length: count }, (_, s) => `metadata_${String(s).padStart(4, '0')}.jsonl.gz`);
+}
+
+/** The snapshot's manifest (Redshift format, as OpenAlex writes it) of the works files. */
+function writeWorksManifest(outDir: string, names: string[], n: number, shardSize: number): void {
+  const entries = names.map((f, s) => {
+    const [from, to] = shardRange(n, shardSize, s);
+    return { url: `s3://openalex/data/works/${f}`, meta: { content_length: statSync(join(outDir, f)).size, record_count: to - from } };
+  });
+  const meta = { content_length: entries.reduce((t, e) => t + e.meta.content_length, 0), record_count: n };
+  writeFileAtomic(join(outDir, 'manifest'), JSON.stringify({ entries, meta }) + '\n');
 }
 
 // ---- the world: vocabulary, fields, topics, article attributes --------------------------------------------

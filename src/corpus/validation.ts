@@ -17,16 +17,29 @@ export type ProblemKind =
   // Semantic Scholar bulk datasets (s2-datasets.ts):
   | 'unresolved-citation' // a citations row with a null corpusid (a reference matched to no paper)
   | 'unmatched-abstract' // an abstract whose corpusid is not among the papers
-  | 'field-beyond-mag'; // s2fieldsofstudy categories outside MAG's 19, left out
+  | 'field-beyond-mag' // s2fieldsofstudy categories outside MAG's 19, left out
+  // OpenAlex works (openalex.ts):
+  | 'bad-id' // a work id that is not OpenAlex's (W and 1–13 digits)
+  | 'excluded-type' // a work type the build was told to leave out (--types)
+  | 'excluded-paratext' // is_paratext works, left out unless --keep-paratext
+  | 'excluded-retracted' // is_retracted works, left out unless --keep-retracted
+  | 'abstract-gap' // positions missing from an abstract's inverted index (the words are joined in position order)
+  | 'abstract-duplicate-position' // several words at one position of an inverted index (all kept, in key order)
+  | 'manifest-file-missing' // a file the snapshot's manifest lists is not in the input
+  | 'manifest-count-mismatch'; // a file holds another number of lines than the manifest's record_count
 
 /** Kinds that drop the whole record (the others drop a value or are informational). */
 const RECORD_DROPPING: ReadonlySet<ProblemKind> = new Set([
-  'invalid-utf8', 'invalid-json', 'not-an-object', 'missing-field', 'bad-type', 'empty-id', 'duplicate-id',
+  'invalid-utf8', 'invalid-json', 'not-an-object', 'missing-field', 'bad-type', 'empty-id', 'duplicate-id', 'bad-id',
 ]);
+
+/** Kinds that leave records out because an option says so (counted, never a problem). */
+const EXCLUDED_BY_OPTION: ReadonlySet<ProblemKind> = new Set(['excluded-type', 'excluded-paratext', 'excluded-retracted']);
 
 /** Informational kinds never make `--strict` fail: they describe the data, not an error in it. */
 const INFORMATIONAL: ReadonlySet<ProblemKind> = new Set([
   'unknown-citation', 'self-citation', 'unresolved-citation', 'unmatched-abstract', 'field-beyond-mag',
+  'excluded-type', 'excluded-paratext', 'excluded-retracted', 'abstract-gap', 'abstract-duplicate-position', 'manifest-file-missing',
 ]);
 
 export interface ProblemExample {
@@ -83,11 +96,21 @@ export class ValidationReport {
     const kinds = [...this.counts.keys()].sort();
     if (kinds.length === 0) lines.push('no problems found');
     for (const k of kinds) {
-      const note = RECORD_DROPPING.has(k) ? ' (records skipped)' : INFORMATIONAL.has(k) ? ' (informational)' : '';
+      const note = RECORD_DROPPING.has(k) ? ' (records skipped)' : EXCLUDED_BY_OPTION.has(k) ? ' (records left out by option)' : INFORMATIONAL.has(k) ? ' (informational)' : '';
       lines.push(`${k}: ${this.counts.get(k)}${note}`);
       for (const e of this.examples.get(k) ?? []) lines.push(`    ${formatLocation(e.file, e.line, e.field)}${e.message}`);
     }
     return lines.join('\n');
+  }
+
+  /** A report as toJSON() wrote it (a resumed build carries on counting). */
+  static fromJSON(json: ReturnType<ValidationReport['toJSON']>, strict = false, maxExamples = 5): ValidationReport {
+    const r = new ValidationReport(strict, maxExamples);
+    r.recordsRead = json.recordsRead;
+    r.recordsAccepted = json.recordsAccepted;
+    for (const [k, v] of Object.entries(json.problems)) r.counts.set(k as ProblemKind, v as number);
+    for (const [k, v] of Object.entries(json.examples)) r.examples.set(k as ProblemKind, (v as ProblemExample[]).map((e) => ({ ...e })));
+    return r;
   }
 
   toJSON() {

@@ -13,7 +13,7 @@
  * Every chart encodes models by shape/dash as well as colour, and heat maps print their values: legible in
  * greyscale print.
  */
-import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
+import { FIELDS, FIELD_ABBREV, SCHEME_LABEL, schemeAbbrev, schemeFields, type Field, type FieldScheme } from '../corpus/fields.ts';
 import type { DegreeBin } from '../corpus/stats.ts';
 import { SIGNIFICANCE_ALPHA, meanOverRepeats, paramsText, weightsNote, type ResultsIndex, type TuningRecord } from './results.ts';
 import { beyondPaperRows, storedSignificance } from './significance.ts';
@@ -300,14 +300,18 @@ export function yearChart(yearCounts: Record<number, number>, queryYear = 2019):
   };
 }
 
-/** Articles per MAG field (an article may have several fields, so the bars can add up to more than the store). */
-export function fieldChart(fields: Record<string, number>): Chart {
-  const values = FIELDS.map((f) => ({ field: f, abbrev: FIELD_ABBREV[f], articles: fields[f] ?? 0 }));
+/**
+ * Articles per field of the store's scheme — MAG's 19 unless describeStore says OpenAlex Topics' 26 (an article may
+ * have several fields, so the bars can add up to more than the store).
+ */
+export function fieldChart(fields: Record<string, number>, scheme: FieldScheme = 'mag'): Chart {
+  const names = schemeFields(scheme);
+  const values = names.map((f) => ({ field: f, abbrev: schemeAbbrev(scheme, f), articles: fields[f] ?? 0 }));
   return {
-    id: 'chart-fields-corpus', title: 'Articles per field', caption: 'Articles of the store labelled with each of the 19 MAG fields (the field level samples its queries per field).',
+    id: 'chart-fields-corpus', title: 'Articles per field', caption: `Articles of the store labelled with each of ${SCHEME_LABEL[scheme]} (the field level samples its queries per field).`,
     spec: {
-      ...base('Corpus: articles per MAG field'),
-      data: { values }, width: 420, height: 19 * 16,
+      ...base(scheme === 'mag' ? 'Corpus: articles per MAG field' : 'Corpus: articles per OpenAlex topic field'),
+      data: { values }, width: 420, height: names.length * 16,
       mark: { type: 'bar', stroke: 'black', strokeWidth: 0.3, color: '#6baed6' },
       encoding: {
         y: { field: 'field', type: 'nominal', sort: '-x', title: null },

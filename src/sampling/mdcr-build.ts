@@ -26,11 +26,12 @@ import { FIELDS, type Field } from '../corpus/fields.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { sortedFind } from '../util/sorted.ts';
 import { rngFor } from '../util/rng.ts';
-import { sampleQueries, sampleValQueries, shortfallNote } from './pools.ts';
+import { fieldBitOf, sampleQueries, sampleValQueries, shortfallNote } from './pools.ts';
 import type { TextSource } from '../corpus/article.ts';
 
 export type MdcrGraph = Pick<CorpusStore, 'size' | 'fields' | 'inputInbound' | 'idOrder' | 'outOffsets' | 'outTargets' | 'inOffsets' | 'inSources'> & {
   id(i: number): string;
+  fieldScheme?: CorpusStore['fieldScheme'];
 };
 
 /** Ranked lists in CSR form, best first (retrieval's RankedLists fits; scores are not needed). */
@@ -120,7 +121,7 @@ export function checkModelName(name: string): void {
 
 /** Most-cited articles of a field: by the input's inbound citation counts descending, ties by paper id byte order. */
 export function mostCitedOfField(store: MdcrGraph, field: Field, top: number): Uint32Array {
-  const bit = 1 << FIELDS.indexOf(field);
+  const bit = fieldBitOf(store, field);
   const members: number[] = [];
   for (let i = 0; i < store.size; i++) if (store.fields[i] & bit) members.push(i);
   const count = store.inputInbound;

@@ -14,18 +14,30 @@
  * repeat (paper: Art, History, Philosophy).
  */
 import type { CorpusStore } from '../corpus/store.ts';
-import { FIELDS, type Field } from '../corpus/fields.ts';
+import { fieldBitIn, type FieldScheme, type Field, type TopicField } from '../corpus/fields.ts';
 import { rngFor } from '../util/rng.ts';
 import { CitebenchError } from '../util/errors.ts';
 
-type Graph = Pick<CorpusStore, 'size' | 'years' | 'fields' | 'citedByFields' | 'outOffsets' | 'outTargets'>;
+/** The store's field bitmasks are over its scheme (MAG's 19 fields unless it says otherwise). */
+type Graph = Pick<CorpusStore, 'size' | 'years' | 'fields' | 'citedByFields' | 'outOffsets' | 'outTargets'> & { fieldScheme?: FieldScheme };
+
+/** A field of the store's scheme (fields.ts). */
+export type FieldName = Field | TopicField;
+
+/** The bit of `field` in the store's field scheme; a field the scheme does not have is an error, never an empty set. */
+export function fieldBitOf(store: { fieldScheme?: FieldScheme }, field: FieldName): number {
+  const scheme = store.fieldScheme ?? 'mag';
+  const bit = fieldBitIn(scheme, field);
+  if (bit === 0) throw new CitebenchError(`field '${field}' is not one of this store's fields (${scheme === 'mag' ? "MAG's 19" : "OpenAlex Topics' 26"})`);
+  return bit;
+}
 
 export interface QueryOptions {
   count: number;
   seed: number;
   queryYear?: number;
   /** Restrict to articles labelled with this field (field-level protocol). */
-  field?: Field;
+  field?: FieldName;
   /** Only articles citing at least this many store articles (default 1; MDCR needs 5 positives). */
   minCited?: number;
   /**
@@ -72,7 +84,7 @@ export function eligibleQueries(store: Graph, opts: Omit<QueryOptions, 'count' |
 function eligible(store: Graph, opts: Omit<QueryOptions, 'count' | 'seed'>): { eligible: number[]; excluded: number } {
   const year = opts.queryYear ?? 2019;
   const minCited = Math.max(1, opts.minCited ?? 1);
-  const bit = opts.field ? 1 << FIELDS.indexOf(opts.field) : 0;
+  const bit = opts.field ? fieldBitOf(store, opts.field) : 0;
   const skip = exclusionMask(store.size, opts.exclude);
   const out: number[] = [];
   let excluded = 0;
@@ -155,8 +167,8 @@ export function citedBy(store: Graph, queries: Uint32Array): Uint32Array {
  * Stored articles cited by at least one input article labelled with `field` — the paper's "field-cited" set,
  * counting citing articles the prefilter removed (only the cited article must be in the store).
  */
-export function fieldCited(store: Graph, field: Field): Uint32Array {
-  const bit = 1 << FIELDS.indexOf(field);
+export function fieldCited(store: Graph, field: FieldName): Uint32Array {
+  const bit = fieldBitOf(store, field);
   const mark = new Uint8Array(store.size);
   for (let i = 0; i < store.size; i++) if (store.citedByFields[i] & bit) mark[i] = 1;
   return indicesOf(mark);
@@ -168,7 +180,7 @@ export interface PoolOptions {
   seed: number;
   queryYear?: number;
   /** Field-level protocol: fill from this field's field-cited set instead of the whole corpus. */
-  field?: Field;
+  field?: FieldName;
   /** The queries' split: 'test' (default, the stream of earlier versions) or another name with its own stream. */
   split?: string;
   /**

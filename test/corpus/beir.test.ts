@@ -40,19 +40,25 @@ after(() => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-test('store: corpus documents (title, text) then query documents; topics: every judged query, the corpus as pool, labels as given', () => {
+/** Store order (id-key.ts): the corpus's decimal ids byte-wise, then the `query:` ids (not decimal) byte-wise. */
+const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+const corpusOrder = [...corpus].sort((a, b) => byBytes(a._id, b._id));
+const queryOrder = [...queries].sort((a, b) => byBytes(BEIR_QUERY_PREFIX + a._id, BEIR_QUERY_PREFIX + b._id));
+
+test('store: corpus documents (title, text) and query documents in id order; topics: every judged query, the corpus as pool, labels as given', () => {
+  assert.ok(corpus.every((d) => /^[0-9]+$/.test(d._id)), 'the fixture\'s corpus ids are decimal');
   assert.equal(store.size, corpus.length + queries.length);
-  corpus.forEach((d, i) => {
+  corpusOrder.forEach((d, i) => {
     assert.equal(store.id(i), d._id);
     assert.deepEqual(store.text(i), { title: d.title, abstract: d.text });
   });
-  queries.forEach((q, i) => {
+  queryOrder.forEach((q, i) => {
     assert.equal(store.id(corpus.length + i), BEIR_QUERY_PREFIX + q._id);
     assert.deepEqual(store.text(corpus.length + i), { title: q.text, abstract: '' });
   });
   const t = beirTopics(store, FIXTURE, 'test');
   assert.deepEqual(Array.from(t.pool), corpus.map((_, i) => i));
-  assert.deepEqual(t.queryIds, queries.map((q) => q._id).filter((id) => judged.some((j) => j[0] === id)));
+  assert.deepEqual(t.queryIds, queryOrder.map((q) => q._id).filter((id) => judged.some((j) => j[0] === id)));
   assert.equal(t.judgements, judged.length);
   const got = new Set<string>();
   t.queryIds.forEach((qid, k) => {
@@ -73,9 +79,10 @@ test('BM25 over the pool equals Lucene over an index of the corpus documents alo
   t.queries.forEach((_, q) => {
     const ours = new Map<number, number>();
     for (let i = run.offsets[q]; i < run.offsets[q + 1]; i++) ours.set(run.docs[i], run.scores[i]);
-    const theirs = new Map(lucene[q].map((h) => [h.doc, h.score]));
+    // Lucene numbers the documents in corpus.jsonl order; the store by id.
+    const theirs = new Map(lucene[q].map((h) => [store.indexOf(corpus[h.doc]._id), h.score]));
     assert.deepEqual([...ours.keys()].sort((a, b) => a - b), [...theirs.keys()].sort((a, b) => a - b), `query ${t.queryIds[q]}: the same matching documents`);
-    for (const [d, s] of theirs) assert.equal(ours.get(d), s, `query ${t.queryIds[q]} doc ${corpus[d]._id}: score`), compared++;
+    for (const [d, s] of theirs) assert.equal(ours.get(d), s, `query ${t.queryIds[q]} doc ${store.id(d)}: score`), compared++;
   });
   assert.ok(compared > 1000, `compared ${compared} scores`);
 });

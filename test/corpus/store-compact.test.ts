@@ -1,44 +1,108 @@
-// The build's compact structures (id bytes in one buffer, length-prefixed text spool, edges spooled to a file and
-// filled into CSR by counts) give byte-identical stores to the in-memory path they replaced: the digests below
-// were taken from stores built by that path (an edge list of u32 pairs in memory, a Buffer per id, float64 text
-// offsets per input record) on the same synthetic corpus — at commit dabd1b6, the last in-memory build, with
-// store format 3's input-inbound column (at 8bf39b0, format 2, the compact path matched that path's digests too) —
-// and the CSR fill equals buildCsr.
+// The build's on-disk steps (sort by id, merge, join, graph, texts) give the store an in-memory reference build
+// makes from the same shards, written out here from the store format's documentation (store-format.ts,
+// prefilter.ts): every column, byte for byte, without a prefilter and with it in both citation scopes — also for the
+// records shuffled across other files and lines, and with sort runs small enough that every step merges many of
+// them. And the CSR fill equals buildCsr.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { synthesize, SYNTH_DEFAULTS, SYNTH_VERSION } from '../../src/corpus/synth.ts';
-import { buildCorpusStore, buildCsr, fillCsr } from '../../src/corpus/store-build.ts';
-import { PAPER_PREFILTER } from '../../src/corpus/prefilter.ts';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { synthesize, SYNTH_DEFAULTS } from '../../src/corpus/synth.ts';
+import { buildCorpusStore } from '../../src/corpus/store-build.ts';
+import { PAPER_PREFILTER, type PrefilterConfig } from '../../src/corpus/prefilter.ts';
+import { FIELDS } from '../../src/corpus/fields.ts';
+import { FILES } from '../../src/corpus/store-format.ts';
+import { buildCsr, fillCsr } from '../../src/util/csr.ts';
 import { Rng } from '../../src/util/rng.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cb-compact-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
-function digest(store: string): string {
-  const h = createHash('sha256');
-  // meta.json names the input files in its validation examples (a scratch path): columns only.
-  for (const f of readdirSync(store).filter((f) => f !== 'meta.json').sort()) h.update(f).update(readFileSync(join(store, f)));
-  return h.digest('hex').slice(0, 32);
+const records = (d: string): any[] =>
+  readdirSync(d).filter((f) => f.endsWith('.gz')).sort().flatMap((f) => gunzipSync(readFileSync(join(d, f))).toString('utf8').trim().split('\n').map((l) => JSON.parse(l)));
+
+const u32 = (a: number[]) => Buffer.from(Uint32Array.from(a).buffer);
+
+/** The store files of `recs` (valid, distinct ids), computed in memory the plain way. */
+function reference(recs: any[], cfg: PrefilterConfig | null): Record<string, Buffer> {
+  const sorted = [...recs].sort((a, b) => Buffer.compare(Buffer.from(a.paper_id), Buffer.from(b.paper_id)));
+  const n = sorted.length;
+  const index = new Map(sorted.map((r, i) => [r.paper_id, i]));
+  const mask = (r: any) => (r.mag_field_of_study ?? []).reduce((m: number, f: string) => m | (1 << FIELDS.indexOf(f as any)), 0);
+  // Edges: both S2ORC lists, in-corpus ids, distinct, no self-citations.
+  const out = sorted.map(() => new Set<number>());
+  sorted.forEach((r, i) => {
+    for (const c of r.outbound_citations) if (index.has(c) && index.get(c) !== i) out[i].add(index.get(c)!);
+    for (const c of r.inbound_citations) if (index.has(c) && index.get(c) !== i) out[index.get(c)!].add(i);
+  });
+  const inDeg = new Array(n).fill(0);
+  const citedBy = new Array(n).fill(0);
+  out.forEach((s, i) => s.forEach((j) => (inDeg[j]++, (citedBy[j] |= mask(sorted[i])))));
+  const record = cfg?.citationScope === 'record';
+  const inCount = (i: number) => (record ? new Set(sorted[i].inbound_citations).size : inDeg[i]);
+  const outCount = (i: number) => (record ? new Set(sorted[i].outbound_citations).size : out[i].size);
+  const keep = sorted.map((r, i) => {
+    if (!cfg) return true;
+    const abs = [...(r.abstract ?? '').trim()].length;
+    return r.year !== null && r.title.trim() !== '' && abs >= cfg.minAbstractChars && inCount(i) >= cfg.minCitations;
+  });
+  const kept = sorted.map((_, i) => i).filter((i) => keep[i]);
+  const rank = new Map(kept.map((i, k) => [i, k]));
+  const outs = kept.map((i) => [...out[i]].filter((j) => keep[j]).map((j) => rank.get(j)!).sort((a, b) => a - b));
+  const ins = kept.map(() => [] as number[]);
+  outs.forEach((ts, k) => ts.forEach((t) => ins[t].push(k)));
+  const prefix = (lengths: number[]) => lengths.reduce((acc, l) => (acc.push(acc[acc.length - 1] + l), acc), [0]);
+  const csr = (rows: number[][]) => [u32(prefix(rows.map((x) => x.length))), u32(rows.flat())];
+  const ids = kept.map((i) => Buffer.from(sorted[i].paper_id));
+  const texts: Buffer[] = [];
+  const textOff = [0];
+  for (const i of kept) {
+    for (const t of [sorted[i].title, sorted[i].abstract ?? '']) {
+      texts.push(Buffer.from(t));
+      textOff.push(textOff[textOff.length - 1] + Buffer.byteLength(t));
+    }
+  }
+  const [outOff, outDst] = csr(outs);
+  const [inOff, inSrc] = csr(ins);
+  return {
+    [FILES.ids]: Buffer.concat(ids),
+    [FILES.idsOff]: u32(prefix(ids.map((x) => x.length))),
+    [FILES.idOrder]: u32(kept.map((_, k) => k)),
+    [FILES.idSorted]: u32(kept.map((_, k) => k)),
+    [FILES.year]: Buffer.from(Uint16Array.from(kept.map((i) => sorted[i].year ?? 0)).buffer),
+    [FILES.fields]: u32(kept.map((i) => mask(sorted[i]))),
+    [FILES.citedByFields]: u32(kept.map((i) => citedBy[i])),
+    [FILES.inputInbound]: u32(kept.map((i) => inCount(i))),
+    [FILES.outOff]: outOff, [FILES.outDst]: outDst, [FILES.inOff]: inOff, [FILES.inSrc]: inSrc,
+    [FILES.text]: Buffer.concat(texts),
+    [FILES.textOff]: Buffer.from(Float64Array.from(textOff).buffer),
+  };
 }
 
-test('stores are byte-identical to the in-memory path (no prefilter; corpus and record scope)', async () => {
-  assert.equal(SYNTH_VERSION, 1, 'the digests are of synth v1 output: regenerate them with the generator');
-  await synthesize({ ...SYNTH_DEFAULTS, articles: 6000, seed: 7, shardSize: 2500 }, join(dir, 'a'));
-  const want = {
-    none: '484dab7b015d52968d67f559efda86e2',
-    corpus: '8a8107830b34f2a06c7822063fbb77b2',
-    record: '8a8107830b34f2a06c7822063fbb77b2',
-  };
+test('every store column equals the in-memory reference build: no prefilter, corpus and record scope, shuffled input, many sort runs', async () => {
+  await synthesize({ ...SYNTH_DEFAULTS, articles: 3000, seed: 7, shardSize: 1000 }, join(dir, 'a'));
+  const recs = records(join(dir, 'a'));
+  // The same records shuffled over four plain files.
+  const r = new Rng(4);
+  const shuffled = [...recs];
+  for (let i = shuffled.length - 1; i > 0; i--) {
+    const j = r.nextInt(i + 1);
+    [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
+  }
+  mkdirSync(join(dir, 'b'));
+  for (let f = 0; f < 4; f++) writeFileSync(join(dir, 'b', `part-${3 - f}.jsonl.gz`), gzipSync(shuffled.filter((_, i) => i % 4 === f).map((x) => JSON.stringify(x)).join('\n') + '\n'));
   const cfgs = { none: null, corpus: PAPER_PREFILTER, record: { ...PAPER_PREFILTER, citationScope: 'record' as const } };
   for (const [name, prefilter] of Object.entries(cfgs)) {
-    await buildCorpusStore({ input: join(dir, 'a'), out: join(dir, name), prefilter });
-    assert.equal(digest(join(dir, name)), want[name as keyof typeof want], name);
+    const want = reference(recs, prefilter);
+    for (const [input, runBytes] of [['a', undefined], ['b', 64 << 10]] as const) {
+      const out = join(dir, `${name}-${input}`);
+      await buildCorpusStore({ input: join(dir, input), out, prefilter, sortRunBytes: runBytes });
+      for (const [f, bytes] of Object.entries(want)) assert.ok(readFileSync(join(out, f)).equals(bytes), `${name}, input ${input}: ${f}`);
+      assert.deepEqual(readdirSync(dir).filter((f) => f.includes('tmp-build')), [], 'temporary folder removed');
+    }
   }
-  assert.deepEqual(readdirSync(join(dir, 'corpus')).filter((f) => f.includes('raw') || f.includes('spool') || f.includes('edges')), [], 'temporary files removed');
 });
 
 test('fillCsr (edges replayed from a spool) equals buildCsr (edge list in memory): duplicates, empty rows, both orders', () => {

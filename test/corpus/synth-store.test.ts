@@ -77,8 +77,8 @@ test('synth: S2ORC schema, chronological citations, consistent in/out lists, pre
 });
 
 test('store from synth: CSR and texts equal an independent reading of the shards', async () => {
-  const recs = records(join(dir, 'a'));
-  // Shards are read in file order, so store order = record order (no prefilter).
+  // The store's order is ascending paper id, byte-wise, whatever the shards' order (no prefilter: every record).
+  const recs = records(join(dir, 'a')).sort((a, b) => Buffer.compare(Buffer.from(a.paper_id), Buffer.from(b.paper_id)));
   const out = join(dir, 'store');
   await buildCorpusStore({ input: join(dir, 'a'), out, prefilter: null });
   const s = CorpusStore.open(out);

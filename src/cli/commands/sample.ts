@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
-import { parseField } from '../../corpus/fields.ts';
-import { sampleQuerySet, samplePool, citationQrels } from '../../sampling/pools.ts';
+import { parseSchemeField } from '../../corpus/fields.ts';
+import { sampleQuerySet, samplePool, citationQrels, type FieldName } from '../../sampling/pools.ts';
 import { loadQueryExclusion, describeExclusion } from '../../sampling/exclusions.ts';
 import { writeQrels } from '../../eval/trec-write.ts';
 import { writeFileAtomic } from '../../util/atomic.ts';
@@ -25,7 +25,8 @@ options:
   --repeat R       pool sample number (default 1): repeats of one size differ, queries do not
   --seed S         seed (default 1)
   --query-year Y   year of the query articles (default 2019)
-  --field F        MAG field name or the paper's abbreviation (CS, Med, …)
+  --field F        a field of the store's scheme: a MAG field name or the paper's abbreviation (CS, Med, …);
+                   for a store built with --fields topics, an OpenAlex topic field (Medicine, Neuroscience, …)
   --exclude-queries FILE
                    paper ids (one per line) never used as queries — the paper left out SPECTER's and SciNCL's
                    training queries; repeatable; ids not in the store are counted and reported`;
@@ -36,9 +37,11 @@ export async function run(args: string[]) {
     'pool-size': { type: 'string' }, repeat: { type: 'string' }, seed: { type: 'string' }, 'query-year': { type: 'string' },
     'exclude-queries': { type: 'string', multiple: true },
   }, usage);
-  const field = values.field === undefined ? undefined : parseField(values.field);
-  if (values.field !== undefined && !field) throw new CitebenchError(`unknown field '${values.field}' (use a MAG field name or abbreviation)`);
   const store = CorpusStore.open(required('corpus', values.corpus));
+  const field = values.field === undefined ? undefined : (parseSchemeField(store.fieldScheme, values.field) as FieldName | undefined);
+  if (values.field !== undefined && !field) {
+    throw new CitebenchError(`unknown field '${values.field}' (this store's fields are ${store.fieldScheme === 'mag' ? "MAG's: a MAG field name or the paper's abbreviation" : "OpenAlex Topics': a topic field name or its abbreviation"})`);
+  }
   const out = required('out', values.out);
   const seed = num('seed', values.seed, 1);
   const queryYear = num('query-year', values['query-year'], 2019);
