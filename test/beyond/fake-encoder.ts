@@ -16,13 +16,16 @@ export function fakeVector(a: ArticleText): Float32Array {
 }
 
 export async function fakeStore(texts: TextSource): Promise<{ store: EmbeddingStore; encoder: Encoder }> {
+  const encode = async (arts: ArticleText[]) => {
+    const vectors = new Float32Array(arts.length * DIM);
+    arts.forEach((a, i) => vectors.set(fakeVector(a), i * DIM));
+    return { dim: DIM, offsets: Uint32Array.from({ length: arts.length + 1 }, (_, i) => i), vectors };
+  };
+  // One role only (no prompts): both roles encode alike, into the one store.
   const encoder = {
-    model: { fingerprint: 'fake-fp' },
-    encode: async (arts: ArticleText[]) => {
-      const vectors = new Float32Array(arts.length * DIM);
-      arts.forEach((a, i) => vectors.set(fakeVector(a), i * DIM));
-      return { dim: DIM, offsets: Uint32Array.from({ length: arts.length + 1 }, (_, i) => i), vectors };
-    },
+    model: { fingerprint: 'fake-fp', roleFingerprint: { query: 'fake-fp', document: 'fake-fp' } },
+    encode,
+    forRole: () => ({ fingerprint: 'fake-fp', label: 'encode fake', encode }),
   } as unknown as Encoder;
   const store = EmbeddingStore.openOrCreate(join(mkdtempSync(join(tmpdir(), 'cb-fake-emb-')), 'emb'), {
     model: 'fake', fingerprint: 'fake-fp', dim: DIM, dtype: 'float32', kind: 'single', chunkSize: 64, corpusSize: texts.size,
