@@ -6,7 +6,8 @@ import { validateCorpus } from '../../corpus/store-build.ts';
 import { inputFormat, openAlexOptions } from './corpus-build.ts';
 
 export const usage = `usage: citebench corpus validate --input PATH [--strict] [--allow-truncated] [--json] [--scratch DIR]
-                                [--format F] [OpenAlex options of corpus build]
+                                [--format F] [--fields concepts|topics] [--concept-threshold X] [--types T,T,…]
+                                [--keep-paratext] [--keep-retracted]
 
 Check a corpus — S2ORC metadata shards, a folder of the Semantic Scholar bulk datasets (papers/, abstracts/,
 citations/) or OpenAlex works — without building anything: every record is read and sorted by id on disk in
@@ -15,7 +16,9 @@ located by file, line and field, then every citation id is resolved (ids outside
 --strict makes them errors, as it does every other problem). Exit status 1 when problems were found
 (informational counts such as citations to ids outside the corpus do not count), 2 with --strict at the first
 problem. A truncated or corrupt .gz file stops the check with an error naming the file and offset;
---allow-truncated counts it as a problem and goes on with the next file.`;
+--allow-truncated counts it as a problem and goes on with the next file. --fields, --concept-threshold, --types,
+--keep-paratext and --keep-retracted are the OpenAlex options of \`citebench corpus build\` (see its --help):
+the check counts what a build with them would leave out.`;
 
 export async function run(args: string[]) {
   const { values } = parse(args, {

@@ -26,7 +26,8 @@ options:
   --seed S         seed (default 1)
   --query-year Y   year of the query articles (default 2019)
   --field F        a field of the store's scheme: a MAG field name or the paper's abbreviation (CS, Med, …);
-                   for a store built with --fields topics, an OpenAlex topic field (Medicine, Neuroscience, …)
+                   for a store of OpenAlex topic fields (\`citebench corpus build … --fields topics\`), a topic
+                   field (Medicine, Neuroscience, …)
   --exclude-queries FILE
                    paper ids (one per line) never used as queries — the paper left out SPECTER's and SciNCL's
                    training queries; repeatable; ids not in the store are counted and reported`;
