@@ -16,6 +16,29 @@ declare module "citebench/src/corpus/fields" {
     export function fieldsOfMask(mask: number): Field[];
     /** Accepts a full MAG name or the paper's abbreviation (case-insensitive). */
     export function parseField(s: string): Field | undefined;
+    /**
+     * Which classification a store's field bitmask is over: 'mag' — the 19 fields above (S2ORC's mag_field_of_study,
+     * the bulk datasets' external s2fieldsofstudy, OpenAlex's level-0 concepts, which keep MAG's field ids); 'topics'
+     * — the 26 fields of OpenAlex's Topics (bit i = field id 11 + i, the Scopus ASJC subject areas OpenAlex's topic
+     * hierarchy is built on). The two are different classifications: names they share do not name the same sets.
+     */
+    export type FieldScheme = 'mag' | 'topics';
+    export const TOPIC_FIELDS: readonly ["Agricultural and Biological Sciences", "Arts and Humanities", "Biochemistry, Genetics and Molecular Biology", "Business, Management and Accounting", "Chemical Engineering", "Chemistry", "Computer Science", "Decision Sciences", "Earth and Planetary Sciences", "Economics, Econometrics and Finance", "Energy", "Engineering", "Environmental Science", "Immunology and Microbiology", "Materials Science", "Mathematics", "Medicine", "Neuroscience", "Nursing", "Pharmacology, Toxicology and Pharmaceutics", "Physics and Astronomy", "Psychology", "Social Sciences", "Veterinary", "Dentistry", "Health Professions"];
+    export type TopicField = (typeof TOPIC_FIELDS)[number];
+    /** The OpenAlex field id of TOPIC_FIELDS[0]; the others follow in order. */
+    export const TOPIC_FIELD_FIRST_ID = 11;
+    /** Short labels for tables; a name both schemes use keeps the MAG abbreviation. */
+    export const TOPIC_FIELD_ABBREV: Record<TopicField, string>;
+    /** What a table says its fields are. */
+    export const SCHEME_LABEL: Record<FieldScheme, string>;
+    /** The field names of a scheme, in bit order. */
+    export function schemeFields(scheme: FieldScheme): readonly string[];
+    /** The abbreviation of a field of a scheme. */
+    export function schemeAbbrev(scheme: FieldScheme, name: string): string;
+    /** The bit of a field name in a scheme (0 when the scheme has no such field). */
+    export function fieldBitIn(scheme: FieldScheme, name: string): number;
+    /** A field of a scheme by full name or abbreviation (case-insensitive). */
+    export function parseSchemeField(scheme: FieldScheme, s: string): string | undefined;
 }
 declare module "citebench/src/corpus/article" {
     /** One S2ORC article as citebench uses it: the metadata fields the paper's protocol needs, nothing more. */
@@ -30,6 +53,16 @@ declare module "citebench/src/corpus/article" {
         fields: number;
         outbound: string[];
         inbound: string[];
+        /**
+         * The source's own count of works citing this one (OpenAlex `cited_by_count`): what the prefilter's record scope
+         * counts as inbound citations when the record lists no citers. Absent: the distinct ids of `inbound`.
+         */
+        citedBy?: number;
+        /**
+         * Which of several records with the same id is kept: the lowest rank (OpenAlex: the latest `updated_date`), then
+         * the first in file and line order. Absent: 0.
+         */
+        rank?: number;
     }
     /** The text every retriever sees for an article: title and abstract, as the paper concatenates them. */
     export interface ArticleText {
@@ -81,11 +114,7 @@ declare module "citebench/src/util/errors" {
 }
 declare module "citebench/src/corpus/validation" {
     /** The kinds of problem the S2ORC reader can meet, each counted separately in the report. */
-    export type ProblemKind = 'corrupt-file' | 'invalid-utf8' | 'invalid-json' | 'not-an-object' | 'missing-field' | 'bad-type' | 'empty-id' | 'duplicate-id' | 'unknown-field-of-study' | 'bad-citation-id' | 'unknown-citation' | 'self-citation' | 'unresolved-citation' | 'unmatched-abstract' | 'field-beyond-mag';
-    /** Kinds that drop the whole record (the others drop a value or are informational). */
-    export const RECORD_DROPPING: ReadonlySet<ProblemKind>;
-    /** Informational kinds never make `--strict` fail: they describe the data, not an error in it. */
-    export const INFORMATIONAL: ReadonlySet<ProblemKind>;
+    export type ProblemKind = 'corrupt-file' | 'invalid-utf8' | 'invalid-json' | 'not-an-object' | 'missing-field' | 'bad-type' | 'empty-id' | 'duplicate-id' | 'unknown-field-of-study' | 'bad-citation-id' | 'unknown-citation' | 'self-citation' | 'unresolved-citation' | 'unmatched-abstract' | 'field-beyond-mag' | 'bad-id' | 'excluded-type' | 'excluded-paratext' | 'excluded-retracted' | 'abstract-gap' | 'abstract-duplicate-position' | 'manifest-file-missing' | 'manifest-count-mismatch';
     export interface ProblemExample {
         file: string;
         line?: number;
@@ -110,6 +139,8 @@ declare module "citebench/src/corpus/validation" {
         count(kind: ProblemKind): number;
         get problemCount(): number;
         format(): string;
+        /** A report as toJSON() wrote it (a resumed build carries on counting). */
+        static fromJSON(json: ReturnType<ValidationReport['toJSON']>, strict?: boolean, maxExamples?: number): ValidationReport;
         toJSON(): {
             recordsRead: number;
             recordsAccepted: number;
@@ -167,7 +198,6 @@ declare module "citebench/src/corpus/s2orc-reader" {
         file: string;
         line: number;
     }>;
-    export function shardLabel(file: string): string;
 }
 declare module "citebench/src/corpus/s2-datasets" {
     import type { Article } from "citebench/src/corpus/article";
@@ -239,9 +269,7 @@ declare module "citebench/src/corpus/prefilter" {
     export const FAIL_YEAR = 1;
     export const FAIL_TITLE = 2;
     export const FAIL_ABSTRACT = 4;
-    export const FAIL_CITATIONS = 8;
     export function textRuleFlags(cfg: PrefilterConfig, title: string, abstract: string, year: number | undefined): number;
-    export function citationCount(dir: CitationDirection, inDeg: number, outDeg: number): number;
     export interface PrefilterReport {
         config: PrefilterConfig;
         input: number;
@@ -276,6 +304,132 @@ declare module "citebench/src/corpus/prefilter" {
         constructor(input: string, validation: ValidationReport, prefilter: PrefilterReport | null);
     }
 }
+declare module "citebench/src/corpus/openalex" {
+    import type { Article } from "citebench/src/corpus/article";
+    import { type FieldScheme } from "citebench/src/corpus/fields";
+    import { type RawLine } from "citebench/src/corpus/s2orc-reader";
+    import type { ValidationReport } from "citebench/src/corpus/validation";
+    export interface OpenAlexOptions {
+        fields: FieldScheme;
+        /**
+         * Lowest score of a level-0 concept that makes it one of the work's fields. 0.3 is OpenAlex's own: "Concepts with
+         * a score of at least 0.3 are assigned to the work"; every ancestor of an assigned concept is attached as well,
+         * with a lower score (0 for some), and those are not the classifier's assignments.
+         */
+        conceptThreshold: number;
+        /** Work types kept (`type`), or 'all'. */
+        types: readonly string[] | 'all';
+        keepParatext: boolean;
+        keepRetracted: boolean;
+    }
+    /**
+     * The types kept by default: the research papers S2ORC holds — journal and conference articles (OpenAlex's
+     * `article`), preprints and reviews; not book chapters, datasets, editorials, letters, errata or paratext.
+     */
+    export const OPENALEX_DEFAULT_TYPES: readonly ["article", "preprint", "review"];
+    export const OPENALEX_DEFAULTS: OpenAlexOptions;
+    /** MAG's level-0 field ids, as OpenAlex's root concepts keep them (docs.openalex.org, Concepts). */
+    export const MAG_ROOT_CONCEPTS: Record<string, string>;
+    /** True when `path` is laid out as an OpenAlex snapshot (partitions, or a works folder holding them). */
+    export function isOpenAlexLayout(path: string): boolean;
+    /** True when the first line of `file` is an OpenAlex work (JSON Lines from the API, not in the snapshot layout). */
+    export function looksLikeWork(firstLine: string): boolean;
+    /** The data files of an OpenAlex input, in path order (partition date, then part). */
+    export function openAlexFiles(path: string): string[];
+    export interface OpenAlexRelease {
+        /** The newest `updated_date` partition: the snapshot's date. */
+        release?: string;
+        /** Where the date was read: the snapshot's manifest, or the partition folders when it has none. */
+        from?: 'manifest' | 'partitions';
+        /** Records per file the manifest promises (by path relative to the works folder). */
+        records: Map<string, number>;
+        /** Files the manifest lists that the input does not hold. */
+        missing: string[];
+    }
+    /**
+     * The snapshot's manifest (`works/manifest`, Redshift format: {entries: [{url, meta: {record_count}}]}; or a
+     * `manifest.json` with entries beside the works folder), matched to the files present.
+     */
+    export function readRelease(path: string, files: string[]): OpenAlexRelease;
+    /** The path of `file` relative to the works folder, as the manifest names it. */
+    export function manifestName(path: string, file: string): string;
+    /** What was left out, by reason and type (the store's meta lists it beside the validation report). */
+    export interface OpenAlexExclusions {
+        types: Record<string, number>;
+        paratext: number;
+        retracted: number;
+    }
+    /** One line → an article, or undefined (the problem, or the exclusion, counted in `report`). */
+    export function parseWork(raw: RawLine, report: ValidationReport, opts: OpenAlexOptions, excluded: OpenAlexExclusions): Article | undefined;
+    /**
+     * The abstract's text from its inverted index: every word at every position it lists, in position order (words
+     * sharing a position in the index's key order), joined by single spaces. Undefined (a 'bad-type' problem) when
+     * the index is not an object of lists of non-negative integer positions.
+     */
+    export function rebuildAbstract(inv: unknown, raw: RawLine, report: ValidationReport): string | undefined;
+}
+declare module "citebench/src/corpus/build-source" {
+    import type { Article } from "citebench/src/corpus/article";
+    import { type OpenAlexExclusions, type OpenAlexOptions } from "citebench/src/corpus/openalex";
+    import type { FieldScheme } from "citebench/src/corpus/fields";
+    import type { ValidationReport } from "citebench/src/corpus/validation";
+    export type InputFormat = 'v2020' | 'bulk' | 'openalex';
+    export const INPUT_FORMATS: readonly InputFormat[];
+    export type SourceRecord = Article & {
+        file: string;
+        line: number;
+    };
+    export interface SourceUnit {
+        /** A file, or the input folder for the bulk datasets. */
+        path: string;
+        /** Bytes and modification times of the unit's files: a changed input is read again, not resumed. */
+        fingerprint: string;
+    }
+    /** What the store's meta says the corpus is. */
+    export interface SourceInfo {
+        name: string;
+        format: InputFormat | 'records';
+        fieldScheme: FieldScheme;
+        /** OpenAlex: the snapshot's date, and where it was read. */
+        release?: string;
+        releaseFrom?: 'manifest' | 'partitions';
+        /** OpenAlex: how works were read (options) and what was left out. */
+        openalex?: {
+            conceptThreshold: number;
+            types: readonly string[] | 'all';
+            keepParatext: boolean;
+            keepRetracted: boolean;
+            excluded: OpenAlexExclusions;
+        };
+    }
+    export interface ReadContext {
+        report: ValidationReport;
+        allowTruncated?: boolean;
+        /** Folder for the bulk datasets' sort runs (removed by the caller). */
+        scratch: string;
+        sortRunBytes?: number;
+        progress?: boolean;
+    }
+    export interface CorpusSource {
+        format: InputFormat;
+        units: SourceUnit[];
+        read(unit: number, ctx: ReadContext): AsyncIterable<SourceRecord>;
+        info(): SourceInfo;
+        /** The input's bytes, gzip'd and plain (the build's disk need is a multiple of them). */
+        inputBytes(): {
+            gz: number;
+            plain: number;
+        };
+        /** What the source counts beside the report, saved with a checkpoint and restored on resume. */
+        state?(): unknown;
+        restore?(state: unknown): void;
+    }
+    /** The form of the input at `path`: the bulk datasets' folders, an OpenAlex snapshot layout, else the first record. */
+    export function detectFormat(path: string): InputFormat;
+    export function openSource(path: string, format?: InputFormat | 'auto', openalex?: Partial<OpenAlexOptions>): CorpusSource;
+    /** A source of records made by another reader (a BEIR task): one unit, never resumed. */
+    export function recordsSource(input: string, records: AsyncIterable<SourceRecord>): CorpusSource;
+}
 declare module "citebench/src/util/disk" {
     /** Bytes an unprivileged process may still write on the volume holding `dir` (or its nearest existing parent). */
     export type FreeBytes = (dir: string) => number;
@@ -288,11 +442,13 @@ declare module "citebench/src/util/disk" {
 }
 declare module "citebench/src/corpus/store-build" {
     import type { Article } from "citebench/src/corpus/article";
+    import { type CorpusSource, type InputFormat, type SourceInfo } from "citebench/src/corpus/build-source";
+    import type { OpenAlexOptions } from "citebench/src/corpus/openalex";
     import { ValidationReport } from "citebench/src/corpus/validation";
     import { type PrefilterConfig, type PrefilterReport } from "citebench/src/corpus/prefilter";
     import { type FreeBytes } from "citebench/src/util/disk";
     export interface BuildOptions {
-        /** The S2ORC shards or bulk datasets; with `records`, only the name of the source in messages. */
+        /** The S2ORC shards, bulk datasets or OpenAlex works; with `records`, only the name of the source in messages. */
         input: string;
         /** Records made by another reader (a BEIR task, corpus/beir.ts) instead of reading `input`. */
         records?: AsyncIterable<Article & {
@@ -302,66 +458,61 @@ declare module "citebench/src/corpus/store-build" {
         out: string;
         /** null = keep every valid article (no prefilter). */
         prefilter: PrefilterConfig | null;
+        /** The input's form (default: told by its layout or first record). */
+        format?: InputFormat | 'auto';
+        /** OpenAlex works: field scheme, concept threshold, types, paratext and retracted works. */
+        openalex?: Partial<OpenAlexOptions>;
         strict?: boolean;
         /** A truncated or corrupt shard: skip the rest of it (counted as 'corrupt-file') instead of failing. */
         allowTruncated?: boolean;
         progress?: boolean;
         log?: (line: string) => void;
-        /** Semantic Scholar bulk input: memory per external-sort run (default 256 MiB). */
+        /** Memory per external-sort run (default 256 MiB). */
         sortRunBytes?: number;
         /** Free-space probe (tests replace it). */
         freeBytes?: FreeBytes;
+        /** Called after each checkpoint is written: the step just finished, and the input files read so far. */
+        onCheckpoint?: (phase: string, unitsDone: number) => void;
     }
     /**
      * Disk the build holds at its peak (temporary files and the new store, next to the output) per input byte. The
-     * peak is in pass 2: the text spool (1.33× default-profile .jsonl.gz shards), the resolved edge pairs (0.43×)
-     * and the citation spool's unread chunks. Measured on 200 k-record synthetic corpora with chunks as small a
-     * share of the spool as 256 MiB chunks are at S2ORC's size: 1.76× (default) and 1.69× (s2orc-raw) for v2020
-     * .jsonl.gz shards, down from 2.43× and 2.05× when the spool held whole id strings, was kept whole, and the
-     * kept texts were copied rather than compacted in place. The same records in the bulk form (its sort runs, in
-     * pass 1): 3.63× and 3.72× (were 3.85× and 4.24×). gzip level 1 packs these records 2.4–2.7×, so a plain .jsonl byte
-     * weighs 1/2.4 of that. An old store at the output is not counted: it is replaced only at the end.
+     * peak is while the sorted records are merged the second time: their sort runs (every accepted record's id,
+     * citation keys and, for records passing rules 1–3, texts) beside the store's texts. Measured on 200 k-record
+     * synthetic corpora (bench/corpus/disk-peak.sh), per byte of gzip'd input: v2020 .jsonl.gz shards 2.20×
+     * (default profile) and 2.36× (s2orc-raw); the same records in the bulk form 3.83× and 4.00× (its own sorts come
+     * first); OpenAlex works (synth --profile openalex) 0.71×: a work carries much the records here do not. gzip level
+     * 1 packs these records 2.4–2.7×, so a plain .jsonl byte weighs 1/2.4 of that. An old store at the output is not
+     * counted: it is replaced only at the end.
      */
     export const BUILD_DISK_PER_INPUT_BYTE: {
         v2020: number;
         bulk: number;
+        openalex: number;
         plainFactor: number;
     };
     /** Bytes the build of `input` will need on the output's volume (an estimate with a small margin). */
-    export function buildDiskNeed(input: string): number;
+    export function buildDiskNeed(input: string, source?: CorpusSource): number;
     export interface BuildSummary {
         articles: number;
         citations: number;
         validation: ValidationReport;
         prefilter: PrefilterReport | null;
+        source: SourceInfo;
     }
     export function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary>;
-    /** Edge list → CSR with each row's targets sorted and deduplicated. */
-    export function buildCsr(n: number, src: Uint32Array, dst: Uint32Array): {
-        offsets: Uint32Array;
-        targets: Uint32Array;
-    };
-    /**
-     * CSR from counted edges, without an edge list in memory: `counts[i + 1]` holds the number of edges of row i
-     * (the array becomes the offsets: it is returned as `offsets`), `total` their sum, and `replay` emits every
-     * edge (source, target), e.g. from a file. Rows come out sorted and deduplicated; the result equals buildCsr's
-     * on the same edges in the same order. Memory: the counts and 4 bytes per edge, nothing more — rows are filled
-     * from their ends (no second cursor array), deduplicated in place, and the targets' buffer is shrunk to the
-     * distinct edges (a resizable ArrayBuffer returns the rest to the system) instead of copied.
-     */
-    export function fillCsr(n: number, counts: Uint32Array, total: number, replay: (put: (source: number, target: number) => void) => void, resizableMaxBytes?: number): {
-        offsets: Uint32Array;
-        targets: Uint32Array;
-    };
-    /** The reverse graph of a CSR (rows of the result are sorted because sources are visited in order). */
-    export function transposeCsr(n: number, offsets: Uint32Array, targets: Uint32Array): {
-        offsets: Uint32Array;
-        targets: Uint32Array;
-    };
+    /** Only the checks: read, merge and join without writing a store (`citebench corpus validate`). */
+    export function validateCorpus(input: string, opts: {
+        scratch: string;
+        strict?: boolean;
+        allowTruncated?: boolean;
+        format?: InputFormat | 'auto';
+        openalex?: Partial<OpenAlexOptions>;
+    }): Promise<ValidationReport>;
 }
 declare module "citebench/src/corpus/store" {
     import type { ArticleText, TextSource } from "citebench/src/corpus/article";
-    import { type Field } from "citebench/src/corpus/fields";
+    import { type FieldScheme } from "citebench/src/corpus/fields";
+    import type { SourceInfo } from "citebench/src/corpus/build-source";
     import type { PrefilterReport } from "citebench/src/corpus/prefilter";
     export interface StoreMeta {
         format: string;
@@ -374,6 +525,8 @@ declare module "citebench/src/corpus/store" {
         };
         prefilter: PrefilterReport | null;
         validation: unknown;
+        /** What the corpus was built from (absent in version 3 stores). */
+        source?: SourceInfo;
     }
     export class CorpusStore implements TextSource {
         readonly dir: string;
@@ -381,8 +534,10 @@ declare module "citebench/src/corpus/store" {
         readonly size: number;
         /** Publication year per article (0 = unknown). */
         readonly years: Uint16Array;
-        /** MAG field bitmask per article (bit i = FIELDS[i]). */
+        /** Field bitmask per article, bit i = field i of the store's field scheme (fields.ts). */
         readonly fields: Uint32Array;
+        /** Which fields the bitmasks are over: MAG's 19 (S2ORC, OpenAlex concepts) or OpenAlex Topics' 26. */
+        readonly fieldScheme: FieldScheme;
         /**
          * Per article, the OR of the field bitmasks of every input record that cites it, including records the
          * prefilter removed: article i is "field-cited" for field f (§3.2) iff citedByFields[i] & (1 << f).
@@ -414,7 +569,8 @@ declare module "citebench/src/corpus/store" {
          */
         indexOf(id: string): number;
         indexOfSorted(id: string): number;
-        fieldsOf(i: number): Field[];
+        /** The names of article i's fields in the store's scheme. */
+        fieldsOf(i: number): string[];
         /** CSR of outbound citations inside the store: article i cites outTargets[outOffsets[i]..outOffsets[i+1]). */
         get outOffsets(): Uint32Array;
         get outTargets(): Uint32Array;
@@ -470,93 +626,6 @@ declare module "citebench/src/util/rng" {
     /** FNV-1a over UTF-16 code units: a stable 32-bit hash for stream names. */
     export function hashString(s: string): number;
 }
-declare module "citebench/src/util/alias" {
-    import type { Rng } from "citebench/src/util/rng";
-    /** Walker's alias table: O(1) draws from a fixed discrete distribution (Zipfian vocabularies, topic mixes). */
-    export class AliasTable {
-        private readonly prob;
-        private readonly alias;
-        constructor(weights: ArrayLike<number>);
-        get size(): number;
-        sample(rng: Rng): number;
-    }
-    /** Zipf–Mandelbrot weights 1/(rank+q)^s for ranks 0..n-1. */
-    export function zipfWeights(n: number, s: number, q?: number): Float64Array;
-}
-declare module "citebench/src/corpus/synth-text" {
-    import { AliasTable } from "citebench/src/util/alias";
-    /** What shard writing needs of a SynthConfig (synth.ts). */
-    export interface ShardConfig {
-        articles: number;
-        seed: number;
-        shardSize: number;
-        vocabulary: number;
-    }
-    /** Field shares: counts of each MAG field in the 1,000-record real S2ORC sample (shared/data). */
-    export const FIELD_COUNTS: Record<string, number>;
-    export const STOP_AND_FUNCTION: string[];
-    /** What every article's text draws on; cheap to rebuild from (seed, vocabulary, topics), e.g. in a worker. */
-    export interface Lexicon {
-        vocab: string[];
-        background: AliasTable;
-        stop: AliasTable;
-        fieldWords: Uint32Array[];
-        fieldAlias: AliasTable;
-        topicWords: Uint32Array[];
-        topicAlias: AliasTable;
-        topicField: Uint8Array;
-        topicsOfField: number[][];
-        topicPopularity: AliasTable[];
-        fieldShare: AliasTable;
-    }
-    /** Per article, in generation (year) order; in shared memory so shard-writing workers read them in place. */
-    export interface Attributes {
-        year: Uint16Array;
-        topic: Uint32Array;
-        topic2: Uint32Array;
-        /** Position of the article inside its topic, on a circle [0, 1): nearby articles use nearby topic words. */
-        pos: Float32Array;
-        fields: Uint32Array;
-        flags: Uint8Array;
-    }
-    export type World = Lexicon & Attributes;
-    /** 's2orc-raw' profile: a record that is only cited by stray references and cites little itself. */
-    export const OBSCURE = 16;
-    type TypedCtor<T> = {
-        new (b: SharedArrayBuffer): T;
-        BYTES_PER_ELEMENT: number;
-    };
-    export function shared<T>(ctor: TypedCtor<T>, n: number): T;
-    export function toShared(a: Uint32Array): Uint32Array;
-    export function buildLexicon(cfg: ShardConfig, T: number): Lexicon;
-    export interface Graph {
-        outOff: Uint32Array;
-        outDst: Uint32Array;
-        /** External (not-in-corpus) references per article. */
-        extOut: Uint8Array;
-    }
-    /** Everything a shard writer needs besides the lexicon (which it rebuilds from the config). */
-    export interface ShardJob {
-        cfg: ShardConfig;
-        topics: number;
-        outDir: string;
-        names: string[];
-        order: Uint32Array;
-        attributes: Attributes;
-        graph: Graph;
-        inbound: {
-            offsets: Uint32Array;
-            targets: Uint32Array;
-        };
-    }
-    export function shardRange(n: number, shardSize: number, s: number): [number, number];
-    /** Write shard s (atomically); `tick` is told how many records were written. */
-    export function writeShard(job: ShardJob, world: World, s: number, tick: (k: number) => void): void;
-    /** The lexicon of a job, rebuilt in a worker (strings and alias tables do not cross threads cheaply). */
-    export function jobWorld(job: ShardJob): World;
-    /** Distinct 9-digit paper ids: an affine bijection of [0, 9e8) (1,000,003 is coprime with 9e8). */
-    export function synthPaperId(i: number, seed: number): string;
-}
 declare module "citebench/src/corpus/synth" {
     import { type FreeBytes } from "citebench/src/util/disk";
     export interface SynthConfig {
@@ -576,6 +645,11 @@ declare module "citebench/src/corpus/synth" {
         profile?: SynthProfile;
         /** Worker threads writing shards (default: up to 2, one per core); the output does not depend on it. */
         threads?: number;
+        /**
+         * 'openalex': the records written as OpenAlex works in a snapshot's layout (synth-openalex.ts; with the
+         * 's2orc-raw' profile, `synth --profile openalex`). Absent: S2ORC v2020 metadata shards.
+         */
+        format?: 'openalex';
     }
     export type SynthProfile = 's2orc-raw';
     export const SYNTH_PROFILES: readonly SynthProfile[];
@@ -619,11 +693,12 @@ declare module "citebench/src/corpus/synth" {
      * 's2orc-raw' (half its records have no abstract; 0.58 kB at 1 M). The free-space check asks for 10 % more.
      */
     export const SHARD_BYTES_PER_RECORD: Record<SynthProfile | 'default', number>;
+    /** The same for OpenAlex works of the 's2orc-raw' records, gzip level 1 (measured at 200 k works). */
+    export const WORK_BYTES_PER_RECORD = 2150;
     export function synthesize(cfg: SynthConfig, outDir: string, opts?: {
         progress?: boolean;
         freeBytes?: FreeBytes;
     }): Promise<SynthSummary>;
-    export { synthPaperId } from "citebench/src/corpus/synth-text";
 }
 declare module "citebench/src/corpus/stats" {
     import type { CorpusStore } from "citebench/src/corpus/store";
@@ -640,7 +715,11 @@ declare module "citebench/src/corpus/stats" {
         meanOutbound: number;
         meanOutbound2019: number;
         multiField: number;
+        /** Which fields `fields` counts (fields.ts): MAG's 19, or OpenAlex Topics' 26. */
+        fieldScheme: import("citebench/src/corpus/fields").FieldScheme;
         fields: Record<string, number>;
+        /** What the store was built from (name, format; for OpenAlex the snapshot's date); absent for older stores. */
+        source: import("citebench/src/corpus/build-source").SourceInfo | null;
         prefilter: import("citebench/src/index").PrefilterReport | null;
     };
     /** One bin of a citation-degree histogram: articles with lo ≤ degree ≤ hi citations inside the store. */
@@ -799,12 +878,7 @@ declare module "citebench/src/eval/measures/measure" {
 declare module "citebench/src/eval/registry" {
     import { type Measure } from "citebench/src/eval/measures/measure";
     export type { Measure } from "citebench/src/eval/measures/measure";
-    /**
-     * trec_eval 9.0.8's measure table order (what `-m all_trec` prints), including measures citebench does not
-     * implement (skipped when printing). `runid` is printed by the CLI, not computed. F1 is ours: printed last.
-     */
-    export const TREC_ORDER: readonly ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "F1"];
-    export interface MeasureSelection {
+    interface MeasureSelection {
         measures: Measure[];
         /** Whether trec_eval would print a `runid` line (all_trec / official). */
         runid: boolean;
@@ -820,7 +894,6 @@ declare module "citebench/src/experiments/config-reader" {
      * (InputError). config.ts reads the run's keys with it, each model kind's entry (kinds/) its own model's.
      */
     import { type Document, type LineCounter } from 'yaml';
-    export type ConfigPath = (string | number)[];
     /** Reads a YAML value tree with positions, so every error names its line. */
     export class Reader {
         readonly file: string;
@@ -860,7 +933,6 @@ declare module "citebench/src/experiments/config-reader" {
     } | undefined;
 }
 declare module "citebench/src/retrieval/bm25/index-format" {
-    export const INDEX_FORMAT = "citebench-bm25-index";
     export const INDEX_VERSION = 2;
     export const ANALYZER_NAME = "lucene-8.7-english (StandardTokenizer, possessive, lowercase, 33 stop words, Porter)";
     /** tfNorm frequency marker: the posting's frequency is ≥ 255 and stored in tfBig*. */
@@ -902,74 +974,12 @@ declare module "citebench/src/retrieval/bm25/index-format" {
     /** Load an index directory; postings land in SharedArrayBuffers. */
     export function loadIndex(dir: string): Bm25Index;
 }
-declare module "citebench/src/retrieval/bm25/analyzer" {
-    /** Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET. */
-    export const ENGLISH_STOP_WORDS: ReadonlySet<string>;
-    /** Java's Character.toLowerCase per code point (simple case mapping, no context, no locale). */
-    export function javaLowerCase(s: string): string;
-    /** EnglishPossessiveFilter: strip a trailing 's / ’s / ＇s (either case of s). */
-    export function stripPossessive(tok: string): string;
+declare module "citebench/src/retrieval/bm25/scoring-arrays" {
     /**
-     * The analysed terms of texts. Keeps a cache from raw token to term (or null for a stop word), because in a
-     * corpus the same surface forms recur millions of times; the cache is cleared when it grows past `maxCache`.
+     * What a BM25 search reads and returns, as plain typed arrays: they are shared with worker threads, sent to
+     * search processes and read field by field by the compiled kernel (kernel.ts), so they stay free of classes.
      */
-    export class EnglishAnalyzer {
-        private readonly maxCache;
-        private readonly stemmer;
-        private cache;
-        constructor(maxCache?: number);
-        /** The term for one raw token, or null when it is a stop word (or empties out). */
-        term(raw: string): string | null;
-        /** Calls `emit(term)` for each analysed term of `text`, in order. */
-        forEachTerm(text: string, emit: (term: string) => void): void;
-        analyze(text: string): string[];
-    }
-    /** The text BM25 indexes and queries with for an article: title and abstract, as the paper concatenates them. */
-    export function articleText(a: {
-        title: string;
-        abstract: string;
-    }): string;
-}
-declare module "citebench/src/retrieval/bm25/kernel" {
-    export interface Bm25Kernel {
-        /** `a`: search.ts's ScoringArrays. */
-        createScorer(a: object, tableMinPostings: number, blockDocs: number): object;
-        /** [docs, scores] best first; null when a posting's stored frequency is missing (damaged index). */
-        search(scorer: object, terms: Uint32Array, weights: Float32Array, k: number, exclude: number): [Uint32Array, Float32Array] | null;
-    }
-    /** The kernel, or null (TypeScript search). Loaded once per thread. */
-    export function bm25Kernel(): Bm25Kernel | null;
-}
-declare module "citebench/src/retrieval/bm25/search" {
-    /**
-     * BM25 scoring exactly as Lucene ≥ 8 (BM25Similarity, Lucene 8.7) computes it, over the whole corpus or over a
-     * candidate pool searched as if it had been indexed alone.
-     *
-     *   idf    = (float) ln(1 + (N − df + 0.5) / (df + 0.5))          N = docs of the pool with ≥ 1 term
-     *   avgdl  = (float) (sumTotalTermFreq / (double) N)               over the pool
-     *   normInverse(d) = 1f / (k1 * ((1 − b) + b * len(d) / avgdl))    float ops; len = byte4ToInt(norm) (lossy)
-     *                                                                  or the exact length (accurate)
-     *   weight = boost * idf                                           boost = count of the term in the query
-     *   term score = weight − weight / (1f + tf * normInverse(d))     float ops (BM25Scorer.score)
-     *   doc score  = (float) Σ (double) term scores                    (WANDScorer / BooleanScorer sum in double)
-     *
-     * Every float step is rounded with Math.fround: for +, −, ×, ÷ of two floats, rounding the double result to
-     * float gives the float result (53 ≥ 2·24 + 2), so scores equal Lucene's bit for bit up to the order of the
-     * double summation.
-     *
-     * Ranking: score descending, ties by `tieKey` descending — with the corpus store's idOrder this is trec_eval's
-     * order (equal scores: docno descending), so evaluation sees exactly our ranking. Default tie key: corpus index.
-     */
-    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
-    import { EnglishAnalyzer } from "citebench/src/retrieval/bm25/analyzer";
-    import { type Bm25Kernel } from "citebench/src/retrieval/bm25/kernel";
-    export interface Bm25Params {
-        k1: number;
-        b: number;
-        /** Exact document lengths (Anserini -bm25.accurate) instead of Lucene's lossy one-byte norms. */
-        accurate: boolean;
-    }
-    export const DEFAULT_PARAMS: Bm25Params;
+    import type { Bm25Index } from "citebench/src/retrieval/bm25/index-format";
     /** What a scorer needs — the index's postings plus pool statistics: plain typed arrays, shareable with workers. */
     export interface ScoringArrays extends Pick<Bm25Index, 'docCount' | 'offsets' | 'docs' | 'tfNorms' | 'tfBigPos' | 'tfBigVal'> {
         /** Lossy mode: normInverse of each of the 256 norm bytes (BM25Similarity's cache); null in accurate mode. */
@@ -996,109 +1006,10 @@ declare module "citebench/src/retrieval/bm25/search" {
         terms: Uint32Array;
         weights: Float32Array;
     }
-    /** Collection statistics of a pool (or the whole corpus) and the per-document norms derived from them. */
-    export class PoolStats {
-        private readonly ix;
-        readonly params: Bm25Params;
-        /** Documents of the pool that have at least one term (Lucene's docCount). */
-        readonly N: number;
-        readonly sumTotalTermFreq: number;
-        readonly avgdl: number;
-        readonly member: Uint8Array | null;
-        readonly normInv: Float32Array;
-        readonly normCache: Float32Array | null;
-        private readonly dfCache;
-        constructor(ix: Bm25Index, params: Bm25Params, pool?: Uint32Array);
-        /** Document frequency of term `t` within the pool. */
-        df(t: number): number;
-        /** Lucene's idf, as a float. */
-        idf(t: number): number;
-        /**
-         * Turn analysed query terms into a scorable query: one SHOULD clause per token, duplicates folded into a
-         * boost (as Lucene's BooleanQuery rewrite does); terms absent from the pool contribute nothing.
-         */
-        prepare(termIds: ArrayLike<number>): PreparedQuery;
-        arrays(tieKey: Uint32Array | null): ScoringArrays;
-    }
-    /** Pools holding less than this fraction of the index are searched over their own postings (slicePool). */
-    export const SLICE_BELOW = 0.5;
-    /**
-     * The pool as an index of its own: the index's postings of member documents only, in the same order, with the
-     * members numbered 0…P−1 in corpus order (poolDocs maps them back), so every score, sum order and tie is the one
-     * the whole-index sweep gives; `member` becomes null. A query then reads its terms' postings in the pool and
-     * sweeps P accumulators instead of the corpus's — at S2ORC's 16 M articles a 200 k pool's queries cost what they
-     * cost in a 200 k-article index — for one pass over the postings per pool (cached while the pool's membership
-     * array lives; the pool's document frequencies come with it, PoolStats.df). Large pools and whole-corpus
-     * searches are returned as they are; so are searches of fixed candidates (they may name documents outside the
-     * pool).
-     */
-    export function slicePool(a: ScoringArrays): ScoringArrays;
-    /** Analyse query texts into term ids of the index vocabulary (unknown terms dropped). */
-    export function queryTermIds(analyzer: EnglishAnalyzer, vocab: Map<string, number>, text: string): number[];
+    /** A search's result, best first. */
     export interface TopK {
         docs: Uint32Array;
         scores: Float32Array;
-    }
-    /**
-     * Scores one query at a time, term at a time, one block of documents at a time: each block's accumulators
-     * (8 bytes per document of the block) stay in cache while every query term's postings for that block are
-     * read sequentially — at a million documents, a whole-corpus accumulator made every posting a cache miss.
-     * Per document, contributions are still added in query-term order, so scores do not depend on the block size.
-     * Each block is then swept in order; documents with a positive score compete for a size-k min-heap.
-     * (MaxScore pruning was tried: with title+abstract queries of ~100+ terms the non-essential bounds add up to
-     * about the top-k threshold, so nearly every document survives and probing cost more than scanning.)
-     * The compiled kernel (kernel.ts) runs this same loop, bit for bit, for every search without fixed candidates;
-     * this TypeScript is the fallback where it was not built. Fixed candidates are looked up instead (rankCandidates).
-     */
-    export class QueryScorer {
-        private readonly a;
-        private readonly tableMinPostings;
-        private readonly acc;
-        private table;
-        private cursor;
-        private heapDocs;
-        private heapScores;
-        private heapSize;
-        private readonly blockDocs;
-        private readonly kernel;
-        /** The kernel's scorer over `a` (it holds its own scratch space), or null. */
-        private readonly native;
-        /**
-         * @param tableMinPostings postings count from which a term is scored via its table (tests force 0 or ∞).
-         * @param blockDocs documents per accumulator block (tests force small blocks); default: the kernel's or
-         * the TypeScript loop's own (blocks change speed only, never a score).
-         * @param kernel the compiled kernel, or null for the TypeScript loop (tests compare both).
-         */
-        constructor(a: ScoringArrays, tableMinPostings?: number, blockDocs?: number, kernel?: Bm25Kernel | null);
-        private tf;
-        /**
-         * Top k documents for a query. `exclude` = a corpus index never returned (the query article itself, or -1).
-         * With `candidates`, only those documents are ranked — all of them, score 0 when no term matches — under
-         * the pool's statistics (MDCR-style scoring of fixed candidates).
-         */
-        search(q: PreparedQuery, k: number, exclude?: number, candidates?: Uint32Array): TopK;
-        /** search() in the arrays' own numbering. */
-        private rank;
-        /**
-         * Fixed candidates (MDCR): exactly those documents, each ranked (score 0 when no term matches it). Each is
-         * looked up in its query terms' postings (binary search: a term's postings are in document order), its term
-         * scores summed in query-term order in a double as the sweep sums them, and offered to the heap in document
-         * order as the sweep offers them, so scores and ties are the sweep's. A query costs its terms × candidates ×
-         * log(postings) instead of its terms' postings: 65 candidates in a 16 M-article index.
-         */
-        private rankCandidates;
-        private k;
-        private worse;
-        private readonly f32;
-        private readonly u32;
-        /** Sums ≤ this cannot enter the heap: 0 until it is full, then the float just below its minimum score. */
-        private heapFloor;
-        private heapReset;
-        private heapOffer;
-        /** Put (s, d) at the root and restore the heap. */
-        private siftDown;
-        /** Empty the heap, best first. */
-        private heapDrain;
     }
 }
 declare module "citebench/src/retrieval/retriever" {
@@ -1156,8 +1067,64 @@ declare module "citebench/src/retrieval/retriever" {
         search(request: SearchRequest): Promise<RankedLists>;
     }
 }
+declare module "citebench/src/retrieval/bm25/pool-stats" {
+    /**
+     * BM25 exactly as Lucene ≥ 8 (BM25Similarity, Lucene 8.7) computes it, over the whole corpus or over a candidate
+     * pool searched as if it had been indexed alone: the parameters, the pool's collection statistics, the query
+     * weights and the score of one posting. The scorers (typescript-kernel.ts, fixed-candidates.ts and the compiled
+     * kernel) only sum what this defines.
+     *
+     *   idf    = (float) ln(1 + (N − df + 0.5) / (df + 0.5))          N = docs of the pool with ≥ 1 term
+     *   avgdl  = (float) (sumTotalTermFreq / (double) N)               over the pool
+     *   normInverse(d) = 1f / (k1 * ((1 − b) + b * len(d) / avgdl))    float ops; len = byte4ToInt(norm) (lossy)
+     *                                                                  or the exact length (accurate)
+     *   weight = boost * idf                                           boost = count of the term in the query
+     *   term score = weight − weight / (1f + tf * normInverse(d))     float ops (BM25Scorer.score)
+     *   doc score  = (float) Σ (double) term scores                    (WANDScorer / BooleanScorer sum in double)
+     *
+     * Every float step is rounded with Math.fround: for +, −, ×, ÷ of two floats, rounding the double result to
+     * float gives the float result (53 ≥ 2·24 + 2), so scores equal Lucene's bit for bit up to the order of the
+     * double summation.
+     */
+    import type { Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    import type { PreparedQuery, ScoringArrays } from "citebench/src/retrieval/bm25/scoring-arrays";
+    export interface Bm25Params {
+        k1: number;
+        b: number;
+        /** Exact document lengths (Anserini -bm25.accurate) instead of Lucene's lossy one-byte norms. */
+        accurate: boolean;
+    }
+    export const DEFAULT_PARAMS: Bm25Params;
+    /** Lucene's BM25Scorer.score of one posting: `weight` = boost·idf, `tf` its frequency, `normInverse` its document's. */
+    export function termScore(weight: number, tf: number, normInverse: number): number;
+    /** Collection statistics of a pool (or the whole corpus) and the per-document norms derived from them. */
+    export class PoolStats {
+        private readonly ix;
+        readonly params: Bm25Params;
+        /** Documents of the pool that have at least one term (Lucene's docCount). */
+        readonly N: number;
+        readonly sumTotalTermFreq: number;
+        readonly avgdl: number;
+        readonly member: Uint8Array | null;
+        readonly normInv: Float32Array;
+        readonly normCache: Float32Array | null;
+        private readonly dfCache;
+        constructor(ix: Bm25Index, params: Bm25Params, pool?: Uint32Array);
+        /** Document frequency of term `t` within the pool. */
+        df(t: number): number;
+        /** Lucene's idf, as a float. */
+        idf(t: number): number;
+        /**
+         * Turn analysed query terms into a scorable query: one SHOULD clause per token, duplicates folded into a
+         * boost (as Lucene's BooleanQuery rewrite does); terms absent from the pool contribute nothing.
+         */
+        prepare(termIds: ArrayLike<number>): PreparedQuery;
+        /** The index's postings with this pool's norms and membership, and `tieKey` to break equal scores. */
+        arrays(tieKey: Uint32Array | null): ScoringArrays;
+    }
+}
 declare module "citebench/src/retrieval/bm25/search-worker" {
-    import { type PreparedQuery } from "citebench/src/retrieval/bm25/search";
+    import type { PreparedQuery } from "citebench/src/retrieval/bm25/scoring-arrays";
     export interface WorkerBatch {
         id: number;
         k: number;
@@ -1193,9 +1160,9 @@ declare module "citebench/src/retrieval/bm25/parallel" {
      */
     import type { ProcessInit } from "citebench/src/retrieval/bm25/search-process";
     import type { RankedLists } from "citebench/src/retrieval/retriever";
-    import { type PreparedQuery, type ScoringArrays, type TopK } from "citebench/src/retrieval/bm25/search";
+    import type { PreparedQuery, ScoringArrays, TopK } from "citebench/src/retrieval/bm25/scoring-arrays";
     import type { WorkerBatch } from "citebench/src/retrieval/bm25/search-worker";
-    export interface BatchSearch {
+    interface BatchSearch {
         /**
          * The queries, or a function that prepares them — called once the searchers are starting, so that child
          * processes load the index while this process analyses the query texts (then `queryCount` is required).
@@ -1231,7 +1198,7 @@ declare module "citebench/src/retrieval/bm25/parallel" {
         /** Told which way the batch is searched (for logs and tests). */
         onMode?: (mode: SearchMode) => void;
     }
-    export type SearchMode = 'single' | 'threads' | 'processes';
+    type SearchMode = 'single' | 'threads' | 'processes';
     /** Share of the machine's memory that the index copies of process-mode search may take. */
     export const PROCESS_MEMORY_SHARE = 0.75;
     /** Bytes of the postings a search process loads (its own copy of the index). */
@@ -1279,6 +1246,60 @@ declare module "citebench/src/retrieval/bm25/parallel" {
         fail: (e: Error) => void;
     }
 }
+declare module "citebench/src/retrieval/dense/pooling" {
+    export type PoolingMode = 'cls' | 'max' | 'mean' | 'mean_sqrt_len_tokens' | 'weightedmean' | 'lasttoken';
+    export const POOLING_MODES: readonly PoolingMode[];
+    /** How an encoder turns token vectors into article vectors: single-vector modes, or ASPIRE's sentence vectors. */
+    export type Pooling = string;
+    /** The modes of a pooling name (`mean`, `cls+mean`), or 'aspire'; undefined when the name is not one. */
+    export function poolingModes(p: Pooling): PoolingMode[] | 'aspire' | undefined;
+    /** `p` checked as a pooling name, else a CitebenchError naming `what`. */
+    export function parsePooling(p: string, what: string): Pooling;
+    export interface PoolingSpec {
+        modes: PoolingMode[];
+        /** false: the prompt's tokens (and the token before them, e.g. [CLS]) are masked out of pooling. */
+        includePrompt: boolean;
+        /** A Normalize module follows. */
+        normalize: boolean;
+        /** Keep the first N dimensions of the (normalised) vector (config_sentence_transformers.json truncate_dim). */
+        truncateDim?: number;
+    }
+    /** Dimensions of the pooled vector for hidden size `hidden`. */
+    export function pooledDim(spec: PoolingSpec, hidden: number): number;
+    /**
+     * Pool one sequence: `h[base + t·dim + j]` is token t's hidden state (t < len, the unpadded length);
+     * `masked` leading tokens are out of the mask (the prompt's, when include_prompt is false). Writes
+     * pooledDim(spec, dim) values to out[dst…].
+     */
+    export function poolSequence(h: Float32Array, base: number, len: number, dim: number, spec: PoolingSpec, masked: number, out: Float32Array, dst: number): void;
+}
+declare module "citebench/src/retrieval/dense/similarity" {
+    /** A search kernel's score: `l2` = −squared L2 distance, `ip` = inner product (hits.ts, search.ts, hnsw.ts). */
+    export type Metric = 'l2' | 'ip';
+    /** What a run ranks and scores by. */
+    export type Distance = 'l2' | 'ip' | 'cosine' | 'euclidean' | 'manhattan';
+    export const DISTANCES: readonly Distance[];
+    export const DISTANCE_HELP = "l2 (\u2212squared L2), ip or dot (inner product), cosine, euclidean (\u2212L2), manhattan (\u2212L1)";
+    /** A distance name as a user or a folder writes it, or undefined when it is none. */
+    export function distanceOf(v: string): Distance | undefined;
+    /** `v` as a distance, or a CitebenchError naming `what` (a flag, a config key). */
+    export function parseDistance(v: string, what: string): Distance;
+    /**
+     * How a distance is searched: by a Gemm kernel (`metric`), over L2-normalised vectors for cosine, with the
+     * kernel's score mapped to the run's (euclidean: −√(squared distance), a monotone map, so the ranking is l2's);
+     * manhattan has a kernel of its own (l1-search.ts).
+     */
+    export function kernelOf(d: Distance): {
+        metric: Metric;
+        normalize: boolean;
+        score?: (s: number) => number;
+    } | 'l1';
+    /**
+     * Rows of `v` (n × d) scaled in place to unit L2 norm as torch.nn.functional.normalize does (x / max(‖x‖, 1e-12));
+     * the norm is summed in float64.
+     */
+    export function normalizeRowsInPlace(v: Float32Array, d: number): Float32Array;
+}
 declare module "citebench/src/retrieval/dense/file-hash" {
     /** Fast, content-based: size + SHA-256 of the first and last 4 MiB (the whole file when smaller than 8 MiB). */
     export function fileDigest(path: string): string;
@@ -1288,71 +1309,162 @@ declare module "citebench/src/retrieval/dense/file-hash" {
      */
     export function fileContentHash(path: string): string;
 }
-declare module "citebench/src/retrieval/dense/models" {
-    export { fileContentHash } from "citebench/src/retrieval/dense/file-hash";
+declare module "citebench/src/retrieval/dense/registry" {
     /**
-     * - `cls`: final-layer [CLS] vector (SciBERT, SPECTER, SciNCL as the paper uses them).
-     * - `mean`: mean of final-layer token vectors over the attention mask (for custom models).
-     * - `aspire`: one vector per abstract sentence = mean over the sentence's tokens of the hidden states; with
-     *   `layers: 'all'` the per-token states are first averaged over all layers (the paper, §3: "mean-pooled token
-     *   embeddings across all layers for each sentence"), with `'last'` only the final layer is used (allenai/aspire
-     *   examples/ex_aspire_consent.py). The title (and its [SEP]) is context only, never a sentence of its own.
+     * The encoders citebench knows by name: the paper's (Medić & Šnajder 2022, §3) and SPECTER2, each with the hub
+     * repo it is downloaded from, its pooling and distance as its paper or model card uses them. A named model lives
+     * in `<models-dir>/<folder>/`; a SPECTER2 task adapter in `<models-dir>/ORG--NAME/` of its repo.
      */
-    export type Pooling = 'cls' | 'mean' | 'aspire';
-    /** `l2`: score = −squared L2 distance (as faiss IndexFlatL2 reports it); `ip`: score = inner product. */
-    export type Distance = 'l2' | 'ip';
+    import type { Pooling } from "citebench/src/retrieval/dense/pooling";
+    import type { Distance } from "citebench/src/retrieval/dense/similarity";
     export interface ModelOptions {
         pooling: Pooling;
         distance: Distance;
-        /** Token budget including [CLS] and [SEP]; longer inputs are truncated at the end. */
+        /** Token budget including the special tokens; longer inputs are truncated at the end. */
         maxLength: number;
         /** ASPIRE only: which hidden states are averaged per token. */
         layers?: 'all' | 'last';
     }
     export interface KnownModel extends ModelOptions {
         name: string;
+        /** The hub repo of the (base) model. */
         hfId: string;
+        /** Folder under the models dir (default: the name); models on one base share it. */
+        folder?: string;
+        /** Hub repo of a task adapter (adapters library format) added to the base model. */
+        adapter?: string;
         note: string;
     }
-    /** The paper's encoders. Pooling and distance as used in the paper / stated on each model card. */
     export const KNOWN_MODELS: KnownModel[];
+    export function knownModel(name: string): KnownModel | undefined;
+}
+declare module "citebench/src/retrieval/dense/prompts" {
+    /**
+     * Query and document roles. A query article is encoded as sentence-transformers' `encode_query` encodes it and
+     * pool / candidate articles as `encode_document` does: with the role's prompt in front of the text. Which prompt
+     * that is, in this order:
+     * 1. an override (a config's `prompts: { query, document }`, the `--query-prompt` / `--document-prompt` flags);
+     * 2. the folder's config_sentence_transformers.json, read as sentence-transformers (5.x and 6.x) reads it: its
+     *    prompts start as `{query: "", document: ""}` and the folder's entries replace them, so encode_query takes
+     *    `prompts.query` and encode_document `prompts.document`, both possibly empty — `default_prompt_name` and the
+     *    `passage` / `corpus` fallback of encode_document never apply through these two functions;
+     * 3. for a folder that declares neither, the published prompts of a few well-known models (KNOWN_PROMPTS, by
+     *    hub repo), each with its source.
+     * A model whose two prompts differ keeps a vector store per role (role-stores.ts).
+     */
+    export type Role = 'query' | 'document';
+    export const ROLES: readonly Role[];
+    export interface RolePrompts {
+        query: string;
+        document: string;
+    }
+    export interface KnownPrompts extends RolePrompts {
+        /** Hub repos (ORG/NAME) these prompts belong to. */
+        repos: string[];
+        /** Where the prompts are published. */
+        source: string;
+    }
+    /** Models whose folders declare no prompts but whose authors publish them (docs/dense.md lists them). */
+    export const KNOWN_PROMPTS: readonly KnownPrompts[];
+    /** The published prompts of a hub repo (case-insensitive, as the hub resolves names), if it has an entry. */
+    export function knownPrompts(repo: string | undefined): KnownPrompts | undefined;
+    /** Where the prompts of a model came from (recorded in results.json and shown by the CLI). */
+    export type PromptSource = 'none' | 'folder' | 'known' | 'override';
+    /**
+     * The prompts of each role: overrides (undefined = not given) over the folder's (sentence-transformers'
+     * encode_query / encode_document rule) over the known table entry of `repo` when the folder declares neither.
+     */
+    export function rolePrompts(folder: Record<string, string> | undefined, repo: string | undefined, overrides?: Partial<RolePrompts>): {
+        prompts: RolePrompts;
+        source: PromptSource;
+        known?: KnownPrompts;
+    };
+    /** A model with one prompt for both roles encodes each article once, into one store. */
+    export function symmetric(p: RolePrompts): boolean;
+}
+declare module "citebench/src/retrieval/dense/models" {
+    import { type ModelOptions } from "citebench/src/retrieval/dense/registry";
+    import { type PoolingSpec } from "citebench/src/retrieval/dense/pooling";
+    import { type PromptSource, type Role, type RolePrompts } from "citebench/src/retrieval/dense/prompts";
+    export { fileContentHash } from "citebench/src/retrieval/dense/file-hash";
+    export type { Distance } from "citebench/src/retrieval/dense/similarity";
+    export type { Pooling } from "citebench/src/retrieval/dense/pooling";
+    export type { ModelOptions } from "citebench/src/retrieval/dense/registry";
+    /** Overrides of a model's defaults (flags, a config's keys). */
+    export interface ModelOverrides extends Partial<ModelOptions> {
+        /** Prompts of either role, over the folder's (an empty string: no prompt). */
+        prompts?: Partial<RolePrompts>;
+        /** A task adapter (adapters library format): a folder or a hub id ORG/NAME, over the registry's. */
+        adapter?: string;
+    }
     export interface ResolvedModel extends ModelOptions {
         /** Registry name, or the folder's base name for custom models. */
         name: string;
+        /** The folder named (a sentence-transformers folder's root). */
         dir: string;
+        /** Where config.json, the tokenizer and the weights are: `dir`, or the Transformer module's subfolder. */
+        transformerDir: string;
+        /** How the folder was read: its modules (sentence-transformers) or as a plain transformers folder. */
+        folder: 'sentence-transformers' | 'transformers';
         onnxFile: string;
         hiddenSize: number;
-        /** Hash of weights, tokenizer and options: an embedding store only accepts vectors from the same fingerprint. */
+        /** Dimensions of an article vector (pooling modes × hidden size, or truncate_dim). */
+        dim: number;
+        /** Normalize module, include_prompt, truncate_dim and do_lower_case (sentence-transformers; defaults otherwise). */
+        normalize: boolean;
+        includePrompt: boolean;
+        truncateDim?: number;
+        lowercase: boolean;
+        /** The prompt in front of each role's text ("" = none) and where it came from. */
+        prompts: RolePrompts;
+        promptSource: PromptSource;
+        /** Hash of weights, tokenizer, text and pooling settings and both prompts: vectors of another fingerprint never mix. */
         fingerprint: string;
+        /** The store key of each role's vectors: the fingerprint itself for a model whose two prompts are equal. */
+        roleFingerprint: Record<Role, string>;
         /** Set when `onnxFile` was converted from the folder's PyTorch/safetensors checkpoint: its files and their SHA-256. */
         checkpoint?: {
             file: string;
             sha256: string;
+        }[];
+        /** The task adapter added to the checkpoint: its folder and files with their SHA-256. */
+        adapter?: {
+            dir: string;
+            files: {
+                file: string;
+                sha256: string;
+            }[];
+        };
+        /** Hub downloads the model and adapter came from (citebench-download.json): repo, revision, commit. */
+        sources?: {
+            of: 'model' | 'adapter';
+            repo: string;
+            revision: string;
+            commit?: string;
         }[];
     }
     export function exportHint(hfId: string, dir: string): string;
     export interface ResolveOptions {
         /** Folder that holds one sub-folder per registry name (default: ./models, or $CITEBENCH_MODELS). */
         modelsDir?: string;
-        /** Overrides of the registry's (or the custom model's) options. */
-        overrides?: Partial<ModelOptions>;
+        /** Overrides of the registry's (or the folder's) settings. */
+        overrides?: ModelOverrides;
         /** Prefer onnx/model_quantized.onnx when both exist (default false: fp32 first). */
         quantized?: boolean;
-        /**
-         * Prefer onnx/model_fp16.onnx (float16 weights and compute, for GPUs) when the folder has it, else fp32.
-         * Not with `quantized`.
-         */
+        /** Prefer onnx/model_fp16.onnx (float16 weights and compute, for GPUs) when the folder has it. Not with `quantized`. */
         fp16?: boolean;
         /**
-         * Download a missing model from the Hugging Face hub (`resolveModelAsync` only; default false: nothing
-         * touches the network). Endpoint: $HF_ENDPOINT or https://huggingface.co; $HF_TOKEN is sent as a bearer token.
+         * Download a missing model or adapter from the Hugging Face hub (`resolveModelAsync` only; default false:
+         * nothing touches the network). Endpoint: $HF_ENDPOINT or https://huggingface.co; $HF_TOKEN is sent as a bearer token.
          */
         allowRemote?: boolean;
-        /** Hub revision to download (default `main`); with allowRemote only. */
+        /** Hub revision of the model to download (default `main`); with allowRemote only. */
         revision?: string;
+        /** Hub revision of the adapter to download (default `main`); with allowRemote only. */
+        adapterRevision?: string;
         /** Download progress on stderr (default: stderr is a TTY). */
         progress?: boolean;
-        /** Download start/end lines. */
+        /** Download and conversion lines. */
         log?: (line: string) => void;
     }
     /**
@@ -1366,18 +1478,20 @@ declare module "citebench/src/retrieval/dense/models" {
      * nothing usable is found.
      */
     export function resolveModel(nameOrDir: string, opts?: ResolveOptions): ResolvedModel;
+    /** The pooling spec of a resolved single-vector model (undefined for ASPIRE). */
+    export function poolingSpecOf(m: ResolvedModel): PoolingSpec | undefined;
     /**
      * `resolveModel`, but with `allowRemote` a registry model or `ORG/NAME` whose folder does not exist yet is
-     * first downloaded from the Hugging Face hub (config, tokenizer files and the repo's weights: an ONNX export,
-     * else its PyTorch checkpoint; hub.ts) into `<models-dir>/<name>/`, atomically and resumably. Without
-     * `allowRemote` it is exactly `resolveModel`.
+     * first downloaded from the Hugging Face hub (hub/download.ts) into `<models-dir>/<folder>/`, atomically and
+     * resumably, and so is an adapter named by its hub id. Without `allowRemote` it is exactly `resolveModel`.
      */
     export function resolveModelAsync(nameOrDir: string, opts?: ResolveOptions): Promise<ResolvedModel>;
 }
 declare module "citebench/src/retrieval/dense/encoder" {
     import * as ort from 'onnxruntime-node';
     import type { ArticleText } from "citebench/src/corpus/article";
-    import type { ResolvedModel } from "citebench/src/retrieval/dense/models";
+    import { type ResolvedModel } from "citebench/src/retrieval/dense/models";
+    import type { Role } from "citebench/src/retrieval/dense/prompts";
     /** Token ids of one article, with [CLS] … [SEP], and for ASPIRE the token spans of its abstract sentences. */
     export interface TokenizedArticle {
         ids: Int32Array;
@@ -1391,10 +1505,12 @@ declare module "citebench/src/retrieval/dense/encoder" {
         offsets: Uint32Array;
         vectors: Float32Array;
     }
-    interface Tokenizer {
-        encode(text: string, opts?: {
-            add_special_tokens?: boolean;
-        }): number[];
+    /** What an embedding store fills itself from: vectors of one role, under that role's store key. */
+    export interface ArticleEncoder {
+        fingerprint: string;
+        /** Progress label. */
+        label: string;
+        encode(articles: ArticleText[], onBatch?: (articles: number) => void): Promise<EncodedBatch>;
     }
     export interface EncoderOptions {
         /** Articles per forward pass (default 16). */
@@ -1423,19 +1539,34 @@ declare module "citebench/src/retrieval/dense/encoder" {
         readonly model: ResolvedModel;
         private readonly tokenizer;
         private readonly session;
-        private readonly cls;
-        private readonly sep;
         private readonly batchSize;
         private readonly output;
+        /** Dimensions of an article vector. */
         readonly dim: number;
+        private readonly pooling;
+        /** Per role: its prompt, and how many leading tokens pooling leaves out (include_prompt false). */
+        private readonly roles;
         private constructor();
         static load(model: ResolvedModel, opts?: EncoderOptions): Promise<Encoder>;
-        /** Token ids exactly as the model sees them: [CLS] title [SEP] abstract [SEP], truncated to maxLength. */
-        tokenize(a: ArticleText): TokenizedArticle;
-        /** Encode articles (any number); vectors come back in input order. */
-        encode(articles: ArticleText[], onBatch?: (articles: number) => void): Promise<EncodedBatch>;
+        /**
+         * Tokens of the prompt that pooling leaves out when include_prompt is false, as sentence-transformers counts
+         * them: the prompt tokenised alone with its special tokens, less a trailing special token (6.x
+         * base/modules/transformer.py `_get_prompt_length`).
+         */
+        private promptLength;
+        /** The text a role encodes: its prompt, then `title + sep_token + abstract` (SciRepEval's and SPECTER2's input). */
+        text(a: ArticleText, role?: Role): string;
+        /** Token ids exactly as the model sees them: the role's text with its special tokens, truncated to maxLength. */
+        tokenize(a: ArticleText, role?: Role): TokenizedArticle;
+        /** Encode articles (any number) in a role (default: document, as the pool); vectors come back in input order. */
+        encode(articles: ArticleText[], onBatch?: (articles: number) => void, role?: Role): Promise<EncodedBatch>;
+        /**
+         * The encoder of one role, as an embedding store fills itself (store.ts): its fingerprint is the role's store
+         * key, so a query vector can never enter a document store.
+         */
+        forRole(role: Role): ArticleEncoder;
         /** `onBatch(n)` is called after each forward pass with the number of articles it encoded (for progress). */
-        encodeTokenized(toks: TokenizedArticle[], onBatch?: (articles: number) => void): Promise<EncodedBatch>;
+        encodeTokenized(toks: TokenizedArticle[], onBatch?: (articles: number) => void, role?: Role): Promise<EncodedBatch>;
         release(): Promise<void>;
     }
     /**
@@ -1444,16 +1575,6 @@ declare module "citebench/src/retrieval/dense/encoder" {
      * float32/float64 as for any model.
      */
     export function tensorFloats(t: ort.Tensor): Float32Array;
-    /**
-     * A model folder's WordPiece tokenizer, from local files only; it must add [CLS] … [SEP]. A folder without
-     * tokenizer.json but with vocab.txt gets the tokenizer Python transformers' BertTokenizerFast builds from it
-     * (wordpiece.ts), in memory: nothing is written into the model folder, which may be read-only or shared.
-     */
-    export function loadTokenizer(model: Pick<ResolvedModel, 'dir'>): Promise<{
-        tokenizer: Tokenizer;
-        cls: number;
-        sep: number;
-    }>;
 }
 declare module "citebench/src/util/shard" {
     export interface Shard {
@@ -1473,7 +1594,9 @@ declare module "citebench/src/util/shard" {
 declare module "citebench/src/retrieval/dense/store" {
     import type { TextSource } from "citebench/src/corpus/article";
     import { type Shard } from "citebench/src/util/shard";
-    import type { Encoder } from "citebench/src/retrieval/dense/encoder";
+    import type { ArticleEncoder, Encoder } from "citebench/src/retrieval/dense/encoder";
+    import type { Role } from "citebench/src/retrieval/dense/prompts";
+    import type { Distance } from "citebench/src/retrieval/dense/similarity";
     export type VectorKind = 'single' | 'multi';
     export type StoredType = 'float32' | 'float16';
     export interface StoreManifest {
@@ -1489,7 +1612,10 @@ declare module "citebench/src/retrieval/dense/store" {
         /** Optional identity of the corpus (e.g. a hash of its id column); checked when both sides have one. */
         corpusKey?: string;
         /** The model's distance, recorded so `dense search` can work from the store alone. */
-        distance?: 'l2' | 'ip';
+        distance?: Distance;
+        /** For a model whose query and document prompts differ: the role whose vectors this store holds, and its prompt. */
+        role?: Role;
+        prompt?: string;
     }
     /** Vectors of a set of articles: article i's rows are offsets[i]..offsets[i+1] (single-vector: offsets[i] = i). */
     export interface VectorSet {
@@ -1554,9 +1680,10 @@ declare module "citebench/src/retrieval/dense/store" {
         private writeChunk;
         /**
          * Encode every requested article (default: the whole corpus) that the store lacks, chunk by chunk in index
-         * order. Returns how many articles were encoded now.
+         * order, with the encoder of this store's role (`Encoder.forRole`; an Encoder itself encodes documents).
+         * Returns how many articles were encoded now.
          */
-        encodeMissing(encoder: Encoder, texts: TextSource, indices?: Uint32Array, opts?: EncodeOptions): Promise<number>;
+        encodeMissing(by: ArticleEncoder | Encoder, texts: TextSource, indices?: Uint32Array, opts?: EncodeOptions): Promise<number>;
         /**
          * Store every requested article (default: the whole corpus) that the store lacks, from `source`, chunk by
          * chunk in index order: the one write path of encoded and imported vectors, so both resume and shard alike.
@@ -1595,26 +1722,25 @@ declare module "citebench/src/retrieval/capabilities" {
         b: number;
         accurate: boolean;
     }
-    /** A retriever that ranks by a BM25 index (Bm25Retriever). */
-    export interface RanksByTermIndex extends Retriever {
-        readonly termIndex: TermIndexParams;
-    }
     /** A retriever that ranks by an embedding store over the corpus (DenseRetriever), filled by `encoder` if it has one. */
     export interface RanksByVectors extends Retriever {
+        /** The document store (pool and candidate vectors). */
         readonly vectors: EmbeddingStore;
+        /** The query store, where the model encodes queries with another prompt than documents. */
+        readonly queryVectors?: EmbeddingStore;
         readonly encoder?: Encoder;
     }
     export function termIndexOf(r: Retriever): TermIndexParams | undefined;
-    export function vectorsOf(r: Retriever): Pick<RanksByVectors, 'vectors' | 'encoder'> | undefined;
+    export function vectorsOf(r: Retriever): Pick<RanksByVectors, 'vectors' | 'queryVectors' | 'encoder'> | undefined;
 }
 declare module "citebench/src/retrieval/bm25/retriever" {
     import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
     import type { TextSource } from "citebench/src/corpus/article";
     import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
-    import { PoolStats, type Bm25Params } from "citebench/src/retrieval/bm25/search";
+    import { PoolStats, type Bm25Params } from "citebench/src/retrieval/bm25/pool-stats";
     import { type SearchProcesses } from "citebench/src/retrieval/bm25/parallel";
     import type { TermIndexParams } from "citebench/src/retrieval/capabilities";
-    export interface Bm25RetrieverOptions {
+    interface Bm25RetrieverOptions {
         params?: Partial<Bm25Params>;
         /** Tie-break key per document (higher first among equal scores); the corpus store's idOrder = trec_eval. */
         tieKey?: Uint32Array;
@@ -1889,7 +2015,6 @@ declare module "citebench/src/experiments/kinds/types" {
     }
 }
 declare module "citebench/src/experiments/kinds/bm25" {
-    import { type TunableParam } from "citebench/src/experiments/config-reader";
     import type { KindEntry } from "citebench/src/experiments/kinds/types";
     export interface Bm25ModelConfig {
         kind: 'bm25';
@@ -1905,8 +2030,6 @@ declare module "citebench/src/experiments/kinds/bm25" {
             measure: string;
         };
     }
-    /** BM25's tunable parameters and their default grids. */
-    export const BM25_PARAMS: Record<'k1' | 'b', TunableParam>;
     export const DEFAULT_TUNE_GRID: {
         k1: number[];
         b: number[];
@@ -1924,19 +2047,24 @@ declare module "citebench/src/util/format" {
     export function formatBytes(b: number): string;
 }
 declare module "citebench/src/experiments/kinds/dense" {
-    import type { CorpusStore } from "citebench/src/corpus/store";
-    import { type Device } from "citebench/src/retrieval/dense/encoder";
-    import { type ResolvedModel } from "citebench/src/retrieval/dense/models";
-    import { type ReadyModel, type SkippedModel } from "citebench/src/experiments/models";
+    import { type Distance } from "citebench/src/retrieval/dense/similarity";
+    import type { RolePrompts } from "citebench/src/retrieval/dense/prompts";
     import type { KindEntry } from "citebench/src/experiments/kinds/types";
     export interface DenseModelConfig {
         kind: 'dense';
         name: string;
-        /** Registry name (scibert, specter, scincl, aspire-bm, aspire-cs), Hugging Face id or model folder. */
+        /** Registry name (scibert, specter, scincl, aspire-biomed, aspire-compsci, specter2, …), Hugging Face id or model folder. */
         model: string;
         modelsDir?: string;
-        pooling?: 'cls' | 'mean' | 'aspire';
-        distance?: 'l2' | 'ip';
+        pooling?: string;
+        distance?: Distance;
+        /** Prompts of the query and document roles, over the folder's ("" = none). */
+        prompts?: Partial<RolePrompts>;
+        /** A task adapter (adapters library format): a folder or a hub id, over the registry's. */
+        adapter?: string;
+        /** Hub revisions to download with --allow-remote (default main). */
+        revision?: string;
+        adapterRevision?: string;
         layers?: 'all' | 'last';
         maxLength?: number;
         quantized: boolean;
@@ -1949,24 +2077,6 @@ declare module "citebench/src/experiments/kinds/dense" {
         };
     }
     export const dense: KindEntry<DenseModelConfig>;
-    /** Resolve a dense model; a folder that is not there yet is a skip with the way to add it, not an error. */
-    /**
-     * `log` is told when a checkpoint is converted (seconds for BERT-base, once per checkpoint) or downloaded;
-     * `allowRemote` downloads a registry model or hub id whose folder is missing (`citebench run --allow-remote`).
-     */
-    export function resolveDense(cfg: DenseModelConfig, modelsDir: string | undefined, opts?: {
-        log?: (line: string) => void;
-        allowRemote?: boolean;
-    }): Promise<ResolvedModel | SkippedModel>;
-    export function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel, store: CorpusStore, corpusKey: string | undefined, workDir: string, threads: number, device?: Device): Promise<ReadyModel>;
-    /**
-     * The files a dense model's weights come from, with their SHA-256 (the report's metadata names them): the
-     * checkpoint it was converted from, else its ONNX file.
-     */
-    export function weightFilesOf(model: ResolvedModel): {
-        file: string;
-        sha256: string;
-    }[];
 }
 declare module "citebench/src/experiments/kinds/embeddings" {
     import type { KindEntry } from "citebench/src/experiments/kinds/types";
@@ -2139,18 +2249,9 @@ declare module "citebench/src/experiments/kinds/composed" {
     export function readCrossEncoder(r: Reader, p: string[]): CrossEncoderRef | undefined;
     /** scorer: a model name, or a mapping name → weight; `cross-encoder` names the crossEncoder folder. */
     export function readScorer(r: Reader, p: string[], name: string, earlier: string[], dflt: string | undefined, ce: CrossEncoderRef | undefined): ScorerPart[];
-    /** A model this one is built on: ready, or this one is a skip. */
-    export class Skip extends Error {
-    }
     export function need(ctx: Pick<BuildContext, 'ready'>, name: string, by: string): ReadyModel;
     /** `build` with a Skip turned into a recorded skip. */
     export function orSkip(name: string, f: () => Promise<ReadyModel>): Promise<ReadyModel | SkippedModel>;
-    export function combineWeights(ws: Weights[]): Weights;
-    export function loadCrossEncoder(ref: CrossEncoderRef, ctx: BuildContext, name: string): Promise<{
-        retriever: CrossEncoderRetriever;
-        weights: Weights;
-        dir: string;
-    }>;
     /** A first stage re-scored by weighted scorers (navigation, rerank): the parts ready, their weights, their text. */
     export function scorers(c: {
         name: string;
@@ -2247,7 +2348,10 @@ declare module "citebench/src/retrieval/profiler/dense" {
     import { type CitationGraph } from "citebench/src/retrieval/profiler/citing";
     export interface DenseProfilerOptions {
         name: string;
+        /** Document vectors: the pool's and the citing articles'. */
         store: EmbeddingStore;
+        /** Query vectors, for a model whose query prompt differs from its document prompt (default: `store`). */
+        queryStore?: EmbeddingStore;
         beta: number;
         graph: CitationGraph;
         encoder?: Encoder;
@@ -2281,7 +2385,7 @@ declare module "citebench/src/retrieval/profiler/sparse" {
      *
      * — the paper's v̂_i = v_i + 1/|N_in| Σ (α v^s_ji + β v_j) with term-frequency vectors for v. S2ORC metadata has
      * no citation contexts, so the context term α v^s is 0 and β is the only weight. The pool is then scored with
-     * Lucene's BM25 (search.ts's formula and float steps, exact lengths) over the profiles as if they had been
+     * Lucene's BM25 (pool-stats.ts's formula and float steps, exact lengths) over the profiles as if they had been
      * indexed: N, df and avgdl are the profiles'. β = 0 is BM25 with exact lengths, score for score.
      * Profiles are built once per (pool, query set, setting scope) and reused while they stay the same.
      */
@@ -2425,7 +2529,6 @@ declare module "citebench/src/experiments/kinds/index" {
     type ConfigOf<E> = E extends KindEntry<infer C> ? C : never;
     /** Any built-in kind's model config. */
     export type ModelConfig = ConfigOf<ReturnType<typeof builtIn>[number]>;
-    export type ModelKind = ModelConfig['kind'];
     /** Register a kind at run time (a test's toy kind, a plug-in); a kind already there is an error. */
     export function registerKind<C extends ModelConfigBase>(entry: KindEntry<C>): void;
     /** Remove a kind registered at run time (tests). */
@@ -2435,21 +2538,15 @@ declare module "citebench/src/experiments/kinds/index" {
     export function entryOf(m: ModelConfigBase): KindEntry<ModelConfigBase>;
     /** Whether a kind's models are beyond the paper (their entry's beyondPaper). */
     export function isBeyondPaper(kind: string): boolean;
-    /**
-     * The kind a model without `kind:` has: the kind whose key its node holds (`embeddings: FILE`), else the kind
-     * named like the model (`bm25:`), else the fallback kind (a dense encoder named like the model).
-     */
-    export function defaultKind(name: string, keys?: string[]): string;
     /** Read the model at ['models', name] with its kind's entry (errors name file, line and key). */
     export function parseModel(r: Reader, name: string, earlier: string[]): ModelConfig;
     /** Whether a config asks any model for a tuning split. */
     export function anyTuned(models: readonly ModelConfigBase[]): boolean;
     /** Whether a kind of the config needs a prepared thing (the corpus's BM25 index, an encode stage). */
     export function anyNeeds(models: readonly ModelConfigBase[], what: 'bm25Index' | 'encode'): boolean;
-    export type { KindEntry, BuildContext, CostEnv, KindCost, ModelConfigBase, RunConfig } from "citebench/src/experiments/kinds/types";
+    export type { KindEntry, BuildContext } from "citebench/src/experiments/kinds/types";
     export type { Bm25ModelConfig } from "citebench/src/experiments/kinds/bm25";
     export type { DenseModelConfig } from "citebench/src/experiments/kinds/dense";
-    export type { EmbeddingsModelConfig } from "citebench/src/experiments/kinds/embeddings";
     export type { NavigationModelConfig } from "citebench/src/experiments/kinds/navigation";
     export type { ProfilerModelConfig } from "citebench/src/experiments/kinds/profiler";
     export type { RerankModelConfig } from "citebench/src/experiments/kinds/rerank";
@@ -2461,8 +2558,8 @@ declare module "citebench/src/experiments/config" {
     import { type Field } from "citebench/src/corpus/fields";
     import { type SynthProfile } from "citebench/src/corpus/synth";
     import { type ModelConfig } from "citebench/src/experiments/kinds/index";
-    export type { ModelConfig, Bm25ModelConfig, DenseModelConfig, NavigationModelConfig, ProfilerModelConfig, RerankModelConfig, ScorerPart, CrossEncoderRef } from "citebench/src/experiments/kinds/index";
-    export { DEFAULT_TUNE_GRID, DEFAULT_BETA_GRID } from "citebench/src/experiments/kinds/index";
+    export type { ModelConfig } from "citebench/src/experiments/kinds/index";
+    export { DEFAULT_TUNE_GRID } from "citebench/src/experiments/kinds/index";
     /** transductive: the paper's protocol; inductive: Goyal et al. 2026 §3.1 (disjoint, strictly earlier candidates). */
     export type Setting = 'transductive' | 'inductive';
     export interface DatasetProtocolConfig {
@@ -2571,8 +2668,6 @@ declare module "citebench/src/experiments/config" {
      */
     export function canonicalConfig(cfg: ExperimentConfig): string;
     export function configHash(cfg: ExperimentConfig): string;
-    /** A path from the config, as given, resolved against the current directory. */
-    export function configPath(p: string): string;
 }
 declare module "citebench/src/sampling/exclusions" {
     import type { CorpusStore } from "citebench/src/corpus/store";
@@ -2612,14 +2707,23 @@ declare module "citebench/src/sampling/pools" {
      * repeat (paper: Art, History, Philosophy).
      */
     import type { CorpusStore } from "citebench/src/corpus/store";
-    import { type Field } from "citebench/src/corpus/fields";
-    type Graph = Pick<CorpusStore, 'size' | 'years' | 'fields' | 'citedByFields' | 'outOffsets' | 'outTargets'>;
+    import { type FieldScheme, type Field, type TopicField } from "citebench/src/corpus/fields";
+    /** The store's field bitmasks are over its scheme (MAG's 19 fields unless it says otherwise). */
+    type Graph = Pick<CorpusStore, 'size' | 'years' | 'fields' | 'citedByFields' | 'outOffsets' | 'outTargets'> & {
+        fieldScheme?: FieldScheme;
+    };
+    /** A field of the store's scheme (fields.ts). */
+    export type FieldName = Field | TopicField;
+    /** The bit of `field` in the store's field scheme; a field the scheme does not have is an error, never an empty set. */
+    export function fieldBitOf(store: {
+        fieldScheme?: FieldScheme;
+    }, field: FieldName): number;
     export interface QueryOptions {
         count: number;
         seed: number;
         queryYear?: number;
         /** Restrict to articles labelled with this field (field-level protocol). */
-        field?: Field;
+        field?: FieldName;
         /** Only articles citing at least this many store articles (default 1; MDCR needs 5 positives). */
         minCited?: number;
         /**
@@ -2676,14 +2780,14 @@ declare module "citebench/src/sampling/pools" {
      * Stored articles cited by at least one input article labelled with `field` — the paper's "field-cited" set,
      * counting citing articles the prefilter removed (only the cited article must be in the store).
      */
-    export function fieldCited(store: Graph, field: Field): Uint32Array;
+    export function fieldCited(store: Graph, field: FieldName): Uint32Array;
     export interface PoolOptions {
         size: number;
         repeat: number;
         seed: number;
         queryYear?: number;
         /** Field-level protocol: fill from this field's field-cited set instead of the whole corpus. */
-        field?: Field;
+        field?: FieldName;
         /** The queries' split: 'test' (default, the stream of earlier versions) or another name with its own stream. */
         split?: string;
         /**
@@ -2748,7 +2852,7 @@ declare module "citebench/src/eval/evaluate" {
         /** The denominator of the means. */
         numAveraged: number;
     }
-    export interface EvaluateArgs {
+    interface EvaluateArgs {
         qrels: QrelsCsr;
         run: RunCsr;
         measures: Measure[];
@@ -2771,14 +2875,13 @@ declare module "citebench/src/eval/mdcr" {
      * By default the evaluator accepts any type key a file holds (every key other than `true` is a negative type), so
      * benchmarks built with other models (`citebench mdcr build`) evaluate too; `official` reads only these.
      */
-    export const MDCR_NEGATIVE_TYPES: ("specter" | "scincl" | "bm25" | "random" | "graph" | "most_cited")[];
+    export const MDCR_NEGATIVE_TYPES: ("graph" | "specter" | "scincl" | "bm25" | "random" | "most_cited")[];
     /** A candidate-type key: one of MDCR_NEGATIVE_TYPES in the official files, any key other than `true` in general. */
     export type MdcrNegativeType = string;
     export const MDCR_METRICS: readonly ["map", "ndcg", "recall_5"];
     export type MdcrMetric = (typeof MDCR_METRICS)[number];
     /** benchmark[field][queryId][candidateType] = candidate ids. */
     export type MdcrBenchmark = Record<string, Record<string, Record<string, unknown>>>;
-    export type MdcrScores = Record<string, unknown>;
     export interface MdcrFieldResult {
         field: string;
         queries: number;
@@ -2826,13 +2929,6 @@ declare module "citebench/src/eval/mdcr" {
     }
     /** Evaluate a scores object against an MDCR benchmark object. */
     export function evaluateMdcr(benchmark: unknown, scores: unknown, opts?: MdcrEvalOptions): MdcrResult;
-    /** numpy.round(x, 4): multiply by 10⁴, round half to even, divide. */
-    export function npRound4(x: number): number;
-    /**
-     * np.sum / np.mean's summation of a float64 vector: numpy's pairwise sum (blocks of ≤ 128 summed with 8
-     * accumulators, halves above), so means match numpy to the last bit (checked against numpy 2.4).
-     */
-    export function numpySum(a: Float64Array): number;
     /** A readable table: one row per field, then AVG. */
     export function formatMdcrTable(r: Pick<MdcrResult, 'avg' | 'candidateType' | 'official'> & {
         fields: Pick<MdcrFieldResult, 'field' | 'queries' | 'values'>[];
@@ -2919,24 +3015,6 @@ declare module "citebench/src/report/results" {
         /** The best point: the highest score, the first of equals. */
         chosen: Record<string, number>;
     }
-    /** A tuning record as results.json of an older citebench kept it (BM25 only: k1 and b on each point). */
-    interface OldTuningRecord {
-        model: string;
-        measure: string;
-        queries: number;
-        poolSize: number;
-        grid: {
-            k1: number;
-            b: number;
-            score: number;
-        }[];
-        chosen: {
-            k1: number;
-            b: number;
-        };
-    }
-    /** Read a tuning record of either shape as the current one (older results folders are read as they are). */
-    export function tuningRecord(t: TuningRecord | OldTuningRecord): TuningRecord;
     /** A tuned model's chosen point as reports say it: `k1 0.9, b 0.4`. */
     export const chosenText: (t: Pick<TuningRecord, "chosen">) => string;
     /** A grid point as tables and regression rows name it: `k1=0.9 b=0.4`. */
@@ -3352,7 +3430,7 @@ declare module "citebench/src/retrieval/bm25/index" {
     import { type FreeBytes } from "citebench/src/util/disk";
     import { type WorkerSource } from "citebench/src/retrieval/bm25/chunk-builder";
     import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
-    export interface BuildOptions {
+    interface BuildOptions {
         /** Documents per chunk (bounded build memory). Default 50,000. */
         chunkDocs?: number;
         /** Directory for chunk files: makes the build resumable. Without it chunks stay in memory. */
@@ -3495,7 +3573,7 @@ declare module "citebench/src/experiments/plan" {
         indexBuildBytesPerArticle: number;
         /**
          * Records of the raw S2ORC release (v2020-07-05), and its .jsonl.gz bytes per record: 100 shards of about
-         * 530 MB (README) over 81.1 M records; the 1,000-record real sample gzips to 368 B per record, so this is
+         * 530 MB (docs/corpus.md) over 81.1 M records; the 1,000-record real sample gzips to 368 B per record, so this is
          * the safer figure for disk.
          */
         s2orcRecords: number;
@@ -3503,7 +3581,6 @@ declare module "citebench/src/experiments/plan" {
     };
     /** The default profile's store build peak for `articles` stored articles (two lines, CORPUS_COST). */
     export function corpusBuildBytes(articles: number): number;
-    export type { Estimate } from "citebench/src/experiments/kinds/types";
     export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number, memory?: number): Estimate[];
     /**
      * `citebench corpus build` of the raw S2ORC release × `scale` (the real-store case, which `run` does not build):
@@ -3511,30 +3588,6 @@ declare module "citebench/src/experiments/plan" {
      * sample's bytes per record.
      */
     export function corpusBuildForecast(scale: number): Estimate;
-}
-declare module "citebench/src/eval/trec-format" {
-    /**
-     * trec_eval's text output: `printf("%-22s\t%s\t%6.4f\n")` for float measures, `%ld` for counts.
-     * C's printf rounds the exact binary value half-to-even (0.03125 → 0.0312); JS toFixed rounds such exact ties up,
-     * so ties are fixed here.
-     */
-    import type { EvalResult } from "citebench/src/eval/evaluate";
-    /** C `%6.4f`. */
-    export function formatFixed4(x: number): string;
-    /** C `%ld` of `(long) value`. */
-    export function formatLong(x: number): string;
-    export function formatLine(name: string, qid: string, value: string): string;
-    export interface TrecEvalPrintOptions {
-        /** -q: per-query lines (queries in the given order) before the `all` lines. */
-        perQuery?: boolean;
-        /** Query positions in print order (trec_eval: qid strcmp order). */
-        queryOrder: Uint32Array;
-        qid: (q: number) => string;
-        /** Print `runid  all  TAG` first among the `all` lines (trec_eval does for all_trec / official). */
-        runId?: string;
-    }
-    /** The whole trec_eval output for an evaluation result. */
-    export function formatTrecEval(r: EvalResult, o: TrecEvalPrintOptions): string;
 }
 declare module "citebench/src/eval/string-table" {
     /**
@@ -3583,11 +3636,6 @@ declare module "citebench/src/eval/string-table" {
         private add;
         private rehash;
     }
-    /**
-     * FNV-1a with a final avalanche, as a signed 32-bit integer: V8 keeps it a small integer everywhere, where an
-     * unsigned value above 2^31 becomes a heap number whenever it is passed to a function V8 did not inline.
-     */
-    export function fnv1a(buf: Uint8Array, start: number, end: number): number;
     /** Bytes as a latin1 string (one char per byte, as every reader and writer of TREC files decodes them). */
     export function latin1(buf: Uint8Array, s: number, e: number): string;
 }
@@ -3627,7 +3675,7 @@ declare module "citebench/src/eval/trec-io" {
      * A docno not in qrels that occurs in several queries gets one fresh id per occurrence; that is harmless,
      * since such docs are only ever compared by bytes (ties, duplicates) and judged non-relevant.
      */
-    export class RunDocnos {
+    class RunDocnos {
         readonly qrelsDocs: StringTable;
         readonly base: number;
         private arena;
@@ -3662,34 +3710,12 @@ declare module "citebench/src/eval/trec-io" {
     export function readRun(path: string, tables: TrecTables, opts?: {
         float64?: boolean;
     }): TrecEntries;
-    /** Line numbers of the given content-line ordinals (0-based, blank and # lines not counted): the error path. */
-    export function lineNumbersOf(path: string, ordinals: number[]): number[];
-}
-declare module "citebench/src/eval/trec-csr" {
-    import { type TrecEntries, type TrecTables } from "citebench/src/eval/trec-io";
-    import type { QrelsCsr, RunCsr } from "citebench/src/eval/types";
-    /** Group qrels entries by query (positions 0..numQueries-1); a doc judged twice for a query is an error. */
-    export function qrelsToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): QrelsCsr;
-    /**
-     * Group run entries by query; a docno retrieved twice for a query is an error. When the file already lists
-     * queries in query-id order (the usual case: run and qrels sorted alike) the entry arrays are used as they are,
-     * with no copy.
-     */
-    export function runToCsr(e: TrecEntries, numQueries: number, tables: TrecTables): RunCsr;
-    /**
-     * Stable counting sort of entries by query: offsets, and the entry permutation — none when the entries are
-     * already in query order (each query one segment, ascending), as in runs written by sorting on the qid.
-     */
-    export function groupByQuery(e: TrecEntries, numQueries: number): {
-        offsets: Uint32Array;
-        perm?: Uint32Array;
-    };
 }
 declare module "citebench/src/eval/trec-eval" {
     import { type EvalResult } from "citebench/src/eval/evaluate";
     import { type TrecTables } from "citebench/src/eval/trec-io";
     import type { EvalOptions } from "citebench/src/eval/types";
-    export interface TrecFileEvaluation {
+    interface TrecFileEvaluation {
         result: EvalResult;
         tables: TrecTables;
         /** Query positions in qid strcmp order. */
@@ -3707,7 +3733,7 @@ declare module "citebench/src/eval/trec-eval" {
 declare module "citebench/src/eval/trec-write" {
     import type { QrelsCsr, RunCsr } from "citebench/src/eval/types";
     /** One ranked list per query for writing. */
-    export interface RunToWrite {
+    interface RunToWrite {
         qids: string[];
         docnos: (doc: number) => string;
         run: RunCsr;
@@ -3722,110 +3748,11 @@ declare module "citebench/src/eval/trec-write" {
     /** Write qrels lines `qid 0 docno label`, queries in the given order, docs as stored. */
     export function writeQrels(path: string, qids: string[], docnos: (doc: number) => string, qrels: QrelsCsr): void;
 }
-declare module "citebench/src/eval/significance" {
-    export interface TTestResult {
-        n: number;
-        meanDiff: number;
-        t: number;
-        df: number;
-        /** Two-sided p-value. */
-        p: number;
-    }
-    export interface RandomizationResult {
-        n: number;
-        meanDiff: number;
-        trials: number;
-        /** Two-sided p-value, (count of |permuted mean| ≥ |observed| + 1) / (trials + 1). */
-        p: number;
-    }
-    /** Randomization-test trials of every test citebench runs unless told otherwise: the one place the default is written. */
-    export const TRIALS = 10000;
-    type Values = ArrayLike<number>;
-    /** Paired two-sided t-test of a − b. */
-    export function pairedTTest(a: Values, b: Values): TTestResult;
-    /** Two-sided p-value of Student's t with df degrees of freedom: I_{df/(df+t²)}(df/2, 1/2). */
-    export function studentTwoSidedP(t: number, df: number): number;
-    /**
-     * Paired randomization test: each trial flips the sign of every difference with probability ½ (the null
-     * hypothesis of exchangeable labels) and compares |mean| with the observed |mean|. Deterministic given seed.
-     */
-    export function pairedRandomizationTest(a: Values, b: Values, opts?: {
-        trials?: number;
-        seed?: number | string;
-    }): RandomizationResult;
-    /** Holm–Bonferroni adjusted p-values, in the input order. */
-    export function holm(pValues: readonly number[]): number[];
-    /** ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; ~15 significant digits). */
-    export function logGamma(x: number): number;
-    /** Regularized incomplete beta I_x(a, b) by Lentz's continued fraction (Numerical Recipes betacf). */
-    export function regularizedIncompleteBeta(x: number, a: number, b: number): number;
-    /**
-     * One value of one system on one query, in one cell of one family: the unit every significance test of citebench
-     * (results.json, the report's marks, `citebench compare`, a notebook's ad-hoc comparison) is computed from.
-     * `family` and `cell` are the caller's keys: the Holm family the comparison belongs to, and what is compared
-     * within it (e.g. family = protocol|setting|measure, cell = field|pool size). Several values of the same
-     * (family, cell, system, query) are the repeats of that query: they are averaged before the test, so a query is
-     * one pair however many pool samples it was searched in.
-     */
-    export interface QueryValue {
-        family: string;
-        cell: string;
-        system: string;
-        query: string;
-        value: number;
-    }
-    /** One system against the baseline in one cell: paired tests over the shared queries, Holm-adjusted within its family. */
-    export interface BaselineComparison {
-        family: string;
-        cell: string;
-        system: string;
-        /** Queries paired (both systems have a value). */
-        n: number;
-        /** Mean of system − baseline over the paired queries. */
-        meanDiff: number;
-        tP: number;
-        randP: number;
-        tHolm: number;
-        randHolm: number;
-    }
-    /**
-     * Every system against `baseline` in every cell of every family: per query the mean over its repeats; each
-     * system paired with the baseline of its own cell on the queries both have (ids in sorted order); a two-sided
-     * paired t-test and a paired randomization test (`trials` sign flips, seeded with `${seed}|${name}`, the name
-     * `${family}|${cell}|${system}` unless `name` gives another, so a comparison's p does not depend on which others
-     * are run); Holm's correction over the comparisons of one
-     * family, for each test. A comparison with fewer than two shared queries has no test: it is left out, and is no
-     * member of its family. Results in the order the (family, cell, system) triples first appear.
-     */
-    export function testAgainstBaseline(values: Iterable<QueryValue>, baseline: string, opts?: {
-        trials?: number;
-        seed?: number | string;
-        name?: (family: string, cell: string, system: string) => string;
-    }): BaselineComparison[];
-}
-declare module "citebench/src/eval/compare" {
-    import type { EvalOptions } from "citebench/src/eval/types";
-    export interface RunComparisonRow {
-        measure: string;
-        run: string;
-        value: number;
-        /** Mean paired difference (run − baseline) over the compared queries; undefined for the baseline. */
-        diff?: number;
-        queries?: number;
-        tP?: number;
-        tPHolm?: number;
-        randP?: number;
-        randPHolm?: number;
-    }
-    export function compareTrecRuns(qrelsPath: string, runPaths: string[], measureSpecs: string[], options?: EvalOptions, test?: {
-        trials?: number;
-        seed?: number;
-    }): RunComparisonRow[];
-    export function formatComparison(rows: RunComparisonRow[]): string;
-}
 declare module "citebench/src/eval/index" {
     /**
-     * The evaluation module's public API (experiments, notebooks, other commands).
+     * The evaluation module's entry points for the floors above it (experiments, the notebook API): evaluate typed
+     * arrays or a Retriever's RankedLists, parse measures, write runs and qrels. Readers, formatters, MDCR and
+     * significance tests are imported from their own modules.
      *
      *   const measures = selectMeasures(['MAP', 'nDCG', 'R@30']).measures;
      *   const r = evaluate({ qrels, run, measures, docOrder });        // typed arrays in, Float64Array per measure out
@@ -3834,17 +3761,10 @@ declare module "citebench/src/eval/index" {
     import { type EvalResult } from "citebench/src/eval/evaluate";
     import type { Measure } from "citebench/src/eval/measures/measure";
     import type { DocOrder, EvalOptions, QrelsCsr, RankedLists } from "citebench/src/eval/types";
-    export { evaluate, type EvalResult, type EvaluateArgs } from "citebench/src/eval/evaluate";
-    export { parseMeasure, selectMeasures, type Measure, type MeasureSelection } from "citebench/src/eval/registry";
-    export type { DocOrder, EvalOptions, QrelsCsr, RankedLists, RunCsr } from "citebench/src/eval/types";
-    export { evaluateTrecFiles, trecEvalText } from "citebench/src/eval/trec-eval";
-    export { formatTrecEval, formatFixed4 } from "citebench/src/eval/trec-format";
-    export { readQrels, readRun, newTrecTables } from "citebench/src/eval/trec-io";
-    export { qrelsToCsr, runToCsr } from "citebench/src/eval/trec-csr";
+    export { evaluate } from "citebench/src/eval/evaluate";
+    export { parseMeasure, selectMeasures } from "citebench/src/eval/registry";
+    export { trecEvalText } from "citebench/src/eval/trec-eval";
     export { writeRun, writeQrels } from "citebench/src/eval/trec-write";
-    export { evaluateMdcr, formatEvaluatePy, formatMdcrTable, MDCR_NEGATIVE_TYPES } from "citebench/src/eval/mdcr";
-    export { pairedTTest, pairedRandomizationTest, holm } from "citebench/src/eval/significance";
-    export { compareTrecRuns, formatComparison, type RunComparisonRow } from "citebench/src/eval/compare";
     /**
      * Evaluate a Retriever's RankedLists: list q (query position q of the SearchRequest) against qrels row q, doc ids
      * being corpus indices in both. The lists' own order is not trusted: docs are re-ranked by score with
@@ -3875,8 +3795,6 @@ declare module "citebench/src/experiments/result-cache" {
         locked?: 'wait' | 'skip';
         lockStaleMs?: number;
     }
-    /** The stored record at a slot when its key matches and the files it names exist; else undefined. */
-    export function currentRecord<R>(slot: RecordSlot): R | undefined;
     /**
      * The current record of a slot, or `compute`'s (which writes the files the record names) written atomically
      * under the slot's lock. `skipped` when another live worker holds the lock and the policy says skip.
@@ -4119,6 +4037,22 @@ declare module "citebench/src/experiments/tune" {
     export function tune(t: TuneInput): Promise<TuningRecord>;
 }
 declare module "citebench/src/report/charts" {
+    /**
+     * The report's charts as vega-lite specs, compiled and rendered to SVG in Node (vega's headless renderer: no
+     * browser, no canvas). vega is an ES module with top-level await, so it is imported lazily: notebooks load
+     * src/index.ts through require(), which such a module would break.
+     *
+     *  - metric vs pool size per model (dataset level; the paper's central finding: encoders fall faster than BM25)
+     *  - the same in both settings, transductive and inductive, when the run has the inductive one
+     *  - per-field heat map, model × field (field level)
+     *  - candidate-type bars (MDCR, Table 4)
+     *  - BM25 tuning grid, k1 × b (one per tuned model)
+     *  - the MDCR build's Jaccard matrix; differences from BM25 with significance (models beyond the paper)
+     *  - the corpus (notebook 01): articles per year, per MAG field, citation-degree histograms
+     * Every chart encodes models by shape/dash as well as colour, and heat maps print their values: legible in
+     * greyscale print.
+     */
+    import { type FieldScheme } from "citebench/src/corpus/fields";
     import type { DegreeBin } from "citebench/src/corpus/stats";
     import { type ResultsIndex, type TuningRecord } from "citebench/src/report/results";
     export type ChartSpec = Record<string, unknown>;
@@ -4154,8 +4088,11 @@ declare module "citebench/src/report/charts" {
     export function significanceChart(r: ResultsIndex): Chart | undefined;
     /** Articles per publication year of a corpus store (describeStore's yearCounts); 2019, the query year, marked. */
     export function yearChart(yearCounts: Record<number, number>, queryYear?: number): Chart;
-    /** Articles per MAG field (an article may have several fields, so the bars can add up to more than the store). */
-    export function fieldChart(fields: Record<string, number>): Chart;
+    /**
+     * Articles per field of the store's scheme — MAG's 19 unless describeStore says OpenAlex Topics' 26 (an article may
+     * have several fields, so the bars can add up to more than the store).
+     */
+    export function fieldChart(fields: Record<string, number>, scheme?: FieldScheme): Chart;
     /** Inbound and outbound citation-degree histograms (degreeHistogram's power-of-two bins), side by side. */
     export function degreeChart(bins: DegreeBin[]): Chart;
     /** Every chart the results support, in report order. */
@@ -4212,8 +4149,6 @@ declare module "citebench/src/report/drilldown" {
         model: string;
         html: string;
     }
-    /** File-safe name of a model. */
-    export const slug: (s: string) => string;
     export interface DrillOptions {
         /** Queries shown at each end (worst and best); default 3. */
         perEnd?: number;
@@ -4281,7 +4216,7 @@ declare module "citebench/src/report/tidy" {
      * A results folder of `citebench run` as tidy tables: one row per observation, one column per variable, the
      * measure a column of its own (long format). `citebench export` writes them as Parquet or CSV for pandas, polars
      * and R; the notebook API shows the same tables (frames.ts `tidy()`). Each table is built here once, from
-     * results.json and the cell files it names; the README's "Exported results" section describes the columns.
+     * results.json and the cell files it names; docs/results.md ("Export") describes the columns.
      *
      * Values are the stored doubles, unrounded: cell and per-query values are fractions (MAP 0.655), MDCR values are
      * ×100 with 4 decimals as evaluate.py prints them.
@@ -4383,7 +4318,7 @@ declare module "citebench/src/report/frames" {
         constructor(dir: string, store?: string | undefined);
         /**
          * A tidy table of `citebench export` (cells, per_query, tuning, mdcr_fields, mdcr_types, models), the same rows
-         * and columns as its Parquet and CSV files (README "Exported results").
+         * and columns as its Parquet and CSV files (docs/results.md, "Export").
          */
         tidy(name: TidyTableName): Frame;
         /**
@@ -4427,7 +4362,6 @@ declare module "citebench/src/report/frames" {
     export function loadResults(dir: string, opts?: {
         store?: string;
     }): ResultsFrames;
-    export const FRAME_CSS = ".citebench table.cbf{border-collapse:collapse;font-size:12.5px;margin:4px 0}\n.citebench table.cbf th,.citebench table.cbf td{border-bottom:1px solid #ddd;padding:2px 8px;text-align:left;white-space:nowrap}\n.citebench table.cbf thead th{border-bottom:2px solid #000}.citebench table.cbf td.n{text-align:right;font-variant-numeric:tabular-nums}\n.citebench p.cbf-cap{font-size:11px;color:#555;margin:2px 0 8px}";
     /** A frame as an HTML table: column names and values escaped, numbers to 4 decimals, the first `limit` rows. */
     export function frameHtml(t: Frame, opts?: {
         limit?: number;
@@ -4464,7 +4398,6 @@ declare module "citebench/src/experiments/significance-stage" {
     import { type CellSummary, type SignificanceRecord, type SignificanceRow } from "citebench/src/report/results";
     import type { ExperimentConfig } from "citebench/src/experiments/config";
     import type { ModelInfo } from "citebench/src/experiments/models";
-    export { TRIALS } from "citebench/src/eval/significance";
     /** One model's value of one measure on one query of one cell (a repeat's; repeats are averaged). */
     export interface CellQueryValue {
         protocol: string;
@@ -4626,9 +4559,7 @@ declare module "citebench/src/experiments/adhoc" {
     export function compareRetrievers(o: CompareOptions): Promise<Comparison>;
 }
 declare module "citebench/src/report/write-report" {
-    import { type Chart } from "citebench/src/report/charts";
     import { type PaperNumbers } from "citebench/src/report/paper-numbers";
-    import { type ResultsIndex } from "citebench/src/report/results";
     export interface ReportOptions {
         /** Output folder. */
         out: string;
@@ -4650,10 +4581,6 @@ declare module "citebench/src/report/write-report" {
             pdf: number;
         };
     }
-    /** Every chart the results support, as SVG, in report order. */
-    export function renderCharts(r: ResultsIndex): Promise<(Chart & {
-        svg: string;
-    })[]>;
     export function writeReport(resultsDir: string, opts: ReportOptions): Promise<ReportOutcome>;
 }
 declare module "citebench/src/report/export" {
@@ -4722,13 +4649,13 @@ declare module "citebench/src/experiments/notebook" {
     };
     /**
      * The results a notebook shows, as frames. Interactive: the config's own results folder (for configs/default.yaml,
-     * the main job's data/default/results) when it exists and covers the request — reused as it is, never
+     * `npm run reproduce`'s data/default/results) when it exists and covers the request — reused as it is, never
      * recomputed; otherwise the config (restricted to `protocols`, plus `bm25-tuned` with `tune`) runs into
      * <work>/notebooks/<variant>, every stage and cell cached. Small-data mode always runs (cached) in its own folders.
      */
     export function notebookResults(opts?: NotebookOptions): Promise<ResultsFrames>;
     /**
-     * The corpus store of a config (default: the main job's synthetic corpus; small-data mode: 10,000 articles),
+     * The corpus store of a config (default: `npm run reproduce`'s synthetic corpus; small-data mode: 10,000 articles),
      * synthesized, prefiltered and built if absent — the corpus stage of `citebench run`; or, with `store`, a store
      * built from real S2ORC shards by `citebench corpus build` (a path from the repository root). Close it when done.
      */
