@@ -132,7 +132,7 @@ test('a version-2 store (no input citation counts) is refused with the command t
   writeFileSync(join(out, 'meta.json'), JSON.stringify({ ...meta, version: 2 }));
   rmSync(join(out, 'input-inbound.u32'));
   assert.throws(() => CorpusStore.open(out), (e: Error) => e instanceof CitebenchError
-    && e.message.includes("store version 2, this citebench reads version 3 (version 2 lacks the input's inbound citation counts that MDCR's most_cited ranks by)")
+    && e.message.includes("store version 2, this citebench reads version 4 (version 2 lacks the input's inbound citation counts that MDCR's most_cited ranks by)")
     && e.message.includes(`rebuild it with citebench corpus build --input SHARDS --out ${out}`));
 });
 
