@@ -52,7 +52,8 @@ test('synth, corpus build and bm25 index refuse a volume that is too small befor
 
   const store = join(dir, 'store');
   const need = buildDiskNeed(shards);
-  assert.ok(need > written * 1.5 && need < written * 2.5, `${need} for ${written} bytes of shards`);
+  // The documented factor: 2.2–2.4× measured at the peak, with a margin (store-build.ts BUILD_DISK_PER_INPUT_BYTE).
+  assert.ok(need >= written * 2.2 && need <= written * 3, `${need} for ${written} bytes of shards`);
   await assert.rejects(buildCorpusStore({ input: shards, out: store, prefilter: PAPER_PREFILTER, freeBytes: fakeFree(Math.ceil(need) - 1).probe }),
     (e: Error) => e instanceof CitebenchError && e.message.startsWith(`${dir}: not enough free disk for corpus build`));
   assert.ok(!existsSync(store) && !existsSync(`${store}.tmp-build`));
