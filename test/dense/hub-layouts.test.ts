@@ -469,20 +469,26 @@ test('a 401 after part of a download (token missing on the second run) keeps the
   assert.ok(readFileSync(join(dir, 'pytorch_model.bin')).equals(hub.file(repo, 'pytorch_model.bin')));
 });
 
-test('progress: a line per file with bytes, rate and ETA when enabled, nothing when not', async () => {
+test('progress: a line per file with bytes, rate and ETA on a terminal, nothing when silenced', async () => {
   const repo = 'test-org/flaky';
   const written: string[] = [];
-  const write = process.stderr.write;
+  const saved = { write: process.stderr.write, isTTY: process.stderr.isTTY, ci: process.env.CI };
   process.stderr.write = ((chunk: string | Uint8Array) => {
     written.push(String(chunk));
     return true;
   }) as typeof process.stderr.write;
+  // stderr stands in for a terminal outside CI: the only place a bar is drawn (util/progress.ts decides).
+  process.stderr.isTTY = true;
+  delete process.env.CI;
   try {
     await downloadModel(repo, place(repo).dir, { endpoint: hub.endpoint, progress: false });
     assert.deepEqual(written, []);
-    await downloadModel(repo, place(repo).dir, { endpoint: hub.endpoint, progress: true });
+    await downloadModel(repo, place(repo).dir, { endpoint: hub.endpoint });
   } finally {
-    process.stderr.write = write;
+    process.stderr.write = saved.write;
+    process.stderr.isTTY = saved.isTTY;
+    if (saved.ci === undefined) delete process.env.CI;
+    else process.env.CI = saved.ci;
   }
   const text = written.join('');
   assert.match(text, /download test-org\/flaky pytorch_model\.bin: 20\.0k\/20\.0k \(100\.0%\) .* bytes\/s {2}ETA /);
