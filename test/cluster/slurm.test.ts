@@ -35,7 +35,7 @@ function run(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ co
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-test('SLURM: citebench slurm --submit on a single-node cluster (array jobs, 2 tasks at once, a cancelled task resubmitted) = a local run, byte for byte', { skip, timeout: 300_000 }, async () => {
+test('SLURM: citebench slurm --submit on a single-node cluster (array jobs, 2 tasks at once, a cancelled task resubmitted) = a local run, byte for byte', { skip, timeout: 1_200_000 }, async () => {
   const root = mkdtempSync(join(tmpdir(), 'cb-slurm-'));
   const cluster = join(root, 'cluster');
   const env = { ...process.env, SLURM_CONF: join(cluster, 'slurm.conf') };
@@ -62,7 +62,8 @@ test('SLURM: citebench slurm --submit on a single-node cluster (array jobs, 2 ta
 
     const queue = () => sh('squeue -h -o "%i %T %r"').stdout.trim();
     const logs = () => readdirSync(join(root, 'jobs', 'logs')).map((f) => `--- ${f}\n${readFileSync(join(root, 'jobs', 'logs', f), 'utf8')}`).join('\n');
-    const waitFor = async (what: string, ok: (q: string) => boolean, ms = 150_000) => {
+    // Generous waits: on a loaded 2-core CI machine the encode tasks alone have taken over 150 s.
+    const waitFor = async (what: string, ok: (q: string) => boolean, ms = 600_000) => {
       const t0 = Date.now();
       for (let q = queue(); !ok(q); q = queue()) {
         if (Date.now() - t0 > ms) assert.fail(`timed out waiting for ${what}; queue:\n${q}\n${logs()}`);
