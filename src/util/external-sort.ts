@@ -19,6 +19,8 @@ import { CitebenchError } from './errors.ts';
 
 if (endianness() !== 'LE') throw new CitebenchError('citebench needs a little-endian machine (external sort packs u32 pairs into u64 words)');
 
+const TWO32 = 2 ** 32;
+
 /** Free bytes on the file system holding `dir`. */
 function freeBytes(dir: string): number {
   const fs = statfsSync(dir);
@@ -68,6 +70,40 @@ abstract class Runs {
   protected readers(): BufferedReader[] {
     const size = mergeBuffer(this.files.length);
     return this.files.map((f) => new BufferedReader(f, size));
+  }
+
+  /**
+   * The runs' fixed-size (key, u32 value) records merged in (key, value) order, equal records from the earlier
+   * run first: `bytes` a record; within it the key's low u32 at `lowAt`, its high u32 at `highAt` (−1: none), the
+   * value at `valueAt`. Offsets, not a callback: one monomorphic loop for both sorters. Yields one array, overwritten.
+   */
+  protected *mergeKeyValue(bytes: number, lowAt: number, highAt: number, valueAt: number): Generator<[number, number]> {
+    const readers = this.readers();
+    const key = new Float64Array(readers.length); // exact for every key either sorter holds (< 2^53)
+    const val = new Uint32Array(readers.length);
+    const next = (r: number): boolean => {
+      const rd = readers[r];
+      if (rd.done) return false;
+      rd.ensure(bytes);
+      key[r] = rd.buf.readUInt32LE(rd.pos + lowAt) + (highAt < 0 ? 0 : rd.buf.readUInt32LE(rd.pos + highAt) * TWO32);
+      val[r] = rd.buf.readUInt32LE(rd.pos + valueAt);
+      rd.pos += bytes;
+      return true;
+    };
+    const heap = new Heap((a, b) => key[a] < key[b] || (key[a] === key[b] && (val[a] < val[b] || (val[a] === val[b] && a < b))));
+    try {
+      for (let r = 0; r < readers.length; r++) if (next(r)) heap.push(r);
+      const out: [number, number] = [0, 0];
+      while (heap.items.length) {
+        const r = heap.items[0];
+        out[0] = key[r];
+        out[1] = val[r];
+        yield out;
+        heap.fixTop(!next(r));
+      }
+    } finally {
+      for (const rd of readers) rd.close();
+    }
   }
 
   /** Delete the run files. */
@@ -152,40 +188,13 @@ export class PairSorter extends Runs {
   }
 
   /** Every pair in order, as [key, value] (the same array, overwritten on each step). */
-  *sorted(): Generator<[number, number]> {
+  sorted(): Generator<[number, number]> {
     this.spill();
     this.words = new BigUint64Array(0); // the buffer is not needed while merging
     this.halves = new Uint32Array(0);
-    const readers = this.readers();
-    const key = new Uint32Array(readers.length);
-    const val = new Uint32Array(readers.length);
-    const next = (r: number): boolean => {
-      const rd = readers[r];
-      if (rd.done) return false;
-      rd.ensure(8);
-      val[r] = rd.buf.readUInt32LE(rd.pos);
-      key[r] = rd.buf.readUInt32LE(rd.pos + 4);
-      rd.pos += 8;
-      return true;
-    };
-    const heap = new Heap((a, b) => key[a] < key[b] || (key[a] === key[b] && (val[a] < val[b] || (val[a] === val[b] && a < b))));
-    try {
-      for (let r = 0; r < readers.length; r++) if (next(r)) heap.push(r);
-      const out: [number, number] = [0, 0];
-      while (heap.items.length) {
-        const r = heap.items[0];
-        out[0] = key[r];
-        out[1] = val[r];
-        yield out;
-        heap.fixTop(!next(r));
-      }
-    } finally {
-      for (const rd of readers) rd.close();
-    }
+    return this.mergeKeyValue(8, 4, -1, 0); // little-endian u64 words: value, then key
   }
 }
-
-const TWO32 = 2 ** 32;
 
 export class KeyValueSorter extends Runs {
   private hi = new Uint32Array(0);
@@ -238,35 +247,10 @@ export class KeyValueSorter extends Runs {
   }
 
   /** Every item in order, as [key, value] (the same array, overwritten on each step). */
-  *sorted(): Generator<[number, number]> {
+  sorted(): Generator<[number, number]> {
     this.spill();
     this.hi = this.lo = this.val = new Uint32Array(0);
-    const readers = this.readers();
-    const key = new Float64Array(readers.length);
-    const val = new Uint32Array(readers.length);
-    const next = (r: number): boolean => {
-      const rd = readers[r];
-      if (rd.done) return false;
-      rd.ensure(12);
-      key[r] = rd.buf.readUInt32LE(rd.pos + 4) * TWO32 + rd.buf.readUInt32LE(rd.pos);
-      val[r] = rd.buf.readUInt32LE(rd.pos + 8);
-      rd.pos += 12;
-      return true;
-    };
-    const heap = new Heap((a, b) => key[a] < key[b] || (key[a] === key[b] && (val[a] < val[b] || (val[a] === val[b] && a < b))));
-    try {
-      for (let r = 0; r < readers.length; r++) if (next(r)) heap.push(r);
-      const out: [number, number] = [0, 0];
-      while (heap.items.length) {
-        const r = heap.items[0];
-        out[0] = key[r];
-        out[1] = val[r];
-        yield out;
-        heap.fixTop(!next(r));
-      }
-    } finally {
-      for (const rd of readers) rd.close();
-    }
+    return this.mergeKeyValue(12, 0, 4, 8); // key low, key high, value
   }
 }
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { PairSorter, RecordSorter } from '../../src/util/external-sort.ts';
+import { KeyValueSorter, PairSorter, RecordSorter } from '../../src/util/external-sort.ts';
 import { Rng } from '../../src/util/rng.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cb-xsort-'));
@@ -23,6 +23,22 @@ test('PairSorter: several runs merge into (key, value) order, extremes included;
   assert.deepEqual(got, [...pairs].sort((a, b) => a[0] - b[0] || a[1] - b[1]));
   s.dispose();
   assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('p.')), []);
+});
+
+test('KeyValueSorter: keys past 2^32 up to 2^53 − 1 merge from several runs into (key, value) order; reopened from its run files', () => {
+  const r = new Rng(7);
+  const items: [number, number][] = [[Number.MAX_SAFE_INTEGER, 0xffffffff], [0, 0], [2 ** 32, 1], [2 ** 32 - 1, 1]];
+  for (let i = 0; i < 4000; i++) items.push([r.nextInt(40) * 2 ** 32 + r.nextInt(3) * 0x7fffffff, r.nextInt(1 << 30) * 4 + r.nextInt(4)]);
+  const s = new KeyValueSorter(dir, 'kv', 24 * 500); // 500 items a run
+  for (const [k, v] of items) s.add(k, v);
+  s.spill();
+  assert.ok(s.runs >= 8, `spilled ${s.runs} runs`);
+  const want = [...items].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  // A later process reopens the sort from the run files alone.
+  const again = new KeyValueSorter(dir, 'kv', 24 * 500, s.runFiles);
+  assert.deepEqual(Array.from(again.sorted(), ([k, v]) => [k, v]), want);
+  assert.deepEqual(Array.from(s.sorted(), ([k, v]) => [k, v]), want);
+  s.dispose();
 });
 
 test('RecordSorter: stable by key across runs; payloads intact; an empty sort yields nothing', () => {
