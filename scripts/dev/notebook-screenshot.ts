@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { REPO, signNotebook } from '../notebooks.ts';
+import { privateKernelPath, REPO, signNotebook } from '../notebooks.ts';
 import { CHROMIUM_ARGS } from '../../src/report/pdf.ts';
 
 const name = process.argv[2] ?? '02-dataset-level';
@@ -32,7 +32,9 @@ const port = await new Promise<number>((resolve) => {
 });
 const args = ['notebook', '--no-browser', `--port=${port}`, '--ip=127.0.0.1', '--NotebookApp.token=', '--NotebookApp.password=', `--notebook-dir=${dir}`];
 if (process.getuid?.() === 0) args.push('--allow-root'); // CI and this machine run as root
-const server = spawn('jupyter', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+// This checkout's tslab kernel, as npm run notebooks uses: the page shows the kernel ready, not "Kernel error".
+const env = { ...process.env, JUPYTER_PATH: [privateKernelPath(), process.env.JUPYTER_PATH].filter(Boolean).join(':') };
+const server = spawn('jupyter', args, { stdio: ['ignore', 'ignore', 'pipe'], env });
 let log = '';
 server.stderr.on('data', (d) => (log += d));
 try {
@@ -52,6 +54,8 @@ try {
     await page.goto(`${base}/notebooks/${name}.ipynb`, { waitUntil: 'networkidle' });
     await page.locator('.output_html table').first().waitFor();
     await page.waitForTimeout(1500); // charts and MathJax settle
+    // The kernel indicator settles on idle once tslab has started (a reader then sees no "starting" notice).
+    await page.waitForFunction(() => document.querySelector('#kernel_indicator_icon')?.classList.contains('kernel_idle_icon'), undefined, { timeout: 60_000 }).catch(() => undefined);
     // Scroll past the title cell so the import, the banner and the first tables are in view.
     await page.evaluate(() => document.querySelector('#notebook-container .code_cell')?.scrollIntoView());
     await page.waitForTimeout(500);
