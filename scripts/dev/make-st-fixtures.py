@@ -6,6 +6,10 @@ transformers 5.18 and torch), and what the library computes with them on a small
   {"query": "query: ", "document": "passage: "}, similarity cosine (the default), max_seq_length 48;
 - cls-legacy-dot/: the same weights with the Transformer module in 0_Transformer/, the legacy Pooling config
   (pooling_mode_cls_token true, the other booleans false), no Normalize, similarity_fn_name "dot".
+- roberta-mean/: RoBERTa (BPE, test/dense/fixtures/tokenizers/roberta-bpe) → Pooling mean, cosine;
+- modernbert-window-prompts/: ModernBERT (tokenizers/modernbert-bpe) with a local attention window of 8 tokens on
+  sequences up to 64 (so the sliding window decides the vectors), a global layer every 2nd → Pooling mean →
+  Normalize, prompts {"query": "search_query: ", "document": "search_document: "};
 - variants (golden.json "variants"): the config files (tokenizer_config.json included) of further folders on the same weights — pooling max,
   lasttoken, weightedmean, mean_sqrt_len_tokens and cls+mean, include_prompt false, do_lower_case, euclidean
   and manhattan similarity — written by the library's own save(); a test lays each one over a copy of
@@ -30,7 +34,7 @@ import transformers
 from sentence_transformers import SentenceTransformer
 from sentence_transformers.base.modules import Normalize, Transformer
 from sentence_transformers.sentence_transformer.modules import Pooling
-from transformers import AutoTokenizer, BertConfig, BertModel
+from transformers import AutoTokenizer, BertConfig, BertModel, ModernBertConfig, ModernBertModel, RobertaConfig, RobertaModel
 
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 shared = os.path.join(root, '..', 'shared')
@@ -60,6 +64,24 @@ def transformer_folder():
     cfg = BertConfig(vocab_size=len(tok.get_vocab()), hidden_size=16, num_hidden_layers=2, num_attention_heads=2, intermediate_size=32,
                      max_position_embeddings=128, initializer_range=0.3)
     model = BertModel(cfg, add_pooling_layer=False)
+    model.eval()
+    model.save_pretrained(d)
+    tok.save_pretrained(d)
+    return d
+
+
+def other_folder(kind):
+    """A tiny random RoBERTa or ModernBERT with its tokenizer fixture, saved as transformers saves it."""
+    d = tempfile.mkdtemp()
+    tok = AutoTokenizer.from_pretrained(os.path.join(fixtures, 'tokenizers', f'{kind}-bpe'))
+    common = dict(vocab_size=len(tok.get_vocab()), hidden_size=16, num_attention_heads=2, intermediate_size=32, initializer_range=0.3)
+    if kind == 'roberta':
+        model = RobertaModel(RobertaConfig(**common, num_hidden_layers=2, max_position_embeddings=130, pad_token_id=tok.pad_token_id,
+                                           bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id), add_pooling_layer=False)
+    else:
+        model = ModernBertModel(ModernBertConfig(**common, num_hidden_layers=3, max_position_embeddings=128, local_attention=8,
+                                                 global_attn_every_n_layers=2, pad_token_id=tok.pad_token_id, cls_token_id=tok.cls_token_id,
+                                                 sep_token_id=tok.sep_token_id, bos_token_id=tok.cls_token_id, eos_token_id=tok.sep_token_id))
     model.eval()
     model.save_pretrained(d)
     tok.save_pretrained(d)
@@ -165,6 +187,18 @@ def main():
         path = tempfile.mkdtemp()
         st = save(mods, path, **kw)
         golden['variants'][name] = {'files': folder_files(path), **results(st, records, queries)}
+    # Made after everything above, so the folders and variants above keep their random weights (seed 34).
+    c = os.path.join(dst, 'roberta-mean')
+    st = save([Transformer(other_folder('roberta'), max_seq_length=64), Pooling(16, 'mean')], c)
+    golden['folders']['roberta-mean'] = results(st, records, queries)
+    d = os.path.join(dst, 'modernbert-window-prompts')
+    st = save([Transformer(other_folder('modernbert'), max_seq_length=64), Pooling(16, 'mean'), Normalize()], d,
+              prompts={'query': 'search_query: ', 'document': 'search_document: '})
+    golden['folders']['modernbert-window-prompts'] = results(st, records, queries)
+    for path in (c, d):
+        if os.path.exists(os.path.join(path, 'README.md')):
+            os.remove(os.path.join(path, 'README.md'))
+
     for v in golden['variants'].values():
         v.pop('queryVectors')
         v.pop('documentVectors')

@@ -1,4 +1,4 @@
-// sentence-transformers folders against sentence-transformers 6.0.1 itself: tiny random-weight BERT folders saved
+// sentence-transformers folders against sentence-transformers 6.0.1 itself: tiny random-weight BERT, RoBERTa and ModernBERT folders saved
 // by the library (scripts/dev/make-st-fixtures.py; articles from the S2ORC metadata sample, ODC-BY 1.0), their
 // safetensors checkpoint converted in-process as the product does. golden.json holds encode_query /
 // encode_document vectors and each query's top 10 with model.similarity's scores. Random weights: nothing these
