@@ -328,8 +328,6 @@ declare module "citebench/src/corpus/openalex" {
      */
     export const OPENALEX_DEFAULT_TYPES: readonly ["article", "preprint", "review"];
     export const OPENALEX_DEFAULTS: OpenAlexOptions;
-    /** MAG's level-0 field ids, as OpenAlex's root concepts keep them (docs.openalex.org, Concepts). */
-    export const MAG_ROOT_CONCEPTS: Record<string, string>;
     /** True when `path` is laid out as an OpenAlex snapshot (partitions, or a works folder holding them). */
     export function isOpenAlexLayout(path: string): boolean;
     /** True when the first line of `file` is an OpenAlex work (JSON Lines from the API, not in the snapshot layout). */
@@ -361,12 +359,6 @@ declare module "citebench/src/corpus/openalex" {
     }
     /** One line → an article, or undefined (the problem, or the exclusion, counted in `report`). */
     export function parseWork(raw: RawLine, report: ValidationReport, opts: OpenAlexOptions, excluded: OpenAlexExclusions): Article | undefined;
-    /**
-     * The abstract's text from its inverted index: every word at every position it lists, in position order (words
-     * sharing a position in the index's key order), joined by single spaces. Undefined (a 'bad-type' problem) when
-     * the index is not an object of lists of non-negative integer positions.
-     */
-    export function rebuildAbstract(inv: unknown, raw: RawLine, report: ValidationReport): string | undefined;
 }
 declare module "citebench/src/corpus/build-source" {
     import type { Article } from "citebench/src/corpus/article";
@@ -424,8 +416,6 @@ declare module "citebench/src/corpus/build-source" {
         state?(): unknown;
         restore?(state: unknown): void;
     }
-    /** The form of the input at `path`: the bulk datasets' folders, an OpenAlex snapshot layout, else the first record. */
-    export function detectFormat(path: string): InputFormat;
     export function openSource(path: string, format?: InputFormat | 'auto', openalex?: Partial<OpenAlexOptions>): CorpusSource;
     /** A source of records made by another reader (a BEIR task): one unit, never resumed. */
     export function recordsSource(input: string, records: AsyncIterable<SourceRecord>): CorpusSource;
@@ -693,8 +683,6 @@ declare module "citebench/src/corpus/synth" {
      * 's2orc-raw' (half its records have no abstract; 0.58 kB at 1 M). The free-space check asks for 10 % more.
      */
     export const SHARD_BYTES_PER_RECORD: Record<SynthProfile | 'default', number>;
-    /** The same for OpenAlex works of the 's2orc-raw' records, gzip level 1 (measured at 200 k works). */
-    export const WORK_BYTES_PER_RECORD = 2150;
     export function synthesize(cfg: SynthConfig, outDir: string, opts?: {
         progress?: boolean;
         freeBytes?: FreeBytes;
@@ -877,7 +865,6 @@ declare module "citebench/src/eval/measures/measure" {
 }
 declare module "citebench/src/eval/registry" {
     import { type Measure } from "citebench/src/eval/measures/measure";
-    export type { Measure } from "citebench/src/eval/measures/measure";
     interface MeasureSelection {
         measures: Measure[];
         /** Whether trec_eval would print a `runid` line (all_trec / official). */
@@ -1353,7 +1340,6 @@ declare module "citebench/src/retrieval/dense/prompts" {
      * A model whose two prompts differ keeps a vector store per role (role-stores.ts).
      */
     export type Role = 'query' | 'document';
-    export const ROLES: readonly Role[];
     export interface RolePrompts {
         query: string;
         document: string;
@@ -1364,10 +1350,6 @@ declare module "citebench/src/retrieval/dense/prompts" {
         /** Where the prompts are published. */
         source: string;
     }
-    /** Models whose folders declare no prompts but whose authors publish them (docs/dense.md lists them). */
-    export const KNOWN_PROMPTS: readonly KnownPrompts[];
-    /** The published prompts of a hub repo (case-insensitive, as the hub resolves names), if it has an entry. */
-    export function knownPrompts(repo: string | undefined): KnownPrompts | undefined;
     /** Where the prompts of a model came from (recorded in results.json and shown by the CLI). */
     export type PromptSource = 'none' | 'folder' | 'known' | 'override';
     /**
@@ -1389,7 +1371,6 @@ declare module "citebench/src/retrieval/dense/models" {
     export { fileContentHash } from "citebench/src/retrieval/dense/file-hash";
     export type { Distance } from "citebench/src/retrieval/dense/similarity";
     export type { Pooling } from "citebench/src/retrieval/dense/pooling";
-    export type { ModelOptions } from "citebench/src/retrieval/dense/registry";
     /** Overrides of a model's defaults (flags, a config's keys). */
     export interface ModelOverrides extends Partial<ModelOptions> {
         /** Prompts of either role, over the folder's (an empty string: no prompt). */
@@ -1443,7 +1424,6 @@ declare module "citebench/src/retrieval/dense/models" {
             commit?: string;
         }[];
     }
-    export function exportHint(hfId: string, dir: string): string;
     export interface ResolveOptions {
         /** Folder that holds one sub-folder per registry name (default: ./models, or $CITEBENCH_MODELS). */
         modelsDir?: string;
@@ -2470,10 +2450,6 @@ declare module "citebench/src/experiments/kinds/profiler" {
             measure: string;
         };
     }
-    export const DEFAULT_BETA_GRID: {
-        beta: number[];
-        measure: string;
-    };
     export const profiler: KindEntry<ProfilerModelConfig>;
 }
 declare module "citebench/src/retrieval/rerank" {
@@ -2545,14 +2521,7 @@ declare module "citebench/src/experiments/kinds/index" {
     /** Whether a kind of the config needs a prepared thing (the corpus's BM25 index, an encode stage). */
     export function anyNeeds(models: readonly ModelConfigBase[], what: 'bm25Index' | 'encode'): boolean;
     export type { KindEntry, BuildContext } from "citebench/src/experiments/kinds/types";
-    export type { Bm25ModelConfig } from "citebench/src/experiments/kinds/bm25";
-    export type { DenseModelConfig } from "citebench/src/experiments/kinds/dense";
-    export type { NavigationModelConfig } from "citebench/src/experiments/kinds/navigation";
-    export type { ProfilerModelConfig } from "citebench/src/experiments/kinds/profiler";
-    export type { RerankModelConfig } from "citebench/src/experiments/kinds/rerank";
     export { DEFAULT_TUNE_GRID, tunedBm25 } from "citebench/src/experiments/kinds/bm25";
-    export { DEFAULT_BETA_GRID } from "citebench/src/experiments/kinds/profiler";
-    export type { ScorerPart, CrossEncoderRef } from "citebench/src/experiments/kinds/composed";
 }
 declare module "citebench/src/experiments/config" {
     import { type Field } from "citebench/src/corpus/fields";

@@ -58,7 +58,7 @@ class Column {
 }
 
 /** File and line of record i, for a message (the `where` file: u32 file number, u32 line per record). */
-export function whereOf(tmp: string, i: number, files: string[]): { file: string; line: number } {
+function whereOf(tmp: string, i: number, files: string[]): { file: string; line: number } {
   const fd = openSync(join(tmp, WORK.where), 'r');
   try {
     const b = Buffer.alloc(8);

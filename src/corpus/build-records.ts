@@ -14,7 +14,7 @@ import type { Article } from './article.ts';
 import { SLOW_KEY, compareBytes, idKey } from './id-key.ts';
 import { InputError } from '../util/errors.ts';
 
-export const NO_YEAR = 0xffff;
+const NO_YEAR = 0xffff;
 const HEAD = 33; // bytes before the id
 const FAST_TAG = 7;
 const TWO32 = 2 ** 32;

@@ -70,7 +70,7 @@ const SOURCE_NAMES: Record<InputFormat, string> = {
 };
 
 /** The form of the input at `path`: the bulk datasets' folders, an OpenAlex snapshot layout, else the first record. */
-export function detectFormat(path: string): InputFormat {
+function detectFormat(path: string): InputFormat {
   if (!existsSync(path)) throw new CitebenchError(`${path}: no such file or directory`);
   if (statSync(path).isDirectory() && isS2Datasets(path)) return 'bulk';
   if (isOpenAlexLayout(path)) return 'openalex';

@@ -49,7 +49,7 @@ export const OPENALEX_DEFAULTS: OpenAlexOptions = {
 };
 
 /** MAG's level-0 field ids, as OpenAlex's root concepts keep them (docs.openalex.org, Concepts). */
-export const MAG_ROOT_CONCEPTS: Record<string, string> = {
+const MAG_ROOT_CONCEPTS: Record<string, string> = {
   C142362112: 'Art', C86803240: 'Biology', C144133560: 'Business', C185592680: 'Chemistry', C41008148: 'Computer Science',
   C162324750: 'Economics', C127413603: 'Engineering', C39432304: 'Environmental Science', C205649164: 'Geography',
   C127313418: 'Geology', C95457728: 'History', C192562407: 'Materials Science', C33923547: 'Mathematics',
@@ -255,7 +255,7 @@ export function parseWork(raw: RawLine, report: ValidationReport, opts: OpenAlex
  * sharing a position in the index's key order), joined by single spaces. Undefined (a 'bad-type' problem) when
  * the index is not an object of lists of non-negative integer positions.
  */
-export function rebuildAbstract(inv: unknown, raw: RawLine, report: ValidationReport): string | undefined {
+function rebuildAbstract(inv: unknown, raw: RawLine, report: ValidationReport): string | undefined {
   if (inv === null) return '';
   const fail = (msg: string) => {
     report.add('bad-type', raw.file, raw.line, 'abstract_inverted_index', msg);

@@ -42,7 +42,7 @@ const OTHER_TYPES = ['book-chapter', 'book-chapter', 'book-chapter', 'dataset', 
 const OA = 'https://openalex.org/';
 
 /** A synthetic article's OpenAlex id: `W` and 10 digits (its 9-digit paper id plus 2·10^9). */
-export function workId(paperId: string): string {
+function workId(paperId: string): string {
   return `W${2_000_000_000 + Number(paperId)}`;
 }
 

@@ -201,7 +201,7 @@ export function jobWorld(job: ShardJob): World {
 // ---- records -----------------------------------------------------------------------------------------------
 
 /** Distinct 9-digit paper ids: an affine bijection of [0, 9e8) (1,000,003 is coprime with 9e8). */
-export function synthPaperId(i: number, seed: number): string {
+function synthPaperId(i: number, seed: number): string {
   const c = hashString(`ids:${seed}`) % 900_000_000;
   return String(100_000_000 + ((i * 1_000_003 + c) % 900_000_000));
 }

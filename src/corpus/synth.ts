@@ -117,7 +117,7 @@ export interface SynthSummary {
  */
 export const SHARD_BYTES_PER_RECORD: Record<SynthProfile | 'default', number> = { default: 1180, 's2orc-raw': 610 };
 /** The same for OpenAlex works of the 's2orc-raw' records, gzip level 1 (measured at 200 k works). */
-export const WORK_BYTES_PER_RECORD = 2150;
+const WORK_BYTES_PER_RECORD = 2150;
 
 export async function synthesize(cfg: SynthConfig, outDir: string, opts: { progress?: boolean; freeBytes?: FreeBytes } = {}): Promise<SynthSummary> {
   if (!Number.isInteger(cfg.articles) || cfg.articles < 1) throw new CitebenchError(`--articles must be a positive integer, got ${cfg.articles}`);

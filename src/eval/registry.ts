@@ -22,7 +22,6 @@ import { gmBpref, gmMap } from './measures/gm-map.ts';
 import { utility } from './measures/utility.ts';
 import { binG, G, infAP, ndcgRel, rndcg } from './measures/gain.ts';
 
-export type { Measure } from './measures/measure.ts';
 
 interface Family {
   /** Fixed measure, or a factory over cutoffs. */

@@ -258,7 +258,7 @@ export class KeyValueSorter extends Runs {
  * Sort the first n items of three parallel u32 columns by (hi, lo, val): least-significant-digit radix sort,
  * 16 bits a pass, a pass skipped where every item has the same digit. The columns are sorted in place.
  */
-export function radixSort3(hi: Uint32Array, lo: Uint32Array, val: Uint32Array, n: number): void {
+function radixSort3(hi: Uint32Array, lo: Uint32Array, val: Uint32Array, n: number): void {
   let cols = [hi.subarray(0, n), lo.subarray(0, n), val.subarray(0, n)];
   let spare = [new Uint32Array(n), new Uint32Array(n), new Uint32Array(n)];
   let swapped = false;

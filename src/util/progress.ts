@@ -58,7 +58,7 @@ export class Progress {
 }
 
 /** Whether progress may be drawn: stderr is a terminal and this is not CI. */
-export function onTerminal(): boolean {
+function onTerminal(): boolean {
   return Boolean(process.stderr.isTTY) && !process.env.CI;
 }
 

@@ -30,7 +30,7 @@ export async function run(args: string[]) {
 }
 
 /** One line on what the store was built from (OpenAlex: the snapshot's date and how works were chosen). */
-export function describeSource(s: NonNullable<ReturnType<typeof describeStore>['source']>): string {
+function describeSource(s: NonNullable<ReturnType<typeof describeStore>['source']>): string {
   if (!s.openalex) return s.name;
   const o = s.openalex;
   const date = s.release ? `snapshot of ${s.release}${s.releaseFrom === 'partitions' ? ' (its newest partition; no manifest)' : ''}` : 'no snapshot date (no manifest or partitions)';

@@ -88,11 +88,4 @@ export function anyNeeds(models: readonly ModelConfigBase[], what: 'bm25Index' |
 }
 
 export type { KindEntry, BuildContext } from './types.ts';
-export type { Bm25ModelConfig } from './bm25.ts';
-export type { DenseModelConfig } from './dense.ts';
-export type { NavigationModelConfig } from './navigation.ts';
-export type { ProfilerModelConfig } from './profiler.ts';
-export type { RerankModelConfig } from './rerank.ts';
 export { DEFAULT_TUNE_GRID, tunedBm25 } from './bm25.ts';
-export { DEFAULT_BETA_GRID } from './profiler.ts';
-export type { ScorerPart, CrossEncoderRef } from './composed.ts';

@@ -26,7 +26,6 @@ export interface ProfilerModelConfig {
 
 /** The Profiler's tunable parameter and its default grid. */
 const PROFILER_PARAMS: Record<'beta', TunableParam> = { beta: { grid: [0, 0.2, 0.4, 0.6, 0.8, 1], check: (n) => n >= 0, what: 'a number ≥ 0' } };
-export const DEFAULT_BETA_GRID = { beta: PROFILER_PARAMS.beta.grid, measure: 'map' };
 
 /** Costs of sparse profiles (docs/benchmarks.md, "Beyond the paper"; bench/beyond/cost.ts at 40 k … 2 M pools). */
 const COST = {

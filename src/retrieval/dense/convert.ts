@@ -15,7 +15,7 @@ import { fileContentHash } from './file-hash.ts';
 import { writeModel } from './onnx-graph.ts';
 
 /** Bump when the graph encoder-graph/ builds for a given checkpoint changes: converted files of older versions are then rebuilt. */
-export const CONVERTER_VERSION = 1;
+const CONVERTER_VERSION = 1;
 
 /** Where converted models live inside a model folder. */
 export const CONVERT_CACHE = join('.citebench', 'onnx');
@@ -44,7 +44,7 @@ function adapterKeyFiles(adapterDir: string): string[] {
  * The cache key of a model folder's checkpoint: config.json and weight files by content, the converter version,
  * and with an adapter its config and weight file by content (a model without one keeps the key it always had).
  */
-export function conversionKey(dir: string, weightFiles: readonly string[], adapterDir?: string): string {
+function conversionKey(dir: string, weightFiles: readonly string[], adapterDir?: string): string {
   const h = createHash('sha256').update(`citebench-bert-convert\u0000${CONVERTER_VERSION}\u0000`);
   h.update(`config.json\u0000${fileContentHash(join(dir, 'config.json'))}\u0000`);
   for (const f of weightFiles) h.update(`${basename(f)}\u0000${fileContentHash(f)}\u0000`);

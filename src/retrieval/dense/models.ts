@@ -26,7 +26,6 @@ import { DISTANCES, type Distance } from './similarity.ts';
 export { fileContentHash } from './file-hash.ts';
 export type { Distance } from './similarity.ts';
 export type { Pooling } from './pooling.ts';
-export type { ModelOptions } from './registry.ts';
 
 /** Overrides of a model's defaults (flags, a config's keys). */
 export interface ModelOverrides extends Partial<ModelOptions> {
@@ -69,7 +68,7 @@ export interface ResolvedModel extends ModelOptions {
   sources?: { of: 'model' | 'adapter'; repo: string; revision: string; commit?: string }[];
 }
 
-export function exportHint(hfId: string, dir: string): string {
+function exportHint(hfId: string, dir: string): string {
   return (
     `A model folder holds config.json, tokenizer.json or vocab.txt, and weights: a checkpoint as the hub\n` +
     `publishes it (model.safetensors or pytorch_model.bin, converted by citebench itself) or an ONNX export;\n` +

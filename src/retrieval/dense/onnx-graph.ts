@@ -101,19 +101,6 @@ export interface GraphSpec {
   opset?: number;
 }
 
-export function floatInitializer(name: string, dims: number[], data: () => Float32Array): Initializer {
-  return {
-    name,
-    type: ElemType.FLOAT,
-    dims,
-    byteLength: 4 * dims.reduce((a, b) => a * b, 1),
-    data: () => {
-      const f = data();
-      return new Uint8Array(f.buffer, f.byteOffset, f.byteLength);
-    },
-  };
-}
-
 export function int64Initializer(name: string, values: number[], dims: number[] = [values.length]): Initializer {
   const b = new BigInt64Array(values.map((v) => BigInt(v)));
   return { name, type: ElemType.INT64, dims, byteLength: b.byteLength, data: () => new Uint8Array(b.buffer) };

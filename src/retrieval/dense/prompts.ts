@@ -13,8 +13,6 @@
  */
 
 export type Role = 'query' | 'document';
-export const ROLES: readonly Role[] = ['query', 'document'];
-
 export interface RolePrompts {
   query: string;
   document: string;
@@ -28,7 +26,7 @@ export interface KnownPrompts extends RolePrompts {
 }
 
 /** Models whose folders declare no prompts but whose authors publish them (docs/dense.md lists them). */
-export const KNOWN_PROMPTS: readonly KnownPrompts[] = [
+const KNOWN_PROMPTS: readonly KnownPrompts[] = [
   {
     repos: ['intfloat/e5-small-v2', 'intfloat/e5-base-v2', 'intfloat/e5-large-v2', 'intfloat/e5-small', 'intfloat/e5-base', 'intfloat/e5-large'],
     query: 'query: ',
@@ -56,7 +54,7 @@ export const KNOWN_PROMPTS: readonly KnownPrompts[] = [
 ];
 
 /** The published prompts of a hub repo (case-insensitive, as the hub resolves names), if it has an entry. */
-export function knownPrompts(repo: string | undefined): KnownPrompts | undefined {
+function knownPrompts(repo: string | undefined): KnownPrompts | undefined {
   if (!repo) return undefined;
   const r = repo.toLowerCase();
   return KNOWN_PROMPTS.find((k) => k.repos.some((x) => x.toLowerCase() === r));

@@ -10,7 +10,7 @@
 const FLOAT32_TINY = 1.1754943508222875e-38;
 
 /** numpy.round / rint: nearest integer, ties to even. */
-export function roundHalfEven(x: number): number {
+function roundHalfEven(x: number): number {
   const f = Math.floor(x);
   const d = x - f;
   if (d < 0.5) return f;

@@ -28,7 +28,7 @@ export interface StoreSettings {
 }
 
 /** The folder of one role's store under a model's store folder (the folder itself for a one-store model). */
-export function roleStoreDir(dir: string, model: Pick<ResolvedModel, 'roleFingerprint'>, role: Role): string {
+function roleStoreDir(dir: string, model: Pick<ResolvedModel, 'roleFingerprint'>, role: Role): string {
   return model.roleFingerprint.query === model.roleFingerprint.document ? dir : join(dir, role);
 }
 

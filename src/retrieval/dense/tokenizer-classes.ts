@@ -27,7 +27,7 @@ function tokenText(v: unknown, dflt: string): string {
 }
 
 /** The class AutoTokenizer instantiates, as far as citebench's tokenisation depends on it. */
-export function tokenizerClass(config: Json, modelType: string | undefined): string {
+function tokenizerClass(config: Json, modelType: string | undefined): string {
   const named = typeof config.tokenizer_class === 'string' ? config.tokenizer_class.replace(/Fast$/, '') : undefined;
   return named ?? (modelType ? BY_MODEL_TYPE[modelType] : undefined) ?? 'PreTrainedTokenizerFast';
 }

@@ -31,7 +31,7 @@ function u64(v: DataView, at: number, file: string): number {
 }
 
 /** The stored entries of a zip archive, from its central directory. */
-export function readZipEntries(fd: number, file: string): Map<string, ZipEntry> {
+function readZipEntries(fd: number, file: string): Map<string, ZipEntry> {
   const size = fstatSync(fd).size;
   const tailLen = Math.min(size, 22 + 0xffff);
   const tail = readExactly(fd, tailLen, size - tailLen, file, 'zip end record');

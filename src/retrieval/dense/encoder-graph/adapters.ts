@@ -47,7 +47,7 @@ const PRESETS: Record<string, Record<string, unknown>> = {
 };
 
 /** The activations the graph computes, by the names transformers' get_activation (and the library) accepts. */
-export const NON_LINEARITIES = ['relu', 'gelu', 'gelu_new', 'gelu_pytorch_tanh', 'swish', 'silu', 'tanh', 'sigmoid', 'leakyrelu', 'leaky_relu', 'linear'];
+const NON_LINEARITIES = ['relu', 'gelu', 'gelu_new', 'gelu_pytorch_tanh', 'swish', 'silu', 'tanh', 'sigmoid', 'leakyrelu', 'leaky_relu', 'linear'];
 
 /** Keys that only shape training or parts the library leaves out at inference: any value is honoured. */
 const INERT = new Set([

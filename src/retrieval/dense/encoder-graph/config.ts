@@ -7,16 +7,16 @@
 import { readFileSync } from 'node:fs';
 import { CitebenchError } from '../../../util/errors.ts';
 
-export const EXPORT_HINT = 'export the model to ONNX with optimum-cli instead (docs/dense.md, "Getting a real model into citebench")';
+const EXPORT_HINT = 'export the model to ONNX with optimum-cli instead (docs/dense.md, "Getting a real model into citebench")';
 
 /** model_type values citebench builds, and the classes whose checkpoints hold the encoder. */
-export const MODEL_TYPES = {
+const MODEL_TYPES = {
   bert: /^Bert(Model|ForPreTraining|ForMaskedLM)$/,
   roberta: /^Roberta(Model|ForMaskedLM)$/,
   'xlm-roberta': /^XLMRoberta(Model|ForMaskedLM)$/,
   modernbert: /^ModernBert(Model|ForMaskedLM)$/,
 } as const;
-export type ModelType = keyof typeof MODEL_TYPES;
+type ModelType = keyof typeof MODEL_TYPES;
 
 interface Common {
   /** The config.json read, for messages. */

@@ -18,8 +18,8 @@ import type { BertFamilyConfig, EncoderConfig, ModernBertConfig } from './config
 import { modernBertContext, modernBertEmbeddings, modernBertFinal, modernBertLayer } from './modernbert.ts';
 import { ModelWeights } from './weights.ts';
 
-export { maxTokens, readEncoderConfig, type EncoderConfig } from './config.ts';
-export { readAdapter, adapterFiles, ADAPTER_CONFIG, ADAPTER_WEIGHTS, type Adapter } from './adapters.ts';
+export { maxTokens, readEncoderConfig } from './config.ts';
+export { readAdapter, adapterFiles, ADAPTER_CONFIG, ADAPTER_WEIGHTS } from './adapters.ts';
 
 export interface EncoderGraphOptions {
   /**

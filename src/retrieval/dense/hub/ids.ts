@@ -1,6 +1,6 @@
 /** Hugging Face hub repo ids and where they are fetched from. */
 
-export const DEFAULT_ENDPOINT = 'https://huggingface.co';
+const DEFAULT_ENDPOINT = 'https://huggingface.co';
 
 /** `ORG/NAME` (one slash, hub-legal characters), not a path like `./x`, `/x` or `a/b/c`. */
 export function isHubId(s: string): boolean {

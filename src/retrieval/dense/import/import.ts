@@ -76,7 +76,7 @@ export function importFingerprint(path: string, ids?: string): string {
   return createHash('sha256').update(`${fileContentHash(path)}\n${fileContentHash(idsPath)}\n`).digest('hex');
 }
 
-export function openVectorFile(path: string, ids?: string): VectorFile {
+function openVectorFile(path: string, ids?: string): VectorFile {
   if (!existsSync(path)) throw new CitebenchError(`${path}: no such embeddings file`);
   const format = formatOf(path);
   if (format === 'jsonl') {

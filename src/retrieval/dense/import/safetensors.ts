@@ -11,7 +11,7 @@ import { readSafetensorsFile } from '../checkpoint/safetensors.ts';
 import { DTYPE_BYTES, decodeElements, readExactly } from '../checkpoint/tensors.ts';
 import { checkFinite, readIdsFile, type VectorFile } from './vector-file.ts';
 
-export const EMBEDDINGS_TENSOR = 'embeddings';
+const EMBEDDINGS_TENSOR = 'embeddings';
 
 export function openSafetensorsVectors(path: string, idsPath: string): VectorFile {
   const tensors = readSafetensorsFile(path);
