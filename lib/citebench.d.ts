@@ -50,9 +50,9 @@ declare module "citebench/src/corpus/fields" {
     /** What a user is told a scheme's field names are (an unknown field's message). */
     export function schemeFieldHint(scheme: FieldScheme): string;
     /**
-     * The scheme a set of field names is of, where nothing else says (an MDCR file, an ad-hoc frame): MAG's when each is
-     * a MAG field, else OpenAlex Topics'. The names both schemes use stand in the same order in both, so a set of only
-     * those is ordered alike either way.
+     * The scheme a set of field names is of, where nothing else says (an MDCR file, an ad-hoc frame): OpenAlex Topics'
+     * when one of them is a topic field MAG does not have, else MAG's (a name of neither scheme is then an unknown MAG
+     * field). The names both schemes use stand in the same order in both, so a set of only those is ordered alike.
      */
     export function schemeOfNames(names: Iterable<string>): FieldScheme;
 }

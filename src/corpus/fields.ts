@@ -124,11 +124,11 @@ export function schemeFieldHint(scheme: FieldScheme): string {
 }
 
 /**
- * The scheme a set of field names is of, where nothing else says (an MDCR file, an ad-hoc frame): MAG's when each is
- * a MAG field, else OpenAlex Topics'. The names both schemes use stand in the same order in both, so a set of only
- * those is ordered alike either way.
+ * The scheme a set of field names is of, where nothing else says (an MDCR file, an ad-hoc frame): OpenAlex Topics'
+ * when one of them is a topic field MAG does not have, else MAG's (a name of neither scheme is then an unknown MAG
+ * field). The names both schemes use stand in the same order in both, so a set of only those is ordered alike.
  */
 export function schemeOfNames(names: Iterable<string>): FieldScheme {
-  for (const n of names) if (!FIELD_INDEX.has(n)) return 'topics';
+  for (const n of names) if (!FIELD_INDEX.has(n) && (TOPIC_FIELDS as readonly string[]).includes(n)) return 'topics';
   return 'mag';
 }

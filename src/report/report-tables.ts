@@ -8,7 +8,8 @@
  *  - the inductive setting's Tables 1, 2, 7, 8 (Goyal et al. 2026 §3.1), when the run has it: other queries and
  *    pools, so a table of its own, never cells beside the transductive ones; no paper values exist for it;
  *  - the stored paired tests of the models beyond the paper against BM25.
- * Nothing here formats numbers.
+ * A run over another field scheme than MAG's (an OpenAlex Topics store) has its field-level and MDCR tables over
+ * that scheme's fields, said in their titles, with no paper value beside them. Nothing here formats numbers.
  */
 import { FIELDS, SCHEME_LABEL, fieldAbbrev, schemeFields, type FieldScheme } from '../corpus/fields.ts';
 import { meanOverRepeats, resultsFieldScheme, weightsNote, type MeanRow, type ResultsIndex } from './results.ts';
@@ -163,7 +164,7 @@ const FIELD_TABLES = {
 
 /** What a field table says first when its fields are not MAG's (nothing for MAG's, the paper's). */
 function otherFields(scheme: FieldScheme): string {
-  return scheme === 'mag' ? '' : `OpenAlex Topics fields — not comparable with the paper's MAG fields: ${SCHEME_LABEL[scheme]}, abbreviated as Table 5 lists them; the paper's values are not shown. `;
+  return scheme === 'mag' ? '' : "OpenAlex Topics fields — not comparable with the paper's MAG fields (each work's primary topic; abbreviations in Table 5): the paper's values are not shown. ";
 }
 
 function fieldTable(r: ResultsIndex, rows: MeanRow[], sig: Marks, paper: PaperNumbers | undefined, n: keyof typeof FIELD_TABLES, setting?: SettingTag): ReportTable | undefined {

@@ -48,10 +48,11 @@ test('fields: one abbreviation names one field across both schemes; the names th
   assert.deepEqual(shared(FIELDS, TOPIC_FIELDS), shared(TOPIC_FIELDS, FIELDS));
   assert.equal(schemeOfNames(['Medicine', 'Chemistry']), 'mag');
   assert.equal(schemeOfNames(['Medicine', 'Neuroscience']), 'topics');
+  assert.equal(schemeOfNames(['Medicine', 'Astrology']), 'mag', 'a name of neither scheme: an unknown MAG field');
 });
 
 test('setup: synthetic OpenAlex works built with the topics field scheme', { timeout: 300_000 }, async () => {
-  await synthesize({ ...SYNTH_DEFAULTS, articles: 4000, seed: 7, threads: 1, format: 'openalex' }, join(dir, 'works'));
+  await synthesize({ ...SYNTH_DEFAULTS, articles: 2500, seed: 7, threads: 1, format: 'openalex' }, join(dir, 'works'));
   const s = await buildCorpusStore({ input: join(dir, 'works'), out: store, prefilter: PAPER_PREFILTER, openalex: { fields: 'topics' } });
   assert.equal(s.source.fieldScheme, 'topics');
 });
