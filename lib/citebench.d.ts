@@ -32,13 +32,29 @@ declare module "citebench/src/corpus/fields" {
     /** What a table says its fields are. */
     export const SCHEME_LABEL: Record<FieldScheme, string>;
     /** The field names of a scheme, in bit order. */
-    export function schemeFields(scheme: FieldScheme): readonly string[];
+    export function schemeFields(scheme: FieldScheme): readonly FieldName[];
     /** The abbreviation of a field of a scheme. */
     export function schemeAbbrev(scheme: FieldScheme, name: string): string;
     /** The bit of a field name in a scheme (0 when the scheme has no such field). */
     export function fieldBitIn(scheme: FieldScheme, name: string): number;
     /** A field of a scheme by full name or abbreviation (case-insensitive). */
-    export function parseSchemeField(scheme: FieldScheme, s: string): string | undefined;
+    export function parseSchemeField(scheme: FieldScheme, s: string): FieldName | undefined;
+    /** A field of either scheme. */
+    export type FieldName = Field | TopicField;
+    /**
+     * The abbreviation of a field of either scheme, for file names and topic-set ids (field/<abbrev>/r1): a name both
+     * schemes use has one abbreviation (TOPIC_FIELD_ABBREV keeps MAG's) and no abbreviation names two fields, so an
+     * abbreviation needs no scheme to say which field it is.
+     */
+    export function fieldAbbrev(name: string): string;
+    /** What a user is told a scheme's field names are (an unknown field's message). */
+    export function schemeFieldHint(scheme: FieldScheme): string;
+    /**
+     * The scheme a set of field names is of, where nothing else says (an MDCR file, an ad-hoc frame): OpenAlex Topics'
+     * when one of them is a topic field MAG does not have, else MAG's (a name of neither scheme is then an unknown MAG
+     * field). The names both schemes use stand in the same order in both, so a set of only those is ordered alike.
+     */
+    export function schemeOfNames(names: Iterable<string>): FieldScheme;
 }
 declare module "citebench/src/corpus/article" {
     /** One S2ORC article as citebench uses it: the metadata fields the paper's protocol needs, nothing more. */
@@ -518,6 +534,11 @@ declare module "citebench/src/corpus/store" {
         /** What the corpus was built from (absent in version 3 stores). */
         source?: SourceInfo;
     }
+    /**
+     * The field scheme a store folder's meta.json names, without opening the store (a config is resolved against
+     * it); undefined when there is no readable meta.json yet (CorpusStore.open reports what is wrong).
+     */
+    export function storeFieldScheme(dir: string): FieldScheme | undefined;
     export class CorpusStore implements TextSource {
         readonly dir: string;
         readonly meta: StoreMeta;
@@ -2524,7 +2545,7 @@ declare module "citebench/src/experiments/kinds/index" {
     export { DEFAULT_TUNE_GRID, tunedBm25 } from "citebench/src/experiments/kinds/bm25";
 }
 declare module "citebench/src/experiments/config" {
-    import { type Field } from "citebench/src/corpus/fields";
+    import { type FieldName, type FieldScheme } from "citebench/src/corpus/fields";
     import { type SynthProfile } from "citebench/src/corpus/synth";
     import { type ModelConfig } from "citebench/src/experiments/kinds/index";
     export type { ModelConfig } from "citebench/src/experiments/kinds/index";
@@ -2544,7 +2565,8 @@ declare module "citebench/src/experiments/config" {
         /** Paper-sized pool (100 k), scaled. */
         pool: number;
         repeats: number;
-        fields: Field[];
+        /** Fields of the corpus's scheme (corpus.fieldScheme): 'all' in the file is every one, in the scheme's order. */
+        fields: FieldName[];
     }
     export interface MdcrProtocolConfig {
         positives: number;
@@ -2581,6 +2603,11 @@ declare module "citebench/src/experiments/config" {
             };
             store?: string;
             prefilter: 'paper';
+            /**
+             * The store's field scheme (its meta.json) when it is not MAG's: 'topics' for OpenAlex Topics' 26 fields.
+             * Absent: MAG's 19 (a synthetic corpus, an S2ORC store, a store not built yet), so MAG configs keep their identity.
+             */
+            fieldScheme?: FieldScheme;
         };
         queryYear: number;
         /** Files of paper ids never used as queries (the paper: SPECTER's and SciNCL's training queries). */
@@ -2611,6 +2638,8 @@ declare module "citebench/src/experiments/config" {
         };
     }
     export { settingsOf } from "citebench/src/experiments/kinds/types";
+    /** The field scheme of a config's corpus (MAG's unless its store says otherwise). */
+    export function fieldSchemeOf(cfg: Pick<ExperimentConfig, 'corpus'>): FieldScheme;
     /** Overrides from the command line (`citebench reproduce --scale …`), applied after the file is read. */
     export interface ConfigOverrides {
         scale?: number;
@@ -2676,13 +2705,13 @@ declare module "citebench/src/sampling/pools" {
      * repeat (paper: Art, History, Philosophy).
      */
     import type { CorpusStore } from "citebench/src/corpus/store";
-    import { type FieldScheme, type Field, type TopicField } from "citebench/src/corpus/fields";
+    import { type FieldName, type FieldScheme } from "citebench/src/corpus/fields";
     /** The store's field bitmasks are over its scheme (MAG's 19 fields unless it says otherwise). */
     type Graph = Pick<CorpusStore, 'size' | 'years' | 'fields' | 'citedByFields' | 'outOffsets' | 'outTargets'> & {
         fieldScheme?: FieldScheme;
     };
     /** A field of the store's scheme (fields.ts). */
-    export type FieldName = Field | TopicField;
+    export type { FieldName } from "citebench/src/corpus/fields";
     /** The bit of `field` in the store's field scheme; a field the scheme does not have is an error, never an empty set. */
     export function fieldBitOf(store: {
         fieldScheme?: FieldScheme;
@@ -2913,7 +2942,7 @@ declare module "citebench/src/eval/mdcr" {
     export function pyFloat(x: number): string;
 }
 declare module "citebench/src/report/results" {
-    import type { Field } from "citebench/src/corpus/fields";
+    import type { FieldName, FieldScheme } from "citebench/src/corpus/fields";
     import type { MdcrFieldResult, MdcrResult } from "citebench/src/eval/mdcr";
     export interface CellRecord {
         /** Hash of everything that determines the cell (corpus, model fingerprint, protocol, sizes, seed). */
@@ -2922,7 +2951,7 @@ declare module "citebench/src/report/results" {
         /** beir: a BEIR-layout task (corpus/beir.ts), named by `task`; its pool is the task's corpus. */
         protocol: 'dataset' | 'field' | 'beir';
         split: 'test' | 'val';
-        field: Field | null;
+        field: FieldName | null;
         /** BEIR protocol: the task's name. */
         task?: string;
         poolSize: number;
@@ -3044,6 +3073,21 @@ declare module "citebench/src/report/results" {
             reason: string;
         }[];
     }
+    /** Where a corpus store came from and which fields label its articles (the store's meta.source). */
+    export interface CorpusSourceRecord {
+        /** The input's form: v2020 (S2ORC), bulk (Semantic Scholar Datasets), openalex, records. */
+        format: string;
+        /** What the input is, in words (e.g. 'OpenAlex works'). */
+        name: string;
+        /** OpenAlex: the snapshot's date. */
+        release?: string;
+        /** mag: MAG's 19 fields of study; topics: OpenAlex Topics' 26 fields (fields.ts). */
+        fieldScheme: FieldScheme;
+    }
+    /** A corpus store's origin in words: 'OpenAlex works snapshot of 2025-11-03; fields: OpenAlex Topics' 26 fields — not MAG's'. */
+    export function corpusSourceText(s: CorpusSourceRecord): string;
+    /** The fields a run's field level is over: its store's scheme (MAG's for a synthetic corpus and older results). */
+    export function resultsFieldScheme(r: Pick<ResultsIndex, 'corpus'>): FieldScheme;
     export interface ResultsIndex {
         format: 'citebench-results';
         version: 1;
@@ -3058,6 +3102,8 @@ declare module "citebench/src/report/results" {
                 seed: number;
                 generator: string;
             };
+            /** A corpus store's origin, from its meta.json (absent in results written before it was recorded). */
+            source?: CorpusSourceRecord;
         };
         seed: number;
         scale: number;
@@ -3143,7 +3189,7 @@ declare module "citebench/src/report/results" {
     export interface MeanRow {
         model: string;
         protocol: 'dataset' | 'field' | 'beir';
-        field: Field | null;
+        field: FieldName | null;
         /** BEIR protocol: the task's name. */
         task?: string;
         poolSize: number;
@@ -3428,7 +3474,8 @@ declare module "citebench/src/retrieval/bm25/index" {
 declare module "citebench/src/experiments/corpus-stage" {
     import { CorpusStore } from "citebench/src/corpus/store";
     import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
-    import type { ExperimentConfig } from "citebench/src/experiments/config";
+    import type { CorpusSourceRecord } from "citebench/src/report/results";
+    import { type ExperimentConfig } from "citebench/src/experiments/config";
     export type StageLog = (line: string) => void;
     export interface CorpusInfo {
         /** synthetic: generated by citebench synth (its numbers are properties of the generator, not findings). */
@@ -3442,6 +3489,8 @@ declare module "citebench/src/experiments/corpus-stage" {
             seed: number;
             generator: string;
         };
+        /** A given store: what it was built from, as its meta.json says (absent for a store that does not say). */
+        source?: CorpusSourceRecord;
         /** The identity recorded in cell keys: a changed corpus never reuses a cached number. */
         stamp: string;
     }
@@ -3461,7 +3510,7 @@ declare module "citebench/src/experiments/corpus-stage" {
     }>;
 }
 declare module "citebench/src/experiments/plan" {
-    import { type Field } from "citebench/src/corpus/fields";
+    import { type FieldName } from "citebench/src/corpus/fields";
     import { type ExperimentConfig } from "citebench/src/experiments/config";
     export { formatBytes, formatDuration } from "citebench/src/util/format";
     import type { Estimate } from "citebench/src/experiments/kinds/types";
@@ -3471,7 +3520,7 @@ declare module "citebench/src/experiments/plan" {
         /** beir: a BEIR-layout task (beir-stage.ts), not in planGroups: it runs on a store of its own. */
         protocol: 'dataset' | 'field' | 'beir';
         split: Split;
-        field: Field | null;
+        field: FieldName | null;
         /** Requested pool size (the actual one is smaller only for an exhausted field-cited set). */
         poolSize: number;
         repeat: number;
@@ -3878,7 +3927,7 @@ declare module "citebench/src/experiments/experiment" {
 }
 declare module "citebench/src/experiments/splits" {
     import type { CorpusStore } from "citebench/src/corpus/store";
-    import type { Field } from "citebench/src/corpus/fields";
+    import type { FieldName } from "citebench/src/corpus/fields";
     import type { ExperimentConfig, Setting } from "citebench/src/experiments/config";
     import type { ValidationShortfall as SplitShortfall } from "citebench/src/report/results";
     /**
@@ -3896,7 +3945,7 @@ declare module "citebench/src/experiments/splits" {
         private readonly short;
         constructor(cfg: ExperimentConfig, store: CorpusStore, exclude: Uint32Array);
         /** Inductive queries must cite ≥ 1 (MDCR: 5) articles published before their year (pools.ts), on a stream of their own. */
-        get(protocol: 'dataset' | 'field' | 'beir', split: 'test' | 'val', field: Field | null, setting?: Setting): Uint32Array;
+        get(protocol: 'dataset' | 'field' | 'beir', split: 'test' | 'val', field: FieldName | null, setting?: Setting): Uint32Array;
         /** The validation splits drawn so far that hold fewer queries than asked, in the order they were drawn. */
         shortfalls(): SplitShortfall[];
     }
@@ -3946,7 +3995,7 @@ declare module "citebench/src/experiments/topic-sets" {
         size: number;
         repeat: number;
         seed: number;
-        field: "Art" | "Biology" | "Business" | "Chemistry" | "Computer Science" | "Economics" | "Engineering" | "Environmental Science" | "Geography" | "Geology" | "History" | "Materials Science" | "Mathematics" | "Medicine" | "Philosophy" | "Physics" | "Political Science" | "Psychology" | "Sociology" | undefined;
+        field: import("citebench/src/corpus/fields").FieldName | undefined;
         queryYear: number;
         split: import("citebench/src/experiments/plan").Split;
     };
@@ -4099,7 +4148,7 @@ declare module "citebench/src/report/notebook" {
     }): Promise<string>;
 }
 declare module "citebench/src/report/drilldown" {
-    import { type Field } from "citebench/src/corpus/fields";
+    import { type FieldName } from "citebench/src/corpus/fields";
     import { type ResultsIndex } from "citebench/src/report/results";
     export interface ArticleInfo {
         title: string;
@@ -4114,7 +4163,7 @@ declare module "citebench/src/report/drilldown" {
     export interface DrillPage {
         /** Path relative to the report folder. */
         path: string;
-        field: Field;
+        field: FieldName;
         model: string;
         html: string;
     }
@@ -4363,9 +4412,28 @@ declare module "citebench/src/report/frames" {
     }): Promise<void>;
 }
 declare module "citebench/src/experiments/significance-stage" {
+    /**
+     * Significance, computed once: every paired test against each baseline that a report table marks, from the
+     * per-query values of the run's cells, stored in results.json (`significance`). The report, its charts and the
+     * notebooks read that record (report/significance.ts) and test nothing themselves, so a mark on a page is the
+     * stored decision by construction. The one definition:
+     *  - baselines: the config's `significance: { baselines: [NAME, …] }`, by default its first lexical model (BM25);
+     *  - compared: each other model with a baseline in one table cell — protocol, setting, field (field level) and
+     *    pool size — on the test split's queries, each query's value the mean over the cell's pool repeats (every
+     *    repeat searches the same queries, so a query is one pair, never one per repeat);
+     *  - tests: two-sided paired t-test and paired randomization test, TRIALS sign flips seeded by the config's seed
+     *    and the comparison's name (eval/significance.ts testAgainstBaseline);
+     *  - Holm family: baseline × protocol × setting × measure, i.e. one measure of one report table against one
+     *    baseline — Table 1 (a setting's dataset level: every model × pool size), Tables 2, 7, 8 (a setting's field
+     *    level: every model × field). The table and chart of the models beyond the paper show Table 1's rows for
+     *    them, p-values and all.
+     * `citebench compare` (eval/compare.ts) and significanceFrame (an analyst's ad-hoc comparison in a notebook) go
+     * through the same testAgainstBaseline and, for the latter, the same families (significanceOf).
+     */
+    import { type FieldScheme } from "citebench/src/corpus/fields";
     import { type Frame } from "citebench/src/report/frames";
     import { type CellSummary, type SignificanceRecord, type SignificanceRow } from "citebench/src/report/results";
-    import type { ExperimentConfig } from "citebench/src/experiments/config";
+    import { type ExperimentConfig } from "citebench/src/experiments/config";
     import type { ModelInfo } from "citebench/src/experiments/models";
     /** One model's value of one measure on one query of one cell (a repeat's; repeats are averaged). */
     export interface CellQueryValue {
@@ -4386,11 +4454,12 @@ declare module "citebench/src/experiments/significance-stage" {
     /**
      * Every model against `baseline`, one Holm family per protocol × setting × measure, one comparison per model ×
      * (field, pool size) cell. Rows ordered by protocol (dataset, field), setting (transductive, inductive), measure
-     * and model as they first appear, field (the MAG order), pool size.
+     * and model as they first appear, field (the order of the fields' scheme: given, else the one their names are of), pool size.
      */
     export function significanceOf(values: Iterable<CellQueryValue>, baseline: string, opts?: {
         trials?: number;
         seed?: number;
+        fieldScheme?: FieldScheme;
     }): ComparisonRow[];
     /**
      * The baselines of a run: the config's `significance.baselines` that are ready (a skipped one is said and left
@@ -4398,7 +4467,7 @@ declare module "citebench/src/experiments/significance-stage" {
      */
     export function baselinesOf(cfg: Pick<ExperimentConfig, 'significance'>, models: readonly Pick<ModelInfo, 'name' | 'weights'>[], log?: (line: string) => void): string[];
     /** results.json's significance record of a finished run (always written: no rows without a baseline). */
-    export function significanceStage(cfg: Pick<ExperimentConfig, 'measures' | 'seed' | 'significance'>, dir: string, models: readonly Pick<ModelInfo, 'name' | 'kind' | 'weights'>[], cells: CellSummary[], log?: (line: string) => void): SignificanceRecord;
+    export function significanceStage(cfg: Pick<ExperimentConfig, 'measures' | 'seed' | 'significance'> & Partial<Pick<ExperimentConfig, 'corpus'>>, dir: string, models: readonly Pick<ModelInfo, 'name' | 'kind' | 'weights'>[], cells: CellSummary[], log?: (line: string) => void): SignificanceRecord;
     export interface SignificanceFrameOptions {
         /** The model (retriever) every other is compared with. */
         baseline: string;
@@ -4570,7 +4639,7 @@ declare module "citebench/src/report/export" {
     export function csvField(v: TidyValue): string;
 }
 declare module "citebench/src/experiments/notebook" {
-    import type { Field } from "citebench/src/corpus/fields";
+    import type { FieldName } from "citebench/src/corpus/fields";
     import { CorpusStore } from "citebench/src/corpus/store";
     import { type ResultsFrames } from "citebench/src/report/frames";
     import { type ExperimentConfig } from "citebench/src/experiments/config";
@@ -4600,7 +4669,7 @@ declare module "citebench/src/experiments/notebook" {
         fieldQueries: number;
         fieldPool: number;
         validation: number;
-        fields: Field[];
+        fields: FieldName[];
     };
     export const isSmallMode: () => boolean;
     /**

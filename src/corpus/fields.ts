@@ -84,7 +84,7 @@ export const SCHEME_LABEL: Record<FieldScheme, string> = {
 };
 
 /** The field names of a scheme, in bit order. */
-export function schemeFields(scheme: FieldScheme): readonly string[] {
+export function schemeFields(scheme: FieldScheme): readonly FieldName[] {
   return scheme === 'topics' ? TOPIC_FIELDS : FIELDS;
 }
 
@@ -95,13 +95,40 @@ export function schemeAbbrev(scheme: FieldScheme, name: string): string {
 
 /** The bit of a field name in a scheme (0 when the scheme has no such field). */
 export function fieldBitIn(scheme: FieldScheme, name: string): number {
-  const i = schemeFields(scheme).indexOf(name);
+  const i = (schemeFields(scheme) as readonly string[]).indexOf(name);
   return i < 0 ? 0 : 1 << i;
 }
 
 /** A field of a scheme by full name or abbreviation (case-insensitive). */
-export function parseSchemeField(scheme: FieldScheme, s: string): string | undefined {
+export function parseSchemeField(scheme: FieldScheme, s: string): FieldName | undefined {
   if (scheme === 'mag') return parseField(s);
   const lower = s.toLowerCase();
   return TOPIC_FIELDS.find((f) => f.toLowerCase() === lower || TOPIC_FIELD_ABBREV[f].toLowerCase() === lower);
+}
+
+/** A field of either scheme. */
+export type FieldName = Field | TopicField;
+
+/**
+ * The abbreviation of a field of either scheme, for file names and topic-set ids (field/<abbrev>/r1): a name both
+ * schemes use has one abbreviation (TOPIC_FIELD_ABBREV keeps MAG's) and no abbreviation names two fields, so an
+ * abbreviation needs no scheme to say which field it is.
+ */
+export function fieldAbbrev(name: string): string {
+  return FIELD_ABBREV[name as Field] ?? TOPIC_FIELD_ABBREV[name as TopicField] ?? name;
+}
+
+/** What a user is told a scheme's field names are (an unknown field's message). */
+export function schemeFieldHint(scheme: FieldScheme): string {
+  return scheme === 'mag' ? "MAG's 19: a MAG field name or the paper's abbreviation" : `OpenAlex Topics' 26: a topic field name or its abbreviation (${TOPIC_FIELDS.map((f) => TOPIC_FIELD_ABBREV[f]).join(', ')})`;
+}
+
+/**
+ * The scheme a set of field names is of, where nothing else says (an MDCR file, an ad-hoc frame): OpenAlex Topics'
+ * when one of them is a topic field MAG does not have, else MAG's (a name of neither scheme is then an unknown MAG
+ * field). The names both schemes use stand in the same order in both, so a set of only those is ordered alike.
+ */
+export function schemeOfNames(names: Iterable<string>): FieldScheme {
+  for (const n of names) if (!FIELD_INDEX.has(n) && (TOPIC_FIELDS as readonly string[]).includes(n)) return 'topics';
+  return 'mag';
 }

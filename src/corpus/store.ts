@@ -27,6 +27,19 @@ export interface StoreMeta {
   source?: SourceInfo;
 }
 
+/**
+ * The field scheme a store folder's meta.json names, without opening the store (a config is resolved against
+ * it); undefined when there is no readable meta.json yet (CorpusStore.open reports what is wrong).
+ */
+export function storeFieldScheme(dir: string): FieldScheme | undefined {
+  try {
+    const meta = JSON.parse(readFileSync(join(dir, FILES.meta), 'utf8')) as Partial<StoreMeta>;
+    return meta.source?.fieldScheme ?? 'mag';
+  } catch {
+    return undefined;
+  }
+}
+
 export class CorpusStore implements TextSource {
   readonly size: number;
   /** Publication year per article (0 = unknown). */

@@ -7,7 +7,7 @@
  * per-field values, rounded to 4 dp.
  */
 import { CitebenchError, InputError } from '../util/errors.ts';
-import { FIELDS } from '../corpus/fields.ts';
+import { FIELDS, TOPIC_FIELDS, schemeFields, schemeOfNames } from '../corpus/fields.ts';
 import { MDCR_OFFICIAL_KEYS } from '../sampling/mdcr-build.ts';
 import { evaluate } from './evaluate.ts';
 import { parseMeasure } from './registry.ts';
@@ -103,9 +103,11 @@ export function evaluateMdcr(benchmark: unknown, scores: unknown, opts: MdcrEval
       throw new InputError(bPath, undefined, missing[0], `field '${missing[0]}' missing (${FIELDS.length - missing.length} of the 19 fields present): evaluate.py stops here with a KeyError; evaluate without --official`);
     }
   } else {
+    // A benchmark built on an OpenAlex Topics store has those fields; either scheme's names, never a mix.
+    const names = schemeFields(schemeOfNames(Object.keys(benchmark))) as readonly string[];
     for (const f of Object.keys(benchmark)) {
-      if (!(FIELDS as readonly string[]).includes(f)) {
-        throw new InputError(bPath, undefined, f, `unknown field '${f}' (MDCR fields are the 19 MAG names: ${FIELDS.join(', ')})`);
+      if (!names.includes(f)) {
+        throw new InputError(bPath, undefined, f, `unknown field '${f}' (MDCR fields are the 19 MAG names: ${FIELDS.join(', ')}; or, built on an OpenAlex Topics store, its 26 fields: ${TOPIC_FIELDS.join(', ')})`);
       }
     }
   }
@@ -122,8 +124,8 @@ export function evaluateMdcr(benchmark: unknown, scores: unknown, opts: MdcrEval
   const measures = MDCR_METRICS.flatMap((m) => parseMeasure(m));
   const fields: MdcrFieldResult[] = [];
   let missingLists = 0;
-  // evaluate.py walks its FIELDS list; we evaluate those present, in that order.
-  for (const field of FIELDS) {
+  // evaluate.py walks its FIELDS list; we evaluate those present, in that order (a Topics benchmark: theirs).
+  for (const field of schemeFields(official ? 'mag' : schemeOfNames(Object.keys(benchmark)))) {
     const fieldData = (benchmark as MdcrBenchmark)[field];
     if (fieldData === undefined) continue;
     if (!isObject(fieldData)) throw new InputError(bPath, undefined, field, 'expected an object of queries');

@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument, isMap } from 'yaml';
-import { FIELDS, parseField, type Field } from '../corpus/fields.ts';
+import { parseSchemeField, schemeFieldHint, schemeFields, type FieldName, type FieldScheme } from '../corpus/fields.ts';
+import { storeFieldScheme } from '../corpus/store.ts';
 import { SYNTH_PROFILES, type SynthProfile } from '../corpus/synth.ts';
 import { parseMeasure } from '../eval/registry.ts';
 import { CitebenchError, InputError } from '../util/errors.ts';
@@ -34,7 +35,8 @@ export interface FieldProtocolConfig {
   /** Paper-sized pool (100 k), scaled. */
   pool: number;
   repeats: number;
-  fields: Field[];
+  /** Fields of the corpus's scheme (corpus.fieldScheme): 'all' in the file is every one, in the scheme's order. */
+  fields: FieldName[];
 }
 
 export interface MdcrProtocolConfig {
@@ -66,7 +68,14 @@ export interface ExperimentConfig {
   work: string;
   /** Results folder of this run: resolved config, runs, qrels, cells, results.json, report. */
   results: string;
-  corpus: { synthetic?: { articles: number; seed: number; profile?: SynthProfile }; store?: string; prefilter: 'paper' };
+  corpus: {
+    synthetic?: { articles: number; seed: number; profile?: SynthProfile }; store?: string; prefilter: 'paper';
+    /**
+     * The store's field scheme (its meta.json) when it is not MAG's: 'topics' for OpenAlex Topics' 26 fields.
+     * Absent: MAG's 19 (a synthetic corpus, an S2ORC store, a store not built yet), so MAG configs keep their identity.
+     */
+    fieldScheme?: FieldScheme;
+  };
   queryYear: number;
   /** Files of paper ids never used as queries (the paper: SPECTER's and SciNCL's training queries). */
   excludeQueries: string[];
@@ -88,6 +97,11 @@ export interface ExperimentConfig {
 }
 
 export { settingsOf } from './kinds/types.ts';
+
+/** The field scheme of a config's corpus (MAG's unless its store says otherwise). */
+export function fieldSchemeOf(cfg: Pick<ExperimentConfig, 'corpus'>): FieldScheme {
+  return cfg.corpus.fieldScheme ?? 'mag';
+}
 
 const KNOWN_KEYS: Record<string, string[]> = {
   '': ['name', 'seed', 'scale', 'work', 'results', 'corpus', 'queryYear', 'excludeQueries', 'k', 'measures', 'validation', 'models', 'protocols', 'modelsDir', 'emptyLists', 'setting', 'significance'],
@@ -170,6 +184,8 @@ export function parseConfig(text: string, file: string, overrides: ConfigOverrid
       synthetic.profile = profile as SynthProfile;
     }
   }
+  // The store's fields (a synthetic corpus's are MAG's): what protocols.field names are parsed against.
+  const fieldScheme: FieldScheme = (store && storeFieldScheme(store)) || 'mag';
   const prefilter = r.str(['corpus', 'prefilter'], 'paper');
   if (prefilter !== 'paper') r.fail(['corpus', 'prefilter'], `only 'paper' is supported (§3's four rules), got '${prefilter}'`);
 
@@ -205,11 +221,13 @@ export function parseConfig(text: string, file: string, overrides: ConfigOverrid
   }
   if (r.has(['protocols', 'field'])) {
     const p = ['protocols', 'field'];
-    let fields: Field[] = [...FIELDS];
+    let fields = [...schemeFields(fieldScheme)] as FieldName[];
     if (r.has([...p, 'fields']) && r.raw([...p, 'fields']) !== 'all') {
       fields = r.list([...p, 'fields'], (q) => {
         const s = r.str(q)!;
-        return parseField(s) ?? r.fail(q, `unknown MAG field '${s}' (full name or the paper's abbreviation)`);
+        const f = parseSchemeField(fieldScheme, s) as FieldName | undefined;
+        if (f) return f;
+        return fieldScheme === 'mag' ? r.fail(q, `unknown MAG field '${s}' (full name or the paper's abbreviation)`) : r.fail(q, `'${s}' is not a field of this store (${store}): its fields are ${schemeFieldHint(fieldScheme)}`);
       });
     }
     protocols.field = {
@@ -262,7 +280,7 @@ export function parseConfig(text: string, file: string, overrides: ConfigOverrid
     significance = { baselines };
   }
   return {
-    name, seed, scale, work, results, corpus: { synthetic, store, prefilter: 'paper' }, queryYear, excludeQueries, k, measures, validation, models, protocols, modelsDir,
+    name, seed, scale, work, results, corpus: { synthetic, store, prefilter: 'paper', ...(fieldScheme !== 'mag' ? { fieldScheme } : {}) }, queryYear, excludeQueries, k, measures, validation, models, protocols, modelsDir,
     emptyLists: emptyLists as 'zero' | 'error', ...(settings ? { settings } : {}), ...(significance ? { significance } : {}),
   };
 }

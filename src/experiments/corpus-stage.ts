@@ -16,7 +16,9 @@ import { buildIndex, removeWorkDir } from '../retrieval/bm25/index.ts';
 import { INDEX_VERSION, loadIndex, readIndexMeta, saveIndex, type Bm25Index } from '../retrieval/bm25/index-format.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
-import type { ExperimentConfig } from './config.ts';
+import { SCHEME_LABEL } from '../corpus/fields.ts';
+import type { CorpusSourceRecord } from '../report/results.ts';
+import { fieldSchemeOf, type ExperimentConfig } from './config.ts';
 
 export type StageLog = (line: string) => void;
 
@@ -28,6 +30,8 @@ export interface CorpusInfo {
   citations: number;
   /** Synthetic corpus: articles before the prefilter and the generator seed. */
   synthetic?: { articles: number; seed: number; generator: string };
+  /** A given store: what it was built from, as its meta.json says (absent for a store that does not say). */
+  source?: CorpusSourceRecord;
   /** The identity recorded in cell keys: a changed corpus never reuses a cached number. */
   stamp: string;
 }
@@ -66,7 +70,12 @@ export async function prepareCorpus(cfg: ExperimentConfig, log: StageLog): Promi
   }
   if (!cfg.corpus.store) writeFileAtomic(stampPath, want);
   const store = CorpusStore.open(storeDir);
+  if (store.fieldScheme !== fieldSchemeOf(cfg)) {
+    store.close();
+    throw new CitebenchError(`${storeDir}: its fields are ${SCHEME_LABEL[store.fieldScheme]}, but the config's field level was resolved against ${SCHEME_LABEL[fieldSchemeOf(cfg)]} (the store was built or replaced after the config was read): run again`);
+  }
   const syn = cfg.corpus.synthetic;
+  const src = store.meta.source;
   return {
     store,
     info: {
@@ -75,6 +84,7 @@ export async function prepareCorpus(cfg: ExperimentConfig, log: StageLog): Promi
       articles: store.size,
       citations: store.meta.citations, // not outTargets.length: that loads the citation graph (1.8 GB at 16 M articles) before the index needs the memory
       synthetic: syn ? { ...syn, generator: `citebench synth v${SYNTH_VERSION}` } : undefined,
+      source: !syn && src ? { format: src.format, name: src.name, ...(src.release ? { release: src.release } : {}), fieldScheme: src.fieldScheme } : undefined,
       stamp: want,
     },
   };

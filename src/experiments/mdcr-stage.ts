@@ -11,7 +11,7 @@
  */
 import { join } from 'node:path';
 import type { CorpusStore } from '../corpus/store.ts';
-import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
+import { fieldAbbrev, schemeFields, type FieldName } from '../corpus/fields.ts';
 import { shortfallText, type MdcrRecord } from '../report/results.ts';
 import { fileContentHash } from '../retrieval/dense/file-hash.ts';
 import type { ExperimentConfig } from './config.ts';
@@ -43,8 +43,8 @@ export interface MdcrStageArgs {
 
 export async function runMdcrStage(a: MdcrStageArgs): Promise<MdcrRecord> {
   const fieldCfg = a.cfg.protocols.field!;
-  const fields = FIELDS.filter((f) => fieldCfg.fields.includes(f));
-  const group = (split: 'test' | 'val', field: Field) => groupPath({ protocol: 'field', split, field, poolSize: fieldCfg.pool, repeat: 1, queries: fieldCfg.queries });
+  const fields = schemeFields(a.store.fieldScheme).filter((f) => fieldCfg.fields.includes(f));
+  const group = (split: 'test' | 'val', field: FieldName) => groupPath({ protocol: 'field', split, field, poolSize: fieldCfg.pool, repeat: 1, queries: fieldCfg.queries });
   const plan: MdcrPlan = { fields, seed: a.cfg.seed, queries: { test: new Map(), val: new Map() }, pools: { test: new Map(), val: new Map() } };
   for (const split of ['test', 'val'] as const) {
     for (const f of fields) {
@@ -121,12 +121,12 @@ function noteUnscorable(m: ReadyModel, candidates: Uint32Array[], a: MdcrStageAr
  * abbreviation, e.g. CS) to read one file per split and field, or be a function of both; otherwise one file
  * serves every query (a query sampled in two fields then gets the same list in both).
  */
-export function readRunLists(store: CorpusStore, path: string | ((split: MdcrSplit, field: Field) => string), plan: MdcrPlan): Record<MdcrSplit, Map<Field, RankedIds>> {
-  const out = { test: new Map<Field, RankedIds>(), val: new Map<Field, RankedIds>() };
+export function readRunLists(store: CorpusStore, path: string | ((split: MdcrSplit, field: FieldName) => string), plan: MdcrPlan): Record<MdcrSplit, Map<FieldName, RankedIds>> {
+  const out = { test: new Map<FieldName, RankedIds>(), val: new Map<FieldName, RankedIds>() };
   const cache = new Map<string, Map<string, number[]>>();
   for (const split of MDCR_SPLITS) {
     for (const f of plan.fields) {
-      const file = typeof path === 'function' ? path(split, f) : path.replaceAll('{split}', split).replaceAll('{field}', FIELD_ABBREV[f]);
+      const file = typeof path === 'function' ? path(split, f) : path.replaceAll('{split}', split).replaceAll('{field}', fieldAbbrev(f));
       let lists = cache.get(file);
       if (!lists) cache.set(file, (lists = parseRun(store, file)));
       const queries = plan.queries[split].get(f)!;

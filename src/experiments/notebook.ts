@@ -12,7 +12,7 @@ import { anyTuned, entryOf, tunedBm25 } from './kinds/index.ts';
 import { existsSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Field } from '../corpus/fields.ts';
+import type { FieldName } from '../corpus/fields.ts';
 import { CorpusStore } from '../corpus/store.ts';
 import { loadResults, type ResultsFrames } from '../report/frames.ts';
 import { readResults, type ResultsIndex } from '../report/results.ts';
@@ -49,7 +49,7 @@ export const SMALL = {
   articles: 10_000, queries: 10, maxPool: 4000, repeats: 2, fieldQueries: 4, fieldPool: 1100, validation: 10,
   // The largest fields of the small corpus: the others have too few 2019 articles citing ≥ 5 store articles
   // for MDCR's queries. Sociology's field-cited set is below the pool size: one repeat, like Art/His/Phi in the paper.
-  fields: ['Medicine', 'Physics', 'Biology', 'Chemistry', 'Mathematics', 'Computer Science', 'Psychology', 'Sociology'] as Field[],
+  fields: ['Medicine', 'Physics', 'Biology', 'Chemistry', 'Mathematics', 'Computer Science', 'Psychology', 'Sociology'] as FieldName[],
 };
 
 export const isSmallMode = () => process.env.CITEBENCH_SMALL === '1' || process.env.CITEBENCH_SMALL === 'true';

@@ -6,7 +6,7 @@
  */
 import { memoryLimit } from '../util/memory.ts';
 import { PROCESS_MEMORY_SHARE, processCopiesFit } from '../retrieval/bm25/parallel.ts';
-import { FIELD_ABBREV, type Field } from '../corpus/fields.ts';
+import { fieldAbbrev, type FieldName } from '../corpus/fields.ts';
 import { settingsOf, type ExperimentConfig } from './config.ts';
 export { formatBytes, formatDuration } from '../util/format.ts';
 import { anyNeeds, entryOf } from './kinds/index.ts';
@@ -23,7 +23,7 @@ export interface PoolGroup {
   /** beir: a BEIR-layout task (beir-stage.ts), not in planGroups: it runs on a store of its own. */
   protocol: 'dataset' | 'field' | 'beir';
   split: Split;
-  field: Field | null;
+  field: FieldName | null;
   /** Requested pool size (the actual one is smaller only for an exhausted field-cited set). */
   poolSize: number;
   repeat: number;
@@ -38,7 +38,7 @@ export interface PoolGroup {
 export function groupPath(g: PoolGroup): string {
   if (g.protocol === 'beir') return `beir/${g.task}`;
   const proto = `${g.split === 'test' ? g.protocol : `${g.protocol}-val`}${g.setting ? `-${g.setting}` : ''}`;
-  return g.protocol === 'dataset' ? `${proto}/${sizeLabel(g.poolSize)}-r${g.repeat}` : `${proto}/${FIELD_ABBREV[g.field!]}/r${g.repeat}`;
+  return g.protocol === 'dataset' ? `${proto}/${sizeLabel(g.poolSize)}-r${g.repeat}` : `${proto}/${fieldAbbrev(g.field!)}/r${g.repeat}`;
 }
 
 export { poolLabel as sizeLabel } from '../report/tables.ts';

@@ -14,7 +14,7 @@
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { CorpusStore } from '../corpus/store.ts';
-import { FIELD_ABBREV } from '../corpus/fields.ts';
+import { fieldAbbrev } from '../corpus/fields.ts';
 import { loadQueryExclusion } from '../sampling/exclusions.ts';
 import { type CellRecord, type CellSummary, type ResultsIndex, type TuningRecord, type ValidationShortfall, shortfallText } from '../report/results.ts';
 import { renderMarkdownReport } from '../report/markdown.ts';
@@ -198,7 +198,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
         continue; // the field-cited set holds no more than one pool: no other repeat to draw
       }
       const r = await runGroup(ctx, p.topicSets.ofGroup(g), ready);
-      if (g.protocol === 'field' && g.split === 'test' && !g.setting) fieldRepeats[FIELD_ABBREV[g.field!]] = g.repeat;
+      if (g.protocol === 'field' && g.split === 'test' && !g.setting) fieldRepeats[fieldAbbrev(g.field!)] = g.repeat;
       for (const c of r.cells) cells.push(summary(c, `cells/${c.model}/${groupPath(g)}.json`));
       if (g.protocol === 'field' && g.repeat === 1 && !g.setting) fieldPools.set(groupPath(g), r.pool.members);
       progress.tick(ready.length);
@@ -224,7 +224,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
   for (const s of shortfalls) log(`[splits] ${shortfallText(s)}`);
   const results: ResultsIndex = {
     format: 'citebench-results', version: 1, name: cfg.name, configHash: configHash(cfg),
-    corpus: { kind: info.kind, articles: info.articles, citations: info.citations, ...(info.synthetic ? { synthetic: info.synthetic } : {}) },
+    corpus: { kind: info.kind, articles: info.articles, citations: info.citations, ...(info.synthetic ? { synthetic: info.synthetic } : {}), ...(info.source ? { source: info.source } : {}) },
     seed: cfg.seed, scale: cfg.scale, queryYear: cfg.queryYear, k: cfg.k, measures: cfg.measures,
     models: ready.map((m) => ({ name: m.name, kind: m.kind, weights: m.weights, settings: m.settings, ...(m.summary ? { summary: m.summary } : {}) })),
     skipped, tuning,

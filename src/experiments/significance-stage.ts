@@ -16,12 +16,12 @@
  * `citebench compare` (eval/compare.ts) and significanceFrame (an analyst's ad-hoc comparison in a notebook) go
  * through the same testAgainstBaseline and, for the latter, the same families (significanceOf).
  */
-import { FIELDS } from '../corpus/fields.ts';
+import { schemeFields, schemeOfNames, type FieldScheme } from '../corpus/fields.ts';
 import { TRIALS, testAgainstBaseline, type QueryValue } from '../eval/significance.ts';
 import { significanceFrameOf, type Frame } from '../report/frames.ts';
 import { SIGNIFICANCE_ALPHA, SIGNIFICANCE_FAMILY, readCell, type CellSummary, type SignificanceRecord, type SignificanceRow } from '../report/results.ts';
 import { CitebenchError } from '../util/errors.ts';
-import type { ExperimentConfig } from './config.ts';
+import { fieldSchemeOf, type ExperimentConfig } from './config.ts';
 import { isBeyondPaper } from './kinds/index.ts';
 import type { ModelInfo } from './models.ts';
 
@@ -48,9 +48,9 @@ const rank = (order: readonly (string | null)[], x: string | null) => (order.ind
 /**
  * Every model against `baseline`, one Holm family per protocol × setting × measure, one comparison per model ×
  * (field, pool size) cell. Rows ordered by protocol (dataset, field), setting (transductive, inductive), measure
- * and model as they first appear, field (the MAG order), pool size.
+ * and model as they first appear, field (the order of the fields' scheme: given, else the one their names are of), pool size.
  */
-export function significanceOf(values: Iterable<CellQueryValue>, baseline: string, opts: { trials?: number; seed?: number } = {}): ComparisonRow[] {
+export function significanceOf(values: Iterable<CellQueryValue>, baseline: string, opts: { trials?: number; seed?: number; fieldScheme?: FieldScheme } = {}): ComparisonRow[] {
   const families = new Map<string, Pick<CellQueryValue, 'protocol' | 'setting' | 'measure'>>();
   const cells = new Map<string, Pick<CellQueryValue, 'field' | 'poolSize'>>();
   const measures: string[] = [];
@@ -77,7 +77,7 @@ export function significanceOf(values: Iterable<CellQueryValue>, baseline: strin
     ...families.get(c.family)!, ...cells.get(c.cell)!, model: c.system,
     queries: c.n, meanDiff: c.meanDiff, pT: c.tP, pRandomization: c.randP, pHolm: c.tHolm, pRandomizationHolm: c.randHolm,
   }));
-  const fields: (string | null)[] = [null, ...FIELDS];
+  const fields: (string | null)[] = [null, ...schemeFields(opts.fieldScheme ?? schemeOfNames(rows.flatMap((x) => (x.field ? [x.field] : []))))];
   return rows.sort((a, b) =>
     rank(PROTOCOL_ORDER, a.protocol) - rank(PROTOCOL_ORDER, b.protocol) || a.protocol.localeCompare(b.protocol) ||
     rank(SETTING_ORDER, a.setting) - rank(SETTING_ORDER, b.setting) || a.setting.localeCompare(b.setting) ||
@@ -119,10 +119,10 @@ export function baselinesOf(cfg: Pick<ExperimentConfig, 'significance'>, models:
 }
 
 /** results.json's significance record of a finished run (always written: no rows without a baseline). */
-export function significanceStage(cfg: Pick<ExperimentConfig, 'measures' | 'seed' | 'significance'>, dir: string, models: readonly Pick<ModelInfo, 'name' | 'kind' | 'weights'>[], cells: CellSummary[], log?: (line: string) => void): SignificanceRecord {
+export function significanceStage(cfg: Pick<ExperimentConfig, 'measures' | 'seed' | 'significance'> & Partial<Pick<ExperimentConfig, 'corpus'>>, dir: string, models: readonly Pick<ModelInfo, 'name' | 'kind' | 'weights'>[], cells: CellSummary[], log?: (line: string) => void): SignificanceRecord {
   const baselines = baselinesOf(cfg, models, log);
   const rows = baselines.flatMap((baseline) =>
-    (significanceOf(testCellValues(dir, cells, cfg.measures), baseline, { trials: TRIALS, seed: cfg.seed }) as Omit<SignificanceRow, 'baseline'>[]).map((x) => ({ baseline, ...x })));
+    (significanceOf(testCellValues(dir, cells, cfg.measures), baseline, { trials: TRIALS, seed: cfg.seed, fieldScheme: cfg.corpus ? fieldSchemeOf({ corpus: cfg.corpus }) : undefined }) as Omit<SignificanceRow, 'baseline'>[]).map((x) => ({ baseline, ...x })));
   const beyond = models.filter((m) => isBeyondPaper(m.kind)).map((m) => m.name);
   return { baselines, trials: TRIALS, seed: cfg.seed, family: SIGNIFICANCE_FAMILY, alpha: SIGNIFICANCE_ALPHA, rows, ...(beyond.length ? { beyondPaper: beyond } : {}) };
 }

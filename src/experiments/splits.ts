@@ -1,6 +1,6 @@
 import { CitebenchError } from '../util/errors.ts';
 import type { CorpusStore } from '../corpus/store.ts';
-import type { Field } from '../corpus/fields.ts';
+import type { FieldName } from '../corpus/fields.ts';
 import { sampleQuerySet, sampleValQueries } from '../sampling/pools.ts';
 import type { ExperimentConfig, Setting } from './config.ts';
 import type { ValidationShortfall as SplitShortfall } from '../report/results.ts';
@@ -23,7 +23,7 @@ export class QuerySplits {
   ) {}
 
   /** Inductive queries must cite ≥ 1 (MDCR: 5) articles published before their year (pools.ts), on a stream of their own. */
-  get(protocol: 'dataset' | 'field' | 'beir', split: 'test' | 'val', field: Field | null, setting: Setting = 'transductive'): Uint32Array {
+  get(protocol: 'dataset' | 'field' | 'beir', split: 'test' | 'val', field: FieldName | null, setting: Setting = 'transductive'): Uint32Array {
     if (protocol === 'beir') throw new CitebenchError('a BEIR task brings its own queries (beir-stage.ts): it has no sampled split');
     const inductive = setting === 'inductive';
     const key = `${protocol}/${split}/${field}${inductive ? '/inductive' : ''}`;

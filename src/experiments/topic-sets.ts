@@ -14,7 +14,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CorpusStore } from '../corpus/store.ts';
-import { FIELD_ABBREV, FIELDS } from '../corpus/fields.ts';
+import { fieldAbbrev, schemeFields } from '../corpus/fields.ts';
 import { mdcrNegativeTypes, type MdcrBenchmark } from '../eval/mdcr.ts';
 import { mdcrPairs, readMdcrData } from '../eval/mdcr-data.ts';
 import type { DocOrder, QrelsCsr } from '../eval/types.ts';
@@ -84,7 +84,7 @@ export class TopicSets {
   list(): string[] {
     const out = [...this.groups.keys()];
     if (this.cfg.protocols.mdcr) {
-      for (const split of ['test', 'val']) out.push(`mdcr/${split}`, ...FIELDS.filter((f) => this.cfg.protocols.field!.fields.includes(f)).map((f) => `mdcr/${split}/${FIELD_ABBREV[f]}`));
+      for (const split of ['test', 'val']) out.push(`mdcr/${split}`, ...schemeFields(this.store.fieldScheme).filter((f) => (this.cfg.protocols.field!.fields as readonly string[]).includes(f)).map((f) => `mdcr/${split}/${fieldAbbrev(f)}`));
     }
     if (this.cfg.protocols.beir) out.push(`beir/${this.cfg.protocols.beir.name}`);
     return out;
@@ -119,7 +119,7 @@ export function mdcrTopicSet(store: CorpusStore, dir: string, split: 'test' | 'v
   if (!existsSync(benchmarkPath)) throw new CitebenchError(`${benchmarkPath}: MDCR is not built yet (citebench run builds it from the field level)`);
   let benchmark = readJsonFile(benchmarkPath) as MdcrBenchmark;
   if (field !== undefined) {
-    const name = FIELDS.find((f) => FIELD_ABBREV[f] === field || f === field);
+    const name = schemeFields(store.fieldScheme).find((f) => fieldAbbrev(f) === field || f === field);
     if (!name || !benchmark[name]) throw new CitebenchError(`mdcr/${split}/${field}: no such field in ${benchmarkPath}`);
     benchmark = { [name]: benchmark[name] };
   }

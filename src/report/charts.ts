@@ -13,9 +13,9 @@
  * Every chart encodes models by shape/dash as well as colour, and heat maps print their values: legible in
  * greyscale print.
  */
-import { FIELDS, FIELD_ABBREV, SCHEME_LABEL, schemeAbbrev, schemeFields, type Field, type FieldScheme } from '../corpus/fields.ts';
+import { SCHEME_LABEL, fieldAbbrev, schemeAbbrev, schemeFields, type FieldScheme } from '../corpus/fields.ts';
 import type { DegreeBin } from '../corpus/stats.ts';
-import { SIGNIFICANCE_ALPHA, meanOverRepeats, paramsText, weightsNote, type ResultsIndex, type TuningRecord } from './results.ts';
+import { SIGNIFICANCE_ALPHA, meanOverRepeats, paramsText, resultsFieldScheme, weightsNote, type ResultsIndex, type TuningRecord } from './results.ts';
 import { beyondPaperRows, storedSignificance } from './significance.ts';
 import { paperOrder } from './report-tables.ts';
 import { poolLabel } from './tables.ts';
@@ -116,13 +116,13 @@ export function fieldHeatmap(r: ResultsIndex, measureName?: string): Chart | und
   const measure = measureName ?? r.measures[0];
   const rows = meanOverRepeats(r.cells).filter((x) => x.protocol === 'field' && !x.setting && x.means[measure] !== undefined);
   if (!rows.length) return undefined;
-  const fields = FIELDS.filter((f) => rows.some((x) => x.field === f)).map((f) => FIELD_ABBREV[f]);
+  const fields = schemeFields(resultsFieldScheme(r)).filter((f) => rows.some((x) => x.field === f)).map(fieldAbbrev);
   const models = paperOrder([...new Set(rows.map((x) => x.model))]);
-  const values = rows.map((x) => ({ model: x.model, field: FIELD_ABBREV[x.field as Field], value: r1(100 * x.means[measure]) }));
+  const values = rows.map((x) => ({ model: x.model, field: fieldAbbrev(x.field!), value: r1(100 * x.means[measure]) }));
   const max = Math.max(...values.map((v) => v.value));
   const enc = { x: { field: 'field', type: 'nominal', sort: fields, title: 'field', axis: { labelAngle: 0 } }, y: { field: 'model', type: 'nominal', sort: models, title: null } };
   return {
-    id: 'chart-fields', title: `Field level ${measure} per model and field`, caption: `Field level: ${measure} ×100 per model (rows) and field (columns); darker is higher.`,
+    id: 'chart-fields', title: `Field level ${measure} per model and field`, caption: `Field level: ${measure} ×100 per model (rows) and field (columns${resultsFieldScheme(r) === 'mag' ? '' : `: ${SCHEME_LABEL[resultsFieldScheme(r)]}`}); darker is higher.`,
     spec: {
       ...base(`Field level: ${measure} ×100`),
       data: { values },

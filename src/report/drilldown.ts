@@ -6,11 +6,11 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FIELDS, FIELD_ABBREV, parseField, type Field } from '../corpus/fields.ts';
+import { fieldAbbrev, parseSchemeField, schemeFieldHint, schemeFields, type FieldName } from '../corpus/fields.ts';
 import { CorpusStore } from '../corpus/store.ts';
 import { readRankedRun } from '../eval/trec-run.ts';
 import { CitebenchError } from '../util/errors.ts';
-import { firstBaseline, readCell, type CellRecord, type CellSummary, type ResultsIndex } from './results.ts';
+import { firstBaseline, readCell, resultsFieldScheme, type CellRecord, type CellSummary, type ResultsIndex } from './results.ts';
 import { esc, fmt1, page } from './html.ts';
 import { paperOrder } from './report-tables.ts';
 
@@ -37,7 +37,7 @@ export function storeLookup(dir: string): { lookup: ArticleLookup; close: () => 
 export interface DrillPage {
   /** Path relative to the report folder. */
   path: string;
-  field: Field;
+  field: FieldName;
   model: string;
   html: string;
 }
@@ -79,7 +79,8 @@ export function drillPages(dir: string, r: ResultsIndex, opts: DrillOptions = {}
   const cells = r.cells.filter((c) => c.protocol === 'field' && c.split === 'test' && c.repeat === 1 && !c.setting);
   const pages: DrillPage[] = [];
   const models = paperOrder([...new Set(cells.map((c) => c.model))]);
-  cells.sort((a, b) => FIELDS.indexOf(a.field!) - FIELDS.indexOf(b.field!) || models.indexOf(a.model) - models.indexOf(b.model));
+  const order = schemeFields(resultsFieldScheme(r));
+  cells.sort((a, b) => order.indexOf(a.field!) - order.indexOf(b.field!) || models.indexOf(a.model) - models.indexOf(b.model));
   for (const c of cells) {
     pages.push(drillPage(dir, r, c, measure, perEnd, opts.lookup));
   }
@@ -99,7 +100,7 @@ function drillPage(dir: string, r: ResultsIndex, c: CellSummary, measure: string
   const wanted = new Set([...worst, ...best].map((x) => x.q));
   const run = runOf(join(dir, c.files.run), wanted);
   const qrels = qrelsOf(join(dir, c.files.qrels), wanted);
-  const abbrev = FIELD_ABBREV[c.field!];
+  const abbrev = fieldAbbrev(c.field!);
   const weights = r.models.find((m) => m.name === c.model)?.weights;
   const block = (x: { q: string; v: number }) => {
     const list = run.get(x.q) ?? [];
@@ -185,9 +186,10 @@ export interface WorstQueriesOptions {
  * cited articles from its qrels, their ranks from its run file, titles from the corpus store.
  */
 export function worstQueries(dir: string, r: ResultsIndex, opts: WorstQueriesOptions): QueryRow[] {
-  const field = parseField(opts.field);
+  const scheme = resultsFieldScheme(r);
+  const field = parseSchemeField(scheme, opts.field);
   const fieldCells = r.cells.filter((c) => c.protocol === 'field' && c.split === 'test' && !c.setting);
-  if (!field) throw new CitebenchError(`unknown field '${opts.field}': a MAG field name or the paper's abbreviation (${FIELDS.map((f) => FIELD_ABBREV[f]).join(', ')})`);
+  if (!field) throw new CitebenchError(`unknown field '${opts.field}': ${scheme === 'mag' ? `a MAG field name or the paper's abbreviation (${schemeFields('mag').map(fieldAbbrev).join(', ')})` : `this run's fields are ${schemeFieldHint(scheme)}`}`);
   const baseline = firstBaseline(r);
   const model = opts.model ?? (fieldCells.some((c) => c.model === baseline) ? baseline! : fieldCells[0]?.model);
   const repeat = opts.repeat ?? 1;

@@ -5,7 +5,7 @@
  * escaped; notes.md goes through markdown-it with raw HTML and images off.
  */
 import MarkdownIt from 'markdown-it';
-import { chosenText, importedBanner, shortfallText, type ResultsIndex } from './results.ts';
+import { chosenText, corpusSourceText, importedBanner, resultsFieldScheme, shortfallText, type ResultsIndex } from './results.ts';
 import { fmtValue, poolLabel, sigMarks, tableBaselines, tableHeading, type ReportTable, type TableCell, type ValueCell } from './tables.ts';
 import { summaryOf } from './markdown.ts';
 
@@ -143,6 +143,9 @@ export function bannerHtml(r: ResultsIndex): string {
     const s = r.corpus.synthetic!;
     lines.push(`<strong>Synthetic corpus.</strong> Every number here comes from a synthetic S2ORC-shaped corpus (${s.articles} generated articles, seed ${s.seed}, ${esc(s.generator)}): it exercises the pipeline, and its values are properties of the generator, not findings about scientific literature.`);
   }
+  if (r.corpus.source && resultsFieldScheme(r) !== 'mag') {
+    lines.push(`<strong>OpenAlex Topics fields.</strong> A corpus store of real data (${esc(corpusSourceText(r.corpus.source))}): the field-level and MDCR tables are over these fields, not comparable with the paper's MAG fields, and carry no paper values.`);
+  }
   const random = r.models.filter((m) => m.weights === 'random').map((m) => m.name);
   if (random.length) lines.push(`<strong>Random weights.</strong> ${esc(random.join(', '))} ${random.length > 1 ? 'have' : 'has'} random (untrained) weights: ${random.length > 1 ? 'their' : 'its'} rows test loading, pooling and search, not retrieval quality.`);
   const imported = importedBanner(r.models);
@@ -162,7 +165,7 @@ export function metaHtml({ r, resultsDir, timings, versions }: MetaInput): strin
   const rows: [string, string][] = [];
   const c = r.corpus;
   rows.push(['results', esc(resultsDir)]);
-  rows.push(['corpus', `${c.kind === 'synthetic' ? `<b>synthetic</b> (${c.synthetic!.articles} generated, seed ${c.synthetic!.seed}, ${esc(c.synthetic!.generator)})` : 'corpus store (real data)'}: ${c.articles} prefiltered articles, ${c.citations} citations`]);
+  rows.push(['corpus', `${c.kind === 'synthetic' ? `<b>synthetic</b> (${c.synthetic!.articles} generated, seed ${c.synthetic!.seed}, ${esc(c.synthetic!.generator)})` : `corpus store (real data${c.source ? `: ${esc(corpusSourceText(c.source))}` : ''})`}: ${c.articles} prefiltered articles, ${c.citations} citations`]);
   rows.push(['config', `${esc(r.name)}, hash ${esc(r.configHash)}; seed ${r.seed}, scale ${r.scale}, queries from ${r.queryYear}, top ${r.k}; measures ${esc(r.measures.join(', '))}`]);
   rows.push(['models', r.models.map((m) => `${esc(m.name)} (${m.kind}, ${m.weights === 'random' ? '<b>random weights</b>' : m.weights === 'imported' ? '<b>imported vectors</b>' : m.weights === 'trained' ? 'trained weights' : 'lexical'}${summaryOf(m) ? `: ${esc(summaryOf(m)!)}` : ''}${weightFilesText(m.settings.weightFiles)})`).join('; ')]);
   if (r.cells.some((c) => c.setting === 'inductive')) rows.push(['settings', 'transductive (the paper\'s) and inductive (Goyal et al. 2026 §3.1: queries and pools disjoint, candidates published before the query year), each in tables of its own']);

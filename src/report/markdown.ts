@@ -5,7 +5,7 @@
  * renders the same tables. Where the numbers come from is said above the tables: a synthetic corpus or
  * random-weight model is never presented as a finding.
  */
-import { chosenText, importedBanner, shortfallText, weightsNote, type ModelEntry, type ResultsIndex } from './results.ts';
+import { chosenText, corpusSourceText, importedBanner, resultsFieldScheme, shortfallText, weightsNote, type ModelEntry, type ResultsIndex } from './results.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
 import { buildTables } from './report-tables.ts';
 import { marksLegend, paperFieldTableData, tableBaselines, paperMdcrTablesData, paperTable1Data, poolLabel as sizeLabel, tableHeading, tableMarkdown, type ReportTable } from './tables.ts';
@@ -15,6 +15,9 @@ export function provenance(r: ResultsIndex): string[] {
   const out: string[] = [];
   if (r.corpus.kind === 'synthetic') {
     out.push(`> **Synthetic corpus.** Every number below comes from a synthetic S2ORC-shaped corpus (${r.corpus.synthetic!.articles} generated articles, seed ${r.corpus.synthetic!.seed}, generator ${r.corpus.synthetic!.generator}): it exercises the pipeline at scale, and its values are properties of the generator, not findings about scientific literature.`);
+  }
+  if (r.corpus.source && resultsFieldScheme(r) !== 'mag') {
+    out.push(`> **OpenAlex Topics fields.** A corpus store of real data (${corpusSourceText(r.corpus.source)}): the field-level and MDCR tables are over these fields, not comparable with the paper's MAG fields, and carry no paper values.`);
   }
   const random = r.models.filter((m) => m.weights === 'random').map((m) => m.name);
   if (random.length) out.push(`> **Random weights.** ${random.join(', ')} ${random.length > 1 ? 'have' : 'has'} random (untrained) weights: ${random.length > 1 ? 'their' : 'its'} rows test loading, pooling and search, not retrieval quality.`);
@@ -34,13 +37,17 @@ const paperText = (t: ReportTable) => `${t.intro}\n\n${tableMarkdown(t)}`;
 function tableSections(r: ResultsIndex, paper?: PaperNumbers): string[] {
   const tables = new Map(buildTables(r, paper).map((t) => [t.id, t]));
   const mdcrPaper = paper && paperMdcrTablesData(paper);
+  // The paper's field-level and MDCR tables are over MAG's fields: none follows a table over other fields.
+  const magFields = resultsFieldScheme(r) === 'mag';
   const paperOf: Record<string, () => string> = paper ? {
     table1: () => paperText(paperTable1Data(paper, ['200k', '500k', '1M', '2M'], r.measures.filter((m) => ['MAP', 'nDCG', 'R@30'].includes(m)))),
-    table2: () => paperText(paperFieldTableData(paper, 2)),
-    table7: () => paperText(paperFieldTableData(paper, 7)),
-    table8: () => paperText(paperFieldTableData(paper, 8)),
-    table3: () => paperText(mdcrPaper![0]),
-    table4: () => paperText(mdcrPaper![1]),
+    ...(magFields ? {
+      table2: () => paperText(paperFieldTableData(paper, 2)),
+      table7: () => paperText(paperFieldTableData(paper, 7)),
+      table8: () => paperText(paperFieldTableData(paper, 8)),
+      table3: () => paperText(mdcrPaper![0]),
+      table4: () => paperText(mdcrPaper![1]),
+    } : {}),
   } : {};
   const order = ['table1', 'table2', 'table7', 'table8', 'table3', 'table3-specter2-card', 'table4', 'table1-inductive', 'table2-inductive', 'table7-inductive', 'table8-inductive', 'beir', 'significance'];
   return order.filter((id) => tables.has(id)).map((id) => section(tables.get(id)!, paperOf[id] ? [paperOf[id]()] : []));
@@ -48,7 +55,7 @@ function tableSections(r: ResultsIndex, paper?: PaperNumbers): string[] {
 
 export function renderMarkdownReport(r: ResultsIndex, paper?: PaperNumbers): string {
   const head = [`# citebench — ${r.name}`, '', ...provenance(r), ''];
-  head.push(`Corpus: ${r.corpus.articles} prefiltered articles, ${r.corpus.citations} citations (${r.corpus.kind === 'synthetic' ? 'synthetic' : 'corpus store'}); seed ${r.seed}, scale ${r.scale}; config hash ${r.configHash}.`);
+  head.push(`Corpus: ${r.corpus.articles} prefiltered articles, ${r.corpus.citations} citations (${r.corpus.kind === 'synthetic' ? 'synthetic' : r.corpus.source ? `corpus store: ${corpusSourceText(r.corpus.source)}` : 'corpus store'}); seed ${r.seed}, scale ${r.scale}; config hash ${r.configHash}.`);
   head.push(`Models: ${r.models.map((m) => `${m.name}${summaryOf(m) ? ` (${summaryOf(m)}${weightsNote(m.weights) ? `; ${weightsNote(m.weights)}` : ''})` : weightsNote(m.weights) ? ` (${weightsNote(m.weights)})` : ''}`).join(', ')}.`);
   if (r.skipped.length) head.push(`Skipped (no weights on this machine; see docs/dense.md to add them): ${r.skipped.map((s) => s.name).join(', ')}.`);
   for (const t of r.tuning) head.push(`Tuning: ${t.model} ${chosenText(t)} — best ${t.measure} of ${t.grid.length} grid points on ${t.queries} validation queries (pool ${sizeLabel(t.poolSize)}), disjoint from the test queries.`);

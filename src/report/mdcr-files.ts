@@ -4,7 +4,7 @@
  * every model's score. Notebook 04 shows them; the numbers are the files', re-read.
  */
 import { join } from 'node:path';
-import { FIELDS, FIELD_ABBREV } from '../corpus/fields.ts';
+import { fieldAbbrev } from '../corpus/fields.ts';
 import { readJsonFile } from '../util/json.ts';
 import { readMdcrData } from '../eval/mdcr-data.ts';
 import { CitebenchError } from '../util/errors.ts';
@@ -34,7 +34,7 @@ export function mdcrCandidates(resultsDir: string, m: Pick<MdcrRecord, 'files'>,
   const split = opts.split ?? 'test';
   const benchPath = join(resultsDir, m.files[split] ?? `mdcr/mdcr_${split}.json`);
   const bench = readJsonFile(benchPath) as Record<string, Record<string, Record<string, string[]>>>;
-  const field = opts.field ? FIELDS.find((f) => f === opts.field || FIELD_ABBREV[f] === opts.field) ?? opts.field : Object.keys(bench)[0];
+  const field = opts.field ? Object.keys(bench).find((f) => f === opts.field || fieldAbbrev(f) === opts.field) ?? opts.field : Object.keys(bench)[0];
   const queries = bench[field];
   if (!queries) throw new CitebenchError(`${benchPath}: no field '${field}' (has ${Object.keys(bench).join(', ')})`);
   const query = opts.query ?? Object.keys(queries)[0];

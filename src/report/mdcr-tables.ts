@@ -6,7 +6,7 @@
  * Values are evaluate.py's (×100, 4 dp). The report adds the paper's values (report-tables.ts); `citebench mdcr
  * tables` prints them as Markdown with `digits` decimals (paper: 1).
  */
-import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
+import { fieldAbbrev, schemeFields, schemeOfNames } from '../corpus/fields.ts';
 import type { MdcrFieldResult, MdcrResult } from '../eval/mdcr.ts';
 import { tableMarkdown, type ReportTable, type ValueCell } from './tables.ts';
 
@@ -32,10 +32,10 @@ export const MDCR_METRICS = [['map', 'MAP'], ['recall_5', 'R@5']] as const;
 
 const named = (m: { model: string; note?: string }) => (m.note ? `${m.model} (${m.note})` : m.model);
 
-/** Paper Table 3 (per-field MAP and R@5 of each model). Fields any result has, in the paper's order. */
+/** Paper Table 3 (per-field MAP and R@5 of each model). Fields any result has, in their scheme's order (MAG's: the paper's). */
 export function mdcrTable3Data(models: ModelMdcr[]): ReportTable {
   const present = new Set(models.flatMap((m) => m.result.fields.map((f) => f.field)));
-  const fields = FIELDS.filter((f) => present.has(f));
+  const fields = schemeFields(schemeOfNames(present)).filter((f) => present.has(f));
   const row = (label: string, values: (m: ModelMdcr) => Record<string, number> | undefined) => ({
     label,
     cells: models.flatMap((m) => MDCR_METRICS.map(([k]): ValueCell => ({ kind: 'value', value: values(m)?.[k] }))),
@@ -45,7 +45,7 @@ export function mdcrTable3Data(models: ModelMdcr[]): ReportTable {
     groups: models.map((m) => ({ text: named(m), span: MDCR_METRICS.length })),
     columns: models.flatMap(() => MDCR_METRICS.map(([, n]) => n)),
     rows: [
-      ...fields.map((f: Field) => row(FIELD_ABBREV[f], (m) => m.result.fields.find((x) => x.field === f)?.values)),
+      ...fields.map((f) => row(fieldAbbrev(f), (m) => m.result.fields.find((x) => x.field === f)?.values)),
       row('AVG', (m) => m.result.avg),
     ],
   };

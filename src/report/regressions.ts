@@ -15,7 +15,7 @@
  * One number changed is one line changed in `git diff`.
  */
 import { readFileSync } from 'node:fs';
-import { FIELD_ABBREV, type Field } from '../corpus/fields.ts';
+import { fieldAbbrev } from '../corpus/fields.ts';
 import { paramsText, type ResultsIndex } from './results.ts';
 import { storedSignificance } from './significance.ts';
 import { readJsonFile } from '../util/json.ts';
@@ -57,7 +57,7 @@ export function regressionRows(r: ResultsIndex): RegressionRows {
   }
   const sig = storedSignificance(r);
   for (const s of sig?.rows ?? []) {
-    const where = s.protocol === 'field' ? `field/${FIELD_ABBREV[s.field as Field] ?? s.field}` : `dataset/${s.poolSize}`; // keyed like the cell files
+    const where = s.protocol === 'field' ? `field/${fieldAbbrev(s.field!)}` : `dataset/${s.poolSize}`; // keyed like the cell files
     // Rows against the first baseline keep the key they always had; others name their baseline.
     const vs = s.baseline === sig!.baselines[0] ? '' : ` vs ${s.baseline}`;
     put(`significance/${s.setting}/${where}/${s.model}/${s.measure}${vs}`, { queries: s.queries, meanDiff: s.meanDiff, pT: s.pT, pRandomization: s.pRandomization, pHolm: s.pHolm, pRandomizationHolm: s.pRandomizationHolm });

@@ -8,10 +8,11 @@
  *  - the inductive setting's Tables 1, 2, 7, 8 (Goyal et al. 2026 §3.1), when the run has it: other queries and
  *    pools, so a table of its own, never cells beside the transductive ones; no paper values exist for it;
  *  - the stored paired tests of the models beyond the paper against BM25.
- * Nothing here formats numbers.
+ * A run over another field scheme than MAG's (an OpenAlex Topics store) has its field-level and MDCR tables over
+ * that scheme's fields, said in their titles, with no paper value beside them. Nothing here formats numbers.
  */
-import { FIELDS, FIELD_ABBREV, type Field } from '../corpus/fields.ts';
-import { meanOverRepeats, weightsNote, type MeanRow, type ResultsIndex } from './results.ts';
+import { FIELDS, SCHEME_LABEL, fieldAbbrev, schemeFields, type FieldScheme } from '../corpus/fields.ts';
+import { meanOverRepeats, resultsFieldScheme, weightsNote, type MeanRow, type ResultsIndex } from './results.ts';
 import { beyondPaperRows, markPair, significanceKey, significanceNote, significanceRows, storedSignificance } from './significance.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
 import { hasSpecter2, SPECTER2_CARD_MDCR, type PublishedTable } from './published.ts';
@@ -76,7 +77,7 @@ export function buildTables(r: ResultsIndex, paper: PaperNumbers | undefined): R
     table3(r, paper),
     r.mdcr && hasSpecter2(r.models) ? publishedTable('table3-specter2-card', 'MDCR as the SPECTER2 model card publishes it', SPECTER2_CARD_MDCR) : undefined,
     table4(r, paper),
-    paper && table5(r, paper),
+    table5(r, paper),
     paper && table6(paper),
     fieldTable(r, rows, sig, paper, 7),
     fieldTable(r, rows, sig, paper, 8),
@@ -161,25 +162,33 @@ const FIELD_TABLES = {
   8: { measure: 'R@30', key: 'table8_field_level_R@30', title: 'Field level, R@30 (§3.2, App. A.4)' },
 } as const;
 
+/** What a field table says first when its fields are not MAG's (nothing for MAG's, the paper's). */
+function otherFields(scheme: FieldScheme): string {
+  return scheme === 'mag' ? '' : "OpenAlex Topics fields — not comparable with the paper's MAG fields (each work's primary topic; abbreviations in Table 5): the paper's values are not shown. ";
+}
+
 function fieldTable(r: ResultsIndex, rows: MeanRow[], sig: Marks, paper: PaperNumbers | undefined, n: keyof typeof FIELD_TABLES, setting?: SettingTag): ReportTable | undefined {
   const { measure: name, key, title } = FIELD_TABLES[n];
   const fl = rows.filter((x) => x.protocol === 'field');
   const measure = r.measures.find((m) => m.toLowerCase() === name.toLowerCase());
   if (!fl.length || !measure) return undefined;
-  const fields = FIELDS.filter((f) => fl.some((x) => x.field === f));
+  // Another scheme's fields (OpenAlex Topics') are other sets of articles: the paper's values never stand beside them.
+  const scheme = resultsFieldScheme(r);
+  if (scheme !== 'mag') paper = undefined;
+  const fields = schemeFields(scheme).filter((f) => fl.some((x) => x.field === f));
   const models = paperOrder([...new Set(fl.map((x) => x.model))]);
   const poolSize = fl[0].poolSize;
   const pv = paper?.[key] as Record<string, Record<string, number> | undefined> | undefined;
   const allFields = fields.length === FIELDS.length;
   const body: TableRow[] = models.map((model) => {
-    const cells: ValueCell[] = fields.map((field: Field) => {
+    const cells: ValueCell[] = fields.map((field) => {
       const row = fl.find((x) => x.model === model && x.field === field);
       return {
         kind: 'value',
         value: row ? 100 * row.means[measure] : undefined,
         sd: row && row.repeats > 1 ? 100 * row.sd[measure] : undefined,
         repeats: row?.repeats,
-        paper: pv?.[model]?.[FIELD_ABBREV[field]],
+        paper: pv?.[model]?.[fieldAbbrev(field)],
         sig: markOf(sig, 'field', setting, measure, field, poolSize, model),
       };
     });
@@ -193,13 +202,13 @@ function fieldTable(r: ResultsIndex, rows: MeanRow[], sig: Marks, paper: PaperNu
   const c = r.cells.find((x) => x.protocol === 'field' && x.split === 'test' && x.setting === setting)!;
   // Repeats per field as run (one where the field-cited set does not exceed the pool: the paper's Art/His/Phi rule).
   const repeats = Math.max(...fl.map((x) => x.repeats));
-  const one = repeats > 1 ? fields.filter((f) => fl.every((x) => x.field !== f || x.repeats === 1)).map((f) => FIELD_ABBREV[f]) : [];
+  const one = repeats > 1 ? fields.filter((f) => fl.every((x) => x.field !== f || x.repeats === 1)).map(fieldAbbrev) : [];
   return {
-    id: `table${n}${setting ? `-${setting}` : ''}`, number: n, title: `${title}${settingSuffix(setting)}`, rowHead: 'model', ...(setting ? { setting } : {}),
-    intro: `${c.queries} queries per field from ${r.queryYear}, pools of ${poolLabel(poolSize)}, top ${r.k}; values ×100, mean over up to ` +
+    id: `table${n}${setting ? `-${setting}` : ''}`, number: n, title: `${title}${scheme === 'mag' ? '' : ' — OpenAlex Topics fields'}${settingSuffix(setting)}`, rowHead: 'model', ...(setting ? { setting } : {}),
+    intro: `${otherFields(scheme)}${c.queries} queries per field from ${r.queryYear}, pools of ${poolLabel(poolSize)}, top ${r.k}; values ×100, mean over up to ` +
       `${repeats} pool sample${repeats > 1 ? 's' : ''}${one.length ? ` (one for ${one.join(', ')}: the field-cited set is not larger than the pool)` : ''}. AVG is over the fields shown.${noteFor(r)}`,
     ...(paper ? { paperNote: 'Paper values: S2ORC, 200 queries per field, 100k pools.' } : {}),
-    columns: [...fields.map((f) => FIELD_ABBREV[f]), 'AVG'],
+    columns: [...fields.map(fieldAbbrev), 'AVG'],
     rows: body,
   };
 }
@@ -207,6 +216,8 @@ function fieldTable(r: ResultsIndex, rows: MeanRow[], sig: Marks, paper: PaperNu
 function table3(r: ResultsIndex, paper: PaperNumbers | undefined): ReportTable | undefined {
   const m = r.mdcr;
   if (!m) return undefined;
+  const scheme = resultsFieldScheme(r);
+  if (scheme !== 'mag') paper = undefined;
   const models = paperOrder(Object.keys(m.results));
   const t = mdcrTable3Data(models.map((x) => ({ model: x, note: noteOf(r, x), result: m.results[x].all })));
   const allFields = t.rows.length === FIELDS.length + 1;
@@ -221,7 +232,8 @@ function table3(r: ResultsIndex, paper: PaperNumbers | undefined): ReportTable |
   markBest(t.rows, (i, j) => `${i}|${j % MDCR_METRICS.length}`);
   return {
     ...t,
-    intro: `MDCR built by citebench from this corpus (${m.queriesPerSplit.test} test queries: the field-level ones; ${m.queriesPerSplit.val ?? 0} disjoint val queries), ` +
+    ...(scheme === 'mag' ? {} : { title: `${t.title} — OpenAlex Topics fields` }),
+    intro: `${otherFields(scheme)}MDCR built by citebench from this corpus (${m.queriesPerSplit.test} test queries: the field-level ones; ${m.queriesPerSplit.val ?? 0} disjoint val queries), ` +
       `model-based negatives from ${m.chosenModels.join(', ') || 'no model'}${m.notes.length ? ` (${m.notes.join('; ')})` : ''}. evaluate.py's values (×100); the best model per field is marked.`,
     ...(paper ? { paperNote: 'Paper values: the published MDCR test split.' } : {}),
   };
@@ -241,6 +253,8 @@ function publishedTable(id: string, title: string, p: PublishedTable): ReportTab
 function table4(r: ResultsIndex, paper: PaperNumbers | undefined): ReportTable | undefined {
   const m = r.mdcr;
   if (!m) return undefined;
+  // Averages over another scheme's fields: not the paper's averages.
+  if (resultsFieldScheme(r) !== 'mag') paper = undefined;
   const models = paperOrder(Object.keys(m.results));
   const t = mdcrTable4Data(models.map((x) => ({ model: x, note: noteOf(r, x), byType: m.results[x].types })));
   const types = t.groups!.map((g) => g.text);
@@ -311,11 +325,21 @@ function beirTable(r: ResultsIndex, rows: MeanRow[], paper: PaperNumbers | undef
   };
 }
 
-function table5(r: ResultsIndex, paper: PaperNumbers): ReportTable {
+function table5(r: ResultsIndex, paper: PaperNumbers | undefined): ReportTable | undefined {
   const inRun = new Set<string>([
-    ...r.cells.filter((c) => c.field).map((c) => FIELD_ABBREV[c.field!]),
-    ...Object.values(r.mdcr?.results ?? {}).flatMap((x) => x.all.fields.map((f) => FIELD_ABBREV[f.field as Field])),
+    ...r.cells.filter((c) => c.field).map((c) => fieldAbbrev(c.field!)),
+    ...Object.values(r.mdcr?.results ?? {}).flatMap((x) => x.all.fields.map((f) => fieldAbbrev(f.field))),
   ]);
+  const scheme = resultsFieldScheme(r);
+  if (scheme !== 'mag') {
+    return {
+      id: 'table5', number: 5, title: 'Field abbreviations — OpenAlex Topics fields', rowHead: 'abbreviation', plain: true,
+      intro: `${SCHEME_LABEL[scheme]} and the abbreviations the tables use. They are not the paper's fields (its Table 5 lists MAG's): a name both use does not name the same articles.`,
+      columns: ['field', 'in this run'],
+      rows: schemeFields(scheme).map((f) => ({ label: fieldAbbrev(f), cells: [{ kind: 'text', text: f }, { kind: 'text', text: inRun.has(fieldAbbrev(f)) ? 'yes' : '–' }] })),
+    };
+  }
+  if (!paper) return undefined;
   return {
     id: 'table5', number: 5, title: 'Field abbreviations (App. A.2)', rowHead: 'abbreviation', paperOnly: true,
     intro: 'The MAG fields of study and the abbreviations the tables use (the paper\'s Table 5).',

@@ -16,7 +16,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Field } from '../corpus/fields.ts';
+import type { FieldName, FieldScheme } from '../corpus/fields.ts';
 import type { MdcrFieldResult, MdcrResult } from '../eval/mdcr.ts';
 import { readJsonFile } from '../util/json.ts';
 import { CitebenchError } from '../util/errors.ts';
@@ -29,7 +29,7 @@ export interface CellRecord {
   /** beir: a BEIR-layout task (corpus/beir.ts), named by `task`; its pool is the task's corpus. */
   protocol: 'dataset' | 'field' | 'beir';
   split: 'test' | 'val';
-  field: Field | null;
+  field: FieldName | null;
   /** BEIR protocol: the task's name. */
   task?: string;
   poolSize: number;
@@ -168,6 +168,29 @@ export interface BeirRecord {
   notRun: { name: string; reason: string }[];
 }
 
+/** Where a corpus store came from and which fields label its articles (the store's meta.source). */
+export interface CorpusSourceRecord {
+  /** The input's form: v2020 (S2ORC), bulk (Semantic Scholar Datasets), openalex, records. */
+  format: string;
+  /** What the input is, in words (e.g. 'OpenAlex works'). */
+  name: string;
+  /** OpenAlex: the snapshot's date. */
+  release?: string;
+  /** mag: MAG's 19 fields of study; topics: OpenAlex Topics' 26 fields (fields.ts). */
+  fieldScheme: FieldScheme;
+}
+
+/** A corpus store's origin in words: 'OpenAlex works snapshot of 2025-11-03; fields: OpenAlex Topics' 26 fields — not MAG's'. */
+export function corpusSourceText(s: CorpusSourceRecord): string {
+  const fields = s.fieldScheme === 'topics' ? "OpenAlex Topics' 26 fields — not MAG's" : "MAG's 19 fields of study";
+  return `${s.name}${s.release ? ` snapshot of ${s.release}` : ''}; fields: ${fields}`;
+}
+
+/** The fields a run's field level is over: its store's scheme (MAG's for a synthetic corpus and older results). */
+export function resultsFieldScheme(r: Pick<ResultsIndex, 'corpus'>): FieldScheme {
+  return r.corpus.source?.fieldScheme ?? 'mag';
+}
+
 export interface ResultsIndex {
   format: 'citebench-results';
   version: 1;
@@ -178,6 +201,8 @@ export interface ResultsIndex {
     articles: number;
     citations: number;
     synthetic?: { articles: number; seed: number; generator: string };
+    /** A corpus store's origin, from its meta.json (absent in results written before it was recorded). */
+    source?: CorpusSourceRecord;
   };
   seed: number;
   scale: number;
@@ -281,7 +306,7 @@ export function readCell(dir: string, cell: Pick<CellSummary, 'file'>): CellReco
 export interface MeanRow {
   model: string;
   protocol: 'dataset' | 'field' | 'beir';
-  field: Field | null;
+  field: FieldName | null;
   /** BEIR protocol: the task's name. */
   task?: string;
   poolSize: number;

@@ -11,7 +11,7 @@ import { bannerHtml, esc, metaHtml, notesHtml, page, tableSection } from './html
 import { loadPaperNumbers, type PaperNumbers } from './paper-numbers.ts';
 import { buildTables } from './report-tables.ts';
 import type { ReportTable } from './tables.ts';
-import { readResults, type ResultsIndex } from './results.ts';
+import { readResults, resultsFieldScheme, type ResultsIndex } from './results.ts';
 import { printPdf } from './pdf.ts';
 
 export interface ReportOptions {
@@ -86,7 +86,7 @@ export async function writeReport(resultsDir: string, opts: ReportOptions): Prom
     `<header><h1>citebench report — ${esc(r.name)}</h1>${bannerHtml(r)}`,
     metaHtml({ r, resultsDir, timings: timingsOf(resultsDir), versions }),
     `<nav class="toc">${toc.join(' ')}</nav>`,
-    `<p class="intro">Tables follow the paper's numbering (Medić &amp; Šnajder 2022). ${r.corpus.kind === 'synthetic' ? 'The paper\'s values beside ours are for orientation only: a synthetic corpus at another scale does not reproduce them.' : 'The paper\'s values stand beside ours with the difference.'} The paper's figures come from the repository's copy (src/report/paper-numbers.json; ${esc(paper.source.transcribed_from)}).</p></header>`,
+    `<p class="intro">Tables follow the paper's numbering (Medić &amp; Šnajder 2022). ${r.corpus.kind === 'synthetic' ? 'The paper\'s values beside ours are for orientation only: a synthetic corpus at another scale does not reproduce them.' : r.corpus.source && resultsFieldScheme(r) !== 'mag' ? 'The paper\'s values stand beside ours with the difference, except over fields: this run\'s are OpenAlex Topics fields, not the paper\'s MAG fields.' : 'The paper\'s values stand beside ours with the difference.'} The paper's figures come from the repository's copy (src/report/paper-numbers.json; ${esc(paper.source.transcribed_from)}).</p></header>`,
     ...tables.map(tableSection),
     charts.length ? `<section class="charts" id="charts"><h2>Charts</h2>${charts.map((c) => `<figure class="chart" id="${c.id}">${c.svg}<figcaption>${esc(c.caption)}</figcaption></figure>`).join('')}</section>` : '',
     drill.length ? `<section class="drilldown" id="drilldown"><h2>Drill-down: worst and best queries per field and model</h2><p class="intro">${storeDir ? `Titles and years from the corpus store ${esc(storeDir)}.` : 'No corpus store found beside the results (pass --store): the pages show paper ids only.'}</p><ul class="drill">${drill.map((p) => `<li><a href="${esc(p.path)}">${esc(p.field)} — ${esc(p.model)}</a></li>`).join('')}</ul></section>` : '',

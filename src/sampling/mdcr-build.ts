@@ -22,7 +22,7 @@
  * depend on which other queries are in the split.
  */
 import type { CorpusStore } from '../corpus/store.ts';
-import { FIELDS, type Field } from '../corpus/fields.ts';
+import { FIELDS, schemeFields, type FieldName, type FieldScheme } from '../corpus/fields.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { sortedFind } from '../util/sorted.ts';
 import { rngFor } from '../util/rng.ts';
@@ -67,9 +67,9 @@ function officialKeyOrder(lists: Record<string, string[]>, chosen: readonly stri
 
 export interface MdcrBuildOptions {
   /** Per field: the split's queries (corpus indices); rows of every ranked list follow this order. */
-  queries: Map<Field, Uint32Array>;
+  queries: Map<FieldName, Uint32Array>;
   /** Per model name: its ranked list per field for those queries on the field-level pool, ≥ 200 negatives deep. */
-  modelLists?: Record<string, Map<Field, RankedIds>>;
+  modelLists?: Record<string, Map<FieldName, RankedIds>>;
   seed: number;
   split: MdcrSplit;
   /** Use these models for the model-based types instead of choosing by Jaccard (e.g. val reuses test's choice). */
@@ -120,7 +120,7 @@ export function checkModelName(name: string): void {
 }
 
 /** Most-cited articles of a field: by the input's inbound citation counts descending, ties by paper id byte order. */
-export function mostCitedOfField(store: MdcrGraph, field: Field, top: number): Uint32Array {
+export function mostCitedOfField(store: MdcrGraph, field: FieldName, top: number): Uint32Array {
   const bit = fieldBitOf(store, field);
   const members: number[] = [];
   for (let i = 0; i < store.size; i++) if (store.fields[i] & bit) members.push(i);
@@ -210,10 +210,11 @@ export function buildMdcrSplit(store: MdcrGraph, opts: MdcrBuildOptions): MdcrBu
   const modelNames = Object.keys(lists);
   modelNames.forEach(checkModelName);
   const notes: string[] = [];
-  const fields = FIELDS.filter((f) => opts.queries.has(f));
-  for (const f of opts.queries.keys()) if (!FIELDS.includes(f)) throw new CitebenchError(`unknown field '${f}'`);
+  const scheme = schemeFields(store.fieldScheme ?? 'mag');
+  const fields = scheme.filter((f) => opts.queries.has(f));
+  for (const f of opts.queries.keys()) if (!scheme.includes(f)) throw new CitebenchError(`unknown field '${f}' (not one of this store's fields)`);
 
-  // Top negatives of every model for every query (fields in FIELDS order, queries in the given order).
+  // Top negatives of every model for every query (fields in the scheme's order, queries in the given order).
   const negatives: Uint32Array[][] = modelNames.map(() => []);
   // Lists with fewer than `depth` negatives: the pool (or the run) was too small; noted, not fatal.
   const shallow = modelNames.map(() => 0);
@@ -352,7 +353,7 @@ export interface MdcrOfficialCheck {
   notes: string[];
 }
 
-export function mdcrOfficialCheck(chosen: readonly string[], given: readonly string[], fields: readonly Field[]): MdcrOfficialCheck {
+export function mdcrOfficialCheck(chosen: readonly string[], given: readonly string[], fields: readonly FieldName[], scheme: FieldScheme = 'mag'): MdcrOfficialCheck {
   const official = MDCR_OFFICIAL_KEYS as readonly string[];
   const empty = MDCR_OFFICIAL_MODELS.filter((k) => !chosen.includes(k));
   const extra = chosen.filter((k) => !official.includes(k));
@@ -364,15 +365,17 @@ export function mdcrOfficialCheck(chosen: readonly string[], given: readonly str
   if (extra.length) {
     notes.push(`model-based candidates of ${extra.join(', ')} are under keys the official evaluate.py does not read (it reads only ${official.join(', ')}): there they are left out; citebench mdcr-eval evaluates them`);
   }
-  if (fields.length < FIELDS.length) {
+  if (scheme === 'topics') {
+    notes.push(`${fields.length} OpenAlex Topics fields, not MAG's: the official evaluate.py cannot read this benchmark (it iterates MAG's 19 fields and stops with KeyError '${FIELDS[0]}'); evaluate it with citebench mdcr-eval`);
+  } else if (fields.length < FIELDS.length) {
     const missing = FIELDS.filter((f) => !fields.includes(f));
     notes.push(`${fields.length} of the 19 fields: the official evaluate.py cannot read this benchmark (it iterates all 19 and stops with KeyError '${missing[0]}'); evaluate it with citebench mdcr-eval`);
   }
   return { empty, extra, fields: fields.length, notes };
 }
 
-export interface MdcrQueryOptions {
-  fields: readonly Field[];
+export interface MdcrQueryOptions<F extends FieldName = FieldName> {
+  fields: readonly F[];
   /** Queries per field and split (paper: 200). */
   count: number;
   seed: number;
@@ -388,10 +391,10 @@ export interface MdcrQueryOptions {
  * citing ≥ minCited store articles; val: a second sample of the same field's eligible articles minus the test
  * queries (its own RNG stream), so the splits are disjoint within a field.
  */
-export function sampleMdcrQueries(store: Parameters<typeof sampleQueries>[0], opts: MdcrQueryOptions): { test: Map<Field, Uint32Array>; val: Map<Field, Uint32Array>; notes: string[] } {
+export function sampleMdcrQueries<F extends FieldName>(store: Parameters<typeof sampleQueries>[0], opts: MdcrQueryOptions<F>): { test: Map<F, Uint32Array>; val: Map<F, Uint32Array>; notes: string[] } {
   const minCited = opts.minCited ?? 5;
-  const test = new Map<Field, Uint32Array>();
-  const val = new Map<Field, Uint32Array>();
+  const test = new Map<F, Uint32Array>();
+  const val = new Map<F, Uint32Array>();
   const notes: string[] = [];
   for (const field of opts.fields) {
     const q = { count: opts.count, seed: opts.seed, field, queryYear: opts.queryYear, minCited, ...(opts.exclude ? { exclude: opts.exclude } : {}) };
@@ -429,7 +432,7 @@ export function mdcrDataRecords(store: TextSource & { indexOf(id: string): numbe
   });
 }
 
-/** The benchmark JSON text (key order as built: fields in FIELDS order, `true` last in each query). */
+/** The benchmark JSON text (key order as built: fields in the scheme's order, `true` last in each query). */
 export function mdcrBenchmarkText(b: MdcrFile): string {
   return JSON.stringify(b) + '\n';
 }

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import type { CorpusStore } from '../corpus/store.ts';
-import { FIELDS, type Field } from '../corpus/fields.ts';
+import { schemeFields, type FieldName } from '../corpus/fields.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import {
   MDCR_OFFICIAL_KEYS, buildMdcrSplit, mdcrBenchmarkText, mdcrDataRecords, mdcrDataText, mdcrOfficialCheck, sampleMdcrQueries,
@@ -17,7 +17,7 @@ import { samplePool } from './pools.ts';
 export const MDCR_SPLITS: readonly MdcrSplit[] = ['test', 'val'];
 
 export interface MdcrPlanConfig {
-  fields?: readonly Field[];
+  fields?: readonly FieldName[];
   /** Queries per field and split (paper: 200). */
   queriesPerField?: number;
   /** Field-level pool size (paper: 100,000; the whole field-cited set when smaller). */
@@ -27,16 +27,16 @@ export interface MdcrPlanConfig {
 }
 
 export interface MdcrPlan {
-  fields: Field[];
-  queries: Record<MdcrSplit, Map<Field, Uint32Array>>;
-  pools: Record<MdcrSplit, Map<Field, Uint32Array>>;
+  fields: FieldName[];
+  queries: Record<MdcrSplit, Map<FieldName, Uint32Array>>;
+  pools: Record<MdcrSplit, Map<FieldName, Uint32Array>>;
   seed: number;
   /** Notes on the query sets (a val split smaller than asked), carried into the val build's notes. */
   notes?: string[];
 }
 
 /** Model name → split → field → ranked lists (rows in plan.queries order). */
-export type MdcrModelLists = Record<string, Record<MdcrSplit, Map<Field, RankedIds>>>;
+export type MdcrModelLists = Record<string, Record<MdcrSplit, Map<FieldName, RankedIds>>>;
 
 /** Depth a model's lists need: 200 negatives after dropping up to all the query's cited articles. */
 export function mdcrListDepth(store: CorpusStore, queries: Uint32Array, negatives = 200): number {
@@ -46,11 +46,12 @@ export function mdcrListDepth(store: CorpusStore, queries: Uint32Array, negative
 }
 
 export function planMdcr(store: CorpusStore, cfg: MdcrPlanConfig): MdcrPlan {
-  const fields = FIELDS.filter((f) => (cfg.fields ?? FIELDS).includes(f));
+  const scheme = schemeFields(store.fieldScheme);
+  const fields = scheme.filter((f) => (cfg.fields ?? scheme).includes(f));
   const count = cfg.queriesPerField ?? 200;
   const { test, val, notes } = sampleMdcrQueries(store, { fields, count, seed: cfg.seed, queryYear: cfg.queryYear });
   const queries = { test, val };
-  const pools = { test: new Map<Field, Uint32Array>(), val: new Map<Field, Uint32Array>() };
+  const pools = { test: new Map<FieldName, Uint32Array>(), val: new Map<FieldName, Uint32Array>() };
   for (const split of MDCR_SPLITS) {
     for (const f of fields) {
       const p = samplePool(store, queries[split].get(f)!, { size: cfg.poolSize ?? 100_000, repeat: 1, seed: cfg.seed, field: f, queryYear: cfg.queryYear, split });
@@ -73,7 +74,7 @@ export function buildMdcr(store: CorpusStore, plan: MdcrPlan, models: MdcrModelL
   const test = buildMdcrSplit(store, { queries: plan.queries.test, modelLists: listsOf('test'), seed: plan.seed, split: 'test' });
   const val = buildMdcrSplit(store, { queries: plan.queries.val, modelLists: listsOf('val'), seed: plan.seed, split: 'val', chosen: test.chosen });
   val.notes.unshift(...(plan.notes ?? []));
-  return { test, val, official: mdcrOfficialCheck(test.chosen, Object.keys(models), plan.fields) };
+  return { test, val, official: mdcrOfficialCheck(test.chosen, Object.keys(models), plan.fields, store.fieldScheme) };
 }
 
 /** The official files and a build report (Jaccard matrices, chosen models, notes, counts), each written atomically. */

@@ -14,7 +14,7 @@
  * repeat (paper: Art, History, Philosophy).
  */
 import type { CorpusStore } from '../corpus/store.ts';
-import { fieldBitIn, type FieldScheme, type Field, type TopicField } from '../corpus/fields.ts';
+import { fieldBitIn, type FieldName, type FieldScheme } from '../corpus/fields.ts';
 import { rngFor } from '../util/rng.ts';
 import { CitebenchError } from '../util/errors.ts';
 
@@ -22,7 +22,7 @@ import { CitebenchError } from '../util/errors.ts';
 type Graph = Pick<CorpusStore, 'size' | 'years' | 'fields' | 'citedByFields' | 'outOffsets' | 'outTargets'> & { fieldScheme?: FieldScheme };
 
 /** A field of the store's scheme (fields.ts). */
-export type FieldName = Field | TopicField;
+export type { FieldName } from '../corpus/fields.ts';
 
 /** The bit of `field` in the store's field scheme; a field the scheme does not have is an error, never an empty set. */
 export function fieldBitOf(store: { fieldScheme?: FieldScheme }, field: FieldName): number {

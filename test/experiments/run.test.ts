@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { CorpusStore } from '../../src/corpus/store.ts';
-import { FIELDS, FIELD_ABBREV } from '../../src/corpus/fields.ts';
+import { FIELDS, FIELD_ABBREV, type Field } from '../../src/corpus/fields.ts';
 import { fieldCited } from '../../src/sampling/pools.ts';
 import { parseConfig } from '../../src/experiments/config.ts';
 import { runExperiment } from '../../src/experiments/run.ts';
@@ -126,7 +126,7 @@ test('citebench run: results folder, exact cells, sampling invariants, determini
         for (const qid of cell.queryIds) {
           const q = store.indexOf(qid);
           assert.equal(store.years[q], 2019, 'queries are from the query year');
-          if (c.field) assert.ok(store.fields[q] & (1 << FIELDS.indexOf(c.field)), `query ${qid} is labelled ${c.field}`);
+          if (c.field) assert.ok(store.fields[q] & (1 << FIELDS.indexOf(c.field as Field)), `query ${qid} is labelled ${c.field}`);
           (c.split === 'test' ? testIds : valIds).add(`${c.protocol}/${c.field}/${qid}`);
           // qrels = every article the query cites in the store (pools hold all of them)
           const cited = new Set<string>();
@@ -146,7 +146,7 @@ test('citebench run: results folder, exact cells, sampling invariants, determini
       const cfg = parseConfig(readFileSync(CONFIG, 'utf8'), CONFIG);
       for (const f of cfg.protocols.field!.fields) {
         const n = res.cells.filter((c) => c.protocol === 'field' && c.split === 'test' && c.field === f && c.model === 'bm25').length;
-        assert.equal(res.fieldRepeats[FIELD_ABBREV[f]], n);
+        assert.equal(res.fieldRepeats[FIELD_ABBREV[f as Field]], n);
         // the fill set: articles cited by any input record of the field (verified against the raw shards in
         // test/sampling/field-cited.test.ts), published in or before the query year
         const fill = Array.from(fieldCited(store, f)).filter((i) => store.years[i] > 0 && store.years[i] <= 2019).length;

@@ -13,7 +13,7 @@ import { synthesize, SYNTH_DEFAULTS } from '../../src/corpus/synth.ts';
 import { buildCorpusStore } from '../../src/corpus/store-build.ts';
 import { CorpusStore } from '../../src/corpus/store.ts';
 import { PAPER_PREFILTER } from '../../src/corpus/prefilter.ts';
-import { FIELDS, FIELD_ABBREV, type Field } from '../../src/corpus/fields.ts';
+import { FIELDS, FIELD_ABBREV, type Field, type FieldName } from '../../src/corpus/fields.ts';
 import { sampleQueries, eligibleQueries } from '../../src/sampling/pools.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { readRunLists } from '../../src/experiments/mdcr-stage.ts';
@@ -343,7 +343,7 @@ test("readRunLists: a run's lists in trec_eval's order (score desc, ties docno d
       writeFileSync(file(split, f), `# a comment line, skipped as trec_eval skips it\n${lines.join('\n')}\n`);
     }
   }
-  const got = readRunLists(store, file, plan);
+  const got = readRunLists(store, file as (split: string, f: FieldName) => string, plan);
   for (const split of ['test', 'val'] as const) {
     for (const f of FIELDS_USED) {
       const r = got[split].get(f)!;

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
-import { FIELD_ABBREV, parseField } from '../../corpus/fields.ts';
+import { fieldAbbrev, parseSchemeField, schemeFieldHint } from '../../corpus/fields.ts';
 import { checkModelName } from '../../sampling/mdcr-build.ts';
 import { loadIndex, readIndexMeta } from '../../retrieval/bm25/index-format.ts';
 import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
@@ -13,7 +13,7 @@ import { MDCR_SPLITS, buildMdcr, formatJaccard, mdcrListDepth, planMdcr, writeMd
 import type { MdcrSplit, RankedIds } from '../../sampling/mdcr-build.ts';
 import { readRunLists } from '../../experiments/mdcr-stage.ts';
 import type { Retriever } from '../../retrieval/retriever.ts';
-import type { Field } from '../../corpus/fields.ts';
+import type { FieldName, FieldScheme } from '../../corpus/fields.ts';
 
 export const usage = `usage: citebench mdcr build --corpus STORE --out DIR [--bm25-index INDEX] [--run NAME=PATH ...]
                           [--seed 1] [--queries-per-field 200] [--fields F,F,...] [--pool-size 100000]
@@ -58,7 +58,7 @@ export async function run(args: string[]) {
   const queryYear = num('query-year', values['query-year'], 2019);
   const threads = num('threads', values.threads, availableParallelism());
   if (!Number.isInteger(perField) || perField < 1) throw new CitebenchError(`--queries-per-field must be a positive integer, got ${values['queries-per-field']}`);
-  const fields = checkPlanFields(values.fields?.split(','), parseField);
+  const fields = checkPlanFields(values.fields?.split(','), store.fieldScheme);
   const runs = (values.run ?? []).map((spec) => {
     const eq = spec.indexOf('=');
     if (eq <= 0) throw new CitebenchError(`--run expects NAME=PATH, got '${spec}'`);
@@ -75,8 +75,8 @@ export async function run(args: string[]) {
     const ids = (xs: Uint32Array) => Array.from(xs, (i) => store.id(i)).join('\n') + '\n';
     for (const split of MDCR_SPLITS) {
       for (const f of plan.fields) {
-        writeFileAtomic(join(out, 'plan', split, `${FIELD_ABBREV[f]}.queries.txt`), ids(plan.queries[split].get(f)!));
-        writeFileAtomic(join(out, 'plan', split, `${FIELD_ABBREV[f]}.pool.txt`), ids(plan.pools[split].get(f)!));
+        writeFileAtomic(join(out, 'plan', split, `${fieldAbbrev(f)}.queries.txt`), ids(plan.queries[split].get(f)!));
+        writeFileAtomic(join(out, 'plan', split, `${fieldAbbrev(f)}.pool.txt`), ids(plan.pools[split].get(f)!));
       }
     }
     console.log(`${join(out, 'plan')}: queries and pools of ${plan.fields.length} fields × test, val`);
@@ -103,8 +103,8 @@ export async function run(args: string[]) {
 }
 
 /** A retriever's ranked lists over each split's field-level pools (the query itself excluded). */
-async function bm25MdcrLists(store: CorpusStore, retriever: Retriever, plan: MdcrPlan): Promise<Record<MdcrSplit, Map<Field, RankedIds>>> {
-  const out = { test: new Map<Field, RankedIds>(), val: new Map<Field, RankedIds>() };
+async function bm25MdcrLists(store: CorpusStore, retriever: Retriever, plan: MdcrPlan): Promise<Record<MdcrSplit, Map<FieldName, RankedIds>>> {
+  const out = { test: new Map<FieldName, RankedIds>(), val: new Map<FieldName, RankedIds>() };
   for (const split of MDCR_SPLITS) {
     for (const f of plan.fields) {
       const queries = plan.queries[split].get(f)!;
@@ -114,11 +114,11 @@ async function bm25MdcrLists(store: CorpusStore, retriever: Retriever, plan: Mdc
   return out;
 }
 
-function checkPlanFields(fields: string[] | undefined, parse: (s: string) => Field | undefined): Field[] | undefined {
+function checkPlanFields(fields: string[] | undefined, scheme: FieldScheme): FieldName[] | undefined {
   if (!fields) return undefined;
   return fields.map((s) => {
-    const f = parse(s.trim());
-    if (!f) throw new CitebenchError(`unknown field '${s}' (use a MAG field name or abbreviation)`);
+    const f = parseSchemeField(scheme, s.trim());
+    if (!f) throw new CitebenchError(`unknown field '${s}' (this store's fields are ${schemeFieldHint(scheme)})`);
     return f;
   });
 }
