@@ -4,7 +4,7 @@
  * interface: a list of units read one after the other (a shard file each; the bulk datasets, joined on disk, are
  * one unit), which a killed build resumes after the last one it finished.
  */
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Article } from './article.ts';
@@ -38,6 +38,8 @@ export interface SourceInfo {
   /** OpenAlex: the snapshot's date, and where it was read. */
   release?: string;
   releaseFrom?: 'manifest' | 'partitions';
+  /** Written by `citebench synth` (its synth.json beside the input): the store is generated data, never a finding. */
+  synthetic?: { articles: number; seed: number; generator: string };
   /** OpenAlex: how works were read (options) and what was left out. */
   openalex?: { conceptThreshold: number; types: readonly string[] | 'all'; keepParatext: boolean; keepRetracted: boolean; excluded: OpenAlexExclusions };
 }
@@ -149,10 +151,24 @@ async function* readV2020(file: string, ctx: ReadContext): AsyncGenerator<Source
   }
 }
 
+/** The generator's record when `path` is a folder `citebench synth` wrote (its synth.json), else undefined. */
+function synthMarker(path: string): SourceInfo['synthetic'] {
+  const file = join(path, 'synth.json');
+  if (!existsSync(file) || !statSync(path).isDirectory()) return undefined;
+  try {
+    const m = JSON.parse(readFileSync(file, 'utf8')) as { generator?: unknown; version?: unknown; articles?: unknown; seed?: unknown };
+    if (m.generator !== 'citebench-synth' || typeof m.articles !== 'number' || typeof m.seed !== 'number') return undefined;
+    return { articles: m.articles, seed: m.seed, generator: `citebench synth v${m.version}` };
+  } catch {
+    return undefined; // not the generator's file: the input is taken as data
+  }
+}
+
 function openAlexSource(path: string, opts: OpenAlexOptions): CorpusSource {
   if (!(opts.conceptThreshold >= 0 && opts.conceptThreshold <= 1)) throw new CitebenchError(`concept threshold must be in 0–1, got ${opts.conceptThreshold}`);
   const files = openAlexFiles(path);
   const release = readRelease(path, files);
+  const synthetic = synthMarker(path);
   let excluded: OpenAlexExclusions = { types: {}, paratext: 0, retracted: 0 };
   return {
     format: 'openalex',
@@ -177,6 +193,7 @@ function openAlexSource(path: string, opts: OpenAlexOptions): CorpusSource {
     },
     info: () => ({
       name: SOURCE_NAMES.openalex, format: 'openalex', fieldScheme: opts.fields,
+      ...(synthetic ? { synthetic } : {}),
       ...(release.release ? { release: release.release, releaseFrom: release.from } : {}),
       openalex: { conceptThreshold: opts.conceptThreshold, types: opts.types, keepParatext: opts.keepParatext, keepRetracted: opts.keepRetracted, excluded },
     }),

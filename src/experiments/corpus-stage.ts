@@ -79,11 +79,12 @@ export async function prepareCorpus(cfg: ExperimentConfig, log: StageLog): Promi
   return {
     store,
     info: {
-      kind: syn ? 'synthetic' : 'store',
+      // A store built from `citebench synth` output is synthetic too (its source says so), never "real data".
+      kind: syn || src?.synthetic ? 'synthetic' : 'store',
       dir: storeDir,
       articles: store.size,
       citations: store.meta.citations, // not outTargets.length: that loads the citation graph (1.8 GB at 16 M articles) before the index needs the memory
-      synthetic: syn ? { ...syn, generator: `citebench synth v${SYNTH_VERSION}` } : undefined,
+      synthetic: syn ? { ...syn, generator: `citebench synth v${SYNTH_VERSION}` } : src?.synthetic,
       source: !syn && src ? { format: src.format, name: src.name, ...(src.release ? { release: src.release } : {}), fieldScheme: src.fieldScheme } : undefined,
       stamp: want,
     },

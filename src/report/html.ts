@@ -144,7 +144,7 @@ export function bannerHtml(r: ResultsIndex): string {
     lines.push(`<strong>Synthetic corpus.</strong> Every number here comes from a synthetic S2ORC-shaped corpus (${s.articles} generated articles, seed ${s.seed}, ${esc(s.generator)}): it exercises the pipeline, and its values are properties of the generator, not findings about scientific literature.`);
   }
   if (r.corpus.source && resultsFieldScheme(r) !== 'mag') {
-    lines.push(`<strong>OpenAlex Topics fields.</strong> A corpus store of real data (${esc(corpusSourceText(r.corpus.source))}): the field-level and MDCR tables are over these fields, not comparable with the paper's MAG fields, and carry no paper values.`);
+    lines.push(`<strong>OpenAlex Topics fields.</strong> ${r.corpus.kind === 'synthetic' ? 'A synthetic corpus generated in this form' : 'A corpus store of real data'} (${esc(corpusSourceText(r.corpus.source))}): the field-level and MDCR tables are over these fields, not comparable with the paper's MAG fields, and carry no paper values.`);
   }
   const random = r.models.filter((m) => m.weights === 'random').map((m) => m.name);
   if (random.length) lines.push(`<strong>Random weights.</strong> ${esc(random.join(', '))} ${random.length > 1 ? 'have' : 'has'} random (untrained) weights: ${random.length > 1 ? 'their' : 'its'} rows test loading, pooling and search, not retrieval quality.`);

@@ -17,7 +17,7 @@ export function provenance(r: ResultsIndex): string[] {
     out.push(`> **Synthetic corpus.** Every number below comes from a synthetic S2ORC-shaped corpus (${r.corpus.synthetic!.articles} generated articles, seed ${r.corpus.synthetic!.seed}, generator ${r.corpus.synthetic!.generator}): it exercises the pipeline at scale, and its values are properties of the generator, not findings about scientific literature.`);
   }
   if (r.corpus.source && resultsFieldScheme(r) !== 'mag') {
-    out.push(`> **OpenAlex Topics fields.** A corpus store of real data (${corpusSourceText(r.corpus.source)}): the field-level and MDCR tables are over these fields, not comparable with the paper's MAG fields, and carry no paper values.`);
+    out.push(`> **OpenAlex Topics fields.** ${r.corpus.kind === 'synthetic' ? 'A synthetic corpus generated in this form' : 'A corpus store of real data'} (${corpusSourceText(r.corpus.source)}): the field-level and MDCR tables are over these fields, not comparable with the paper's MAG fields, and carry no paper values.`);
   }
   const random = r.models.filter((m) => m.weights === 'random').map((m) => m.name);
   if (random.length) out.push(`> **Random weights.** ${random.join(', ')} ${random.length > 1 ? 'have' : 'has'} random (untrained) weights: ${random.length > 1 ? 'their' : 'its'} rows test loading, pooling and search, not retrieval quality.`);

@@ -85,6 +85,12 @@ test('citebench run on a topics store: topic-field cells and MDCR, the source in
   const r = readResults(cfg.results);
 
   assert.deepEqual(r.corpus.source, { format: 'openalex', name: 'OpenAlex works', release: SYNTH_OPENALEX_DATE, fieldScheme: 'topics' });
+  // Built from `citebench synth` output (its synth.json): a synthetic corpus, never "real data", though given as a store.
+  assert.equal(r.corpus.kind, 'synthetic');
+  assert.deepEqual(r.corpus.synthetic, { articles: 2500, seed: 7, generator: 'citebench synth v1' });
+  assert.doesNotMatch(out.report, /real data/);
+  assert.match(out.report, /\*\*Synthetic corpus\.\*\*/);
+  assert.match(out.report, /A synthetic corpus generated in this form \(OpenAlex works snapshot of/);
   const fields = new Set(r.cells.filter((c) => c.protocol === 'field').map((c) => c.field));
   assert.deepEqual([...fields].sort(), ['Agricultural and Biological Sciences', 'Medicine', 'Physics and Astronomy']);
   for (const a of ['Med', 'PhyA', 'AgBio']) assert.ok(existsSync(join(cfg.results, 'cells', 'bm25', 'field', a, 'r1.json')), `cells/bm25/field/${a}/r1.json`);
@@ -108,7 +114,9 @@ test('citebench run on a topics store: topic-field cells and MDCR, the source in
   // HTML: the metadata row names OpenAlex; field tables have topic columns and no paper values; Table 5 the topic abbreviations.
   const rep = await writeReport(cfg.results, { out: join(dir, 'report'), pdf: false, log: () => {} });
   const html = readFileSync(rep.html, 'utf8');
-  assert.match(html, /<dt>corpus<\/dt><dd>corpus store \(real data: OpenAlex works snapshot of [\d-]+; fields: OpenAlex Topics&#39;|<dt>corpus<\/dt><dd>corpus store \(real data: OpenAlex works snapshot of [\d-]+; fields: OpenAlex Topics'/);
+  assert.match(html, /<dt>corpus<\/dt><dd><b>synthetic<\/b> \(2500 generated, seed 7, citebench synth v1\)/);
+  assert.doesNotMatch(html, /real data/);
+  assert.match(html, /A synthetic corpus generated in this form \(OpenAlex works snapshot of [\d-]+; fields: OpenAlex Topics/);
   for (const id of ['table2', 'table7', 'table8', 'table3']) {
     const sec = html.slice(html.indexOf(`<section class="table" id="${id}"`), html.indexOf('</section>', html.indexOf(`<section class="table" id="${id}"`)));
     assert.ok(sec.length > 0, id);
