@@ -401,6 +401,12 @@ declare module "citebench/src/corpus/build-source" {
         /** OpenAlex: the snapshot's date, and where it was read. */
         release?: string;
         releaseFrom?: 'manifest' | 'partitions';
+        /** Written by `citebench synth` (its synth.json beside the input): the store is generated data, never a finding. */
+        synthetic?: {
+            articles: number;
+            seed: number;
+            generator: string;
+        };
         /** OpenAlex: how works were read (options) and what was left out. */
         openalex?: {
             conceptThreshold: number;
