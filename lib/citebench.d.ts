@@ -33,8 +33,6 @@ declare module "citebench/src/corpus/fields" {
     export const SCHEME_LABEL: Record<FieldScheme, string>;
     /** The field names of a scheme, in bit order. */
     export function schemeFields(scheme: FieldScheme): readonly FieldName[];
-    /** The abbreviation of a field of a scheme. */
-    export function schemeAbbrev(scheme: FieldScheme, name: string): string;
     /** The bit of a field name in a scheme (0 when the scheme has no such field). */
     export function fieldBitIn(scheme: FieldScheme, name: string): number;
     /** A field of a scheme by full name or abbreviation (case-insensitive). */

@@ -88,11 +88,6 @@ export function schemeFields(scheme: FieldScheme): readonly FieldName[] {
   return scheme === 'topics' ? TOPIC_FIELDS : FIELDS;
 }
 
-/** The abbreviation of a field of a scheme. */
-export function schemeAbbrev(scheme: FieldScheme, name: string): string {
-  return scheme === 'topics' ? TOPIC_FIELD_ABBREV[name as TopicField] ?? name : FIELD_ABBREV[name as Field] ?? name;
-}
-
 /** The bit of a field name in a scheme (0 when the scheme has no such field). */
 export function fieldBitIn(scheme: FieldScheme, name: string): number {
   const i = (schemeFields(scheme) as readonly string[]).indexOf(name);

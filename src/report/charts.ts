@@ -13,7 +13,7 @@
  * Every chart encodes models by shape/dash as well as colour, and heat maps print their values: legible in
  * greyscale print.
  */
-import { SCHEME_LABEL, fieldAbbrev, schemeAbbrev, schemeFields, type FieldScheme } from '../corpus/fields.ts';
+import { SCHEME_LABEL, fieldAbbrev, schemeFields, type FieldScheme } from '../corpus/fields.ts';
 import type { DegreeBin } from '../corpus/stats.ts';
 import { SIGNIFICANCE_ALPHA, meanOverRepeats, paramsText, resultsFieldScheme, weightsNote, type ResultsIndex, type TuningRecord } from './results.ts';
 import { beyondPaperRows, storedSignificance } from './significance.ts';
@@ -306,7 +306,7 @@ export function yearChart(yearCounts: Record<number, number>, queryYear = 2019):
  */
 export function fieldChart(fields: Record<string, number>, scheme: FieldScheme = 'mag'): Chart {
   const names = schemeFields(scheme);
-  const values = names.map((f) => ({ field: f, abbrev: schemeAbbrev(scheme, f), articles: fields[f] ?? 0 }));
+  const values = names.map((f) => ({ field: f, abbrev: fieldAbbrev(f), articles: fields[f] ?? 0 }));
   return {
     id: 'chart-fields-corpus', title: 'Articles per field', caption: `Articles of the store labelled with each of ${SCHEME_LABEL[scheme]} (the field level samples its queries per field).`,
     spec: {

@@ -1,6 +1,6 @@
 import { parse } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
-import { SCHEME_LABEL, schemeAbbrev, schemeFields } from '../../corpus/fields.ts';
+import { SCHEME_LABEL, fieldAbbrev, schemeFields } from '../../corpus/fields.ts';
 import { describeStore } from '../../corpus/stats.ts';
 import { formatPrefilterReport } from '../../corpus/prefilter.ts';
 import { CitebenchError } from '../../util/errors.ts';
@@ -25,7 +25,7 @@ export async function run(args: string[]) {
   console.log(`multi-field articles: ${info.multiField}`);
   console.log(`fields: ${SCHEME_LABEL[info.fieldScheme]}`);
   console.log('field                      articles');
-  for (const f of schemeFields(info.fieldScheme)) console.log(`  ${(f + ' (' + schemeAbbrev(info.fieldScheme, f) + ')').padEnd(28)} ${info.fields[f]}`);
+  for (const f of schemeFields(info.fieldScheme)) console.log(`  ${(f + ' (' + fieldAbbrev(f) + ')').padEnd(28)} ${info.fields[f]}`);
   if (store.meta.prefilter) console.log(formatPrefilterReport(store.meta.prefilter));
 }
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
-import { parseSchemeField } from '../../corpus/fields.ts';
+import { parseSchemeField, schemeFieldHint } from '../../corpus/fields.ts';
 import { sampleQuerySet, samplePool, citationQrels, type FieldName } from '../../sampling/pools.ts';
 import { loadQueryExclusion, describeExclusion } from '../../sampling/exclusions.ts';
 import { writeQrels } from '../../eval/trec-write.ts';
@@ -41,7 +41,7 @@ export async function run(args: string[]) {
   const store = CorpusStore.open(required('corpus', values.corpus));
   const field = values.field === undefined ? undefined : (parseSchemeField(store.fieldScheme, values.field) as FieldName | undefined);
   if (values.field !== undefined && !field) {
-    throw new CitebenchError(`unknown field '${values.field}' (this store's fields are ${store.fieldScheme === 'mag' ? "MAG's: a MAG field name or the paper's abbreviation" : "OpenAlex Topics': a topic field name or its abbreviation"})`);
+    throw new CitebenchError(`unknown field '${values.field}' (this store's fields are ${schemeFieldHint(store.fieldScheme)})`);
   }
   const out = required('out', values.out);
   const seed = num('seed', values.seed, 1);
