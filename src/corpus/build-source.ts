@@ -63,6 +63,19 @@ export interface CorpusSource {
   /** What the source counts beside the report, saved with a checkpoint and restored on resume. */
   state?(): unknown;
   restore?(state: unknown): void;
+  /** Add the state a worker's copy of this source counted over one unit (corpus/build-read.ts). */
+  absorb?(state: unknown): void;
+  /**
+   * How to open this source again in a worker thread, where its units are files read independently (v2020 shards,
+   * OpenAlex works files); absent where they are not (the bulk datasets' one joined unit, records of another reader).
+   */
+  spec?: SourceSpec;
+}
+
+export interface SourceSpec {
+  input: string;
+  format: InputFormat;
+  openalex: Partial<OpenAlexOptions>;
 }
 
 const SOURCE_NAMES: Record<InputFormat, string> = {
@@ -119,7 +132,7 @@ function bytesOf(files: string[]): { gz: number; plain: number } {
 
 export function openSource(path: string, format: InputFormat | 'auto' = 'auto', openalex: Partial<OpenAlexOptions> = {}): CorpusSource {
   const f = format === 'auto' ? detectFormat(path) : format;
-  if (f === 'openalex') return openAlexSource(path, { ...OPENALEX_DEFAULTS, ...openalex });
+  if (f === 'openalex') return { ...openAlexSource(path, { ...OPENALEX_DEFAULTS, ...openalex }), spec: { input: path, format: f, openalex } };
   if (Object.keys(openalex).some((k) => openalex[k as keyof OpenAlexOptions] !== undefined)) {
     throw new CitebenchError(`${path}: the OpenAlex options (fields, concept threshold, types, paratext, retracted) apply to OpenAlex works; this input is ${SOURCE_NAMES[f]}`);
   }
@@ -136,6 +149,7 @@ export function openSource(path: string, format: InputFormat | 'auto' = 'auto', 
   const shards = listShards(path);
   return {
     format: f,
+    spec: { input: path, format: f, openalex: {} },
     units: shards.map((s) => ({ path: s, fingerprint: fingerprint([s]) })),
     read: (u, ctx) => readV2020(shards[u], ctx),
     info: () => ({ name: SOURCE_NAMES.v2020, format: f, fieldScheme: 'mag' }),
@@ -201,6 +215,12 @@ function openAlexSource(path: string, opts: OpenAlexOptions): CorpusSource {
     state: () => excluded,
     restore: (s) => {
       if (s) excluded = structuredClone(s as OpenAlexExclusions);
+    },
+    absorb: (s) => {
+      const u = s as OpenAlexExclusions;
+      for (const [t, n] of Object.entries(u.types)) excluded.types[t] = (excluded.types[t] ?? 0) + n;
+      excluded.paratext += u.paratext;
+      excluded.retracted += u.retracted;
     },
   };
 }

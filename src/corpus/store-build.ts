@@ -19,14 +19,15 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Article } from './article.ts';
-import { compareRecords, encodeRecord, RecordView } from './build-records.ts';
+import { compareRecords, RecordView } from './build-records.ts';
+import { readThreads, readUnit, readUnitsInWorkers } from './build-read.ts';
 import { openSource, recordsSource, type CorpusSource, type InputFormat, type SourceInfo, type SourceRecord } from './build-source.ts';
 import { readCheckpoint, writeCheckpoint, type Checkpoint } from './build-checkpoint.ts';
 import { buildGraph, joinCitations, KeepSet, WORK, type JoinContext } from './build-graph.ts';
 import { SLOW_KEY, compareBytes } from './id-key.ts';
 import type { OpenAlexOptions } from './openalex.ts';
 import { ValidationReport } from './validation.ts';
-import { EmptyCorpusError, formatPrefilterReport, textRuleFlags, type PrefilterConfig, type PrefilterReport } from './prefilter.ts';
+import { EmptyCorpusError, formatPrefilterReport, type PrefilterConfig, type PrefilterReport } from './prefilter.ts';
 import { FILES, STORE_FORMAT, STORE_VERSION } from './store-format.ts';
 import { BufferedWriter } from '../util/buffered-file.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
@@ -52,6 +53,11 @@ export interface BuildOptions {
   allowTruncated?: boolean;
   progress?: boolean;
   log?: (line: string) => void;
+  /**
+   * Worker threads reading the input files (default: one per core, at most 8; 1 reads on the main thread). The
+   * store does not depend on it. Each holds one sort run (sortRunBytes) besides what it parses.
+   */
+  threads?: number;
   /** Memory per external-sort run (default 256 MiB). */
   sortRunBytes?: number;
   /** Free-space probe (tests replace it). */
@@ -93,7 +99,7 @@ const NO_FILTER: PrefilterConfig = {
 };
 
 /** Bump with any change to what a step writes, so a checkpoint of an older build is not resumed. */
-const BUILD_VERSION = 1;
+const BUILD_VERSION = 2;
 
 export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary> {
   const log = opts.log ?? (() => {});
@@ -114,7 +120,7 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     requireFreeSpace(dirname(resolve(opts.out)), buildDiskNeed(opts.input, source), `corpus build: the store and its temporary files from ${opts.input}`, opts.freeBytes);
     mkdirSync(tmp, { recursive: true });
     ck = {
-      format: 'citebench-build-checkpoint', version: 1, key, phase: 'read', unitsDone: 0, files: [], recordRuns: [],
+      format: 'citebench-build-checkpoint', version: 1, key, phase: 'read', unitsDone: 0, files: unitFiles(source), recordRuns: [],
       report: new ValidationReport().toJSON(),
     };
   }
@@ -137,7 +143,7 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
     // ---- read: every record, into the sort by id ---------------------------------------------------------------
     if (ck.phase === 'read') {
       const files = [...ck.files];
-      await readInput(source, records, { report, cfg, files, from: ck.unitsDone, scratch: join(tmp, 'sort'), opts }, (u) => {
+      await readInput(source, records, { report, cfg, files, from: ck.unitsDone, tmp, opts }, (u) => {
         save({ ...ck!, unitsDone: u + 1, files, recordRuns: records.runFiles.map((f) => basename(f)) });
       });
       log(`read: ${report.recordsRead} records in ${source.units.length} input file${source.units.length === 1 ? '' : 's'}, sorted by id on disk (${records.runs} runs) (${lap()})`);
@@ -222,8 +228,8 @@ export async function validateCorpus(input: string, opts: { scratch: string; str
   const tmp = join(opts.scratch, 'validate');
   mkdirSync(tmp, { recursive: true });
   const records = new RecordSorter(tmp, 'rec', 256 << 20, compareRecords);
-  const files: string[] = [];
-  await readInput(source, records, { report, cfg: NO_FILTER, files, from: 0, scratch: join(tmp, 'sort'), opts }, () => {});
+  const files = unitFiles(source);
+  await readInput(source, records, { report, cfg: NO_FILTER, files, from: 0, tmp, opts }, () => {});
   const cites = new KeyValueSorter(tmp, 'cite');
   const n = mergeRecords(tmp, records, cites, report, source, files, false);
   report.recordsAccepted = n;
@@ -233,6 +239,11 @@ export async function validateCorpus(input: string, opts: { scratch: string; str
   return report;
 }
 
+/** The files records name by number, known before reading where each unit is a file: its number is its index. */
+function unitFiles(source: CorpusSource): string[] {
+  return source.spec ? source.units.map((u) => u.path) : [];
+}
+
 /** The fields citation ids come from, outbound and inbound, for messages. */
 function citeFields(source: CorpusSource): [string, string] {
   if (source.format === 'openalex') return ['referenced_works', 'referenced_works'];
@@ -240,31 +251,46 @@ function citeFields(source: CorpusSource): [string, string] {
   return ['outbound_citations', 'inbound_citations'];
 }
 
-/** The read step: every unit from `from` on into the record sort, `afterUnit` once each is done (and spilled). */
+/**
+ * The read step: every unit from `from` on into the record sort (by worker threads where the source's units are
+ * files and more than one is left: build-read.ts), `afterUnit` once each is done (and spilled).
+ */
 async function readInput(
   source: CorpusSource,
   records: RecordSorter,
-  c: { report: ValidationReport; cfg: PrefilterConfig; files: string[]; from: number; scratch: string; opts: Pick<BuildOptions, 'allowTruncated' | 'sortRunBytes' | 'progress' | 'records'> },
+  c: { report: ValidationReport; cfg: PrefilterConfig; files: string[]; from: number; tmp: string; opts: Pick<BuildOptions, 'allowTruncated' | 'sortRunBytes' | 'progress' | 'records' | 'threads' | 'strict'> },
   afterUnit: (u: number) => void,
 ): Promise<void> {
   const { report, files, opts } = c;
-  const fileNo = new Map(files.map((f, i) => [f, i]));
   const p = new Progress({ label: 'read', unit: 'records', enabled: opts.progress });
-  for (let u = c.from; u < source.units.length; u++) {
-    for await (const a of source.read(u, { report, allowTruncated: opts.allowTruncated, scratch: c.scratch, sortRunBytes: opts.sortRunBytes, progress: opts.progress })) {
-      p.tick();
-      if (opts.records) report.recordsRead++;
-      let f = fileNo.get(a.file);
-      if (f === undefined) {
-        fileNo.set(a.file, (f = files.length));
-        files.push(a.file);
-      }
-      const { key, payload } = encodeRecord(a, f, a.file, a.line, textRuleFlags(c.cfg, a.title, a.abstract, a.year));
-      records.add(key, payload);
+  const unitOpts = { cfg: c.cfg, allowTruncated: opts.allowTruncated, sortRunBytes: opts.sortRunBytes, scratch: join(c.tmp, 'sort'), progress: opts.progress };
+  // Files named by number in the records: a unit's own file is its index (the same whatever thread reads it).
+  const fileNo = new Map(files.map((f, i) => [f, i]));
+  const number = (file: string): number => {
+    let f = fileNo.get(file);
+    if (f === undefined) {
+      fileNo.set(file, (f = files.length));
+      files.push(file);
     }
-    rmSync(c.scratch, { recursive: true, force: true });
-    records.spill();
-    afterUnit(u);
+    return f;
+  };
+  const threads = readThreads(source, source.units.length - c.from, opts.threads);
+  if (threads > 1) {
+    const job = { spec: source.spec!, tmp: c.tmp, strict: !!opts.strict, maxExamples: report.maxExamples, opts: { cfg: c.cfg, allowTruncated: opts.allowTruncated, sortRunBytes: opts.sortRunBytes } };
+    await readUnitsInWorkers(source, c.from, threads, job, (n) => p.tick(n), (u, runs, unitReport, state) => {
+      records.adopt(runs);
+      report.absorb(unitReport);
+      source.absorb?.(state);
+      afterUnit(u);
+    });
+  } else {
+    for (let u = c.from; u < source.units.length; u++) {
+      await readUnit(source, u, records, report, unitOpts, number, () => {
+        p.tick();
+        if (opts.records) report.recordsRead++;
+      });
+      afterUnit(u);
+    }
   }
   p.finish();
 }

@@ -81,6 +81,21 @@ export class ValidationReport {
     if (example && ex.length < this.maxExamples) ex.push(example);
   }
 
+  /**
+   * Add what `other` counted as if its add() calls had come after this report's (a unit read by a worker
+   * thread, corpus/build-read.ts): counts summed, its examples after these up to the limit.
+   */
+  absorb(other: ValidationReport): void {
+    this.recordsRead += other.recordsRead;
+    this.recordsAccepted += other.recordsAccepted;
+    for (const [k, n] of other.counts) this.counts.set(k, (this.counts.get(k) ?? 0) + n);
+    for (const [k, list] of other.examples) {
+      let ex = this.examples.get(k);
+      if (!ex) this.examples.set(k, (ex = []));
+      for (const e of list) if (ex.length < this.maxExamples) ex.push(e);
+    }
+  }
+
   count(kind: ProblemKind): number {
     return this.counts.get(kind) ?? 0;
   }

@@ -54,6 +54,11 @@ abstract class Runs {
     return [...this.files];
   }
 
+  /** Take over runs another sorter of the same kind wrote (a worker's), after this one's: they merge as if spilled here. */
+  adopt(runs: readonly string[]): void {
+    this.files.push(...runs);
+  }
+
   /** The path of the next run, once the disk is known to have room for its `bytes`. */
   protected nextRunPath(bytes: number): string {
     const free = this.free(this.dir);

@@ -31,6 +31,8 @@ options:
   --strict                  fail on the first data problem instead of counting and skipping it
   --allow-truncated         a truncated or corrupt .gz file is read up to the damage and the rest skipped
                             (counted and reported) instead of stopping the build
+  --threads N               worker threads reading the input files (default: one per core, at most 8; 1 reads
+                            on the main thread); the store does not depend on it
   --json                    print the summary as JSON
 
 OpenAlex works only:
@@ -55,6 +57,7 @@ export async function run(args: string[]) {
     strict: { type: 'boolean' },
     'allow-truncated': { type: 'boolean' },
     json: { type: 'boolean' },
+    threads: { type: 'string' },
     fields: { type: 'string' },
     'concept-threshold': { type: 'string' },
     types: { type: 'string' },
@@ -83,6 +86,7 @@ export async function run(args: string[]) {
     openalex: openAlexOptions(values),
     strict: values.strict,
     allowTruncated: values['allow-truncated'],
+    threads: values.threads === undefined ? undefined : num('threads', values.threads),
     log: values.json ? undefined : (l) => console.error(l),
   });
   const secs = (performance.now() - t0) / 1000;
