@@ -1,6 +1,6 @@
 /** Worker thread of the store build's read step (build-read.ts): reads the units the main thread hands it. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { serveUnits, type WorkerJob } from './build-read.ts';
+import { serveUnits, type WorkerJob } from './build-read-unit.ts';
 import { openSource } from './build-source.ts';
 
 const waiting: ((u: number) => void)[] = [];

@@ -20,7 +20,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Article } from './article.ts';
 import { compareRecords, RecordView } from './build-records.ts';
-import { readThreads, readUnit, readUnitsInWorkers } from './build-read.ts';
+import { readThreads, readUnitsInWorkers } from './build-read.ts';
+import { readUnit } from './build-read-unit.ts';
 import { openSource, recordsSource, type CorpusSource, type InputFormat, type SourceInfo, type SourceRecord } from './build-source.ts';
 import { readCheckpoint, writeCheckpoint, type Checkpoint } from './build-checkpoint.ts';
 import { buildGraph, joinCitations, KeepSet, WORK, type JoinContext } from './build-graph.ts';
