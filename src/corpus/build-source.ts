@@ -142,7 +142,7 @@ export function openSource(path: string, format: InputFormat | 'auto' = 'auto', 
       format: f,
       units: [{ path, fingerprint: fingerprint(files) }],
       read: (_u, ctx) => readS2Datasets(path, { report: ctx.report, allowTruncated: ctx.allowTruncated, scratch: ctx.scratch, runBytes: ctx.sortRunBytes, progress: ctx.progress }),
-      info: () => ({ name: SOURCE_NAMES.bulk, format: f, fieldScheme: 'mag' }),
+      info: () => ({ name: SOURCE_NAMES.bulk, format: f, fieldScheme: 'mag', ...synthesized(path) }),
       inputBytes: () => bytesOf(files),
     };
   }
@@ -152,7 +152,7 @@ export function openSource(path: string, format: InputFormat | 'auto' = 'auto', 
     spec: { input: path, format: f, openalex: {} },
     units: shards.map((s) => ({ path: s, fingerprint: fingerprint([s]) })),
     read: (u, ctx) => readV2020(shards[u], ctx),
-    info: () => ({ name: SOURCE_NAMES.v2020, format: f, fieldScheme: 'mag' }),
+    info: () => ({ name: SOURCE_NAMES.v2020, format: f, fieldScheme: 'mag', ...synthesized(path) }),
     inputBytes: () => bytesOf(shards),
   };
 }
@@ -178,11 +178,17 @@ function synthMarker(path: string): SourceInfo['synthetic'] {
   }
 }
 
+/** `{ synthetic }` for a source's info when `path` is a folder `citebench synth` wrote, else nothing. */
+function synthesized(path: string): Pick<SourceInfo, 'synthetic'> {
+  const synthetic = synthMarker(path);
+  return synthetic ? { synthetic } : {};
+}
+
 function openAlexSource(path: string, opts: OpenAlexOptions): CorpusSource {
   if (!(opts.conceptThreshold >= 0 && opts.conceptThreshold <= 1)) throw new CitebenchError(`concept threshold must be in 0–1, got ${opts.conceptThreshold}`);
   const files = openAlexFiles(path);
   const release = readRelease(path, files);
-  const synthetic = synthMarker(path);
+  const synthetic = synthesized(path);
   let excluded: OpenAlexExclusions = { types: {}, paratext: 0, retracted: 0 };
   return {
     format: 'openalex',
@@ -207,7 +213,7 @@ function openAlexSource(path: string, opts: OpenAlexOptions): CorpusSource {
     },
     info: () => ({
       name: SOURCE_NAMES.openalex, format: 'openalex', fieldScheme: opts.fields,
-      ...(synthetic ? { synthetic } : {}),
+      ...synthetic,
       ...(release.release ? { release: release.release, releaseFrom: release.from } : {}),
       openalex: { conceptThreshold: opts.conceptThreshold, types: opts.types, keepParatext: opts.keepParatext, keepRetracted: opts.keepRetracted, excluded },
     }),
