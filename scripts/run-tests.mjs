@@ -1,12 +1,58 @@
 #!/usr/bin/env node
-// Runs every test/**/*.test.ts with node's built-in test runner (Node 20 has no --test globbing for .ts).
-// Extra arguments filter by path substring: `npm test -- eval bm25`.
+// Runs test/**/*.test.ts with node's built-in test runner (Node 20 has no --test globbing for .ts), in two tiers:
+//   npm test              the unit and exactness suites: measures, BM25 against Lucene, encoders against PyTorch,
+//                         readers, sampling, the report's parts (about 5 minutes on 2 cores)
+//   npm run test:e2e      the end-to-end suites (E2E below): whole runs and their resumption after kills, the
+//                         command line on built stores, clusters (SLURM, shards, locks), notebooks in a browser
+//                         (about 25 minutes on 2 cores)
+//   npm run test:all      both; CI (.ci/run) runs both, so no suite is left out of the green check
+// Extra arguments filter by path substring over both tiers: `npm test -- corpus` runs every corpus suite.
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
+/** The end-to-end suites: processes, kills, clusters, browsers, whole runs (each minutes, not seconds). */
+const E2E = [
+  'test/beyond/inductive.test.ts',
+  'test/bm25/cli.test.ts',
+  'test/bm25/index-kill.test.ts',
+  'test/cli/progress.test.ts',
+  'test/cluster/',
+  'test/corpus/bad-input.test.ts',
+  'test/corpus/beir.test.ts',
+  'test/corpus/build-resume.test.ts',
+  'test/corpus/build-threads.test.ts',
+  'test/corpus/openalex-bad.test.ts',
+  'test/corpus/openalex.test.ts',
+  'test/corpus/s2-datasets.test.ts',
+  'test/corpus/store-compact.test.ts',
+  'test/corpus/synth-openalex.test.ts',
+  'test/corpus/synth-store.test.ts',
+  'test/dense/cli.test.ts',
+  'test/dense/paper-checkpoints.test.ts',
+  'test/dense/remote.test.ts',
+  'test/eval/dist-entry.test.ts',
+  'test/experiments/beir.test.ts',
+  'test/experiments/cells.test.ts',
+  'test/experiments/embeddings-run.test.ts',
+  'test/experiments/notebook.test.ts',
+  'test/experiments/roles-run.test.ts',
+  'test/experiments/run.test.ts',
+  'test/experiments/topics-run.test.ts',
+  'test/mdcr/build.test.ts',
+  'test/mdcr/official.test.ts',
+  'test/mdcr/score-candidates.test.ts',
+  'test/mdcr/score.test.ts',
+  'test/notebooks/notebooks.test.ts',
+  'test/report/html-report.test.ts',
+  'test/report/notebook-content.test.ts',
+  'test/util/buffered-file.test.ts',
+];
+
 const root = new URL('..', import.meta.url).pathname;
-const filters = process.argv.slice(2);
+const args = process.argv.slice(2);
+const tier = args.includes('--all') ? 'all' : args.includes('--e2e') ? 'e2e' : 'unit';
+const filters = args.filter((a) => !a.startsWith('--'));
 const files = [];
 (function walk(dir) {
   for (const name of readdirSync(dir).sort()) {
@@ -15,7 +61,15 @@ const files = [];
     else if (name.endsWith('.test.ts')) files.push(relative(root, p));
   }
 })(join(root, 'test'));
-const selected = filters.length ? files.filter((f) => filters.some((s) => f.includes(s))) : files;
+const missing = E2E.filter((e) => !files.some((f) => f.startsWith(e)));
+if (missing.length) {
+  console.error(`scripts/run-tests.mjs: E2E names suites that do not exist: ${missing.join(', ')}`);
+  process.exit(1);
+}
+const isE2e = (f) => E2E.some((e) => f.startsWith(e));
+const selected = filters.length
+  ? files.filter((f) => filters.some((s) => f.includes(s)))
+  : files.filter((f) => tier === 'all' || (tier === 'e2e') === isE2e(f));
 if (selected.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(1);
