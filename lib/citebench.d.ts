@@ -150,6 +150,11 @@ declare module "citebench/src/corpus/validation" {
         add(kind: ProblemKind, file: string, line: number | undefined, field: string | undefined, message: string): void;
         /** Add n occurrences at once (for bulk-counted informational kinds), keeping one example. */
         addMany(kind: ProblemKind, n: number, example?: ProblemExample): void;
+        /**
+         * Add what `other` counted as if its add() calls had come after this report's (a unit read by a worker
+         * thread, corpus/build-read.ts): counts summed, its examples after these up to the limit.
+         */
+        absorb(other: ValidationReport): void;
         count(kind: ProblemKind): number;
         get problemCount(): number;
         format(): string;
@@ -435,6 +440,18 @@ declare module "citebench/src/corpus/build-source" {
         /** What the source counts beside the report, saved with a checkpoint and restored on resume. */
         state?(): unknown;
         restore?(state: unknown): void;
+        /** Add the state a worker's copy of this source counted over one unit (corpus/build-read.ts). */
+        absorb?(state: unknown): void;
+        /**
+         * How to open this source again in a worker thread, where its units are files read independently (v2020 shards,
+         * OpenAlex works files); absent where they are not (the bulk datasets' one joined unit, records of another reader).
+         */
+        spec?: SourceSpec;
+    }
+    export interface SourceSpec {
+        input: string;
+        format: InputFormat;
+        openalex: Partial<OpenAlexOptions>;
     }
     export function openSource(path: string, format?: InputFormat | 'auto', openalex?: Partial<OpenAlexOptions>): CorpusSource;
     /** A source of records made by another reader (a BEIR task): one unit, never resumed. */
@@ -477,6 +494,11 @@ declare module "citebench/src/corpus/store-build" {
         allowTruncated?: boolean;
         progress?: boolean;
         log?: (line: string) => void;
+        /**
+         * Worker threads reading the input files (default: one per core, at most 8; 1 reads on the main thread). The
+         * store does not depend on it. Each holds one sort run (sortRunBytes) besides what it parses.
+         */
+        threads?: number;
         /** Memory per external-sort run (default 256 MiB). */
         sortRunBytes?: number;
         /** Free-space probe (tests replace it). */
@@ -2612,6 +2634,11 @@ declare module "citebench/src/experiments/config" {
              * Absent: MAG's 19 (a synthetic corpus, an S2ORC store, a store not built yet), so MAG configs keep their identity.
              */
             fieldScheme?: FieldScheme;
+            /**
+             * The release a store not built yet comes from, for the dry run's forecast only (plan.ts RELEASES): absent,
+             * the raw S2ORC v2020 release. It changes no result, so it is not part of the config's identity.
+             */
+            from?: Release;
         };
         queryYear: number;
         /** Files of paper ids never used as queries (the paper: SPECTER's and SciNCL's training queries). */
@@ -2642,6 +2669,9 @@ declare module "citebench/src/experiments/config" {
         };
     }
     export { settingsOf } from "citebench/src/experiments/kinds/types";
+    /** Releases a store can be built from, as the dry run forecasts them (plan.ts RELEASES). */
+    export const RELEASE_NAMES: readonly ["s2orc-v2020", "openalex", "openalex-xpac"];
+    export type Release = (typeof RELEASE_NAMES)[number];
     /** The field scheme of a config's corpus (MAG's unless its store says otherwise). */
     export function fieldSchemeOf(cfg: Pick<ExperimentConfig, 'corpus'>): FieldScheme;
     /** Overrides from the command line (`citebench reproduce --scale …`), applied after the file is read. */
@@ -3515,7 +3545,7 @@ declare module "citebench/src/experiments/corpus-stage" {
 }
 declare module "citebench/src/experiments/plan" {
     import { type FieldName } from "citebench/src/corpus/fields";
-    import { type ExperimentConfig } from "citebench/src/experiments/config";
+    import { type ExperimentConfig, type Release } from "citebench/src/experiments/config";
     export { formatBytes, formatDuration } from "citebench/src/util/format";
     import type { Estimate } from "citebench/src/experiments/kinds/types";
     import { type SynthProfile } from "citebench/src/corpus/synth";
@@ -3603,13 +3633,41 @@ declare module "citebench/src/experiments/plan" {
     };
     /** The default profile's store build peak for `articles` stored articles (two lines, CORPUS_COST). */
     export function corpusBuildBytes(articles: number): number;
+    /**
+     * OpenAlex works (`synth --profile openalex`, then `corpus build`; docs/benchmarks.md, "OpenAlex works"): the share
+     * of works the paper's prefilter keeps, the build's seconds per work (worker threads reading on both cores) and its
+     * peak: fixed + per work, through the two sizes measured.
+     */
+    export const OPENALEX_COST: {
+        survival: number;
+        buildPerRecord: number;
+        buildBytesFixed: number;
+        buildBytesPerRecord: number;
+    };
     export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number, memory?: number): Estimate[];
     /**
-     * `citebench corpus build` of the raw S2ORC release × `scale` (the real-store case, which `run` does not build):
-     * priced at the 's2orc-raw' synthetic build's rates per record; the input is .jsonl.gz shards of the real
-     * sample's bytes per record.
+     * The releases a store not built yet may come from (config `corpus.from`), as the dry run prices them: their
+     * records, the stored articles they give, the gzip'd bytes per record and the build's time and memory per record.
      */
-    export function corpusBuildForecast(scale: number): Estimate;
+    export const RELEASES: Record<Release, {
+        label: string;
+        records: number;
+        articles: number;
+        gzBytesPerRecord: number;
+        buildPerRecord: number;
+        buildBytesFixed: number;
+        buildBytesPerRecord: number;
+        format: 'v2020' | 'openalex';
+        kept: string;
+        share: string;
+    }>;
+    /** The stored articles a config's store will hold when it is not built yet: its release's × scale. */
+    export function expectedArticles(cfg: ExperimentConfig): number;
+    /**
+     * `citebench corpus build` of a config's release × `scale` (the real-store case, which `run` does not build):
+     * priced at the rates per record measured on that release's synthetic profile (RELEASES).
+     */
+    export function corpusBuildForecast(scale: number, release?: Release): Estimate;
 }
 declare module "citebench/src/eval/string-table" {
     /**

@@ -75,6 +75,11 @@ export interface ExperimentConfig {
      * Absent: MAG's 19 (a synthetic corpus, an S2ORC store, a store not built yet), so MAG configs keep their identity.
      */
     fieldScheme?: FieldScheme;
+    /**
+     * The release a store not built yet comes from, for the dry run's forecast only (plan.ts RELEASES): absent,
+     * the raw S2ORC v2020 release. It changes no result, so it is not part of the config's identity.
+     */
+    from?: Release;
   };
   queryYear: number;
   /** Files of paper ids never used as queries (the paper: SPECTER's and SciNCL's training queries). */
@@ -98,6 +103,10 @@ export interface ExperimentConfig {
 
 export { settingsOf } from './kinds/types.ts';
 
+/** Releases a store can be built from, as the dry run forecasts them (plan.ts RELEASES). */
+export const RELEASE_NAMES = ['s2orc-v2020', 'openalex', 'openalex-xpac'] as const;
+export type Release = (typeof RELEASE_NAMES)[number];
+
 /** The field scheme of a config's corpus (MAG's unless its store says otherwise). */
 export function fieldSchemeOf(cfg: Pick<ExperimentConfig, 'corpus'>): FieldScheme {
   return cfg.corpus.fieldScheme ?? 'mag';
@@ -106,7 +115,7 @@ export function fieldSchemeOf(cfg: Pick<ExperimentConfig, 'corpus'>): FieldSchem
 const KNOWN_KEYS: Record<string, string[]> = {
   '': ['name', 'seed', 'scale', 'work', 'results', 'corpus', 'queryYear', 'excludeQueries', 'k', 'measures', 'validation', 'models', 'protocols', 'modelsDir', 'emptyLists', 'setting', 'significance'],
   significance: ['baselines'],
-  corpus: ['synthetic', 'store', 'prefilter'],
+  corpus: ['synthetic', 'store', 'prefilter', 'from'],
   'corpus.synthetic': ['articles', 'seed', 'profile'],
   validation: ['queries'],
   protocols: ['dataset', 'field', 'mdcr', 'beir'],
@@ -186,6 +195,8 @@ export function parseConfig(text: string, file: string, overrides: ConfigOverrid
   }
   // The store's fields (a synthetic corpus's are MAG's): what protocols.field names are parsed against.
   const fieldScheme: FieldScheme = (store && storeFieldScheme(store)) || 'mag';
+  const from = r.str(['corpus', 'from']);
+  if (from !== undefined && !RELEASE_NAMES.includes(from as Release)) r.fail(['corpus', 'from'], `must be one of ${RELEASE_NAMES.join(', ')}, got '${from}'`);
   const prefilter = r.str(['corpus', 'prefilter'], 'paper');
   if (prefilter !== 'paper') r.fail(['corpus', 'prefilter'], `only 'paper' is supported (§3's four rules), got '${prefilter}'`);
 
@@ -280,7 +291,7 @@ export function parseConfig(text: string, file: string, overrides: ConfigOverrid
     significance = { baselines };
   }
   return {
-    name, seed, scale, work, results, corpus: { synthetic, store, prefilter: 'paper', ...(fieldScheme !== 'mag' ? { fieldScheme } : {}) }, queryYear, excludeQueries, k, measures, validation, models, protocols, modelsDir,
+    name, seed, scale, work, results, corpus: { synthetic, store, prefilter: 'paper', ...(fieldScheme !== 'mag' ? { fieldScheme } : {}), ...(from ? { from: from as Release } : {}) }, queryYear, excludeQueries, k, measures, validation, models, protocols, modelsDir,
     emptyLists: emptyLists as 'zero' | 'error', ...(settings ? { settings } : {}), ...(significance ? { significance } : {}),
   };
 }
@@ -303,6 +314,7 @@ function parseModels(r: Reader): ModelConfig[] {
  */
 export function canonicalConfig(cfg: ExperimentConfig): string {
   const { work: _w, results: _r, ...what } = cfg;
+  if (what.corpus.from) what.corpus = { ...what.corpus, from: undefined }; // a forecast's hint, not what is run
   return JSON.stringify(what, (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.keys(v).sort().filter((k) => v[k] !== undefined).map((k) => [k, v[k]])) : v), 2) + '\n';
 }
 

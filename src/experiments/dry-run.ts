@@ -5,7 +5,7 @@
 import { memoryLimit } from '../util/memory.ts';
 import { configHash, type ExperimentConfig } from './config.ts';
 import { entryOf } from './kinds/index.ts';
-import { corpusBuildForecast, estimate, formatBytes, formatDuration, groupPath, planGroups, sizeLabel } from './plan.ts';
+import { corpusBuildForecast, estimate, expectedArticles, RELEASES, formatBytes, formatDuration, groupPath, planGroups, sizeLabel } from './plan.ts';
 import { storeArticles } from './slurm.ts';
 
 /** The dry run: the plan and a rough estimate, without touching any file. Memory above `memoryBytes` (default: this machine's) is flagged. */
@@ -26,7 +26,7 @@ export function dryRun(cfg: ExperimentConfig, opts: { memoryBytes?: number } = {
   lines.push(`cells: ${groups.length} pool groups × ${cfg.models.length} models = ${groups.length * cfg.models.length} (top ${cfg.k}; ${cfg.measures.join(', ')})`);
   const articles = storeArticles(cfg);
   lines.push('', 'estimate on a 2-core machine (per-unit costs from docs/benchmarks.md; rough):');
-  if (cfg.corpus.store && articles === undefined) lines.push(`  (corpus store ${cfg.corpus.store} not built yet: assuming ${Math.round(16e6 * cfg.scale)} articles, the paper's prefiltered S2ORC × scale)`);
+  if (cfg.corpus.store && articles === undefined) lines.push(`  (corpus store ${cfg.corpus.store} not built yet: assuming ${expectedArticles(cfg)} articles, ${RELEASES[cfg.corpus.from ?? 's2orc-v2020'].kept} × scale)`);
   let total = 0;
   const memory = opts.memoryBytes ?? memoryLimit();
   const est = estimate(cfg, groups, articles, memory);
@@ -40,13 +40,13 @@ export function dryRun(cfg: ExperimentConfig, opts: { memoryBytes?: number } = {
   if (over.length) lines.push('', `⚠ ${over.length} stage${over.length > 1 ? 's need' : ' needs'} more memory than this machine has (${formatBytes(memory)}): ${over.map((e) => e.stage).join('; ')}. A sparse Profiler's \`topTerms\` bounds its profiles (docs/benchmarks.md).`);
   // Disk: what the corpus and index stages write (peak while they run; what stays), and, for a store not built
   // yet, the `citebench corpus build` of the raw release it would come from.
-  const build = cfg.corpus.store && articles === undefined ? corpusBuildForecast(cfg.scale) : undefined;
+  const build = cfg.corpus.store && articles === undefined ? corpusBuildForecast(cfg.scale, cfg.corpus.from) : undefined;
   const onDisk = [...(build ? [build] : []), ...est].filter((e) => e.disk);
   if (onDisk.length) {
     lines.push('', 'disk (in the work folder; peak while the stage runs / kept after it):');
     for (const e of onDisk) lines.push(`  ${e.stage}: ${formatBytes(e.disk!.peak)} / ${formatBytes(e.disk!.kept)}`);
   }
-  if (build) lines.push('', `building the store first (citebench corpus build, S2ORC's ~20 % kept; not part of run): ${build.stage}, ${formatDuration(build.seconds)}, peak ≈ ${formatBytes(build.bytes)}${build.bytes > memory ? `   ⚠ exceeds this machine's ${formatBytes(memory)}` : ''}`);
+  if (build) lines.push('', `building the store first (citebench corpus build, ${RELEASES[cfg.corpus.from ?? 's2orc-v2020'].share}; not part of run): ${build.stage}, ${formatDuration(build.seconds)}, peak ≈ ${formatBytes(build.bytes)}${build.bytes > memory ? `   ⚠ exceeds this machine's ${formatBytes(memory)}` : ''}`);
   const assumed = est.filter((e) => e.assumption);
   if (assumed.length) lines.push('', 'assumptions (not measured as such):', ...assumed.map((e) => `  ${e.stage.split(' — ')[0].replace(/^cells /, '').split(' (')[0].split(',')[0]}: ${e.assumption}`));
   lines.push('', 'pool groups:', ...groups.map((g) => `  ${groupPath(g)}  (${g.queries} queries, pool ${g.poolSize})`));

@@ -7,7 +7,7 @@
 import { memoryLimit } from '../util/memory.ts';
 import { PROCESS_MEMORY_SHARE, processCopiesFit } from '../retrieval/bm25/parallel.ts';
 import { fieldAbbrev, type FieldName } from '../corpus/fields.ts';
-import { settingsOf, type ExperimentConfig } from './config.ts';
+import { settingsOf, type ExperimentConfig, type Release } from './config.ts';
 export { formatBytes, formatDuration } from '../util/format.ts';
 import { anyNeeds, entryOf } from './kinds/index.ts';
 import type { CostEnv, Estimate } from './kinds/types.ts';
@@ -134,6 +134,18 @@ export function corpusBuildBytes(articles: number): number {
 }
 
 /**
+ * OpenAlex works (`synth --profile openalex`, then `corpus build`; docs/benchmarks.md, "OpenAlex works"): the share
+ * of works the paper's prefilter keeps, the build's seconds per work (worker threads reading on both cores) and its
+ * peak: fixed + per work, through the two sizes measured.
+ */
+export const OPENALEX_COST = {
+  survival: 0.176587,
+  buildPerRecord: 7.7518e-05,
+  buildBytesFixed: 0.9367e9,
+  buildBytesPerRecord: 23.63,
+};
+
+/**
  * Per-unit costs of the corpus, index and MDCR stages on the 2-core development machine (docs/benchmarks.md),
  * for the dry-run estimate; each model kind's own rates are in its entry (kinds/), the shared ones in kinds/cost.ts.
  */
@@ -175,7 +187,7 @@ function costEnv(cfg: ExperimentConfig, articles: number, processes: boolean): C
 export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticles?: number, memory = memoryLimit()): Estimate[] {
   // The paper's prefiltered S2ORC holds ~16 M articles; a synthetic corpus keeps its profile's share.
   const syn = cfg.corpus.synthetic;
-  const articles = storeArticles ?? (syn ? Math.round(syn.articles * COST.survival[syn.profile ?? 'default']) : Math.round(16e6 * cfg.scale));
+  const articles = storeArticles ?? (syn ? Math.round(syn.articles * COST.survival[syn.profile ?? 'default']) : expectedArticles(cfg));
   // Process-mode BM25 search where its index copies fit this machine (the rule parallel.ts applies).
   const processes = processCopiesFit(articles * UNIT.indexBytesPerArticle, UNIT.searchProcesses, PROCESS_MEMORY_SHARE * memory, true);
   const env = costEnv(cfg, articles, processes);
@@ -247,19 +259,53 @@ function synthCorpusEstimate(records: number, profile: SynthProfile | undefined,
 }
 
 /**
- * `citebench corpus build` of the raw S2ORC release × `scale` (the real-store case, which `run` does not build):
- * priced at the 's2orc-raw' synthetic build's rates per record; the input is .jsonl.gz shards of the real
- * sample's bytes per record.
+ * The releases a store not built yet may come from (config `corpus.from`), as the dry run prices them: their
+ * records, the stored articles they give, the gzip'd bytes per record and the build's time and memory per record.
  */
-export function corpusBuildForecast(scale: number): Estimate {
-  const records = Math.round(COST.s2orcRecords * scale);
-  const articles = Math.round(16e6 * scale);
-  const input = records * COST.s2orcGzBytesPerRecord;
-  const need = input * BUILD_DISK_PER_INPUT_BYTE.v2020;
+export const RELEASES: Record<Release, { label: string; records: number; articles: number; gzBytesPerRecord: number; buildPerRecord: number; buildBytesFixed: number; buildBytesPerRecord: number; format: 'v2020' | 'openalex'; kept: string; share: string }> = {
+  's2orc-v2020': {
+    label: 'raw records', records: COST.s2orcRecords, articles: 16e6, gzBytesPerRecord: COST.s2orcGzBytesPerRecord,
+    buildPerRecord: COST.rawBuildPerRecord, buildBytesFixed: COST.buildBytesFixed, buildBytesPerRecord: COST.buildBytesPerRecord, format: 'v2020',
+    kept: "the paper's prefiltered S2ORC", share: "S2ORC's ~20 % kept",
+  },
+  /**
+   * The OpenAlex works snapshot: 278 M works, some 330 GB of gzip (docs/openalex.md: 1,187 B per work). Stored
+   * articles: the share the synthetic OpenAlex profile keeps (calibrated on the snapshot's published coverage; an
+   * assumption, not a measurement of the real snapshot). Time and memory per work: the build of
+   * `synth --profile openalex` works (docs/benchmarks.md, "OpenAlex works").
+   */
+  openalex: {
+    label: 'works', records: 278e6, articles: Math.round(278e6 * OPENALEX_COST.survival), gzBytesPerRecord: 1187,
+    buildPerRecord: OPENALEX_COST.buildPerRecord, buildBytesFixed: OPENALEX_COST.buildBytesFixed, buildBytesPerRecord: OPENALEX_COST.buildBytesPerRecord, format: 'openalex',
+    kept: `OpenAlex's 278 M works × ${(100 * OPENALEX_COST.survival).toFixed(1)} % kept by the synthetic OpenAlex profile`, share: `~${(100 * OPENALEX_COST.survival).toFixed(0)} % of the works kept (assumed)`,
+  },
+  /** The same with the "xpac" works of November 2025: 470 M works, priced at the same rates and share (an upper bound on what is kept: xpac works are mostly repository records with fewer abstracts and references). */
+  'openalex-xpac': {
+    label: 'works', records: 470e6, articles: Math.round(470e6 * OPENALEX_COST.survival), gzBytesPerRecord: 1187,
+    buildPerRecord: OPENALEX_COST.buildPerRecord, buildBytesFixed: OPENALEX_COST.buildBytesFixed, buildBytesPerRecord: OPENALEX_COST.buildBytesPerRecord, format: 'openalex',
+    kept: `OpenAlex's 470 M works with xpac × ${(100 * OPENALEX_COST.survival).toFixed(1)} % kept by the synthetic OpenAlex profile (an upper bound)`, share: `≤ ${(100 * OPENALEX_COST.survival).toFixed(0)} % of the works kept (assumed)`,
+  },
+};
+
+/** The stored articles a config's store will hold when it is not built yet: its release's × scale. */
+export function expectedArticles(cfg: ExperimentConfig): number {
+  return Math.round(RELEASES[cfg.corpus.from ?? 's2orc-v2020'].articles * cfg.scale);
+}
+
+/**
+ * `citebench corpus build` of a config's release × `scale` (the real-store case, which `run` does not build):
+ * priced at the rates per record measured on that release's synthetic profile (RELEASES).
+ */
+export function corpusBuildForecast(scale: number, release: Release = 's2orc-v2020'): Estimate {
+  const r = RELEASES[release];
+  const records = Math.round(r.records * scale);
+  const articles = Math.round(r.articles * scale);
+  const input = records * r.gzBytesPerRecord;
+  const need = input * BUILD_DISK_PER_INPUT_BYTE[r.format];
   return {
-    stage: `corpus build of ~${(records / 1e6).toFixed(1)} M raw records → ${(articles / 1e6).toFixed(1)} M articles`,
-    seconds: records * COST.rawBuildPerRecord,
-    bytes: COST.buildBytesFixed + records * COST.buildBytesPerRecord,
+    stage: `corpus build of ~${(records / 1e6).toFixed(1)} M ${r.label} → ${(articles / 1e6).toFixed(1)} M articles`,
+    seconds: records * r.buildPerRecord,
+    bytes: r.buildBytesFixed + records * r.buildBytesPerRecord,
     disk: { peak: input + need, kept: input + articles * COST.storeDiskPerArticle },
   };
 }

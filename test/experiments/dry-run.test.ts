@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { loadConfig, parseConfig } from '../../src/experiments/config.ts';
-import { CORPUS_COST, corpusBuildBytes, estimate, planGroups } from '../../src/experiments/plan.ts';
+import { configHash, loadConfig, parseConfig } from '../../src/experiments/config.ts';
+import { CORPUS_COST, OPENALEX_COST, corpusBuildBytes, estimate, planGroups } from '../../src/experiments/plan.ts';
 import { dryRun } from '../../src/experiments/run.ts';
 import { REPO } from '../helpers/shared.ts';
 
@@ -281,4 +281,38 @@ test('the default profile\'s corpus stage gives back the measured synthesis and 
     const corpus = estimate(cfg, planGroups(cfg), articles, DEV_MACHINE).find((e) => e.stage.startsWith('corpus'))!;
     near(corpus.bytes, Math.max(Number(synthGb), Number(buildGb)) * 1e9, `${n} ${unit}: the corpus stage's peak`);
   }
+});
+
+test('OpenAlex (docs/benchmarks.md, "OpenAlex works"): the per-work costs give back the measured builds; the dry run forecasts the 278 M and 470 M snapshots', () => {
+  const docs = readFileSync(join(REPO, 'docs/benchmarks.md'), 'utf8');
+  // | works → articles | synthesis | build, 1 thread | build, 2 threads: wall (CPU), peak RSS | store, peak disk |
+  const rows = [...docs.matchAll(/^\| ([\d.]+) ([kM]) works → ([\d,]+) articles \| [^|]+ \| [^|]+ \| ([\d.]+) s \(CPU [\d.]+ s\), ([\d.]+) GB \|/gm)];
+  assert.ok(rows.length >= 2, 'at least two measured sizes (the peak line goes through two)');
+  const near = (got: number, want: number, rel: number, what: string) => assert.ok(Math.abs(got - want) <= rel * want, `${what}: ${got} vs measured ${want}`);
+  let largest = { records: 0, kept: 0, wall: 0 };
+  for (const [, n, unit, kept, wall, gb] of rows) {
+    const records = Number(n) * (unit === 'k' ? 1e3 : 1e6);
+    near(OPENALEX_COST.buildBytesFixed + records * OPENALEX_COST.buildBytesPerRecord, Number(gb) * 1e9, 0.02, `${n} ${unit}: the build's peak line`);
+    if (records > largest.records) largest = { records, kept: Number(kept.replaceAll(',', '')), wall: Number(wall) };
+  }
+  near(OPENALEX_COST.buildPerRecord * largest.records, largest.wall, 0.01, 'the build rate at the largest size');
+  near(OPENALEX_COST.survival, largest.kept / largest.records, 0.01, 'the share kept');
+
+  for (const [from, works] of [['openalex', '278.0'], ['openalex-xpac', '470.0']] as const) {
+    const cfg = loadConfig(join(REPO, 'configs/openalex.yaml'), { scale: 1, store: join(REPO, 'no-such-store') });
+    const text = dryRun({ ...cfg, corpus: { ...cfg.corpus, from } }, { memoryBytes: DEV_MACHINE });
+    const build = new RegExp(`building the store first \\(citebench corpus build, [^)]*works kept \\(assumed\\); not part of run\\): corpus build of ~${works.replace('.', '\\.')} M works → ([\\d.]+) M articles, ([\\d.]+) (min|h), peak ≈ ([\\d.]+) GiB(.*)`).exec(text);
+    assert.ok(build, text);
+    assert.ok(Number(build[4]) * GiB <= DEV_MACHINE && !build[5].includes('⚠'), `${from}: the build fits 24 GB\n${text}`);
+    near(Number(build[1]) * 1e6, Number(works) * 1e6 * OPENALEX_COST.survival, 0.01, `${from}: the articles assumed`);
+    assert.match(text, new RegExp(`not built yet: assuming \\d+ articles, OpenAlex's ${works.split('.')[0]} M works`));
+    assert.match(text, /disk \(in the work folder; peak while the stage runs \/ kept after it\):\n {2}corpus build of ~/);
+  }
+  // configs/openalex.yaml names its release, so its dry run prices OpenAlex, not S2ORC.
+  const shipped = loadConfig(join(REPO, 'configs/openalex.yaml'), { scale: 1, store: join(REPO, 'no-such-store') });
+  assert.equal(shipped.corpus.from, 'openalex');
+  assert.match(dryRun(shipped, { memoryBytes: DEV_MACHINE }), /corpus build of ~278\.0 M works/);
+  // `from` is a forecast's hint: the config's identity does not change with it.
+  assert.equal(configHash(shipped), configHash({ ...shipped, corpus: { ...shipped.corpus, from: undefined } }));
+  assert.throws(() => parseConfig('corpus: {store: x, from: mag}\nmodels: {bm25: {}}\nprotocols: {dataset: {queries: 1, pools: [5], repeats: 1}}\n', 'x.yaml'), /x\.yaml:1 \[corpus\.from\]: must be one of s2orc-v2020, openalex, openalex-xpac/);
 });
