@@ -274,18 +274,20 @@ export const RELEASES: Record<Release, { label: string; records: number; article
    * assumption, not a measurement of the real snapshot). Time and memory per work: the build of
    * `synth --profile openalex` works (docs/benchmarks.md, "OpenAlex works").
    */
-  openalex: {
-    label: 'works', records: 278e6, articles: Math.round(278e6 * OPENALEX_COST.survival), gzBytesPerRecord: 1187,
-    buildPerRecord: OPENALEX_COST.buildPerRecord, buildBytesFixed: OPENALEX_COST.buildBytesFixed, buildBytesPerRecord: OPENALEX_COST.buildBytesPerRecord, format: 'openalex',
-    kept: `OpenAlex's 278 M works × ${(100 * OPENALEX_COST.survival).toFixed(1)} % kept by the synthetic OpenAlex profile`, share: `~${(100 * OPENALEX_COST.survival).toFixed(0)} % of the works kept (assumed)`,
-  },
+  openalex: openAlexRelease(278e6, "OpenAlex's 278 M works", '~'),
   /** The same with the "xpac" works of November 2025: 470 M works, priced at the same rates and share (an upper bound on what is kept: xpac works are mostly repository records with fewer abstracts and references). */
-  'openalex-xpac': {
-    label: 'works', records: 470e6, articles: Math.round(470e6 * OPENALEX_COST.survival), gzBytesPerRecord: 1187,
-    buildPerRecord: OPENALEX_COST.buildPerRecord, buildBytesFixed: OPENALEX_COST.buildBytesFixed, buildBytesPerRecord: OPENALEX_COST.buildBytesPerRecord, format: 'openalex',
-    kept: `OpenAlex's 470 M works with xpac × ${(100 * OPENALEX_COST.survival).toFixed(1)} % kept by the synthetic OpenAlex profile (an upper bound)`, share: `≤ ${(100 * OPENALEX_COST.survival).toFixed(0)} % of the works kept (assumed)`,
-  },
+  'openalex-xpac': openAlexRelease(470e6, "OpenAlex's 470 M works with xpac", '≤ ', ' (an upper bound)'),
 };
+
+/** An OpenAlex release of `records` works, priced at the synthetic OpenAlex builds' rates (OPENALEX_COST). */
+function openAlexRelease(records: number, what: string, about: string, bound = ''): (typeof RELEASES)[Release] {
+  const pct = 100 * OPENALEX_COST.survival;
+  return {
+    label: 'works', records, articles: Math.round(records * OPENALEX_COST.survival), gzBytesPerRecord: 1187,
+    buildPerRecord: OPENALEX_COST.buildPerRecord, buildBytesFixed: OPENALEX_COST.buildBytesFixed, buildBytesPerRecord: OPENALEX_COST.buildBytesPerRecord, format: 'openalex',
+    kept: `${what} × ${pct.toFixed(1)} % kept by the synthetic OpenAlex profile${bound}`, share: `${about}${pct.toFixed(0)} % of the works kept (assumed)`,
+  };
+}
 
 /** The stored articles a config's store will hold when it is not built yet: its release's × scale. */
 export function expectedArticles(cfg: ExperimentConfig): number {
