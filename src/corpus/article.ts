@@ -51,3 +51,24 @@ export class InMemoryTexts implements TextSource {
     for (let i = from; i < to; i++) yield { index: i, ...this.items[i] };
   }
 }
+
+/**
+ * The texts of some documents of another source, renumbered 0…n−1 in the order given (a BM25 pool index is
+ * built from its pool's texts through this). Reads each document by position.
+ */
+export class SubsetTexts implements TextSource {
+  constructor(
+    private readonly source: TextSource,
+    /** Source indices of the documents, in the view's order. */
+    readonly docs: Uint32Array,
+  ) {}
+  get size() {
+    return this.docs.length;
+  }
+  text(i: number) {
+    return this.source.text(this.docs[i]);
+  }
+  *texts(from = 0, to = this.docs.length) {
+    for (let i = from; i < to; i++) yield { index: i, ...this.source.text(this.docs[i]) };
+  }
+}

@@ -82,6 +82,12 @@ export interface ExperimentConfig {
     from?: Release;
   };
   queryYear: number;
+  /**
+   * The BM25 index: 'corpus' (default), one index of the whole store, loaded once and searched with each pool's
+   * statistics; 'pools', an index of each pool's own texts, built when the pool is searched — memory follows the
+   * largest pool instead of the store (an OpenAlex store of ~49 M articles), for the same lists (docs/openalex.md).
+   */
+  bm25Index?: 'corpus' | 'pools';
   /** Files of paper ids never used as queries (the paper: SPECTER's and SciNCL's training queries). */
   excludeQueries: string[];
   /** Results per query (paper 500). */
@@ -113,7 +119,7 @@ export function fieldSchemeOf(cfg: Pick<ExperimentConfig, 'corpus'>): FieldSchem
 }
 
 const KNOWN_KEYS: Record<string, string[]> = {
-  '': ['name', 'seed', 'scale', 'work', 'results', 'corpus', 'queryYear', 'excludeQueries', 'k', 'measures', 'validation', 'models', 'protocols', 'modelsDir', 'emptyLists', 'setting', 'significance'],
+  '': ['name', 'seed', 'scale', 'work', 'results', 'corpus', 'queryYear', 'excludeQueries', 'k', 'measures', 'validation', 'models', 'protocols', 'modelsDir', 'emptyLists', 'setting', 'significance', 'bm25Index'],
   significance: ['baselines'],
   corpus: ['synthetic', 'store', 'prefilter', 'from'],
   'corpus.synthetic': ['articles', 'seed', 'profile'],
@@ -221,6 +227,13 @@ export function parseConfig(text: string, file: string, overrides: ConfigOverrid
   const emptyLists = r.str(['emptyLists'], 'zero');
   if (emptyLists !== 'zero' && emptyLists !== 'error') r.fail(['emptyLists'], `must be zero or error, got '${emptyLists}'`);
 
+  const bm25Index = r.str(['bm25Index'], 'corpus');
+  if (bm25Index !== 'corpus' && bm25Index !== 'pools') r.fail(['bm25Index'], `must be corpus or pools, got '${bm25Index}'`);
+  if (bm25Index === 'pools') {
+    const sparse = models.find((m) => m.kind === 'profiler' && models.find((b) => b.name === (m as { base?: string }).base)?.kind === 'bm25');
+    if (sparse) r.fail(['bm25Index'], `pools: the sparse Profiler '${sparse.name}' builds its profiles from the corpus's BM25 index; use bm25Index: corpus`);
+  }
+
   const protocols: ExperimentConfig['protocols'] = {};
   if (r.has(['protocols', 'dataset'])) {
     const p = ['protocols', 'dataset'];
@@ -292,7 +305,7 @@ export function parseConfig(text: string, file: string, overrides: ConfigOverrid
   }
   return {
     name, seed, scale, work, results, corpus: { synthetic, store, prefilter: 'paper', ...(fieldScheme !== 'mag' ? { fieldScheme } : {}), ...(from ? { from: from as Release } : {}) }, queryYear, excludeQueries, k, measures, validation, models, protocols, modelsDir,
-    emptyLists: emptyLists as 'zero' | 'error', ...(settings ? { settings } : {}), ...(significance ? { significance } : {}),
+    emptyLists: emptyLists as 'zero' | 'error', ...(bm25Index === 'pools' ? { bm25Index } : {}), ...(settings ? { settings } : {}), ...(significance ? { significance } : {}),
   };
 }
 

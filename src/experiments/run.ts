@@ -11,7 +11,7 @@
  * plain `runExperiment` assembles: every cell exists, so it only reads them back, runs MDCR and writes the
  * report — the same bytes as one process.
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { CorpusStore } from '../corpus/store.ts';
 import { fieldAbbrev } from '../corpus/fields.ts';
@@ -26,6 +26,7 @@ import { underLock } from '../util/lock.ts';
 import { inShard, type Shard } from '../util/shard.ts';
 import { canonicalConfig, configHash, type ExperimentConfig } from './config.ts';
 import { SearchProcesses } from '../retrieval/bm25/parallel.ts';
+import { PoolIndexes } from '../retrieval/bm25/pool-index.ts';
 import { prepareBm25Index, prepareCorpus, type CorpusInfo, type StageLog } from './corpus-stage.ts';
 import type { ReadyModel, SkippedModel } from './models.ts';
 import { anyNeeds, type BuildContext } from './kinds/index.ts';
@@ -121,8 +122,15 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
     waiting: () => log(`[prepare] another worker is preparing the corpus and index (${lockPath}); waiting`),
   }, async () => {
     const { store, info } = await timed('corpus', () => prepareCorpus(cfg, (l) => log(`[corpus] ${l}`)));
-    const bm25Index = anyNeeds(cfg.models, 'bm25Index') ? await timed('bm25 index', () => prepareBm25Index(cfg, store, info, (l) => log(`[index] ${l}`))) : undefined;
-    return { store, info, bm25Index: bm25Index && { ...bm25Index, processes: new SearchProcesses(bm25Index.dir) } };
+    if (!anyNeeds(cfg.models, 'bm25Index')) return { store, info, bm25Index: undefined };
+    if (cfg.bm25Index === 'pools') {
+      // Each pool's own index, built when the pool is first searched (its time counts in the cells').
+      log(`[index] BM25: an index of each pool's own texts (bm25Index: pools), not one of the ${store.size} articles`);
+      const onBuild = (n: number, s: number) => log(`[index] BM25 index of a pool of ${n} articles: ${s.toFixed(1)} s`);
+      return { store, info, bm25Index: { index: new PoolIndexes(store, { threads, storeDir: resolve(info.dir), scratchDir: cfg.work, onBuild }) } };
+    }
+    const bm25Index = await timed('bm25 index', () => prepareBm25Index(cfg, store, info, (l) => log(`[index] ${l}`)));
+    return { store, info, bm25Index: { ...bm25Index, processes: new SearchProcesses(bm25Index.dir) } };
   });
 
   // Query exclusion lists (paper: SPECTER's and SciNCL's training queries) and the splits.

@@ -8,6 +8,7 @@
 import type { CorpusStore } from '../../corpus/store.ts';
 import type { SearchProcesses } from '../../retrieval/bm25/parallel.ts';
 import type { Bm25Index } from '../../retrieval/bm25/index-format.ts';
+import type { PoolIndexes } from '../../retrieval/bm25/pool-index.ts';
 import type { Device } from '../../retrieval/dense/encoder.ts';
 import type { Field } from '../../corpus/fields.ts';
 import type { Setting } from '../../retrieval/retriever.ts';
@@ -60,7 +61,8 @@ export interface BuildContext {
    * The corpus's BM25 index, built when a configured kind `needs` it, and the search processes its retrievers
    * share across the run's pool groups (ended with the run).
    */
-  bm25Index?: { index: Bm25Index; dir?: string; processes?: SearchProcesses };
+  /** The corpus's BM25 index (with its folder and search processes), or each pool's own (bm25Index: pools). */
+  bm25Index?: { index: Bm25Index | PoolIndexes; dir?: string; processes?: SearchProcesses };
   threads: number;
   /** cpu | cuda | auto for encoders. */
   device?: Device;

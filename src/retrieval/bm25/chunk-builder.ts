@@ -4,7 +4,9 @@
  * (index-process.ts, index-worker.ts), and merges their chunks; a module of its own so those entry points do
  * not import the orchestration that starts them.
  */
-import type { TextSource } from '../../corpus/article.ts';
+import { readFileSync } from 'node:fs';
+import { InMemoryTexts, SubsetTexts, type TextSource } from '../../corpus/article.ts';
+import { StoreTexts } from '../../corpus/store-texts.ts';
 import { Growable } from '../../util/growable.ts';
 import { EnglishAnalyzer, articleText } from './analyzer.ts';
 import { tokenize } from './tokenizer.ts';
@@ -28,7 +30,21 @@ export interface LocalChunk {
 }
 
 /** Where worker threads read the texts from (they cannot share the caller's TextSource object). */
-export type WorkerSource = { kind: 'store'; dir: string } | { kind: 'texts'; items: { title: string; abstract: string }[] };
+export type WorkerSource =
+  /** A corpus store's texts; with `docsFile` (little-endian uint32 store indices) only those, numbered 0…n−1 in its order. */
+  | { kind: 'store'; dir: string; docsFile?: string }
+  | { kind: 'texts'; items: { title: string; abstract: string }[] };
+
+/** The texts a worker reads (in its own process or thread). */
+export function openWorkerSource(src: WorkerSource): TextSource {
+  if (src.kind === 'texts') return new InMemoryTexts(src.items);
+  const texts = new StoreTexts(src.dir);
+  if (!src.docsFile) return texts;
+  const b = readFileSync(src.docsFile);
+  const docs = new Uint32Array(b.byteLength >>> 2);
+  new Uint8Array(docs.buffer).set(b.subarray(0, docs.byteLength));
+  return new SubsetTexts(texts, docs);
+}
 
 /**
  * Analyses chunks of documents into postings with its own vocabulary. One per thread: the merger maps each

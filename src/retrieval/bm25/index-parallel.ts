@@ -56,7 +56,7 @@ export function buildInParallel(
         });
         c.on('error', finish);
         c.on('exit', (code) => finish(new Error(`bm25 index process exited with code ${code} before finishing`)));
-        const init: BuildProcessInit = { storeDir: src.dir, scratchDir };
+        const init: BuildProcessInit = { source: src, scratchDir };
         c.send({ init });
         feed();
       } else {

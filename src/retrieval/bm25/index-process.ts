@@ -7,20 +7,20 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serialize } from 'node:v8';
-import { StoreTexts } from '../../corpus/store-texts.ts';
-import { ChunkBuilder } from './chunk-builder.ts';
+import type { TextSource } from '../../corpus/article.ts';
+import { ChunkBuilder, openWorkerSource, type WorkerSource } from './chunk-builder.ts';
 
 export interface BuildProcessInit {
-  storeDir: string;
+  source: WorkerSource & { kind: 'store' };
   scratchDir: string;
 }
 
-let source: StoreTexts | undefined;
+let source: TextSource | undefined;
 let scratch = '';
 const builder = new ChunkBuilder();
 process.on('message', (msg: { init?: BuildProcessInit; range?: [number, number, number] }) => {
   if (msg.init) {
-    source = new StoreTexts(msg.init.storeDir);
+    source = openWorkerSource(msg.init.source);
     scratch = msg.init.scratchDir;
     return;
   }

@@ -1,6 +1,8 @@
 /**
  * Bm25Retriever: the Retriever interface over a BM25 index and its corpus (queries are corpus articles,
  * analysed from their title + abstract). Pool statistics are computed once per distinct pool and reused.
+ * The index is the corpus's (one index, searched with each pool's statistics) or, for a corpus whose index does
+ * not fit in memory, each pool's own (PoolIndexes): the same lists either way.
  */
 import { createHash } from 'node:crypto';
 import type { RankedLists, Retriever, SearchRequest } from '../retriever.ts';
@@ -10,6 +12,8 @@ import { EnglishAnalyzer, articleText, queryTermIds } from './analyzer.ts';
 import { ANALYZER_NAME, INDEX_VERSION, termIdMap, type Bm25Index } from './index-format.ts';
 import { DEFAULT_PARAMS, PoolStats, type Bm25Params } from './pool-stats.ts';
 import { searchBatch, type SearchProcesses } from './parallel.ts';
+import { poolWithCandidates, type PoolIndex, type PoolIndexes } from './pool-index.ts';
+import { slicePosition } from './pool-slice.ts';
 import type { TermIndexParams } from '../capabilities.ts';
 
 interface Bm25RetrieverOptions {
@@ -30,21 +34,29 @@ export class Bm25Retriever implements Retriever {
   readonly name: string;
   readonly params: Bm25Params;
   private readonly analyzer = new EnglishAnalyzer();
-  private readonly vocab: Map<string, number>;
+  private vocab_: Map<string, number> | undefined;
   private lastPool: { pool: Uint32Array | undefined; stats: PoolStats } | undefined;
+  /** Pool-index mode: the statistics and tie key of the last pool searched, with the index they belong to. */
+  private lastOwn: { own: PoolIndex; pool: Uint32Array | undefined; stats: PoolStats; tieKey: Uint32Array | null } | undefined;
   private fingerprint_: string | undefined;
 
+  /** `index`: the corpus's BM25 index, or the pools' own indexes built from `texts` as pools are searched. */
   constructor(
-    private readonly index: Bm25Index,
+    private readonly index: Bm25Index | PoolIndexes,
     private readonly texts: TextSource,
     private readonly opts: Bm25RetrieverOptions = {},
   ) {
-    if (texts.size !== index.docCount) {
+    if (!isPoolIndexes(index) && texts.size !== index.docCount) {
       throw new CitebenchError(`BM25 index has ${index.docCount} documents but the corpus has ${texts.size}: rebuild the index`);
     }
+    if (isPoolIndexes(index) && index.texts !== texts) throw new Error('Bm25Retriever: pool indexes of other texts');
     this.params = { ...DEFAULT_PARAMS, ...opts.params };
     this.name = opts.name ?? 'bm25';
-    this.vocab = termIdMap(index.terms);
+  }
+
+  /** The corpus index (undefined in pool-index mode). */
+  private get corpusIndex(): Bm25Index | undefined {
+    return isPoolIndexes(this.index) ? undefined : this.index;
   }
 
   /**
@@ -57,16 +69,19 @@ export class Bm25Retriever implements Retriever {
       k1: this.params.k1,
       b: this.params.b,
       lengths: this.params.accurate ? 'accurate' : 'lossy',
-      index: { version: INDEX_VERSION, analyzer: ANALYZER_NAME, content: indexIdentity(this.index) },
+      index: {
+        version: INDEX_VERSION, analyzer: ANALYZER_NAME,
+        content: isPoolIndexes(this.index) ? `pool indexes of texts ${this.index.identity()}` : indexIdentity(this.index),
+      },
       tieKey: this.opts.tieKey ? digest(this.opts.tieKey) : null,
     });
     return this.fingerprint_;
   }
 
-  /** Statistics of a pool (cached for the last pool used, by identity). */
+  /** Statistics of a pool over the corpus index (cached for the last pool used, by identity). */
   stats(pool?: Uint32Array): PoolStats {
     if (this.lastPool && this.lastPool.pool === pool) return this.lastPool.stats;
-    const stats = new PoolStats(this.index, this.params, pool);
+    const stats = new PoolStats(this.requireCorpusIndex('pool statistics'), this.params, pool);
     this.lastPool = { pool, stats };
     return stats;
   }
@@ -85,19 +100,28 @@ export class Bm25Retriever implements Retriever {
 
   /** What models built on this one use: the index and the parameters it ranks with (capabilities.ts). */
   get termIndex(): TermIndexParams {
-    return { index: this.index, k1: this.params.k1, b: this.params.b, accurate: this.params.accurate };
+    return { index: this.requireCorpusIndex('a sparse Profiler'), k1: this.params.k1, b: this.params.b, accurate: this.params.accurate };
+  }
+
+  private requireCorpusIndex(what: string): Bm25Index {
+    const ix = this.corpusIndex;
+    if (!ix) throw new CitebenchError(`${what} needs the corpus's BM25 index; this BM25 model indexes each pool on its own (bm25Index: pools)`);
+    return ix;
   }
 
   async search(req: SearchRequest): Promise<RankedLists> {
-    const stats = this.stats(req.pool);
     for (const q of req.queries) {
       if (q >= this.texts.size) throw new CitebenchError(`query ${q} is outside the corpus (${this.texts.size} articles)`);
     }
+    if (isPoolIndexes(this.index)) return this.searchOwnIndex(this.index, req);
+    const stats = this.stats(req.pool);
+    this.vocab_ ??= termIdMap(this.index.terms);
+    const vocab = this.vocab_;
     const excludeSelf = req.excludeSelf ?? true;
     const n = req.queries.length;
     return searchBatch(stats.arrays(this.opts.tieKey ?? null), {
       // Analysed while the searchers start (search processes load the index meanwhile).
-      queries: () => Array.from(req.queries, (q) => stats.prepare(queryTermIds(this.analyzer, this.vocab, articleText(this.texts.text(q))))),
+      queries: () => Array.from(req.queries, (q) => stats.prepare(queryTermIds(this.analyzer, vocab, articleText(this.texts.text(q))))),
       queryCount: n,
       k: req.k,
       exclude: excludeSelf ? Int32Array.from(req.queries) : undefined,
@@ -109,6 +133,49 @@ export class Bm25Retriever implements Retriever {
       onResult: req.onResult && ((q, top) => req.onResult!(q, top.docs, top.scores)),
     });
   }
+
+  /**
+   * Pool-index mode: the request searched in the index of its pool (plus any fixed candidate outside it, which
+   * is indexed but does not count in the pool's statistics, as in the corpus index), in the pool's numbering —
+   * corpus order, so ties fall as in the corpus index — and the lists mapped back to corpus indices.
+   */
+  private async searchOwnIndex(pools: PoolIndexes, req: SearchRequest): Promise<RankedLists> {
+    const wanted = req.pool ? poolWithCandidates(req.pool, req.candidates) : allDocuments(this.texts.size);
+    const own = await pools.of(wanted);
+    const { docs } = own;
+    const local = (d: number) => slicePosition(docs, d);
+    let last = this.lastOwn;
+    if (!last || last.own !== own || last.pool !== req.pool) {
+      const localPool = req.pool && wanted !== req.pool ? Uint32Array.from(req.pool, local) : undefined;
+      const tieKey = this.opts.tieKey ? Uint32Array.from(docs, (d) => this.opts.tieKey![d]) : null;
+      this.lastOwn = last = { own, pool: req.pool, stats: new PoolStats(own.index, this.params, localPool), tieKey };
+    }
+    const { stats } = last;
+    const n = req.queries.length;
+    const lists = await searchBatch(stats.arrays(last.tieKey), {
+      queries: () => Array.from(req.queries, (q) => stats.prepare(queryTermIds(this.analyzer, own.vocab, articleText(this.texts.text(q))))),
+      queryCount: n,
+      k: req.k,
+      // A query outside the indexed documents cannot be returned anyway.
+      exclude: (req.excludeSelf ?? true) ? Int32Array.from(req.queries, local) : undefined,
+      candidates: req.candidates?.map((c) => Uint32Array.from(c, local)),
+      threads: this.opts.threads ?? 1,
+      onProgress: this.opts.onProgress && ((d) => this.opts.onProgress!(d, n)),
+      onResult: req.onResult && ((q, top) => req.onResult!(q, Uint32Array.from(top.docs, (d) => docs[d]), top.scores)),
+    });
+    for (let i = 0; i < lists.docs.length; i++) lists.docs[i] = docs[lists.docs[i]];
+    return lists;
+  }
+}
+
+function isPoolIndexes(x: Bm25Index | PoolIndexes): x is PoolIndexes {
+  return 'of' in x && typeof x.of === 'function';
+}
+
+function allDocuments(n: number): Uint32Array {
+  const out = new Uint32Array(n);
+  for (let i = 0; i < n; i++) out[i] = i;
+  return out;
 }
 
 /**
