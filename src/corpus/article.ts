@@ -69,6 +69,25 @@ export class SubsetTexts implements TextSource {
     return this.source.text(this.docs[i]);
   }
   *texts(from = 0, to = this.docs.length) {
-    for (let i = from; i < to; i++) yield { index: i, ...this.source.text(this.docs[i]) };
+    const docs = this.docs;
+    if (to <= from) return;
+    const span = docs[to - 1] - docs[from] + 1;
+    // Dense stretches (at least 1 document in 8) are read by the source's sequential scan, skipping the others;
+    // sparse ones, document by document.
+    if (span <= 8 * (to - from) && sorted(docs, from, to)) {
+      let i = from;
+      for (const t of this.source.texts(docs[from], docs[to - 1] + 1)) {
+        if (t.index !== docs[i]) continue;
+        yield { index: i, title: t.title, abstract: t.abstract };
+        i++;
+      }
+      return;
+    }
+    for (let i = from; i < to; i++) yield { index: i, ...this.source.text(docs[i]) };
   }
+}
+
+function sorted(a: Uint32Array, from: number, to: number): boolean {
+  for (let i = from + 1; i < to; i++) if (a[i] <= a[i - 1]) return false;
+  return true;
 }

@@ -4,7 +4,7 @@
  */
 import { memoryLimit } from '../util/memory.ts';
 import { configHash, type ExperimentConfig } from './config.ts';
-import { entryOf } from './kinds/index.ts';
+import { anyNeeds, entryOf } from './kinds/index.ts';
 import { corpusBuildForecast, estimate, expectedArticles, RELEASES, formatBytes, formatDuration, groupPath, planGroups, sizeLabel } from './plan.ts';
 import { storeArticles } from './slurm.ts';
 
@@ -37,7 +37,14 @@ export function dryRun(cfg: ExperimentConfig, opts: { memoryBytes?: number } = {
   }
   lines.push(`  ${'total'.padEnd(w)} ${formatDuration(total).padStart(9)}`);
   const over = est.filter((e) => e.bytes > memory);
-  if (over.length) lines.push('', `⚠ ${over.length} stage${over.length > 1 ? 's need' : ' needs'} more memory than this machine has (${formatBytes(memory)}): ${over.map((e) => e.stage).join('; ')}. A sparse Profiler's \`topTerms\` bounds its profiles (docs/benchmarks.md).`);
+  if (over.length) {
+    // What bounds each kind of stage that does not fit: the corpus's BM25 index, a sparse Profiler's profiles.
+    const hints = [
+      ...(cfg.bm25Index !== 'pools' && anyNeeds(cfg.models, 'bm25Index') ? ['`bm25Index: pools` bounds BM25 by the largest pool instead of the store (docs/openalex.md).'] : []),
+      "A sparse Profiler's `topTerms` bounds its profiles (docs/benchmarks.md).",
+    ];
+    lines.push('', `⚠ ${over.length} stage${over.length > 1 ? 's need' : ' needs'} more memory than this machine has (${formatBytes(memory)}): ${over.map((e) => e.stage).join('; ')}. ${hints.join(' ')}`);
+  }
   // Disk: what the corpus and index stages write (peak while they run; what stays), and, for a store not built
   // yet, the `citebench corpus build` of the raw release it would come from.
   const build = cfg.corpus.store && articles === undefined ? corpusBuildForecast(cfg.scale, cfg.corpus.from) : undefined;

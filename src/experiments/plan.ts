@@ -172,7 +172,7 @@ const COST = {
 /** The cost environment of a config: each model's costs through its kind's entry, other models' on request. */
 function costEnv(cfg: ExperimentConfig, articles: number, processes: boolean): CostEnv {
   const env: CostEnv = {
-    articles, processes,
+    articles, processes, poolIndexes: cfg.bm25Index === 'pools',
     graphBytes: articles * (4 * UNIT.citationsPerArticle[cfg.corpus.synthetic ? 'synthetic' : 'store'] + 1),
     model: (n) => cfg.models.find((x) => x.name === n)!,
     dense: (m) => entryOf(m).needs?.encode ?? false,
@@ -189,11 +189,13 @@ export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticl
   const syn = cfg.corpus.synthetic;
   const articles = storeArticles ?? (syn ? Math.round(syn.articles * COST.survival[syn.profile ?? 'default']) : expectedArticles(cfg));
   // Process-mode BM25 search where its index copies fit this machine (the rule parallel.ts applies).
-  const processes = processCopiesFit(articles * UNIT.indexBytesPerArticle, UNIT.searchProcesses, PROCESS_MEMORY_SHARE * memory, true);
+  const poolIndexes = cfg.bm25Index === 'pools';
+  const processes = !poolIndexes && processCopiesFit(articles * UNIT.indexBytesPerArticle, UNIT.searchProcesses, PROCESS_MEMORY_SHARE * memory, true);
   const env = costEnv(cfg, articles, processes);
   const out: Estimate[] = [];
   if (syn) out.push(synthCorpusEstimate(syn.articles, syn.profile, articles));
-  if (anyNeeds(cfg.models, 'bm25Index')) {
+  // With bm25Index: pools each pool group builds its pool's index inside its cells (kinds/bm25.ts).
+  if (anyNeeds(cfg.models, 'bm25Index') && !poolIndexes) {
     const disk = indexDiskNeed(articles * COST.textBytesPerArticle);
     out.push({ stage: 'BM25 index', seconds: articles * COST.indexPerArticle, bytes: COST.indexBuildBytesFixed + articles * COST.indexBuildBytesPerArticle, disk: { peak: disk, kept: disk * 6 / 8 } });
   }
@@ -233,7 +235,12 @@ export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticl
   if (cfg.protocols.mdcr && cfg.protocols.field) {
     const f = cfg.protocols.field;
     const graph = articles * (8 * UNIT.citationsPerArticle[cfg.corpus.synthetic ? 'synthetic' : 'store'] + COST.storeBytesPerArticle);
-    out.push({ stage: `MDCR: build val + test (${2 * f.fields.length * f.queries} queries), score, evaluate`, seconds: 2 * f.fields.length * f.queries * COST.mdcrPerQuery, bytes: articles * UNIT.indexBytesPerArticle + graph });
+    // BM25 scores the test split's pairs over the data file's papers: the corpus index, or (pools) theirs alone, at
+    // most every candidate of every test query.
+    const m = cfg.protocols.mdcr;
+    const dataPapers = Math.min(articles, f.fields.length * f.queries * (m.positives + 6 * m.perType + 1));
+    const index = anyNeeds(cfg.models, 'bm25Index') ? (poolIndexes ? dataPapers * UNIT.poolIndex.bytesPerArticle : articles * UNIT.indexBytesPerArticle) : 0;
+    out.push({ stage: `MDCR: build val + test (${2 * f.fields.length * f.queries} queries), score, evaluate`, seconds: 2 * f.fields.length * f.queries * COST.mdcrPerQuery, bytes: index + graph });
   }
   return out;
 }

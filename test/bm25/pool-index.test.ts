@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InMemoryTexts, type ArticleText } from '../../src/corpus/article.ts';
+import { InMemoryTexts, SubsetTexts, type ArticleText } from '../../src/corpus/article.ts';
 import { buildIndex } from '../../src/retrieval/bm25/index.ts';
 import { Bm25Retriever } from '../../src/retrieval/bm25/retriever.ts';
 import { PoolIndexes, poolWithCandidates } from '../../src/retrieval/bm25/pool-index.ts';
@@ -126,5 +126,16 @@ test('pool indexes built by child processes from a store equal the in-thread bui
     assert.throws(() => new Bm25Retriever(onThreads, store).termIndex, /sparse Profiler needs the corpus's BM25 index/);
   } finally {
     rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a pool\'s texts read in dense stretches by the sequential scan and sparse ones one by one are the same texts', () => {
+  const src = new InMemoryTexts(texts(500, 3));
+  for (const docs of [Uint32Array.of(1, 2, 4, 5, 9, 10, 11), Uint32Array.of(0, 90, 91, 400, 499), Uint32Array.of(7)]) {
+    const view = new SubsetTexts(src, docs);
+    for (const [from, to] of [[0, docs.length], [1, docs.length - 1], [2, 2]]) {
+      const got = [...view.texts(from, to)];
+      assert.deepEqual(got, Array.from(docs.subarray(from, to), (d, i) => ({ index: from + i, ...src.text(d) })), `${docs} [${from}, ${to})`);
+    }
   }
 });

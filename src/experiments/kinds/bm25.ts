@@ -75,16 +75,18 @@ export const bm25: KindEntry<Bm25ModelConfig> = {
   },
   cost: {
     perQuery: (_c, env, pool) => {
-      if (!env.processes && sliced(pool, env.articles)) return pool * COST.threads.perQueryIndexed + COST.threads.perQuery;
+      if (env.poolIndexes || (!env.processes && sliced(pool, env.articles))) return pool * COST.threads.perQueryIndexed + COST.threads.perQuery;
       const searched = sliced(pool, env.articles) ? pool : env.articles;
       return (searched * COST.perQueryIndexed + COST.perQuery) * (env.processes ? 1 : COST.threadsSlowdown);
     },
     // On threads, this process holds the pool's slice beside the index (the processes' 1.5 copies count theirs).
-    perGroup: (_c, env, pool) => ({
-      seconds: COST.perGroup + Math.max(0, env.articles - COST.groupAt) * COST.groupPerArticle,
-      bytes: !env.processes && sliced(pool, env.articles) ? pool * COST.sliceBytesPerArticle : 0,
-    }),
-    modelBytes: (_c, env) => env.articles * UNIT.indexBytesPerArticle * (env.processes ? 1 + UNIT.searchProcesses * UNIT.searchProcessCopies : 1),
+    perGroup: (_c, env, pool) => {
+      const seconds = COST.perGroup + Math.max(0, env.articles - COST.groupAt) * COST.groupPerArticle;
+      // bm25Index: pools — the pool's own index is built first (its search is the sliced search on threads above).
+      if (env.poolIndexes) return { seconds: seconds + UNIT.poolIndex.fixedSeconds + pool * UNIT.poolIndex.perArticle, bytes: pool * UNIT.poolIndex.bytesPerArticle };
+      return { seconds, bytes: !env.processes && sliced(pool, env.articles) ? pool * COST.sliceBytesPerArticle : 0 };
+    },
+    modelBytes: (_c, env) => (env.poolIndexes ? 0 : env.articles * UNIT.indexBytesPerArticle * (env.processes ? 1 + UNIT.searchProcesses * UNIT.searchProcessCopies : 1)),
   },
 };
 

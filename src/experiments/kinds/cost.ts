@@ -13,6 +13,12 @@ export const UNIT = {
   /** Bytes per BM25 posting-bearing article (index in memory). */
   indexBytesPerArticle: 900,
   /**
+   * bm25Index: pools — a pool's own index, built by 2 processes reading the pool's texts from the store: seconds
+   * (fixed + per pool article) and the run's peak bytes per pool article, fitted to the pools-mode run of
+   * configs/openalex.yaml on 3.5 M stored articles (docs/benchmarks.md, "BM25 over each pool's own index").
+   */
+  poolIndex: { fixedSeconds: 0, perArticle: 78e-6, bytesPerArticle: 2000 },
+  /**
    * BM25 search child processes (2 cores, threads 2), each with its own copy of the index, where the copies fit
    * (parallel.ts); they persist across a run's pool groups, so each also holds the pool sliced out of its copy
    * (under half of it): 1.5 copies each at most.

@@ -79,6 +79,8 @@ export interface CostEnv {
   articles: number;
   /** BM25 searches in child processes (each with its own index copy) rather than threads. */
   processes: boolean;
+  /** BM25 indexes each pool on its own (bm25Index: pools): no corpus index, a pool index built per pool group. */
+  poolIndexes: boolean;
   /** Bytes of the outbound citation graph (navigation's and the Profiler's CSR). */
   graphBytes: number;
   model(name: string): ModelConfigBase;
