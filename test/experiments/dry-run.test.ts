@@ -307,6 +307,16 @@ test('OpenAlex (docs/benchmarks.md, "OpenAlex works"): the per-work costs give b
     near(Number(build[1]) * 1e6, Number(works) * 1e6 * OPENALEX_COST.survival, 0.01, `${from}: the articles assumed`);
     assert.match(text, new RegExp(`not built yet: assuming \\d+ articles, OpenAlex's ${works.split('.')[0]} M works`));
     assert.match(text, /disk \(in the work folder; peak while the stage runs \/ kept after it\):\n {2}corpus build of ~/);
+    // The shipped config indexes each pool on its own: every stage of the run fits 24 GB too.
+    assert.equal(cfg.bm25Index, 'pools');
+    const stages = text.slice(text.indexOf('estimate on'), text.indexOf('\n  total'));
+    assert.match(stages, /cells bm25 .* peak ≈ [\d.]+ GiB/);
+    assert.match(stages, /MDCR: .* peak ≈ [\d.]+ GiB/);
+    assert.doesNotMatch(stages, /BM25 index/, 'no corpus index is built');
+    assert.ok(!text.includes('⚠'), `${from}: every stage fits 24 GB\n${text}`);
+    // With the corpus's index the BM25 stages do not fit, and the warning says what bounds them.
+    const whole = dryRun({ ...cfg, bm25Index: undefined, corpus: { ...cfg.corpus, from } }, { memoryBytes: DEV_MACHINE });
+    assert.match(whole, /⚠ 3 stages need more memory than this machine has \(24\.0 GiB\): BM25 index; cells bm25; MDCR.*`bm25Index: pools` bounds BM25 by the largest pool/);
   }
   // configs/openalex.yaml names its release, so its dry run prices OpenAlex, not S2ORC.
   const shipped = loadConfig(join(REPO, 'configs/openalex.yaml'), { scale: 1, store: join(REPO, 'no-such-store') });

@@ -23,6 +23,11 @@ export interface PoolIndex {
   index: Bm25Index;
   /** Term → id of the index's vocabulary (queries are analysed against it). */
   vocab: Map<string, number>;
+  /**
+   * What searchers derive from the index (pool statistics per parameters, tie keys), kept with it rather than by
+   * the searchers, so that the index and all of it are released together when the next pool's index is built.
+   */
+  derived: Map<string, unknown>;
 }
 
 export interface PoolIndexOptions {
@@ -101,7 +106,7 @@ export class PoolIndexes {
     }
     this.builds++;
     this.opts.onBuild?.(own.length, (performance.now() - start) / 1000);
-    return { docs: own, index, vocab: termIdMap(index.terms) };
+    return { docs: own, index, vocab: termIdMap(index.terms), derived: new Map() };
   }
 }
 

@@ -12,7 +12,7 @@ import { EnglishAnalyzer, articleText, queryTermIds } from './analyzer.ts';
 import { ANALYZER_NAME, INDEX_VERSION, termIdMap, type Bm25Index } from './index-format.ts';
 import { DEFAULT_PARAMS, PoolStats, type Bm25Params } from './pool-stats.ts';
 import { searchBatch, type SearchProcesses } from './parallel.ts';
-import { poolWithCandidates, type PoolIndex, type PoolIndexes } from './pool-index.ts';
+import { poolWithCandidates, type PoolIndexes } from './pool-index.ts';
 import { slicePosition } from './pool-slice.ts';
 import type { TermIndexParams } from '../capabilities.ts';
 
@@ -36,8 +36,6 @@ export class Bm25Retriever implements Retriever {
   private readonly analyzer = new EnglishAnalyzer();
   private vocab_: Map<string, number> | undefined;
   private lastPool: { pool: Uint32Array | undefined; stats: PoolStats } | undefined;
-  /** Pool-index mode: the statistics and tie key of the last pool searched, with the index they belong to. */
-  private lastOwn: { own: PoolIndex; pool: Uint32Array | undefined; stats: PoolStats; tieKey: Uint32Array | null } | undefined;
   private fingerprint_: string | undefined;
 
   /** `index`: the corpus's BM25 index, or the pools' own indexes built from `texts` as pools are searched. */
@@ -144,16 +142,18 @@ export class Bm25Retriever implements Retriever {
     const own = await pools.of(wanted);
     const { docs } = own;
     const local = (d: number) => slicePosition(docs, d);
-    let last = this.lastOwn;
-    if (!last || last.own !== own || last.pool !== req.pool) {
-      const localPool = req.pool && wanted !== req.pool ? Uint32Array.from(req.pool, local) : undefined;
-      const tieKey = this.opts.tieKey ? Uint32Array.from(docs, (d) => this.opts.tieKey![d]) : null;
-      this.lastOwn = last = { own, pool: req.pool, stats: new PoolStats(own.index, this.params, localPool), tieKey };
-    }
-    const { stats } = last;
+    // Statistics per parameters and pool (the pool's own, or the pool's members among pool ∪ candidates).
+    const localPool = req.pool && wanted !== req.pool ? Uint32Array.from(req.pool, local) : undefined;
+    const statsKey = `stats ${this.params.k1} ${this.params.b} ${this.params.accurate} ${localPool ? `members ${digest(localPool)}` : 'all'}`;
+    let stats = own.derived.get(statsKey) as PoolStats | undefined;
+    if (!stats) own.derived.set(statsKey, (stats = new PoolStats(own.index, this.params, localPool)));
+    const corpusTie = this.opts.tieKey;
+    let tieKey = corpusTie ? (own.derived.get('tieKey') as { of: Uint32Array; local: Uint32Array } | undefined) : undefined;
+    if (corpusTie && tieKey?.of !== corpusTie) own.derived.set('tieKey', (tieKey = { of: corpusTie, local: Uint32Array.from(docs, (d) => corpusTie[d]) }));
+    const s = stats;
     const n = req.queries.length;
-    const lists = await searchBatch(stats.arrays(last.tieKey), {
-      queries: () => Array.from(req.queries, (q) => stats.prepare(queryTermIds(this.analyzer, own.vocab, articleText(this.texts.text(q))))),
+    const lists = await searchBatch(s.arrays(tieKey?.local ?? null), {
+      queries: () => Array.from(req.queries, (q) => s.prepare(queryTermIds(this.analyzer, own.vocab, articleText(this.texts.text(q))))),
       queryCount: n,
       k: req.k,
       // A query outside the indexed documents cannot be returned anyway.
