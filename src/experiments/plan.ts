@@ -170,10 +170,16 @@ const COST = {
 
 
 /** The cost environment of a config: each model's costs through its kind's entry, other models' on request. */
-function costEnv(cfg: ExperimentConfig, articles: number, processes: boolean): CostEnv {
+/** Outbound citations per article the estimate assumes: the synthetic corpus's, an OpenAlex release's, a store's. */
+function citationDensity(cfg: ExperimentConfig, built: boolean): number {
+  if (cfg.corpus.synthetic) return UNIT.citationsPerArticle.synthetic;
+  return !built && cfg.corpus.from?.startsWith('openalex') ? UNIT.citationsPerArticle.openalex : UNIT.citationsPerArticle.store;
+}
+
+function costEnv(cfg: ExperimentConfig, articles: number, processes: boolean, citations: number): CostEnv {
   const env: CostEnv = {
     articles, processes, poolIndexes: cfg.bm25Index === 'pools',
-    graphBytes: articles * (4 * UNIT.citationsPerArticle[cfg.corpus.synthetic ? 'synthetic' : 'store'] + 1),
+    graphBytes: articles * (4 * citations + 1),
     model: (n) => cfg.models.find((x) => x.name === n)!,
     dense: (m) => entryOf(m).needs?.encode ?? false,
     perQuery: (m, pool) => entryOf(m).cost.perQuery(m, env, pool),
@@ -191,7 +197,8 @@ export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticl
   // Process-mode BM25 search where its index copies fit this machine (the rule parallel.ts applies).
   const poolIndexes = cfg.bm25Index === 'pools';
   const processes = !poolIndexes && processCopiesFit(articles * UNIT.indexBytesPerArticle, UNIT.searchProcesses, PROCESS_MEMORY_SHARE * memory, true);
-  const env = costEnv(cfg, articles, processes);
+  const citations = citationDensity(cfg, storeArticles !== undefined);
+  const env = costEnv(cfg, articles, processes, citations);
   const out: Estimate[] = [];
   if (syn) out.push(synthCorpusEstimate(syn.articles, syn.profile, articles));
   // With bm25Index: pools each pool group builds its pool's index inside its cells (kinds/bm25.ts).
@@ -224,9 +231,10 @@ export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticl
         tune = ` (+ tuning, ${points} grid points)`;
       }
       const largest = Math.max(...gs.map((g) => g.poolSize));
-      // Every model's cells also hold the store's two citation CSRs, which sampling the pools and qrels loads
-      // (3.6 GB of the 18.3 GB the BM25 cells held at 16.2 M articles).
-      const bytes = env.modelBytes(m) + env.perGroup(m, largest).bytes + 2 * env.graphBytes;
+      // Every model's cells also hold the store's citations, which sampling the pools and qrels loads: counted as
+      // both CSRs where the rates were fitted so (3.6 GB of the 18.3 GB the BM25 cells held at 16.2 M articles);
+      // bm25Index: pools's rates were fitted with the outbound CSR alone, the one they read (the inbound is MDCR's).
+      const bytes = env.modelBytes(m) + env.perGroup(m, largest).bytes + (env.poolIndexes && m.kind === 'bm25' ? 1 : 2) * env.graphBytes;
       const label = settings.length > 1 ? ` — ${setting}` : '';
       const assumption = si === 0 ? c.assumption?.(m, env) : undefined;
       out.push({ stage: `cells ${m.name}${label}${tune}${c.cellsNote?.(m, gs.length) ?? ''}`, seconds, bytes, ...(assumption ? { assumption } : {}) });
@@ -234,12 +242,16 @@ export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticl
   }
   if (cfg.protocols.mdcr && cfg.protocols.field) {
     const f = cfg.protocols.field;
-    const graph = articles * (8 * UNIT.citationsPerArticle[cfg.corpus.synthetic ? 'synthetic' : 'store'] + COST.storeBytesPerArticle);
+    const graph = articles * (8 * citations + COST.storeBytesPerArticle);
     // BM25 scores the test split's pairs over the data file's papers: the corpus index, or (pools) theirs alone, at
     // most every candidate of every test query.
     const m = cfg.protocols.mdcr;
     const dataPapers = Math.min(articles, f.fields.length * f.queries * (m.positives + 6 * m.perType + 1));
-    const index = anyNeeds(cfg.models, 'bm25Index') ? (poolIndexes ? dataPapers * UNIT.poolIndex.bytesPerArticle : articles * UNIT.indexBytesPerArticle) : 0;
+    // bm25Index: pools — fitted to the 3.5 M-article run's MDCR peak (3.14 GB): its graph, the data file's index,
+    // and a fixed part (the run lists read back, the files written: they grow with the queries, not the store).
+    const p = UNIT.poolIndex;
+    const index = !anyNeeds(cfg.models, 'bm25Index') ? 0
+      : poolIndexes ? p.mdcrFixedBytes + articles * p.textOffsetBytes + dataPapers * p.bytesPerArticle : articles * UNIT.indexBytesPerArticle;
     out.push({ stage: `MDCR: build val + test (${2 * f.fields.length * f.queries} queries), score, evaluate`, seconds: 2 * f.fields.length * f.queries * COST.mdcrPerQuery, bytes: index + graph });
   }
   return out;

@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { configHash, loadConfig, parseConfig } from '../../src/experiments/config.ts';
 import { CORPUS_COST, OPENALEX_COST, corpusBuildBytes, estimate, planGroups } from '../../src/experiments/plan.ts';
 import { dryRun } from '../../src/experiments/run.ts';
+import { UNIT } from '../../src/experiments/kinds/cost.ts';
 import { REPO } from '../helpers/shared.ts';
 
 const BEYOND = join(REPO, 'configs/beyond.yaml');
@@ -325,4 +326,30 @@ test('OpenAlex (docs/benchmarks.md, "OpenAlex works"): the per-work costs give b
   // `from` is a forecast's hint: the config's identity does not change with it.
   assert.equal(configHash(shipped), configHash({ ...shipped, corpus: { ...shipped.corpus, from: undefined } }));
   assert.throws(() => parseConfig('corpus: {store: x, from: mag}\nmodels: {bm25: {}}\nprotocols: {dataset: {queries: 1, pools: [5], repeats: 1}}\n', 'x.yaml'), /x\.yaml:1 \[corpus\.from\]: must be one of s2orc-v2020, openalex, openalex-xpac/);
+});
+
+test('bm25Index: pools (docs/benchmarks.md, "BM25 over each pool\'s own index"): the rates give back the measured builds and run', () => {
+  const docs = readFileSync(join(REPO, 'docs/benchmarks.md'), 'utf8');
+  const p = UNIT.poolIndex;
+  // | pool | builds | seconds (each) | mean |
+  const builds = [...docs.matchAll(/^\| ([\d.]+) ([kM]) \| (\d+) \| [\d., ]+ \| ([\d.]+) \|$/gm)];
+  assert.equal(builds.length, 4, 'the 200 k … 2 M rows');
+  const small = /\| 69 k … 100 k \(field level\) \| (\d+) \| [^|]+ \| ([\d.]+) at 100 k \|/.exec(docs);
+  assert.ok(small, 'the field level\'s row');
+  for (const [pool, mean] of [...builds.map((b) => [Number(b[1]) * (b[2] === 'k' ? 1e3 : 1e6), Number(b[4])]), [100_000, Number(small[2])]]) {
+    const fit = p.fixedSeconds + pool * p.perArticle;
+    assert.ok(Math.abs(fit - mean) <= 0.1 * mean, `a pool of ${pool}: ${fit.toFixed(1)} s vs measured ${mean} s`);
+  }
+  // The run: cells' time (index builds included) and the peak, as the dry run prices this config on that store.
+  const run = /^\| `pools` \| ([\d.]+) s \(CPU [\d.]+ s\) \| ([\d.]+) GB [^|]*\| [^|]+ \| ([\d,]+) s, index builds included \|/m.exec(docs);
+  assert.ok(run, 'the pools row');
+  const cfg = loadConfig(join(REPO, 'configs/openalex.yaml'), { scale: 1 });
+  const cells = estimate(cfg, planGroups(cfg), 3531746, DEV_MACHINE).find((e) => e.stage.startsWith('cells bm25'))!;
+  const measured = Number(run[3].replaceAll(',', ''));
+  assert.ok(Math.abs(cells.seconds - measured) <= 0.1 * measured, `cells: ${cells.seconds.toFixed(0)} s vs measured ${measured} s`);
+  assert.ok(Math.abs(cells.bytes - Number(run[2]) * 1e9) <= 0.05 * Number(run[2]) * 1e9, `cells: ${cells.bytes} B vs measured ${run[2]} GB`);
+  const mdcr = /The MDCR stage of the `pools` run peaked at ([\d.]+) GB/.exec(docs);
+  assert.ok(mdcr, 'the MDCR peak');
+  const mdcrEst = estimate(cfg, planGroups(cfg), 3531746, DEV_MACHINE).find((e) => e.stage.startsWith('MDCR'))!;
+  assert.ok(Math.abs(mdcrEst.bytes - Number(mdcr[1]) * 1e9) <= 0.1 * Number(mdcr[1]) * 1e9, `MDCR: ${mdcrEst.bytes} B vs measured ${mdcr[1]} GB`);
 });

@@ -75,18 +75,27 @@ export const bm25: KindEntry<Bm25ModelConfig> = {
   },
   cost: {
     perQuery: (_c, env, pool) => {
-      if (env.poolIndexes || (!env.processes && sliced(pool, env.articles))) return pool * COST.threads.perQueryIndexed + COST.threads.perQuery;
+      if (env.poolIndexes) return pool * UNIT.poolIndex.perQueryIndexed + UNIT.poolIndex.perQuery;
+      if (!env.processes && sliced(pool, env.articles)) return pool * COST.threads.perQueryIndexed + COST.threads.perQuery;
       const searched = sliced(pool, env.articles) ? pool : env.articles;
       return (searched * COST.perQueryIndexed + COST.perQuery) * (env.processes ? 1 : COST.threadsSlowdown);
     },
     // On threads, this process holds the pool's slice beside the index (the processes' 1.5 copies count theirs).
     perGroup: (_c, env, pool) => {
+      // bm25Index: pools — the pool's own index is built first; what grows with the corpus beyond the fitted run's
+      // store is priced at the corpus index's rate (which also slices the pool out of the index: an upper bound).
+      if (env.poolIndexes) {
+        const p = UNIT.poolIndex;
+        const grows = Math.max(0, env.articles - p.fittedAt) * COST.groupPerArticle;
+        return { seconds: p.perGroup + grows + p.fixedSeconds + pool * p.perArticle, bytes: pool * p.bytesPerArticle };
+      }
       const seconds = COST.perGroup + Math.max(0, env.articles - COST.groupAt) * COST.groupPerArticle;
-      // bm25Index: pools — the pool's own index is built first (its search is the sliced search on threads above).
-      if (env.poolIndexes) return { seconds: seconds + UNIT.poolIndex.fixedSeconds + pool * UNIT.poolIndex.perArticle, bytes: pool * UNIT.poolIndex.bytesPerArticle };
       return { seconds, bytes: !env.processes && sliced(pool, env.articles) ? pool * COST.sliceBytesPerArticle : 0 };
     },
-    modelBytes: (_c, env) => (env.poolIndexes ? 0 : env.articles * UNIT.indexBytesPerArticle * (env.processes ? 1 + UNIT.searchProcesses * UNIT.searchProcessCopies : 1)),
+    // bm25Index: pools holds no corpus index: what stays is per stored article (the store's columns, text offsets).
+    modelBytes: (_c, env) => (env.poolIndexes
+      ? UNIT.poolIndex.fixedBytes + env.articles * UNIT.poolIndex.storeBytesPerArticle
+      : env.articles * UNIT.indexBytesPerArticle * (env.processes ? 1 + UNIT.searchProcesses * UNIT.searchProcessCopies : 1)),
   },
 };
 
