@@ -106,6 +106,25 @@ declare module "citebench/src/corpus/article" {
             index: number;
         }, void, unknown>;
     }
+    /**
+     * The texts of some documents of another source, renumbered 0…n−1 in the order given (a BM25 pool index is
+     * built from its pool's texts through this). Reads each document by position.
+     */
+    export class SubsetTexts implements TextSource {
+        private readonly source;
+        /** Source indices of the documents, in the view's order. */
+        readonly docs: Uint32Array;
+        constructor(source: TextSource, 
+        /** Source indices of the documents, in the view's order. */
+        docs: Uint32Array);
+        get size(): number;
+        text(i: number): ArticleText;
+        texts(from?: number, to?: number): Generator<{
+            index: number;
+            title: string;
+            abstract: string;
+        }, void, unknown>;
+    }
 }
 declare module "citebench/src/util/errors" {
     /**
@@ -1280,6 +1299,133 @@ declare module "citebench/src/retrieval/bm25/parallel" {
         fail: (e: Error) => void;
     }
 }
+declare module "citebench/src/retrieval/bm25/chunk-builder" {
+    import { type TextSource } from "citebench/src/corpus/article";
+    /**
+     * One chunk's postings as its builder produced them, in the builder's own (local) term ids: `newTerms` are
+     * the terms the builder met for the first time in this chunk (local ids continue from its earlier chunks).
+     */
+    export interface LocalChunk {
+        index: number;
+        from: number;
+        to: number;
+        newTerms: string[];
+        /** Postings grouped by local term id ascending: group g = term groupTerms[g], groupCounts[g] postings. */
+        groupTerms: Uint32Array;
+        groupCounts: Uint32Array;
+        docs: Uint32Array;
+        tfs: Uint32Array;
+        lengths: Uint32Array;
+    }
+    /** Where worker threads read the texts from (they cannot share the caller's TextSource object). */
+    export type WorkerSource = 
+    /** A corpus store's texts; with `docsFile` (little-endian uint32 store indices) only those, numbered 0…n−1 in its order. */
+    {
+        kind: 'store';
+        dir: string;
+        docsFile?: string;
+    } | {
+        kind: 'texts';
+        items: {
+            title: string;
+            abstract: string;
+        }[];
+    };
+    /** The texts a worker reads (in its own process or thread). */
+    export function openWorkerSource(src: WorkerSource): TextSource;
+    /**
+     * Analyses chunks of documents into postings with its own vocabulary. One per thread: the merger maps each
+     * builder's local ids to global ids in chunk order, so the index does not depend on the number of threads.
+     */
+    export class ChunkBuilder {
+        private readonly analyzer;
+        private readonly rawIds;
+        private readonly vocab;
+        private termCount;
+        private seenDoc;
+        private seenSlot;
+        build(source: TextSource, index: number, from: number, to: number, onDoc?: () => void): LocalChunk;
+    }
+}
+declare module "citebench/src/retrieval/bm25/index" {
+    import type { TextSource } from "citebench/src/corpus/article";
+    import { type FreeBytes } from "citebench/src/util/disk";
+    import { type WorkerSource } from "citebench/src/retrieval/bm25/chunk-builder";
+    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    interface BuildOptions {
+        /** Documents per chunk (bounded build memory). Default 50,000. */
+        chunkDocs?: number;
+        /** Directory for chunk files: makes the build resumable. Without it chunks stay in memory. */
+        workDir?: string;
+        progress?: boolean;
+        /**
+         * Builders analysing chunks in parallel (default 1): child processes for a store source, worker threads for
+         * in-memory texts. The index is identical for any count.
+         */
+        threads?: number;
+        /** How builders reach the texts; default: the source's texts copied to each worker (fine for small sources). */
+        workerSource?: WorkerSource;
+        /** Free-space probe (tests replace it). */
+        freeBytes?: FreeBytes;
+    }
+    /** Disk the build of a store's index needs next to the work directory, with `doneShare` of its chunks already on disk. */
+    export function indexDiskNeed(textBytes: number, doneShare?: number): number;
+    /** Build the index of every document of `source` (title + abstract). */
+    export function buildIndex(source: TextSource, opts?: BuildOptions): Promise<Bm25Index>;
+    /**
+     * Delete a build's chunk files, then its directory when nothing else is in it. The chunks' .json markers go
+     * first: a build killed midway must not find a marker whose postings are gone and take that chunk as finished.
+     */
+    export function removeWorkDir(dir: string): void;
+}
+declare module "citebench/src/retrieval/bm25/pool-index" {
+    import { type TextSource } from "citebench/src/corpus/article";
+    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    export interface PoolIndex {
+        /** Corpus indices of the indexed documents, ascending: local document i is corpus document docs[i]. */
+        docs: Uint32Array;
+        index: Bm25Index;
+        /** Term → id of the index's vocabulary (queries are analysed against it). */
+        vocab: Map<string, number>;
+        /**
+         * What searchers derive from the index (pool statistics per parameters, tie keys), kept with it rather than by
+         * the searchers, so that the index and all of it are released together when the next pool's index is built.
+         */
+        derived: Map<string, unknown>;
+    }
+    export interface PoolIndexOptions {
+        /** Builders (child processes over the store's texts when `storeDir` is given). */
+        threads?: number;
+        /** The store the texts come from, so builders on other processes can open it. */
+        storeDir?: string;
+        /** Scratch folder for the builders' document lists (default: the system's temporary folder). */
+        scratchDir?: string;
+        /** Called after each build: the documents indexed and the seconds it took. */
+        onBuild?: (docs: number, seconds: number) => void;
+    }
+    export class PoolIndexes {
+        readonly texts: TextSource;
+        private readonly opts;
+        private last;
+        private building;
+        /** Indexes built so far (a test and the run's log read it). */
+        builds: number;
+        private identity_;
+        constructor(texts: TextSource, opts?: PoolIndexOptions);
+        /**
+         * Identity of the texts every pool index is built from, for the retriever's fingerprint (a cell is reused only
+         * for the same texts): SHA-256 of the store's text files, read in blocks (1.2 GB/s here: about 75 s for the
+         * 88 GB of text of 49 M articles, once per run),
+         * or of the texts themselves for a source that is not a store. Computed once.
+         */
+        identity(): string;
+        /** The index of `docs` (sorted, distinct corpus indices): the one kept when it holds the same documents. */
+        of(docs: Uint32Array): Promise<PoolIndex>;
+        private build;
+    }
+    /** Sorted, distinct union of a pool and the fixed candidates a request names (usually all in the pool already). */
+    export function poolWithCandidates(pool: Uint32Array, candidates: readonly Uint32Array[] | undefined): Uint32Array;
+}
 declare module "citebench/src/retrieval/dense/pooling" {
     export type PoolingMode = 'cls' | 'max' | 'mean' | 'mean_sqrt_len_tokens' | 'weightedmean' | 'lasttoken';
     export const POOLING_MODES: readonly PoolingMode[];
@@ -1766,6 +1912,7 @@ declare module "citebench/src/retrieval/bm25/retriever" {
     import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
     import { PoolStats, type Bm25Params } from "citebench/src/retrieval/bm25/pool-stats";
     import { type SearchProcesses } from "citebench/src/retrieval/bm25/parallel";
+    import { type PoolIndexes } from "citebench/src/retrieval/bm25/pool-index";
     import type { TermIndexParams } from "citebench/src/retrieval/capabilities";
     interface Bm25RetrieverOptions {
         params?: Partial<Bm25Params>;
@@ -1787,23 +1934,33 @@ declare module "citebench/src/retrieval/bm25/retriever" {
         readonly name: string;
         readonly params: Bm25Params;
         private readonly analyzer;
-        private readonly vocab;
+        private vocab_;
         private lastPool;
         private fingerprint_;
-        constructor(index: Bm25Index, texts: TextSource, opts?: Bm25RetrieverOptions);
+        /** `index`: the corpus's BM25 index, or the pools' own indexes built from `texts` as pools are searched. */
+        constructor(index: Bm25Index | PoolIndexes, texts: TextSource, opts?: Bm25RetrieverOptions);
+        /** The corpus index (undefined in pool-index mode). */
+        private get corpusIndex();
         /**
          * k1, b, exact or lossy lengths, the index format and analyzer, the index's content (see indexIdentity) and
          * the tie-break key. Computed on first use (hashing a large index takes a fraction of a second).
          */
         get fingerprint(): string;
-        /** Statistics of a pool (cached for the last pool used, by identity). */
+        /** Statistics of a pool over the corpus index (cached for the last pool used, by identity). */
         stats(pool?: Uint32Array): PoolStats;
         readonly scoresCandidates = true;
         get tunable(): Readonly<Record<string, number>>;
         withParams(p: Readonly<Record<string, number>>): Bm25Retriever;
         /** What models built on this one use: the index and the parameters it ranks with (capabilities.ts). */
         get termIndex(): TermIndexParams;
+        private requireCorpusIndex;
         search(req: SearchRequest): Promise<RankedLists>;
+        /**
+         * Pool-index mode: the request searched in the index of its pool (plus any fixed candidate outside it, which
+         * is indexed but does not count in the pool's statistics, as in the corpus index), in the pool's numbering —
+         * corpus order, so ties fall as in the corpus index — and the lists mapped back to corpus indices.
+         */
+        private searchOwnIndex;
     }
     /**
      * Content identity of an index: its counts, plus SHA-256 over the document lengths, the term offsets (every
@@ -1887,6 +2044,7 @@ declare module "citebench/src/experiments/kinds/types" {
     import type { CorpusStore } from "citebench/src/corpus/store";
     import type { SearchProcesses } from "citebench/src/retrieval/bm25/parallel";
     import type { Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    import type { PoolIndexes } from "citebench/src/retrieval/bm25/pool-index";
     import type { Device } from "citebench/src/retrieval/dense/encoder";
     import type { Setting } from "citebench/src/retrieval/retriever";
     import type { Reader } from "citebench/src/experiments/config-reader";
@@ -1942,8 +2100,9 @@ declare module "citebench/src/experiments/kinds/types" {
          * The corpus's BM25 index, built when a configured kind `needs` it, and the search processes its retrievers
          * share across the run's pool groups (ended with the run).
          */
+        /** The corpus's BM25 index (with its folder and search processes), or each pool's own (bm25Index: pools). */
         bm25Index?: {
-            index: Bm25Index;
+            index: Bm25Index | PoolIndexes;
             dir?: string;
             processes?: SearchProcesses;
         };
@@ -1962,6 +2121,8 @@ declare module "citebench/src/experiments/kinds/types" {
         articles: number;
         /** BM25 searches in child processes (each with its own index copy) rather than threads. */
         processes: boolean;
+        /** BM25 indexes each pool on its own (bm25Index: pools): no corpus index, a pool index built per pool group. */
+        poolIndexes: boolean;
         /** Bytes of the outbound citation graph (navigation's and the Profiler's CSR). */
         graphBytes: number;
         model(name: string): ModelConfigBase;
@@ -2641,6 +2802,12 @@ declare module "citebench/src/experiments/config" {
             from?: Release;
         };
         queryYear: number;
+        /**
+         * The BM25 index: 'corpus' (default), one index of the whole store, loaded once and searched with each pool's
+         * statistics; 'pools', an index of each pool's own texts, built when the pool is searched — memory follows the
+         * largest pool instead of the store (an OpenAlex store of ~49 M articles), for the same lists (docs/openalex.md).
+         */
+        bm25Index?: 'corpus' | 'pools';
         /** Files of paper ids never used as queries (the paper: SPECTER's and SciNCL's training queries). */
         excludeQueries: string[];
         /** Results per query (paper 500). */
@@ -3424,86 +3591,6 @@ declare module "citebench/src/report/markdown" {
     export function renderMarkdownReport(r: ResultsIndex, paper?: PaperNumbers): string;
     /** A model's words beside its name (results.json `summary`; older results kept it in `settings.summary`). */
     export function summaryOf(m: ModelEntry): string | undefined;
-}
-declare module "citebench/src/retrieval/bm25/chunk-builder" {
-    /**
-     * The analysing half of the BM25 index build: a ChunkBuilder turns a range of documents into postings grouped
-     * by term, in its own term ids. buildIndex runs one in its thread, or one per child process / worker thread
-     * (index-process.ts, index-worker.ts), and merges their chunks; a module of its own so those entry points do
-     * not import the orchestration that starts them.
-     */
-    import type { TextSource } from "citebench/src/corpus/article";
-    /**
-     * One chunk's postings as its builder produced them, in the builder's own (local) term ids: `newTerms` are
-     * the terms the builder met for the first time in this chunk (local ids continue from its earlier chunks).
-     */
-    export interface LocalChunk {
-        index: number;
-        from: number;
-        to: number;
-        newTerms: string[];
-        /** Postings grouped by local term id ascending: group g = term groupTerms[g], groupCounts[g] postings. */
-        groupTerms: Uint32Array;
-        groupCounts: Uint32Array;
-        docs: Uint32Array;
-        tfs: Uint32Array;
-        lengths: Uint32Array;
-    }
-    /** Where worker threads read the texts from (they cannot share the caller's TextSource object). */
-    export type WorkerSource = {
-        kind: 'store';
-        dir: string;
-    } | {
-        kind: 'texts';
-        items: {
-            title: string;
-            abstract: string;
-        }[];
-    };
-    /**
-     * Analyses chunks of documents into postings with its own vocabulary. One per thread: the merger maps each
-     * builder's local ids to global ids in chunk order, so the index does not depend on the number of threads.
-     */
-    export class ChunkBuilder {
-        private readonly analyzer;
-        private readonly rawIds;
-        private readonly vocab;
-        private termCount;
-        private seenDoc;
-        private seenSlot;
-        build(source: TextSource, index: number, from: number, to: number, onDoc?: () => void): LocalChunk;
-    }
-}
-declare module "citebench/src/retrieval/bm25/index" {
-    import type { TextSource } from "citebench/src/corpus/article";
-    import { type FreeBytes } from "citebench/src/util/disk";
-    import { type WorkerSource } from "citebench/src/retrieval/bm25/chunk-builder";
-    import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
-    interface BuildOptions {
-        /** Documents per chunk (bounded build memory). Default 50,000. */
-        chunkDocs?: number;
-        /** Directory for chunk files: makes the build resumable. Without it chunks stay in memory. */
-        workDir?: string;
-        progress?: boolean;
-        /**
-         * Builders analysing chunks in parallel (default 1): child processes for a store source, worker threads for
-         * in-memory texts. The index is identical for any count.
-         */
-        threads?: number;
-        /** How builders reach the texts; default: the source's texts copied to each worker (fine for small sources). */
-        workerSource?: WorkerSource;
-        /** Free-space probe (tests replace it). */
-        freeBytes?: FreeBytes;
-    }
-    /** Disk the build of a store's index needs next to the work directory, with `doneShare` of its chunks already on disk. */
-    export function indexDiskNeed(textBytes: number, doneShare?: number): number;
-    /** Build the index of every document of `source` (title + abstract). */
-    export function buildIndex(source: TextSource, opts?: BuildOptions): Promise<Bm25Index>;
-    /**
-     * Delete a build's chunk files, then its directory when nothing else is in it. The chunks' .json markers go
-     * first: a build killed midway must not find a marker whose postings are gone and take that chunk as finished.
-     */
-    export function removeWorkDir(dir: string): void;
 }
 declare module "citebench/src/experiments/corpus-stage" {
     import { CorpusStore } from "citebench/src/corpus/store";

@@ -55,8 +55,8 @@ export class PoolIndexes {
 
   /**
    * Identity of the texts every pool index is built from, for the retriever's fingerprint (a cell is reused only
-   * for the same texts): SHA-256 of the store's text files, read in blocks (about a minute at 49 M articles),
-   * or of the texts themselves for a source that is not a store. Computed once.
+   * for the same texts): SHA-256 of the store's text files, read in blocks (1.2 GB/s here: about 75 s for the
+   * 88 GB of text of 49 M articles, once per run), or of the texts themselves for a source that is not a store.
    */
   identity(): string {
     if (this.identity_) return this.identity_;
