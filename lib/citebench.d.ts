@@ -108,7 +108,8 @@ declare module "citebench/src/corpus/article" {
     }
     /**
      * The texts of some documents of another source, renumbered 0…n−1 in the order given (a BM25 pool index is
-     * built from its pool's texts through this). Reads each document by position.
+     * built from its pool's texts through this): dense stretches through the source's sequential scan, sparse ones
+     * document by document.
      */
     export class SubsetTexts implements TextSource {
         private readonly source;
@@ -1415,8 +1416,7 @@ declare module "citebench/src/retrieval/bm25/pool-index" {
         /**
          * Identity of the texts every pool index is built from, for the retriever's fingerprint (a cell is reused only
          * for the same texts): SHA-256 of the store's text files, read in blocks (1.2 GB/s here: about 75 s for the
-         * 88 GB of text of 49 M articles, once per run),
-         * or of the texts themselves for a source that is not a store. Computed once.
+         * 88 GB of text of 49 M articles, once per run), or of the texts themselves for a source that is not a store.
          */
         identity(): string;
         /** The index of `docs` (sorted, distinct corpus indices): the one kept when it holds the same documents. */

@@ -36,6 +36,7 @@ const E2E = [
   'test/experiments/cells.test.ts',
   'test/experiments/embeddings-run.test.ts',
   'test/experiments/notebook.test.ts',
+  'test/experiments/pool-index-run.test.ts',
   'test/experiments/roles-run.test.ts',
   'test/experiments/run.test.ts',
   'test/experiments/topics-run.test.ts',

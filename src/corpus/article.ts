@@ -54,7 +54,8 @@ export class InMemoryTexts implements TextSource {
 
 /**
  * The texts of some documents of another source, renumbered 0…n−1 in the order given (a BM25 pool index is
- * built from its pool's texts through this). Reads each document by position.
+ * built from its pool's texts through this): dense stretches through the source's sequential scan, sparse ones
+ * document by document.
  */
 export class SubsetTexts implements TextSource {
   constructor(
