@@ -18,15 +18,12 @@ import { buildCorpusStore } from '../../src/corpus/store-build.ts';
 import { PAPER_PREFILTER } from '../../src/corpus/prefilter.ts';
 import { synthesize, SYNTH_DEFAULTS } from '../../src/corpus/synth.ts';
 import { CorpusStore } from '../../src/corpus/store.ts';
+import { Rng } from '../../src/util/rng.ts';
 
-/** A seeded generator (mulberry32). */
+/** A seeded generator of floats in [0, 1). */
 function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const g = new Rng(seed);
+  return () => g.next();
 }
 
 /** Texts over a Zipf-like vocabulary: repeated terms, a 300-fold term (tf ≥ 255), empty and identical documents (ties). */

@@ -4,24 +4,13 @@
 // BM25 fixed, tuned and with exact lengths, navigation on it, dataset pools under and over half the corpus.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { parseConfig } from '../../src/experiments/config.ts';
 import { runExperiment } from '../../src/experiments/run.ts';
 import { InputError } from '../../src/util/errors.ts';
-
-function files(dir: string): string[] {
-  const out: string[] = [];
-  (function walk(d: string) {
-    for (const n of readdirSync(d).sort()) {
-      const p = join(d, n);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.push(relative(dir, p));
-    }
-  })(dir);
-  return out;
-}
+import { tree } from '../helpers/files.ts';
 
 const CONFIG = (index: string) => `name: pools
 seed: 3
@@ -57,12 +46,14 @@ test('bm25Index: pools gives the runs, MDCR files and cell numbers of bm25Index:
     assert.ok(logs.pools.some((l) => /BM25: an index of each pool's own texts/.test(l)), 'the run says which index it uses');
     assert.ok(logs.pools.some((l) => /BM25 index of a pool of 3000 articles/.test(l)), 'and builds the pools\' indexes');
     assert.ok(!logs.pools.some((l) => /BM25 index of \d+ articles$/.test(l)), 'never the corpus index');
-    const a = files(results.corpus);
-    assert.deepEqual(files(results.pools), a);
+    const corpusFiles = tree(results.corpus);
+    const poolsFiles = tree(results.pools);
+    const a = [...corpusFiles.keys()];
+    assert.deepEqual([...poolsFiles.keys()], a);
     let compared = 0;
     for (const f of a) {
-      const x = readFileSync(join(results.corpus, f));
-      const y = readFileSync(join(results.pools, f));
+      const x = corpusFiles.get(f)!;
+      const y = poolsFiles.get(f)!;
       if (/^(runs|qrels)\/|^mdcr\/(mdcr_|scores\/)/.test(f)) {
         assert.ok(x.equals(y), `${f} differs`);
         compared++;
