@@ -1382,6 +1382,7 @@ declare module "citebench/src/retrieval/bm25/index" {
 declare module "citebench/src/retrieval/bm25/pool-index" {
     import { type TextSource } from "citebench/src/corpus/article";
     import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    import type { PoolStats } from "citebench/src/retrieval/bm25/pool-stats";
     export interface PoolIndex {
         /** Corpus indices of the indexed documents, ascending: local document i is corpus document docs[i]. */
         docs: Uint32Array;
@@ -1389,10 +1390,12 @@ declare module "citebench/src/retrieval/bm25/pool-index" {
         /** Term → id of the index's vocabulary (queries are analysed against it). */
         vocab: Map<string, number>;
         /**
-         * What searchers derive from the index (pool statistics per parameters, tie keys), kept with it rather than by
-         * the searchers, so that the index and all of it are released together when the next pool's index is built.
+         * What searchers derive from the index — pool statistics per parameters and pool, the tie key in the pool's
+         * numbering per corpus tie key — kept with it rather than by the searchers, so that the index and all of it are
+         * released together when the next pool's index is built.
          */
-        derived: Map<string, unknown>;
+        stats: Map<string, PoolStats>;
+        tieKeys: WeakMap<Uint32Array, Uint32Array>;
     }
     export interface PoolIndexOptions {
         /** Builders (child processes over the store's texts when `storeDir` is given). */
@@ -1912,7 +1915,7 @@ declare module "citebench/src/retrieval/bm25/retriever" {
     import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
     import { PoolStats, type Bm25Params } from "citebench/src/retrieval/bm25/pool-stats";
     import { type SearchProcesses } from "citebench/src/retrieval/bm25/parallel";
-    import { type PoolIndexes } from "citebench/src/retrieval/bm25/pool-index";
+    import { PoolIndexes } from "citebench/src/retrieval/bm25/pool-index";
     import type { TermIndexParams } from "citebench/src/retrieval/capabilities";
     interface Bm25RetrieverOptions {
         params?: Partial<Bm25Params>;
@@ -1939,8 +1942,6 @@ declare module "citebench/src/retrieval/bm25/retriever" {
         private fingerprint_;
         /** `index`: the corpus's BM25 index, or the pools' own indexes built from `texts` as pools are searched. */
         constructor(index: Bm25Index | PoolIndexes, texts: TextSource, opts?: Bm25RetrieverOptions);
-        /** The corpus index (undefined in pool-index mode). */
-        private get corpusIndex();
         /**
          * k1, b, exact or lossy lengths, the index format and analyzer, the index's content (see indexIdentity) and
          * the tie-break key. Computed on first use (hashing a large index takes a fraction of a second).
@@ -1955,12 +1956,13 @@ declare module "citebench/src/retrieval/bm25/retriever" {
         get termIndex(): TermIndexParams;
         private requireCorpusIndex;
         search(req: SearchRequest): Promise<RankedLists>;
+        /** The corpus index searched with the pool's statistics. */
+        private corpusScope;
         /**
-         * Pool-index mode: the request searched in the index of its pool (plus any fixed candidate outside it, which
-         * is indexed but does not count in the pool's statistics, as in the corpus index), in the pool's numbering —
-         * corpus order, so ties fall as in the corpus index — and the lists mapped back to corpus indices.
+         * The index of the request's pool (plus any fixed candidate outside it, which is indexed but does not count in
+         * the pool's statistics, as in the corpus index), numbered in corpus order so ties fall as in the corpus index.
          */
-        private searchOwnIndex;
+        private poolScope;
     }
     /**
      * Content identity of an index: its counts, plus SHA-256 over the document lengths, the term offsets (every

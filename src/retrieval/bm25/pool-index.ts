@@ -16,6 +16,7 @@ import { FILES as STORE_FILES } from '../../corpus/store-format.ts';
 import { buildIndex } from './index.ts';
 import { termIdMap, type Bm25Index } from './index-format.ts';
 import { slicePosition } from './pool-slice.ts';
+import type { PoolStats } from './pool-stats.ts';
 
 export interface PoolIndex {
   /** Corpus indices of the indexed documents, ascending: local document i is corpus document docs[i]. */
@@ -24,10 +25,12 @@ export interface PoolIndex {
   /** Term → id of the index's vocabulary (queries are analysed against it). */
   vocab: Map<string, number>;
   /**
-   * What searchers derive from the index (pool statistics per parameters, tie keys), kept with it rather than by
-   * the searchers, so that the index and all of it are released together when the next pool's index is built.
+   * What searchers derive from the index — pool statistics per parameters and pool, the tie key in the pool's
+   * numbering per corpus tie key — kept with it rather than by the searchers, so that the index and all of it are
+   * released together when the next pool's index is built.
    */
-  derived: Map<string, unknown>;
+  stats: Map<string, PoolStats>;
+  tieKeys: WeakMap<Uint32Array, Uint32Array>;
 }
 
 export interface PoolIndexOptions {
@@ -106,7 +109,7 @@ export class PoolIndexes {
     }
     this.builds++;
     this.opts.onBuild?.(own.length, (performance.now() - start) / 1000);
-    return { docs: own, index, vocab: termIdMap(index.terms), derived: new Map() };
+    return { docs: own, index, vocab: termIdMap(index.terms), stats: new Map(), tieKeys: new WeakMap() };
   }
 }
 

@@ -12,7 +12,7 @@ import { EnglishAnalyzer, articleText, queryTermIds } from './analyzer.ts';
 import { ANALYZER_NAME, INDEX_VERSION, termIdMap, type Bm25Index } from './index-format.ts';
 import { DEFAULT_PARAMS, PoolStats, type Bm25Params } from './pool-stats.ts';
 import { searchBatch, type SearchProcesses } from './parallel.ts';
-import { poolWithCandidates, type PoolIndexes } from './pool-index.ts';
+import { PoolIndexes, poolWithCandidates } from './pool-index.ts';
 import { slicePosition } from './pool-slice.ts';
 import type { TermIndexParams } from '../capabilities.ts';
 
@@ -50,11 +50,6 @@ export class Bm25Retriever implements Retriever {
     if (isPoolIndexes(index) && index.texts !== texts) throw new Error('Bm25Retriever: pool indexes of other texts');
     this.params = { ...DEFAULT_PARAMS, ...opts.params };
     this.name = opts.name ?? 'bm25';
-  }
-
-  /** The corpus index (undefined in pool-index mode). */
-  private get corpusIndex(): Bm25Index | undefined {
-    return isPoolIndexes(this.index) ? undefined : this.index;
   }
 
   /**
@@ -102,8 +97,8 @@ export class Bm25Retriever implements Retriever {
   }
 
   private requireCorpusIndex(what: string): Bm25Index {
-    const ix = this.corpusIndex;
-    if (!ix) throw new CitebenchError(`${what} needs the corpus's BM25 index; this BM25 model indexes each pool on its own (bm25Index: pools)`);
+    const ix = this.index;
+    if (isPoolIndexes(ix)) throw new CitebenchError(`${what} needs the corpus's BM25 index; this BM25 model indexes each pool on its own (bm25Index: pools)`);
     return ix;
   }
 
@@ -111,65 +106,64 @@ export class Bm25Retriever implements Retriever {
     for (const q of req.queries) {
       if (q >= this.texts.size) throw new CitebenchError(`query ${q} is outside the corpus (${this.texts.size} articles)`);
     }
-    if (isPoolIndexes(this.index)) return this.searchOwnIndex(this.index, req);
-    const stats = this.stats(req.pool);
-    this.vocab_ ??= termIdMap(this.index.terms);
-    const vocab = this.vocab_;
-    const excludeSelf = req.excludeSelf ?? true;
+    const { stats, vocab, tieKey, docs } = isPoolIndexes(this.index) ? await this.poolScope(this.index, req) : this.corpusScope(req.pool);
+    // A pool's own index numbers its documents 0…n−1 (docs maps them back); the corpus index, as the corpus does.
+    const local = docs ? (d: number) => slicePosition(docs, d) : (d: number) => d;
+    const back = (ds: Uint32Array) => (docs ? Uint32Array.from(ds, (d) => docs[d]) : ds);
     const n = req.queries.length;
-    return searchBatch(stats.arrays(this.opts.tieKey ?? null), {
+    const lists = await searchBatch(stats.arrays(tieKey), {
       // Analysed while the searchers start (search processes load the index meanwhile).
       queries: () => Array.from(req.queries, (q) => stats.prepare(queryTermIds(this.analyzer, vocab, articleText(this.texts.text(q))))),
       queryCount: n,
       k: req.k,
-      exclude: excludeSelf ? Int32Array.from(req.queries) : undefined,
-      candidates: req.candidates,
+      // A query outside a pool's index (-1) cannot be returned anyway.
+      exclude: (req.excludeSelf ?? true) ? Int32Array.from(req.queries, local) : undefined,
+      candidates: docs ? req.candidates?.map((c) => Uint32Array.from(c, local)) : req.candidates,
       threads: this.opts.threads ?? 1,
-      indexDir: this.opts.indexDir,
-      processes: this.opts.processes,
+      indexDir: docs ? undefined : this.opts.indexDir,
+      processes: docs ? undefined : this.opts.processes,
       onProgress: this.opts.onProgress && ((d) => this.opts.onProgress!(d, n)),
-      onResult: req.onResult && ((q, top) => req.onResult!(q, top.docs, top.scores)),
+      onResult: req.onResult && ((q, top) => req.onResult!(q, back(top.docs), top.scores)),
     });
+    if (docs) for (let i = 0; i < lists.docs.length; i++) lists.docs[i] = docs[lists.docs[i]];
+    return lists;
+  }
+
+  /** The corpus index searched with the pool's statistics. */
+  private corpusScope(pool: Uint32Array | undefined): SearchScope {
+    const stats = this.stats(pool);
+    this.vocab_ ??= termIdMap(this.requireCorpusIndex('search').terms);
+    return { stats, vocab: this.vocab_, tieKey: this.opts.tieKey ?? null };
   }
 
   /**
-   * Pool-index mode: the request searched in the index of its pool (plus any fixed candidate outside it, which
-   * is indexed but does not count in the pool's statistics, as in the corpus index), in the pool's numbering —
-   * corpus order, so ties fall as in the corpus index — and the lists mapped back to corpus indices.
+   * The index of the request's pool (plus any fixed candidate outside it, which is indexed but does not count in
+   * the pool's statistics, as in the corpus index), numbered in corpus order so ties fall as in the corpus index.
    */
-  private async searchOwnIndex(pools: PoolIndexes, req: SearchRequest): Promise<RankedLists> {
+  private async poolScope(pools: PoolIndexes, req: SearchRequest): Promise<SearchScope> {
     const wanted = req.pool ? poolWithCandidates(req.pool, req.candidates) : allDocuments(this.texts.size);
     const own = await pools.of(wanted);
-    const { docs } = own;
-    const local = (d: number) => slicePosition(docs, d);
-    // Statistics per parameters and pool (the pool's own, or the pool's members among pool ∪ candidates).
-    const localPool = req.pool && wanted !== req.pool ? Uint32Array.from(req.pool, local) : undefined;
-    const statsKey = `stats ${this.params.k1} ${this.params.b} ${this.params.accurate} ${localPool ? `members ${digest(localPool)}` : 'all'}`;
-    let stats = own.derived.get(statsKey) as PoolStats | undefined;
-    if (!stats) own.derived.set(statsKey, (stats = new PoolStats(own.index, this.params, localPool)));
+    const localPool = req.pool && wanted !== req.pool ? Uint32Array.from(req.pool, (d) => slicePosition(own.docs, d)) : undefined;
+    const key = `${this.params.k1} ${this.params.b} ${this.params.accurate} ${localPool ? `members ${digest(localPool)}` : 'all'}`;
+    let stats = own.stats.get(key);
+    if (!stats) own.stats.set(key, (stats = new PoolStats(own.index, this.params, localPool)));
     const corpusTie = this.opts.tieKey;
-    let tieKey = corpusTie ? (own.derived.get('tieKey') as { of: Uint32Array; local: Uint32Array } | undefined) : undefined;
-    if (corpusTie && tieKey?.of !== corpusTie) own.derived.set('tieKey', (tieKey = { of: corpusTie, local: Uint32Array.from(docs, (d) => corpusTie[d]) }));
-    const s = stats;
-    const n = req.queries.length;
-    const lists = await searchBatch(s.arrays(tieKey?.local ?? null), {
-      queries: () => Array.from(req.queries, (q) => s.prepare(queryTermIds(this.analyzer, own.vocab, articleText(this.texts.text(q))))),
-      queryCount: n,
-      k: req.k,
-      // A query outside the indexed documents cannot be returned anyway.
-      exclude: (req.excludeSelf ?? true) ? Int32Array.from(req.queries, local) : undefined,
-      candidates: req.candidates?.map((c) => Uint32Array.from(c, local)),
-      threads: this.opts.threads ?? 1,
-      onProgress: this.opts.onProgress && ((d) => this.opts.onProgress!(d, n)),
-      onResult: req.onResult && ((q, top) => req.onResult!(q, Uint32Array.from(top.docs, (d) => docs[d]), top.scores)),
-    });
-    for (let i = 0; i < lists.docs.length; i++) lists.docs[i] = docs[lists.docs[i]];
-    return lists;
+    let tieKey = corpusTie ? own.tieKeys.get(corpusTie) : undefined;
+    if (corpusTie && !tieKey) own.tieKeys.set(corpusTie, (tieKey = Uint32Array.from(own.docs, (d) => corpusTie[d])));
+    return { stats, vocab: own.vocab, tieKey: tieKey ?? null, docs: own.docs };
   }
 }
 
+/** What one search runs over: statistics, vocabulary and tie key, and for a pool's own index its documents. */
+interface SearchScope {
+  stats: PoolStats;
+  vocab: Map<string, number>;
+  tieKey: Uint32Array | null;
+  docs?: Uint32Array;
+}
+
 function isPoolIndexes(x: Bm25Index | PoolIndexes): x is PoolIndexes {
-  return 'of' in x && typeof x.of === 'function';
+  return x instanceof PoolIndexes;
 }
 
 function allDocuments(n: number): Uint32Array {
