@@ -38,7 +38,7 @@ options:
 cluster stages (docs/cluster.md; \`citebench slurm CONFIG\` writes the SLURM jobs): several processes, on one
 machine or several sharing the work and results folders, split one run; a final plain \`citebench run CONFIG\`
 then finds every cell done, runs MDCR and writes results.json and the report — the bytes one process writes.
-  --stage prepare  corpus, BM25 index, BM25 tuning, embedding-store manifests (one task, before the others)
+  --stage prepare  corpus, BM25 index (none with bm25Index: pools), BM25 tuning, embedding-store manifests (one task first)
   --stage encode   dense models: encode the articles the plan searches; with --shard I/N only the store chunks
                    c with c mod N = I (0 ≤ I < N), so N tasks encode at once
   --stage cells    the cells of pool groups g with g mod N = I (plan order; all without --shard); a lock per cell
