@@ -85,7 +85,7 @@ test('encoder-graph: a config.json that disagrees with the weights names config.
     ['modernbert-f32', { layer_types: ['full_attention'] }, 'layer_types', /per layer \(3\)/],
     ['modernbert-f32', { hidden_activation: 'silu' }, 'hidden_activation', /"silu" is not "gelu"/],
     ['modernbert-f32', { rope_parameters: { full_attention: { rope_type: 'yarn', rope_theta: 1 } } }, 'rope_parameters', /rope_type "yarn"/],
-    ['modernbert-f32', { model_type: 'neobert' }, 'model_type', /"neobert" is not an architecture citebench builds \(bert, roberta, xlm-roberta, modernbert\)/],
+    ['modernbert-f32', { model_type: 'neobert' }, 'model_type', /"neobert" is not an architecture citebench builds \(bert, roberta, xlm-roberta, modernbert, qwen3, qwen2, llama, mistral, gemma3_text\)/],
     ['modernbert-f32', { architectures: ['ModernBertForSequenceClassification'] }, 'architectures', /does not name the modernbert encoder/],
   ];
   for (const [fixture, change, key, why] of cases) {

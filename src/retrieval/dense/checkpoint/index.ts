@@ -4,7 +4,7 @@
  * safetensors comes first: it is the format that needs no unpickling at all.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { CitebenchError } from '../../../util/errors.ts';
 import { readSafetensors } from './safetensors.ts';
 import { readSharded, shardFiles } from './shards.ts';
@@ -47,5 +47,9 @@ function formatOf(file: string): 'zip' | 'legacy' {
 export function checkpointFiles(dir: string): string[] | undefined {
   const path = chosen(dir);
   if (!path) return undefined;
-  return path.endsWith('.index.json') ? [path, ...shardFiles(path).files] : [path];
+  if (!path.endsWith('.index.json')) return [path];
+  const shards = shardFiles(path).files;
+  const missing = shards.find((f) => !existsSync(f));
+  if (missing) throw new CitebenchError(`${path}: shard ${basename(missing)} is missing (${basename(path)} names it)`);
+  return [path, ...shards];
 }

@@ -1,7 +1,8 @@
 /**
  * Sharded checkpoints: `model.safetensors.index.json` or `pytorch_model.bin.index.json`, whose `weight_map`
  * names for every tensor the shard file (beside the index) that holds it. Each shard is read by the format's own
- * reader; the index decides which shard a name comes from, and every name it lists must be found.
+ * reader; the index decides which shard a name comes from, every name it lists must be found there, and every
+ * tensor a shard holds must be listed.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -30,7 +31,11 @@ export function readSharded(path: string, format: string, readShard: (file: stri
   for (const file of files) {
     const s = basename(file);
     if (!existsSync(file)) throw new CitebenchError(`${path}: shard ${s} is missing (${basename(path)} names it)`);
-    for (const [name, t] of readShard(file)) if (map[name] === s) tensors.set(name, t); // the index decides which shard holds a name
+    for (const [name, t] of readShard(file)) {
+      // The index decides which shard holds a name; a tensor it does not list at all means index and shards disagree.
+      if (!(name in map)) throw new CitebenchError(`${path}: tensor '${name}' of shard ${s} is not in the index (the index and its shards do not belong together)`);
+      if (map[name] === s) tensors.set(name, t);
+    }
   }
   for (const name of Object.keys(map)) if (!tensors.has(name)) throw new CitebenchError(`${path}: tensor '${name}' is not in its shard ${map[name]}`);
   return { files, format, tensors };

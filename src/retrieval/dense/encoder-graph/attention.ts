@@ -70,13 +70,16 @@ export interface Rotary {
 }
 
 /**
- * inv_freq = 1 / θ^(2i / d) in float32 steps as torch computes it (compute_default_rope_parameters); the angles
+ * inv_freq = 1 / θ^(2i / d) in float32 steps as torch computes it (compute_default_rope_parameters; divided by
+ * the factor of linear scaling); the angles
  * pos · inv_freq, duplicated to the full head size (torch.cat((freqs, freqs))); their cos and sin.
  */
-export function rotary(g: GraphBuilder, pos: string, theta: number, headDim: number, tag: string): Rotary {
+export function rotary(g: GraphBuilder, pos: string, theta: number, headDim: number, tag: string, linearFactor = 1): Rotary {
   const half = headDim / 2;
   const inv = new Float32Array(half);
   for (let i = 0; i < half; i++) inv[i] = Math.fround(1 / Math.fround(Math.pow(theta, Math.fround((2 * i) / headDim))));
+  // Linear scaling (compute_linear_scaling_rope_parameters): inv_freq /= factor, in float32.
+  if (linearFactor !== 1) for (let i = 0; i < half; i++) inv[i] = Math.fround(inv[i]! / linearFactor);
   const posF = g.node('Cast', [g.node('Unsqueeze', [pos, g.ints('c.one', [1])], `rope.${tag}.pos`)], `rope.${tag}.posf`, { to: { i: ElemType.FLOAT } });
   const freqs = g.node('Mul', [posF, g.floats(`rope.${tag}.inv_freq`, inv)], `rope.${tag}.freqs`);
   const emb = g.node('Concat', [freqs, freqs], `rope.${tag}.emb`, { axis: { i: -1 } });
@@ -97,25 +100,79 @@ function rotate(g: GraphBuilder, x: string, r: Rotary, p: string): string {
 export type Projection = 'query' | 'key' | 'value';
 
 /**
- * Scaled dot-product attention over the projections ([batch, seq, hidden] each, made when asked): split into
- * heads, q and k rotated where the architecture does, scores scaled by 1/√headDim plus the mask's bias, softmax,
- * weighted sum, heads merged back. `p` prefixes the node names.
+ * The decoders' attention shape: their own head size and scale, fewer key/value heads than query heads
+ * (grouped-query attention: k/v head h // (heads / kvHeads) serves query head h, as repeat_kv makes it), and an
+ * RMSNorm per head on q and k before the rotation (Qwen3, Gemma 3).
  */
-export function attend(g: GraphBuilder, p: string, project: (which: Projection) => string, mask: AttentionMask, rope?: Rotary): string {
-  const heads = (name: Projection, perm: number[]): string =>
-    g.node('Transpose', [g.node('Reshape', [project(name), 'c.heads'], `${p}.${name}.heads`)], `${p}.${name}.t`, { perm: { ints: perm } });
+export interface AttentionShape {
+  heads: number;
+  kvHeads: number;
+  headDim: number;
+  scale: number;
+  norm?: (x: string, which: 'query' | 'key') => string;
+}
+
+/**
+ * Scaled dot-product attention over the projections ([batch, seq, heads · headDim] each, made when asked): split
+ * into heads, q and k normed and rotated where the architecture does, k/v heads repeated to the query heads,
+ * scores scaled (1/√headDim, or the shape's scale) plus the mask's bias, softmax, weighted sum, heads merged back.
+ * `p` prefixes the node names. Without `shape` the encoders' constants declared first serve (the BERT graph's
+ * bytes depend on them).
+ */
+export function attend(g: GraphBuilder, p: string, project: (which: Projection) => string, mask: AttentionMask, rope?: Rotary, shape?: AttentionShape): string {
+  const consts = shape
+    ? {
+        q: g.ints(`c.heads${shape.heads}x${shape.headDim}`, [0, 0, shape.heads, shape.headDim]),
+        kv: g.ints(`c.heads${shape.kvHeads}x${shape.headDim}`, [0, 0, shape.kvHeads, shape.headDim]),
+        merge: g.ints(`c.merge${shape.heads * shape.headDim}`, [0, 0, shape.heads * shape.headDim]),
+        scale: g.scalar(`c.scale${shape.scale}`, shape.scale),
+      }
+    : { q: 'c.heads', kv: 'c.heads', merge: 'c.merge', scale: 'c.scale' };
+  const rep = shape ? shape.heads / shape.kvHeads : 1;
+  const split = (name: Projection): string => {
+    const h = g.node('Reshape', [project(name), name === 'query' ? consts.q : consts.kv], `${p}.${name}.heads`);
+    return shape?.norm && name !== 'value' ? shape.norm(h, name) : h;
+  };
+  const heads = (name: Projection, perm: number[]): string => g.node('Transpose', [split(name)], `${p}.${name}.t`, { perm: { ints: perm } });
+  // repeat_kv: [b, kv, s, d] → [b, kv, rep, s, d] → [b, kv · rep, s, d].
+  const repeated = (x: string, name: Projection): string => {
+    if (rep === 1) return x;
+    const expanded = g.node('Expand', [g.node('Unsqueeze', [x, g.ints('c.two', [2])], `${p}.${name}.rep_u`), g.ints(`c.rep${rep}`, [1, 1, rep, 1, 1])], `${p}.${name}.rep_e`);
+    return g.node('Reshape', [expanded, g.ints(`c.repshape${shape!.heads}x${shape!.headDim}`, [0, shape!.heads, -1, shape!.headDim])], `${p}.${name}.rep`);
+  };
   let q: string;
   let kT: string;
   if (!rope) {
     q = heads('query', [0, 2, 1, 3]);
-    kT = heads('key', [0, 2, 3, 1]);
+    kT = rep === 1 ? heads('key', [0, 2, 3, 1]) : g.node('Transpose', [repeated(heads('key', [0, 2, 1, 3]), 'key')], `${p}.key.rep_t`, { perm: { ints: [0, 1, 3, 2] } });
   } else {
     q = rotate(g, heads('query', [0, 2, 1, 3]), rope, `${p}.query`);
-    kT = g.node('Transpose', [rotate(g, heads('key', [0, 2, 1, 3]), rope, `${p}.key`)], `${p}.key.rope_t`, { perm: { ints: [0, 1, 3, 2] } });
+    kT = g.node('Transpose', [repeated(rotate(g, heads('key', [0, 2, 1, 3]), rope, `${p}.key`), 'key')], `${p}.key.rope_t`, { perm: { ints: [0, 1, 3, 2] } });
   }
-  const v = heads('value', [0, 2, 1, 3]);
-  const scores = g.node('Add', [g.node('Mul', [g.node('MatMul', [q, kT], `${p}.qk`), 'c.scale'], `${p}.qk_scaled`), mask.bias], `${p}.scores`);
+  const v = repeated(heads('value', [0, 2, 1, 3]), 'value');
+  const scores = g.node('Add', [g.node('Mul', [g.node('MatMul', [q, kT], `${p}.qk`), consts.scale], `${p}.qk_scaled`), mask.bias], `${p}.scores`);
   const probs = g.node('Softmax', [scores], `${p}.probs`, { axis: { i: -1 } });
   const ctx = g.node('Mul', [g.node('MatMul', [probs, v], `${p}.ctx_raw`), mask.anyKey], `${p}.ctx`);
-  return g.node('Reshape', [g.node('Transpose', [ctx], `${p}.ctx_t`, { perm: { ints: [0, 2, 1, 3] } }), 'c.merge'], `${p}.ctx_merged`);
+  return g.node('Reshape', [g.node('Transpose', [ctx], `${p}.ctx_t`, { perm: { ints: [0, 2, 1, 3] } }), consts.merge], `${p}.ctx_merged`);
+}
+
+/**
+ * The padding mask combined with causal attention (transformers' causal_mask_function: key j ≤ query i) and, on
+ * a sliding layer, its window (sliding_window_overlay: j > i − window). A query row with no key allowed (a left
+ * padding position) gets output 0; its values never reach a real token.
+ */
+export function causalMask(g: GraphBuilder, pos: string, window?: number): AttentionMask {
+  const tag = window === undefined ? 'causal' : `causal${window}`;
+  const qi = g.node('Unsqueeze', [pos, g.ints('c.one', [1])], `${tag}.q`);
+  const kj = g.node('Unsqueeze', [pos, 'c.zero'], `${tag}.k`);
+  let ok = g.node('LessOrEqual', [kj, qi], `${tag}.past`);
+  if (window !== undefined) {
+    const inWindow = g.node('Greater', [kj, g.node('Sub', [qi, g.int(`c.window${window}`, window)], `${tag}.from`)], `${tag}.in`);
+    ok = g.node('And', [ok, inWindow], `${tag}.past_in`);
+  }
+  const keyOk = g.node('Unsqueeze', [g.node('Cast', ['attention_mask'], `${tag}.mask_b`, { to: { i: ElemType.BOOL } }), 'c.axes12'], `${tag}.key_ok`);
+  const allowed = g.node('Cast', [g.node('And', [keyOk, ok], `${tag}.allowed_b`)], `${tag}.allowed`, { to: { i: ElemType.FLOAT } });
+  const bias = g.node('Mul', [g.node('Sub', ['c.f1', allowed], `${tag}.inv`), 'c.fmin'], `${tag}.bias`);
+  const anyKey = g.node('ReduceMax', [allowed], `${tag}.any`, { axes: { ints: [-1] }, keepdims: { i: 1 } });
+  return { bias, anyKey };
 }

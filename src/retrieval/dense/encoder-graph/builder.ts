@@ -216,6 +216,40 @@ export class GraphBuilder {
     return { name: `${p.name}_quantized`, dequantize: (x) => this.node('DequantizeLinear', [x, `${p.name}_scale`, `${p.name}_zero_point`], `${x}.dq`) };
   }
 
+  /**
+   * RMSNorm over the last axis, x / √(mean(x²) + ε) · w, as onnxruntime fuses it (SimplifiedLayerNormalization);
+   * `plusOne`: Gemma's zero-centred gain, 1 + w computed in float32 as Gemma3RMSNorm computes it.
+   */
+  rmsNorm(x: string, weight: Param, eps: number, plusOne: boolean, out: string): string {
+    const ms = this.node('ReduceMean', [this.node('Pow', [x, this.scalar('c.f2', 2)], `${out}.sq`)], `${out}.ms`, { axes: { ints: [-1] }, keepdims: { i: 1 } });
+    const normed = this.node('Div', [x, this.node('Sqrt', [this.node('Add', [ms, this.scalar(`c.eps${eps}`, eps)], `${out}.ms_eps`)], `${out}.rms`)], `${out}.normed`);
+    return this.node('Mul', [normed, plusOne ? this.weightPlusOne(weight) : this.weight(weight)], out);
+  }
+
+  /** 1 + w of a checkpoint tensor, in float32, written once. */
+  private weightPlusOne(p: Param): string {
+    const name = `${p.name}+1`;
+    if (!this.constants.has(name)) {
+      const n = p.tensor.shape.reduce((a, b) => a * b, 1);
+      this.initializers.push(floatInit(name, [...p.tensor.shape], computed(n, () => p.tensor.float32().map((v) => Math.fround(1 + v)))));
+    }
+    this.constants.add(name);
+    return name;
+  }
+
+  /** SiLU, x · σ(x) (the SwiGLU gate). */
+  silu(h: string, p: string): string {
+    return this.node('Mul', [h, this.node('Sigmoid', [h], `${p}.sigmoid`)], `${p}.silu`);
+  }
+
+  /** GELU's tanh form (gelu_pytorch_tanh): ½x(1 + tanh(√(2/π)(x + 0.044715x³))). */
+  geluTanh(h: string, p: string): string {
+    const cube = this.node('Mul', [this.node('Mul', [h, h], `${p}.gelu_sq`), h], `${p}.gelu_cube`);
+    const inner = this.node('Add', [h, this.node('Mul', [cube, this.scalar('c.gelu_a', 0.044715)], `${p}.gelu_ax3`)], `${p}.gelu_inner`);
+    const t = this.node('Tanh', [this.node('Mul', [inner, this.scalar('c.gelu_k', Math.sqrt(2 / Math.PI))], `${p}.gelu_scaled`)], `${p}.gelu_tanh`);
+    return this.node('Mul', [this.node('Mul', [h, 'c.half'], `${p}.gelu_halfx`), this.node('Add', [t, 'c.f1'], `${p}.gelu_1t`)], `${p}.gelu`);
+  }
+
   /** GELU, exact erf form, written as transformers' exports write it (onnxruntime fuses it into one Gelu op). */
   gelu(h: string, p: string): string {
     const erf = this.node('Erf', [this.node('Div', [h, this.scalar('c.sqrt2', Math.SQRT2)], `${p}.gelu_div`)], `${p}.gelu_erf`);

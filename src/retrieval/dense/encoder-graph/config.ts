@@ -1,13 +1,13 @@
 /**
  * A model folder's config.json read as transformers 5.18 reads it, for the architectures citebench builds: BERT,
  * RoBERTa and XLM-RoBERTa (one family: the same layers, embeddings that differ in where positions start), and
- * ModernBERT. Defaults are the configuration classes' own, for keys older configs leave out. Anything the graph
- * would not compute exactly is refused in one line naming config.json and the key.
+ * ModernBERT; the decoder-style embedders are read by decoder-config.ts. Defaults are the configuration classes'
+ * own, for keys older configs leave out. Anything the graph would not compute exactly is refused in one line
+ * naming config.json and the key — so is an `auto_map`: the model's own modeling code, which citebench never
+ * runs and never replaces by the native class of the same model_type (gte-Qwen2's bidirectional Qwen2, say).
  */
-import { readFileSync } from 'node:fs';
-import { CitebenchError } from '../../../util/errors.ts';
-
-const EXPORT_HINT = 'export the model to ONNX with optimum-cli instead (docs/dense.md, "Getting a real model into citebench")';
+import { Keys, readConfigJson } from './config-keys.ts';
+import { DECODER_ARCHITECTURES, readDecoderConfig, type DecoderConfig, type DecoderModelType } from './decoder-config.ts';
 
 /** model_type values citebench builds, and the classes whose checkpoints hold the encoder. */
 const MODEL_TYPES = {
@@ -15,13 +15,14 @@ const MODEL_TYPES = {
   roberta: /^Roberta(Model|ForMaskedLM)$/,
   'xlm-roberta': /^XLMRoberta(Model|ForMaskedLM)$/,
   modernbert: /^ModernBert(Model|ForMaskedLM)$/,
+  ...DECODER_ARCHITECTURES,
 } as const;
 type ModelType = keyof typeof MODEL_TYPES;
 
 interface Common {
   /** The config.json read, for messages. */
   file: string;
-  modelType: ModelType;
+  modelType: Exclude<ModelType, DecoderModelType>;
   vocabSize: number;
   hiddenSize: number;
   numLayers: number;
@@ -58,7 +59,13 @@ export interface ModernBertConfig extends Common {
   localRopeTheta: number;
 }
 
-export type EncoderConfig = BertFamilyConfig | ModernBertConfig;
+export type EncoderConfig = BertFamilyConfig | ModernBertConfig | DecoderConfig;
+export type { DecoderConfig } from './decoder-config.ts';
+
+/** Whether a config is one of the decoder-style architectures (decoder-config.ts). */
+export function isDecoder(c: EncoderConfig): c is DecoderConfig {
+  return c.modelType in DECODER_ARCHITECTURES;
+}
 
 /**
  * The longest input the model takes, in tokens with the special ones: BERT's position table, RoBERTa's less the
@@ -66,54 +73,13 @@ export type EncoderConfig = BertFamilyConfig | ModernBertConfig;
  * no table, but the model was trained to that length). A longer input would index past the position table.
  */
 export function maxTokens(c: EncoderConfig): number {
+  if (isDecoder(c)) return c.maxPositions;
   return c.modelType !== 'modernbert' && c.paddingIdx !== undefined ? c.maxPositions - c.paddingIdx - 1 : c.maxPositions;
-}
-
-/** Typed reads of one config.json's keys; a wrong value is one line naming the file and the key. */
-class Keys {
-  constructor(
-    readonly file: string,
-    readonly raw: Record<string, unknown>,
-  ) {}
-  bad(key: string, why: string): never {
-    throw new CitebenchError(`${this.file} [${key}]: ${why}; ${EXPORT_HINT}`);
-  }
-  int(key: string, dflt?: number, min = 1): number {
-    const v = this.raw[key] ?? dflt;
-    if (!Number.isSafeInteger(v) || (v as number) < min) this.bad(key, `${JSON.stringify(this.raw[key])} is not an integer ≥ ${min}`);
-    return v as number;
-  }
-  positive(key: string, dflt: number): number {
-    const v = this.raw[key] ?? dflt;
-    if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) this.bad(key, `${JSON.stringify(v)} is not a positive number`);
-    return v;
-  }
-  bool(key: string, dflt: boolean): boolean {
-    const v = this.raw[key] ?? dflt;
-    if (typeof v !== 'boolean') this.bad(key, `${JSON.stringify(v)} is not true or false`);
-    return v;
-  }
-  /** A key whose value must be one of `ok` (absent counts as `dflt`). */
-  oneOf(key: string, dflt: unknown, ok: readonly unknown[], what: string): void {
-    const v = this.raw[key] ?? dflt;
-    if (!ok.includes(v)) this.bad(key, `${JSON.stringify(v)} is not ${what}`);
-  }
-}
-
-function readJson(configPath: string): Record<string, unknown> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(configPath, 'utf8'));
-  } catch (e) {
-    throw new CitebenchError(`${configPath}: cannot read the model config (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new CitebenchError(`${configPath}: not a JSON object`);
-  return raw as Record<string, unknown>;
 }
 
 /** Read and check a config.json of an architecture citebench builds. */
 export function readEncoderConfig(configPath: string): EncoderConfig {
-  const k = new Keys(configPath, readJson(configPath));
+  const k = new Keys(configPath, readConfigJson(configPath));
   const type = k.raw.model_type;
   if (typeof type !== 'string' || !(type in MODEL_TYPES))
     k.bad('model_type', `${JSON.stringify(type)} is not an architecture citebench builds (${Object.keys(MODEL_TYPES).join(', ')})`);
@@ -121,13 +87,16 @@ export function readEncoderConfig(configPath: string): EncoderConfig {
   const arch = k.raw.architectures;
   if (arch !== undefined && arch !== null && (!Array.isArray(arch) || !arch.every((a) => typeof a === 'string' && MODEL_TYPES[modelType].test(a))))
     k.bad('architectures', `${JSON.stringify(arch)} does not name the ${modelType} encoder (${MODEL_TYPES[modelType].source.replace(/[\^$\\]/g, '')})`);
+  if (k.has('auto_map'))
+    k.bad('auto_map', `${JSON.stringify(k.raw.auto_map).slice(0, 120)}: the model runs its own modeling code, which citebench neither runs nor replaces by the native ${modelType} class (it would give other vectors)`);
+  if (modelType in DECODER_ARCHITECTURES) return readDecoderConfig(k, modelType as DecoderModelType);
   if (k.raw.is_decoder === true) k.bad('is_decoder', 'a decoder (causal attention) is not an article encoder');
-  const c = modelType === 'modernbert' ? modernBert(k) : bertFamily(k, modelType);
+  const c = modelType === 'modernbert' ? modernBert(k) : bertFamily(k, modelType as BertFamilyConfig['modelType']);
   if (c.hiddenSize % c.numHeads !== 0) k.bad('num_attention_heads', `hidden_size ${c.hiddenSize} is not a multiple of ${c.numHeads} heads`);
   return c;
 }
 
-function common(k: Keys, modelType: ModelType, dflt: { vocab: number; hidden: number; layers: number; intermediate: number; positions: number }): Common {
+function common(k: Keys, modelType: Common['modelType'], dflt: { vocab: number; hidden: number; layers: number; intermediate: number; positions: number }): Common {
   return {
     file: k.file,
     modelType,

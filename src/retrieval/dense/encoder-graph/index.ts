@@ -2,8 +2,8 @@
  * The encoder as an ONNX graph, built from a model folder's config.json and checkpoint tensors, so encoders load
  * as published, without an ONNX export. One builder; a model is its parts in order, each architecture naming its
  * own: embeddings → (masks, rotary tables) → N layers → optional final norm. It computes what transformers 5.18
- * computes with sdpa attention (BertModel, RobertaModel, XLMRobertaModel, ModernBertModel; pooler and heads left
- * out), adapters where an adapters-library adapter is given. Outputs: `last_hidden_state` and
+ * computes with sdpa attention (BertModel, RobertaModel, XLMRobertaModel, ModernBertModel, and the decoder-style
+ * embedders' Qwen3Model, Qwen2Model, LlamaModel, MistralModel, Gemma3TextModel; pooler and heads left out), adapters where an adapters-library adapter is given. Outputs: `last_hidden_state` and
  * `mean_hidden_states`, the mean of transformers' hidden_states[1:] (every layer's output, the last one as
  * `last_hidden_state`; embeddings excluded), which ASPIRE-style pooling reads. Pooling stays outside the graph.
  */
@@ -14,7 +14,9 @@ import { adapterSubLayerOutput, type Adapter } from './adapters.ts';
 import { declareConstants, paddingMask } from './attention.ts';
 import { bertEmbeddings, bertLayer, plainSubLayerOutput } from './bert.ts';
 import { GraphBuilder } from './builder.ts';
-import type { BertFamilyConfig, EncoderConfig, ModernBertConfig } from './config.ts';
+import { isDecoder, type BertFamilyConfig, type EncoderConfig, type ModernBertConfig } from './config.ts';
+import type { DecoderConfig } from './decoder-config.ts';
+import { decoderContext, decoderEmbeddings, decoderFinal, decoderLayer } from './decoder.ts';
 import { modernBertContext, modernBertEmbeddings, modernBertFinal, modernBertLayer } from './modernbert.ts';
 import { ModelWeights } from './weights.ts';
 
@@ -66,8 +68,20 @@ const modernBert: Architecture<ModernBertConfig> = {
   },
 };
 
+const decoder: Architecture<DecoderConfig> = {
+  inputs: () => ['input_ids', 'attention_mask'],
+  build(g, c, w) {
+    const embeddings = decoderEmbeddings(g, c, w);
+    const ctx = decoderContext(g, c);
+    const layers: string[] = [];
+    let x = embeddings;
+    for (let l = 0; l < c.numLayers; l++) layers.push((x = decoderLayer(g, c, w, l, x, ctx)));
+    return { embeddings, layers, final: decoderFinal(g, c, w, x) };
+  },
+};
+
 function architecture(c: EncoderConfig): Architecture<EncoderConfig> {
-  return (c.modelType === 'modernbert' ? modernBert : bertFamily) as Architecture<EncoderConfig>;
+  return (isDecoder(c) ? decoder : c.modelType === 'modernbert' ? modernBert : bertFamily) as Architecture<EncoderConfig>;
 }
 
 /**
@@ -80,9 +94,9 @@ export function buildEncoderGraph(config: EncoderConfig, ck: Checkpoint, opts: E
   const w = new ModelWeights(ck, config);
   w.checkConfig();
   const arch = architecture(config);
-  if (opts.adapter && config.modelType === 'modernbert') throw new CitebenchError(`${opts.adapter.configFile}: adapters are applied to BERT, RoBERTa and XLM-RoBERTa encoders only`);
+  if (opts.adapter && (config.modelType === 'modernbert' || isDecoder(config))) throw new CitebenchError(`${opts.adapter.configFile}: adapters are applied to BERT, RoBERTa and XLM-RoBERTa encoders only`);
   const g = new GraphBuilder(opts.quantize ?? false);
-  declareConstants(g, config.numHeads, config.hiddenSize);
+  declareConstants(g, config.numHeads, isDecoder(config) ? config.numHeads * config.headDim : config.hiddenSize);
   const { embeddings, layers, final } = arch.build(g, config, w, opts);
   // transformers' hidden_states: the embeddings, each layer's output, the last replaced by last_hidden_state.
   const states = final ? [...layers.slice(0, -1), final] : layers;

@@ -9,7 +9,7 @@
 import { CitebenchError } from '../../../util/errors.ts';
 import type { Checkpoint, CheckpointTensor } from '../checkpoint/tensors.ts';
 import type { Param } from './builder.ts';
-import type { EncoderConfig } from './config.ts';
+import { isDecoder, type EncoderConfig } from './config.ts';
 
 /** Prefixes the encoder's keys carry in the checkpoints transformers saves for each architecture. */
 const PREFIXES: Record<EncoderConfig['modelType'], string[]> = {
@@ -17,6 +17,11 @@ const PREFIXES: Record<EncoderConfig['modelType'], string[]> = {
   roberta: ['', 'roberta.'],
   'xlm-roberta': ['', 'roberta.'],
   modernbert: ['', 'model.'],
+  qwen3: ['', 'model.'],
+  qwen2: ['', 'model.'],
+  llama: ['', 'model.'],
+  mistral: ['', 'model.'],
+  gemma3_text: ['', 'model.'],
 };
 
 /** Where each architecture keeps the tensors whose shapes carry config.json's sizes. */
@@ -29,6 +34,7 @@ const LAYOUT = {
     interRows: 1,
   },
   modernbert: { layer: /^layers\.(\d+)\./, layerName: 'layers', word: 'embeddings.tok_embeddings.weight', inter: 'layers.0.mlp.Wi.weight', interRows: 2 },
+  decoder: { layer: /^layers\.(\d+)\./, layerName: 'layers', word: 'embed_tokens.weight', inter: 'layers.0.mlp.gate_proj.weight', interRows: 1 },
 };
 
 export class ModelWeights {
@@ -78,7 +84,7 @@ export class ModelWeights {
    */
   checkConfig(): void {
     const c = this.config;
-    const layout = c.modelType === 'modernbert' ? LAYOUT.modernbert : LAYOUT.bert;
+    const layout = c.modelType === 'modernbert' ? LAYOUT.modernbert : isDecoder(c) ? LAYOUT.decoder : LAYOUT.bert;
     const mismatch = (key: string, why: string): never => {
       throw new CitebenchError(`${c.file} [${key}]: ${why}; the checkpoint and its config.json do not belong together`);
     };
@@ -105,10 +111,24 @@ export class ModelWeights {
     const inter = dims(layout.inter);
     if (inter && inter[0] !== c.intermediateSize * layout.interRows)
       mismatch('intermediate_size', `${c.intermediateSize}, but '${layout.inter}' has ${inter[0]} rows${layout.interRows > 1 ? ` (${layout.interRows} × intermediate_size)` : ''}`);
-    if (c.modelType === 'modernbert') {
-      const flag = (key: string, value: boolean, tensor: string) => {
-        if (value !== Boolean(this.find(tensor))) mismatch(key, `${value}, but ${this.where} ${value ? 'has no' : 'has a'} '${tensor}'`);
+    const flag = (key: string, value: boolean, tensor: string) => {
+      if (value !== Boolean(this.find(tensor))) mismatch(key, `${value}, but ${this.where} ${value ? 'has no' : 'has a'} '${tensor}'`);
+    };
+    if (isDecoder(c)) {
+      const rows = (name: string, want: number, key: string, what: string) => {
+        const d = dims(name);
+        if (d && d[0] !== want) mismatch(key, `${what} = ${want}, but '${name}' has ${d[0]} rows`);
       };
+      rows('layers.0.self_attn.q_proj.weight', c.numHeads * c.headDim, 'num_attention_heads', `num_attention_heads × head_dim (${c.numHeads} × ${c.headDim})`);
+      rows('layers.0.self_attn.k_proj.weight', c.numKvHeads * c.headDim, 'num_key_value_heads', `num_key_value_heads × head_dim (${c.numKvHeads} × ${c.headDim})`);
+      const biasKey = c.modelType === 'qwen2' || c.modelType === 'mistral' ? 'model_type' : 'attention_bias';
+      flag(biasKey, c.qkvBias, 'layers.0.self_attn.q_proj.bias');
+      flag(biasKey, c.oBias, 'layers.0.self_attn.o_proj.bias');
+      flag(c.modelType === 'llama' ? 'mlp_bias' : 'model_type', c.mlpBias, 'layers.0.mlp.gate_proj.bias');
+      flag('model_type', c.qkNorm, 'layers.0.self_attn.q_norm.weight');
+      return;
+    }
+    if (c.modelType === 'modernbert') {
       flag('norm_bias', c.normBias, 'final_norm.bias');
       flag('attention_bias', c.attentionBias, 'layers.0.attn.Wqkv.bias');
       flag('mlp_bias', c.mlpBias, 'layers.0.mlp.Wi.bias');
