@@ -31,6 +31,9 @@ export const modelOptionsUsage = `model options:
   --query-prompt T   text in front of a query article (default: the folder's \`query\` prompt; '' for none)
   --document-prompt T  text in front of a pool or candidate article (default: the folder's \`document\` prompt)
   --max-length N     tokens incl. the special tokens (default: the folder's max_seq_length, else 512)
+  --truncate-dim N   Matryoshka: keep the first N dimensions of each vector, after every module (Normalize
+                     included, not normalised again), as sentence-transformers' truncate_dim (default: the
+                     folder's truncate_dim, else all)
   --quantized        prefer onnx/model_quantized.onnx when both exist
   --fp16-model       prefer onnx/model_fp16.onnx (float16 weights and compute, for a GPU) where the folder has
                      it, else onnx/model.onnx`;
@@ -42,6 +45,7 @@ export const modelOptionSpec = {
   layers: { type: 'string' },
   distance: { type: 'string' },
   'max-length': { type: 'string' },
+  'truncate-dim': { type: 'string' },
   quantized: { type: 'boolean' },
   'fp16-model': { type: 'boolean' },
   'allow-remote': { type: 'boolean' },
@@ -59,6 +63,7 @@ export interface ModelValues {
   layers?: string;
   distance?: string;
   'max-length'?: string;
+  'truncate-dim'?: string;
   quantized?: boolean;
   'fp16-model'?: boolean;
   'allow-remote'?: boolean;
@@ -81,6 +86,11 @@ function modelOverrides(v: ModelValues): ModelOverrides {
     const n = Number(v['max-length']);
     if (!Number.isInteger(n) || n < 8) throw new CitebenchError(`--max-length must be an integer ≥ 8, got '${v['max-length']}'`);
     o.maxLength = n;
+  }
+  if (v['truncate-dim'] !== undefined) {
+    const n = Number(v['truncate-dim']);
+    if (!Number.isInteger(n) || n < 1) throw new CitebenchError(`--truncate-dim must be a positive integer, got '${v['truncate-dim']}'`);
+    o.truncateDim = n;
   }
   if (v['query-prompt'] !== undefined || v['document-prompt'] !== undefined)
     o.prompts = { ...(v['query-prompt'] !== undefined ? { query: v['query-prompt'] } : {}), ...(v['document-prompt'] !== undefined ? { document: v['document-prompt'] } : {}) };

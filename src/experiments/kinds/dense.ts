@@ -38,6 +38,8 @@ export interface DenseModelConfig {
   adapterRevision?: string;
   layers?: 'all' | 'last';
   maxLength?: number;
+  /** Matryoshka: the first N dimensions of each vector, over the folder's truncate_dim. */
+  truncateDim?: number;
   quantized: boolean;
   /** Load onnx/model_fp16.onnx (float16 compute, for GPUs) where the folder has it; else model.onnx. */
   fp16?: boolean;
@@ -51,7 +53,7 @@ export const dense: KindEntry<DenseModelConfig> = {
   fallback: true,
   skipHint: 'docs/dense.md says how to add it',
   parse(r: Reader, p: string[], name: string): DenseModelConfig {
-    r.checkKeys(p, ['kind', 'model', 'modelsDir', 'pooling', 'distance', 'prompts', 'adapter', 'revision', 'adapterRevision', 'layers', 'maxLength', 'quantized', 'fp16', 'hnsw']);
+    r.checkKeys(p, ['kind', 'model', 'modelsDir', 'pooling', 'distance', 'prompts', 'adapter', 'revision', 'adapterRevision', 'layers', 'maxLength', 'truncateDim', 'quantized', 'fp16', 'hnsw']);
     const oneOf = <T extends string>(key: string, allowed: readonly T[]): T | undefined => {
       const v = r.str([...p, key]);
       if (v !== undefined && !allowed.includes(v as T)) r.fail([...p, key], `must be one of ${allowed.join(', ')}, got '${v}'`);
@@ -94,6 +96,7 @@ export const dense: KindEntry<DenseModelConfig> = {
       adapterRevision: r.str([...p, 'adapterRevision']),
       layers: oneOf('layers', ['all', 'last'] as const),
       maxLength: r.has([...p, 'maxLength']) ? r.num([...p, 'maxLength'], undefined, (n) => Number.isInteger(n) && n >= 8, 'an integer ≥ 8') : undefined,
+      ...(r.has([...p, 'truncateDim']) ? { truncateDim: r.num([...p, 'truncateDim'], undefined, posInt, 'a positive integer') } : {}),
       quantized: r.bool([...p, 'quantized'], false),
       ...precision(r, p),
       hnsw,
@@ -126,6 +129,7 @@ async function resolveDense(cfg: DenseModelConfig, modelsDir: string | undefined
   if (cfg.distance) overrides.distance = cfg.distance;
   if (cfg.layers) overrides.layers = cfg.layers;
   if (cfg.maxLength) overrides.maxLength = cfg.maxLength;
+  if (cfg.truncateDim) overrides.truncateDim = cfg.truncateDim;
   if (cfg.prompts) overrides.prompts = cfg.prompts;
   if (cfg.adapter) overrides.adapter = cfg.adapter;
   try {
@@ -151,10 +155,15 @@ async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel, store
     name: cfg.name, kind: 'dense', weights: weightsOf(model),
     settings: {
       model: cfg.model, dir: resolve(model.dir), onnx: model.onnxFile.replace(/^.*\//, ''), weightFiles: weightFilesOf(model), pooling: model.pooling, distance: model.distance, layers: model.layers, maxLength: model.maxLength, hnsw: cfg.hnsw ?? false, fingerprint: model.fingerprint,
+      ...(model.architecture !== undefined ? { architecture: model.architecture } : {}),
+      dim: model.dim,
       ...(model.folder === 'sentence-transformers' ? { folder: model.folder, normalize: model.normalize, includePrompt: model.includePrompt } : {}),
+      ...(model.dense?.length ? { dense: model.dense.map((d) => `${d.inFeatures}→${d.outFeatures}${d.bias ? '+b' : ''} ${d.activation.split('.').pop()}`) } : {}),
+      ...(model.truncateDim !== undefined ? { truncateDim: model.truncateDim } : {}),
       ...(model.prompts.query || model.prompts.document ? { prompts: model.prompts, promptSource: model.promptSource } : {}),
       ...(model.sources ? { sources: model.sources } : {}),
     },
+    summary: denseSummary(model),
     retriever, firstStage: true, release: () => encoder.release(),
     // Every article the plan searches, encoded before any cell (a shard: chunks c mod N = I of each store):
     // queries in the query role, pool articles in the document role (one pass over the union for one store).
@@ -164,6 +173,14 @@ async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel, store
       return now;
     },
   };
+}
+
+/** What a reader of the report needs to know of a dense model: architecture, pooling and modules, dimension, distance, prompts. */
+export function denseSummary(m: ResolvedModel): string {
+  const modules = [m.pooling === 'aspire' ? `ASPIRE sentence vectors (${m.layers} layers)` : `${m.pooling} pooling`, ...(m.dense ?? []).map((d) => `Dense ${d.inFeatures}→${d.outFeatures}`), ...(m.normalize ? ['Normalize'] : [])];
+  const quote = (t: string) => (t ? JSON.stringify(t.length > 60 ? `${t.slice(0, 57)}…` : t) : 'none');
+  const prompts = m.prompts.query || m.prompts.document ? `, prompts query ${quote(m.prompts.query)} / document ${quote(m.prompts.document)}` : '';
+  return `${m.architecture ?? 'onnx'}, ${modules.join(' → ')}, dim ${m.dim}${m.truncateDim !== undefined ? ' (truncated)' : ''}, ${m.distance}${prompts}`;
 }
 
 /**

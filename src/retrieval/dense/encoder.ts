@@ -223,16 +223,20 @@ export class Encoder {
     const vectors = new Float32Array(offsets[n] * dim);
     // Longest first, ties by input position: deterministic, and similar lengths share a batch.
     const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => toks[b].ids.length - toks[a].ids.length || a - b);
+    // The tokenizer's padding side (Qwen3-Embedding pads on the left): a text's tokens sit at the end of its row then.
+    const left = (this.tokenizer as { paddingSide?: 'left' | 'right' }).paddingSide === 'left';
     for (let b = 0; b < n; b += this.batchSize) {
       const batch = order.slice(b, b + this.batchSize);
       const len = toks[batch[0]].ids.length;
       const ids = new BigInt64Array(batch.length * len);
       const mask = new BigInt64Array(batch.length * len);
+      // Padding ids are the pad token's in transformers; the mask keeps them out of every real token's state.
       batch.forEach((a, r) => {
         const t = toks[a].ids;
+        const from = r * len + (left ? len - t.length : 0);
         for (let j = 0; j < t.length; j++) {
-          ids[r * len + j] = BigInt(t[j]);
-          mask[r * len + j] = 1n;
+          ids[from + j] = BigInt(t[j]);
+          mask[from + j] = 1n;
         }
       });
       const feeds: Record<string, ort.Tensor> = {
@@ -246,9 +250,9 @@ export class Encoder {
       const hdim = out[this.output].dims[2];
       if (hdim !== hidden) throw new CitebenchError(`${this.model.onnxFile}: hidden size ${hdim}, config.json says ${hidden}`);
       batch.forEach((a, r) => {
-        const base = r * len * hidden;
-        const dst = offsets[a] * dim;
         const t = toks[a];
+        const base = (r * len + (left ? len - t.ids.length : 0)) * hidden;
+        const dst = offsets[a] * dim;
         if (this.pooling) {
           poolSequence(states, base, t.ids.length, hidden, this.pooling, masked, vectors, dst);
         } else {

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { CitebenchError } from '../../util/errors.ts';
+import { CitebenchError, InputError } from '../../util/errors.ts';
 import { downloadAdapter, downloadModel, ADAPTER_WEIGHT_FILES, PYTORCH_WEIGHT_FILES } from './hub/download.ts';
 import { hubFolderName, isHubId } from './hub/ids.ts';
 import { DOWNLOAD_RECORD, readDownloadRecord } from './hub/record.ts';
@@ -21,6 +21,7 @@ import { KNOWN_MODELS, knownModel, type ModelOptions } from './registry.ts';
 import { parsePooling, poolingModes, pooledDim, type PoolingSpec } from './pooling.ts';
 import { rolePrompts, symmetric, type PromptSource, type Role, type RolePrompts } from './prompts.ts';
 import { readStFolder } from './st-folder.ts';
+import { loadDense, type DenseSpec } from './st-dense.ts';
 import { DISTANCES, type Distance } from './similarity.ts';
 
 export { fileContentHash } from './file-hash.ts';
@@ -48,6 +49,10 @@ export interface ResolvedModel extends ModelOptions {
   hiddenSize: number;
   /** Dimensions of an article vector (pooling modes × hidden size, or truncate_dim). */
   dim: number;
+  /** config.json's model_type (bert, qwen3, gemma3_text, …): for reports. */
+  architecture?: string;
+  /** Dense modules after pooling (sentence-transformers; weights read when an encoder is made). */
+  dense?: DenseSpec[];
   /** Normalize module, include_prompt, truncate_dim and do_lower_case (sentence-transformers; defaults otherwise). */
   normalize: boolean;
   includePrompt: boolean;
@@ -182,11 +187,11 @@ function adapterFiles(dir: string, repo: string | undefined, allowRemote: boolea
   return [join(dir, 'adapter_config.json'), weights];
 }
 
-function readHiddenSize(configPath: string): number {
+function readHiddenSize(configPath: string): { hiddenSize: number; architecture?: string } {
   try {
-    const cfg = JSON.parse(readFileSync(configPath, 'utf8')) as { hidden_size?: unknown };
+    const cfg = JSON.parse(readFileSync(configPath, 'utf8')) as { hidden_size?: unknown; model_type?: unknown };
     if (typeof cfg.hidden_size !== 'number' || !Number.isInteger(cfg.hidden_size) || cfg.hidden_size < 1) throw new Error('no positive integer hidden_size');
-    return cfg.hidden_size;
+    return { hiddenSize: cfg.hidden_size, ...(typeof cfg.model_type === 'string' ? { architecture: cfg.model_type } : {}) };
   } catch (e) {
     throw new CitebenchError(`${configPath}: cannot read hidden_size (${(e as Error).message})`);
   }
@@ -258,7 +263,7 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
           : ` (resolveModel never downloads: use resolveModelAsync with allowRemote)`;
     throw new CitebenchError(`model '${nameOrDir}' (${hf}) is not available locally: ${missing}${remote}.\n` + exportHint(hf, dir));
   }
-  const hiddenSize = readHiddenSize(configPath);
+  const { hiddenSize, architecture } = readHiddenSize(configPath);
 
   // Settings: overrides, else the sentence-transformers folder's, else the registry's (or custom defaults).
   const pooling = parsePooling(over.pooling ?? (st ? st.pooling.modes.join('+') : base.pooling), over.pooling !== undefined ? 'pooling' : `${dir}: pooling`);
@@ -268,8 +273,23 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
   if (!Number.isInteger(maxLength) || maxLength < 8 || maxLength > 8192) throw new CitebenchError(`max length must be an integer in 8..8192, got ${maxLength}`);
   const modes = poolingModes(pooling)!;
   const layers = modes === 'aspire' ? (over.layers ?? base.layers ?? 'all') : undefined;
+  const dense = modes === 'aspire' ? [] : (st?.dense ?? []);
+  // Each Dense module takes the previous one's output (the first, the pooled vector).
+  dense.reduce((width, d) => {
+    if (d.inFeatures !== width) throw new InputError(join(d.dir, 'config.json'), undefined, 'in_features', `${d.inFeatures}, but the module before it outputs ${width} dimensions`);
+    return d.outFeatures;
+  }, modes === 'aspire' ? hiddenSize : modes.length * hiddenSize);
+  const truncateDim = over.truncateDim ?? base.truncateDim ?? st?.pooling.truncateDim;
   const spec: PoolingSpec | undefined =
-    modes === 'aspire' ? undefined : { modes, includePrompt: st?.pooling.includePrompt ?? true, normalize: st?.pooling.normalize ?? false, ...(st?.pooling.truncateDim !== undefined ? { truncateDim: st.pooling.truncateDim } : {}) };
+    modes === 'aspire'
+      ? undefined
+      : { modes, includePrompt: st?.pooling.includePrompt ?? true, normalize: st?.pooling.normalize ?? false, ...(truncateDim !== undefined ? { truncateDim } : {}) };
+  if (truncateDim !== undefined) {
+    if (!spec) throw new CitebenchError(`model '${nameOrDir}': truncate dim applies to single-vector models, not ASPIRE's sentence vectors`);
+    const full = pooledDim({ modes: spec.modes, dense }, hiddenSize);
+    if (!Number.isInteger(truncateDim) || truncateDim < 1 || truncateDim > full)
+      throw new CitebenchError(`model '${nameOrDir}': truncate dim ${truncateDim} is not an integer in 1..${full} (the model's vectors have ${full} dimensions)`);
+  }
   const lowercase = st?.doLowerCase ?? false;
   const record = present ? readDownloadRecord(dir) : undefined;
   const { prompts, source: promptSource } = rolePrompts(st?.prompts, repo ?? record?.repo, over.prompts);
@@ -283,6 +303,8 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
   if (spec?.truncateDim !== undefined) extra.truncateDim = spec.truncateDim;
   if (lowercase) extra.lowercase = true;
   if (tdir !== dir) extra.transformerPath = basename(tdir);
+  // Dense modules by their config and weights' content.
+  if (dense.length) extra.dense = dense.map((d) => ({ path: basename(d.dir), config: fileContentHash(join(d.dir, 'config.json')), weights: (checkpointFiles(d.dir) ?? []).map((f) => fileContentHash(f)) }));
   if (adapterHashes) extra.adapter = adapterHashes;
   const h = createHash('sha256')
     .update(fileDigest(onnxFile))
@@ -311,11 +333,13 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
     folder: st ? 'sentence-transformers' : 'transformers',
     onnxFile,
     hiddenSize,
-    dim: spec ? pooledDim(spec, hiddenSize) : hiddenSize,
+    dim: spec ? pooledDim({ ...spec, dense }, hiddenSize) : hiddenSize,
     pooling,
     distance,
     maxLength,
     layers,
+    ...(architecture !== undefined ? { architecture } : {}),
+    ...(dense.length ? { dense } : {}),
     normalize: spec?.normalize ?? false,
     includePrompt: spec?.includePrompt ?? true,
     ...(spec?.truncateDim !== undefined ? { truncateDim: spec.truncateDim } : {}),
@@ -334,7 +358,13 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
 export function poolingSpecOf(m: ResolvedModel): PoolingSpec | undefined {
   const modes = poolingModes(m.pooling);
   if (!modes || modes === 'aspire') return undefined;
-  return { modes, includePrompt: m.includePrompt, normalize: m.normalize, ...(m.truncateDim !== undefined ? { truncateDim: m.truncateDim } : {}) };
+  return {
+    modes,
+    includePrompt: m.includePrompt,
+    normalize: m.normalize,
+    ...(m.dense?.length ? { dense: m.dense.map(loadDense) } : {}),
+    ...(m.truncateDim !== undefined ? { truncateDim: m.truncateDim } : {}),
+  };
 }
 
 /** Refuse a folder holding another revision than the one asked for. */

@@ -2,10 +2,12 @@
  * Single-vector pooling of a sequence's final hidden states, as sentence-transformers' Pooling module computes
  * it (6.x, sentence_transformer/modules/pooling.py, the padded path that runs on CPU): one or several modes,
  * concatenated in the order given; the prompt's tokens left out of the mask when `include_prompt` is false;
- * then optionally Normalize (F.normalize, eps 1e-12) and `truncate_dim`. Sums run in float64 (torch sums in
+ * then the folder's Dense modules (st-dense.ts), optionally Normalize (F.normalize, eps 1e-12), and
+ * `truncate_dim` (the first N dimensions, after every module, not normalised again: SentenceTransformer.encode). Sums run in float64 (torch sums in
  * float32: the vectors agree to float32 rounding). ASPIRE's sentence vectors are not here (encoder.ts).
  */
 import { CitebenchError } from '../../util/errors.ts';
+import { applyDense, type DenseModule } from './st-dense.ts';
 
 export type PoolingMode = 'cls' | 'max' | 'mean' | 'mean_sqrt_len_tokens' | 'weightedmean' | 'lasttoken';
 
@@ -31,6 +33,8 @@ export interface PoolingSpec {
   modes: PoolingMode[];
   /** false: the prompt's tokens (and the token before them, e.g. [CLS]) are masked out of pooling. */
   includePrompt: boolean;
+  /** Dense modules after Pooling, in modules.json order (weights loaded). */
+  dense?: DenseModule[];
   /** A Normalize module follows. */
   normalize: boolean;
   /** Keep the first N dimensions of the (normalised) vector (config_sentence_transformers.json truncate_dim). */
@@ -38,8 +42,8 @@ export interface PoolingSpec {
 }
 
 /** Dimensions of the pooled vector for hidden size `hidden`. */
-export function pooledDim(spec: PoolingSpec, hidden: number): number {
-  const full = spec.modes.length * hidden;
+export function pooledDim(spec: Pick<PoolingSpec, 'modes' | 'truncateDim'> & { dense?: { outFeatures: number }[] }, hidden: number): number {
+  const full = spec.dense?.length ? spec.dense.at(-1)!.outFeatures : spec.modes.length * hidden;
   return spec.truncateDim !== undefined ? Math.min(spec.truncateDim, full) : full;
 }
 
@@ -100,8 +104,9 @@ export function poolSequence(h: Float32Array, base: number, len: number, dim: nu
       }
     }
   });
-  // Normalize works on the float32 vector the Pooling module outputs.
-  const f32 = Float32Array.from(full);
+  // The Dense modules and Normalize work on the float32 vector the Pooling module outputs.
+  let f32 = Float32Array.from(full);
+  for (const m of spec.dense ?? []) f32 = applyDense(m, f32);
   let norm = 1;
   if (spec.normalize) {
     let s = 0;

@@ -13,6 +13,8 @@ export interface ModelOptions {
   maxLength: number;
   /** ASPIRE only: which hidden states are averaged per token. */
   layers?: 'all' | 'last';
+  /** Matryoshka: keep the first N dimensions of the final vector (over the folder's truncate_dim). */
+  truncateDim?: number;
 }
 
 export interface KnownModel extends ModelOptions {

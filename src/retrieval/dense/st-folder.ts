@@ -2,9 +2,9 @@
  * A sentence-transformers folder, read as the library (6.x; sentence_transformers/base/model.py
  * `_load_config_modules`) reads it:
  * - `modules.json`: the modules in file order, each `{idx, name, path, type}`; citebench runs a Transformer,
- *   then a Pooling, then optionally a Normalize module (any of the library's module paths: the 6.x
- *   `sentence_transformers.base.modules…` / `…sentence_transformer.modules…` and the older
- *   `sentence_transformers.models.X`). Any other module (Dense, Router, LayerNorm, custom code) is a one-line
+ *   then a Pooling, then any number of Dense modules (st-dense.ts), then optionally a Normalize module (any of the
+ *   library's module paths: the 6.x `sentence_transformers.base.modules…` / `…sentence_transformer.modules…` and
+ *   the older `sentence_transformers.models.X`). Any other module (Router, LayerNorm, custom code) is a one-line
  *   error naming modules.json and the module.
  * - the Transformer module's folder (`path`: "" = the folder itself, or a subfolder such as `0_Transformer`)
  *   holds config.json, the tokenizer and the weights, and `sentence_bert_config.json` (or one of its legacy
@@ -18,6 +18,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../../util/errors.ts';
 import { POOLING_MODES, type PoolingMode, type PoolingSpec } from './pooling.ts';
+import { readDenseSpec, type DenseSpec } from './st-dense.ts';
 import { distanceOf, type Distance } from './similarity.ts';
 
 export const MODULES_FILE = 'modules.json';
@@ -37,13 +38,15 @@ export interface StModule {
   name: string;
   /** Relative folder of the module ("" = the model folder). */
   path: string;
-  kind: 'Transformer' | 'Pooling' | 'Normalize';
+  kind: 'Transformer' | 'Pooling' | 'Dense' | 'Normalize';
 }
 
 export interface StFolder {
   /** The Transformer module's folder (config.json, tokenizer, weights). */
   transformerDir: string;
-  pooling: PoolingSpec;
+  pooling: Omit<PoolingSpec, 'dense'>;
+  /** The Dense modules between Pooling and Normalize, in order (weights not read yet). */
+  dense: DenseSpec[];
   /** sentence_bert_config.json `max_seq_length` (undefined: the tokenizer's limit). */
   maxSeqLength?: number;
   doLowerCase: boolean;
@@ -56,7 +59,7 @@ export interface StFolder {
   files: string[];
 }
 
-const KINDS = ['Transformer', 'Pooling', 'Normalize'] as const;
+const KINDS = ['Transformer', 'Pooling', 'Dense', 'Normalize'] as const;
 
 function readJson(path: string): unknown {
   try {
@@ -80,7 +83,7 @@ function modulePath(v: unknown, file: string, field: string): string {
   return p;
 }
 
-/** The modules of modules.json, checked to be Transformer → Pooling → optional Normalize. */
+/** The modules of modules.json, checked to be Transformer → Pooling → Dense … → optional Normalize. */
 export function readModules(dir: string): StModule[] | undefined {
   const file = join(dir, MODULES_FILE);
   if (!existsSync(file)) return undefined;
@@ -93,12 +96,12 @@ export function readModules(dir: string): StModule[] | undefined {
     if (typeof type !== 'string') throw new InputError(file, undefined, `${label}.type`, 'must be a string');
     const cls = type.split('.').pop()!;
     if (!type.startsWith('sentence_transformers.') || !(KINDS as readonly string[]).includes(cls))
-      throw new InputError(file, undefined, `${label}.type`, `${type} is not supported: citebench runs Transformer, Pooling and Normalize modules only`);
+      throw new InputError(file, undefined, `${label}.type`, `${type} is not supported: citebench runs Transformer, Pooling, Dense and Normalize modules only`);
     return { name: typeof o.name === 'string' ? o.name : String(i), path: modulePath(o.path ?? '', file, `${label}.path`), kind: cls as StModule['kind'] };
   });
   const kinds = mods.map((m) => m.kind).join(' → ');
-  if (!/^Transformer → Pooling( → Normalize)?$/.test(kinds))
-    throw new InputError(file, undefined, undefined, `modules ${kinds || '(none)'}: citebench runs Transformer → Pooling, optionally → Normalize`);
+  if (!/^Transformer → Pooling( → Dense)*( → Normalize)?$/.test(kinds))
+    throw new InputError(file, undefined, undefined, `modules ${kinds || '(none)'}: citebench runs Transformer → Pooling, then any Dense modules, optionally → Normalize`);
   return mods;
 }
 
@@ -147,6 +150,8 @@ export function readStFolder(dir: string): StFolder | undefined {
   const poolFile = join(dir, mods[1].path, 'config.json');
   const pool = readPooling(poolFile);
   files.push(poolFile);
+  const dense = mods.filter((m) => m.kind === 'Dense').map((m) => readDenseSpec(join(dir, m.path)));
+  files.push(...dense.map((d) => join(d.dir, 'config.json')));
 
   let maxSeqLength: number | undefined;
   let doLowerCase = false;
@@ -200,7 +205,8 @@ export function readStFolder(dir: string): StFolder | undefined {
   }
   return {
     transformerDir,
-    pooling: { modes: pool.modes, includePrompt: pool.includePrompt, normalize: mods.length === 3, ...(truncateDim !== undefined ? { truncateDim } : {}) },
+    pooling: { modes: pool.modes, includePrompt: pool.includePrompt, normalize: mods.at(-1)!.kind === 'Normalize', ...(truncateDim !== undefined ? { truncateDim } : {}) },
+    dense,
     ...(maxSeqLength !== undefined ? { maxSeqLength } : {}),
     doLowerCase,
     prompts,
