@@ -11,6 +11,11 @@ declare module "citebench/src/corpus/fields" {
     export type Field = (typeof FIELDS)[number];
     /** The paper's abbreviations, same order as FIELDS. */
     export const FIELD_ABBREV: Record<Field, string>;
+    /**
+     * MAG's level-0 concept id of each field, as OpenAlex's root concepts keep them (docs.openalex.org, Concepts): the
+     * OpenAlex reader maps concepts to fields by them, the synthetic OpenAlex works are written with them.
+     */
+    export const MAG_ROOT_CONCEPT_IDS: Record<Field, string>;
     export function fieldIndex(name: string): number;
     export function fieldBit(name: string): number;
     export function fieldsOfMask(mask: number): Field[];
@@ -77,7 +82,19 @@ declare module "citebench/src/corpus/article" {
          * the first in file and line order. Absent: 0.
          */
         rank?: number;
+        /**
+         * Set on the record of a work an option leaves out (OpenAlex: its type, paratext, retracted): it carries only
+         * its id and rank, so that the newest record of the work decides whether the work is in, before any filter.
+         */
+        excluded?: Exclusion;
     }
+    /** Why a work is left out by option: its type (not among the kept types), or a flag. */
+    export type Exclusion = {
+        reason: 'type';
+        type: string;
+    } | {
+        reason: 'paratext' | 'retracted';
+    };
     /** The text every retriever sees for an article: title and abstract, as the paper concatenates them. */
     export interface ArticleText {
         title: string;
@@ -344,7 +361,7 @@ declare module "citebench/src/corpus/prefilter" {
     }
 }
 declare module "citebench/src/corpus/openalex" {
-    import type { Article } from "citebench/src/corpus/article";
+    import type { Article, Exclusion } from "citebench/src/corpus/article";
     import { type FieldScheme } from "citebench/src/corpus/fields";
     import { type RawLine } from "citebench/src/corpus/s2orc-reader";
     import type { ValidationReport } from "citebench/src/corpus/validation";
@@ -396,11 +413,20 @@ declare module "citebench/src/corpus/openalex" {
         paratext: number;
         retracted: number;
     }
-    /** One line → an article, or undefined (the problem, or the exclusion, counted in `report`). */
-    export function parseWork(raw: RawLine, report: ValidationReport, opts: OpenAlexOptions, excluded: OpenAlexExclusions): Article | undefined;
+    /** `e` with its types in code-point order: the same works give the same meta whatever order they came in. */
+    export function canonicalExclusions(e: OpenAlexExclusions): OpenAlexExclusions;
+    /** Count a work left out (its newest record excluded) in `excluded` and the report. */
+    export function countExclusion(x: Exclusion, excluded: OpenAlexExclusions, report: ValidationReport, file: string, line: number): void;
+    /**
+     * One line → an article, or undefined (the problem counted in `report`). A work an option leaves out comes back as
+     * a record with `excluded` set and nothing else but its id and rank: the build keeps the newest record of each
+     * work first and only then applies the exclusion (store-build.ts), so an older version of another type never
+     * stands in for a work whose newest version is left out.
+     */
+    export function parseWork(raw: RawLine, report: ValidationReport, opts: OpenAlexOptions): Article | undefined;
 }
 declare module "citebench/src/corpus/build-source" {
-    import type { Article } from "citebench/src/corpus/article";
+    import type { Article, Exclusion } from "citebench/src/corpus/article";
     import { type OpenAlexExclusions, type OpenAlexOptions } from "citebench/src/corpus/openalex";
     import type { FieldScheme } from "citebench/src/corpus/fields";
     import type { ValidationReport } from "citebench/src/corpus/validation";
@@ -460,8 +486,11 @@ declare module "citebench/src/corpus/build-source" {
         /** What the source counts beside the report, saved with a checkpoint and restored on resume. */
         state?(): unknown;
         restore?(state: unknown): void;
-        /** Add the state a worker's copy of this source counted over one unit (corpus/build-read.ts). */
-        absorb?(state: unknown): void;
+        /**
+         * Count a work left out by option (the merge step calls it, once per work, for the newest record of a work that
+         * is Article.excluded): only sources whose records can be excluded have it.
+         */
+        countExclusion?(x: Exclusion, report: ValidationReport, file: string, line: number): void;
         /**
          * How to open this source again in a worker thread, where its units are files read independently (v2020 shards,
          * OpenAlex works files); absent where they are not (the bulk datasets' one joined unit, records of another reader).
@@ -4215,8 +4244,8 @@ declare module "citebench/src/report/charts" {
      *  - the same in both settings, transductive and inductive, when the run has the inductive one
      *  - per-field heat map, model × field (field level)
      *  - candidate-type bars (MDCR, Table 4)
-     *  - BM25 tuning grid, k1 × b (one per tuned model)
-     *  - the MDCR build's Jaccard matrix; differences from BM25 with significance (models beyond the paper)
+     *  - each tuned model's validation grid, whatever its kind (two parameters, e.g. BM25's k1 × b: a heat map)
+     *  - the MDCR build's Jaccard matrix; differences from the first significance baseline (models beyond the paper)
      *  - the corpus (notebook 01): articles per year, per MAG field, citation-degree histograms
      * Every chart encodes models by shape/dash as well as colour, and heat maps print their values: legible in
      * greyscale print.
@@ -4244,7 +4273,7 @@ declare module "citebench/src/report/charts" {
     export function candidateTypeChart(r: ResultsIndex): Chart | undefined;
     /**
      * One tuned model's validation score over its grid, the chosen point outlined: a heat map over two parameters
-     * (BM25's k1 × b), bars over one (a Profiler's β) or over the grid's points when it has more.
+     * (e.g. BM25's k1 × b), bars over one (e.g. a Profiler's β) or over the grid's points when it has more.
      */
     export function tuningChart(t: TuningRecord): Chart;
     /** The MDCR build's model-based Jaccard matrix (§4.1) as a heat map; the chosen models are marked on the axes. */
@@ -4466,7 +4495,7 @@ declare module "citebench/src/report/frames" {
         readonly cells: Frame;
         /** Mean over repeats of the test cells (what the paper's tables print): one column per measure and `<measure>_sd`. */
         readonly means: Frame;
-        /** Every tuned BM25 model's validation grid: k1, b, score; `chosen` marks the values it runs with. */
+        /** Every tuned model's validation grid, whatever its kind: a column per parameter, score; `chosen` marks the point it runs with. */
         readonly tuning: Frame;
         /** The models of the run: kind, weights (lexical, trained, random: never a finding) and settings. */
         readonly models: Frame;
@@ -4578,7 +4607,7 @@ declare module "citebench/src/experiments/significance-stage" {
      *    baseline — Table 1 (a setting's dataset level: every model × pool size), Tables 2, 7, 8 (a setting's field
      *    level: every model × field). The table and chart of the models beyond the paper show Table 1's rows for
      *    them, p-values and all.
-     * `citebench compare` (eval/compare.ts) and significanceFrame (an analyst's ad-hoc comparison in a notebook) go
+     * `citebench eval QRELS BASELINE RUN…` (eval/compare.ts) and significanceFrame (an analyst's ad-hoc comparison in a notebook) go
      * through the same testAgainstBaseline and, for the latter, the same families (significanceOf).
      */
     import { type FieldScheme } from "citebench/src/corpus/fields";

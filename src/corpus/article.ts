@@ -20,7 +20,15 @@ export interface Article {
    * the first in file and line order. Absent: 0.
    */
   rank?: number;
+  /**
+   * Set on the record of a work an option leaves out (OpenAlex: its type, paratext, retracted): it carries only
+   * its id and rank, so that the newest record of the work decides whether the work is in, before any filter.
+   */
+  excluded?: Exclusion;
 }
+
+/** Why a work is left out by option: its type (not among the kept types), or a flag. */
+export type Exclusion = { reason: 'type'; type: string } | { reason: 'paratext' | 'retracted' };
 
 /** The text every retriever sees for an article: title and abstract, as the paper concatenates them. */
 export interface ArticleText {

@@ -49,7 +49,6 @@ export interface UnitDone {
   unit: number;
   runs: string[];
   report: ReturnType<ValidationReport['toJSON']>;
-  state?: unknown;
 }
 
 /** An error a worker met, as data (the main thread raises it when it reaches that unit). */
@@ -69,7 +68,7 @@ export interface WorkerJob {
 /** The worker's side: read each unit it is given into runs named after the unit (a unit read again overwrites them). */
 export async function serveUnits(job: WorkerJob, open: (spec: SourceSpec) => CorpusSource, post: (m: unknown) => void, nextUnit: () => Promise<number>): Promise<void> {
   for (let u = await nextUnit(); u >= 0; u = await nextUnit()) {
-    // A fresh source per unit: what it counts (OpenAlex's exclusions) is the unit's alone.
+    // A fresh source per unit: nothing one unit's reading leaves in it carries over to the next.
     const source = open(job.spec);
     const report = new ValidationReport(job.strict, job.maxExamples);
     const sorter = new RecordSorter(job.tmp, `rec.u${u}`, job.opts.sortRunBytes, compareRecords);
@@ -82,7 +81,7 @@ export async function serveUnits(job: WorkerJob, open: (spec: SourceSpec) => Cor
         }
       });
       if (pending) post({ tick: pending });
-      post({ unit: u, runs: sorter.runFiles.map((f) => basename(f)), report: report.toJSON(), state: source.state?.() } satisfies UnitDone);
+      post({ unit: u, runs: sorter.runFiles.map((f) => basename(f)), report: report.toJSON() } satisfies UnitDone);
     } catch (e) {
       sorter.dispose();
       const err = e as Error & Partial<InputError>;

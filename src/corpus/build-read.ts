@@ -3,8 +3,8 @@
  * decided, encoded and put into the external sort by id. Units (input files) are read one after the other on the
  * main thread, or by worker threads, each unit into sort runs of its own, which the main thread takes over in unit
  * order. The runs' merge is a total order (id, then rank, file number and line: build-records.ts) and a unit's
- * file number is its index, so the store does not depend on the number of threads; the validation report and the
- * source's counts are added in unit order, as the sequential read adds them.
+ * file number is its index, so the store does not depend on the number of threads; the validation report is added
+ * in unit order, as the sequential read adds it.
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -31,7 +31,7 @@ function raise(e: UnitFailed['error']): never {
 
 /**
  * Units `from`..end read by `threads` workers; `commit` is called for each in unit order with the unit's run files
- * (in the temporary folder), its report and its source state. Each worker holds at most one sort run in memory.
+ * (in the temporary folder) and its report. Each worker holds at most one sort run in memory.
  */
 export async function readUnitsInWorkers(
   source: CorpusSource,
@@ -39,7 +39,7 @@ export async function readUnitsInWorkers(
   threads: number,
   job: WorkerJob,
   tick: (n: number) => void,
-  commit: (u: number, runs: string[], report: ValidationReport, state: unknown) => void,
+  commit: (u: number, runs: string[], report: ValidationReport) => void,
 ): Promise<void> {
   const n = source.units.length;
   const results = new Map<number, UnitDone | UnitFailed>();
@@ -79,7 +79,7 @@ export async function readUnitsInWorkers(
       const m = results.get(u)!;
       results.delete(u);
       if ('error' in m) raise(m.error);
-      commit(u, m.runs.map((f) => join(job.tmp, f)), ValidationReport.fromJSON(m.report, false, job.maxExamples), m.state);
+      commit(u, m.runs.map((f) => join(job.tmp, f)), ValidationReport.fromJSON(m.report, false, job.maxExamples));
     }
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));

@@ -6,11 +6,13 @@
  *   u32 outbound count · u32 inbound count (the prefilter's record scope) · u16 id length · id bytes ·
  *   u32 title length · title · u32 abstract length · abstract (texts only when the text rules all pass) ·
  *   u32 #outbound · u32 #inbound · each citation id: tag 7 + its fast key in 7 bytes, or tag 0 + u16 length + bytes
+ * A work left out by option (Article.excluded) is a record too, flagged 0x80 with its exclusion in the title slot
+ * and nothing else, so that the merge sees its newest record before deciding (store-build.ts).
  *
  * Records of equal keys are ordered by id bytes (slow ids share one key), then rank, file and line: the order is
  * total, so it does not depend on the order records arrived in.
  */
-import type { Article } from './article.ts';
+import type { Article, Exclusion } from './article.ts';
 import { SLOW_KEY, compareBytes, idKey } from './id-key.ts';
 import { InputError } from '../util/errors.ts';
 
@@ -24,11 +26,15 @@ export interface EncodedRecord {
   payload: Buffer;
 }
 
+/** Flag of a record whose work an option leaves out (Article.excluded): its title slot holds the exclusion as JSON. */
+const EXCLUDED = 0x80;
+
 /** The record of an accepted article: `fileNo` numbers its file, `flags` are its text-rule flags (prefilter.ts). */
 export function encodeRecord(a: Article, fileNo: number, file: string, line: number, flags: number): EncodedRecord {
   const id = Buffer.from(a.id, 'utf8');
   if (id.length > 0xffff) throw new InputError(file, line, 'id', 'an id longer than 65,535 bytes');
-  const title = flags === 0 ? Buffer.from(a.title, 'utf8') : EMPTY;
+  if (a.excluded) flags = EXCLUDED;
+  const title = a.excluded ? Buffer.from(JSON.stringify(a.excluded), 'utf8') : flags === 0 ? Buffer.from(a.title, 'utf8') : EMPTY;
   const abstract = flags === 0 ? Buffer.from(a.abstract, 'utf8') : EMPTY;
   const cites: (number | Buffer)[] = [];
   let citeBytes = 0;
@@ -128,6 +134,12 @@ export class RecordView {
   }
   get flags(): number {
     return this.p[22];
+  }
+  /** Why the work of this record is left out, or undefined when it is not. */
+  get excluded(): Exclusion | undefined {
+    if (this.p[22] !== EXCLUDED) return undefined;
+    const tl = this.p.readUInt32LE(this.textAt);
+    return JSON.parse(this.p.toString('utf8', this.textAt + 4, this.textAt + 4 + tl)) as Exclusion;
   }
   get recordOut(): number {
     return this.p.readUInt32LE(23);

@@ -7,12 +7,12 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import type { Article } from './article.ts';
+import type { Article, Exclusion } from './article.ts';
 import { DATASETS, isS2Datasets, readS2Datasets } from './s2-datasets.ts';
 import { listShards, parseRecord, readShardLines } from './s2orc-reader.ts';
 import {
-  OPENALEX_DEFAULTS, isOpenAlexLayout, looksLikeWork, manifestName, openAlexFiles, parseWork, readRelease,
-  type OpenAlexExclusions, type OpenAlexOptions,
+  OPENALEX_DEFAULTS, canonicalExclusions, countExclusion, isOpenAlexLayout, looksLikeWork, manifestName, openAlexFiles, parseWork,
+  readRelease, type OpenAlexExclusions, type OpenAlexOptions,
 } from './openalex.ts';
 import type { FieldScheme } from './fields.ts';
 import type { ValidationReport } from './validation.ts';
@@ -63,8 +63,11 @@ export interface CorpusSource {
   /** What the source counts beside the report, saved with a checkpoint and restored on resume. */
   state?(): unknown;
   restore?(state: unknown): void;
-  /** Add the state a worker's copy of this source counted over one unit (corpus/build-read.ts). */
-  absorb?(state: unknown): void;
+  /**
+   * Count a work left out by option (the merge step calls it, once per work, for the newest record of a work that
+   * is Article.excluded): only sources whose records can be excluded have it.
+   */
+  countExclusion?(x: Exclusion, report: ValidationReport, file: string, line: number): void;
   /**
    * How to open this source again in a worker thread, where its units are files read independently (v2020 shards,
    * OpenAlex works files); absent where they are not (the bulk datasets' one joined unit, records of another reader).
@@ -203,7 +206,7 @@ function openAlexSource(path: string, opts: OpenAlexOptions): CorpusSource {
       for await (const raw of readShardLines(file, report, { allowTruncated: ctx.allowTruncated })) {
         lines++;
         report.recordsRead++;
-        const a = parseWork(raw, report, opts, excluded);
+        const a = parseWork(raw, report, opts);
         if (a) yield Object.assign(a, { file: raw.file, line: raw.line });
       }
       const want = release.records.get(manifestName(path, file));
@@ -215,19 +218,20 @@ function openAlexSource(path: string, opts: OpenAlexOptions): CorpusSource {
       name: SOURCE_NAMES.openalex, format: 'openalex', fieldScheme: opts.fields,
       ...synthetic,
       ...(release.release ? { release: release.release, releaseFrom: release.from } : {}),
-      openalex: { conceptThreshold: opts.conceptThreshold, types: opts.types, keepParatext: opts.keepParatext, keepRetracted: opts.keepRetracted, excluded },
+      // Sorted (types kept and left out): the same works and options give the same meta in any file layout.
+      openalex: {
+        conceptThreshold: opts.conceptThreshold, types: opts.types === 'all' ? 'all' : [...new Set(opts.types)].sort(),
+        keepParatext: opts.keepParatext, keepRetracted: opts.keepRetracted, excluded: canonicalExclusions(excluded),
+      },
     }),
     inputBytes: () => bytesOf(files),
+    // The exclusions are counted by the merge step (after the newest record of each work is known), on the main
+    // thread: workers' copies count none, and a checkpoint after the merge carries them.
     state: () => excluded,
     restore: (s) => {
       if (s) excluded = structuredClone(s as OpenAlexExclusions);
     },
-    absorb: (s) => {
-      const u = s as OpenAlexExclusions;
-      for (const [t, n] of Object.entries(u.types)) excluded.types[t] = (excluded.types[t] ?? 0) + n;
-      excluded.paratext += u.paratext;
-      excluded.retracted += u.retracted;
-    },
+    countExclusion: (x, report, file, line) => countExclusion(x, excluded, report, file, line),
   };
 }
 

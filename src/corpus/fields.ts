@@ -19,6 +19,18 @@ export const FIELD_ABBREV: Record<Field, string> = {
   'Political Science': 'PS', Psychology: 'Psy', Sociology: 'Soc',
 };
 
+/**
+ * MAG's level-0 concept id of each field, as OpenAlex's root concepts keep them (docs.openalex.org, Concepts): the
+ * OpenAlex reader maps concepts to fields by them, the synthetic OpenAlex works are written with them.
+ */
+export const MAG_ROOT_CONCEPT_IDS: Record<Field, string> = {
+  Art: 'C142362112', Biology: 'C86803240', Business: 'C144133560', Chemistry: 'C185592680', 'Computer Science': 'C41008148',
+  Economics: 'C162324750', Engineering: 'C127413603', 'Environmental Science': 'C39432304', Geography: 'C205649164',
+  Geology: 'C127313418', History: 'C95457728', 'Materials Science': 'C192562407', Mathematics: 'C33923547',
+  Medicine: 'C71924100', Philosophy: 'C138885662', Physics: 'C121332964', 'Political Science': 'C17744445',
+  Psychology: 'C15744967', Sociology: 'C144024400',
+};
+
 const FIELD_INDEX = new Map<string, number>(FIELDS.map((f, i) => [f, i]));
 
 export function fieldIndex(name: string): number {

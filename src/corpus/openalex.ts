@@ -12,14 +12,14 @@
  *   fields    'concepts' (default): the level-0 concepts — MAG's 19 fields, by MAG's ids — scored at least
  *             `conceptThreshold`; 'topics': the field of `primary_topic` (26 fields, fields.ts)
  *   citedBy   `cited_by_count`: the inbound count of the prefilter's record scope, and so of MDCR's most_cited
- * Works of other types than `types`, and paratext and retracted works unless kept, are left out and counted.
  * Among records of one work (a snapshot synced twice without --delete holds moved works twice) the one with the
- * latest `updated_date` is kept.
+ * latest `updated_date` decides, before any filter: when its type is not among `types`, or it is paratext or
+ * retracted (unless kept), the work is left out and counted, whatever its older records say.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import type { Article } from './article.ts';
-import { TOPIC_FIELDS, TOPIC_FIELD_FIRST_ID, fieldBit, type FieldScheme } from './fields.ts';
+import type { Article, Exclusion } from './article.ts';
+import { MAG_ROOT_CONCEPT_IDS, TOPIC_FIELDS, TOPIC_FIELD_FIRST_ID, fieldBit, type FieldScheme } from './fields.ts';
 import { describe, parseObject, type RawLine } from './s2orc-reader.ts';
 import type { ValidationReport } from './validation.ts';
 import { CitebenchError } from '../util/errors.ts';
@@ -48,14 +48,8 @@ export const OPENALEX_DEFAULTS: OpenAlexOptions = {
   fields: 'mag', conceptThreshold: 0.3, types: OPENALEX_DEFAULT_TYPES, keepParatext: false, keepRetracted: false,
 };
 
-/** MAG's level-0 field ids, as OpenAlex's root concepts keep them (docs.openalex.org, Concepts). */
-const MAG_ROOT_CONCEPTS: Record<string, string> = {
-  C142362112: 'Art', C86803240: 'Biology', C144133560: 'Business', C185592680: 'Chemistry', C41008148: 'Computer Science',
-  C162324750: 'Economics', C127413603: 'Engineering', C39432304: 'Environmental Science', C205649164: 'Geography',
-  C127313418: 'Geology', C95457728: 'History', C192562407: 'Materials Science', C33923547: 'Mathematics',
-  C71924100: 'Medicine', C138885662: 'Philosophy', C121332964: 'Physics', C17744445: 'Political Science',
-  C15744967: 'Psychology', C144024400: 'Sociology',
-};
+/** MAG's level-0 concept ids → field names (fields.ts holds the one table). */
+const MAG_ROOT_CONCEPTS: Record<string, string> = Object.fromEntries(Object.entries(MAG_ROOT_CONCEPT_IDS).map(([name, id]) => [id, name]));
 
 const WORK_ID = /^(?:https:\/\/openalex\.org\/)?(W[1-9][0-9]{0,12})$/;
 const PARTITION = /^updated_date=(\d{4}-\d{2}-\d{2})$/;
@@ -172,8 +166,31 @@ export interface OpenAlexExclusions {
   retracted: number;
 }
 
-/** One line → an article, or undefined (the problem, or the exclusion, counted in `report`). */
-export function parseWork(raw: RawLine, report: ValidationReport, opts: OpenAlexOptions, excluded: OpenAlexExclusions): Article | undefined {
+/** `e` with its types in code-point order: the same works give the same meta whatever order they came in. */
+export function canonicalExclusions(e: OpenAlexExclusions): OpenAlexExclusions {
+  const types: Record<string, number> = {};
+  for (const t of Object.keys(e.types).sort()) types[t] = e.types[t];
+  return { types, paratext: e.paratext, retracted: e.retracted };
+}
+
+/** Count a work left out (its newest record excluded) in `excluded` and the report. */
+export function countExclusion(x: Exclusion, excluded: OpenAlexExclusions, report: ValidationReport, file: string, line: number): void {
+  if (x.reason === 'type') {
+    excluded.types[x.type] = (excluded.types[x.type] ?? 0) + 1;
+    report.add('excluded-type', file, line, 'type', `type '${x.type}' left out`);
+  } else {
+    excluded[x.reason]++;
+    report.add(`excluded-${x.reason}`, file, line, `is_${x.reason}`, `${x.reason} work left out`);
+  }
+}
+
+/**
+ * One line → an article, or undefined (the problem counted in `report`). A work an option leaves out comes back as
+ * a record with `excluded` set and nothing else but its id and rank: the build keeps the newest record of each
+ * work first and only then applies the exclusion (store-build.ts), so an older version of another type never
+ * stands in for a work whose newest version is left out.
+ */
+export function parseWork(raw: RawLine, report: ValidationReport, opts: OpenAlexOptions): Article | undefined {
   const { file, line } = raw;
   const r = parseObject(raw, report);
   if (!r) return undefined;
@@ -196,25 +213,20 @@ export function parseWork(raw: RawLine, report: ValidationReport, opts: OpenAlex
     return undefined;
   }
   const id = m[1];
+  const updated = typeof r.updated_date === 'string' ? Date.parse(r.updated_date) : NaN;
+  // The latest update first; a record without a date after every dated one.
+  const rank = Number.isFinite(updated) ? -updated : 0;
   // Exclusions first: a work left out by option is not checked further.
+  const leftOut = (excluded: Exclusion): Article => ({ id, title: '', abstract: '', year: undefined, fields: 0, outbound: [], inbound: [], rank, excluded });
   if (opts.types !== 'all') {
     const type = typeof r.type === 'string' ? r.type : r.type === null ? '(none)' : undefined;
     if (type === undefined) return bad('type', 'a string or null');
-    if (!opts.types.includes(type)) {
-      excluded.types[type] = (excluded.types[type] ?? 0) + 1;
-      report.add('excluded-type', file, line, 'type', `type '${type}' left out`);
-      return undefined;
-    }
+    if (!opts.types.includes(type)) return leftOut({ reason: 'type', type });
   }
-  for (const [flag, kind, keep] of [['is_paratext', 'excluded-paratext', opts.keepParatext], ['is_retracted', 'excluded-retracted', opts.keepRetracted]] as const) {
+  for (const [flag, reason, keep] of [['is_paratext', 'paratext', opts.keepParatext], ['is_retracted', 'retracted', opts.keepRetracted]] as const) {
     const v = r[flag];
     if (v !== undefined && v !== null && typeof v !== 'boolean') return bad(flag, 'a boolean');
-    if (v === true && !keep) {
-      if (flag === 'is_paratext') excluded.paratext++;
-      else excluded.retracted++;
-      report.add(kind, file, line, flag, `${flag.slice(3)} work left out`);
-      return undefined;
-    }
+    if (v === true && !keep) return leftOut({ reason });
   }
   const t = r.title ?? null;
   if (t !== null && typeof t !== 'string') return bad('title', 'a string or null');
@@ -233,21 +245,21 @@ export function parseWork(raw: RawLine, report: ValidationReport, opts: OpenAlex
   const refs = r.referenced_works;
   if (!Array.isArray(refs)) return bad('referenced_works', 'a list of work ids');
   const outbound: string[] = [];
-  let badRef: unknown;
+  let badRefs = 0;
+  let firstBad: unknown;
   for (const x of refs) {
     const w = typeof x === 'string' ? WORK_ID.exec(x) : null;
     if (w) outbound.push(w[1]);
-    else badRef ??= x;
+    else if (badRefs++ === 0) firstBad = x;
   }
-  if (badRef !== undefined) report.add('bad-citation-id', file, line, 'referenced_works', `${describe(badRef)} is not a work id; dropped`);
+  // One count per bad entry; the example names the first.
+  if (badRefs > 0) {
+    report.add('bad-citation-id', file, line, 'referenced_works', `${describe(firstBad)} is not a work id; dropped${badRefs > 1 ? ` (with ${badRefs - 1} more bad entr${badRefs === 2 ? 'y' : 'ies'} of this list)` : ''}`);
+    report.addMany('bad-citation-id', badRefs - 1);
+  }
   const fields = opts.fields === 'topics' ? topicField(r.primary_topic, raw, report) : conceptFields(r.concepts, opts.conceptThreshold, raw, report);
   if (fields === undefined) return undefined;
-  const updated = typeof r.updated_date === 'string' ? Date.parse(r.updated_date) : NaN;
-  return {
-    id, title: title ?? '', abstract, year: year ?? undefined, fields, outbound, inbound: [], citedBy: cited,
-    // The latest update first; a record without a date after every dated one.
-    rank: Number.isFinite(updated) ? -updated : 0,
-  };
+  return { id, title: title ?? '', abstract, year: year ?? undefined, fields, outbound, inbound: [], citedBy: cited, rank };
 }
 
 /**

@@ -5,8 +5,9 @@
  * uses), whatever the order of the files and of the lines in them, so the same records through any reader give
  * the same store and, with the same seed, the same queries, pools and runs. Steps, each on disk:
  *   read   every record validated once (prefilter rules 1–3 decided here) and put into an external sort by id;
- *   merge  the sorted records, duplicates dropped (the lowest rank, then the first file and line, is kept): the
- *          per-record columns, and every citation id into a sort by the cited id's key;
+ *   merge  the sorted records, duplicates dropped (the lowest rank, then the first file and line, is kept; a work
+ *          whose kept record is left out by option is dropped with it): the per-record columns, and every
+ *          citation id into a sort by the cited id's key;
  *   join   citation ids → indices, merged against the articles' keys (build-graph.ts);
  *   graph  counts over the distinct edges, prefilter rule 4, the kept articles' columns and citation CSRs;
  *   texts  the sorted records merged again: ids and texts of the kept articles.
@@ -18,7 +19,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { Article } from './article.ts';
+import type { Article, Exclusion } from './article.ts';
 import { compareRecords, RecordView } from './build-records.ts';
 import { readThreads, readUnitsInWorkers } from './build-read.ts';
 import { readUnit } from './build-read-unit.ts';
@@ -100,7 +101,7 @@ const NO_FILTER: PrefilterConfig = {
 };
 
 /** Bump with any change to what a step writes, so a checkpoint of an older build is not resumed. */
-const BUILD_VERSION = 2;
+const BUILD_VERSION = 3;
 
 export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary> {
   const log = opts.log ?? (() => {});
@@ -278,10 +279,9 @@ async function readInput(
   const threads = readThreads(source, source.units.length - c.from, opts.threads);
   if (threads > 1) {
     const job = { spec: source.spec!, tmp: c.tmp, strict: !!opts.strict, maxExamples: report.maxExamples, opts: { cfg: c.cfg, allowTruncated: opts.allowTruncated, sortRunBytes: opts.sortRunBytes } };
-    await readUnitsInWorkers(source, c.from, threads, job, (n) => p.tick(n), (u, runs, unitReport, state) => {
+    await readUnitsInWorkers(source, c.from, threads, job, (n) => p.tick(n), (u, runs, unitReport) => {
       records.adopt(runs);
       report.absorb(unitReport);
-      source.absorb?.(state);
       afterUnit(u);
     });
   } else {
@@ -298,9 +298,10 @@ async function readInput(
 
 /**
  * The sorted records without duplicates (the first of each id: the sort puts the one to keep first), with their
- * keys; `onDuplicate` hears of the others.
+ * keys; `onDuplicate` hears of the others. A work whose first record is left out by option (OpenAlex: its newest
+ * version's type, paratext, retracted) is not yielded: `onExcluded` hears of that record, `onDuplicate` of the rest.
  */
-function* unique(records: RecordSorter, onDuplicate?: (v: RecordView) => void): Generator<[number, RecordView]> {
+function* unique(records: RecordSorter, onDuplicate?: (v: RecordView) => void, onExcluded?: (v: RecordView, x: Exclusion) => void): Generator<[number, RecordView]> {
   const v = new RecordView();
   const out: [number, RecordView] = [0, v];
   let prevKey = -1;
@@ -313,6 +314,11 @@ function* unique(records: RecordSorter, onDuplicate?: (v: RecordView) => void): 
     }
     prevKey = key;
     if (key === SLOW_KEY) prevId = Buffer.from(v.id);
+    const x = v.excluded;
+    if (x) {
+      onExcluded?.(v, x);
+      continue;
+    }
     out[0] = key;
     yield out;
   }
@@ -324,12 +330,13 @@ function mergeRecords(tmp: string, records: RecordSorter, cites: KeyValueSorter,
   const names = [WORK.keys, WORK.year, WORK.fields, WORK.flags, WORK.recordOut, WORK.recordIn, WORK.where, WORK.slowIds, WORK.slowCites];
   const [keys, year, fields, flags, recOut, recIn, where, slowIds, slowCites] = names.map(w);
   const idField = source.format === 'openalex' ? 'id' : source.format === 'bulk' ? 'corpusid' : 'paper_id';
-  const kept = source.format === 'openalex' ? 'the one updated last' : 'the first one';
+  const kept = source.format === 'openalex' ? 'the one updated last decides' : 'the first one kept';
   const key8 = Buffer.alloc(8);
   const p = new Progress({ label: 'merge', unit: 'records', total: records.count || undefined, enabled: progress });
   let n = 0;
-  const duplicate = (d: RecordView) => report.add('duplicate-id', files[d.fileNo] ?? '?', d.line, idField, `duplicate ${idField} ${d.idString()}: this record is skipped, ${kept} kept`);
-  for (const [k, v] of unique(records, duplicate)) {
+  const duplicate = (d: RecordView) => report.add('duplicate-id', files[d.fileNo] ?? '?', d.line, idField, `duplicate ${idField} ${d.idString()}: this record is skipped, ${kept}`);
+  const excluded = (d: RecordView, x: Exclusion) => source.countExclusion!(x, report, files[d.fileNo] ?? '?', d.line);
+  for (const [k, v] of unique(records, duplicate, excluded)) {
     p.tick();
     if (n >= 2 ** 31 - 1) throw new CitebenchError('more than 2^31 - 1 accepted records: not supported');
     key8.writeDoubleLE(k, 0);

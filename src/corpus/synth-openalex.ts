@@ -20,17 +20,12 @@
  *    other) and 0.05 % are retracted — illustrative shares, not published ones, so that the exclusions are
  *    exercised; the rest are articles, with 3 % preprints and 2 % reviews.
  */
+import { MAG_ROOT_CONCEPT_IDS } from './fields.ts';
 import type { Rng } from '../util/rng.ts';
 
 /** The synthetic snapshot's one partition. */
 export const SYNTH_OPENALEX_DATE = '2025-11-04';
-const ROOTS: Record<string, string> = {
-  Art: 'C142362112', Biology: 'C86803240', Business: 'C144133560', Chemistry: 'C185592680', 'Computer Science': 'C41008148',
-  Economics: 'C162324750', Engineering: 'C127413603', 'Environmental Science': 'C39432304', Geography: 'C205649164',
-  Geology: 'C127313418', History: 'C95457728', 'Materials Science': 'C192562407', Mathematics: 'C33923547',
-  Medicine: 'C71924100', Philosophy: 'C138885662', Physics: 'C121332964', 'Political Science': 'C17744445',
-  Psychology: 'C15744967', Sociology: 'C144024400',
-};
+const ROOTS: Record<string, string> = MAG_ROOT_CONCEPT_IDS;
 const ROOT_NAMES = Object.keys(ROOTS);
 /** A topic field for each MAG field (synthetic data, not a crosswalk). */
 const TOPIC_FIELD: Record<string, number> = {

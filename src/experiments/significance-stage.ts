@@ -13,7 +13,7 @@
  *    baseline — Table 1 (a setting's dataset level: every model × pool size), Tables 2, 7, 8 (a setting's field
  *    level: every model × field). The table and chart of the models beyond the paper show Table 1's rows for
  *    them, p-values and all.
- * `citebench compare` (eval/compare.ts) and significanceFrame (an analyst's ad-hoc comparison in a notebook) go
+ * `citebench eval QRELS BASELINE RUN…` (eval/compare.ts) and significanceFrame (an analyst's ad-hoc comparison in a notebook) go
  * through the same testAgainstBaseline and, for the latter, the same families (significanceOf).
  */
 import { schemeFields, schemeOfNames, type FieldScheme } from '../corpus/fields.ts';

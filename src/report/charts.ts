@@ -7,8 +7,8 @@
  *  - the same in both settings, transductive and inductive, when the run has the inductive one
  *  - per-field heat map, model × field (field level)
  *  - candidate-type bars (MDCR, Table 4)
- *  - BM25 tuning grid, k1 × b (one per tuned model)
- *  - the MDCR build's Jaccard matrix; differences from BM25 with significance (models beyond the paper)
+ *  - each tuned model's validation grid, whatever its kind (two parameters, e.g. BM25's k1 × b: a heat map)
+ *  - the MDCR build's Jaccard matrix; differences from the first significance baseline (models beyond the paper)
  *  - the corpus (notebook 01): articles per year, per MAG field, citation-degree histograms
  * Every chart encodes models by shape/dash as well as colour, and heat maps print their values: legible in
  * greyscale print.
@@ -161,7 +161,7 @@ export function candidateTypeChart(r: ResultsIndex): Chart | undefined {
 
 /**
  * One tuned model's validation score over its grid, the chosen point outlined: a heat map over two parameters
- * (BM25's k1 × b), bars over one (a Profiler's β) or over the grid's points when it has more.
+ * (e.g. BM25's k1 × b), bars over one (e.g. a Profiler's β) or over the grid's points when it has more.
  */
 export function tuningChart(t: TuningRecord): Chart {
   const names = Object.keys(t.params);

@@ -44,7 +44,7 @@ export function significanceFrameOf(rows: readonly (Omit<SignificanceRow, 'proto
 function pivotParams(t: Frame): Frame {
   const keys = ['model', 'measure', 'queries', 'pool', 'point', 'score', 'chosen'];
   if (t.numRows() === 0) return t.select(...keys);
-  // pivot orders the new columns by name; keep the grid's order (k1 before b) as results.json has it
+  // pivot orders the new columns by name; keep the grid's order (e.g. BM25's k1 before b) as results.json has it
   const params = [...new Set(t.array('param') as string[])];
   return t.groupby(...keys).pivot('param', 'value').select(...keys, ...params);
 }
@@ -81,7 +81,7 @@ export class ResultsFrames {
   readonly cells: Frame;
   /** Mean over repeats of the test cells (what the paper's tables print): one column per measure and `<measure>_sd`. */
   readonly means: Frame;
-  /** Every tuned BM25 model's validation grid: k1, b, score; `chosen` marks the values it runs with. */
+  /** Every tuned model's validation grid, whatever its kind: a column per parameter, score; `chosen` marks the point it runs with. */
   readonly tuning: Frame;
   /** The models of the run: kind, weights (lexical, trained, random: never a finding) and settings. */
   readonly models: Frame;

@@ -267,7 +267,7 @@ test('the s2orc-raw corpus stage gives back the measured raw-S2ORC rows (docs/be
     /x\.yaml:1 \[corpus\.synthetic\.profile\]: must be one of s2orc-raw/);
 });
 
-test('the default profile\'s corpus stage gives back the measured synthesis and build rows (docs/benchmarks.md, "The same, 2026-11-26")', () => {
+test('the default profile\'s corpus stage gives back the measured synthesis and build rows (docs/benchmarks.md, "Default profile")', () => {
   const docs = readFileSync(join(REPO, 'docs/benchmarks.md'), 'utf8');
   const rows = [...docs.matchAll(/^\| ([\d.]+) ([kM]) → ([\d,]+) \| (?:([\d.]+) s, ([\d.]+) GB|—) \| ([\d.]+) s, ([\d.]+) GB/gm)];
   assert.equal(rows.length, 4, 'the four rows');
