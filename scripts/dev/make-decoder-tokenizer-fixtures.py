@@ -23,7 +23,8 @@ what transformers itself writes. The real vocabularies are megabytes; the pipeli
 golden.json holds, per folder, what AutoTokenizer gives (class, padding_side, special tokens) and its ids for
 hand-made adversarial strings (add_special_tokens false, and truncation=True with max_length 512, 16, 3, 2, 1), and,
 for real texts of ../shared (the test reads them there), ids keyed by the SHA-256 of the text (no text copied):
-the body (add_special_tokens false) and truncation to 64.
+the body (add_special_tokens false) and truncation to 64; and "variants": settings of the rebuild (added tokens'
+flags, named special tokens, legacy, add_prefix_space) applied to a copy of a folder, with AutoTokenizer's ids.
 
 Needs the Python of the reference libraries (transformers 5.18, tokenizers 0.23):
   python scripts/dev/make-decoder-tokenizer-fixtures.py
@@ -301,6 +302,53 @@ def padding_side_without_config_key(d):
     return AutoTokenizer.from_pretrained(work).padding_side
 
 
+def added(content, tid, lstrip=False, rstrip=False, normalized=False, special=True):
+    return {'content': content, 'lstrip': lstrip, 'rstrip': rstrip, 'normalized': normalized, 'single_word': False, 'special': special}
+
+
+# Settings of the rebuild that the folders above do not exercise: edits applied to a copy of a folder (keys merged into
+# tokenizer_config.json; flags set on tokenizer.json's added tokens), and AutoTokenizer's ids (no special tokens).
+VARIANT_TEXTS = ['a <|im_end|> b', 'a <|im_start|> b', 'x<|endoftext|>y', 'a <eos> b', 'a <start_of_turn> b', 'a </s> b', 'x</s>y',
+                 ' lead', 'hello world', '  two  spaces', '<s>hi']
+VARIANTS = [
+    # Qwen2Tokenizer re-adds its named special tokens (eos <|im_end|>) plain; other added tokens keep their flags.
+    ('qwen3-added-tokens-decoder', 'qwen3-embedding', {'added_tokens_decoder': {
+        '1800': added('<|endoftext|>', 1800), '1801': added('<|im_start|>', 1801, lstrip=True, rstrip=True),
+        '1802': added('<|im_end|>', 1802, lstrip=True, rstrip=True)}}, {}),
+    ('qwen3-eos-dict', 'qwen3-embedding', {'eos_token': {**added('<|im_end|>', 0, lstrip=True, rstrip=True), '__type': 'AddedToken'}}, {}),
+    # GemmaTokenizer and LlamaTokenizer keep the flags of the file's added tokens, named or not.
+    ('gemma-added-flags', 'gemma-embedding', {}, {'<eos>': {'lstrip': True, 'rstrip': True}, '<start_of_turn>': {'lstrip': True, 'rstrip': True}}),
+    ('llama-added-flags', 'llama-hub', {}, {'</s>': {'lstrip': True, 'rstrip': True}}),
+    # LlamaTokenizer's Metaspace: prepend_scheme always with legacy true, never with add_prefix_space false.
+    ('llama-legacy', 'llama-hub', {'legacy': True}, {}),
+    ('llama-no-prefix-space', 'llama-hub', {'add_prefix_space': False}, {}),
+]
+
+
+def variant_golden():
+    out = []
+    for name, src, cfg_edit, added_edit in VARIANTS:
+        d = os.path.join(tempfile.mkdtemp(), name)
+        shutil.copytree(os.path.join(dst, src), d)
+        p = os.path.join(d, 'tokenizer_config.json')
+        with open(p, encoding='utf-8') as f:
+            cfg = json.load(f)
+        cfg.update(cfg_edit)
+        with open(p, 'w', encoding='utf-8') as f:
+            json.dump(cfg, f)
+        p = os.path.join(d, 'tokenizer.json')
+        with open(p, encoding='utf-8') as f:
+            j = json.load(f)
+        for t in j['added_tokens']:
+            t.update(added_edit.get(t['content'], {}))
+        with open(p, 'w', encoding='utf-8') as f:
+            json.dump(j, f, ensure_ascii=False)
+        tok = AutoTokenizer.from_pretrained(d)
+        out.append({'name': name, 'folder': src, 'config': cfg_edit, 'addedTokens': added_edit, 'class': type(tok).__name__,
+                    'texts': VARIANT_TEXTS, 'ids': [ids(tok, t, add_special_tokens=False) for t in VARIANT_TEXTS], 'withSpecial': ids(tok, 'a b')})
+    return out
+
+
 def main():
     texts = training_texts()
     os.makedirs(dst, exist_ok=True)
@@ -318,6 +366,7 @@ def main():
     }
     for d in folders:
         golden['folders'][os.path.basename(d)] = golden_for(d, real)
+    golden['variants'] = variant_golden()
     with open(os.path.join(dst, 'golden.json'), 'w', encoding='utf-8') as f:
         f.write('{\n')
         f.write('"note": ' + json.dumps(golden['note']) + ',\n"realCount": ' + json.dumps(golden['realCount']) + ',\n"folders": {\n')
@@ -325,7 +374,10 @@ def main():
         for i, k in enumerate(names):
             f.write(json.dumps(k) + ': ' + json.dumps(golden['folders'][k], ensure_ascii=False, separators=(',', ':')))
             f.write(',\n' if i < len(names) - 1 else '\n')
-        f.write('}\n}\n')
+        f.write('},\n"variants": [\n')
+        for i, v in enumerate(golden['variants']):
+            f.write(json.dumps(v, ensure_ascii=False, separators=(',', ':')) + (',\n' if i < len(golden['variants']) - 1 else '\n'))
+        f.write(']\n}\n')
     for d in folders:
         g = golden['folders'][os.path.basename(d)]
         print(os.path.basename(d), g['class'], g['paddingSide'], g['paddingSideDefault'], 'specials', g['prefixSuffix'], 'raw differs', g['rawDiffers'], sorted(os.listdir(d)), file=sys.stderr)

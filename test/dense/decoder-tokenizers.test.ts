@@ -26,7 +26,16 @@ interface FolderGolden {
   cases: Case[];
   real: Record<string, { body: number[]; t64: number[] }>;
 }
-const golden = JSON.parse(readFileSync(join(ROOT, 'golden.json'), 'utf8')) as { realCount: number; folders: Record<string, FolderGolden> };
+interface Variant {
+  name: string;
+  folder: string;
+  config: Record<string, unknown>;
+  addedTokens: Record<string, Record<string, unknown>>;
+  texts: string[];
+  ids: number[][];
+  withSpecial: number[];
+}
+const golden = JSON.parse(readFileSync(join(ROOT, 'golden.json'), 'utf8')) as { realCount: number; folders: Record<string, FolderGolden>; variants: Variant[] };
 const folders = readdirSync(ROOT).filter((n) => statSync(join(ROOT, n)).isDirectory()).sort();
 
 const same = (a: ArrayLike<number>, b: ArrayLike<number>) => a.length === b.length && Array.from(a).every((x, i) => x === b[i]);
@@ -126,6 +135,25 @@ function realTexts(): string[] {
   ];
 }
 
+for (const v of golden.variants) {
+  test(`${v.name}: ${v.folder} with ${JSON.stringify({ ...v.config, ...v.addedTokens }).slice(0, 90)}: ids as AutoTokenizer's`, () => {
+    withTempCopy(
+      v.folder,
+      (dir) => {
+        editJson(join(dir, 'tokenizer_config.json'), (c) => Object.assign(c, v.config));
+        editJson(join(dir, 'tokenizer.json'), (j) => {
+          for (const t of j.added_tokens) Object.assign(t, v.addedTokens[t.content] ?? {});
+        });
+      },
+      (dir) => {
+        const tok = loadArticleTokenizer(dir);
+        v.texts.forEach((text, i) => assert.deepEqual(tok.body(text), v.ids[i], show(text)));
+        assert.deepEqual([...tok.prefix, ...tok.body('a b'), ...tok.suffix], v.withSpecial);
+      },
+    );
+  });
+}
+
 test('the rebuild matters: llama-hub (LlamaTokenizer) and mistral-hub (the same tokenizer.json run as it is) differ where Python says', () => {
   const llama = golden.folders['llama-hub']!;
   assert.ok(llama.rawDiffers.length > 0, 'the fixture must have texts where tokenizer.json as-is gives other ids');
@@ -181,6 +209,10 @@ const REFUSED: [string, string, (dir: string) => void, string][] = [
   ['a template whose special token ids are not the vocabulary\'s', 'qwen3-embedding', (d) => editJson(join(d, 'tokenizer.json'), (j) => (j.post_processor.special_tokens['<|endoftext|>'].ids = [5])), 'TemplateProcessing special token'],
   ['an NFKC normaliser', 'llama3-bpe', (d) => editJson(join(d, 'tokenizer.json'), (j) => (j.normalizer = { type: 'NFKC' })), 'normalizer type "NFKC"'],
   ['GemmaTokenizer over a model that is not BPE', 'gemma-embedding', (d) => editJson(join(d, 'tokenizer.json'), (j) => (j.model = { type: 'WordPiece', vocab: j.model.vocab, unk_token: '<unk>' })), 'GemmaTokenizer rebuilds a BPE'],
+  ['added tokens transformers would number otherwise', 'qwen3-embedding', (d) => editJson(join(d, 'tokenizer_config.json'), (c) => (c.added_tokens_decoder = {
+    1800: { content: '<|endoftext|>', special: true, normalized: false }, 1802: { content: '<|im_end|>', special: true, normalized: false },
+  })), 'numbers the added tokens consecutively'],
+  ['Metaspace prepend_scheme first with a normalized added token', 'llama-hub', (d) => editJson(join(d, 'tokenizer.json'), (j) => (j.added_tokens[2].normalized = true)), 'prepend_scheme first'],
   ['a named special token outside the vocabulary', 'qwen3-embedding', (d) => editJson(join(d, 'tokenizer_config.json'), (c) => (c.mask_token = '<mask>')), 'mask_token "<mask>"'],
 ];
 for (const [what, name, edit, named] of REFUSED) {

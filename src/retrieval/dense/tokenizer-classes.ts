@@ -205,9 +205,12 @@ const SPECIAL_KEYS = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_t
 interface AddedTok { id: number; content: string; single_word: boolean; lstrip: boolean; rstrip: boolean; normalized: boolean; special: boolean }
 
 /**
- * The added tokens of a rebuilt tokenizer: tokenizer_config.json's added_tokens_decoder (else tokenizer.json's
- * added_tokens), then each named special token not among them, at its vocabulary id, special and not normalised
- * (TokenizersBackend.__init__). A named token outside the vocabulary would become a new id no model has: refused.
+ * The added tokens of a rebuilt tokenizer (TokenizersBackend.__init__ over a tokenizer built from the vocabulary
+ * alone): tokenizer_config.json's added_tokens_decoder (else tokenizer.json's added_tokens) in id order, then each
+ * named special token not among them, at its vocabulary id, special and not normalised. Qwen2Tokenizer re-adds its
+ * named special tokens plain (no lstrip/rstrip, not normalised, special); Gemma and Llama keep their flags. Tokens
+ * outside the vocabulary are numbered again, consecutively after it: ids that do not follow so, and a named token
+ * outside the vocabulary (a new id no model has), are refused.
  */
 function rebuiltAddedTokens(json: Json, config: Json, cls: string, where: string): AddedTok[] {
   const flag = (t: Json, k: string, d: boolean) => (typeof t[k] === 'boolean' ? (t[k] as boolean) : d);
@@ -216,21 +219,35 @@ function rebuiltAddedTokens(json: Json, config: Json, cls: string, where: string
     return { id, content: String(t.content), single_word: flag(t, 'single_word', false), lstrip: flag(t, 'lstrip', false), rstrip: flag(t, 'rstrip', false), normalized: flag(t, 'normalized', !special), special };
   };
   const dec = config.added_tokens_decoder;
-  const list: AddedTok[] =
+  const list: AddedTok[] = (
     dec && typeof dec === 'object' && !Array.isArray(dec)
       ? Object.entries(dec as Record<string, Json>).map(([id, t]) => fromDict(Number(id), t))
-      : ((json.added_tokens as Json[] | undefined) ?? []).map((t) => fromDict(t.id as number, t));
+      : ((json.added_tokens as Json[] | undefined) ?? []).map((t) => fromDict(t.id as number, t))
+  ).sort((a, b) => a.id - b.id);
   const vocab = (json.model as Json).vocab as Record<string, number>;
+  const size = Object.keys(vocab).length;
+  let next = size;
+  for (const t of list) {
+    if (Object.hasOwn(vocab, t.content)) t.id = vocab[t.content]!;
+    else if (t.id !== next) {
+      throw new CitebenchError(`${where}: added token ${JSON.stringify(t.content)} has id ${t.id}, but ${cls} numbers the added tokens consecutively after the vocabulary (it would get ${next})`);
+    } else next++;
+  }
   const named: [string, unknown][] = SPECIAL_KEYS.map((k) => [k, Object.hasOwn(config, k) ? config[k] : SPECIAL_DEFAULTS[cls]?.[k]]);
   for (const k of ['additional_special_tokens', 'extra_special_tokens']) if (Array.isArray(config[k])) for (const v of config[k] as unknown[]) named.push([k, v]);
   for (const [key, v] of named) {
     const content = v === null || v === undefined ? undefined : tokenText(v, '');
-    if (!content || list.some((t) => t.content === content)) continue;
-    const id = vocab[content];
-    if (typeof id !== 'number' || !Object.hasOwn(vocab, content)) {
+    if (!content) continue;
+    const plain = (id: number): AddedTok => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
+    const at = list.findIndex((t) => t.content === content);
+    if (at >= 0) {
+      if (cls === 'Qwen2Tokenizer') list[at] = plain(list[at]!.id);
+      continue;
+    }
+    if (!Object.hasOwn(vocab, content)) {
       throw new CitebenchError(`${where}: ${cls}'s ${key} ${JSON.stringify(content)} is neither an added token nor in the vocabulary (transformers would give it a new id no model has)`);
     }
-    list.push(v && typeof v === 'object' ? { ...fromDict(id, v as Json), special: true } : { id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
+    list.push(cls !== 'Qwen2Tokenizer' && v && typeof v === 'object' ? { ...fromDict(vocab[content]!, v as Json), special: true } : plain(vocab[content]!));
   }
   return list.sort((a, b) => a.id - b.id);
 }
