@@ -224,7 +224,7 @@ export class Encoder {
     // Longest first, ties by input position: deterministic, and similar lengths share a batch.
     const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => toks[b].ids.length - toks[a].ids.length || a - b);
     // The tokenizer's padding side (Qwen3-Embedding pads on the left): a text's tokens sit at the end of its row then.
-    const left = (this.tokenizer as { paddingSide?: 'left' | 'right' }).paddingSide === 'left';
+    const left = this.tokenizer.paddingSide === 'left';
     for (let b = 0; b < n; b += this.batchSize) {
       const batch = order.slice(b, b + this.batchSize);
       const len = toks[batch[0]].ids.length;

@@ -16,7 +16,7 @@ import { PreTrainedTokenizer } from '@huggingface/transformers';
 import { CitebenchError, InputError } from '../../util/errors.ts';
 import { bertParityRewrite, bertTokenizerFromVocab, tokenizerFiles } from './wordpiece.ts';
 import { PrecompiledCharsmap } from './precompiled.ts';
-import { defaultSepToken, effectiveTokenizerJson, unsupportedPart } from './tokenizer-classes.ts';
+import { defaultSepToken, effectiveTokenizerJson, paddingSideOf, unsupportedPart } from './tokenizer-classes.ts';
 
 interface TokenizerJson {
   normalizer?: { type?: string; normalizers?: unknown[]; lowercase?: boolean } | null;
@@ -34,8 +34,15 @@ export interface ArticleTokenizer {
   /** Special tokens the post-processor puts before and after one sequence. */
   prefix: number[];
   suffix: number[];
-  /** The tokenizer's `sep_token` as text (`[SEP]`, `</s>`): an article is `title + sep_token + abstract`. */
+  /**
+   * The tokenizer's `sep_token` as text (`[SEP]`, `</s>`): an article is `title + sep_token + abstract`. A
+   * tokenizer without one (Qwen, Gemma, Llama) joins them with a single space, as MTEB joins a retrieval corpus's
+   * title and text: `sepSource` says which.
+   */
   sepToken: string;
+  sepSource: 'tokenizer' | 'space';
+  /** The side transformers pads a batch on (tokenizer_config.json `padding_side`, else the class's: paddingSideOf). */
+  paddingSide: 'left' | 'right';
   /** Ids of the special (added) tokens. */
   specialIds: Set<number>;
 }
@@ -125,30 +132,41 @@ function readModelType(dir: string): string | undefined {
  * The folder's tokenizer as transformers 5 runs it (tokenizer-classes.ts), built by transformers.js with exact
  * normalisers.
  */
-function loadJsTokenizer(dir: string, opts: TokenizerOptions): { tok: JsTokenizer; json: TokenizerJson; config: Record<string, unknown>; cls: string } {
+function loadJsTokenizer(
+  dir: string,
+  opts: TokenizerOptions,
+): { tok: JsTokenizer; json: TokenizerJson; config: Record<string, unknown>; cls: string; paddingSide: 'left' | 'right' } {
   const files = tokenizerFiles(dir);
   if (!files) throw new CitebenchError(`${dir}: no tokenizer (tokenizer.json or a BERT vocab.txt)`);
   let json: TokenizerJson;
   let config: Record<string, unknown>;
   let tokClass: string;
+  let paddingSide: 'left' | 'right';
   if (files.kind === 'vocab.txt') {
     const built = bertTokenizerFromVocab(dir);
     json = built.json as unknown as TokenizerJson;
     config = built.config as unknown as Record<string, unknown>;
     tokClass = 'BertTokenizer';
+    paddingSide = paddingSideOf(config, json, tokClass, join(dir, 'tokenizer_config.json'));
   } else {
     const cfgPath = join(dir, 'tokenizer_config.json');
     config = existsSync(cfgPath) ? readJson(cfgPath) : {};
-    const eff = effectiveTokenizerJson(readJson(files.files[0]), config, readModelType(dir));
+    const fileJson = readJson(files.files[0]);
+    const eff = effectiveTokenizerJson(fileJson, config, readModelType(dir), files.files[0]);
     json = eff.json as TokenizerJson;
     tokClass = eff.cls;
+    paddingSide = paddingSideOf(config, fileJson, tokClass, cfgPath);
   }
   if (opts.lowercase && !lowercases(json.normalizer)) {
     const own = json.normalizer ? (json.normalizer.type === 'Sequence' ? (json.normalizer.normalizers ?? []) : [json.normalizer]) : [];
     json = { ...json, normalizer: { type: 'Sequence', normalizers: [{ type: 'Lowercase' }, ...own] } };
   }
   const unsupported = unsupportedPart(json as Record<string, unknown>);
-  if (unsupported) throw new CitebenchError(`${files.files[0]}: citebench cannot tokenise exactly with ${unsupported} (supported: WordPiece, BPE, Unigram with BERT, byte-level, Metaspace and precompiled-charsmap parts)`);
+  if (unsupported) {
+    throw new CitebenchError(
+      `${files.files[0]}: citebench cannot tokenise exactly with ${unsupported} (supported: WordPiece, BPE, Unigram with BERT, byte-level, Metaspace, precompiled-charsmap, NFC, Replace, Prepend, byte-fallback and Qwen/Llama-3 Split parts)`,
+    );
+  }
   // The transformers.js class of that name (as its AutoTokenizer picks one), else the base class.
   const exported = (transformers as unknown as Record<string, unknown>)[tokClass];
   const Ctor = (
@@ -165,7 +183,7 @@ function loadJsTokenizer(dir: string, opts: TokenizerOptions): { tok: JsTokenize
   const members = json.normalizer?.type === 'Sequence' ? (json.normalizer.normalizers ?? []) : [json.normalizer];
   const rewrite = members.map((n) => bertParityRewrite(n)).find((f) => f);
   const tok: JsTokenizer = rewrite ? { encode: (text, o) => t.encode(rewrite(text), o) } : t;
-  return { tok, json, config, cls: tokClass };
+  return { tok, json, config, cls: tokClass, paddingSide };
 }
 
 /** The sep token's text: tokenizer_config.json, else special_tokens_map.json, else the class's default. */
@@ -177,7 +195,7 @@ function sepTokenOf(dir: string, config: Record<string, unknown>, cls: string): 
 }
 
 export function loadArticleTokenizer(dir: string, opts: TokenizerOptions = {}): ArticleTokenizer {
-  const { tok, json, config, cls } = loadJsTokenizer(dir, opts);
+  const { tok, json, config, cls, paddingSide } = loadJsTokenizer(dir, opts);
   // The post-processor's special tokens: where a plain text's ids sit inside its ids with special tokens.
   const probe = 'a b';
   const inner = tok.encode(probe, { add_special_tokens: false });
@@ -185,23 +203,30 @@ export function loadArticleTokenizer(dir: string, opts: TokenizerOptions = {}): 
   let at = -1;
   for (let i = 0; i + inner.length <= outer.length && at < 0; i++) if (inner.every((x, j) => outer[i + j] === x)) at = i;
   if (at < 0 || inner.length === 0) throw new CitebenchError(`${dir}: the tokenizer's special tokens cannot be told apart from the text (probe ${JSON.stringify(probe)}: ${outer})`);
-  const sepToken = sepTokenOf(dir, config, cls);
-  if (sepToken === undefined) throw new CitebenchError(`${dir}: the tokenizer has no sep_token (tokenizer_config.json / special_tokens_map.json): citebench joins title and abstract with it`);
+  const own = sepTokenOf(dir, config, cls);
   const specialIds = new Set((json.added_tokens ?? []).filter((t) => t.special).map((t) => t.id));
   return {
     body: (text) => tok.encode(text, { add_special_tokens: false }),
     prefix: outer.slice(0, at),
     suffix: outer.slice(at + inner.length),
-    sepToken,
+    sepToken: own ?? ' ',
+    sepSource: own === undefined ? 'space' : 'tokenizer',
+    paddingSide,
     specialIds,
   };
 }
 
-/** Ids of `text` with the special tokens, the text cut to fit `maxLength` in all (Python's truncation=True). */
+/**
+ * Ids of `text` with the special tokens, the text cut to fit `maxLength` in all (Python's truncation=True): the
+ * special tokens stay, before ([CLS], <bos>) and after ([SEP], Qwen3-Embedding's appended <|endoftext|>).
+ */
 export function encodeTruncated(t: ArticleTokenizer, text: string, maxLength: number): Int32Array {
   const body = t.body(text);
-  const room = Math.max(0, maxLength - t.prefix.length - t.suffix.length);
-  const n = Math.min(body.length, room);
+  const specials = t.prefix.length + t.suffix.length;
+  // Below that, Rust `tokenizers` subtracts past zero and returns ids of no rule (transformers 5.18: the text cut
+  // at its first special token, or not at all): refused rather than copied.
+  if (maxLength < specials) throw new CitebenchError(`max length ${maxLength} cannot hold the tokenizer's ${specials} special tokens`);
+  const n = Math.min(body.length, maxLength - specials);
   const ids = new Int32Array(t.prefix.length + n + t.suffix.length);
   ids.set(t.prefix, 0);
   for (let i = 0; i < n; i++) ids[t.prefix.length + i] = body[i];
