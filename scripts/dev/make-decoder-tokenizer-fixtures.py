@@ -26,8 +26,13 @@ for real texts of ../shared (the test reads them there), ids keyed by the SHA-25
 the body (add_special_tokens false) and truncation to 64; and "variants": settings of the rebuild (added tokens'
 flags, named special tokens, legacy, add_prefix_space) applied to a copy of a folder, with AutoTokenizer's ids.
 
+With --fuzz FILE it also writes, for every folder, AutoTokenizer's ids of 3,000 random strings (pieces of the
+kinds above, random code points of every plane, special tokens) and of every title, abstract and article text of
+the shared samples, at max_length 512 and 8, for `node --import tsx scripts/dev/check-tokenizer-parity.ts FILE`
+(not committed).
+
 Needs the Python of the reference libraries (transformers 5.18, tokenizers 0.23):
-  python scripts/dev/make-decoder-tokenizer-fixtures.py
+  python scripts/dev/make-decoder-tokenizer-fixtures.py [--fuzz FILE.jsonl]
 """
 import hashlib
 import json
@@ -349,6 +354,48 @@ def variant_golden():
     return out
 
 
+FUZZ_PIECES = [
+    'the', 'The', 'THE', ' ', '  ', '   ', '\t', '\n', '\r\n', '\r', '\n\n', ' \n ', "'s", "'S", "'ll", "'LL", "'ſ", "'K", "'", "''",
+    '0', '12', '123', '1234', '12345678901', '٣', '१२', '²', '½', 'Ⅻ', '.', ',', '!!', '?', '...', '-', '—', '(', ')', '[', '"', '`',
+    'é', 'e\u0301', 'A\u030a', '\u212b', 'ñ', 'ß', 'İ', 'Σ', 'ς', 'ﬁ', 'ｆ', '中', '文字', 'の', 'カ', '한', '\u1100\u1161', 'ع', 'ربية',
+    'ह', 'िन्', '\u0e20\u0e32', '😀', '👩\u200d🔬', '❤\ufe0f', '🇭🇷', '👍🏽', '\u200b', '\u200c', '\u200d', '\ufeff', '\u00a0', '\u3000',
+    '\u2028', '\x00', '\x01', '\x1b', '\x7f', '\x85', '\ufffd', '\U00020000', '\ue000', '▁', '▁▁', '<|endoftext|>', '<|im_start|>',
+    '<|im_end|>', '<bos>', '<eos>', '<s>', '</s>', '<unk>', '<pad>', '<mask>', '<|begin_of_text|>', '<0x41>', 'word', 'ing', 'tion',
+]
+
+
+def fuzz_texts(n, seed=20261129):
+    import random
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        parts = []
+        for _ in range(rng.randint(1, 14)):
+            if rng.random() < 0.15:
+                while True:
+                    cp = rng.choice([rng.randint(0, 0x7f), rng.randint(0x80, 0xffff), rng.randint(0x10000, 0x10ffff)])
+                    if not 0xd800 <= cp <= 0xdfff:
+                        break
+                parts.append(chr(cp))
+            else:
+                parts.append(rng.choice(FUZZ_PIECES))
+        out.append(''.join(parts))
+    return out
+
+
+def write_fuzz(path, folders):
+    texts = fuzz_texts(3000) + ADVERSARIAL + [t for t in training_texts()]
+    s2orc = [r for r in read_json_any(os.path.join(shared, 'data', 's2orc-sample', 'metadata.jsonl')) if r.get('abstract')]
+    texts += [(r['title'] or '') + ' ' + r['abstract'] for r in s2orc]
+    with open(path, 'w', encoding='utf-8') as f:
+        for d in folders:
+            tok = AutoTokenizer.from_pretrained(d)
+            for t in texts:
+                for n in (512, 8):
+                    f.write(json.dumps({'dir': d, 'text': t, 'maxLength': n, 'ids': ids(tok, t, truncation=True, max_length=n)}, ensure_ascii=False) + '\n')
+    print(path, len(texts), 'texts per folder', file=sys.stderr)
+
+
 def main():
     texts = training_texts()
     os.makedirs(dst, exist_ok=True)
@@ -378,6 +425,8 @@ def main():
         for i, v in enumerate(golden['variants']):
             f.write(json.dumps(v, ensure_ascii=False, separators=(',', ':')) + (',\n' if i < len(golden['variants']) - 1 else '\n'))
         f.write(']\n}\n')
+    if '--fuzz' in sys.argv:
+        write_fuzz(sys.argv[sys.argv.index('--fuzz') + 1], folders)
     for d in folders:
         g = golden['folders'][os.path.basename(d)]
         print(os.path.basename(d), g['class'], g['paddingSide'], g['paddingSideDefault'], 'specials', g['prefixSuffix'], 'raw differs', g['rawDiffers'], sorted(os.listdir(d)), file=sys.stderr)
