@@ -312,27 +312,30 @@ def added(content, tid, lstrip=False, rstrip=False, normalized=False, special=Tr
 
 
 # Settings of the rebuild that the folders above do not exercise: edits applied to a copy of a folder (keys merged into
-# tokenizer_config.json; flags set on tokenizer.json's added tokens), and AutoTokenizer's ids (no special tokens).
+# tokenizer_config.json; flags set on tokenizer.json's added tokens; keys merged into tokenizer.json), and
+# AutoTokenizer's ids (no special tokens; and of 'a b' with them).
 VARIANT_TEXTS = ['a <|im_end|> b', 'a <|im_start|> b', 'x<|endoftext|>y', 'a <eos> b', 'a <start_of_turn> b', 'a </s> b', 'x</s>y',
                  ' lead', 'hello world', '  two  spaces', '<s>hi']
 VARIANTS = [
     # Qwen2Tokenizer re-adds its named special tokens (eos <|im_end|>) plain; other added tokens keep their flags.
     ('qwen3-added-tokens-decoder', 'qwen3-embedding', {'added_tokens_decoder': {
         '1800': added('<|endoftext|>', 1800), '1801': added('<|im_start|>', 1801, lstrip=True, rstrip=True),
-        '1802': added('<|im_end|>', 1802, lstrip=True, rstrip=True)}}, {}),
-    ('qwen3-eos-dict', 'qwen3-embedding', {'eos_token': {**added('<|im_end|>', 0, lstrip=True, rstrip=True), '__type': 'AddedToken'}}, {}),
+        '1802': added('<|im_end|>', 1802, lstrip=True, rstrip=True)}}, {}, {}),
+    ('qwen3-eos-dict', 'qwen3-embedding', {'eos_token': {**added('<|im_end|>', 0, lstrip=True, rstrip=True), '__type': 'AddedToken'}}, {}, {}),
     # GemmaTokenizer and LlamaTokenizer keep the flags of the file's added tokens, named or not.
-    ('gemma-added-flags', 'gemma-embedding', {}, {'<eos>': {'lstrip': True, 'rstrip': True}, '<start_of_turn>': {'lstrip': True, 'rstrip': True}}),
-    ('llama-added-flags', 'llama-hub', {}, {'</s>': {'lstrip': True, 'rstrip': True}}),
+    ('gemma-added-flags', 'gemma-embedding', {}, {'<eos>': {'lstrip': True, 'rstrip': True}, '<start_of_turn>': {'lstrip': True, 'rstrip': True}}, {}),
+    ('llama-added-flags', 'llama-hub', {}, {'</s>': {'lstrip': True, 'rstrip': True}}, {}),
     # LlamaTokenizer's Metaspace: prepend_scheme always with legacy true, never with add_prefix_space false.
-    ('llama-legacy', 'llama-hub', {'legacy': True}, {}),
-    ('llama-no-prefix-space', 'llama-hub', {'add_prefix_space': False}, {}),
+    ('llama-legacy', 'llama-hub', {'legacy': True}, {}, {}),
+    ('llama-no-prefix-space', 'llama-hub', {'add_prefix_space': False}, {}, {}),
+    # No post-processor in the file: nothing is added, whatever add_bos_token / add_eos_token say.
+    ('gemma-no-post-processor', 'gemma-embedding', {'add_bos_token': True, 'add_eos_token': True}, {}, {'post_processor': None}),
 ]
 
 
 def variant_golden():
     out = []
-    for name, src, cfg_edit, added_edit in VARIANTS:
+    for name, src, cfg_edit, added_edit, json_edit in VARIANTS:
         d = os.path.join(tempfile.mkdtemp(), name)
         shutil.copytree(os.path.join(dst, src), d)
         p = os.path.join(d, 'tokenizer_config.json')
@@ -346,10 +349,11 @@ def variant_golden():
             j = json.load(f)
         for t in j['added_tokens']:
             t.update(added_edit.get(t['content'], {}))
+        j.update(json_edit)
         with open(p, 'w', encoding='utf-8') as f:
             json.dump(j, f, ensure_ascii=False)
         tok = AutoTokenizer.from_pretrained(d)
-        out.append({'name': name, 'folder': src, 'config': cfg_edit, 'addedTokens': added_edit, 'class': type(tok).__name__,
+        out.append({'name': name, 'folder': src, 'config': cfg_edit, 'addedTokens': added_edit, 'tokenizerJson': json_edit, 'class': type(tok).__name__,
                     'texts': VARIANT_TEXTS, 'ids': [ids(tok, t, add_special_tokens=False) for t in VARIANT_TEXTS], 'withSpecial': ids(tok, 'a b')})
     return out
 
