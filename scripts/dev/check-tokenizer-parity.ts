@@ -1,7 +1,8 @@
 /**
  * Development check (not run by tests): citebench's tokenizer ids against Python transformers' AutoTokenizer on
  * every title, abstract and `title + sep_token + abstract` of the shared samples, for the tokenizer folders that
- * scripts/dev/make-tokenizer-fixtures.py makes (run it with --all FILE first), and the tokenization throughput.
+ * scripts/dev/make-tokenizer-fixtures.py makes (run it with --all FILE first) or make-decoder-tokenizer-fixtures.py
+ * (--fuzz FILE: random strings too), and the tokenization throughput.
  *   node --import tsx scripts/dev/check-tokenizer-parity.ts FILE.jsonl [--diff 10]
  */
 import { readFileSync } from 'node:fs';

@@ -26,8 +26,13 @@ for real texts of ../shared (the test reads them there), ids keyed by the SHA-25
 the body (add_special_tokens false) and truncation to 64; and "variants": settings of the rebuild (added tokens'
 flags, named special tokens, legacy, add_prefix_space) applied to a copy of a folder, with AutoTokenizer's ids.
 
+With --fuzz FILE it also writes, for every folder, AutoTokenizer's ids of 3,000 random strings (pieces of the
+kinds above, random code points of every plane, special tokens) and of every title, abstract and article text of
+the shared samples, at max_length 512 and 8, for `node --import tsx scripts/dev/check-tokenizer-parity.ts FILE`
+(not committed).
+
 Needs the Python of the reference libraries (transformers 5.18, tokenizers 0.23):
-  python scripts/dev/make-decoder-tokenizer-fixtures.py
+  python scripts/dev/make-decoder-tokenizer-fixtures.py [--fuzz FILE.jsonl]
 """
 import hashlib
 import json
@@ -307,27 +312,30 @@ def added(content, tid, lstrip=False, rstrip=False, normalized=False, special=Tr
 
 
 # Settings of the rebuild that the folders above do not exercise: edits applied to a copy of a folder (keys merged into
-# tokenizer_config.json; flags set on tokenizer.json's added tokens), and AutoTokenizer's ids (no special tokens).
+# tokenizer_config.json; flags set on tokenizer.json's added tokens; keys merged into tokenizer.json), and
+# AutoTokenizer's ids (no special tokens; and of 'a b' with them).
 VARIANT_TEXTS = ['a <|im_end|> b', 'a <|im_start|> b', 'x<|endoftext|>y', 'a <eos> b', 'a <start_of_turn> b', 'a </s> b', 'x</s>y',
                  ' lead', 'hello world', '  two  spaces', '<s>hi']
 VARIANTS = [
     # Qwen2Tokenizer re-adds its named special tokens (eos <|im_end|>) plain; other added tokens keep their flags.
     ('qwen3-added-tokens-decoder', 'qwen3-embedding', {'added_tokens_decoder': {
         '1800': added('<|endoftext|>', 1800), '1801': added('<|im_start|>', 1801, lstrip=True, rstrip=True),
-        '1802': added('<|im_end|>', 1802, lstrip=True, rstrip=True)}}, {}),
-    ('qwen3-eos-dict', 'qwen3-embedding', {'eos_token': {**added('<|im_end|>', 0, lstrip=True, rstrip=True), '__type': 'AddedToken'}}, {}),
+        '1802': added('<|im_end|>', 1802, lstrip=True, rstrip=True)}}, {}, {}),
+    ('qwen3-eos-dict', 'qwen3-embedding', {'eos_token': {**added('<|im_end|>', 0, lstrip=True, rstrip=True), '__type': 'AddedToken'}}, {}, {}),
     # GemmaTokenizer and LlamaTokenizer keep the flags of the file's added tokens, named or not.
-    ('gemma-added-flags', 'gemma-embedding', {}, {'<eos>': {'lstrip': True, 'rstrip': True}, '<start_of_turn>': {'lstrip': True, 'rstrip': True}}),
-    ('llama-added-flags', 'llama-hub', {}, {'</s>': {'lstrip': True, 'rstrip': True}}),
+    ('gemma-added-flags', 'gemma-embedding', {}, {'<eos>': {'lstrip': True, 'rstrip': True}, '<start_of_turn>': {'lstrip': True, 'rstrip': True}}, {}),
+    ('llama-added-flags', 'llama-hub', {}, {'</s>': {'lstrip': True, 'rstrip': True}}, {}),
     # LlamaTokenizer's Metaspace: prepend_scheme always with legacy true, never with add_prefix_space false.
-    ('llama-legacy', 'llama-hub', {'legacy': True}, {}),
-    ('llama-no-prefix-space', 'llama-hub', {'add_prefix_space': False}, {}),
+    ('llama-legacy', 'llama-hub', {'legacy': True}, {}, {}),
+    ('llama-no-prefix-space', 'llama-hub', {'add_prefix_space': False}, {}, {}),
+    # No post-processor in the file: nothing is added, whatever add_bos_token / add_eos_token say.
+    ('gemma-no-post-processor', 'gemma-embedding', {'add_bos_token': True, 'add_eos_token': True}, {}, {'post_processor': None}),
 ]
 
 
 def variant_golden():
     out = []
-    for name, src, cfg_edit, added_edit in VARIANTS:
+    for name, src, cfg_edit, added_edit, json_edit in VARIANTS:
         d = os.path.join(tempfile.mkdtemp(), name)
         shutil.copytree(os.path.join(dst, src), d)
         p = os.path.join(d, 'tokenizer_config.json')
@@ -341,12 +349,55 @@ def variant_golden():
             j = json.load(f)
         for t in j['added_tokens']:
             t.update(added_edit.get(t['content'], {}))
+        j.update(json_edit)
         with open(p, 'w', encoding='utf-8') as f:
             json.dump(j, f, ensure_ascii=False)
         tok = AutoTokenizer.from_pretrained(d)
-        out.append({'name': name, 'folder': src, 'config': cfg_edit, 'addedTokens': added_edit, 'class': type(tok).__name__,
+        out.append({'name': name, 'folder': src, 'config': cfg_edit, 'addedTokens': added_edit, 'tokenizerJson': json_edit, 'class': type(tok).__name__,
                     'texts': VARIANT_TEXTS, 'ids': [ids(tok, t, add_special_tokens=False) for t in VARIANT_TEXTS], 'withSpecial': ids(tok, 'a b')})
     return out
+
+
+FUZZ_PIECES = [
+    'the', 'The', 'THE', ' ', '  ', '   ', '\t', '\n', '\r\n', '\r', '\n\n', ' \n ', "'s", "'S", "'ll", "'LL", "'ſ", "'K", "'", "''",
+    '0', '12', '123', '1234', '12345678901', '٣', '१२', '²', '½', 'Ⅻ', '.', ',', '!!', '?', '...', '-', '—', '(', ')', '[', '"', '`',
+    'é', 'e\u0301', 'A\u030a', '\u212b', 'ñ', 'ß', 'İ', 'Σ', 'ς', 'ﬁ', 'ｆ', '中', '文字', 'の', 'カ', '한', '\u1100\u1161', 'ع', 'ربية',
+    'ह', 'िन्', '\u0e20\u0e32', '😀', '👩\u200d🔬', '❤\ufe0f', '🇭🇷', '👍🏽', '\u200b', '\u200c', '\u200d', '\ufeff', '\u00a0', '\u3000',
+    '\u2028', '\x00', '\x01', '\x1b', '\x7f', '\x85', '\ufffd', '\U00020000', '\ue000', '▁', '▁▁', '<|endoftext|>', '<|im_start|>',
+    '<|im_end|>', '<bos>', '<eos>', '<s>', '</s>', '<unk>', '<pad>', '<mask>', '<|begin_of_text|>', '<0x41>', 'word', 'ing', 'tion',
+]
+
+
+def fuzz_texts(n, seed=20261129):
+    import random
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        parts = []
+        for _ in range(rng.randint(1, 14)):
+            if rng.random() < 0.15:
+                while True:
+                    cp = rng.choice([rng.randint(0, 0x7f), rng.randint(0x80, 0xffff), rng.randint(0x10000, 0x10ffff)])
+                    if not 0xd800 <= cp <= 0xdfff:
+                        break
+                parts.append(chr(cp))
+            else:
+                parts.append(rng.choice(FUZZ_PIECES))
+        out.append(''.join(parts))
+    return out
+
+
+def write_fuzz(path, folders):
+    texts = fuzz_texts(3000) + ADVERSARIAL + [t for t in training_texts()]
+    s2orc = [r for r in read_json_any(os.path.join(shared, 'data', 's2orc-sample', 'metadata.jsonl')) if r.get('abstract')]
+    texts += [(r['title'] or '') + ' ' + r['abstract'] for r in s2orc]
+    with open(path, 'w', encoding='utf-8') as f:
+        for d in folders:
+            tok = AutoTokenizer.from_pretrained(d)
+            for t in texts:
+                for n in (512, 8):
+                    f.write(json.dumps({'dir': d, 'text': t, 'maxLength': n, 'ids': ids(tok, t, truncation=True, max_length=n)}, ensure_ascii=False) + '\n')
+    print(path, len(texts), 'texts per folder', file=sys.stderr)
 
 
 def main():
@@ -378,6 +429,8 @@ def main():
         for i, v in enumerate(golden['variants']):
             f.write(json.dumps(v, ensure_ascii=False, separators=(',', ':')) + (',\n' if i < len(golden['variants']) - 1 else '\n'))
         f.write(']\n}\n')
+    if '--fuzz' in sys.argv:
+        write_fuzz(sys.argv[sys.argv.index('--fuzz') + 1], folders)
     for d in folders:
         g = golden['folders'][os.path.basename(d)]
         print(os.path.basename(d), g['class'], g['paddingSide'], g['paddingSideDefault'], 'specials', g['prefixSuffix'], 'raw differs', g['rawDiffers'], sorted(os.listdir(d)), file=sys.stderr)

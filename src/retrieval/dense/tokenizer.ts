@@ -1,12 +1,14 @@
 /**
  * A model folder's tokenizer, for article texts: the transformers.js port of the Rust `tokenizers` library over
- * the folder's tokenizer.json (WordPiece, byte-level BPE, SentencePiece Unigram; checked against Python
- * `tokenizers` and transformers' AutoTokenizer: docs/dense.md), or, for a BERT folder with only vocab.txt, the
+ * the folder's tokenizer.json as transformers 5 runs it (WordPiece, byte-level BPE, SentencePiece Unigram, the
+ * BPE of Qwen, Gemma and Llama: tokenizer-classes.ts; checked against Python `tokenizers` and transformers'
+ * AutoTokenizer: docs/dense.md), or, for a BERT folder with only vocab.txt, the
  * tokenizer.json Python's BertTokenizerFast builds from it (wordpiece.ts). Local files only; nothing is written
  * into the folder.
  *
  * An article is tokenised as the body ids of its text (no special tokens), cut so that the special tokens the
- * tokenizer's post-processor adds around one sequence ([CLS] … [SEP], <s> … </s>) still fit the model's length:
+ * tokenizer's post-processor adds around one sequence ([CLS] … [SEP], <s> … </s>, <bos> … <eos>, Qwen3-Embedding's
+ * appended <|endoftext|>) still fit the model's length:
  * what Python's `tokenizer(text, truncation=True, max_length=N)` returns.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -223,8 +225,8 @@ export function loadArticleTokenizer(dir: string, opts: TokenizerOptions = {}): 
 export function encodeTruncated(t: ArticleTokenizer, text: string, maxLength: number): Int32Array {
   const body = t.body(text);
   const specials = t.prefix.length + t.suffix.length;
-  // Below that, Rust `tokenizers` subtracts past zero and returns ids of no rule (transformers 5.18: the text cut
-  // at its first special token, or not at all): refused rather than copied.
+  // Below that, transformers 5.18 returns ids of no simple rule (measured: the text cut at its first special token
+  // inside it, or not cut at all): refused rather than copied.
   if (maxLength < specials) throw new CitebenchError(`max length ${maxLength} cannot hold the tokenizer's ${specials} special tokens`);
   const n = Math.min(body.length, maxLength - specials);
   const ids = new Int32Array(t.prefix.length + n + t.suffix.length);
