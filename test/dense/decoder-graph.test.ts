@@ -6,11 +6,13 @@
 // shorter than the sequences, grouped-query attention, head_dim ≠ hidden / heads, linear rotary scaling).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { convertCheckpoint } from '../../src/retrieval/dense/convert.ts';
 import { createSession } from '../../src/retrieval/dense/encoder.ts';
-import { maxTokens, readEncoderConfig } from '../../src/retrieval/dense/encoder-graph/index.ts';
+import { buildEncoderGraph, maxTokens, readEncoderConfig } from '../../src/retrieval/dense/encoder-graph/index.ts';
+import { readCheckpoint } from '../../src/retrieval/dense/checkpoint/index.ts';
+import { writeModel } from '../../src/retrieval/dense/onnx-graph.ts';
 import { assertInt8Close, copyOf, expectedValues, graphSession, oneLine, run, type Outputs } from './encoder-graph-fixtures.ts';
 
 const DIR = new URL('./fixtures/decoder-graph/', import.meta.url).pathname;
@@ -177,4 +179,17 @@ test('decoder-graph: defaults are the configuration classes\' and both config fo
   assert.equal(q.headDim, 128, "Qwen3Config's head_dim default, not hidden / heads");
   assert.equal(q.numKvHeads, 32);
   assert.equal(q.anySliding, false);
+});
+
+test('decoder-graph: a model over the 2 GiB protobuf limit is written with external data (page-aligned) that onnxruntime reads back to the same states', async () => {
+  const c = cases.find((x) => x.name === 'qwen3-f32')!;
+  const dir = copyOf(join(DIR, c.name));
+  const graph = buildEncoderGraph(readEncoderConfig(join(dir, 'config.json')), readCheckpoint(dir), {});
+  const file = join(dir, 'external', 'model.onnx');
+  writeModel(file, graph, { externalAbove: 0 });
+  const data = readFileSync(`${file}.data`);
+  assert.ok(statSync(file).size < 64 * 1024 && data.length > 100 * 1024, 'the weights are in model.onnx.data, the graph in model.onnx');
+  const b = c.left;
+  const out = await run(await createSession(file, { threads: 1 }), b.input_ids, b.attention_mask);
+  assert.ok(realDiff(out.last_hidden_state!, b.last_hidden_state, c.hidden, b.attention_mask, 'external') <= 1e-4);
 });

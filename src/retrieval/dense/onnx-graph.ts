@@ -5,6 +5,7 @@
  * are written (field numbers from onnx/onnx.proto3). Initializers are written with their sizes computed first, so
  * a model of any size streams to a file one tensor at a time (`writeModel`) instead of being assembled in memory.
  */
+import { basename, dirname, join } from 'node:path';
 import { writeFileAtomicWith } from '../../util/atomic.ts';
 
 export class PbWriter {
@@ -118,11 +119,19 @@ function valueInfo(v: { name: string; type: number; shape: Dim[] }): PbWriter {
   return new PbWriter().str(1, v.name).msg(2, new PbWriter().msg(1, tensorType));
 }
 
+/** Where an external initializer's bytes are: its offset and length in the data file beside the model. */
+interface ExternalAt {
+  offset: number;
+  length: number;
+}
+
 /**
  * The ModelProto as a sequence of chunks: serialised fields, and initializer data still to be produced. Protobuf
- * fields may come in any order, so the graph is nodes, then initializers, then inputs and outputs.
+ * fields may come in any order, so the graph is nodes, then initializers, then inputs and outputs. An initializer
+ * listed in `external` is written as a reference (data_location EXTERNAL, `location` / `offset` / `length`, as
+ * onnx's external-data format) to `dataFile` beside the model, and its bytes are not in the chunks.
  */
-function modelChunks(g: GraphSpec): (Uint8Array | Initializer)[] {
+function modelChunks(g: GraphSpec, external?: { dataFile: string; at: Map<string, ExternalAt> }): (Uint8Array | Initializer)[] {
   const head = graphHead(g);
   const tail = new PbWriter();
   for (const i of g.inputs) tail.msg(11, valueInfo(i));
@@ -133,7 +142,18 @@ function modelChunks(g: GraphSpec): (Uint8Array | Initializer)[] {
   for (const t of g.initializers ?? []) {
     const tensor = new PbWriter();
     for (const d of t.dims) tensor.int(1, d);
-    tensor.int(2, t.type).str(8, t.name).lengthPrefix(9, t.byteLength);
+    tensor.int(2, t.type).str(8, t.name);
+    const ext = external?.at.get(t.name);
+    if (ext) {
+      const entry = (k: string, v: string) => new PbWriter().str(1, k).str(2, v);
+      tensor.msg(13, entry('location', external!.dataFile)).msg(13, entry('offset', String(ext.offset))).msg(13, entry('length', String(ext.length))).int(14, 1);
+      const tensorBytes = tensor.finish();
+      const prefixed = new PbWriter().lengthPrefix(5, tensorBytes.length).finish();
+      inits.push(prefixed, tensorBytes);
+      initBytes += prefixed.length + tensorBytes.length;
+      continue;
+    }
+    tensor.lengthPrefix(9, t.byteLength);
     const prefix = new PbWriter().lengthPrefix(5, tensor.length + t.byteLength).finish();
     const tensorHead = tensor.finish();
     inits.push(prefix, tensorHead, t);
@@ -160,21 +180,62 @@ export function buildModel(g: GraphSpec): Uint8Array {
   return out;
 }
 
-/** Write the model to `path` atomically, producing one initializer's data (or one piece of it) at a time. */
-export function writeModel(path: string, g: GraphSpec): void {
-  writeFileAtomicWith(path, (write) => {
-    for (const c of modelChunks(g)) {
-      if (c instanceof Uint8Array) write(c);
-      else if (!c.chunks) write(checkedData(c));
-      else {
-        let n = 0;
-        for (const piece of c.chunks()) {
-          n += piece.byteLength;
-          if (n > c.byteLength) break;
-          write(piece);
-        }
-        if (n !== c.byteLength) throw new Error(`initializer ${c.name}: ${n} bytes or more, declared ${c.byteLength}`);
+/**
+ * A protobuf message may not exceed 2 GiB, and onnxruntime refuses a model file over it: above this many bytes of
+ * initializers (a 0.6B-parameter encoder in float32 is 2.4 GB) the large tensors go to an external data file.
+ */
+export const EXTERNAL_DATA_ABOVE = 1.8e9;
+/** Initializers of at least this many bytes go external; each starts on a page boundary (onnxruntime can map it). */
+const EXTERNAL_MIN_BYTES = 1024;
+const EXTERNAL_ALIGN = 4096;
+
+/** Stream one initializer's bytes, checking the count it declared. */
+function writeInitializer(c: Initializer, write: (chunk: Uint8Array) => void): void {
+  if (!c.chunks) return write(checkedData(c));
+  let n = 0;
+  for (const piece of c.chunks()) {
+    n += piece.byteLength;
+    if (n > c.byteLength) break;
+    write(piece);
+  }
+  if (n !== c.byteLength) throw new Error(`initializer ${c.name}: ${n} bytes or more, declared ${c.byteLength}`);
+}
+
+/**
+ * Write the model to `path` atomically, producing one initializer's data (or one piece of it) at a time. When the
+ * initializers exceed `externalAbove` bytes (default EXTERNAL_DATA_ABOVE), the large ones go to `<name>.data` beside
+ * the model, written (atomically) first, so a model file on disk always has its data.
+ */
+export function writeModel(path: string, g: GraphSpec, opts: { externalAbove?: number } = {}): void {
+  const inits = g.initializers ?? [];
+  const total = inits.reduce((a, t) => a + t.byteLength, 0);
+  let external: { dataFile: string; at: Map<string, ExternalAt> } | undefined;
+  if (total > (opts.externalAbove ?? EXTERNAL_DATA_ABOVE)) {
+    const dataFile = `${basename(path)}.data`;
+    const at = new Map<string, ExternalAt>();
+    let offset = 0;
+    for (const t of inits) {
+      if (t.byteLength < EXTERNAL_MIN_BYTES) continue;
+      offset = Math.ceil(offset / EXTERNAL_ALIGN) * EXTERNAL_ALIGN;
+      at.set(t.name, { offset, length: t.byteLength });
+      offset += t.byteLength;
+    }
+    external = { dataFile, at };
+    writeFileAtomicWith(join(dirname(path), dataFile), (write) => {
+      let written = 0;
+      for (const t of inits) {
+        const a = at.get(t.name);
+        if (!a) continue;
+        if (a.offset > written) write(new Uint8Array(a.offset - written));
+        writeInitializer(t, write);
+        written = a.offset + a.length;
       }
+    });
+  }
+  writeFileAtomicWith(path, (write) => {
+    for (const c of modelChunks(g, external)) {
+      if (c instanceof Uint8Array) write(c);
+      else writeInitializer(c, write);
     }
   });
 }
