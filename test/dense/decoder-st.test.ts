@@ -7,12 +7,14 @@
 // rankings mean nothing; the test checks that citebench computes what the library computes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { Encoder } from '../../src/retrieval/dense/encoder.ts';
-import { resolveModel } from '../../src/retrieval/dense/models.ts';
+import { resolveModel, resolveModelAsync } from '../../src/retrieval/dense/models.ts';
+import { CITATION_TASK } from '../../src/retrieval/dense/registry.ts';
+import { FakeHub } from '../helpers/fake-hub.ts';
 import { CitebenchError, InputError } from '../../src/util/errors.ts';
 
 const FIX = new URL('./fixtures/decoder-st', import.meta.url).pathname;
@@ -115,6 +117,38 @@ test('decoder st folders: --truncate-dim over the folder\'s, a Dense module that
     // The weights disagree with out_features: found when the encoder reads them, one line naming the file and tensor.
     await assert.rejects(Encoder.load(bad, { threads: 1 }), (e: Error) => e instanceof InputError && /linear\.weight.*has shape \[48, 96\].*implies \[47, 96\]/.test(e.message));
   } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('registry: qwen3-embedding-0.6b and embeddinggemma-300m download with --allow-remote (Dense modules included), with the registry\'s citation instruction and 512-token length over the folder\'s', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'cb-dst-hub-'));
+  const hub = await new FakeHub({
+    'Qwen/Qwen3-Embedding-0.6B': { dir: join(FIX, 'qwen3-lasttoken-left'), commit: 'a'.repeat(40) },
+    'google/embeddinggemma-300m': { dir: join(FIX, 'gemma-dense-prompts'), commit: 'b'.repeat(40) },
+  }).start();
+  const env = process.env.HF_ENDPOINT;
+  process.env.HF_ENDPOINT = hub.endpoint;
+  try {
+    const modelsDir = join(root, 'models');
+    await assert.rejects(resolveModelAsync('qwen3-embedding-0.6b', { modelsDir }), /--allow-remote downloads Qwen\/Qwen3-Embedding-0\.6B/);
+    const qwen = await resolveModelAsync('qwen3-embedding-0.6b', { modelsDir, allowRemote: true, progress: false });
+    assert.equal(qwen.promptSource, 'registry');
+    assert.deepEqual(qwen.prompts, { query: `Instruct: ${CITATION_TASK}\nQuery:`, document: '' });
+    assert.equal(qwen.maxLength, 512, 'the registry presets 512 tokens over the folder\'s max_seq_length');
+    assert.equal(qwen.architecture, 'qwen3');
+    assert.deepEqual(qwen.sources?.[0], { of: 'model', repo: 'Qwen/Qwen3-Embedding-0.6B', revision: 'main', commit: 'a'.repeat(40) });
+    const own = resolveModel('qwen3-embedding-0.6b', { modelsDir, overrides: { prompts: { query: 'Instruct: x\nQuery:' } } });
+    assert.equal(own.promptSource, 'override');
+    const gemma = await resolveModelAsync('embeddinggemma-300m', { modelsDir, allowRemote: true, progress: false });
+    assert.deepEqual(gemma.dense?.map((d) => [d.inFeatures, d.outFeatures]), [[48, 96], [96, 48]]);
+    assert.equal(gemma.promptSource, 'folder');
+    assert.deepEqual(gemma.prompts, { query: 'task: search result | query: ', document: 'title: none | text: ' });
+    assert.ok(existsSync(join(modelsDir, 'embeddinggemma-300m', '3_Dense', 'model.safetensors')));
+  } finally {
+    process.env.HF_ENDPOINT = env;
+    if (env === undefined) delete process.env.HF_ENDPOINT;
+    await hub.close();
     rmSync(root, { recursive: true, force: true });
   }
 });

@@ -17,7 +17,7 @@ import { fileContentHash, fileDigest } from './file-hash.ts';
 import { convertCheckpoint } from './convert.ts';
 import { checkpointFiles } from './checkpoint/index.ts';
 import { tokenizerFiles } from './wordpiece.ts';
-import { KNOWN_MODELS, knownModel, type ModelOptions } from './registry.ts';
+import { KNOWN_MODELS, knownModel, type KnownModel, type ModelOptions } from './registry.ts';
 import { parsePooling, poolingModes, pooledDim, type PoolingSpec } from './pooling.ts';
 import { rolePrompts, symmetric, type PromptSource, type Role, type RolePrompts } from './prompts.ts';
 import { readStFolder } from './st-folder.ts';
@@ -116,6 +116,8 @@ export interface ResolveOptions {
 
 interface Location {
   dir: string;
+  /** A registry entry's settings over the folder's (registry.ts `presets`). */
+  presets?: KnownModel['presets'];
   base: ModelOptions & { name: string };
   /** Hub repo the folder can be downloaded from: a registry name's hfId or an `ORG/NAME` argument. */
   repo?: string;
@@ -143,7 +145,7 @@ export function hubRepoOf(nameOrDir: string): string | undefined {
 /** Where a registry name, folder or `ORG/NAME` hub id lives on disk, and its default options. */
 function locate(nameOrDir: string, modelsDir: string): Location {
   const known = knownModel(nameOrDir);
-  if (known) return { dir: resolve(modelsDir, known.folder ?? known.name), base: known, repo: known.hfId, hf: known.hfId, adapter: known.adapter };
+  if (known) return { dir: resolve(modelsDir, known.folder ?? known.name), base: known, repo: known.hfId, hf: known.hfId, adapter: known.adapter, presets: known.presets };
   const repo = hubRepoOf(nameOrDir);
   if (repo) {
     // A paper model named by its hub id keeps the registry's pooling and distance.
@@ -223,7 +225,7 @@ function tokenizerLimit(transformerDir: string): number | undefined {
  */
 export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): ResolvedModel {
   const modelsDir = modelsDirOf(opts);
-  const { dir, base, repo, hf, adapter: knownAdapter } = locate(nameOrDir, modelsDir);
+  const { dir, base, repo, hf, adapter: knownAdapter, presets } = locate(nameOrDir, modelsDir);
   const over = opts.overrides ?? {};
   if (opts.fp16 && opts.quantized) throw new CitebenchError(`model '${nameOrDir}': fp16 and quantized exclude each other`);
   const present = existsSync(dir);
@@ -269,8 +271,8 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
   const pooling = parsePooling(over.pooling ?? (st ? st.pooling.modes.join('+') : base.pooling), over.pooling !== undefined ? 'pooling' : `${dir}: pooling`);
   const distance = over.distance ?? (st ? st.similarity : base.distance);
   if (!DISTANCES.includes(distance)) throw new CitebenchError(`unknown distance '${distance}' (${DISTANCES.join(', ')})`);
-  const maxLength = over.maxLength ?? (st ? (st.maxSeqLength ?? tokenizerLimit(tdir) ?? base.maxLength) : base.maxLength);
-  if (!Number.isInteger(maxLength) || maxLength < 8 || maxLength > 8192) throw new CitebenchError(`max length must be an integer in 8..8192, got ${maxLength}`);
+  const maxLength = over.maxLength ?? presets?.maxLength ?? (st ? (st.maxSeqLength ?? tokenizerLimit(tdir) ?? base.maxLength) : base.maxLength);
+  if (!Number.isInteger(maxLength) || maxLength < 8 || maxLength > 32768) throw new CitebenchError(`max length must be an integer in 8..32768, got ${maxLength}`);
   const modes = poolingModes(pooling)!;
   const layers = modes === 'aspire' ? (over.layers ?? base.layers ?? 'all') : undefined;
   const dense = modes === 'aspire' ? [] : (st?.dense ?? []);
@@ -292,7 +294,7 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
   }
   const lowercase = st?.doLowerCase ?? false;
   const record = present ? readDownloadRecord(dir) : undefined;
-  const { prompts, source: promptSource } = rolePrompts(st?.prompts, repo ?? record?.repo, over.prompts);
+  const { prompts, source: promptSource } = rolePrompts(st?.prompts, repo ?? record?.repo, over.prompts, presets?.prompts);
   if (modes === 'aspire' && (prompts.query || prompts.document)) throw new CitebenchError(`model '${nameOrDir}': ASPIRE's sentence vectors take no prompt`);
 
   const adapterHashes = adapterList?.map((f) => ({ file: basename(f), sha256: fileContentHash(f) }));

@@ -3,6 +3,7 @@
  * pool / candidate articles as `encode_document` does: with the role's prompt in front of the text. Which prompt
  * that is, in this order:
  * 1. an override (a config's `prompts: { query, document }`, the `--query-prompt` / `--document-prompt` flags);
+ * 1b. a registry entry's preset (registry.ts: the citation instruction of the Qwen-style embedders);
  * 2. the folder's config_sentence_transformers.json, read as sentence-transformers (5.x and 6.x) reads it: its
  *    prompts start as `{query: "", document: ""}` and the folder's entries replace them, so encode_query takes
  *    `prompts.query` and encode_document `prompts.document`, both possibly empty — `default_prompt_name` and the
@@ -61,7 +62,7 @@ function knownPrompts(repo: string | undefined): KnownPrompts | undefined {
 }
 
 /** Where the prompts of a model came from (recorded in results.json and shown by the CLI). */
-export type PromptSource = 'none' | 'folder' | 'known' | 'override';
+export type PromptSource = 'none' | 'folder' | 'known' | 'registry' | 'override';
 
 /**
  * The prompts of each role: overrides (undefined = not given) over the folder's (sentence-transformers'
@@ -71,13 +72,14 @@ export function rolePrompts(
   folder: Record<string, string> | undefined,
   repo: string | undefined,
   overrides: Partial<RolePrompts> = {},
+  preset?: RolePrompts,
 ): { prompts: RolePrompts; source: PromptSource; known?: KnownPrompts } {
   const declared = folder !== undefined && (!!folder.query || !!folder.document);
-  const known = declared ? undefined : knownPrompts(repo);
-  const base: RolePrompts = declared ? { query: folder!.query ?? '', document: folder!.document ?? '' } : known ? { query: known.query, document: known.document } : { query: '', document: '' };
+  const known = declared || preset ? undefined : knownPrompts(repo);
+  const base: RolePrompts = preset ?? (declared ? { query: folder!.query ?? '', document: folder!.document ?? '' } : known ? { query: known.query, document: known.document } : { query: '', document: '' });
   const prompts: RolePrompts = { query: overrides.query ?? base.query, document: overrides.document ?? base.document };
   const source: PromptSource =
-    overrides.query !== undefined || overrides.document !== undefined ? 'override' : declared ? 'folder' : known ? 'known' : 'none';
+    overrides.query !== undefined || overrides.document !== undefined ? 'override' : preset ? 'registry' : declared ? 'folder' : known ? 'known' : 'none';
   return { prompts, source, ...(known && source === 'known' ? { known } : {}) };
 }
 

@@ -1,9 +1,13 @@
 /**
- * The encoders citebench knows by name: the paper's (Medić & Šnajder 2022, §3) and SPECTER2, each with the hub
- * repo it is downloaded from, its pooling and distance as its paper or model card uses them. A named model lives
- * in `<models-dir>/<folder>/`; a SPECTER2 task adapter in `<models-dir>/ORG--NAME/` of its repo.
+ * The encoders citebench knows by name: the paper's (Medić & Šnajder 2022, §3), SPECTER2, and today's decoder
+ * embedders (Qwen3-Embedding, EmbeddingGemma, e5-mistral), each with the hub repo it is downloaded from, its
+ * pooling and distance as its paper or model card uses them. A named model lives in `<models-dir>/<folder>/`; a
+ * SPECTER2 task adapter in `<models-dir>/ORG--NAME/` of its repo. A sentence-transformers folder's own settings
+ * (pooling, modules, similarity, prompts, length) win over the entry's, except the entry's `presets`: what
+ * citebench sets for citation recommendation over the folder (a config's or a flag's value wins over both).
  */
 import type { Pooling } from './pooling.ts';
+import type { RolePrompts } from './prompts.ts';
 import type { Distance } from './similarity.ts';
 
 export interface ModelOptions {
@@ -25,8 +29,22 @@ export interface KnownModel extends ModelOptions {
   folder?: string;
   /** Hub repo of a task adapter (adapters library format) added to the base model. */
   adapter?: string;
+  /** Settings over the folder's own (docs/dense.md, "Today's decoder embedders"). */
+  presets?: { maxLength?: number; prompts?: RolePrompts };
+  /** Parameters (millions): what the dry run prices encoding by. */
+  params?: number;
   note: string;
 }
+
+/**
+ * The instruction citebench gives Qwen-style embedders for citation recommendation (their cards: queries carry
+ * `Instruct: {task}\nQuery:`, documents nothing), modelled on the SCIDOCS instruction of Qwen3-Embedding's MTEB
+ * evaluation for a query that is a whole article. A config's `prompts:` replaces it.
+ */
+export const CITATION_TASK = 'Given the title and abstract of a scientific paper, retrieve the titles and abstracts of papers that it cites';
+
+/** The paper's protocol encodes title and abstract within 512 tokens; the LLM embedders' folders allow up to 32 k. */
+const DECODER_PRESETS = { maxLength: 512 } as const;
 
 /** SciRepEval's MDCR evaluation scores SPECTER2 by −Euclidean distance (evaluation/evaluator.py IREvaluator.retrieval). */
 const SPECTER2 = { pooling: 'cls', distance: 'euclidean', maxLength: 512 } as const;
@@ -101,6 +119,38 @@ export const KNOWN_MODELS: KnownModel[] = [
     adapter: 'allenai/specter2_aug2023refresh',
     ...SPECTER2,
     note: 'the Aug 2023 refresh base + its proximity adapter',
+  },
+  ...(['0.6B', '4B', '8B'] as const).map(
+    (size): KnownModel => ({
+      name: `qwen3-embedding-${size.toLowerCase()}`,
+      hfId: `Qwen/Qwen3-Embedding-${size}`,
+      pooling: 'lasttoken',
+      distance: 'cosine',
+      maxLength: 512,
+      presets: { ...DECODER_PRESETS, prompts: { query: `Instruct: ${CITATION_TASK}\nQuery:`, document: '' } },
+      params: { '0.6B': 596, '4B': 4022, '8B': 7568 }[size],
+      note: `Qwen3 decoder embedder (Zhang et al. 2025): last token, normalised, cosine; queries with citebench's citation instruction, documents without (the card's format); ${size === '0.6B' ? 'float32 weights on the hub' : 'sharded bfloat16 weights on the hub'}; beyond the paper`,
+    }),
+  ),
+  {
+    name: 'embeddinggemma-300m',
+    hfId: 'google/embeddinggemma-300m',
+    pooling: 'mean',
+    distance: 'cosine',
+    maxLength: 512,
+    presets: { ...DECODER_PRESETS },
+    params: 303,
+    note: 'Gemma 3 with bidirectional attention (EmbeddingGemma): mean pooling, two Dense modules, normalised; the folder\'s retrieval prompts for both roles; gated on the hub (accept the licence, set $HF_TOKEN); beyond the paper',
+  },
+  {
+    name: 'e5-mistral-7b-instruct',
+    hfId: 'intfloat/e5-mistral-7b-instruct',
+    pooling: 'lasttoken',
+    distance: 'cosine',
+    maxLength: 512,
+    presets: { ...DECODER_PRESETS, prompts: { query: `Instruct: ${CITATION_TASK}\nQuery: `, document: '' } },
+    params: 7111,
+    note: 'Mistral decoder embedder (Wang et al. 2024): last token, normalised, cosine; queries with citebench\'s citation instruction in the card\'s format, documents without; beyond the paper',
   },
 ];
 

@@ -1,7 +1,8 @@
 /**
  * Opt-in download of a model folder or an adapter from the Hugging Face hub (`--allow-remote`): the files
  * citebench can use, in the layout the repo has.
- * - A model: a sentence-transformers folder's modules.json, config_sentence_transformers.json, Pooling config
+ * - A model: a sentence-transformers folder's modules.json, config_sentence_transformers.json, Pooling config,
+ *   Dense modules (config and weights),
  *   and the Transformer module's sentence_bert_config.json (when the repo has them); then, in the Transformer
  *   module's folder (the repo itself or a subfolder), config.json; tokenizer.json, else vocab.txt;
  *   tokenizer_config.json and special_tokens_map.json when present; and one set of weights: an ONNX export when
@@ -91,6 +92,14 @@ async function modelPlan(get: (file: string) => Promise<boolean>, tmp: string, s
     if (!(await get(`${mods[1].path ? `${mods[1].path}/` : ''}config.json`)) && mods[1].path)
       throw final(new CitebenchError(`${s.repo}: modules.json names a Pooling module in ${mods[1].path}/, but the hub has no ${mods[1].path}/config.json`));
     for (const f of TRANSFORMER_CONFIG_FILES) if (await get(`${prefix}${f}`)) break;
+    // Dense modules (EmbeddingGemma's 2_Dense, 3_Dense): config and weights, safetensors first.
+    for (const m of mods.filter((x) => x.kind === 'Dense')) {
+      const at = m.path ? `${m.path}/` : '';
+      if (!(await get(`${at}config.json`))) throw final(new CitebenchError(`${s.repo}: modules.json names a Dense module in ${m.path}/, but the hub has no ${at}config.json`));
+      let found = false;
+      for (const w of ['model.safetensors', 'pytorch_model.bin']) if ((found = await get(`${at}${w}`))) break;
+      if (!found) throw final(new CitebenchError(`${s.repo}: the Dense module in ${m.path}/ has no weights on the hub (model.safetensors or pytorch_model.bin)`));
+    }
   }
   if (!(await get(`${prefix}config.json`)))
     throw final(new CitebenchError(`cannot download ${s.url(`${prefix}config.json`)}: HTTP 404: no repository ${s.repo} with revision '${s.revision}' at ${s.endpoint}, or it has no ${prefix}config.json`));
