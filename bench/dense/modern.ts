@@ -1,14 +1,16 @@
 /**
- * Today's architectures at base shape: convert ModernBERT-base-shape and XLM-RoBERTa-base-shape checkpoints
- * (scripts/dev/make-base-shape-checkpoints.py DIR, random weights, a scratch folder) and encode with them.
- *   flock /tmp/citebench-heavy.lock node --import tsx bench/dense/modern.ts DIR [N_TEXTS=64] [BATCH=16]
+ * Today's architectures at their real shapes: convert ModernBERT-base-, XLM-RoBERTa-base-, Qwen3-Embedding-0.6B-
+ * and EmbeddingGemma-300m-shape checkpoints (scripts/dev/make-base-shape-checkpoints.py DIR, random weights, a
+ * scratch folder) and encode with them.
+ *   flock /tmp/citebench-heavy.lock node --import tsx bench/dense/modern.ts DIR [N_TEXTS=64] [BATCH=16] [CASE,CASE…]
  * For each case: conversion seconds and peak RSS (a child process under /usr/bin/time -v, convert-child.ts), fp32
  * and int8; max |Δ| of the converted graph against PyTorch's last_hidden_state and all-layer mean (4 sequences of
  * 16-512 tokens padded in one batch); then encoding N_TEXTS token sequences (seeded random ids, lengths uniform in
  * 32..512) through citebench's Encoder (encodeTokenized: length-sorted batches, forward, mean pooling; 2 threads)
  * and through Python onnxruntime on the same ONNX file and the same batches (encode_modern_peer.py, 2 threads,
  * the same session options): each side a warm-up round, then ROUNDS rounds back to back; the median round of
- * each, and the largest difference between the two sides' vectors. Run it on a quiet machine.
+ * each, and the largest difference between the two sides' vectors; and the user's alternative, PyTorch
+ * transformers in float32 on the same batches and threads (encode_torch_peer.py). Run it on a quiet machine.
  * PY (default python3) must have numpy and onnxruntime, the version onnxruntime-node bundles.
  */
 import { spawnSync } from 'node:child_process';
@@ -28,6 +30,8 @@ const batch = Number(process.argv[4] ?? 16);
 const ROUNDS = 5;
 const OUT = new URL('../out/dense/', import.meta.url).pathname;
 const PEER = new URL('./encode_modern_peer.py', import.meta.url).pathname;
+const TORCH_PEER = new URL('./encode_torch_peer.py', import.meta.url).pathname;
+const CASES = (process.argv[5] ?? 'modernbert-base,xlm-roberta-base,qwen3-0.6b,embeddinggemma-300m').split(',');
 mkdirSync(OUT, { recursive: true });
 
 /** Max |Δ| of last_hidden_state and mean_hidden_states on the real (unpadded) positions of PyTorch's batch. */
@@ -70,7 +74,7 @@ function texts(config: { vocab_size: number; bos_token_id: number; eos_token_id:
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
 
 console.log(`machine: ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; onnxruntime-node ${ort.env.versions.common}; ${new Date().toISOString()}`);
-for (const name of ['modernbert-base', 'xlm-roberta-base']) {
+for (const name of CASES) {
   const caseDir = join(dir, name);
   if (!existsSync(join(caseDir, 'config.json'))) continue;
   rmSync(join(caseDir, CONVERT_CACHE), { recursive: true, force: true });
@@ -84,6 +88,7 @@ for (const name of ['modernbert-base', 'xlm-roberta-base']) {
   const config = JSON.parse(readFileSync(join(caseDir, 'config.json'), 'utf8')) as { vocab_size: number; bos_token_id: number; eos_token_id: number; hidden_size: number };
   const toks = texts(config);
   const tokens = toks.reduce((a, t) => a + t.ids.length, 0);
+  let torchRow: Record<string, unknown> | undefined;
   for (const [variant, onnxFile] of [['fp32', fp32.out], ['int8', int8.out]] as const) {
     const model: ResolvedModel = {
       name, dir: caseDir, transformerDir: caseDir, folder: 'transformers', onnxFile, hiddenSize: config.hidden_size, dim: config.hidden_size, pooling: 'mean', distance: 'ip', maxLength: 512,
@@ -114,11 +119,20 @@ for (const name of ['modernbert-base', 'xlm-roberta-base']) {
     const peer = JSON.parse(child.stdout.trim().split('\n').pop()!) as { seconds: number[]; onnxruntime: string; maxAbsDiffVsNode: number };
     const python = peer.seconds;
     await enc.release();
+    if (!torchRow) {
+      // PyTorch transformers, float32, the same batches and threads: what a user would run instead.
+      const t = spawnSync(process.env.PY ?? 'python3', [TORCH_PEER, caseDir, batchesFile, '2', String(Math.min(ROUNDS, 3))], { encoding: 'utf8' });
+      if (t.status !== 0) throw new Error(`${TORCH_PEER}: ${t.stderr}`);
+      const r = JSON.parse(t.stdout.trim().split('\n').pop()!) as { seconds: number[]; torch: string; transformers: string; peakRssMiB: number };
+      torchRow = { case: name, variant: 'transformers-fp32', tokens, seconds: r.seconds.map((x) => +x.toFixed(3)), median: +median(r.seconds).toFixed(3), tokensPerSecond: Math.round(tokens / median(r.seconds)), torch: r.torch, transformers: r.transformers, peakRssMiB: r.peakRssMiB };
+      console.log(JSON.stringify(torchRow));
+    }
     console.log(
       JSON.stringify({
         case: name, variant, texts: nTexts, batch, tokens, threads: 2,
         nodeSeconds: node.map((x) => +x.toFixed(3)), pythonSeconds: python.map((x) => +x.toFixed(3)),
         nodeMedian: +median(node).toFixed(3), pythonMedian: +median(python).toFixed(3), ratio: +(median(node) / median(python)).toFixed(3),
+        nodeTokensPerSecond: Math.round(tokens / median(node)), nodePeakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
         pythonOnnxruntime: peer.onnxruntime, maxAbsDiffVectors: peer.maxAbsDiffVsNode,
       }),
     );

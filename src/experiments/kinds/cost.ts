@@ -9,6 +9,14 @@ export const UNIT = {
   densePerQueryDocDim: 2 / 150e9,
   /** What a loaded BERT-base model and a batch hold (measured while encoding). */
   bertBytes: 1.9e9,
+  /**
+   * Larger encoders (kinds/dense.ts encodeProfile): the process and a batch besides the weights, and how many
+   * copies of its weights a session holds (onnxruntime keeps the initializers and its pre-packed matrices);
+   * int8's time per article relative to float32's.
+   */
+  encodeFixedBytes: 1.0e9,
+  encodeWeightCopies: 2,
+  int8EncodeFactor: 0.6,
   dim: 768,
   /** Bytes per BM25 posting-bearing article (index in memory). */
   indexBytesPerArticle: 900,

@@ -14,6 +14,7 @@ import { encodeRoles, openModelStores } from '../../retrieval/dense/role-stores.
 import { poolingModes } from '../../retrieval/dense/pooling.ts';
 import { DISTANCE_HELP, distanceOf, type Distance } from '../../retrieval/dense/similarity.ts';
 import type { RolePrompts } from '../../retrieval/dense/prompts.ts';
+import { knownModel } from '../../retrieval/dense/registry.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { isSkipped, weightsOf, type ReadyModel, type SkippedModel } from '../models.ts';
 import type { KindEntry } from './types.ts';
@@ -109,14 +110,39 @@ export const dense: KindEntry<DenseModelConfig> = {
     return denseRetriever(c, resolved, ctx.store, ctx.corpusKey, ctx.cfg.work, ctx.threads, ctx.device);
   },
   cost: {
-    perQuery: (_c, _env, pool) => denseSeconds(pool),
+    perQuery: (c, _env, pool) => denseSeconds(pool) * (encodeProfile(c).dim / UNIT.dim),
     // The pool's vectors in memory while a cell searches them.
-    perGroup: (_c, _env, pool) => ({ seconds: 0, bytes: pool * UNIT.dim * 4 }),
-    rescore: () => denseSeconds(1),
-    // Encoding holds the model and a batch (~1.9 GB measured for BERT-base); the vectors go to disk chunk by chunk.
-    stages: (c, _env, poolArticles) => [{ stage: `encode ${c.name}: ${poolArticles} articles, BERT-base on CPU (${formatBytes(poolArticles * UNIT.dim * 4)} on disk)`, seconds: poolArticles * UNIT.encodePerArticle, bytes: UNIT.bertBytes }],
+    perGroup: (c, _env, pool) => ({ seconds: 0, bytes: pool * encodeProfile(c).dim * 4 }),
+    rescore: (c) => denseSeconds(1) * (encodeProfile(c).dim / UNIT.dim),
+    // Encoding holds the model and a batch; the vectors go to disk chunk by chunk.
+    stages: (c, _env, poolArticles) => {
+      const p = encodeProfile(c);
+      return [{ stage: `encode ${c.name}: ${poolArticles} articles, ${p.label} on CPU (${formatBytes(poolArticles * p.dim * 4)} on disk)`, seconds: poolArticles * p.perArticle, bytes: p.bytes }];
+    },
   },
 };
+
+/** BERT-base's parameters a token passes through (12 layers of 7.1 M), the unit the encoding rate was measured on. */
+const BERT_BASE_COMPUTE = 85;
+
+/**
+ * What encoding with a model costs on the development machine's CPU: BERT-base's measured rate (UNIT) scaled by
+ * the parameters a token passes through — a registry entry's figures (registry.ts), BERT-base for any other model —
+ * and its memory: the process and a batch, plus the weights as the session holds them (float32; int8 a quarter of
+ * the matrices), measured for BERT-base and Qwen3-Embedding-0.6B (docs/benchmarks.md, "Dense encoders").
+ */
+export function encodeProfile(c: Pick<DenseModelConfig, 'model' | 'quantized'>): { label: string; perArticle: number; bytes: number; dim: number } {
+  const known = knownModel(c.model);
+  if (!known?.computeParams || !known.params) return { label: 'BERT-base', perArticle: UNIT.encodePerArticle, bytes: UNIT.bertBytes, dim: UNIT.dim };
+  const scale = known.computeParams / BERT_BASE_COMPUTE;
+  const weights = known.params * 1e6 * (c.quantized ? 1 : 4);
+  return {
+    label: `${known.name} (${known.params >= 1000 ? `${(known.params / 1000).toFixed(1)} B` : `${known.params} M`} parameters${c.quantized ? ', int8' : ''})`,
+    perArticle: UNIT.encodePerArticle * scale * (c.quantized ? UNIT.int8EncodeFactor : 1),
+    bytes: UNIT.encodeFixedBytes + weights * UNIT.encodeWeightCopies,
+    dim: known.dim ?? UNIT.dim,
+  };
+}
 
 /** Resolve a dense model; a folder that is not there yet is a skip with the way to add it, not an error. */
 /**

@@ -31,8 +31,11 @@ export interface KnownModel extends ModelOptions {
   adapter?: string;
   /** Settings over the folder's own (docs/dense.md, "Today's decoder embedders"). */
   presets?: { maxLength?: number; prompts?: RolePrompts };
-  /** Parameters (millions): what the dry run prices encoding by. */
+  /** Parameters (millions), and those a token passes through (without the embedding table): the dry run's encoding price. */
   params?: number;
+  computeParams?: number;
+  /** Dimensions of its vectors (the dry run's search and memory price). */
+  dim?: number;
   note: string;
 }
 
@@ -129,7 +132,9 @@ export const KNOWN_MODELS: KnownModel[] = [
       maxLength: 512,
       presets: { ...DECODER_PRESETS, prompts: { query: `Instruct: ${CITATION_TASK}\nQuery:`, document: '' } },
       params: { '0.6B': 596, '4B': 4022, '8B': 7568 }[size],
-      note: `Qwen3 decoder embedder (Zhang et al. 2025): last token, normalised, cosine; queries with citebench's citation instruction, documents without (the card's format); ${size === '0.6B' ? 'float32 weights on the hub' : 'sharded bfloat16 weights on the hub'}; beyond the paper`,
+      computeParams: { '0.6B': 440, '4B': 3633, '8B': 6946 }[size],
+      dim: { '0.6B': 1024, '4B': 2560, '8B': 4096 }[size],
+      note: `Qwen3 decoder embedder (Zhang et al. 2025): last token, normalised, cosine; queries with citebench's citation instruction, documents without (the card's format); bfloat16 weights on the hub${size === '0.6B' ? '' : ', sharded'}; beyond the paper`,
     }),
   ),
   {
@@ -140,6 +145,8 @@ export const KNOWN_MODELS: KnownModel[] = [
     maxLength: 512,
     presets: { ...DECODER_PRESETS },
     params: 303,
+    computeParams: 101,
+    dim: 768,
     note: 'Gemma 3 with bidirectional attention (EmbeddingGemma): mean pooling, two Dense modules, normalised; the folder\'s retrieval prompts for both roles; gated on the hub (accept the licence, set $HF_TOKEN); beyond the paper',
   },
   {
@@ -150,6 +157,8 @@ export const KNOWN_MODELS: KnownModel[] = [
     maxLength: 512,
     presets: { ...DECODER_PRESETS, prompts: { query: `Instruct: ${CITATION_TASK}\nQuery: `, document: '' } },
     params: 7111,
+    computeParams: 6980,
+    dim: 4096,
     note: 'Mistral decoder embedder (Wang et al. 2024): last token, normalised, cosine; queries with citebench\'s citation instruction in the card\'s format, documents without; beyond the paper',
   },
 ];
