@@ -35,6 +35,7 @@ const E2E = [
   'test/experiments/beir.test.ts',
   'test/experiments/cells.test.ts',
   'test/experiments/embeddings-run.test.ts',
+  'test/experiments/llm-run.test.ts',
   'test/experiments/notebook.test.ts',
   'test/experiments/pool-index-run.test.ts',
   'test/experiments/roles-run.test.ts',
