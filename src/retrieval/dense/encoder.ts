@@ -230,13 +230,17 @@ export class Encoder {
       const len = toks[batch[0]].ids.length;
       const ids = new BigInt64Array(batch.length * len);
       const mask = new BigInt64Array(batch.length * len);
-      // Padding ids are the pad token's in transformers; the mask keeps them out of every real token's state.
+      // int64 inputs written through 32-bit views of the same bytes (low word, little-endian; ids are < 2³¹): no
+      // BigInt per token. Padding ids are the pad token's in transformers; the mask keeps them out of every real
+      // token's state.
+      const ids32 = new Int32Array(ids.buffer);
+      const mask32 = new Int32Array(mask.buffer);
       batch.forEach((a, r) => {
         const t = toks[a].ids;
-        const from = r * len + (left ? len - t.length : 0);
+        const from = 2 * (r * len + (left ? len - t.length : 0));
         for (let j = 0; j < t.length; j++) {
-          ids[from + j] = BigInt(t[j]);
-          mask[from + j] = 1n;
+          ids32[from + 2 * j] = t[j];
+          mask32[from + 2 * j] = 1;
         }
       });
       const feeds: Record<string, ort.Tensor> = {
