@@ -152,3 +152,17 @@ test('registry: qwen3-embedding-0.6b and embeddinggemma-300m download with --all
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('decoder st folders: float16 asked for a Gemma model is one line naming config.json and model_type', () => {
+  const root = mkdtempSync(join(tmpdir(), 'cb-dst-fp16-'));
+  try {
+    const dir = copy(root, 'gemma-dense-prompts');
+    assert.throws(
+      () => resolveModel(dir, { fp16: true }),
+      (e: Error) => e instanceof InputError && e.message.startsWith(join(dir, 'config.json')) && /model_type.*gemma3_text: Gemma models are computed in float32.*#36822/.test(e.message) && !e.message.includes('\n'),
+    );
+    assert.equal(resolveModel(dir).architecture, 'gemma3_text');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});

@@ -238,6 +238,18 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
   const adapter = adapterArg !== undefined ? locateAdapter(adapterArg, modelsDir) : undefined;
   const adapterList = adapter ? adapterFiles(adapter.dir, adapter.repo, opts.allowRemote ?? false) : undefined;
   if (adapter && opts.fp16) throw new CitebenchError(`model '${nameOrDir}': an adapter is added to the checkpoint's float32 graph; --fp16-model does not apply`);
+  // Gemma's activations overflow float16 (NaN vectors, transformers #36822): it is computed in float32 (or int8 weights).
+  if (opts.fp16 && present && existsSync(configPath)) {
+    const type = (() => {
+      try {
+        return (JSON.parse(readFileSync(configPath, 'utf8')) as { model_type?: unknown }).model_type;
+      } catch {
+        return undefined;
+      }
+    })();
+    if (typeof type === 'string' && /^gemma/.test(type))
+      throw new InputError(configPath, undefined, 'model_type', `${type}: Gemma models are computed in float32 (or with int8 weights), never float16 — their activations overflow it (NaN vectors; transformers #36822); drop --fp16-model / fp16: true`);
+  }
   // An adapter is added while converting the checkpoint: an ONNX export in the folder cannot take it.
   let onnxFile = present && !adapter ? pickOnnx(tdir, opts.fp16 ? 'fp16' : opts.quantized ? 'quantized' : 'fp32') : undefined;
   // No ONNX file: a checkpoint as the hub publishes it (safetensors or pytorch_model.bin) is converted once
