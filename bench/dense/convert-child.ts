@@ -4,7 +4,7 @@
  *   node --import tsx bench/dense/convert-child.ts CASE_DIR [int8]   (the child: converts, prints its seconds)
  */
 import { spawnSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { convertCheckpoint } from '../../src/retrieval/dense/convert.ts';
 
 const self = new URL(import.meta.url).pathname;
@@ -23,5 +23,5 @@ export function convertChild(caseDir: string, int8: boolean) {
   const { seconds, out } = JSON.parse(child.stdout.trim().split('\n').pop()!) as { seconds: number; out: string };
   const rssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(child.stderr)![1]);
   const wall = /Elapsed \(wall clock\) time.*: (\S+)/.exec(child.stderr)![1];
-  return { out, row: { convertSeconds: +seconds.toFixed(2), processWall: wall, peakRssMiB: Math.round(rssKb / 1024), onnxMiB: Math.round(statSync(out).size / 2 ** 20) } };
+  return { out, row: { convertSeconds: +seconds.toFixed(2), processWall: wall, peakRssMiB: Math.round(rssKb / 1024), onnxMiB: Math.round((statSync(out).size + (existsSync(`${out}.data`) ? statSync(`${out}.data`).size : 0)) / 2 ** 20), externalData: existsSync(`${out}.data`) } };
 }
