@@ -29,6 +29,8 @@ export interface LatexOptions {
   sd?: boolean;
 }
 
+// Only characters of the Type 1 fonts texlive-latex-recommended brings (OT1 text, math): \$, \dag, \S and \P come
+// from the TS1 (textcomp) fonts in today's LaTeX, which pdflatex would draw as bitmaps there; their math forms are vector.
 // Letters that pdflatex's default (OT1) fonts draw with a macro of their own.
 const SPECIAL_LETTERS: Record<string, string> = {
   'ß': '\\ss{}', 'æ': '\\ae{}', 'Æ': '\\AE{}', 'œ': '\\oe{}', 'Œ': '\\OE{}', 'ø': '\\o{}', 'Ø': '\\O{}', 'ł': '\\l{}', 'Ł': '\\L{}',
@@ -44,13 +46,13 @@ const GREEK_NAMES = ['\\alpha', '\\beta', '\\gamma', '\\delta', '\\epsilon', '\\
 const GREEK_UPPER: Record<string, string> = { 'Γ': 'Gamma', 'Δ': 'Delta', 'Θ': 'Theta', 'Λ': 'Lambda', 'Ξ': 'Xi', 'Π': 'Pi', 'Σ': 'Sigma', 'Υ': 'Upsilon', 'Φ': 'Phi', 'Ψ': 'Psi', 'Ω': 'Omega' };
 const SYMBOLS: Record<string, string> = {
   '×': '$\\times$', '±': '$\\pm$', '–': '--', '—': '---', '−': '$-$', '§': '\\ensuremath{\\mathsection}', '¶': '\\ensuremath{\\mathparagraph}', '…': '\\dots{}', '·': '$\\cdot$',
-  '‘': '`', '’': "'", '“': '``', '”': "''", '„': ',,', '«': '<<', '»': '>>', '≤': '$\\le$', '≥': '$\\ge$', '≈': '$\\approx$', '≠': '$\\neq$',
-  '→': '$\\to$', '←': '$\\leftarrow$', '↔': '$\\leftrightarrow$', '▲': '$\\bigtriangleup$', '▼': '$\\bigtriangledown$', '†': '\\dag{}', '‡': '\\ddag{}',
+  '‘': '`', '’': "'", '“': '``', '”': "''", '„': ',,', '«': '\\textless{}\\textless{}', '»': '\\textgreater{}\\textgreater{}', '≤': '$\\le$', '≥': '$\\ge$', '≈': '$\\approx$', '≠': '$\\neq$',
+  '→': '$\\to$', '←': '$\\leftarrow$', '↔': '$\\leftrightarrow$', '▲': '$\\bigtriangleup$', '▼': '$\\bigtriangledown$', '†': '\\ensuremath{\\dagger}', '‡': '\\ensuremath{\\ddagger}',
   '°': '$^\\circ$', 'µ': '$\\mu$', '\u00A0': '~', '\u2009': '\\,', '\u202F': '\\,', '€': 'EUR', '£': 'GBP', '©': '(c)', '•': '$\\bullet$',
   '⁑': '**', '‖': '$\\|$', '¹': '$^1$', '²': '$^2$', '³': '$^3$', '½': '1/2', '¼': '1/4', '¾': '3/4', '¿': '?`', '¡': '!`',
 };
 const ASCII_SPECIAL: Record<string, string> = {
-  '\\': '\\textbackslash{}', '{': '\\{', '}': '\\}', '$': '\\$', '&': '\\&', '#': '\\#', '%': '\\%', '_': '{\\ttfamily\\char95}',
+  '\\': '\\textbackslash{}', '{': '\\{', '}': '\\}', '$': '\\ensuremath{\\$}', '&': '\\&', '#': '\\#', '%': '\\%', '_': '{\\ttfamily\\char95}',
   '^': '\\^{}', '~': '\\~{}', '<': '\\textless{}', '>': '\\textgreater{}', '|': '\\textbar{}', '"': "''",
 };
 
@@ -128,6 +130,9 @@ function legendSentences(t: ReportTable, opts: LatexOptions, withSd: boolean): s
   return out.join(' ');
 }
 
+/** A table of the paper's or another work's values (not a table of this run, such as the field names of Table 5). */
+const isPublished = (t: ReportTable) => t.id.startsWith('paper-') || (!!t.paperOnly && t.rows.some((x) => x.cells.some((c) => c.kind === 'value')));
+
 /** More columns than this: a `table*` (both columns of a two-column paper) in smaller type. */
 const WIDE_COLUMNS = 8;
 
@@ -161,7 +166,7 @@ export function tableLatex(t: ReportTable, opts: LatexOptions = {}): string {
   lines.push(`\\begin{${env}}[tbp]`, '\\centering');
   // LaTeX numbers the tables itself: the caption names the paper's table instead of repeating a number.
   const head = t.id.startsWith('paper-') ? '' : `${latexText(t.title)}${t.number ? `, in the layout of the paper's Table ${t.number}` : ''}.`;
-  const caption = [head, latexText(t.intro.replace(/:$/, '.')), legendSentences(t, opts, withSd), opts.provenance && !t.paperOnly ? latexText(opts.provenance) : '']
+  const caption = [head, latexText(t.intro.replace(/:$/, '.')), legendSentences(t, opts, withSd), opts.provenance && !isPublished(t) ? latexText(opts.provenance) : '']
     .filter(Boolean).join(' ');
   lines.push(`\\caption{${caption}}`, `\\label{${latexLabel(t.id)}}`, '\\medskip');
   lines.push(wide ? '\\scriptsize' : '\\small', '\\setlength{\\tabcolsep}{' + (wide ? '3pt' : '4pt') + '}');
@@ -219,8 +224,7 @@ export function latexFiles(r: ResultsIndex, tables: ReportTable[], opts: LatexOp
   const out: LatexFile[] = [];
   for (const t of tables) {
     // Tables of published values (the paper's Table 6, the SPECTER2 card): paper values, so only when asked.
-    const published = t.paperOnly && t.rows.some((x) => x.cells.some((c) => c.kind === 'value'));
-    if (published && !opts.paper) continue;
+    if (isPublished(t) && !opts.paper) continue;
     out.push({ file: `${t.id}.tex`, table: t, tex: tableLatex(t, o) });
     const p = papers.get(t.id);
     if (p) out.push({ file: `${p.id}.tex`, table: p, tex: tableLatex(p, o) });
