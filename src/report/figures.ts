@@ -9,6 +9,8 @@
  * The PDF is the SVG printed by the system's headless Chromium (pdf.ts): text stays text in an embedded font
  * subset, lines and areas stay paths; nothing is rasterised.
  */
+import { extname } from 'node:path';
+import { writeFileAtomic } from '../util/atomic.ts';
 import { chartSvg, type Chart, type ChartSpec } from './charts.ts';
 import { launchChromium, type Browser } from './pdf.ts';
 import { CitebenchError } from '../util/errors.ts';
@@ -128,4 +130,16 @@ export async function figurePdf(svg: string, browser?: Browser): Promise<Buffer>
 /** What NAME.txt holds: the chart's caption, and where its numbers come from when that is not literature. */
 export function figureCaption(chart: Chart, provenance?: string): string {
   return `${chart.title}. ${chart.caption}${provenance ? ` ${provenance}` : ''}\n`;
+}
+
+/**
+ * A chart (a report chart from `res.chart(name)`, or a corpus chart) as a figure file: SVG or PDF by the path's
+ * extension, `width` inches wide (default 3.3). The same renderer as `citebench report`'s figures/.
+ */
+export async function saveFigure(chart: Chart, path: string, opts: FigureOptions = {}): Promise<string> {
+  const ext = extname(path).toLowerCase();
+  if (ext !== '.svg' && ext !== '.pdf') throw new CitebenchError(`${path}: a figure is written as .svg or .pdf (by the file's extension)`);
+  const svg = await figureSvg(chart, opts);
+  writeFileAtomic(path, ext === '.svg' ? svg : await figurePdf(svg));
+  return path;
 }

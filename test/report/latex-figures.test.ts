@@ -228,3 +228,19 @@ test('figures follow --figure-width', { skip: skipFig, timeout: 60_000 }, async 
   assert.match(svg, /<svg[^>]* width="7in"/);
   mkdirSync(join(tmp, 'w'), { recursive: true });
 });
+
+test('from a notebook: res.latex(n | name) is the file citebench report writes; cb.saveFigure writes SVG or PDF by extension', { skip: skipFig, timeout: 60_000 }, async () => {
+  const { loadResults } = await import('../../src/report/frames.ts');
+  const { saveFigure } = await import('../../src/report/figures.ts');
+  const res = loadResults(join(tmp, 'res'));
+  assert.equal(res.latex(1), readFileSync(join(tmp, 'rep', 'tables', 'table1.tex'), 'utf8'));
+  assert.equal(res.latex('table3'), readFileSync(join(tmp, 'rep', 'tables', 'table3.tex'), 'utf8'));
+  assert.match(res.latex('paper-table1', { paper: true }), /The paper's Table 1/);
+  assert.throws(() => res.latex(6), /no Table 6 in these results \(have: .*table1.*; the paper's own with \{ paper: true \}\)/);
+  assert.notEqual(res.latex(1, { test: 'randomization' }), res.latex(1), 'the randomization test\'s letters');
+  const svg = await saveFigure(res.chart('pool'), join(tmp, 'w', 'pool.svg'));
+  assert.equal(readFileSync(svg, 'utf8'), readFileSync(join(tmp, 'rep', 'figures', 'chart-pool.svg'), 'utf8'));
+  const pdf = await saveFigure(res.chart('fields'), join(tmp, 'w', 'fields.pdf'), { width: 5 });
+  assert.equal(readFileSync(pdf).subarray(0, 5).toString(), '%PDF-');
+  await assert.rejects(saveFigure(res.chart('pool'), join(tmp, 'w', 'pool.png')), /pool\.png: a figure is written as \.svg or \.pdf/);
+});
