@@ -67,7 +67,10 @@ export function latexText(s: string): string {
     const code = ch.codePointAt(0)!;
     if (code < 128) {
       // `-` beside another would join into a dash ligature; `` ` `` and `'` pairs into quotes: kept apart.
-      if (ASCII_SPECIAL[ch]) out += ASCII_SPECIAL[ch];
+      // A quote opening a word is LaTeX's opening quote (` or ``), not the closing one ' prints.
+      const opens = (ch === "'" || ch === '"') && (out === '' || /[\s([{~]$/.test(out));
+      if (opens) out += ch === "'" ? '`' : '``';
+      else if (ASCII_SPECIAL[ch]) out += ASCII_SPECIAL[ch];
       else if (ch === '-' && out.endsWith('-')) out += '{}-';
       else if (code < 32) out += ' ';
       else out += ch;
