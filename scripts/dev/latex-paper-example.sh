@@ -32,6 +32,6 @@ how they fall as the pool grows.
 TEX
 pdflatex -interaction=nonstopmode -halt-on-error paper.tex >/dev/null
 pdflatex -interaction=nonstopmode -halt-on-error paper.tex >/dev/null
-# The top half of the first page, where the table and the figure are.
-pdftoppm -png -r 110 -f 1 -l 1 -singlefile -H 620 paper.pdf "$root/docs/img/latex-paper"
+# The top of the first page, where the table and the figure are.
+pdftoppm -png -r 100 -f 1 -l 1 -singlefile -H 880 paper.pdf "$root/docs/img/latex-paper"
 echo "wrote docs/img/latex-paper.png (from $scratch/report/paper.pdf)"
