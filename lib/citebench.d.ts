@@ -4939,6 +4939,11 @@ declare module "citebench/src/experiments/notebook" {
         tune?: boolean;
         /** Small-data mode (default: environment CITEBENCH_SMALL=1). */
         small?: boolean;
+        /**
+         * Print every log line of the run, as `citebench run` does. Default: one progress line per stage, updated in
+         * place, and the full log in the results folder's run.log.
+         */
+        verbose?: boolean;
         log?: (line: string) => void;
     }
     /** Sizes of small-data mode: seconds per protocol on two cores (configs/ci.yaml's sizes). */
@@ -4978,7 +4983,7 @@ declare module "citebench/src/experiments/notebook" {
      * synthesized, prefiltered and built if absent — the corpus stage of `citebench run`; or, with `store`, a store
      * built from real S2ORC shards by `citebench corpus build` (a path from the repository root). Close it when done.
      */
-    export function notebookCorpus(opts?: Pick<NotebookOptions, 'config' | 'small' | 'log'> & {
+    export function notebookCorpus(opts?: Pick<NotebookOptions, 'config' | 'small' | 'log' | 'verbose'> & {
         store?: string;
     }): Promise<{
         store: CorpusStore;
