@@ -124,7 +124,7 @@ function legendSentences(t: ReportTable, opts: LatexOptions, withSd: boolean): s
   const test = opts.test ?? 't';
   const baselines = tableBaselines(t);
   const out = ['Bold: the best value in the column' + (t.id.startsWith('table3') ? ' (here: the best model in the row, per measure).' : '.')];
-  if (withSd) out.push('$\\pm$: standard deviation over pool samples.');
+  if (withSd) out.push(`$\\pm$${t.columns.length > WIDE_COLUMNS ? ' (under each value)' : ''}: standard deviation over pool samples.`);
   if (baselines.length) {
     const each = baselines.map((b, i) => `$^{\\mathrm{${baselineLetter(i)}}}$ against ${latexText(b.name)}`).join(', ');
     out.push(`Superscripts mark a significant difference (${test === 't' ? 'paired t-test' : 'paired randomization test'}, per-query values averaged over pool samples, ` +
@@ -148,18 +148,21 @@ export function tableLatex(t: ReportTable, opts: LatexOptions = {}): string {
   const test = opts.test ?? 't';
   const order = tableBaselines(t).map((b) => b.name);
   const withSd = opts.sd !== false && t.rows.some((r) => r.cells.some((c) => c.kind === 'value' && c.sd !== undefined));
+  const ncols = t.columns.length;
+  const wide = ncols > WIDE_COLUMNS;
+  // Beside the value in a narrow table; in a wide one on a line of its own under the row, or it would not fit.
+  const sdOwnRow = withSd && wide;
+  const sdText = (c: TableCell) => (c.kind === 'value' && c.sd !== undefined && c.value !== undefined ? `{\\scriptsize$\\pm$${fmtValue(c.sd, digits)}}` : '');
   const value = (c: TableCell): string => {
     if (c.kind === 'text') return latexText(c.text);
     if (c.value === undefined || Number.isNaN(c.value)) return '--';
     const v = fmtValue(c.value, digits);
     let s = c.best && !t.paperOnly ? `\\textbf{${v}}` : v;
-    if (withSd && c.sd !== undefined) s += `\\,{\\scriptsize$\\pm$${fmtValue(c.sd, digits)}}`;
+    if (withSd && !sdOwnRow && c.sd !== undefined) s += `\\,${sdText(c)}`;
     const letters = (c.sig ?? []).filter((x) => decided(x, test)).map((x) => baselineLetter(order.indexOf(x.baseline))).sort().join('');
     if (letters) s += `$^{\\mathrm{${letters}}}$`;
     return s;
   };
-  const ncols = t.columns.length;
-  const wide = ncols > WIDE_COLUMNS;
   const env = wide ? 'table*' : 'table';
   // A column of words is left-aligned, a column of numbers right-aligned.
   const isWords = (c: TableCell | undefined) => c?.kind === 'text' && !c.num;
@@ -190,6 +193,7 @@ export function tableLatex(t: ReportTable, opts: LatexOptions = {}): string {
   for (const r of t.rows) {
     const label = latexText(r.label) + (r.note ? ` {\\footnotesize(${latexText(r.note)})}` : '');
     lines.push(`${[label, ...r.cells.map(value)].join(' & ')} \\\\`);
+    if (sdOwnRow && r.cells.some((c) => sdText(c))) lines.push(`${['', ...r.cells.map(sdText)].join(' & ')} \\\\[1pt]`);
   }
   lines.push('\\bottomrule', '\\end{tabular}}', `\\end{${env}}`, '');
   return lines.join('\n');
