@@ -1,6 +1,8 @@
 /**
  * `citebench report`: a results folder of `citebench run` → <out>/index.html (self-contained), <out>/report.pdf
- * and <out>/drill/<field>/<model>.html. The same results give the same HTML bytes (no dates, seeded tests).
+ * and <out>/drill/<field>/<model>.html; for a paper, <out>/tables/*.tex with tables.tex (latex.ts: the same
+ * tables as LaTeX) and <out>/figures/NAME.svg, .pdf, .txt (figures.ts: the same charts as standalone figures).
+ * The same results give the same HTML bytes (no dates, seeded tests).
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';

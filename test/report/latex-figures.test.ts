@@ -11,7 +11,7 @@
 //    and NAME.txt (its caption, naming the synthetic corpus), drawn from the same data as the HTML chart.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
@@ -226,7 +226,6 @@ test('figures follow --figure-width', { skip: skipFig, timeout: 60_000 }, async 
   const c = reportCharts(readResults(join(tmp, 'res')))[0];
   const svg = await figureSvg(c, { width: 7 });
   assert.match(svg, /<svg[^>]* width="7in"/);
-  mkdirSync(join(tmp, 'w'), { recursive: true });
 });
 
 test('from a notebook: res.latex(n | name) is the file citebench report writes; cb.saveFigure writes SVG or PDF by extension', { skip: skipFig, timeout: 60_000 }, async () => {
