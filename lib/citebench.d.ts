@@ -4260,6 +4260,11 @@ declare module "citebench/src/report/charts" {
         caption: string;
         spec: ChartSpec;
     }
+    /**
+     * Okabe & Ito's colour-blind-safe palette (Color Universal Design), black last: the colours of the models, in the
+     * HTML report and in the paper figures alike.
+     */
+    export const OKABE_ITO: string[];
     /** Metric (×100) vs pool size per model, one panel per measure: the dataset level (the paper's setting). */
     export function poolSizeChart(r: ResultsIndex): Chart | undefined;
     /**
@@ -4326,6 +4331,74 @@ declare module "citebench/src/report/notebook" {
         measure?: string;
         model?: string;
     }): Promise<string>;
+}
+declare module "citebench/src/report/latex" {
+    /**
+     * The report's tables as LaTeX, for the analyst's own paper: one more rendering of the ReportTable objects that
+     * tables.ts renders as Markdown and html.ts as HTML (report-tables.ts builds them; nothing here computes or
+     * re-reads a number). Each table is a booktabs `table` (`table*` when wide) with a caption that says what the
+     * numbers are and where they come from (a synthetic corpus says so), a \label, the best value per column bold,
+     * ± sd where the report shows it, and the stored significance decisions as one superscript letter per baseline
+     * (ranx's style) with their legend in the caption. The paper's values never enter our cells: with `paper` the
+     * paper's own tables are written as tables of their own, as the Markdown report prints them.
+     *
+     * Every string is escaped for LaTeX and written as ASCII (accented letters as accent commands, Greek as math),
+     * so a table compiles under pdflatex with any input or font encoding and needs only booktabs and graphicx.
+     */
+    import { type ResultsIndex } from "citebench/src/report/results";
+    import { type ReportTable } from "citebench/src/report/tables";
+    import type { PaperNumbers } from "citebench/src/report/paper-numbers";
+    /** The packages a table file needs, named in its first line. */
+    export const LATEX_PACKAGES: readonly ["booktabs", "graphicx"];
+    export interface LatexOptions {
+        /** Decimals of the values (default 1, as the report prints them). */
+        digits?: number;
+        /** Which stored test a baseline's letter stands for (default the paired t-test, Holm-corrected). */
+        test?: 't' | 'randomization';
+        /** Said in the caption: where the numbers come from (latexProvenance gives it for a results index). */
+        provenance?: string;
+        /** Print ± sd where the report does (default true). */
+        sd?: boolean;
+    }
+    /**
+     * Any text as LaTeX that pdflatex typesets as that text: the ten special characters escaped, accented letters as
+     * accent commands (Š → \v{S}), Greek as math, common symbols as their commands; a character with no LaTeX form
+     * in the base fonts becomes its code point in brackets ([U+4E2D]) rather than an error.
+     */
+    export function latexText(s: string): string;
+    /** A label safe in \label and \ref: the table id's letters, digits and dashes. */
+    export const latexLabel: (id: string) => string;
+    /** Baseline i's letter (a, b, … z, then aa, ab …). */
+    export function baselineLetter(i: number): string;
+    /** Where the numbers of a results index come from, for every caption: a synthetic corpus says so. */
+    export function latexProvenance(r: ResultsIndex): string;
+    /**
+     * One report table as a LaTeX `table` environment (see the file comment). The first line names the packages it
+     * needs; the tabular shrinks to the line width only when it is wider.
+     */
+    export function tableLatex(t: ReportTable, opts?: LatexOptions): string;
+    /** The paper's own tables that follow ours (with `paper`), as the Markdown report places them: our table id → the paper's. */
+    export function paperTablesFor(r: ResultsIndex, paper: PaperNumbers): Map<string, ReportTable>;
+    export interface LatexFile {
+        /** File name inside tables/ (table1.tex …). */
+        file: string;
+        table: ReportTable;
+        tex: string;
+    }
+    /**
+     * Every table of the report as a LaTeX file, in the report's order; the paper's own values only with `paper`
+     * (its tables after ours, and the tables of published numbers), never otherwise.
+     */
+    export function latexFiles(r: ResultsIndex, tables: ReportTable[], opts?: LatexOptions & {
+        paper?: PaperNumbers;
+    }): LatexFile[];
+    /**
+     * tables.tex: a complete document that \inputs every table file. pdflatex looks for an \input file relative to the
+     * directory it runs in, so the table files are looked for there first, then in `dir` (the folder tables.tex is
+     * written to, when given): `pdflatex DIR/tables/tables.tex` finds them from anywhere, and the folder still
+     * compiles on its own after it is moved. A page break follows each table so no float waits.
+     */
+    export function tablesDocument(files: LatexFile[], title: string, dir?: string): string;
 }
 declare module "citebench/src/report/drilldown" {
     import { type FieldName } from "citebench/src/corpus/fields";
@@ -4459,6 +4532,7 @@ declare module "citebench/src/report/frames" {
     import type { ColumnTable } from 'arquero';
     import { type Chart } from "citebench/src/report/charts";
     import { type ChartName } from "citebench/src/report/notebook";
+    import { type LatexOptions } from "citebench/src/report/latex";
     import { type ResultsIndex, type SignificanceRow } from "citebench/src/report/results";
     import { type WorstQueriesOptions } from "citebench/src/report/drilldown";
     import { type TidyTableName } from "citebench/src/report/tidy";
@@ -4532,6 +4606,16 @@ declare module "citebench/src/report/frames" {
         table(n: number, opts?: {
             paper?: boolean;
         }): Frame;
+        /**
+         * A table of the report as LaTeX, as `citebench report` writes it to tables/: Table `n` (the paper's numbering,
+         * the paper's setting) or a table by its name (`table1-inductive`, `significance`, `beir`, `table5` …; `paper-table1`
+         * … the paper's own, with `paper: true`). booktabs, caption with what the numbers are and where they come from,
+         * label, best bold, ± sd, a superscript letter per significance baseline (`test: 'randomization'` for the other
+         * stored test).
+         */
+        latex(table: number | string, opts?: LatexOptions & {
+            paper?: boolean;
+        }): string;
         /** Where these numbers come from: a banner when the corpus is synthetic or a model has random weights, then the run's metadata. */
         about(): Html;
         /** Table `n` as the HTML report draws it (paper values beside ours, significance marks, best bold). */
@@ -4776,6 +4860,41 @@ declare module "citebench/src/experiments/adhoc" {
     }
     export function compareRetrievers(o: CompareOptions): Promise<Comparison>;
 }
+declare module "citebench/src/report/pdf" {
+    export const CHROMIUM_ARGS: string[];
+    export type Browser = import('playwright-core').Browser;
+    export function launchChromium(): Promise<Browser>;
+    /** Prints a local HTML file to PDF bytes. Returns the bytes and the Chromium version. */
+    export function printPdf(htmlFile: string, browser?: Browser): Promise<{
+        pdf: Buffer;
+        chromium: string;
+    }>;
+}
+declare module "citebench/src/report/figures" {
+    import { type Chart } from "citebench/src/report/charts";
+    import { type Browser } from "citebench/src/report/pdf";
+    /** A single column of a two-column paper, in inches. */
+    export const FIGURE_WIDTH_IN = 3.3;
+    export interface FigureOptions {
+        /** Printed width in inches (default 3.3). */
+        width?: number;
+    }
+    /**
+     * A chart as a standalone SVG file of the asked printed width: width/height in inches, the drawing in its
+     * viewBox. Plot sizes are solved for (the figure's width is linear in the scale of its plots: two renderings
+     * give the line), so type keeps its size.
+     */
+    export function figureSvg(chart: Chart, opts?: FigureOptions): Promise<string>;
+    /** A figure's SVG as a one-page PDF of exactly its size (vector: Chromium prints SVG as paths and text). */
+    export function figurePdf(svg: string, browser?: Browser): Promise<Buffer>;
+    /** What NAME.txt holds: the chart's caption, and where its numbers come from when that is not literature. */
+    export function figureCaption(chart: Chart, provenance?: string): string;
+    /**
+     * A chart (a report chart from `res.chart(name)`, or a corpus chart) as a figure file: SVG or PDF by the path's
+     * extension, `width` inches wide (default 3.3). The same renderer as `citebench report`'s figures/.
+     */
+    export function saveFigure(chart: Chart, path: string, opts?: FigureOptions): Promise<string>;
+}
 declare module "citebench/src/report/write-report" {
     import { type PaperNumbers } from "citebench/src/report/paper-numbers";
     export interface ReportOptions {
@@ -4786,6 +4905,10 @@ declare module "citebench/src/report/write-report" {
         /** Corpus store for titles and years in the drill-down (default: <results>/../store when it matches). */
         store?: string;
         paper?: PaperNumbers;
+        /** The paper's own tables beside ours in tables/ (default false: our numbers only). */
+        latexPaperValues?: boolean;
+        /** Printed width of the figures in inches (default 3.3, one column). */
+        figureWidth?: number;
         log?: (line: string) => void;
     }
     export interface ReportOutcome {
@@ -4793,6 +4916,13 @@ declare module "citebench/src/report/write-report" {
         pdf?: string;
         drillPages: number;
         tables: number;
+        /** tables/tables.tex and the table files it inputs. */
+        latex: {
+            document: string;
+            files: string[];
+        };
+        /** figures/NAME.svg (and .pdf unless pdf is false) per chart. */
+        figures: string[];
         charts: number;
         seconds: {
             html: number;
@@ -4838,6 +4968,11 @@ declare module "citebench/src/experiments/notebook" {
         tune?: boolean;
         /** Small-data mode (default: environment CITEBENCH_SMALL=1). */
         small?: boolean;
+        /**
+         * Print every log line of the run, as `citebench run` does. Default: one progress line per stage, updated in
+         * place, and the full log in the results folder's run.log.
+         */
+        verbose?: boolean;
         log?: (line: string) => void;
     }
     /** Sizes of small-data mode: seconds per protocol on two cores (configs/ci.yaml's sizes). */
@@ -4877,7 +5012,7 @@ declare module "citebench/src/experiments/notebook" {
      * synthesized, prefiltered and built if absent — the corpus stage of `citebench run`; or, with `store`, a store
      * built from real S2ORC shards by `citebench corpus build` (a path from the repository root). Close it when done.
      */
-    export function notebookCorpus(opts?: Pick<NotebookOptions, 'config' | 'small' | 'log'> & {
+    export function notebookCorpus(opts?: Pick<NotebookOptions, 'config' | 'small' | 'log' | 'verbose'> & {
         store?: string;
     }): Promise<{
         store: CorpusStore;
@@ -4942,7 +5077,9 @@ declare module "citebench/src/index" {
     export type { Setting } from "citebench/src/retrieval/retriever";
     export { worstQueries, storeLookup, findStore, type QueryRow, type WorstQueriesOptions } from "citebench/src/report/drilldown";
     export { mdcrBuildCounts, mdcrCandidates } from "citebench/src/report/mdcr-files";
-    export { jaccardChart, significanceChart } from "citebench/src/report/charts";
+    export { jaccardChart, significanceChart, OKABE_ITO } from "citebench/src/report/charts";
+    export { saveFigure, figureSvg, figurePdf, FIGURE_WIDTH_IN, type FigureOptions } from "citebench/src/report/figures";
+    export { tableLatex, latexText, type LatexOptions } from "citebench/src/report/latex";
 }
 declare module "citebench" {
     export * from "citebench/src/index";

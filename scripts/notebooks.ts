@@ -57,6 +57,9 @@ const joined = (x: string | string[] | undefined) => [x ?? ''].flat().join('');
  * What is wrong with an executed notebook: error outputs, stderr streams (tslab prints type errors there), and
  * no HTML table or no chart (SVG, as image/svg+xml or inside text/html) among its outputs.
  */
+/** The most lines a notebook's first code cell may print (its run's log goes to run.log). */
+export const MAX_FIRST_CELL_LINES = 25;
+
 export function outputProblems(nb: { cells: { cell_type: string; outputs?: Output[] }[] }): string[] {
   const problems: string[] = [];
   let tables = 0, charts = 0;
@@ -69,6 +72,11 @@ export function outputProblems(nb: { cells: { cell_type: string; outputs?: Outpu
       if (o.data?.['image/svg+xml'] || /<svg[\s>]/.test(html)) charts++;
     }
   });
+  // Results, not logs: the first call that computes shows a line per stage (progress rewritten in place with \r).
+  const first = nb.cells.findIndex((c) => c.cell_type === 'code');
+  const printed = (nb.cells[first]?.outputs ?? []).filter((o) => o.output_type === 'stream').map((o) => joined(o.text)).join('');
+  const lines = printed.split('\n').filter((l, i, all) => i < all.length - 1 || l !== '').length;
+  if (lines > MAX_FIRST_CELL_LINES) problems.push(`cell ${first} (the first code cell) printed ${lines} lines (at most ${MAX_FIRST_CELL_LINES}: a notebook shows results, not logs): ${printed.split('\n').slice(0, 3).join(' | ').slice(0, 300)} …`);
   if (!tables) problems.push('no HTML table among the outputs');
   if (!charts) problems.push('no chart (SVG) among the outputs');
   return problems;

@@ -57,4 +57,6 @@ export type { Setting } from './retrieval/retriever.ts';
 // MDCR Jaccard and the Δ-vs-BM25 charts (also as res.chart('jaccard' | 'significance')).
 export { worstQueries, storeLookup, findStore, type QueryRow, type WorstQueriesOptions } from './report/drilldown.ts';
 export { mdcrBuildCounts, mdcrCandidates } from './report/mdcr-files.ts';
-export { jaccardChart, significanceChart } from './report/charts.ts';
+export { jaccardChart, significanceChart, OKABE_ITO } from './report/charts.ts';
+export { saveFigure, figureSvg, figurePdf, FIGURE_WIDTH_IN, type FigureOptions } from './report/figures.ts';
+export { tableLatex, latexText, type LatexOptions } from './report/latex.ts';

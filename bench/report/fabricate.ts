@@ -12,7 +12,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FIELDS, FIELD_ABBREV } from '../../src/corpus/fields.ts';
+import { FIELDS, fieldAbbrev } from '../../src/corpus/fields.ts';
 import type { CellRecord, CellSummary, MdcrRecord, MdcrSummary, ResultsIndex } from '../../src/report/results.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { significanceStage } from '../../src/experiments/significance-stage.ts';
@@ -31,6 +31,8 @@ export interface FabricateOptions {
   /** Relevant (cited) articles per query. */
   cited: number;
   seed: number;
+  /** The fields' scheme (default MAG's): 'topics' fabricates a run on an OpenAlex Topics store (fields from TOPIC_FIELDS). */
+  fieldScheme?: 'mag' | 'topics';
 }
 
 export const PAPER_SIZE: FabricateOptions = {
@@ -78,7 +80,7 @@ export function fabricateResults(dir: string, o: FabricateOptions): ResultsIndex
 
   const fieldRepeats: Record<string, number> = {};
   o.fields.forEach((f, fi) => {
-    const ab = FIELD_ABBREV[f as keyof typeof FIELD_ABBREV];
+    const ab = fieldAbbrev(f);
     fieldRepeats[ab] = o.repeats;
     const qs = Array.from({ length: o.fieldQueries }, (_, i) => qid(10_000_000 + fi * 100_000 + i));
     for (let r = 1; r <= o.repeats; r++) {
@@ -116,7 +118,8 @@ export function fabricateResults(dir: string, o: FabricateOptions): ResultsIndex
   const models = o.models.map((name) => ({ name, kind: name.startsWith('bm25') ? 'bm25' as const : 'dense' as const, weights: name.startsWith('bm25') ? 'lexical' as const : 'random' as const, settings: {} }));
   const r: ResultsIndex = {
     format: 'citebench-results', version: 1, name: 'fabricated', configHash: 'fabricated',
-    corpus: { kind: 'synthetic', articles: 2_000_000, citations: 40_000_000, synthetic: { articles: 2_000_000, seed: o.seed, generator: 'bench/report/fabricate.ts: FAKE values for timing and tests' } },
+    corpus: { kind: 'synthetic', articles: 2_000_000, citations: 40_000_000, synthetic: { articles: 2_000_000, seed: o.seed, generator: 'bench/report/fabricate.ts: FAKE values for timing and tests' },
+      ...(o.fieldScheme === 'topics' ? { source: { format: 'openalex', name: 'OpenAlex works', release: '2025-11-03', fieldScheme: 'topics' as const } } : {}) },
     seed: o.seed, scale: o.scale, queryYear: 2019, k: o.k, measures: MEASURES,
     models,
     skipped: [],

@@ -20,6 +20,8 @@ import { CitebenchError } from '../util/errors.ts';
 import { loadConfig, type ExperimentConfig } from './config.ts';
 import { prepareCorpus } from './corpus-stage.ts';
 import { runExperiment } from './run.ts';
+import { NotebookLog } from './notebook-log.ts';
+import { planGroups } from './plan.ts';
 
 /** The repository root: configs and data folders are named relative to it, whatever the notebook's directory. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -41,6 +43,11 @@ export interface NotebookOptions {
   tune?: boolean;
   /** Small-data mode (default: environment CITEBENCH_SMALL=1). */
   small?: boolean;
+  /**
+   * Print every log line of the run, as `citebench run` does. Default: one progress line per stage, updated in
+   * place, and the full log in the results folder's run.log.
+   */
+  verbose?: boolean;
   log?: (line: string) => void;
 }
 
@@ -135,20 +142,30 @@ function covers(r: ResultsIndex, cfg: ExperimentConfig): boolean {
 export async function notebookResults(opts: NotebookOptions = {}): Promise<ResultsFrames> {
   const { cfg, small } = notebookConfig(opts);
   const store = cfg.corpus.store ? resolve(REPO_ROOT, cfg.corpus.store) : join(cfg.work, 'store');
-  // Small runs take seconds: one line per cell would bury the notebook's output.
-  const log = opts.log ?? ((l: string) => { if (!(small && l.startsWith('[cells]'))) console.log(repoRelative(l)); });
+  // Verbose small runs take seconds: one line per cell would bury the notebook's output.
+  const verbose = (l: string) => { if (!(small && l.startsWith('[cells]'))) console.log(repoRelative(l)); };
+  const say = opts.log ?? ((l: string) => console.log(repoRelative(l)));
   const main = small ? undefined : resolve(REPO_ROOT, loadConfig(resolve(REPO_ROOT, opts.config ?? 'configs/default.yaml')).results);
   if (main && existsSync(join(main, 'results.json'))) {
     const r = readResults(main);
     if (covers(r, cfg)) {
-      log(`results: ${main} (reused as it is: config ${r.name}, hash ${r.configHash}, scale ${r.scale}; delete it or run the config again to refresh)`);
+      say(`results: ${main} (reused as it is: config ${r.name}, hash ${r.configHash}, scale ${r.scale}; delete it or run the config again to refresh)`);
       return loadResults(main, { store });
     }
   }
+  // Not verbose: one line per stage in the notebook, every line in run.log.
+  const progress = opts.log || opts.verbose ? undefined : new NotebookLog({
+    file: join(cfg.results, 'run.log'), show: repoRelative, totals: { cells: planGroups(cfg).length * cfg.models.length },
+  });
+  const log = opts.log ?? progress?.log ?? verbose;
   log(`results: ${cfg.results}${small ? ' (small-data mode: CITEBENCH_SMALL=1)' : ''}`);
-  const out = await inRepo(() => runExperiment(cfg, { log }));
-  out.store.close();
-  return loadResults(out.resultsDir, { store });
+  try {
+    const out = await inRepo(() => runExperiment(cfg, { log }));
+    out.store.close();
+    return loadResults(out.resultsDir, { store });
+  } finally {
+    progress?.close();
+  }
 }
 
 /**
@@ -156,15 +173,23 @@ export async function notebookResults(opts: NotebookOptions = {}): Promise<Resul
  * synthesized, prefiltered and built if absent — the corpus stage of `citebench run`; or, with `store`, a store
  * built from real S2ORC shards by `citebench corpus build` (a path from the repository root). Close it when done.
  */
-export async function notebookCorpus(opts: Pick<NotebookOptions, 'config' | 'small' | 'log'> & { store?: string } = {}): Promise<{ store: CorpusStore; dir: string; synthetic: boolean }> {
-  const log = opts.log ?? ((l: string) => console.log(repoRelative(l)));
+export async function notebookCorpus(opts: Pick<NotebookOptions, 'config' | 'small' | 'log' | 'verbose'> & { store?: string } = {}): Promise<{ store: CorpusStore; dir: string; synthetic: boolean }> {
+  const say = opts.log ?? ((l: string) => console.log(repoRelative(l)));
   if (opts.store) {
     const dir = resolve(REPO_ROOT, opts.store);
-    log(`corpus store: ${dir} (given)`);
+    say(`corpus store: ${dir} (given)`);
     return { store: CorpusStore.open(dir), dir, synthetic: false };
   }
   const { cfg } = notebookConfig({ ...opts, protocols: [] });
-  const { store } = await inRepo(() => prepareCorpus(cfg, log));
+  // Not verbose: one progress line, every line in <work>/corpus.log.
+  const progress = opts.log || opts.verbose ? undefined : new NotebookLog({ file: join(cfg.work, 'corpus.log'), show: repoRelative });
+  const { store } = await inRepo(async () => {
+    try {
+      return await prepareCorpus(cfg, progress ? (l) => progress.log(`[corpus] ${l}`) : say);
+    } finally {
+      progress?.close();
+    }
+  });
   const dir = cfg.corpus.store ? resolve(REPO_ROOT, cfg.corpus.store) : join(cfg.work, 'store');
   return { store, dir, synthetic: !cfg.corpus.store };
 }

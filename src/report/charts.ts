@@ -30,8 +30,15 @@ export interface Chart {
   spec: ChartSpec;
 }
 
+/**
+ * Okabe & Ito's colour-blind-safe palette (Color Universal Design), black last: the colours of the models, in the
+ * HTML report and in the paper figures alike.
+ */
+export const OKABE_ITO = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442', '#000000'];
+
 const CONFIG = {
   font: 'DejaVu Sans, Helvetica, Arial, sans-serif',
+  range: { category: OKABE_ITO },
   view: { stroke: '#bbb' },
   axis: { labelFontSize: 11, titleFontSize: 11 },
   legend: { labelFontSize: 11, titleFontSize: 11 },

@@ -18,6 +18,7 @@ import { META_CSS, bannerHtml, esc, metaHtml } from './html.ts';
 import { reportChart, reportTableHtml, type ChartName } from './notebook.ts';
 import { buildTables } from './report-tables.ts';
 import { loadPaperNumbers } from './paper-numbers.ts';
+import { latexFiles, type LatexOptions } from './latex.ts';
 import { meanOverRepeats, readCell, readResults, type CellSummary, type ResultsIndex, type SignificanceRow } from './results.ts';
 import { storedSignificance } from './significance.ts';
 import { CitebenchError } from '../util/errors.ts';
@@ -168,6 +169,24 @@ export class ResultsFrames {
       });
       return o;
     }));
+  }
+
+  /**
+   * A table of the report as LaTeX, as `citebench report` writes it to tables/: Table `n` (the paper's numbering,
+   * the paper's setting) or a table by its name (`table1-inductive`, `significance`, `beir`, `table5` …; `paper-table1`
+   * … the paper's own, with `paper: true`). booktabs, caption with what the numbers are and where they come from,
+   * label, best bold, ± sd, a superscript letter per significance baseline (`test: 'randomization'` for the other
+   * stored test).
+   */
+  latex(table: number | string, opts: LatexOptions & { paper?: boolean } = {}): string {
+    const paper = loadPaperNumbers();
+    const files = latexFiles(this.index, buildTables(this.index, paper), { ...opts, paper: opts.paper ? paper : undefined });
+    const f = typeof table === 'number' ? files.find((x) => x.table.number === table && !x.table.setting && !x.table.id.startsWith('paper-')) : files.find((x) => x.table.id === table);
+    if (!f) {
+      const have = files.map((x) => x.table.id).join(', ');
+      throw new CitebenchError(`${this.dir}: no ${typeof table === 'number' ? `Table ${table}` : `table '${table}'`} in these results (have: ${have}${opts.paper ? '' : "; the paper's own with { paper: true }"})`);
+    }
+    return f.tex;
   }
 
   /** Where these numbers come from: a banner when the corpus is synthetic or a model has random weights, then the run's metadata. */

@@ -19,9 +19,9 @@ function chromiumPath(): string {
   return p;
 }
 
-type Browser = import('playwright-core').Browser;
+export type Browser = import('playwright-core').Browser;
 
-async function launchChromium(): Promise<Browser> {
+export async function launchChromium(): Promise<Browser> {
   const { chromium } = await import('playwright-core');
   return chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
 }

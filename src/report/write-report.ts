@@ -1,9 +1,11 @@
 /**
  * `citebench report`: a results folder of `citebench run` → <out>/index.html (self-contained), <out>/report.pdf
- * and <out>/drill/<field>/<model>.html. The same results give the same HTML bytes (no dates, seeded tests).
+ * and <out>/drill/<field>/<model>.html; for a paper, <out>/tables/*.tex with tables.tex (latex.ts: the same
+ * tables as LaTeX) and <out>/figures/NAME.svg, .pdf, .txt (figures.ts: the same charts as standalone figures).
+ * The same results give the same HTML bytes (no dates, seeded tests).
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { chartSvg, reportCharts, vegaVersions, type Chart } from './charts.ts';
 import { drillPages, findStore, storeLookup } from './drilldown.ts';
@@ -12,7 +14,9 @@ import { loadPaperNumbers, type PaperNumbers } from './paper-numbers.ts';
 import { buildTables } from './report-tables.ts';
 import type { ReportTable } from './tables.ts';
 import { readResults, resultsFieldScheme, type ResultsIndex } from './results.ts';
-import { printPdf } from './pdf.ts';
+import { launchChromium, printPdf } from './pdf.ts';
+import { latexFiles, latexProvenance, tablesDocument } from './latex.ts';
+import { figureCaption, figurePdf, figureSvg } from './figures.ts';
 
 export interface ReportOptions {
   /** Output folder. */
@@ -22,6 +26,10 @@ export interface ReportOptions {
   /** Corpus store for titles and years in the drill-down (default: <results>/../store when it matches). */
   store?: string;
   paper?: PaperNumbers;
+  /** The paper's own tables beside ours in tables/ (default false: our numbers only). */
+  latexPaperValues?: boolean;
+  /** Printed width of the figures in inches (default 3.3, one column). */
+  figureWidth?: number;
   log?: (line: string) => void;
 }
 
@@ -30,6 +38,10 @@ export interface ReportOutcome {
   pdf?: string;
   drillPages: number;
   tables: number;
+  /** tables/tables.tex and the table files it inputs. */
+  latex: { document: string; files: string[] };
+  /** figures/NAME.svg (and .pdf unless pdf is false) per chart. */
+  figures: string[];
   charts: number;
   seconds: { html: number; pdf: number };
 }
@@ -94,6 +106,22 @@ export async function writeReport(resultsDir: string, opts: ReportOptions): Prom
   ].join('\n');
 
   rmSync(join(out, 'drill'), { recursive: true, force: true });
+  // The paper's tables and figures: the same tables and charts, as LaTeX and as standalone SVG/PDF.
+  rmSync(join(out, 'tables'), { recursive: true, force: true });
+  const tex = latexFiles(r, tables, { paper: opts.latexPaperValues ? paper : undefined });
+  for (const f of tex) writeFileAtomic(join(out, 'tables', f.file), f.tex);
+  const texDoc = join(out, 'tables', 'tables.tex');
+  writeFileAtomic(texDoc, tablesDocument(tex, `citebench tables: ${r.name}`, resolve(out, 'tables')));
+  log(`report: ${texDoc} (${tex.length} tables)`);
+  rmSync(join(out, 'figures'), { recursive: true, force: true });
+  const figures: { id: string; svg: string }[] = [];
+  const provenance = r.corpus.kind === 'synthetic' ? latexProvenance(r) : undefined;
+  for (const c of charts) {
+    const svg = await figureSvg(c, { width: opts.figureWidth });
+    writeFileAtomic(join(out, 'figures', `${c.id}.svg`), svg);
+    writeFileAtomic(join(out, 'figures', `${c.id}.txt`), figureCaption(c, provenance));
+    figures.push({ id: c.id, svg });
+  }
   for (const p of drill) writeFileAtomic(join(out, p.path), p.html);
   const htmlPath = join(out, 'index.html');
   writeFileAtomic(htmlPath, page(`citebench report — ${r.name}`, body));
@@ -101,14 +129,28 @@ export async function writeReport(resultsDir: string, opts: ReportOptions): Prom
   log(`report: ${htmlPath} (${tables.length} tables, ${charts.length} charts, ${drill.length} drill-down pages)`);
 
   let pdfPath: string | undefined;
+  const figureFiles = figures.map((f) => join(out, 'figures', `${f.id}.svg`));
   if (opts.pdf !== false) {
     pdfPath = join(out, 'report.pdf');
-    const { pdf } = await printPdf(htmlPath);
-    writeFileAtomic(pdfPath, pdf);
+    const browser = await launchChromium();
+    try {
+      const { pdf } = await printPdf(htmlPath, browser);
+      writeFileAtomic(pdfPath, pdf);
+      for (const f of figures) {
+        const p = join(out, 'figures', `${f.id}.pdf`);
+        writeFileAtomic(p, await figurePdf(f.svg, browser));
+        figureFiles.push(p);
+      }
+    } finally {
+      await browser.close();
+    }
     log(`report: ${pdfPath}`);
+    log(`report: ${join(out, 'figures')} (${figures.length} figures, SVG and PDF)`);
   } else {
+    log(`report: ${join(out, 'figures')} (${figures.length} figures, SVG only: --no-pdf)`);
     rmSync(join(out, 'report.pdf'), { force: true });
   }
   const tPdf = performance.now();
-  return { html: htmlPath, pdf: pdfPath, drillPages: drill.length, tables: tables.length, charts: charts.length, seconds: { html: (tHtml - t0) / 1000, pdf: (tPdf - tHtml) / 1000 } };
+  return { html: htmlPath, pdf: pdfPath, drillPages: drill.length, tables: tables.length, charts: charts.length,
+    latex: { document: texDoc, files: tex.map((f) => join(out, 'tables', f.file)) }, figures: figureFiles, seconds: { html: (tHtml - t0) / 1000, pdf: (tPdf - tHtml) / 1000 } };
 }

@@ -107,3 +107,36 @@ test('notebookResults: runs a config once, then reuses its results folder as it 
   assert.deepEqual([...new Set(field.cells.array('protocol'))].sort(), ['dataset', 'field']);
   assert.equal(statSync(join(only.dir, 'results.json')).mtimeMs, before, 'the main folder is not touched');
 });
+
+test('notebookResults without a log: one line per stage in the notebook, the whole log in the results folder\'s run.log; verbose prints it all', async () => {
+  const text = readFileSync(join(REPO, 'configs/ci.yaml'), 'utf8').replace(/^work: .*$/m, `work: ${join(tmp, 'quiet')}`).replace(/^results: .*$/m, `results: ${join(tmp, 'quiet/results')}`);
+  const config = join(tmp, 'ci-quiet.yaml');
+  // A work folder of its own: every stage computes (a cached cell logs no lines of its own).
+  writeFileSync(config, text);
+  const printed = async (fn: () => Promise<unknown>) => {
+    let out = '';
+    const write = process.stdout.write;
+    // Text only: the test runner reports to its parent through stdout in binary frames, which pass on.
+    process.stdout.write = ((s: string | Uint8Array, ...rest: never[]) => (typeof s === 'string' ? ((out += s), true) : write.call(process.stdout, s, ...rest))) as typeof process.stdout.write;
+    try {
+      await fn();
+    } finally {
+      process.stdout.write = write;
+    }
+    return out.split('\n').filter(Boolean).map((l) => l.split('\r').pop()!.trimEnd());
+  };
+  let res: Awaited<ReturnType<typeof notebookResults>> | undefined;
+  const quiet = await printed(async () => (res = await notebookResults({ config, small: false, protocols: ['dataset'] })));
+  const log = readFileSync(join(res!.dir, 'run.log'), 'utf8').split('\n').filter(Boolean);
+  assert.ok(log.filter((l) => l.startsWith('[cells]')).length >= 8, 'run.log holds every cell\'s lines');
+  const stages = [...new Set(log.map((l) => /^\[(\w+)\]/.exec(l)?.[1]).filter(Boolean))];
+  assert.equal(quiet.length, stages.length + 2, `a line per stage, the results folder and the log's path:\n${quiet.join('\n')}`);
+  for (const s of stages) assert.ok(quiet.some((l) => l.startsWith(`[${s}] `)), `[${s}] summarised`);
+  assert.match(quiet.at(-1)!, /^full log: .*quiet\/notebooks\/ci-dataset\/run\.log$/);
+  // verbose: every line the run logs, printed as it comes (the same run again, cached: the same lines each time).
+  const verbose = await printed(() => notebookResults({ config, small: false, protocols: ['dataset'], verbose: true }));
+  const lines: string[] = [];
+  await notebookResults({ config, small: false, protocols: ['dataset'], log: (l) => lines.push(l) });
+  assert.ok(lines.length > 3);
+  assert.deepEqual(verbose, lines.map((l) => l.replaceAll(REPO, '')));
+});

@@ -48,6 +48,12 @@ test('the output check finds errors, stderr and missing tables or charts', () =>
   assert.match(outputProblems({ cells: [good[1]] as never }).join(), /no HTML table/);
   assert.match(outputProblems({ cells: [...good, cell([{ output_type: 'error', ename: 'TypeError', evalue: 'x is undefined' }])] as never }).join(), /cell 2: TypeError/);
   assert.match(outputProblems({ cells: [...good, cell([{ output_type: 'stream', name: 'stderr', text: ['1:5 - Cannot find name'] }])] as never }).join(), /stderr: 1:5 - Cannot find name/);
+  // The first code cell prints at most 25 lines; a progress line rewritten in place (\r) is one line.
+  const log = (n: number) => cell([{ output_type: 'stream', name: 'stdout', text: Array.from({ length: n }, (_, i) => `[cells] ${i}\n`) }]);
+  assert.match(outputProblems({ cells: [log(26), ...good] as never }).join(), /cell 0 \(the first code cell\) printed 26 lines \(at most 25/);
+  assert.deepEqual(outputProblems({ cells: [log(25), ...good] as never }), []);
+  const inPlace = cell([{ output_type: 'stream', name: 'stdout', text: [Array.from({ length: 300 }, (_, i) => `\r[cells] ${i}/300`).join('') + '\n'] }]);
+  assert.deepEqual(outputProblems({ cells: [inPlace, ...good] as never }), []);
 });
 
 for (const name of names) {
