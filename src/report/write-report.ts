@@ -26,7 +26,7 @@ export interface ReportOptions {
   /** Corpus store for titles and years in the drill-down (default: <results>/../store when it matches). */
   store?: string;
   paper?: PaperNumbers;
-  /** The paper's own tables beside ours in tables/ (default false: our numbers only). */
+  /** The paper's own tables after ours in tables/, each a table of its own, as the report shows them (default true). */
   latexPaperValues?: boolean;
   /** Printed width of the figures in inches (default 3.3, one column). */
   figureWidth?: number;
@@ -108,7 +108,7 @@ export async function writeReport(resultsDir: string, opts: ReportOptions): Prom
   rmSync(join(out, 'drill'), { recursive: true, force: true });
   // The paper's tables and figures: the same tables and charts, as LaTeX and as standalone SVG/PDF.
   rmSync(join(out, 'tables'), { recursive: true, force: true });
-  const tex = latexFiles(r, tables, { paper: opts.latexPaperValues ? paper : undefined });
+  const tex = latexFiles(r, tables, { paper: opts.latexPaperValues ?? true ? paper : undefined });
   for (const f of tex) writeFileAtomic(join(out, 'tables', f.file), f.tex);
   const texDoc = join(out, 'tables', 'tables.tex');
   writeFileAtomic(texDoc, tablesDocument(tex, `citebench tables: ${r.name}`, resolve(out, 'tables')));

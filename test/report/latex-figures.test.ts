@@ -3,7 +3,8 @@
 //  - tables/tables.tex compiles with pdflatex (Debian's texlive-latex-recommended), run from another directory,
 //    and every number of Tables 1–4 of the Markdown report (ours) is in the PDF's text (pdftotext), as are the
 //    model names; each table file compiles alone in an article that loads the packages its first line names;
-//  - the paper's values are in tables/ only when asked (--latex-paper-values), as tables of their own;
+//  - the paper's values follow ours in tables/ as tables of their own (as the report shows them), never in our
+//    cells; --no-latex-paper-values leaves them out;
 //  - a run over OpenAlex Topics fields (names with commas) with a note holding &, %, #, non-ASCII letters compiles
 //    and prints them;
 //  - every chart of the report has figures/NAME.svg (valid XML, read by Chromium's XML parser, 3.3 in wide,
@@ -89,12 +90,12 @@ test('tables.tex compiles with pdflatex from another directory and prints every 
     assert.ok(t.numbers.length > 10, `Table ${n} has numbers`);
     const missing = t.numbers.filter((x) => !hasNumber(text, x));
     assert.deepEqual(missing, [], `Table ${n}: numbers of report.md not in the compiled PDF`);
+    // The report's Markdown shows the paper's tables too: by default the document holds them, tables of their own.
+    assert.deepEqual(t.paper.filter((x) => !hasNumber(text, x)), [], `the paper's Table ${n} in report.md: numbers not in the compiled PDF`);
     for (const label of t.labels) assert.ok(text.includes(label), `Table ${n}: row ${label} printed`);
   }
   assert.ok(text.includes(MODEL), `the model name ${MODEL} is printed as it is`);
-  // Without --latex-paper-values: no table of the paper's values.
-  assert.ok(!out.latex.files.some((f) => /paper-|table6/.test(f)), out.latex.files.join(' '));
-  assert.doesNotMatch(text, /The paper’s Table 1 \(S2ORC/);
+  assert.ok(out.latex.files.some((f) => /paper-table1\.tex$/.test(f)), out.latex.files.join(' '));
   // Superscript letters per baseline, with their legend in the caption.
   assert.match(text, /a against bm25, b against specter/);
 });
@@ -108,15 +109,17 @@ test('each table file compiles alone in an article that loads the packages of it
     assert.match(first, /^% .*\\usepackage\{booktabs\}/, `${f}: the first line names its packages`);
     const pkgs = [...first.matchAll(/\\usepackage\{[^}]+\}/g)].map((m) => m[0]).join('');
     assert.match(tex, /\\toprule[\s\S]*\\midrule[\s\S]*\\bottomrule/, `${f}: booktabs rules`);
-    assert.match(tex, /\\caption\{[\s\S]*Synthetic corpus[\s\S]*\}\n\\label\{tab:citebench-/, `${f}: a caption that names the synthetic corpus, and a label`);
+    if (/(paper-table\d|table6)\.tex$/.test(f)) assert.match(tex, /\\caption\{[\s\S]*\}\n\\label\{tab:citebench-/, `${f}: the paper's table, a caption and a label`);
+    else assert.match(tex, /\\caption\{[\s\S]*Synthetic corpus[\s\S]*\}\n\\label\{tab:citebench-/, `${f}: a caption that names the synthetic corpus, and a label`);
     const doc = join(dir, 'one.tex');
     writeFileSync(doc, `\\documentclass{article}${pkgs}\\begin{document}\\input{${f}}\\end{document}\n`);
     compile(doc, dir);
   }
 });
 
-test('--latex-paper-values: the paper\'s tables follow ours, each a table of its own, and print the paper\'s numbers', { skip: skipTex, timeout: 120_000 }, () => {
+test('the paper\'s tables follow ours, each a table of its own (never in our cells), and print the paper\'s numbers; --no-latex-paper-values leaves them out', { skip: skipTex, timeout: 120_000 }, () => {
   const r = readResults(join(tmp, 'res'));
+  assert.ok(!latexFiles(r, buildTables(r, paper)).some((f) => /^paper-/.test(f.file)), 'without the paper: none of its tables');
   const files = latexFiles(r, buildTables(r, paper), { paper });
   const ids = files.map((f) => f.file);
   assert.deepEqual(ids.filter((f) => f.startsWith('paper-')), ['paper-table1.tex', 'paper-table2.tex', 'paper-table3.tex', 'paper-table4.tex', 'paper-table7.tex', 'paper-table8.tex']);
