@@ -1458,7 +1458,41 @@ declare module "citebench/src/retrieval/bm25/pool-index" {
     /** Sorted, distinct union of a pool and the fixed candidates a request names (usually all in the pool already). */
     export function poolWithCandidates(pool: Uint32Array, candidates: readonly Uint32Array[] | undefined): Uint32Array;
 }
+declare module "citebench/src/retrieval/dense/st-dense" {
+    /** The activations a Dense module's config.json can name, by their full torch class path. */
+    const ACTIVATIONS: {
+        readonly 'torch.nn.modules.linear.Identity': (x: number) => number;
+        readonly 'torch.nn.modules.activation.Tanh': (x: number) => number;
+        readonly 'torch.nn.modules.activation.ReLU': (x: number) => number;
+        readonly 'torch.nn.modules.activation.Sigmoid': (x: number) => number;
+    };
+    export type DenseActivation = keyof typeof ACTIVATIONS;
+    /** A Dense module as its config.json describes it (weights are read when an encoder is made). */
+    export interface DenseSpec {
+        /** The module's folder. */
+        dir: string;
+        inFeatures: number;
+        outFeatures: number;
+        bias: boolean;
+        activation: DenseActivation;
+        residual: boolean;
+    }
+    export interface DenseModule extends DenseSpec {
+        /** [out, in], row-major as nn.Linear stores it. */
+        weight: Float32Array;
+        biasValues?: Float32Array;
+        /** use_residual with in ≠ out: the projection of the input, [out, in]. */
+        residualWeight?: Float32Array;
+    }
+    /** A Dense module's config.json, checked; every unsupported setting one line naming the file and key. */
+    export function readDenseSpec(dir: string): DenseSpec;
+    /** The module's weights, shape-checked against its config.json. */
+    export function loadDense(spec: DenseSpec): DenseModule;
+    /** One module applied to a vector of in_features values. */
+    export function applyDense(m: DenseModule, x: Float32Array): Float32Array;
+}
 declare module "citebench/src/retrieval/dense/pooling" {
+    import { type DenseModule } from "citebench/src/retrieval/dense/st-dense";
     export type PoolingMode = 'cls' | 'max' | 'mean' | 'mean_sqrt_len_tokens' | 'weightedmean' | 'lasttoken';
     export const POOLING_MODES: readonly PoolingMode[];
     /** How an encoder turns token vectors into article vectors: single-vector modes, or ASPIRE's sentence vectors. */
@@ -1471,13 +1505,19 @@ declare module "citebench/src/retrieval/dense/pooling" {
         modes: PoolingMode[];
         /** false: the prompt's tokens (and the token before them, e.g. [CLS]) are masked out of pooling. */
         includePrompt: boolean;
+        /** Dense modules after Pooling, in modules.json order (weights loaded). */
+        dense?: DenseModule[];
         /** A Normalize module follows. */
         normalize: boolean;
         /** Keep the first N dimensions of the (normalised) vector (config_sentence_transformers.json truncate_dim). */
         truncateDim?: number;
     }
     /** Dimensions of the pooled vector for hidden size `hidden`. */
-    export function pooledDim(spec: PoolingSpec, hidden: number): number;
+    export function pooledDim(spec: Pick<PoolingSpec, 'modes' | 'truncateDim'> & {
+        dense?: {
+            outFeatures: number;
+        }[];
+    }, hidden: number): number;
     /**
      * Pool one sequence: `h[base + t·dim + j]` is token t's hidden state (t < len, the unpadded length);
      * `masked` leading tokens are out of the mask (the prompt's, when include_prompt is false). Writes
@@ -1521,41 +1561,13 @@ declare module "citebench/src/retrieval/dense/file-hash" {
      */
     export function fileContentHash(path: string): string;
 }
-declare module "citebench/src/retrieval/dense/registry" {
-    /**
-     * The encoders citebench knows by name: the paper's (Medić & Šnajder 2022, §3) and SPECTER2, each with the hub
-     * repo it is downloaded from, its pooling and distance as its paper or model card uses them. A named model lives
-     * in `<models-dir>/<folder>/`; a SPECTER2 task adapter in `<models-dir>/ORG--NAME/` of its repo.
-     */
-    import type { Pooling } from "citebench/src/retrieval/dense/pooling";
-    import type { Distance } from "citebench/src/retrieval/dense/similarity";
-    export interface ModelOptions {
-        pooling: Pooling;
-        distance: Distance;
-        /** Token budget including the special tokens; longer inputs are truncated at the end. */
-        maxLength: number;
-        /** ASPIRE only: which hidden states are averaged per token. */
-        layers?: 'all' | 'last';
-    }
-    export interface KnownModel extends ModelOptions {
-        name: string;
-        /** The hub repo of the (base) model. */
-        hfId: string;
-        /** Folder under the models dir (default: the name); models on one base share it. */
-        folder?: string;
-        /** Hub repo of a task adapter (adapters library format) added to the base model. */
-        adapter?: string;
-        note: string;
-    }
-    export const KNOWN_MODELS: KnownModel[];
-    export function knownModel(name: string): KnownModel | undefined;
-}
 declare module "citebench/src/retrieval/dense/prompts" {
     /**
      * Query and document roles. A query article is encoded as sentence-transformers' `encode_query` encodes it and
      * pool / candidate articles as `encode_document` does: with the role's prompt in front of the text. Which prompt
      * that is, in this order:
      * 1. an override (a config's `prompts: { query, document }`, the `--query-prompt` / `--document-prompt` flags);
+     * 1b. a registry entry's preset (registry.ts: the citation instruction of the Qwen-style embedders);
      * 2. the folder's config_sentence_transformers.json, read as sentence-transformers (5.x and 6.x) reads it: its
      *    prompts start as `{query: "", document: ""}` and the folder's entries replace them, so encode_query takes
      *    `prompts.query` and encode_document `prompts.document`, both possibly empty — `default_prompt_name` and the
@@ -1576,12 +1588,12 @@ declare module "citebench/src/retrieval/dense/prompts" {
         source: string;
     }
     /** Where the prompts of a model came from (recorded in results.json and shown by the CLI). */
-    export type PromptSource = 'none' | 'folder' | 'known' | 'override';
+    export type PromptSource = 'none' | 'folder' | 'known' | 'registry' | 'override';
     /**
      * The prompts of each role: overrides (undefined = not given) over the folder's (sentence-transformers'
      * encode_query / encode_document rule) over the known table entry of `repo` when the folder declares neither.
      */
-    export function rolePrompts(folder: Record<string, string> | undefined, repo: string | undefined, overrides?: Partial<RolePrompts>): {
+    export function rolePrompts(folder: Record<string, string> | undefined, repo: string | undefined, overrides?: Partial<RolePrompts>, preset?: RolePrompts): {
         prompts: RolePrompts;
         source: PromptSource;
         known?: KnownPrompts;
@@ -1589,10 +1601,62 @@ declare module "citebench/src/retrieval/dense/prompts" {
     /** A model with one prompt for both roles encodes each article once, into one store. */
     export function symmetric(p: RolePrompts): boolean;
 }
+declare module "citebench/src/retrieval/dense/registry" {
+    /**
+     * The encoders citebench knows by name: the paper's (Medić & Šnajder 2022, §3), SPECTER2, and today's decoder
+     * embedders (Qwen3-Embedding, EmbeddingGemma, e5-mistral), each with the hub repo it is downloaded from, its
+     * pooling and distance as its paper or model card uses them. A named model lives in `<models-dir>/<folder>/`; a
+     * SPECTER2 task adapter in `<models-dir>/ORG--NAME/` of its repo. A sentence-transformers folder's own settings
+     * (pooling, modules, similarity, prompts, length) win over the entry's, except the entry's `presets`: what
+     * citebench sets for citation recommendation over the folder (a config's or a flag's value wins over both).
+     */
+    import type { Pooling } from "citebench/src/retrieval/dense/pooling";
+    import type { RolePrompts } from "citebench/src/retrieval/dense/prompts";
+    import type { Distance } from "citebench/src/retrieval/dense/similarity";
+    export interface ModelOptions {
+        pooling: Pooling;
+        distance: Distance;
+        /** Token budget including the special tokens; longer inputs are truncated at the end. */
+        maxLength: number;
+        /** ASPIRE only: which hidden states are averaged per token. */
+        layers?: 'all' | 'last';
+        /** Matryoshka: keep the first N dimensions of the final vector (over the folder's truncate_dim). */
+        truncateDim?: number;
+    }
+    export interface KnownModel extends ModelOptions {
+        name: string;
+        /** The hub repo of the (base) model. */
+        hfId: string;
+        /** Folder under the models dir (default: the name); models on one base share it. */
+        folder?: string;
+        /** Hub repo of a task adapter (adapters library format) added to the base model. */
+        adapter?: string;
+        /** Settings over the folder's own (docs/dense.md, "Today's decoder embedders"). */
+        presets?: {
+            maxLength?: number;
+            prompts?: RolePrompts;
+        };
+        /** Parameters (millions), and those a token passes through (without the embedding table): the dry run's encoding price. */
+        params?: number;
+        computeParams?: number;
+        /** Dimensions of its vectors (the dry run's search and memory price). */
+        dim?: number;
+        note: string;
+    }
+    /**
+     * The instruction citebench gives Qwen-style embedders for citation recommendation (their cards: queries carry
+     * `Instruct: {task}\nQuery:`, documents nothing), modelled on the SCIDOCS instruction of Qwen3-Embedding's MTEB
+     * evaluation for a query that is a whole article. A config's `prompts:` replaces it.
+     */
+    export const CITATION_TASK = "Given the title and abstract of a scientific paper, retrieve the titles and abstracts of papers that it cites";
+    export const KNOWN_MODELS: KnownModel[];
+    export function knownModel(name: string): KnownModel | undefined;
+}
 declare module "citebench/src/retrieval/dense/models" {
     import { type ModelOptions } from "citebench/src/retrieval/dense/registry";
     import { type PoolingSpec } from "citebench/src/retrieval/dense/pooling";
     import { type PromptSource, type Role, type RolePrompts } from "citebench/src/retrieval/dense/prompts";
+    import { type DenseSpec } from "citebench/src/retrieval/dense/st-dense";
     export { fileContentHash } from "citebench/src/retrieval/dense/file-hash";
     export type { Distance } from "citebench/src/retrieval/dense/similarity";
     export type { Pooling } from "citebench/src/retrieval/dense/pooling";
@@ -1616,6 +1680,10 @@ declare module "citebench/src/retrieval/dense/models" {
         hiddenSize: number;
         /** Dimensions of an article vector (pooling modes × hidden size, or truncate_dim). */
         dim: number;
+        /** config.json's model_type (bert, qwen3, gemma3_text, …): for reports. */
+        architecture?: string;
+        /** Dense modules after pooling (sentence-transformers; weights read when an encoder is made). */
+        dense?: DenseSpec[];
         /** Normalize module, include_prompt, truncate_dim and do_lower_case (sentence-transformers; defaults otherwise). */
         normalize: boolean;
         includePrompt: boolean;
@@ -2266,6 +2334,7 @@ declare module "citebench/src/util/format" {
     export function formatBytes(b: number): string;
 }
 declare module "citebench/src/experiments/kinds/dense" {
+    import { type ResolvedModel } from "citebench/src/retrieval/dense/models";
     import { type Distance } from "citebench/src/retrieval/dense/similarity";
     import type { RolePrompts } from "citebench/src/retrieval/dense/prompts";
     import type { KindEntry } from "citebench/src/experiments/kinds/types";
@@ -2286,6 +2355,8 @@ declare module "citebench/src/experiments/kinds/dense" {
         adapterRevision?: string;
         layers?: 'all' | 'last';
         maxLength?: number;
+        /** Matryoshka: the first N dimensions of each vector, over the folder's truncate_dim. */
+        truncateDim?: number;
         quantized: boolean;
         /** Load onnx/model_fp16.onnx (float16 compute, for GPUs) where the folder has it; else model.onnx. */
         fp16?: boolean;
@@ -2296,6 +2367,20 @@ declare module "citebench/src/experiments/kinds/dense" {
         };
     }
     export const dense: KindEntry<DenseModelConfig>;
+    /**
+     * What encoding with a model costs on the development machine's CPU: BERT-base's measured rate (UNIT) scaled by
+     * the parameters a token passes through — a registry entry's figures (registry.ts), BERT-base for any other model —
+     * and its memory: the process and a batch, plus the weights as the session holds them (float32; int8 a quarter of
+     * the matrices), measured for BERT-base and Qwen3-Embedding-0.6B (docs/benchmarks.md, "Dense encoders").
+     */
+    export function encodeProfile(c: Pick<DenseModelConfig, 'model' | 'quantized'>): {
+        label: string;
+        perArticle: number;
+        bytes: number;
+        dim: number;
+    };
+    /** What a reader of the report needs to know of a dense model: architecture, pooling and modules, dimension, distance, prompts. */
+    export function denseSummary(m: ResolvedModel): string;
 }
 declare module "citebench/src/experiments/kinds/embeddings" {
     import type { KindEntry } from "citebench/src/experiments/kinds/types";
@@ -4905,7 +4990,7 @@ declare module "citebench/src/report/write-report" {
         /** Corpus store for titles and years in the drill-down (default: <results>/../store when it matches). */
         store?: string;
         paper?: PaperNumbers;
-        /** The paper's own tables beside ours in tables/ (default false: our numbers only). */
+        /** The paper's own tables after ours in tables/, each a table of its own, as the report shows them (default true). */
         latexPaperValues?: boolean;
         /** Printed width of the figures in inches (default 3.3, one column). */
         figureWidth?: number;
