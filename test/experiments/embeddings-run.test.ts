@@ -260,6 +260,34 @@ test('config: the embeddings kind is read with file, line and key in every error
   bad('e: { embeddings: v.npy, distance: l2, pooling: cls }', /^x\.yaml:3 \[models\.e\.pooling\]: unknown key/);
 });
 
+test('citebench run: queries: a second file gives the query articles their query-role vectors (an instruction model encoded in Python); pools and candidates keep the documents\' vectors', { timeout: 600_000 }, async () => {
+  const Q = vectors(ids.length, 4242);
+  writeWithIds(join(dir, 'q.npy'), npyBytes('<f4', [ids.length, D], bytesOf(Q)), ids);
+  writeFileSync(join(dir, 'roles.yaml'), config('roles', `  bm25: { k1: 0.9, b: 0.4 }\n  twofiles: { embeddings: ${join(dir, 'v.npy')}, queries: ${join(dir, 'q.npy')}, distance: ip }\n  onefile: { embeddings: ${join(dir, 'v.npy')}, distance: ip }`));
+  const r = cli(['run', join(dir, 'roles.yaml')]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /twofiles \(queries\): q\.npy/);
+  const res = readResults(join(dir, 'roles'));
+  const m = res.models.find((x) => x.name === 'twofiles')!;
+  assert.equal(m.settings.queries, join(dir, 'q.npy'));
+  assert.match(m.summary ?? '', /queries from q\.npy/);
+  // The dataset-level run: a DenseRetriever whose queries are searched with q.npy's vectors over v.npy's pool.
+  const cfg = parseConfig(readFileSync(join(dir, 'roles.yaml'), 'utf8'), 'roles.yaml');
+  const queries = new QuerySplits(cfg, store, new Uint32Array(0)).get('dataset', 'test', null);
+  const pool = samplePool(store, queries, { size: 600, repeat: 1, seed: 7, queryYear: 2019, split: 'test' }).members;
+  const docs = await importEmbeddings(join(dir, 'v.npy'), store, { dir: join(dir, 'direct-docs'), distance: 'ip' });
+  const qs = await importEmbeddings(join(dir, 'q.npy'), store, { dir: join(dir, 'direct-queries'), distance: 'ip' });
+  const lists = await new DenseRetriever({ name: 'direct', store: docs.store, queryStore: qs.store, distance: 'ip', tieKey: store.idOrder }).search({ queries, pool, k: 50 });
+  const want: string[] = [];
+  queries.forEach((q, i) => {
+    for (let j = lists.offsets[i]; j < lists.offsets[i + 1]; j++) want.push(`${store.id(q)} Q0 ${store.id(lists.docs[j])} ${j - lists.offsets[i] + 1} ${float32Text(lists.scores[j])}`);
+  });
+  const run = (model: string) => readFileSync(join(dir, 'roles', res.cells.find((c) => c.model === model && c.protocol === 'dataset')!.files.run), 'utf8').trimEnd().split('\n').map((l) => l.replace(/ \S+$/, ''));
+  assert.deepEqual(run('twofiles'), want);
+  assert.notDeepEqual(run('onefile'), want, 'the query file changes the lists');
+  assert.notDeepEqual(res.mdcr!.results.twofiles, res.mdcr!.results.onefile, 'MDCR queries use their query-role vectors too');
+});
+
 test('teardown', () => {
   store.close();
   rmSync(dir, { recursive: true, force: true });
