@@ -23,7 +23,7 @@ import { buildIndex } from '../retrieval/bm25/index.ts';
 import { fileContentHash } from '../retrieval/dense/file-hash.ts';
 import type { BeirRecord, CellRecord, CellSummary, TuningRecord } from '../report/results.ts';
 import { CitebenchError } from '../util/errors.ts';
-import type { GroupContext } from './cells.ts';
+import { cellSummary, groupCellRecord, type GroupContext } from './cells.ts';
 import type { ExperimentConfig } from './config.ts';
 import { experiment, type CellModel } from './experiment.ts';
 import { entryOf, type BuildContext } from './kinds/index.ts';
@@ -91,14 +91,11 @@ export async function runBeirStage(inp: BeirStageInput): Promise<{ cells: CellSu
       docs, topics: t.queries, pool: t.pool, qrels: t.qrels, retrievers: models, measures: inp.ctx.measureNames, k: inp.ctx.k,
       emptyLists: inp.ctx.emptyLists, log: inp.ctx.log,
       cache: {
-        dir: inp.ctx.resultsDir, name: path, keyParts: { beir: sha, split: task.split }, locked: inp.ctx.locked, lockStaleMs: inp.ctx.lockStaleMs,
-        record: (c, run) => ({
-          key: c.key, model: c.model, protocol: 'beir', split: 'test', field: null, task: task.name, poolSize: t.pool.length, poolMembers: t.pool.length,
-          repeat: 1, queries: c.queries, emptyLists: c.emptyLists, means: c.means, perQuery: c.perQuery, queryIds: c.queryIds, files: { run: run!, qrels: qrelsFile },
-        }),
+        dir: inp.ctx.resultsDir, name: path, keyParts: { corpus: { documents: sha[0], queries: sha[1] }, group: { task: task.name, split: task.split } }, locked: inp.ctx.locked, lockStaleMs: inp.ctx.lockStaleMs,
+        record: groupCellRecord(group, t.pool.length, qrelsFile),
       },
     });
-    const cells = r.cells.map(({ perQuery: _p, queryIds: _q, ...rest }): CellSummary => ({ ...rest, file: `cells/${rest.model}/${path}.json` }));
+    const cells = r.cells.map((c) => cellSummary(c, `cells/${c.model}/${path}.json`));
     return {
       cells,
       record: { name: task.name, split: task.split, documents: t.pool.length, queries: t.queries.length, judgements: t.judgements, sha256: { corpus: sha[0], queries: sha[1], qrels: sha[2] }, notRun },

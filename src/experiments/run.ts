@@ -16,7 +16,7 @@ import { availableParallelism } from 'node:os';
 import { CorpusStore } from '../corpus/store.ts';
 import { fieldAbbrev } from '../corpus/fields.ts';
 import { loadQueryExclusion } from '../sampling/exclusions.ts';
-import { type CellRecord, type CellSummary, type ResultsIndex, type TuningRecord, type ValidationShortfall, shortfallText } from '../report/results.ts';
+import { type CellSummary, type ResultsIndex, type TuningRecord, type ValidationShortfall, shortfallText } from '../report/results.ts';
 import { renderMarkdownReport } from '../report/markdown.ts';
 import { loadPaperNumbers } from '../report/paper-numbers.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
@@ -33,7 +33,7 @@ import { anyNeeds, type BuildContext } from './kinds/index.ts';
 import { buildModels } from './models-stage.ts';
 import { TopicSets } from './topic-sets.ts';
 import { significanceStage } from './significance-stage.ts';
-import { runGroup, type GroupContext } from './cells.ts';
+import { cellSummary, runGroup, type GroupContext } from './cells.ts';
 import { encodePlan, exhaustedField } from './encode-stage.ts';
 import { groupPath, planGroups, type PoolGroup } from './plan.ts';
 import { runMdcrStage } from './mdcr-stage.ts';
@@ -207,7 +207,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
       }
       const r = await runGroup(ctx, p.topicSets.ofGroup(g), ready);
       if (g.protocol === 'field' && g.split === 'test' && !g.setting) fieldRepeats[fieldAbbrev(g.field!)] = g.repeat;
-      for (const c of r.cells) cells.push(summary(c, `cells/${c.model}/${groupPath(g)}.json`));
+      for (const c of r.cells) cells.push(cellSummary(c, `cells/${c.model}/${groupPath(g)}.json`));
       if (g.protocol === 'field' && g.repeat === 1 && !g.setting) fieldPools.set(groupPath(g), r.pool.members);
       progress.tick(ready.length);
     }
@@ -247,7 +247,3 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
   return { resultsDir: dir, results, report, reportPath, store };
 }
 
-function summary(c: CellRecord, file: string): CellSummary {
-  const { perQuery: _p, queryIds: _q, ...rest } = c;
-  return { ...rest, file };
-}
