@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../util/identity.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -10,5 +10,5 @@ export function corpusKey(corpusDir: string): string | undefined {
   const p = join(corpusDir, 'ids.bin');
   const o = join(corpusDir, 'ids.off');
   if (!existsSync(p) || !existsSync(o)) return undefined;
-  return createHash('sha256').update(readFileSync(o)).update(readFileSync(p)).digest('hex').slice(0, 32);
+  return sha256().update(readFileSync(o)).update(readFileSync(p)).hex(32);
 }

@@ -12,7 +12,7 @@
  * (navigation, Profiler, re-ranking: built on other models or the citation graph) are not run on a BEIR task,
  * and the results say so.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../util/identity.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beirTopics, buildBeirStore, checkBeirFolder, BEIR_FILES, BEIR_QUERY_PREFIX } from '../corpus/beir.ts';
@@ -50,7 +50,7 @@ export async function runBeirStage(inp: BeirStageInput): Promise<{ cells: CellSu
   checkBeirFolder(task.path, task.split);
   const sha = files.map((f) => fileContentHash(f));
   // The store and embeddings depend on the documents and queries; the judgements only on the cells.
-  const taskDir = join(cfg.work, 'beir', `${task.name}-${createHash('sha256').update(sha[0]).update(sha[1]).digest('hex').slice(0, 12)}`);
+  const taskDir = join(cfg.work, 'beir', `${task.name}-${sha256().update(sha[0]).update(sha[1]).hex(12)}`);
   const storeDir = join(taskDir, 'store');
   if (!existsSync(join(storeDir, 'meta.json'))) {
     log(`${task.name}: building its corpus store from ${task.path}`);

@@ -21,6 +21,7 @@ import { renderMarkdownReport } from '../report/markdown.ts';
 import { loadPaperNumbers } from '../report/paper-numbers.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { CitebenchError } from '../util/errors.ts';
+import { identity } from '../util/identity.ts';
 import { Progress } from '../util/progress.ts';
 import { underLock } from '../util/lock.ts';
 import { inShard, type Shard } from '../util/shard.ts';
@@ -136,7 +137,7 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
   // Query exclusion lists (paper: SPECTER's and SciNCL's training queries) and the splits.
   const excluded = loadQueryExclusion(store, cfg.excludeQueries);
   for (const f of excluded.files) log(`[queries] excluded ${f.path}: ${f.ids} ids, ${f.notInStore} not in the store`);
-  const sampleKey = JSON.stringify({ corpus: info.stamp, exclude: excluded.files.map((f) => f.sha256) });
+  const sampleKey = identity({ corpus: info.stamp.key, exclude: excluded.files.map((f) => f.sha256) }, 32);
   const splits = new QuerySplits(cfg, store, excluded.indices);
 
   // 3. models, each built (and tuned) by its kind's entry in config order (a model may use those above it)

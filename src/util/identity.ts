@@ -8,6 +8,8 @@
  * of an artifact by a short description, so a record that no longer matches says which inputs changed (`whyStale`).
  */
 import { createHash, type Hash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from './atomic.ts';
 
 /** A streaming SHA-256: raw bytes and UTF-8 strings in, hex digest out (for files and byte-exact digests). */
 export class Sha256 {
@@ -127,4 +129,27 @@ export function whyStale(stored: { key?: unknown; inputs?: unknown } | undefined
   const changed = names.filter((n) => (was as InputsDescription)[n] !== want.inputs[n]);
   if (!changed.length) return 'its key changed (same inputs: another key recipe)';
   return `${changed.map((n) => INPUT_WORDS[n] ?? n).join(', ')} changed`;
+}
+
+/**
+ * Why the artifact a stamp file stands beside is not the wanted one (undefined: it is). The stamp holds the key
+ * and inputs it was made with (writeStamp); `legacy` is the content an older citebench wrote for the same inputs,
+ * still accepted so that what it built is not built again.
+ */
+export function stampStale(path: string, want: Keyed, legacy?: string): string | undefined {
+  if (!existsSync(path)) return 'no stamp records what it was made of';
+  const text = readFileSync(path, 'utf8');
+  if (legacy !== undefined && text === legacy) return undefined;
+  let stored: { key?: unknown; inputs?: unknown };
+  try {
+    stored = JSON.parse(text);
+  } catch {
+    return `its stamp ${path} is damaged`;
+  }
+  return whyStale(stored && typeof stored === 'object' ? stored : {}, want);
+}
+
+/** Record what an artifact was made of, beside it (written atomically, after the artifact). */
+export function writeStamp(path: string, made: Keyed): void {
+  writeFileAtomic(path, JSON.stringify(made) + '\n');
 }

@@ -24,7 +24,7 @@ import type { ResolvedModel } from '../../src/retrieval/dense/models.ts';
 import type { RankedLists, Retriever, SearchRequest } from '../../src/retrieval/retriever.ts';
 import { sampleQueries, samplePool, citationQrels, poolWithQrels } from '../../src/sampling/pools.ts';
 import { cellKey, runGroup, type GroupContext } from '../../src/experiments/cells.ts';
-import { corpusStamp } from '../../src/experiments/corpus-stage.ts';
+import { corpusInputs } from '../../src/experiments/corpus-stage.ts';
 import { groupPath, type PoolGroup } from '../../src/experiments/plan.ts';
 import { groupPoolOptions, type SampledTopicSet } from '../../src/experiments/topic-sets.ts';
 import { CitebenchError } from '../../src/util/errors.ts';
@@ -214,7 +214,7 @@ test('cell key: dense model file, pooling, distance, dtype, HNSW parameters and 
 });
 
 test('corpus stamp: the synthetic generator version is part of it', () => {
-  const stamp = JSON.parse(corpusStamp({ corpus: { synthetic: { articles: 1000, seed: 1 }, prefilter: 'paper' } }));
+  const stamp = corpusInputs({ corpus: { synthetic: { articles: 1000, seed: 1 }, prefilter: 'paper' } }).synthetic as { synth: typeof SYNTH_DEFAULTS & { version: number } };
   assert.equal(stamp.synth.version, SYNTH_VERSION);
   assert.equal(stamp.synth.vocabulary, SYNTH_DEFAULTS.vocabulary);
 });

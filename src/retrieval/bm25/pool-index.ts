@@ -8,7 +8,7 @@
  * re-ranking phases search one pool after another, each pool many times.
  */
 import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
-import { createHash, type Hash } from 'node:crypto';
+import { sha256, type Sha256 } from '../../util/identity.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SubsetTexts, type TextSource } from '../../corpus/article.ts';
@@ -63,7 +63,7 @@ export class PoolIndexes {
    */
   identity(): string {
     if (this.identity_) return this.identity_;
-    const h = createHash('sha256');
+    const h = sha256();
     const storeDir = this.opts.storeDir ?? storeDirOf(this.texts);
     if (storeDir) {
       for (const f of [STORE_FILES.textOff, STORE_FILES.text]) hashFile(h, join(storeDir, f));
@@ -71,7 +71,7 @@ export class PoolIndexes {
       h.update(String(this.texts.size));
       for (const t of this.texts.texts()) h.update(`\u0000${t.title}\u0001${t.abstract}`);
     }
-    return (this.identity_ = h.digest('hex').slice(0, 32));
+    return (this.identity_ = h.hex(32));
   }
 
   /** The index of `docs` (sorted, distinct corpus indices): the one kept when it holds the same documents. */
@@ -100,7 +100,7 @@ export class PoolIndexes {
       if (threads > 1 && this.opts.storeDir) {
         scratch = mkdtempSync(join(this.opts.scratchDir ?? tmpdir(), 'citebench-pool-'));
         const docsFile = join(scratch, 'docs.u32');
-        writeFileSync(docsFile, new Uint8Array(own.buffer, own.byteOffset, own.byteLength));
+        writeFileSync(docsFile, own);
         workerSource = { kind: 'store' as const, dir: this.opts.storeDir, docsFile };
       }
       index = await buildIndex(new SubsetTexts(this.texts, own), { threads, workerSource });
@@ -138,7 +138,7 @@ function storeDirOf(texts: TextSource): string | undefined {
   return typeof dir === 'string' && existsSync(join(dir, STORE_FILES.text)) ? dir : undefined;
 }
 
-function hashFile(h: Hash, path: string): void {
+function hashFile(h: Sha256, path: string): void {
   const fd = openSync(path, 'r');
   try {
     const buf = Buffer.allocUnsafe(8 << 20);

@@ -9,7 +9,7 @@
  * `import.json` (what was imported, from which file) and the next import of the same file reads only that.
  * The manifest names the format, not the file: a renamed or moved file is the same import.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../../util/identity.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { writeFileAtomic } from '../../../util/atomic.ts';
@@ -73,7 +73,7 @@ export function importFingerprint(path: string, ids?: string): string {
   if (formatOf(path) === 'jsonl') return fileContentHash(path);
   const idsPath = ids ?? defaultIdsPath(path);
   if (!existsSync(idsPath)) throw new CitebenchError(`${idsPath}: no such ids file; ${path} needs its paper ids, one per line in row order (--ids FILE)`);
-  return createHash('sha256').update(`${fileContentHash(path)}\n${fileContentHash(idsPath)}\n`).digest('hex');
+  return sha256().update(`${fileContentHash(path)}\n${fileContentHash(idsPath)}\n`).hex();
 }
 
 function openVectorFile(path: string, ids?: string): VectorFile {
