@@ -8,7 +8,7 @@
  * of an artifact by a short description, so a record that no longer matches says which inputs changed (`whyStale`).
  */
 import { createHash, type Hash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { writeFileAtomic } from './atomic.ts';
 
 /** A streaming SHA-256: raw bytes and UTF-8 strings in, hex digest out (for files and byte-exact digests). */
@@ -17,6 +17,18 @@ export class Sha256 {
 
   update(x: string | ArrayBufferView): this {
     this.h.update(typeof x === 'string' ? x : bytesOf(x));
+    return this;
+  }
+
+  /** A file's bytes, read in blocks (a file of any size in little memory). */
+  updateFile(path: string): this {
+    const fd = openSync(path, 'r');
+    try {
+      const buf = Buffer.allocUnsafe(Math.min(Math.max(fstatSync(fd).size, 1), 8 << 20));
+      for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) this.h.update(buf.subarray(0, n));
+    } finally {
+      closeSync(fd);
+    }
     return this;
   }
 

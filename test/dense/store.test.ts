@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -10,6 +10,7 @@ import { Encoder } from '../../src/retrieval/dense/encoder.ts';
 import { EmbeddingStore, type StoredType } from '../../src/retrieval/dense/store.ts';
 import { DenseRetriever } from '../../src/retrieval/dense/retriever.ts';
 import { toHalf, fromHalf } from '../../src/retrieval/dense/float16.ts';
+import { buildHnsw } from '../../src/retrieval/dense/hnsw.ts';
 
 const TINY = new URL('../../../shared/models/tiny-scibert-random', import.meta.url).pathname;
 const SAMPLE = new URL('../../../shared/data/scirepeval-sample/fos_small.json', import.meta.url).pathname;
@@ -180,6 +181,26 @@ test('DenseRetriever: pool restriction, excludeSelf and scores equal a brute for
     const h2 = await hr.search({ queries, pool: pool2, k });
     assert.ok(hr.lastBuildSeconds > 0, 'rebuilt for the other pool');
     assert.deepEqual(h2, r2);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('HNSW graph cache: keyed by util/identity.ts; a key file an older citebench wrote is still accepted, another is rebuilt', () => {
+  const root = mkdtempSync(join(tmpdir(), 'cb-hnsw-key-'));
+  try {
+    const d = 4;
+    const n = 50;
+    const vectors = Float32Array.from({ length: n * d }, (_, i) => Math.sin(i * 0.37));
+    const cachePath = join(root, 'graph.usearch');
+    const opts = { cachePath, cacheKey: 'abc' };
+    assert.equal(buildHnsw(vectors, d, 'l2', opts).loaded, false);
+    assert.equal(buildHnsw(vectors, d, 'l2', opts).loaded, true);
+    assert.equal(buildHnsw(vectors, d, 'l2', { ...opts, connectivity: 8 }).loaded, false, 'other graph settings');
+    writeFileSync(`${cachePath}.key`, `abc/${n}/${d}/l2/16/128/f32`);
+    assert.equal(buildHnsw(vectors, d, 'l2', opts).loaded, true, 'the older key file');
+    writeFileSync(`${cachePath}.key`, `abd/${n}/${d}/l2/16/128/f32`);
+    assert.equal(buildHnsw(vectors, d, 'l2', opts).loaded, false, 'an older key file of other vectors');
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

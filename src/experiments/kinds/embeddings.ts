@@ -7,9 +7,10 @@
  * vouches for them with `weights: trained` (or marks them `random`). A file not on this machine is a recorded skip.
  */
 import { existsSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
+import { vectorStoreDir } from '../../retrieval/dense/role-stores.ts';
 import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
-import { importEmbeddings, importFingerprint, importReport, importedStoreDir } from '../../retrieval/dense/import/import.ts';
+import { importEmbeddings, importFingerprint, importReport } from '../../retrieval/dense/import/import.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import type { Reader } from '../config-reader.ts';
 import type { PlanArticles, ReadyModel } from '../models.ts';
@@ -55,7 +56,7 @@ export const embeddings: KindEntry<EmbeddingsModelConfig> = {
     if (!existsSync(c.embeddings)) return { name: c.name, reason: `${c.embeddings}: no such embeddings file on this machine` };
     const sha256 = importFingerprint(c.embeddings, c.ids);
     const r = await ctx.timed(`import ${c.name}`, () => importEmbeddings(c.embeddings, ctx.store, {
-      ids: c.ids, dir: importedStoreDir(ctx.cfg.work, c.name, sha256), corpusKey: ctx.corpusKey, distance: c.distance,
+      ids: c.ids, dir: vectorStoreDir(join(ctx.cfg.work, 'embeddings'), c.name, sha256), corpusKey: ctx.corpusKey, distance: c.distance,
     }));
     for (const line of importReport(r, ctx.store.size)) ctx.log(`[models] ${c.name}: ${line}`);
     if (r.imported === 0) throw new CitebenchError(`models.${c.name}: none of the ${r.rows} paper ids of ${c.embeddings} is in the corpus (first: ${r.notInCorpus.first.join(', ')}); are they the corpus's paper ids?`);

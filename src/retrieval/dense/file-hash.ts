@@ -45,20 +45,7 @@ export function fileContentHash(path: string): string {
   const key = `${resolve(path)}\u0000${st.size}\u0000${st.mtimeMs}`;
   let h = contentHashes.get(key);
   if (h === undefined) {
-    const hash = sha256();
-    const fd = openSync(path, 'r');
-    try {
-      const b = Buffer.alloc(Math.min(st.size, 16 << 20) || 1);
-      for (let pos = 0; ; ) {
-        const r = readSync(fd, b, 0, b.length, pos);
-        if (r === 0) break;
-        hash.update(b.subarray(0, r));
-        pos += r;
-      }
-    } finally {
-      closeSync(fd);
-    }
-    contentHashes.set(key, (h = hash.hex()));
+    contentHashes.set(key, (h = sha256().updateFile(path).hex()));
   }
   return h;
 }

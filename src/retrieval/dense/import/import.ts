@@ -62,11 +62,6 @@ export interface ImportOutcome extends ImportSummary {
 const MARKER = 'import.json';
 const NAMED = 5;
 
-/** The store folder of an imported file under a work folder: one per (model name, file content). */
-export function importedStoreDir(workDir: string, name: string, sha256: string): string {
-  return join(workDir, 'embeddings', `${name}-${sha256.slice(0, 12)}`);
-}
-
 /** The identity of an import: the vectors file's SHA-256, or for .npy/.safetensors that of (its SHA-256, its ids file's). */
 export function importFingerprint(path: string, ids?: string): string {
   if (!existsSync(path)) throw new CitebenchError(`${path}: no such embeddings file`);
