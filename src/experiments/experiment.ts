@@ -13,7 +13,7 @@
  */
 import { join } from 'node:path';
 import { evaluateRankedLists } from '../eval/index.ts';
-import { evaluateMdcr, type MdcrBenchmark, type MdcrResult } from '../eval/mdcr.ts';
+import { evaluateMdcrByType, type MdcrBenchmark, type MdcrResult } from '../eval/mdcr.ts';
 import { mdcrScore, mdcrScoresText } from '../eval/mdcr-data.ts';
 import { parseMeasure } from '../eval/registry.ts';
 import type { DocOrder, QrelsCsr } from '../eval/types.ts';
@@ -215,9 +215,9 @@ function mdcrEvaluator(input: ExperimentInput<ExperimentCell>, m: MdcrEvaluation
       for (let i = run.offsets[q]; i < run.offsets[q + 1]; i++) scores[`${qid}_${input.docs.id(run.docs[i])}`] = mdcrScore(run.scores[i]);
     });
     const paths = { benchmarkPath: m.benchmarkPath, scoresPath: `${model}'s scores`, lenient: m.lenient };
-    const all = summary(evaluateMdcr(m.benchmark, scores, paths));
-    const types = Object.fromEntries(m.types.map((t) => [t, summary(evaluateMdcr(m.benchmark, scores, { ...paths, candidateType: t }))]));
-    return { means: { ...all.avg }, perQuery: {}, queryIds: [], mdcr: { all, types } };
+    const r = evaluateMdcrByType(m.benchmark, scores, { ...paths, types: m.types });
+    const all = summary(r.all);
+    return { means: { ...all.avg }, perQuery: {}, queryIds: [], mdcr: { all, types: Object.fromEntries(Object.entries(r.types).map(([t, v]) => [t, summary(v)])) } };
   };
 }
 
