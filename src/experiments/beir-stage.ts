@@ -5,12 +5,12 @@
  * documents) under the work folder, keyed by the content of its corpus.jsonl and queries.jsonl; its pool is the
  * task's corpus, its queries and graded judgements come from qrels/<split>.tsv, so one cell per model.
  *
- * Which models run is asked of their kinds' entries, not of kind names: a model whose kind needs the corpus's
- * BM25 index or an encode stage ranks by the task's own texts, so its entry builds it again on the task's store —
- * over the task's own index, with the parameters the run chose (a tuned one as tuned on the paper's validation
- * split), and its preparation encodes the task's documents and queries into embedding stores of the task. Others
- * (navigation, Profiler, re-ranking: built on other models or the citation graph) are not run on a BEIR task,
- * and the results say so.
+ * Which models run is asked of their kinds' entries, not of kind names: every model runs, built again on the
+ * task's store — over the task's own BM25 index where its kind needs one, with the parameters the run chose (a
+ * tuned one as tuned on the paper's validation split), its preparation encoding the task's documents and queries
+ * into embedding stores of the task, and a model built on others (a re-ranker) on them as run on the task —
+ * except those whose entry says why not (offTask: the citation graph a task does not have, vectors imported for
+ * the corpus's ids) or that are built on such a model; the results say why.
  */
 import { sha256 } from '../util/identity.ts';
 import { existsSync } from 'node:fs';
@@ -64,22 +64,29 @@ export async function runBeirStage(inp: BeirStageInput): Promise<{ cells: CellSu
     log(`${task.name} (${task.split}): ${t.queries.length} judged queries, ${t.pool.length} documents, ${t.judgements} judgements`);
     const models: CellModel[] = [];
     const notRun: BeirRecord['notRun'] = [];
-    const build: BuildContext = { ...inp.build, cfg: { ...inp.build.cfg, work: taskDir }, store, corpusKey: corpusKey(storeDir), ready: [], bm25Index: undefined };
+    const build: BuildContext = { ...inp.build, cfg: { ...inp.build.cfg, work: taskDir }, store, corpusKey: corpusKey(storeDir), ready: [], bm25Index: undefined,
+      notReady: (name) => (notRun.some((x) => x.name === name) ? 'not run on the task' : undefined) };
     const all = Uint32Array.from({ length: store.size }, (_, i) => i);
     for (const m of inp.ready) {
       const mc = cfg.models.find((c) => c.name === m.name)!;
       const entry = entryOf(mc);
-      if (!entry.needs?.bm25Index && !entry.needs?.encode) {
-        notRun.push({ name: m.name, reason: `a ${m.kind} model is built on other models or the main corpus's citation graph, which a BEIR task does not have` });
+      const off = entry.offTask?.(mc);
+      if (off) {
+        notRun.push({ name: m.name, reason: `a ${m.kind} model ${off}` });
         continue;
       }
-      if (entry.needs.bm25Index) build.bm25Index ??= { index: await buildIndex(store) };
+      if (entry.needs?.bm25Index) build.bm25Index ??= { index: await buildIndex(store) };
       const tm = await entry.build(mc, build, inp.tuning.find((t) => t.model === m.name)?.chosen);
-      if ('reason' in tm) throw new CitebenchError(`${m.name}: ${tm.reason}`);
+      // Built on a model that does not run on the task (a re-ranker of navigation's lists): its skip says which.
+      if ('reason' in tm) {
+        notRun.push({ name: m.name, reason: tm.reason });
+        continue;
+      }
       released.push(tm);
       // The task's queries in the query role, every document in the document role.
       await tm.prepare?.({ queries: sortedUnique(t.queries), pool: all, all, paperId: (i) => store.id(i) }, { log, timed: inp.build.timed });
       models.push(tm);
+      build.ready.push(tm); // the models below it (a re-ranker) are built on it as run on the task
     }
     const group: PoolGroup = { protocol: 'beir', split: 'test', field: null, poolSize: t.pool.length, repeat: 1, queries: t.queries.length, task: task.name };
     const path = groupPath(group);

@@ -149,13 +149,16 @@ test('same config ⇒ byte-identical task files in a fresh results folder (the t
   }
 });
 
-test('a model built on another (navigation) is not run on the task, and results.json and the report say why', async () => {
-  const cfg = loadConfig(config('', 'test', '  nav: { kind: navigation, first: bm25 }'), { work: join(tmp, 'work'), results: join(tmp, 'results-nav') });
+test('navigation (the citation graph) is not run on the task, a re-ranker of it neither, one of bm25 is; results.json and the report say why', async () => {
+  const cfg = loadConfig(config('', 'test', '  nav: { kind: navigation, first: bm25 }\n  rr: { kind: rerank, first: bm25, depth: 20, scorer: tiny }\n  rrnav: { kind: rerank, first: nav, scorer: bm25 }'), { work: join(tmp, 'work'), results: join(tmp, 'results-nav') });
   const out = await runExperiment(cfg, { log: () => {}, threads: 1 });
   out.store.close();
-  assert.deepEqual(out.results.beir!.notRun.map((x) => x.name), ['nav']);
-  assert.deepEqual(out.results.cells.filter((c) => c.protocol === 'beir').map((c) => c.model), ['bm25', 'tiny']);
-  assert.match(out.report, /Not run on it: nav \(a navigation model is built on other models or the main corpus's citation graph/);
+  assert.deepEqual(out.results.beir!.notRun, [
+    { name: 'nav', reason: 'a navigation model navigates the citation graph, which a BEIR task does not have' },
+    { name: 'rrnav', reason: 'it needs nav, which is not run on the task (first: nav)' },
+  ]);
+  assert.deepEqual(out.results.cells.filter((c) => c.protocol === 'beir').map((c) => c.model), ['bm25', 'tiny', 'rr']);
+  assert.match(out.report, /Not run on it: nav \(a navigation model navigates the citation graph, which a BEIR task does not have/);
 });
 
 test('config errors name the key; a task folder without the split is one line', async () => {
