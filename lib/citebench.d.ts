@@ -4204,7 +4204,7 @@ declare module "citebench/src/experiments/splits" {
     }
 }
 declare module "citebench/src/experiments/topic-sets" {
-    import type { CorpusStore } from "citebench/src/corpus/store";
+    import { CorpusStore } from "citebench/src/corpus/store";
     import type { DocOrder, QrelsCsr } from "citebench/src/eval/types";
     import type { Setting } from "citebench/src/retrieval/retriever";
     import { type Pool } from "citebench/src/sampling/pools";
@@ -4215,6 +4215,8 @@ declare module "citebench/src/experiments/topic-sets" {
     /** What experiment() evaluates: the topics and what they search or score, and how they are judged. */
     export interface TopicSet {
         id: string;
+        /** The id after where the set comes from (its corpus and seed, or its task's files): see the top of this file. */
+        name?: string;
         /** Article ids and trec_eval's tie order (the corpus store, or a BEIR task's store with its query ids). */
         docs: {
             id(i: number): string;
@@ -4231,6 +4233,8 @@ declare module "citebench/src/experiments/topic-sets" {
         /** A sampled set: its pool group and the pool as drawn (its size, whether the field-cited set was exhausted). */
         group?: PoolGroup;
         sampled?: Pool;
+        /** Close what the set holds open (a BEIR task's store). */
+        release?(): void;
     }
     /** A set sampled from the corpus for a pool group: always a pool and judgements. */
     export interface SampledTopicSet extends TopicSet {
@@ -4254,17 +4258,49 @@ declare module "citebench/src/experiments/topic-sets" {
     };
     /** The tuning split's group: the dataset level's validation queries over a pool of its first size, repeat 1. */
     export function tuningGroup(cfg: Pick<ExperimentConfig, 'protocols' | 'validation' | 'settings'>): PoolGroup | undefined;
+    /** The origin part of a set's name drawn from a corpus store: its id column's identity, and the seed. */
+    export function corpusOrigin(store: Pick<CorpusStore, 'dir'>, seed?: number): string;
+    /** The origin part of a name for topics given as files: the corpus, and the files' content. */
+    export function filesOrigin(store: Pick<CorpusStore, 'dir'>, files: string[]): string;
+    /** A BEIR task's three files (corpus, queries, judgements of the split) and their SHA-256. */
+    export function beirTaskFiles(task: {
+        path: string;
+        split: string;
+    }): {
+        files: string[];
+        sha256: string[];
+    };
+    /** The work folder of a BEIR task: its store and embeddings depend on the documents and queries only. */
+    export function beirTaskDir(work: string, task: {
+        name: string;
+    }, sha256: string[]): string;
+    /** A BEIR task as a topic set over its store: its judged queries, the task's corpus as the pool, graded judgements. */
+    export interface BeirTopicSet extends SampledTopicSet {
+        /** The queries' BEIR ids, in topic order. */
+        queryIds: string[];
+        judgements: number;
+    }
+    export function beirTopicSet(store: CorpusStore, task: {
+        name: string;
+        path: string;
+        split: string;
+    }, sha256: string[]): BeirTopicSet;
     export class TopicSets {
         private readonly cfg;
         private readonly store;
         private readonly splits;
         private readonly groups;
+        private origin_;
         constructor(cfg: ExperimentConfig, store: CorpusStore, splits: QuerySplits);
         /** Every id the config defines (MDCR's and a BEIR task's too, whether or not their files exist yet). */
         list(): string[];
+        /** Where the config's sampled sets come from: the corpus and the seed (the first part of their names). */
+        origin(): string;
         /** The set of a sampled pool group. */
         ofGroup(g: PoolGroup): SampledTopicSet;
-        get(id: string): TopicSet;
+        /** A set by its id (dataset/4k-r1) or its full name (corpus-…/seed-3/dataset/4k-r1). A BEIR task's set holds its store open: release() it. */
+        get(idOrName: string): TopicSet;
+        private fail;
     }
     /**
      * MDCR's test or val benchmark as a topic set over the corpus store: every distinct query with the candidates it
