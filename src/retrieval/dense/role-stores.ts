@@ -38,6 +38,12 @@ export function vectorStoreDir(root: string, label: string, vectors: string, cor
   return join(root, `${label}-${(corpus === undefined ? vectors : identity({ corpus, vectors })).slice(0, 12)}`);
 }
 
+/** Whether the stores under `dir` hold `model`'s vectors (by their manifests' fingerprints): a folder an older naming made, reused. */
+export function holdsModel(dir: string, model: Pick<ResolvedModel, 'roleFingerprint'>): boolean {
+  const at = (role: Role) => join(roleStoreDir(dir, model, role), 'manifest.json');
+  return (['document', 'query'] as const).every((role) => existsSync(at(role)) && EmbeddingStore.open(roleStoreDir(dir, model, role)).manifest.fingerprint === model.roleFingerprint[role]);
+}
+
 /** The folder of one role's store under a model's store folder (the folder itself for a one-store model). */
 function roleStoreDir(dir: string, model: Pick<ResolvedModel, 'roleFingerprint'>, role: Role): string {
   return model.roleFingerprint.query === model.roleFingerprint.document ? dir : join(dir, role);
