@@ -360,6 +360,57 @@ declare module "citebench/src/corpus/prefilter" {
         constructor(input: string, validation: ValidationReport, prefilter: PrefilterReport | null);
     }
 }
+declare module "citebench/src/util/identity" {
+    /** A streaming SHA-256: raw bytes and UTF-8 strings in, hex digest out (for files and byte-exact digests). */
+    export class Sha256 {
+        private readonly h;
+        update(x: string | ArrayBufferView): this;
+        /** A file's bytes, read in blocks (a file of any size in little memory). */
+        updateFile(path: string): this;
+        /** The hex digest, cut to `chars` hex digits (64: the whole digest). */
+        hex(chars?: number): string;
+    }
+    export function sha256(): Sha256;
+    /** SHA-256 (hex) of the concatenated bytes of the parts (strings as UTF-8). */
+    export function sha256Hex(...parts: (string | ArrayBufferView)[]): string;
+    /** The bytes of a typed array or DataView, without a copy. */
+    export function bytesOf(a: ArrayBufferView): Uint8Array;
+    /**
+     * SHA-256 (hex, `chars` digits) of the canonical serialisation of a value: every item tagged with its type and
+     * length-prefixed; object keys sorted (a key whose value is undefined is left out, as JSON does); typed arrays by
+     * their type name and bytes; numbers as their shortest round-trip decimal.
+     */
+    export function identity(value: unknown, chars?: number): string;
+    /** What an artifact's key was made of: each input named, with a short description (debugging, and `whyStale`). */
+    export type InputsDescription = Record<string, string>;
+    export interface Keyed {
+        /** SHA-256 (32 hex digits) over every input's identity. */
+        key: string;
+        inputs: InputsDescription;
+    }
+    /**
+     * The key of an artifact from its named inputs (data, parameters, code version; undefined ones left out), and
+     * each input's short description: a short string, number or boolean as itself, anything else as its shape and
+     * the first 12 hex digits of its identity (`Uint32Array[800] 3fa2b1c4d5e6`).
+     */
+    export function keyOf(inputs: Record<string, unknown>): Keyed;
+    /**
+     * Why a stored artifact (its recorded key and inputs) is not the wanted one, in words ("pool ids changed"), or
+     * undefined when its key matches. A record from before inputs were recorded says so.
+     */
+    export function whyStale(stored: {
+        key?: unknown;
+        inputs?: unknown;
+    } | undefined, want: Keyed): string | undefined;
+    /**
+     * Why the artifact a stamp file stands beside is not the wanted one (undefined: it is). The stamp holds the key
+     * and inputs it was made with (writeStamp); `legacy` is the content an older citebench wrote for the same inputs,
+     * still accepted so that what it built is not built again.
+     */
+    export function stampStale(path: string, want: Keyed, legacy?: string): string | undefined;
+    /** Record what an artifact was made of, beside it (written atomically, after the artifact). */
+    export function writeStamp(path: string, made: Keyed): void;
+}
 declare module "citebench/src/corpus/openalex" {
     import type { Article, Exclusion } from "citebench/src/corpus/article";
     import { type FieldScheme } from "citebench/src/corpus/fields";
@@ -1447,8 +1498,8 @@ declare module "citebench/src/retrieval/bm25/pool-index" {
         constructor(texts: TextSource, opts?: PoolIndexOptions);
         /**
          * Identity of the texts every pool index is built from, for the retriever's fingerprint (a cell is reused only
-         * for the same texts): SHA-256 of the store's text files, read in blocks (1.2 GB/s here: about 75 s for the
-         * 88 GB of text of 49 M articles, once per run), or of the texts themselves for a source that is not a store.
+         * for the same texts): the store's (corpus/store-key.ts storeTextsKey, once per run), or SHA-256 of the texts
+         * themselves for a source that is not a store.
          */
         identity(): string;
         /** The index of `docs` (sorted, distinct corpus indices): the one kept when it holds the same documents. */
@@ -2141,9 +2192,6 @@ declare module "citebench/src/experiments/kinds/types" {
      * on a kind.
      */
     import type { CorpusStore } from "citebench/src/corpus/store";
-    import type { SearchProcesses } from "citebench/src/retrieval/bm25/parallel";
-    import type { Bm25Index } from "citebench/src/retrieval/bm25/index-format";
-    import type { PoolIndexes } from "citebench/src/retrieval/bm25/pool-index";
     import type { Device } from "citebench/src/retrieval/dense/encoder";
     import type { Setting } from "citebench/src/retrieval/retriever";
     import type { Reader } from "citebench/src/experiments/config-reader";
@@ -2195,16 +2243,8 @@ declare module "citebench/src/experiments/kinds/types" {
         corpusKey?: string;
         /** Models ready so far (those configured above this one). */
         ready: ReadyModel[];
-        /**
-         * The corpus's BM25 index, built when a configured kind `needs` it, and the search processes its retrievers
-         * share across the run's pool groups (ended with the run).
-         */
-        /** The corpus's BM25 index (with its folder and search processes), or each pool's own (bm25Index: pools). */
-        bm25Index?: {
-            index: Bm25Index | PoolIndexes;
-            dir?: string;
-            processes?: SearchProcesses;
-        };
+        /** Why a model configured above is not among `ready` (default: skipped on this machine). */
+        notReady?(name: string): string | undefined;
         threads: number;
         /** cpu | cuda | auto for encoders. */
         device?: Device;
@@ -2214,14 +2254,13 @@ declare module "citebench/src/experiments/kinds/types" {
         /** Time a step under `stage` in timings.json. */
         timed<T>(stage: string, f: () => Promise<T>): Promise<T>;
     }
-    /** What an entry's costs may ask of the rest of the config (dispatched through the registry). */
+    /**
+     * What an entry's costs may ask of the rest of the config (dispatched through the registry). A kind's own fields
+     * of BuildContext and CostEnv (BM25's index, its processes) are declared in its file (kinds/bm25.ts).
+     */
     export interface CostEnv {
         /** Articles of the (prefiltered) corpus. */
         articles: number;
-        /** BM25 searches in child processes (each with its own index copy) rather than threads. */
-        processes: boolean;
-        /** BM25 indexes each pool on its own (bm25Index: pools): no corpus index, a pool index built per pool group. */
-        poolIndexes: boolean;
         /** Bytes of the outbound citation graph (navigation's and the Profiler's CSR). */
         graphBytes: number;
         model(name: string): ModelConfigBase;
@@ -2235,6 +2274,8 @@ declare module "citebench/src/experiments/kinds/types" {
         modelBytes(m: ModelConfigBase): number;
         /** Seconds to re-score one candidate with `m` as a scorer (navigation's ranking phase, re-ranking). */
         rescore(m: ModelConfigBase): number;
+        /** How many citation-graph CSRs a model's cells hold (its cost's graphCsrs, default 2). */
+        graphCsrs(m: ModelConfigBase): number;
     }
     /** A kind's share of the dry-run estimate (plan.ts sums them per pool group and setting). */
     export interface KindCost<C> {
@@ -2249,6 +2290,8 @@ declare module "citebench/src/experiments/kinds/types" {
         modelBytes?(c: C, env: CostEnv): number;
         /** Seconds to re-score one candidate with this model as a scorer (default: BM25's re-scoring rate). */
         rescore?(c: C, env: CostEnv): number;
+        /** How many of the citation graph's CSRs (outbound, inbound) its cells hold while sampling pools (default 2). */
+        graphCsrs?(c: C, env: CostEnv): number;
         /** The assumption behind a number not measured as such, printed under the estimate. */
         assumption?(c: C, env: CostEnv): string | undefined;
         /** Appended to its cells' stage name (e.g. ", 12 profile builds"). */
@@ -2272,15 +2315,22 @@ declare module "citebench/src/experiments/kinds/types" {
          * (the only ones it may name). Errors through `r.fail` (file, line, key).
          */
         parse(r: Reader, p: string[], name: string, earlier: string[]): C;
-        /**
-         * What the runner prepares before any model is built: the corpus's BM25 index; an encode stage (dense stores).
-         * A BEIR task runs the models whose kind needs one of the two (they rank by the task's own texts); others are
-         * built on other models or the citation graph, which a task does not have.
-         */
+        /** What the runner prepares before any model is built: the corpus's BM25 index; an encode stage (dense stores). */
         needs?: {
             bm25Index?: boolean;
             encode?: boolean;
         };
+        /**
+         * Why its models cannot run on a BEIR task — a store of the task's documents and queries, with no citation
+         * graph (beir-stage.ts) — said in results.json and the report; absent or undefined: they run, built on the
+         * task's store and on the models above them as run on the task.
+         */
+        offTask?(c: C): string | undefined;
+        /**
+         * Why this model cannot run with `bm25Index: pools` (no corpus BM25 index), given the models configured with it;
+         * undefined where it can (config.ts fails the config at bm25Index with the reason).
+         */
+        needsCorpusIndex?(c: C, models: readonly ModelConfigBase[]): string | undefined;
         /** The parameters the config asks it to tune on the validation split, and the measure (tune.ts); absent: none. */
         tuning?(c: C): TuneSpec | undefined;
         /** The dry run's words after the kind: `bm25 (bm25, k1 0.9 b 0.4)`. */
@@ -2302,6 +2352,9 @@ declare module "citebench/src/experiments/kinds/types" {
     }
 }
 declare module "citebench/src/experiments/kinds/bm25" {
+    import type { SearchProcesses } from "citebench/src/retrieval/bm25/parallel";
+    import type { Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    import type { PoolIndexes } from "citebench/src/retrieval/bm25/pool-index";
     import type { KindEntry } from "citebench/src/experiments/kinds/types";
     export interface Bm25ModelConfig {
         kind: 'bm25';
@@ -2322,6 +2375,22 @@ declare module "citebench/src/experiments/kinds/bm25" {
         b: number[];
         measure: string;
     };
+    module "experiments/kinds/types" {
+        interface BuildContext {
+            /** The corpus's BM25 index (with its folder and search processes), or each pool's own (bm25Index: pools). */
+            bm25Index?: {
+                index: Bm25Index | PoolIndexes;
+                dir?: string;
+                processes?: SearchProcesses;
+            };
+        }
+        interface CostEnv {
+            /** BM25 searches in child processes (each with its own index copy) rather than threads. */
+            processes: boolean;
+            /** BM25 indexes each pool on its own (bm25Index: pools): no corpus index, a pool index built per pool group. */
+            poolIndexes: boolean;
+        }
+    }
     export const bm25: KindEntry<Bm25ModelConfig>;
     /** A BM25 model tuned on the default grid (a notebook's `tune: true`), with the lengths of the config's first BM25 model. */
     export function tunedBm25(name: string, models: readonly {
@@ -2391,6 +2460,9 @@ declare module "citebench/src/experiments/kinds/embeddings" {
         embeddings: string;
         /** Paper ids of a .npy / .safetensors file (default X.ids.txt beside it). */
         ids?: string;
+        /** The query articles' vectors when queries are encoded otherwise (encode_query), and their ids file. */
+        queries?: string;
+        queryIds?: string;
         distance: 'l2' | 'ip';
         /** A pool article without a vector is an error instead of a counted skip. */
         strict: boolean;
@@ -2553,7 +2625,7 @@ declare module "citebench/src/experiments/kinds/composed" {
     export function readCrossEncoder(r: Reader, p: string[]): CrossEncoderRef | undefined;
     /** scorer: a model name, or a mapping name → weight; `cross-encoder` names the crossEncoder folder. */
     export function readScorer(r: Reader, p: string[], name: string, earlier: string[], dflt: string | undefined, ce: CrossEncoderRef | undefined): ScorerPart[];
-    export function need(ctx: Pick<BuildContext, 'ready'>, name: string, by: string): ReadyModel;
+    export function need(ctx: Pick<BuildContext, 'ready' | 'notReady'>, name: string, by: string): ReadyModel;
     /** `build` with a Skip turned into a recorded skip. */
     export function orSkip(name: string, f: () => Promise<ReadyModel>): Promise<ReadyModel | SkippedModel>;
     /** A first stage re-scored by weighted scorers (navigation, rerank): the parts ready, their weights, their text. */
@@ -2816,16 +2888,20 @@ declare module "citebench/src/experiments/kinds/rerank" {
     }
     export const rerank: KindEntry<RerankModelConfig>;
 }
+declare module "citebench/src/experiments/kinds/builtin" {
+    /** The built-in kinds, in file-name order (a function: entries import modules that import the registry). */
+    export const builtInKinds: () => readonly [import("citebench/src/index").KindEntry<import("citebench/src/experiments/kinds/bm25").Bm25ModelConfig>, import("citebench/src/index").KindEntry<import("citebench/src/experiments/kinds/dense").DenseModelConfig>, import("citebench/src/index").KindEntry<import("citebench/src/experiments/kinds/embeddings").EmbeddingsModelConfig>, import("citebench/src/index").KindEntry<import("citebench/src/experiments/kinds/navigation").NavigationModelConfig>, import("citebench/src/index").KindEntry<import("citebench/src/experiments/kinds/profiler").ProfilerModelConfig>, import("citebench/src/index").KindEntry<import("citebench/src/experiments/kinds/rerank").RerankModelConfig>];
+}
 declare module "citebench/src/experiments/kinds/index" {
     /**
      * The model-kind registry: every kind a config may name, one entry each (types.ts says what an entry holds).
-     * A new kind is one file beside these (its config type and entry) and its line in builtIn (docs/model-kinds.md);
-     * a plug-in or a test may also register one at run time (registerKind).
+     * A new kind is one file beside these (its config type and its exported entry); builtin.ts lists the kind files
+     * (generated: `npm run kinds`; test/architecture/kinds.test.ts fails while it is not current), see
+     * docs/model-kinds.md. A plug-in or a test may also register one at run time (registerKind).
      */
     import type { Reader } from "citebench/src/experiments/config-reader";
+    import { builtInKinds as builtIn } from "citebench/src/experiments/kinds/builtin";
     import type { KindEntry, ModelConfigBase } from "citebench/src/experiments/kinds/types";
-    /** The built-in kinds, in the order error messages list them (a function: entries import modules that import this one). */
-    const builtIn: () => readonly [KindEntry<import("citebench/src/experiments/kinds/bm25").Bm25ModelConfig>, KindEntry<import("citebench/src/experiments/kinds/dense").DenseModelConfig>, KindEntry<import("citebench/src/experiments/kinds/embeddings").EmbeddingsModelConfig>, KindEntry<import("citebench/src/experiments/kinds/navigation").NavigationModelConfig>, KindEntry<import("citebench/src/experiments/kinds/profiler").ProfilerModelConfig>, KindEntry<import("citebench/src/experiments/kinds/rerank").RerankModelConfig>];
     type ConfigOf<E> = E extends KindEntry<infer C> ? C : never;
     /** Any built-in kind's model config. */
     export type ModelConfig = ConfigOf<ReturnType<typeof builtIn>[number]>;
@@ -3243,6 +3319,16 @@ declare module "citebench/src/eval/mdcr" {
         scoresPath?: string;
     }
     /** Evaluate a scores object against an MDCR benchmark object. */
+    /**
+     * evaluate.py's numbers with every candidate type together (Table 3) and with each negative type alone (Table 4):
+     * `types` (default: the benchmark's types that hold candidates; an official key written empty has no column).
+     */
+    export function evaluateMdcrByType(benchmark: unknown, scores: unknown, opts?: Omit<MdcrEvalOptions, 'candidateType'> & {
+        types?: readonly string[];
+    }): {
+        all: MdcrResult;
+        types: Record<string, MdcrResult>;
+    };
     export function evaluateMdcr(benchmark: unknown, scores: unknown, opts?: MdcrEvalOptions): MdcrResult;
     /** A readable table: one row per field, then AVG. */
     export function formatMdcrTable(r: Pick<MdcrResult, 'avg' | 'candidateType' | 'official'> & {
@@ -3262,8 +3348,10 @@ declare module "citebench/src/report/results" {
     import type { FieldName, FieldScheme } from "citebench/src/corpus/fields";
     import type { MdcrFieldResult, MdcrResult } from "citebench/src/eval/mdcr";
     export interface CellRecord {
-        /** Hash of everything that determines the cell (corpus, model fingerprint, protocol, sizes, seed). */
+        /** Hash of everything that determines the cell (experiments/experiment.ts cellIdentity: topics, pool, qrels, model fingerprint, corpus, protocol …). */
         key: string;
+        /** Each input of the key, briefly (util/identity.ts keyOf): a stale cell says which changed. Absent in results.json. */
+        inputs?: Record<string, string>;
         model: string;
         /** beir: a BEIR-layout task (corpus/beir.ts), named by `task`; its pool is the task's corpus. */
         protocol: 'dataset' | 'field' | 'beir';
@@ -3292,7 +3380,7 @@ declare module "citebench/src/report/results" {
             qrels: string;
         };
     }
-    export type CellSummary = Omit<CellRecord, 'perQuery' | 'queryIds'> & {
+    export type CellSummary = Omit<CellRecord, 'perQuery' | 'queryIds' | 'inputs'> & {
         file: string;
     };
     export interface ModelEntry {
@@ -3711,6 +3799,7 @@ declare module "citebench/src/report/markdown" {
 declare module "citebench/src/experiments/corpus-stage" {
     import { CorpusStore } from "citebench/src/corpus/store";
     import { type Bm25Index } from "citebench/src/retrieval/bm25/index-format";
+    import { type Keyed } from "citebench/src/util/identity";
     import type { CorpusSourceRecord } from "citebench/src/report/results";
     import { type ExperimentConfig } from "citebench/src/experiments/config";
     export type StageLog = (line: string) => void;
@@ -3728,14 +3817,16 @@ declare module "citebench/src/experiments/corpus-stage" {
         };
         /** A given store: what it was built from, as its meta.json says (absent for a store that does not say). */
         source?: CorpusSourceRecord;
-        /** The identity recorded in cell keys: a changed corpus never reuses a cached number. */
-        stamp: string;
+        /** The corpus's identity (util/identity.ts keyOf), in cell keys: a changed corpus never reuses a cached number. */
+        stamp: Keyed;
     }
     /**
-     * What the corpus is made of: a given store's identity, or the synthetic corpus's size, seed, generator version
-     * and settings, prefilter and store format — a changed generator or an older store layout rebuilds the corpus.
+     * What the corpus is made of, the inputs of its identity: a given store's meta.json and id column (corpus/store-key.ts;
+     * not its path: a moved store is the same corpus), or the synthetic corpus's size, seed, generator version and
+     * settings, prefilter and store format — a changed generator or an older store layout rebuilds the corpus.
      */
-    export function corpusStamp(cfg: Pick<ExperimentConfig, 'corpus'>): string;
+    export function corpusInputs(cfg: Pick<ExperimentConfig, 'corpus'>): Record<string, unknown>;
+    export function corpusStamp(cfg: Pick<ExperimentConfig, 'corpus'>): Keyed;
     export function prepareCorpus(cfg: ExperimentConfig, log: StageLog): Promise<{
         store: CorpusStore;
         info: CorpusInfo;
@@ -4060,8 +4151,7 @@ declare module "citebench/src/eval/index" {
     }): EvalResult;
 }
 declare module "citebench/src/experiments/result-cache" {
-    /** The key of a record: a hash of everything that determines it (8 hex digits). */
-    export function cacheKey(parts: unknown): string;
+    import { type InputsDescription } from "citebench/src/util/identity";
     export interface RecordSlot {
         /** Folder the paths are relative to. */
         dir: string;
@@ -4070,6 +4160,8 @@ declare module "citebench/src/experiments/result-cache" {
         /** Files the record names that must exist for it to be current (e.g. its TREC run). */
         files: string[];
         key: string;
+        /** The inputs the key was made of (util/identity.ts keyOf), to say why a stored record is stale. */
+        inputs: InputsDescription;
         /** Said in log lines. */
         label: string;
     }
@@ -4089,6 +4181,7 @@ declare module "citebench/src/experiments/experiment" {
     import type { DocOrder, QrelsCsr } from "citebench/src/eval/types";
     import type { MdcrSummary } from "citebench/src/report/results";
     import type { RankedLists, Retriever, Setting } from "citebench/src/retrieval/retriever";
+    import { type InputsDescription, type Keyed } from "citebench/src/util/identity";
     import { type LockPolicy } from "citebench/src/experiments/result-cache";
     /** What a cell needs of a model: its name (file names, tables) and its retriever. */
     export interface CellModel {
@@ -4100,9 +4193,16 @@ declare module "citebench/src/experiments/experiment" {
         all: MdcrSummary;
         types: Record<string, MdcrSummary>;
     }
+    /**
+     * The version of how a cell is evaluated (the measures, the empty-list rule, what a record holds), part of every
+     * cell's key: raise it when a change makes stored cells wrong.
+     */
+    export const EVALUATION_VERSION = 1;
     /** One retriever's numbers on the topics. */
     export interface ExperimentCell {
         key: string;
+        /** What the key was made of, each input briefly (util/identity.ts keyOf); cached cells only. */
+        inputs?: InputsDescription;
         model: string;
         queries: number;
         /** Queries whose ranked list came back empty (each counts 0 in every mean). */
@@ -4134,12 +4234,10 @@ declare module "citebench/src/experiments/experiment" {
         /** A model's record and run file (default cells/<model>/<name>.json, runs/<model>/<name>.trec). */
         name: string;
         /**
-         * Everything besides the topics, pool, qrels and retriever that determines a cell (corpus identity, sampling
-         * settings…), hashed into its key with them. Ignored where `key` is given.
+         * Everything besides the topics, pool, candidates, qrels, retriever and evaluation settings that determines a
+         * cell (corpus identity, sampling settings…), each entry an input of its key (cellIdentity).
          */
-        keyParts?: unknown;
-        /** The key of a retriever's cell, replacing the default hash (the runner's pool groups keep their historical key). */
-        key?: (retriever: Retriever) => string;
+        keyParts?: Record<string, unknown>;
         /** The stored record of a computed cell (default: the cell and its run file). */
         record?: (cell: ExperimentCell, runFile: string | undefined) => R;
         /** A model's record (default cells/<model>/<name>.json). */
@@ -4189,6 +4287,13 @@ declare module "citebench/src/experiments/experiment" {
     }
     /** Evaluate every retriever on the topics (reading back each cached cell that is current). */
     export function experiment<R extends ExperimentCell = ExperimentCell>(input: ExperimentInput<R>): Promise<ExperimentOutput<R>>;
+    /**
+     * The one recipe of a cell's key (every experiment(): the runner's pool groups, MDCR, BEIR, tuning, ad-hoc): the
+     * content of the topics, pool, candidate lists, judgements and MDCR benchmark, the retriever's fingerprint, the
+     * evaluation parameters and version, and the caller's key parts (corpus identity, group settings …), each an
+     * input of util/identity.ts keyOf, so a stale record says which of them changed.
+     */
+    export function cellIdentity(input: Pick<ExperimentInput<ExperimentCell>, 'topics' | 'pool' | 'candidates' | 'qrels' | 'mdcr' | 'k' | 'measures' | 'setting' | 'emptyLists' | 'excludeSelf'>, parts: Record<string, unknown> | undefined, retriever: Retriever): Keyed;
 }
 declare module "citebench/src/experiments/splits" {
     import type { CorpusStore } from "citebench/src/corpus/store";
@@ -4216,7 +4321,7 @@ declare module "citebench/src/experiments/splits" {
     }
 }
 declare module "citebench/src/experiments/topic-sets" {
-    import type { CorpusStore } from "citebench/src/corpus/store";
+    import { CorpusStore } from "citebench/src/corpus/store";
     import type { DocOrder, QrelsCsr } from "citebench/src/eval/types";
     import type { Setting } from "citebench/src/retrieval/retriever";
     import { type Pool } from "citebench/src/sampling/pools";
@@ -4227,6 +4332,8 @@ declare module "citebench/src/experiments/topic-sets" {
     /** What experiment() evaluates: the topics and what they search or score, and how they are judged. */
     export interface TopicSet {
         id: string;
+        /** The id after where the set comes from (its corpus and seed, or its task's files): see the top of this file. */
+        name?: string;
         /** Article ids and trec_eval's tie order (the corpus store, or a BEIR task's store with its query ids). */
         docs: {
             id(i: number): string;
@@ -4243,6 +4350,8 @@ declare module "citebench/src/experiments/topic-sets" {
         /** A sampled set: its pool group and the pool as drawn (its size, whether the field-cited set was exhausted). */
         group?: PoolGroup;
         sampled?: Pool;
+        /** Close what the set holds open (a BEIR task's store). */
+        release?(): void;
     }
     /** A set sampled from the corpus for a pool group: always a pool and judgements. */
     export interface SampledTopicSet extends TopicSet {
@@ -4266,17 +4375,49 @@ declare module "citebench/src/experiments/topic-sets" {
     };
     /** The tuning split's group: the dataset level's validation queries over a pool of its first size, repeat 1. */
     export function tuningGroup(cfg: Pick<ExperimentConfig, 'protocols' | 'validation' | 'settings'>): PoolGroup | undefined;
+    /** The origin part of a set's name drawn from a corpus store: its id column's identity, and the seed. */
+    export function corpusOrigin(store: Pick<CorpusStore, 'dir'>, seed?: number): string;
+    /** The origin part of a name for topics given as files: the corpus, and the files' content. */
+    export function filesOrigin(store: Pick<CorpusStore, 'dir'>, files: string[]): string;
+    /** A BEIR task's three files (corpus, queries, judgements of the split) and their SHA-256. */
+    export function beirTaskFiles(task: {
+        path: string;
+        split: string;
+    }): {
+        files: string[];
+        sha256: string[];
+    };
+    /** The work folder of a BEIR task: its store and embeddings depend on the documents and queries only. */
+    export function beirTaskDir(work: string, task: {
+        name: string;
+    }, sha256: string[]): string;
+    /** A BEIR task as a topic set over its store: its judged queries, the task's corpus as the pool, graded judgements. */
+    export interface BeirTopicSet extends SampledTopicSet {
+        /** The queries' BEIR ids, in topic order. */
+        queryIds: string[];
+        judgements: number;
+    }
+    export function beirTopicSet(store: CorpusStore, task: {
+        name: string;
+        path: string;
+        split: string;
+    }, sha256: string[]): BeirTopicSet;
     export class TopicSets {
         private readonly cfg;
         private readonly store;
         private readonly splits;
         private readonly groups;
+        private origin_;
         constructor(cfg: ExperimentConfig, store: CorpusStore, splits: QuerySplits);
         /** Every id the config defines (MDCR's and a BEIR task's too, whether or not their files exist yet). */
         list(): string[];
+        /** Where the config's sampled sets come from: the corpus and the seed (the first part of their names). */
+        origin(): string;
         /** The set of a sampled pool group. */
         ofGroup(g: PoolGroup): SampledTopicSet;
-        get(id: string): TopicSet;
+        /** A set by its id (dataset/4k-r1) or its full name (corpus-…/seed-3/dataset/4k-r1). A BEIR task's set holds its store open: release() it. */
+        get(idOrName: string): TopicSet;
+        private fail;
     }
     /**
      * MDCR's test or val benchmark as a topic set over the corpus store: every distinct query with the candidates it
@@ -4772,12 +4913,12 @@ declare module "citebench/src/experiments/significance-stage" {
      *    repeat searches the same queries, so a query is one pair, never one per repeat);
      *  - tests: two-sided paired t-test and paired randomization test, TRIALS sign flips seeded by the config's seed
      *    and the comparison's name (eval/significance.ts testAgainstBaseline);
-     *  - Holm family: baseline × protocol × setting × measure, i.e. one measure of one report table against one
-     *    baseline — Table 1 (a setting's dataset level: every model × pool size), Tables 2, 7, 8 (a setting's field
+     *  - Holm family (eval/significance.ts holmFamily): baseline × protocol × setting × measure, i.e. one measure of
+     *    one report table against one baseline — Table 1 (a setting's dataset level: every model × pool size), Tables 2, 7, 8 (a setting's field
      *    level: every model × field). The table and chart of the models beyond the paper show Table 1's rows for
      *    them, p-values and all.
-     * `citebench eval QRELS BASELINE RUN…` (eval/compare.ts) and significanceFrame (an analyst's ad-hoc comparison in a notebook) go
-     * through the same testAgainstBaseline and, for the latter, the same families (significanceOf).
+     * `citebench eval QRELS BASELINE RUN…` (eval/compare.ts) and significanceFrame (an analyst's ad-hoc comparison in
+     * a notebook) go through the same testAgainstBaseline and the same family definition (holmFamily).
      */
     import { type FieldScheme } from "citebench/src/corpus/fields";
     import { type Frame } from "citebench/src/report/frames";

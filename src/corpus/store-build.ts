@@ -16,7 +16,7 @@
  * file it finished, or at the start of the step it was in, and writes the same bytes. The store is written into
  * the temporary folder and renamed into place, so a killed build never leaves a half store behind.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../util/identity.ts';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Article, Exclusion } from './article.ts';
@@ -110,10 +110,10 @@ export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary
   const tmp = `${opts.out}.tmp-build`;
   const storeDir = join(tmp, 'store');
   const runBytes = opts.sortRunBytes ?? 256 << 20;
-  const key = createHash('sha256').update(JSON.stringify({
+  const key = sha256().update(JSON.stringify({
     BUILD_VERSION, STORE_VERSION, cfg, strict: !!opts.strict, allowTruncated: !!opts.allowTruncated, format: source.format,
     openalex: source.info().openalex ?? null, units: source.units,
-  })).digest('hex');
+  })).hex();
   let ck = readCheckpoint(tmp, key);
   if (ck) {
     log(`resuming the build in ${tmp} (${ck.phase === 'read' ? `${ck.unitsDone} of ${source.units.length} input files read` : `after the ${ck.phase} step`})`);

@@ -5,7 +5,7 @@
  */
 import { CitebenchError } from '../util/errors.ts';
 import { evaluateTrecFiles } from './trec-eval.ts';
-import { TRIALS, testAgainstBaseline, type QueryValue } from './significance.ts';
+import { TRIALS, holmFamily, testAgainstBaseline, type QueryValue } from './significance.ts';
 import { formatFixed4 } from './trec-format.ts';
 import type { EvalOptions } from './types.ts';
 
@@ -34,17 +34,22 @@ export function compareTrecRuns(
   const measures = runs[0].result.measures.filter((m) => m.kind === 'float' && m.printPerQuery !== false);
   if (measures.length === 0) throw new CitebenchError('no per-query measure to compare (counts and gm_* have no paired values)');
   const mIndex = (r: (typeof runs)[number], name: string) => r.result.measures.findIndex((x) => x.name === name);
-  // One family per measure (each measure is one question: which runs differ from the baseline in it); a run is
+  // The run's Holm family (holmFamily): one qrels file is one table cell, so one family per measure; a run is
   // named by its position, so the same file given twice is two systems. Queries a run was not evaluated on
   // (NaN) are not paired; with -c every qrels query has a value (0 when missing).
   const values: QueryValue[] = [];
+  const measureOf = new Map<string, string>();
   for (const meas of measures) {
+    const family = holmFamily({ measure: meas.name });
+    measureOf.set(family, meas.name);
     runs.forEach((r, k) => {
       const v = r.result.perQuery[mIndex(r, meas.name)];
-      for (let q = 0; q < v.length; q++) if (!Number.isNaN(v[q])) values.push({ family: meas.name, cell: '', system: String(k), query: r.tables.queries.get(q), value: v[q] });
+      for (let q = 0; q < v.length; q++) if (!Number.isNaN(v[q])) values.push({ family, cell: '', system: String(k), query: r.tables.queries.get(q), value: v[q] });
     });
   }
-  const tests = new Map(testAgainstBaseline(values, '0', { trials: test.trials ?? TRIALS, seed: test.seed ?? 0 }).map((c) => [`${c.family}|${c.system}`, c]));
+  // A comparison's randomization seed names it as `citebench eval` always has (measure||run), so its p-values reproduce.
+  const name = (family: string, _cell: string, system: string) => `${measureOf.get(family)}||${system}`;
+  const tests = new Map(testAgainstBaseline(values, '0', { trials: test.trials ?? TRIALS, seed: test.seed ?? 0, name }).map((c) => [`${measureOf.get(c.family)}|${c.system}`, c]));
   const rows: RunComparisonRow[] = [];
   for (const meas of measures) {
     runs.forEach((r, k) => {

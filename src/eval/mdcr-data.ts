@@ -4,7 +4,7 @@
  * to score, and the scores file written from ranked lists. Read by `citebench mdcr score` (no corpus store) and
  * the run's MDCR stage alike; evaluated by mdcr.ts.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../util/identity.ts';
 import { readTextFile } from '../util/json.ts';
 import { InMemoryTexts, type ArticleText } from '../corpus/article.ts';
 import { CitebenchError, InputError } from '../util/errors.ts';
@@ -68,7 +68,7 @@ export function readMdcrData(path: string): MdcrData {
     items.push(item);
   }
   if (ids.length === 0) throw new InputError(path, undefined, undefined, 'no papers');
-  return { ids, texts: new InMemoryTexts(items), indexOf, sha256: createHash('sha256').update(text).digest('hex'), ...(conflicts ? { conflicts } : {}) };
+  return { ids, texts: new InMemoryTexts(items), indexOf, sha256: sha256().update(text).hex(), ...(conflicts ? { conflicts } : {}) };
 }
 
 /** The one-line warning for a data file whose ids repeat with other texts, or undefined. */

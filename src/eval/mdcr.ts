@@ -89,6 +89,17 @@ export interface MdcrEvalOptions {
 }
 
 /** Evaluate a scores object against an MDCR benchmark object. */
+/**
+ * evaluate.py's numbers with every candidate type together (Table 3) and with each negative type alone (Table 4):
+ * `types` (default: the benchmark's types that hold candidates; an official key written empty has no column).
+ */
+export function evaluateMdcrByType(benchmark: unknown, scores: unknown, opts: Omit<MdcrEvalOptions, 'candidateType'> & { types?: readonly string[] } = {}): { all: MdcrResult; types: Record<string, MdcrResult> } {
+  const { types, ...o } = opts;
+  const all = evaluateMdcr(benchmark, scores, o);
+  const each = types ?? mdcrNegativeTypes(benchmark as MdcrBenchmark, { nonEmpty: true });
+  return { all, types: Object.fromEntries(each.map((t) => [t, evaluateMdcr(benchmark, scores, { ...o, candidateType: t as MdcrNegativeType })])) };
+}
+
 export function evaluateMdcr(benchmark: unknown, scores: unknown, opts: MdcrEvalOptions = {}): MdcrResult {
   const bPath = opts.benchmarkPath ?? 'benchmark';
   const sPath = opts.scoresPath ?? 'scores';

@@ -168,10 +168,20 @@ function betaContinuedFraction(x: number, a: number, b: number): number {
 }
 
 /**
+ * citebench's one Holm family (docs/significance.md): one measure of one report table — a protocol and setting —
+ * against one baseline (testAgainstBaseline runs per baseline), each table one question ("which models differ
+ * from BM25 in MAP?"). `citebench eval` compares runs over one qrels file, i.e. one table cell of no named
+ * protocol or setting: its families are its measures.
+ */
+export function holmFamily(v: { protocol?: string; setting?: string; measure: string }): string {
+  return `${v.protocol ?? ''}|${v.setting ?? ''}|${v.measure}`;
+}
+
+/**
  * One value of one system on one query, in one cell of one family: the unit every significance test of citebench
- * (results.json, the report's marks, `citebench compare`, a notebook's ad-hoc comparison) is computed from.
+ * (results.json, the report's marks, `citebench eval`'s comparison of runs, a notebook's ad-hoc comparison) is computed from.
  * `family` and `cell` are the caller's keys: the Holm family the comparison belongs to, and what is compared
- * within it (e.g. family = protocol|setting|measure, cell = field|pool size). Several values of the same
+ * within it (family = holmFamily, cell = e.g. field|pool size). Several values of the same
  * (family, cell, system, query) are the repeats of that query: they are averaged before the test, so a query is
  * one pair however many pool samples it was searched in.
  */

@@ -6,7 +6,7 @@
  * (byte-wise), the rank column ignored; a docno retrieved twice for one query is an error naming the line.
  */
 import { Ranker } from './ranking.ts';
-import { newTrecTables, readRun } from './trec-io.ts';
+import { newTrecTables, readQrels, readRun } from './trec-io.ts';
 import { groupByQuery, runToCsr } from './trec-csr.ts';
 
 interface RankedRunEntry {
@@ -43,4 +43,27 @@ export function readRankedRun(path: string, opts: { queries?: ReadonlySet<string
     })));
   }
   return { runId: entries.runId ?? '', lists };
+}
+
+/**
+ * The judged-relevant docnos (label > 0) of each query of a qrels file, in file order, for code that needs the
+ * judgements as ids rather than an evaluation (the report's drill-down pages). Parsed by readQrels (its field,
+ * comment and number rules and its errors); `queries` keeps only those.
+ */
+export function readRelevant(path: string, opts: { queries?: ReadonlySet<string> } = {}): Map<string, string[]> {
+  const tables = newTrecTables();
+  const e = readQrels(path, tables);
+  const out = new Map<string, string[]>();
+  for (let k = 0; k < e.segQuery.length; k++) {
+    const qid = tables.queries.get(e.segQuery[k]);
+    if (opts.queries && !opts.queries.has(qid)) continue;
+    const end = k + 1 < e.segStart.length ? e.segStart[k + 1] : e.count;
+    for (let i = e.segStart[k]; i < end; i++) {
+      if (e.value[i] <= 0) continue;
+      let l = out.get(qid);
+      if (!l) out.set(qid, (l = []));
+      l.push(tables.docs.get(e.doc[i]));
+    }
+  }
+  return out;
 }

@@ -5,31 +5,29 @@
  * documents) under the work folder, keyed by the content of its corpus.jsonl and queries.jsonl; its pool is the
  * task's corpus, its queries and graded judgements come from qrels/<split>.tsv, so one cell per model.
  *
- * Which models run is asked of their kinds' entries, not of kind names: a model whose kind needs the corpus's
- * BM25 index or an encode stage ranks by the task's own texts, so its entry builds it again on the task's store —
- * over the task's own index, with the parameters the run chose (a tuned one as tuned on the paper's validation
- * split), and its preparation encodes the task's documents and queries into embedding stores of the task. Others
- * (navigation, Profiler, re-ranking: built on other models or the citation graph) are not run on a BEIR task,
- * and the results say so.
+ * Which models run is asked of their kinds' entries, not of kind names: every model runs, built again on the
+ * task's store — over the task's own BM25 index where its kind needs one, with the parameters the run chose (a
+ * tuned one as tuned on the paper's validation split), its preparation encoding the task's documents and queries
+ * into embedding stores of the task, and a model built on others (a re-ranker) on them as run on the task —
+ * except those whose entry says why not (offTask: the citation graph a task does not have, vectors imported for
+ * the corpus's ids) or that are built on such a model; the results say why.
  */
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { beirTopics, buildBeirStore, checkBeirFolder, BEIR_FILES, BEIR_QUERY_PREFIX } from '../corpus/beir.ts';
+import { buildBeirStore } from '../corpus/beir.ts';
 import { CorpusStore } from '../corpus/store.ts';
 import { corpusKey } from '../corpus/store-key.ts';
 import { writeQrels } from '../eval/trec-write.ts';
 import { buildIndex } from '../retrieval/bm25/index.ts';
-import { fileContentHash } from '../retrieval/dense/file-hash.ts';
 import type { BeirRecord, CellRecord, CellSummary, TuningRecord } from '../report/results.ts';
 import { CitebenchError } from '../util/errors.ts';
-import type { GroupContext } from './cells.ts';
+import { cellSummary, groupCellRecord, type GroupContext } from './cells.ts';
 import type { ExperimentConfig } from './config.ts';
 import { experiment, type CellModel } from './experiment.ts';
 import { entryOf, type BuildContext } from './kinds/index.ts';
 import type { ReadyModel } from './models.ts';
 import { sortedUnique } from '../util/sorted.ts';
-import { groupPath, type PoolGroup } from './plan.ts';
+import { beirTaskDir, beirTaskFiles, beirTopicSet } from './topic-sets.ts';
 
 export interface BeirStageInput {
   cfg: ExperimentConfig;
@@ -46,11 +44,8 @@ export interface BeirStageInput {
 export async function runBeirStage(inp: BeirStageInput): Promise<{ cells: CellSummary[]; record: BeirRecord }> {
   const { cfg, log } = inp;
   const task = cfg.protocols.beir!;
-  const files = [BEIR_FILES.corpus, BEIR_FILES.queries, BEIR_FILES.qrels(task.split)].map((f) => join(task.path, f));
-  checkBeirFolder(task.path, task.split);
-  const sha = files.map((f) => fileContentHash(f));
-  // The store and embeddings depend on the documents and queries; the judgements only on the cells.
-  const taskDir = join(cfg.work, 'beir', `${task.name}-${createHash('sha256').update(sha[0]).update(sha[1]).digest('hex').slice(0, 12)}`);
+  const { files, sha256: sha } = beirTaskFiles(task);
+  const taskDir = beirTaskDir(cfg.work, task, sha);
   const storeDir = join(taskDir, 'store');
   if (!existsSync(join(storeDir, 'meta.json'))) {
     log(`${task.name}: building its corpus store from ${task.path}`);
@@ -59,49 +54,51 @@ export async function runBeirStage(inp: BeirStageInput): Promise<{ cells: CellSu
   const store = CorpusStore.open(storeDir);
   const released: ReadyModel[] = [];
   try {
-    const t = beirTopics(store, task.path, task.split);
-    if (t.queries.length === 0) throw new CitebenchError(`${files[2]}: no judgements: nothing to evaluate`);
-    log(`${task.name} (${task.split}): ${t.queries.length} judged queries, ${t.pool.length} documents, ${t.judgements} judgements`);
+    // The task's topic set (topic-sets.ts): its judged queries over its corpus, named by its files.
+    const t = beirTopicSet(store, task, sha);
+    if (t.topics.length === 0) throw new CitebenchError(`${files[2]}: no judgements: nothing to evaluate`);
+    log(`${task.name} (${task.split}, ${t.name}): ${t.topics.length} judged queries, ${t.pool.length} documents, ${t.judgements} judgements`);
     const models: CellModel[] = [];
     const notRun: BeirRecord['notRun'] = [];
-    const build: BuildContext = { ...inp.build, cfg: { ...inp.build.cfg, work: taskDir }, store, corpusKey: corpusKey(storeDir), ready: [], bm25Index: undefined };
+    const build: BuildContext = { ...inp.build, cfg: { ...inp.build.cfg, work: taskDir }, store, corpusKey: corpusKey(storeDir), ready: [], bm25Index: undefined,
+      notReady: (name) => (notRun.some((x) => x.name === name) ? 'not run on the task' : undefined) };
     const all = Uint32Array.from({ length: store.size }, (_, i) => i);
     for (const m of inp.ready) {
       const mc = cfg.models.find((c) => c.name === m.name)!;
       const entry = entryOf(mc);
-      if (!entry.needs?.bm25Index && !entry.needs?.encode) {
-        notRun.push({ name: m.name, reason: `a ${m.kind} model is built on other models or the main corpus's citation graph, which a BEIR task does not have` });
+      const off = entry.offTask?.(mc);
+      if (off) {
+        notRun.push({ name: m.name, reason: `a ${m.kind} model ${off}` });
         continue;
       }
-      if (entry.needs.bm25Index) build.bm25Index ??= { index: await buildIndex(store) };
+      if (entry.needs?.bm25Index) build.bm25Index ??= { index: await buildIndex(store) };
       const tm = await entry.build(mc, build, inp.tuning.find((t) => t.model === m.name)?.chosen);
-      if ('reason' in tm) throw new CitebenchError(`${m.name}: ${tm.reason}`);
+      // Built on a model that does not run on the task (a re-ranker of navigation's lists): its skip says which.
+      if ('reason' in tm) {
+        notRun.push({ name: m.name, reason: tm.reason });
+        continue;
+      }
       released.push(tm);
       // The task's queries in the query role, every document in the document role.
-      await tm.prepare?.({ queries: sortedUnique(t.queries), pool: all, all, paperId: (i) => store.id(i) }, { log, timed: inp.build.timed });
+      await tm.prepare?.({ queries: sortedUnique(t.topics), pool: all, all, paperId: (i) => store.id(i) }, { log, timed: inp.build.timed });
       models.push(tm);
+      build.ready.push(tm); // the models below it (a re-ranker) are built on it as run on the task
     }
-    const group: PoolGroup = { protocol: 'beir', split: 'test', field: null, poolSize: t.pool.length, repeat: 1, queries: t.queries.length, task: task.name };
-    const path = groupPath(group);
+    const { group, id: path } = t;
     const qrelsFile = `qrels/${path}.qrels`;
     writeQrels(join(inp.ctx.resultsDir, qrelsFile), t.queryIds, (d) => store.id(d), t.qrels);
-    // Runs and qrels name the queries by their BEIR ids.
-    const docs = { id: (i: number) => { const id = store.id(i); return id.startsWith(BEIR_QUERY_PREFIX) ? id.slice(BEIR_QUERY_PREFIX.length) : id; }, idOrder: store.idOrder };
     const r = await experiment<CellRecord>({
-      docs, topics: t.queries, pool: t.pool, qrels: t.qrels, retrievers: models, measures: inp.ctx.measureNames, k: inp.ctx.k,
+      docs: t.docs, topics: t.topics, pool: t.pool, qrels: t.qrels, retrievers: models, measures: inp.ctx.measureNames, k: inp.ctx.k,
       emptyLists: inp.ctx.emptyLists, log: inp.ctx.log,
       cache: {
-        dir: inp.ctx.resultsDir, name: path, keyParts: { beir: sha, split: task.split }, locked: inp.ctx.locked, lockStaleMs: inp.ctx.lockStaleMs,
-        record: (c, run) => ({
-          key: c.key, model: c.model, protocol: 'beir', split: 'test', field: null, task: task.name, poolSize: t.pool.length, poolMembers: t.pool.length,
-          repeat: 1, queries: c.queries, emptyLists: c.emptyLists, means: c.means, perQuery: c.perQuery, queryIds: c.queryIds, files: { run: run!, qrels: qrelsFile },
-        }),
+        dir: inp.ctx.resultsDir, name: path, keyParts: { corpus: { documents: sha[0], queries: sha[1] }, group: { task: task.name, split: task.split } }, locked: inp.ctx.locked, lockStaleMs: inp.ctx.lockStaleMs,
+        record: groupCellRecord(group, t.pool.length, qrelsFile),
       },
     });
-    const cells = r.cells.map(({ perQuery: _p, queryIds: _q, ...rest }): CellSummary => ({ ...rest, file: `cells/${rest.model}/${path}.json` }));
+    const cells = r.cells.map((c) => cellSummary(c, `cells/${c.model}/${path}.json`));
     return {
       cells,
-      record: { name: task.name, split: task.split, documents: t.pool.length, queries: t.queries.length, judgements: t.judgements, sha256: { corpus: sha[0], queries: sha[1], qrels: sha[2] }, notRun },
+      record: { name: task.name, split: task.split, documents: t.pool.length, queries: t.topics.length, judgements: t.judgements, sha256: { corpus: sha[0], queries: sha[1], qrels: sha[2] }, notRun },
     };
   } finally {
     for (const m of released) await m.release();

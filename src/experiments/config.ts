@@ -13,7 +13,7 @@ import { parseMeasure } from '../eval/registry.ts';
 import { CitebenchError, InputError } from '../util/errors.ts';
 import { hashString } from '../util/rng.ts';
 import { posInt, Reader } from './config-reader.ts';
-import { parseModel, type ModelConfig } from './kinds/index.ts';
+import { entryOf, parseModel, type ModelConfig } from './kinds/index.ts';
 
 export type { ModelConfig } from './kinds/index.ts';
 export { DEFAULT_TUNE_GRID } from './kinds/index.ts';
@@ -230,8 +230,8 @@ export function parseConfig(text: string, file: string, overrides: ConfigOverrid
   const bm25Index = r.str(['bm25Index'], 'corpus');
   if (bm25Index !== 'corpus' && bm25Index !== 'pools') r.fail(['bm25Index'], `must be corpus or pools, got '${bm25Index}'`);
   if (bm25Index === 'pools') {
-    const sparse = models.find((m) => m.kind === 'profiler' && models.find((b) => b.name === (m as { base?: string }).base)?.kind === 'bm25');
-    if (sparse) r.fail(['bm25Index'], `pools: the sparse Profiler '${sparse.name}' builds its profiles from the corpus's BM25 index; use bm25Index: corpus`);
+    const why = models.map((m) => entryOf(m).needsCorpusIndex?.(m, models)).find((w) => w !== undefined);
+    if (why) r.fail(['bm25Index'], `pools: ${why}; use bm25Index: corpus`);
   }
 
   const protocols: ExperimentConfig['protocols'] = {};

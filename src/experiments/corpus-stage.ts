@@ -15,7 +15,8 @@ import { PAPER_PREFILTER } from '../corpus/prefilter.ts';
 import { buildIndex, removeWorkDir } from '../retrieval/bm25/index.ts';
 import { INDEX_VERSION, loadIndex, readIndexMeta, saveIndex, type Bm25Index } from '../retrieval/bm25/index-format.ts';
 import { CitebenchError } from '../util/errors.ts';
-import { writeFileAtomic } from '../util/atomic.ts';
+import { keyOf, stampStale, writeStamp, type Keyed } from '../util/identity.ts';
+import { corpusKey } from '../corpus/store-key.ts';
 import { SCHEME_LABEL } from '../corpus/fields.ts';
 import type { CorpusSourceRecord } from '../report/results.ts';
 import { fieldSchemeOf, type ExperimentConfig } from './config.ts';
@@ -32,22 +33,36 @@ export interface CorpusInfo {
   synthetic?: { articles: number; seed: number; generator: string };
   /** A given store: what it was built from, as its meta.json says (absent for a store that does not say). */
   source?: CorpusSourceRecord;
-  /** The identity recorded in cell keys: a changed corpus never reuses a cached number. */
-  stamp: string;
+  /** The corpus's identity (util/identity.ts keyOf), in cell keys: a changed corpus never reuses a cached number. */
+  stamp: Keyed;
 }
 
 /**
- * What the corpus is made of: a given store's identity, or the synthetic corpus's size, seed, generator version
- * and settings, prefilter and store format — a changed generator or an older store layout rebuilds the corpus.
+ * What the corpus is made of, the inputs of its identity: a given store's meta.json and id column (corpus/store-key.ts;
+ * not its path: a moved store is the same corpus), or the synthetic corpus's size, seed, generator version and
+ * settings, prefilter and store format — a changed generator or an older store layout rebuilds the corpus.
  */
-export function corpusStamp(cfg: Pick<ExperimentConfig, 'corpus'>): string {
+export function corpusInputs(cfg: Pick<ExperimentConfig, 'corpus'>): Record<string, unknown> {
   if (cfg.corpus.store) {
     const meta = join(cfg.corpus.store, 'meta.json');
     if (!existsSync(meta)) throw new CitebenchError(`corpus store ${cfg.corpus.store}: not a corpus store (no meta.json); build one with 'citebench corpus build'`);
-    return JSON.stringify({ store: resolve(cfg.corpus.store), meta: readFileSync(meta, 'utf8') });
+    return { store: { meta: readFileSync(meta, 'utf8'), ids: corpusKey(cfg.corpus.store) ?? null } };
   }
   const syn = cfg.corpus.synthetic!;
-  // The profile only when given, so the default profile's stamps (and the stores they name) stay valid.
+  return { synthetic: { articles: syn.articles, seed: syn.seed, profile: syn.profile, synth: { version: SYNTH_VERSION, ...SYNTH_DEFAULTS } }, prefilter: PAPER_PREFILTER, storeVersion: STORE_VERSION };
+}
+
+export function corpusStamp(cfg: Pick<ExperimentConfig, 'corpus'>): Keyed {
+  return keyOf(corpusInputs(cfg));
+}
+
+/**
+ * The stamp an older citebench wrote for the same corpus (a JSON string of these settings): still accepted beside
+ * a store or BM25 index it built, so those are not built again.
+ */
+function legacyStamp(cfg: Pick<ExperimentConfig, 'corpus'>): string {
+  if (cfg.corpus.store) return JSON.stringify({ store: resolve(cfg.corpus.store), meta: readFileSync(join(cfg.corpus.store, 'meta.json'), 'utf8') });
+  const syn = cfg.corpus.synthetic!;
   return JSON.stringify({ articles: syn.articles, seed: syn.seed, ...(syn.profile ? { profile: syn.profile } : {}), synth: { version: SYNTH_VERSION, ...SYNTH_DEFAULTS }, prefilter: PAPER_PREFILTER, storeVersion: STORE_VERSION });
 }
 
@@ -59,16 +74,18 @@ export async function prepareCorpus(cfg: ExperimentConfig, log: StageLog): Promi
     log(`corpus store: ${cfg.corpus.store} (given)`);
   } else {
     const syn = cfg.corpus.synthetic!;
-    if (existsSync(stampPath) && readFileSync(stampPath, 'utf8') === want && storeVersion(storeDir) === STORE_VERSION) {
+    const stale = existsSync(join(storeDir, FILES.meta)) ? (storeVersion(storeDir) !== STORE_VERSION ? 'an older store format' : stampStale(stampPath, want, legacyStamp(cfg))) : 'none built yet';
+    if (!stale) {
       log(`corpus store: up to date (${storeDir})`);
     } else {
+      if (stale !== 'none built yet') log(`corpus store: made again, ${stale}`);
       log(`synthesizing ${syn.articles} S2ORC-shaped articles (seed ${syn.seed}${syn.profile ? `, profile ${syn.profile}` : ''}), prefilter, corpus store`);
       await synthesize({ ...SYNTH_DEFAULTS, articles: syn.articles, seed: syn.seed, ...(syn.profile ? { profile: syn.profile } : {}) }, join(cfg.work, 'shards'));
       const s = await buildCorpusStore({ input: join(cfg.work, 'shards'), out: storeDir, prefilter: PAPER_PREFILTER, log: () => {} });
       log(`      ${s.articles} articles, ${s.citations} citations`);
     }
   }
-  if (!cfg.corpus.store) writeFileAtomic(stampPath, want);
+  if (!cfg.corpus.store) writeStamp(stampPath, want);
   const store = CorpusStore.open(storeDir);
   if (store.fieldScheme !== fieldSchemeOf(cfg)) {
     store.close();
@@ -102,15 +119,19 @@ export async function prepareBm25Index(cfg: ExperimentConfig, store: CorpusStore
       return false;
     }
   })();
-  if (current && existsSync(stampPath) && readFileSync(stampPath, 'utf8') === info.stamp) {
+  const want = keyOf({ corpus: info.stamp.key, index: INDEX_VERSION });
+  const stale = current ? stampStale(stampPath, want, legacyStamp(cfg)) : existsSync(dir) ? 'an older index format' : undefined;
+  if (current && !stale) {
     log(`BM25 index: up to date (${dir})`);
+    writeStamp(stampPath, want); // an older citebench's stamp becomes today's
     return { index: loadIndex(dir), dir };
   }
+  if (stale) log(`BM25 index: made again, ${stale}`);
   log(`BM25 index of ${store.size} articles`);
   const ix = await buildIndex(store, { workDir: `${dir}.work`, threads: availableParallelism(), workerSource: { kind: 'store', dir: resolve(info.dir) } });
   saveIndex(ix, dir, { corpus: { dir: resolve(info.dir), articles: store.size } });
   removeWorkDir(`${dir}.work`);
-  writeFileAtomic(stampPath, info.stamp);
+  writeStamp(stampPath, want);
   // The built index itself (its postings are in shared memory, as loaded ones are): loading the saved copy
   // beside it would hold two indexes at once, 2 × 11 GB for S2ORC's 16 M articles.
   return { index: ix, dir };

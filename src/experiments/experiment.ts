@@ -11,10 +11,9 @@
  * The runner's pool groups (cells.ts), its MDCR stage, its BEIR task, every tuner (tune.ts: the config's and
  * `citebench bm25 tune`), `citebench mdcr score` and a notebook's ad-hoc comparison are calls of it.
  */
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { evaluateRankedLists } from '../eval/index.ts';
-import { evaluateMdcr, type MdcrBenchmark, type MdcrResult } from '../eval/mdcr.ts';
+import { evaluateMdcrByType, type MdcrBenchmark, type MdcrResult } from '../eval/mdcr.ts';
 import { mdcrScore, mdcrScoresText } from '../eval/mdcr-data.ts';
 import { parseMeasure } from '../eval/registry.ts';
 import type { DocOrder, QrelsCsr } from '../eval/types.ts';
@@ -23,7 +22,8 @@ import type { MdcrSummary } from '../report/results.ts';
 import type { RankedLists, Retriever, Setting } from '../retrieval/retriever.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { CitebenchError } from '../util/errors.ts';
-import { cacheKey, cachedRecord, type LockPolicy } from './result-cache.ts';
+import { keyOf, type InputsDescription, type Keyed } from '../util/identity.ts';
+import { cachedRecord, type LockPolicy } from './result-cache.ts';
 
 /** What a cell needs of a model: its name (file names, tables) and its retriever. */
 export interface CellModel {
@@ -37,9 +37,17 @@ export interface MdcrCellValues {
   types: Record<string, MdcrSummary>;
 }
 
+/**
+ * The version of how a cell is evaluated (the measures, the empty-list rule, what a record holds), part of every
+ * cell's key: raise it when a change makes stored cells wrong.
+ */
+export const EVALUATION_VERSION = 1;
+
 /** One retriever's numbers on the topics. */
 export interface ExperimentCell {
   key: string;
+  /** What the key was made of, each input briefly (util/identity.ts keyOf); cached cells only. */
+  inputs?: InputsDescription;
   model: string;
   queries: number;
   /** Queries whose ranked list came back empty (each counts 0 in every mean). */
@@ -73,12 +81,10 @@ export interface ExperimentCache<R extends ExperimentCell = ExperimentCell> exte
   /** A model's record and run file (default cells/<model>/<name>.json, runs/<model>/<name>.trec). */
   name: string;
   /**
-   * Everything besides the topics, pool, qrels and retriever that determines a cell (corpus identity, sampling
-   * settings…), hashed into its key with them. Ignored where `key` is given.
+   * Everything besides the topics, pool, candidates, qrels, retriever and evaluation settings that determines a
+   * cell (corpus identity, sampling settings…), each entry an input of its key (cellIdentity).
    */
-  keyParts?: unknown;
-  /** The key of a retriever's cell, replacing the default hash (the runner's pool groups keep their historical key). */
-  key?: (retriever: Retriever) => string;
+  keyParts?: Record<string, unknown>;
   /** The stored record of a computed cell (default: the cell and its run file). */
   record?: (cell: ExperimentCell, runFile: string | undefined) => R;
   /** A model's record (default cells/<model>/<name>.json). */
@@ -136,7 +142,7 @@ export async function experiment<R extends ExperimentCell = ExperimentCell>(inpu
   const cache = input.cache;
   const log = input.log ?? (() => {});
   const out: ExperimentOutput<R> = { cells: [], lists: new Map(), skipped: [] };
-  const compute = async (model: CellModel, key: string, runFile: string | undefined): Promise<R> => {
+  const compute = async (model: CellModel, keyed: Keyed | undefined, runFile: string | undefined): Promise<R> => {
     const label = `${model.name}${cache ? ` ${cache.name}` : ''}`;
     const t0 = performance.now();
     log(`${label}: ${input.topics.length} queries over ${input.candidates ? 'their candidate lists' : input.pool ? `${input.pool.length} articles` : 'the corpus'}`);
@@ -154,7 +160,7 @@ export async function experiment<R extends ExperimentCell = ExperimentCell>(inpu
       if (input.mdcr) writeFileAtomic(join(cache!.dir, runFile), mdcrScoresText(qids, (d) => input.docs.id(d), run));
       else writeRun(join(cache!.dir, runFile), { qids, docnos: (d) => input.docs.id(d), run, tag: model.name });
     }
-    const cell: ExperimentCell = { key, model: model.name, queries: input.topics.length, emptyLists: empty, ...values };
+    const cell: ExperimentCell = { key: keyed?.key ?? '', ...(keyed ? { inputs: keyed.inputs } : {}), model: model.name, queries: input.topics.length, emptyLists: empty, ...values };
     out.lists.set(model.name, run);
     const record = cache?.record ? cache.record(cell, runFile) : ((cache && runFile ? { ...cell, files: { run: runFile } } : cell) as unknown as R);
     log(`${label}: ${Object.entries(cell.means).map(([n, v]) => `${n} ${(input.mdcr ? v : 100 * v).toFixed(1)}`).join(', ')} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
@@ -162,14 +168,14 @@ export async function experiment<R extends ExperimentCell = ExperimentCell>(inpu
   };
   for (const model of input.retrievers) {
     if (!cache) {
-      out.cells.push(await compute(model, '', undefined));
+      out.cells.push(await compute(model, undefined, undefined));
       continue;
     }
-    const key = cache.key ? cache.key(model.retriever) : defaultKey(input, cache.keyParts, model.retriever);
+    const keyed = cellIdentity(input, cache.keyParts, model.retriever);
     const runFile = cache.runFile === false ? undefined : cache.runFile ? cache.runFile(model.name) : `runs/${model.name}/${cache.name}.trec`;
     const record = cache.cellFile ? cache.cellFile(model.name) : `cells/${model.name}/${cache.name}.json`;
-    const slot = { dir: cache.dir, record, files: runFile ? [runFile] : [], key, label: `${model.name} ${cache.name}` };
-    const r = await cachedRecord<R>(slot, cache, () => compute(model, key, runFile), log);
+    const slot = { dir: cache.dir, record, files: runFile ? [runFile] : [], ...keyed, label: `${model.name} ${cache.name}` };
+    const r = await cachedRecord<R>(slot, cache, () => compute(model, keyed, runFile), log);
     if (r === 'skipped') out.skipped.push(model.name);
     else out.cells.push(r);
   }
@@ -209,9 +215,9 @@ function mdcrEvaluator(input: ExperimentInput<ExperimentCell>, m: MdcrEvaluation
       for (let i = run.offsets[q]; i < run.offsets[q + 1]; i++) scores[`${qid}_${input.docs.id(run.docs[i])}`] = mdcrScore(run.scores[i]);
     });
     const paths = { benchmarkPath: m.benchmarkPath, scoresPath: `${model}'s scores`, lenient: m.lenient };
-    const all = summary(evaluateMdcr(m.benchmark, scores, paths));
-    const types = Object.fromEntries(m.types.map((t) => [t, summary(evaluateMdcr(m.benchmark, scores, { ...paths, candidateType: t }))]));
-    return { means: { ...all.avg }, perQuery: {}, queryIds: [], mdcr: { all, types } };
+    const r = evaluateMdcrByType(m.benchmark, scores, { ...paths, types: m.types });
+    const all = summary(r.all);
+    return { means: { ...all.avg }, perQuery: {}, queryIds: [], mdcr: { all, types: Object.fromEntries(Object.entries(r.types).map(([t, v]) => [t, summary(v)])) } };
   };
 }
 
@@ -219,18 +225,19 @@ function summary(r: MdcrResult): MdcrSummary {
   return { avg: r.avg, fields: r.fields.map((f) => ({ field: f.field, queries: f.queries, values: f.values })) };
 }
 
-/** The default cell key: the key parts, the retriever's fingerprint, and digests of the topics, pool, candidates and judgements. */
-function defaultKey<R extends ExperimentCell>(input: ExperimentInput<R>, parts: unknown, retriever: Retriever): string {
-  const h = createHash('sha256');
-  const add = (a: ArrayBufferView) => h.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
-  add(input.topics);
-  if (input.pool) add(input.pool);
-  for (const c of input.candidates ?? []) (add(Uint32Array.of(c.length)), add(c));
-  if (input.qrels) add(input.qrels.offsets), add(input.qrels.docs), add(input.qrels.labels);
-  if (input.mdcr) h.update(JSON.stringify(input.mdcr.benchmark));
-  return cacheKey({
-    parts: parts ?? null, model: retriever.fingerprint, data: h.digest('hex'), candidates: !!input.candidates, k: input.k,
-    measures: input.measures ?? null, setting: input.setting ?? 'transductive', emptyLists: input.emptyLists ?? 'zero',
-    ...(input.excludeSelf === false ? { excludeSelf: false } : {}), ...(input.mdcr ? { mdcrTypes: input.mdcr.types } : {}),
-  });
+/**
+ * The one recipe of a cell's key (every experiment(): the runner's pool groups, MDCR, BEIR, tuning, ad-hoc): the
+ * content of the topics, pool, candidate lists, judgements and MDCR benchmark, the retriever's fingerprint, the
+ * evaluation parameters and version, and the caller's key parts (corpus identity, group settings …), each an
+ * input of util/identity.ts keyOf, so a stale record says which of them changed.
+ */
+export function cellIdentity(input: Pick<ExperimentInput<ExperimentCell>, 'topics' | 'pool' | 'candidates' | 'qrels' | 'mdcr' | 'k' | 'measures' | 'setting' | 'emptyLists' | 'excludeSelf'>, parts: Record<string, unknown> | undefined, retriever: Retriever): Keyed {
+  const own: Record<string, unknown> = {
+    topics: input.topics, pool: input.pool, candidates: input.candidates, qrels: input.qrels && { offsets: input.qrels.offsets, docs: input.qrels.docs, labels: input.qrels.labels },
+    mdcr: input.mdcr && { benchmark: input.mdcr.benchmark, types: input.mdcr.types }, model: retriever.fingerprint, code: EVALUATION_VERSION,
+    params: { k: input.k, measures: input.measures ?? null, setting: input.setting ?? 'transductive', emptyLists: input.emptyLists ?? 'zero', excludeSelf: input.excludeSelf ?? true },
+  };
+  const clash = Object.keys(parts ?? {}).find((n) => n in own);
+  if (clash) throw new CitebenchError(`experiment: key part '${clash}' is one of the cell's own inputs; name it otherwise`);
+  return keyOf({ ...parts, ...own });
 }

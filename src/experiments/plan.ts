@@ -186,6 +186,7 @@ function costEnv(cfg: ExperimentConfig, articles: number, processes: boolean, ci
     perGroup: (m, pool) => entryOf(m).cost.perGroup?.(m, env, pool) ?? { seconds: 0, bytes: 0 },
     modelBytes: (m) => entryOf(m).cost.modelBytes?.(m, env) ?? 0,
     rescore: (m) => entryOf(m).cost.rescore?.(m, env) ?? UNIT.rescorePerCandidate,
+    graphCsrs: (m) => entryOf(m).cost.graphCsrs?.(m, env) ?? 2,
   };
   return env;
 }
@@ -232,9 +233,9 @@ export function estimate(cfg: ExperimentConfig, groups: PoolGroup[], storeArticl
       }
       const largest = Math.max(...gs.map((g) => g.poolSize));
       // Every model's cells also hold the store's citations, which sampling the pools and qrels loads: counted as
-      // both CSRs where the rates were fitted so (3.6 GB of the 18.3 GB the BM25 cells held at 16.2 M articles);
-      // bm25Index: pools's rates were fitted with the outbound CSR alone, the one they read (the inbound is MDCR's).
-      const bytes = env.modelBytes(m) + env.perGroup(m, largest).bytes + (env.poolIndexes && m.kind === 'bm25' ? 1 : 2) * env.graphBytes;
+      // both CSRs where the rates were fitted so (3.6 GB of the 18.3 GB the BM25 cells held at 16.2 M articles),
+      // or as many as the kind's rates were fitted with (its cost's graphCsrs).
+      const bytes = env.modelBytes(m) + env.perGroup(m, largest).bytes + env.graphCsrs(m) * env.graphBytes;
       const label = settings.length > 1 ? ` — ${setting}` : '';
       const assumption = si === 0 ? c.assumption?.(m, env) : undefined;
       out.push({ stage: `cells ${m.name}${label}${tune}${c.cellsNote?.(m, gs.length) ?? ''}`, seconds, bytes, ...(assumption ? { assumption } : {}) });

@@ -1,20 +1,17 @@
 /**
  * The one cache of computed numbers — a run's cells, a tuner's grid points, MDCR's scores — as experiment()
  * keeps them: one JSON record per result at a path of its own, holding the key of everything that determined it
- * (cacheKey), written atomically and last (after any file it names), so a record whose key matches is current and
- * complete; a missing, damaged or stale one is computed again. While a record is computed its lock file
+ * (util/identity.ts keyOf: SHA-256 over the content of its inputs, its parameters and the code version) and a
+ * short description of each input, written atomically and last (after any file it names), so a record whose key
+ * matches is current and complete; a damaged or stale one is computed again with one log line saying why
+ * ("pool ids changed"), a missing one is computed. While a record is computed its lock file
  * (<record>.lock, util/lock.ts) keeps other workers sharing the folder off it: they wait for it, or skip it.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { staleReason, tryLock, type HeldLock } from '../util/lock.ts';
-import { hashString } from '../util/rng.ts';
-
-/** The key of a record: a hash of everything that determines it (8 hex digits). */
-export function cacheKey(parts: unknown): string {
-  return hashString(JSON.stringify(parts)).toString(16).padStart(8, '0');
-}
+import { whyStale, type InputsDescription } from '../util/identity.ts';
 
 export interface RecordSlot {
   /** Folder the paths are relative to. */
@@ -24,6 +21,8 @@ export interface RecordSlot {
   /** Files the record names that must exist for it to be current (e.g. its TREC run). */
   files: string[];
   key: string;
+  /** The inputs the key was made of (util/identity.ts keyOf), to say why a stored record is stale. */
+  inputs: InputsDescription;
   /** Said in log lines. */
   label: string;
 }
@@ -34,17 +33,23 @@ export interface LockPolicy {
   lockStaleMs?: number;
 }
 
-/** The stored record at a slot when its key matches and the files it names exist; else undefined. */
-function currentRecord<R>(slot: RecordSlot): R | undefined {
+/**
+ * The stored record at a slot when its key matches and the files it names exist; else why not (undefined when
+ * there is none).
+ */
+function currentRecord<R>(slot: RecordSlot): { record: R } | { why?: string } {
   const path = join(slot.dir, slot.record);
-  if (!existsSync(path)) return undefined;
-  let r: R & { key?: string };
+  if (!existsSync(path)) return {};
+  let r: R & { key?: string; inputs?: unknown };
   try {
     r = JSON.parse(readFileSync(path, 'utf8'));
   } catch {
-    return undefined; // a damaged record is computed again
+    return { why: 'its record is damaged' };
   }
-  return r.key === slot.key && slot.files.every((f) => existsSync(join(slot.dir, f))) ? r : undefined;
+  const why = whyStale(r, slot);
+  if (why) return { why };
+  const missing = slot.files.find((f) => !existsSync(join(slot.dir, f)));
+  return missing ? { why: `${missing} is missing` } : { record: r };
 }
 
 /**
@@ -54,17 +59,18 @@ function currentRecord<R>(slot: RecordSlot): R | undefined {
 export async function cachedRecord<R>(slot: RecordSlot, policy: LockPolicy, compute: () => Promise<R>, log: (line: string) => void): Promise<R | 'skipped'> {
   const lockPath = join(slot.dir, `${slot.record}.lock`);
   let cached = currentRecord<R>(slot);
-  if (cached) {
+  if ('record' in cached) {
     // A worker killed between writing its record and releasing the lock leaves the lock behind: tidy it.
     if (existsSync(lockPath) && staleReason(lockPath, { staleMs: policy.lockStaleMs })) rmSync(lockPath, { force: true });
-    return cached;
+    return cached.record;
   }
-  const lock = await takeLock(policy, lockPath, slot.label, () => currentRecord(slot), log);
+  const lock = await takeLock(policy, lockPath, slot.label, () => 'record' in currentRecord(slot), log);
   if (!lock) return 'skipped';
   try {
     // Another worker may have finished it between our check and our lock.
     cached = currentRecord<R>(slot);
-    if (cached) return cached;
+    if ('record' in cached) return cached.record;
+    if (cached.why) log(`${slot.label}: recomputed, ${cached.why}`);
     const r = await compute();
     writeFileAtomic(join(slot.dir, slot.record), JSON.stringify(r) + '\n');
     return r;

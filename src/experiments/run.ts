@@ -16,11 +16,12 @@ import { availableParallelism } from 'node:os';
 import { CorpusStore } from '../corpus/store.ts';
 import { fieldAbbrev } from '../corpus/fields.ts';
 import { loadQueryExclusion } from '../sampling/exclusions.ts';
-import { type CellRecord, type CellSummary, type ResultsIndex, type TuningRecord, type ValidationShortfall, shortfallText } from '../report/results.ts';
+import { type CellSummary, type ResultsIndex, type TuningRecord, type ValidationShortfall, shortfallText } from '../report/results.ts';
 import { renderMarkdownReport } from '../report/markdown.ts';
 import { loadPaperNumbers } from '../report/paper-numbers.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { CitebenchError } from '../util/errors.ts';
+import { identity } from '../util/identity.ts';
 import { Progress } from '../util/progress.ts';
 import { underLock } from '../util/lock.ts';
 import { inShard, type Shard } from '../util/shard.ts';
@@ -33,7 +34,7 @@ import { anyNeeds, type BuildContext } from './kinds/index.ts';
 import { buildModels } from './models-stage.ts';
 import { TopicSets } from './topic-sets.ts';
 import { significanceStage } from './significance-stage.ts';
-import { runGroup, type GroupContext } from './cells.ts';
+import { cellSummary, runGroup, type GroupContext } from './cells.ts';
 import { encodePlan, exhaustedField } from './encode-stage.ts';
 import { groupPath, planGroups, type PoolGroup } from './plan.ts';
 import { runMdcrStage } from './mdcr-stage.ts';
@@ -136,7 +137,7 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
   // Query exclusion lists (paper: SPECTER's and SciNCL's training queries) and the splits.
   const excluded = loadQueryExclusion(store, cfg.excludeQueries);
   for (const f of excluded.files) log(`[queries] excluded ${f.path}: ${f.ids} ids, ${f.notInStore} not in the store`);
-  const sampleKey = JSON.stringify({ corpus: info.stamp, exclude: excluded.files.map((f) => f.sha256) });
+  const sampleKey = identity({ corpus: info.stamp.key, exclude: excluded.files.map((f) => f.sha256) }, 32);
   const splits = new QuerySplits(cfg, store, excluded.indices);
 
   // 3. models, each built (and tuned) by its kind's entry in config order (a model may use those above it)
@@ -207,7 +208,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
       }
       const r = await runGroup(ctx, p.topicSets.ofGroup(g), ready);
       if (g.protocol === 'field' && g.split === 'test' && !g.setting) fieldRepeats[fieldAbbrev(g.field!)] = g.repeat;
-      for (const c of r.cells) cells.push(summary(c, `cells/${c.model}/${groupPath(g)}.json`));
+      for (const c of r.cells) cells.push(cellSummary(c, `cells/${c.model}/${groupPath(g)}.json`));
       if (g.protocol === 'field' && g.repeat === 1 && !g.setting) fieldPools.set(groupPath(g), r.pool.members);
       progress.tick(ready.length);
     }
@@ -247,7 +248,3 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
   return { resultsDir: dir, results, report, reportPath, store };
 }
 
-function summary(c: CellRecord, file: string): CellSummary {
-  const { perQuery: _p, queryIds: _q, ...rest } = c;
-  return { ...rest, file };
-}

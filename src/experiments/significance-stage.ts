@@ -9,15 +9,15 @@
  *    repeat searches the same queries, so a query is one pair, never one per repeat);
  *  - tests: two-sided paired t-test and paired randomization test, TRIALS sign flips seeded by the config's seed
  *    and the comparison's name (eval/significance.ts testAgainstBaseline);
- *  - Holm family: baseline × protocol × setting × measure, i.e. one measure of one report table against one
- *    baseline — Table 1 (a setting's dataset level: every model × pool size), Tables 2, 7, 8 (a setting's field
+ *  - Holm family (eval/significance.ts holmFamily): baseline × protocol × setting × measure, i.e. one measure of
+ *    one report table against one baseline — Table 1 (a setting's dataset level: every model × pool size), Tables 2, 7, 8 (a setting's field
  *    level: every model × field). The table and chart of the models beyond the paper show Table 1's rows for
  *    them, p-values and all.
- * `citebench eval QRELS BASELINE RUN…` (eval/compare.ts) and significanceFrame (an analyst's ad-hoc comparison in a notebook) go
- * through the same testAgainstBaseline and, for the latter, the same families (significanceOf).
+ * `citebench eval QRELS BASELINE RUN…` (eval/compare.ts) and significanceFrame (an analyst's ad-hoc comparison in
+ * a notebook) go through the same testAgainstBaseline and the same family definition (holmFamily).
  */
 import { schemeFields, schemeOfNames, type FieldScheme } from '../corpus/fields.ts';
-import { TRIALS, testAgainstBaseline, type QueryValue } from '../eval/significance.ts';
+import { TRIALS, holmFamily, testAgainstBaseline, type QueryValue } from '../eval/significance.ts';
 import { significanceFrameOf, type Frame } from '../report/frames.ts';
 import { SIGNIFICANCE_ALPHA, SIGNIFICANCE_FAMILY, readCell, type CellSummary, type SignificanceRecord, type SignificanceRow } from '../report/results.ts';
 import { CitebenchError } from '../util/errors.ts';
@@ -57,7 +57,7 @@ export function significanceOf(values: Iterable<CellQueryValue>, baseline: strin
   const models: string[] = [];
   function* keyed(): Generator<QueryValue> {
     for (const v of values) {
-      const family = `${v.protocol}|${v.setting}|${v.measure}`;
+      const family = holmFamily(v);
       const cell = `${v.field ?? ''}|${v.poolSize}`;
       if (!families.has(family)) families.set(family, { protocol: v.protocol, setting: v.setting, measure: v.measure });
       if (!cells.has(cell)) cells.set(cell, { field: v.field, poolSize: v.poolSize });

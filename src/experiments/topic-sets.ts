@@ -9,11 +9,20 @@
  *   mdcr/test, mdcr/test/Bio, mdcr/val          MDCR's benchmark (§4), whole or one field, once it is built
  *   beir/scidocs                                a BEIR-format task, once its store is built (beir-stage.ts)
  * A sampled set is drawn from the corpus by the config's seed each time it is asked for (cheap next to any
- * search); MDCR's and BEIR's are read from their files.
+ * search); MDCR's and BEIR's are read from their files (BEIR's from the task's store, once the run built it).
+ *
+ * Every set also has a full name that says where it comes from (TopicSet.name), its id after its origin:
+ *   corpus-<12 hex of the store's id column>/seed-<seed>/<id>   sampled sets, and MDCR (built from them)
+ *   beir-<12 hex of the task's three files>/<id>                 a BEIR task
+ *   corpus-<…>/files-<12 hex of the files' content>             a split given as files (`citebench bm25 tune`)
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CorpusStore } from '../corpus/store.ts';
+import { beirTopics, checkBeirFolder, BEIR_FILES, BEIR_QUERY_PREFIX } from '../corpus/beir.ts';
+import { CorpusStore } from '../corpus/store.ts';
+import { corpusKey } from '../corpus/store-key.ts';
+import { fileContentHash } from '../retrieval/dense/file-hash.ts';
+import { identity, sha256 as newSha256 } from '../util/identity.ts';
 import { fieldAbbrev, schemeFields } from '../corpus/fields.ts';
 import { mdcrNegativeTypes, type MdcrBenchmark } from '../eval/mdcr.ts';
 import { mdcrPairs, readMdcrData } from '../eval/mdcr-data.ts';
@@ -31,6 +40,8 @@ import type { QuerySplits } from './splits.ts';
 /** What experiment() evaluates: the topics and what they search or score, and how they are judged. */
 export interface TopicSet {
   id: string;
+  /** The id after where the set comes from (its corpus and seed, or its task's files): see the top of this file. */
+  name?: string;
   /** Article ids and trec_eval's tie order (the corpus store, or a BEIR task's store with its query ids). */
   docs: { id(i: number): string; idOrder: DocOrder };
   topics: Uint32Array;
@@ -44,6 +55,8 @@ export interface TopicSet {
   /** A sampled set: its pool group and the pool as drawn (its size, whether the field-cited set was exhausted). */
   group?: PoolGroup;
   sampled?: Pool;
+  /** Close what the set holds open (a BEIR task's store). */
+  release?(): void;
 }
 
 /** A set sampled from the corpus for a pool group: always a pool and judgements. */
@@ -67,8 +80,51 @@ export function tuningGroup(cfg: Pick<ExperimentConfig, 'protocols' | 'validatio
   return { protocol: 'dataset', split: 'val', field: null, poolSize: d.pools[0], repeat: 1, queries: cfg.validation.queries, ...(setting === 'inductive' ? { setting } : {}) };
 }
 
+/** The origin part of a set's name drawn from a corpus store: its id column's identity, and the seed. */
+export function corpusOrigin(store: Pick<CorpusStore, 'dir'>, seed?: number): string {
+  const key = corpusKey(store.dir) ?? identity(store.dir);
+  return `corpus-${key.slice(0, 12)}${seed === undefined ? '' : `/seed-${seed}`}`;
+}
+
+/** The origin part of a name for topics given as files: the corpus, and the files' content. */
+export function filesOrigin(store: Pick<CorpusStore, 'dir'>, files: string[]): string {
+  return `${corpusOrigin(store)}/files-${identity(files.map((f) => fileContentHash(f))).slice(0, 12)}`;
+}
+
+/** A BEIR task's three files (corpus, queries, judgements of the split) and their SHA-256. */
+export function beirTaskFiles(task: { path: string; split: string }): { files: string[]; sha256: string[] } {
+  const files = [BEIR_FILES.corpus, BEIR_FILES.queries, BEIR_FILES.qrels(task.split)].map((f) => join(task.path, f));
+  checkBeirFolder(task.path, task.split);
+  return { files, sha256: files.map((f) => fileContentHash(f)) };
+}
+
+/** The work folder of a BEIR task: its store and embeddings depend on the documents and queries only. */
+export function beirTaskDir(work: string, task: { name: string }, sha256: string[]): string {
+  return join(work, 'beir', `${task.name}-${newSha256().update(sha256[0]).update(sha256[1]).hex(12)}`);
+}
+
+/** A BEIR task as a topic set over its store: its judged queries, the task's corpus as the pool, graded judgements. */
+export interface BeirTopicSet extends SampledTopicSet {
+  /** The queries' BEIR ids, in topic order. */
+  queryIds: string[];
+  judgements: number;
+}
+
+export function beirTopicSet(store: CorpusStore, task: { name: string; path: string; split: string }, sha256: string[]): BeirTopicSet {
+  const t = beirTopics(store, task.path, task.split);
+  const group: PoolGroup = { protocol: 'beir', split: 'test', field: null, poolSize: t.pool.length, repeat: 1, queries: t.queries.length, task: task.name };
+  const id = groupPath(group);
+  // Runs and qrels name the queries by their BEIR ids.
+  const docs = { id: (i: number) => { const d = store.id(i); return d.startsWith(BEIR_QUERY_PREFIX) ? d.slice(BEIR_QUERY_PREFIX.length) : d; }, idOrder: store.idOrder };
+  return {
+    id, name: `beir-${identity(sha256).slice(0, 12)}/${id}`, docs, topics: t.queries, pool: t.pool, qrels: t.qrels, setting: 'transductive', group,
+    sampled: { members: t.pool, cited: t.pool.length, exhausted: false } as Pool, queryIds: t.queryIds, judgements: t.judgements,
+  };
+}
+
 export class TopicSets {
   private readonly groups = new Map<string, PoolGroup>();
+  private origin_: string | undefined;
 
   constructor(
     private readonly cfg: ExperimentConfig,
@@ -90,19 +146,40 @@ export class TopicSets {
     return out;
   }
 
+  /** Where the config's sampled sets come from: the corpus and the seed (the first part of their names). */
+  origin(): string {
+    return (this.origin_ ??= corpusOrigin(this.store, this.cfg.seed));
+  }
+
   /** The set of a sampled pool group. */
   ofGroup(g: PoolGroup): SampledTopicSet {
     const topics = this.splits.get(g.protocol, g.split, g.field, g.setting);
     const { pool, qrels } = poolWithQrels(this.store, topics, groupPoolOptions(this.cfg, g));
-    return { id: groupPath(g), docs: this.store, topics, pool: pool.members, qrels, setting: g.setting ?? 'transductive', group: g, sampled: pool };
+    const id = groupPath(g);
+    return { id, name: `${this.origin()}/${id}`, docs: this.store, topics, pool: pool.members, qrels, setting: g.setting ?? 'transductive', group: g, sampled: pool };
   }
 
-  get(id: string): TopicSet {
+  /** A set by its id (dataset/4k-r1) or its full name (corpus-…/seed-3/dataset/4k-r1). A BEIR task's set holds its store open: release() it. */
+  get(idOrName: string): TopicSet {
+    const id = idOrName.startsWith(`${this.origin()}/`) ? idOrName.slice(this.origin().length + 1) : idOrName;
     const g = this.groups.get(id);
     if (g) return this.ofGroup(g);
     const m = /^mdcr\/(test|val)(?:\/([^/]+))?$/.exec(id);
-    if (m && this.cfg.protocols.mdcr) return mdcrTopicSet(this.store, join(this.cfg.results, 'mdcr'), m[1] as 'test' | 'val', m[2]);
-    if (id.startsWith('beir/')) throw new CitebenchError(`${id}: a BEIR task's topics are on its own store (the run's BEIR stage builds it); read them with beirTopics`);
+    if (m && this.cfg.protocols.mdcr) return { ...mdcrTopicSet(this.store, join(this.cfg.results, 'mdcr'), m[1] as 'test' | 'val', m[2]), name: `${this.origin()}/${id}` };
+    const task = this.cfg.protocols.beir;
+    if (task && (id === `beir/${task.name}` || /^beir-[0-9a-f]{12}\//.test(idOrName))) {
+      const { sha256 } = beirTaskFiles(task);
+      const storeDir = join(beirTaskDir(this.cfg.work, task, sha256), 'store');
+      if (!existsSync(join(storeDir, 'meta.json'))) throw new CitebenchError(`beir/${task.name}: the task's store is not built yet (citebench run builds it in ${storeDir})`);
+      const store = CorpusStore.open(storeDir);
+      const set = beirTopicSet(store, task, sha256);
+      if (idOrName !== set.id && idOrName !== set.name) (store.close(), this.fail(idOrName));
+      return { ...set, release: () => store.close() };
+    }
+    this.fail(idOrName);
+  }
+
+  private fail(id: string): never {
     throw new CitebenchError(`no topic set '${id}' in ${this.cfg.name} (have: ${this.list().slice(0, 8).join(', ')}${this.list().length > 8 ? ', …' : ''})`);
   }
 }

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fieldAbbrev, parseSchemeField, schemeFieldHint, schemeFields, type FieldName } from '../corpus/fields.ts';
 import { CorpusStore } from '../corpus/store.ts';
-import { readRankedRun } from '../eval/trec-run.ts';
+import { readRankedRun, readRelevant } from '../eval/trec-run.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { firstBaseline, readCell, resultsFieldScheme, type CellRecord, type CellSummary, type ResultsIndex } from './results.ts';
 import { esc, fmt1, page } from './html.ts';
@@ -50,15 +50,9 @@ function runOf(file: string, wanted: Set<string>): Map<string, string[]> {
   return new Map([...readRankedRun(file, { queries: wanted }).lists].map(([q, l]) => [q, l.map((x) => x.docno)]));
 }
 
+/** The wanted queries' relevant docnos of a qrels file (eval/trec-run.ts). */
 function qrelsOf(file: string, wanted: Set<string>): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const line of readFileSync(file, 'latin1').split('\n')) {
-    const f = line.trim().split(/\s+/);
-    if (f.length < 4 || !wanted.has(f[0]) || Number(f[3]) <= 0) continue;
-    if (!out.has(f[0])) out.set(f[0], []);
-    out.get(f[0])!.push(f[2]);
-  }
-  return out;
+  return readRelevant(file, { queries: wanted });
 }
 
 export interface DrillOptions {

@@ -23,8 +23,10 @@ import { CitebenchError } from '../util/errors.ts';
 import { shortfallNote } from '../sampling/pools.ts';
 
 export interface CellRecord {
-  /** Hash of everything that determines the cell (corpus, model fingerprint, protocol, sizes, seed). */
+  /** Hash of everything that determines the cell (experiments/experiment.ts cellIdentity: topics, pool, qrels, model fingerprint, corpus, protocol …). */
   key: string;
+  /** Each input of the key, briefly (util/identity.ts keyOf): a stale cell says which changed. Absent in results.json. */
+  inputs?: Record<string, string>;
   model: string;
   /** beir: a BEIR-layout task (corpus/beir.ts), named by `task`; its pool is the task's corpus. */
   protocol: 'dataset' | 'field' | 'beir';
@@ -51,7 +53,7 @@ export interface CellRecord {
   files: { run: string; qrels: string };
 }
 
-export type CellSummary = Omit<CellRecord, 'perQuery' | 'queryIds'> & { file: string };
+export type CellSummary = Omit<CellRecord, 'perQuery' | 'queryIds' | 'inputs'> & { file: string };
 
 export interface ModelEntry {
   name: string;

@@ -4,7 +4,7 @@
  * the query, a dense model's similarity, a cross-encoder's logit), through the retrievers' `candidates` mode.
  * The final order is what trec_eval will see: the float32 score descending, ties by the tie key descending.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../util/identity.ts';
 import type { RankedLists, Retriever, SearchRequest, Setting } from './retriever.ts';
 import { CitebenchError } from '../util/errors.ts';
 
@@ -68,9 +68,9 @@ export function splitLists(r: RankedLists, k = Infinity): Uint32Array[] {
 
 /** Short content hash of a typed array (graphs, tie keys) for fingerprints. */
 export function arrayDigest(...arrays: ArrayBufferView[]): string {
-  const h = createHash('sha256');
-  for (const a of arrays) h.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
-  return h.digest('hex').slice(0, 32);
+  const h = sha256();
+  for (const a of arrays) h.update(a);
+  return h.hex(32);
 }
 
 /**

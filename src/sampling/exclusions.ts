@@ -4,7 +4,7 @@
  * lines and lines starting with '#' ignored), any number of files. Ids that are not in the store are counted,
  * not an error: training sets span all of S2ORC, a store holds a prefiltered part of it.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../util/identity.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import type { CorpusStore } from '../corpus/store.ts';
 import { CitebenchError, InputError } from '../util/errors.ts';
@@ -44,7 +44,7 @@ export function loadQueryExclusion(store: Pick<CorpusStore, 'size' | 'indexOf'>,
       if (i < 0) notInStore++;
       else mark[i] = 1;
     });
-    files.push({ path, sha256: createHash('sha256').update(bytes).digest('hex'), ids: seen.size, notInStore });
+    files.push({ path, sha256: sha256().update(bytes).hex(), ids: seen.size, notInStore });
   }
   let n = 0;
   for (let i = 0; i < mark.length; i++) n += mark[i];

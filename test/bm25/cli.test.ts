@@ -106,6 +106,7 @@ test('bm25 index / search / tune on a synthetic store; unknown ids are named by 
     const best = Math.max(...tuned.grid.map((p: { score: number }) => p.score));
     assert.deepEqual(tuned.chosen, tuned.grid.find((p: { score: number }) => p.score === best).params, 'the first point of the best score');
     assert.deepEqual(tuned.params, { k1: [0.5, 1.2], b: [0.3, 0.75] });
+    assert.match(tuned.topics, /^corpus-[0-9a-f]{12}\/files-[0-9a-f]{12}$/, 'the split named by the corpus and the files\' content, not a file name');
     assert.match(r.stdout, /1 qrels lines of other queries skipped/);
     // The qrels go through the eval module's reader: a doc judged twice is named by file and line.
     writeFileSync(join(dir, 'dup-qrels.txt'), `${qrels[0]}\n${qrels[0]}\n`);

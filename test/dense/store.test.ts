@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -10,6 +10,9 @@ import { Encoder } from '../../src/retrieval/dense/encoder.ts';
 import { EmbeddingStore, type StoredType } from '../../src/retrieval/dense/store.ts';
 import { DenseRetriever } from '../../src/retrieval/dense/retriever.ts';
 import { toHalf, fromHalf } from '../../src/retrieval/dense/float16.ts';
+import { buildHnsw } from '../../src/retrieval/dense/hnsw.ts';
+import { vectorStoreDir } from '../../src/retrieval/dense/role-stores.ts';
+import { defaultEmbDir } from '../../src/cli/commands/dense-common.ts';
 
 const TINY = new URL('../../../shared/models/tiny-scibert-random', import.meta.url).pathname;
 const SAMPLE = new URL('../../../shared/data/scirepeval-sample/fos_small.json', import.meta.url).pathname;
@@ -181,6 +184,53 @@ test('DenseRetriever: pool restriction, excludeSelf and scores equal a brute for
     assert.ok(hr.lastBuildSeconds > 0, 'rebuilt for the other pool');
     assert.deepEqual(h2, r2);
   } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('HNSW graph cache: keyed by util/identity.ts; a key file an older citebench wrote is still accepted, another is rebuilt', () => {
+  const root = mkdtempSync(join(tmpdir(), 'cb-hnsw-key-'));
+  try {
+    const d = 4;
+    const n = 50;
+    const vectors = Float32Array.from({ length: n * d }, (_, i) => Math.sin(i * 0.37));
+    const cachePath = join(root, 'graph.usearch');
+    const opts = { cachePath, cacheKey: 'abc' };
+    assert.equal(buildHnsw(vectors, d, 'l2', opts).loaded, false);
+    assert.equal(buildHnsw(vectors, d, 'l2', opts).loaded, true);
+    assert.equal(buildHnsw(vectors, d, 'l2', { ...opts, connectivity: 8 }).loaded, false, 'other graph settings');
+    writeFileSync(`${cachePath}.key`, `abc/${n}/${d}/l2/16/128/f32`);
+    assert.equal(buildHnsw(vectors, d, 'l2', opts).loaded, true, 'the older key file');
+    writeFileSync(`${cachePath}.key`, `abd/${n}/${d}/l2/16/128/f32`);
+    assert.equal(buildHnsw(vectors, d, 'l2', opts).loaded, false, 'an older key file of other vectors');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('vector store folders, one name: a CLI default as a run names its stores; an earlier <model>/ folder of the same vectors still read', () => {
+  const root = mkdtempSync(join(tmpdir(), 'cb-emb-name-'));
+  const cwd = process.cwd();
+  try {
+    process.chdir(root);
+    const corpus = join(root, 'mystore');
+    const base = join('data', 'embeddings', 'mystore');
+    const model = { fingerprint: 'ab'.repeat(16), roleFingerprint: { query: 'ab'.repeat(16), document: 'ab'.repeat(16) } } as ResolvedModel;
+    assert.equal(vectorStoreDir(join('w', 'embeddings'), 'm', model.fingerprint), join('w', 'embeddings', `m-${'ab'.repeat(6)}`), 'a run\'s store');
+    assert.equal(defaultEmbDir(corpus, './tiny', model), join(base, `tiny-${'ab'.repeat(6)}`));
+    // A folder named as before (no fingerprint) holding this model's vectors is read; of another model, not.
+    const manifest = { model: 'tiny', fingerprint: model.fingerprint, dim: 4, dtype: 'float32' as const, kind: 'single' as const, chunkSize: 8, corpusSize: 3 };
+    EmbeddingStore.openOrCreate(join(base, 'tiny'), manifest);
+    assert.equal(defaultEmbDir(corpus, './tiny', model), join(base, 'tiny'));
+    assert.equal(defaultEmbDir(corpus, './tiny', { ...model, fingerprint: 'cd'.repeat(16), roleFingerprint: { query: 'cd'.repeat(16), document: 'cd'.repeat(16) } }), join(base, `tiny-${'cd'.repeat(6)}`));
+    // Without the model (encode --status, dense search --no-encode, embeddings export): the one folder of the model.
+    assert.equal(defaultEmbDir(corpus, './tiny'), join(base, 'tiny'), 'only the earlier one');
+    EmbeddingStore.openOrCreate(join(base, `tiny-${'cd'.repeat(6)}`), { ...manifest, fingerprint: 'cd'.repeat(16) });
+    assert.equal(defaultEmbDir(corpus, './tiny'), join(base, `tiny-${'cd'.repeat(6)}`));
+    EmbeddingStore.openOrCreate(join(base, `tiny-${'ab'.repeat(6)}`), manifest);
+    assert.throws(() => defaultEmbDir(corpus, './tiny'), /2 embedding stores of \.\/tiny \(tiny-abababababab, tiny-cdcdcdcdcdcd\): name one/);
+  } finally {
+    process.chdir(cwd);
     rmSync(root, { recursive: true, force: true });
   }
 });

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readRankedRun } from '../../src/eval/trec-run.ts';
+import { readRankedRun, readRelevant } from '../../src/eval/trec-run.ts';
 import { lineNumbersOf } from '../../src/eval/line-scan.ts';
 import { writeRun } from '../../src/eval/trec-write.ts';
 import { trecEvalText } from '../../src/eval/trec-eval.ts';
@@ -128,4 +128,13 @@ test('a run already best first (no sort: the fast path) ranks and evaluates as t
   const qrels = file(lines.filter((_, i) => i % 7 === 0).map((l) => `${l.q} 0 ${l.d} 1`).join('\n') + '\n');
   const m = ['map', 'ndcg', 'P.10', 'recip_rank'];
   assert.equal(trecEvalText(qrels, sorted, m), trecEvalText(qrels, mixed, m));
+});
+
+test('readRelevant: each query\'s docnos labelled > 0 in file order, queries interleaved, filtered; qrels errors as trec_eval\'s reader', () => {
+  const f = join(dir, 'rel.qrels');
+  writeFileSync(f, '# judged\nq1 0 d3 1\nq2 0 d1 0\nq1 0 d1 2\nq2 0 d9 1\nq1 0 d7 -1\nq3 0 d2 1\n');
+  assert.deepEqual([...readRelevant(f)], [['q1', ['d3', 'd1']], ['q2', ['d9']], ['q3', ['d2']]]);
+  assert.deepEqual([...readRelevant(f, { queries: new Set(['q2']) })], [['q2', ['d9']]]);
+  writeFileSync(f, 'q1 0 d3 1\nq1 0 d4 x\n');
+  assert.throws(() => readRelevant(f), (e: unknown) => e instanceof InputError && /rel\.qrels:2.*not an integer/.test((e as Error).message));
 });

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { loadConfig } from '../../src/experiments/config.ts';
 import { runExperiment } from '../../src/experiments/run.ts';
+import { topicSetsOf } from '../../src/experiments/adhoc.ts';
+import { CorpusStore } from '../../src/corpus/store.ts';
 import { parseMeasure } from '../../src/eval/registry.ts';
 import { trecEvalText } from '../../src/eval/trec-eval.ts';
 import { buildTables } from '../../src/report/report-tables.ts';
@@ -149,13 +151,37 @@ test('same config ⇒ byte-identical task files in a fresh results folder (the t
   }
 });
 
-test('a model built on another (navigation) is not run on the task, and results.json and the report say why', async () => {
-  const cfg = loadConfig(config('', 'test', '  nav: { kind: navigation, first: bm25 }'), { work: join(tmp, 'work'), results: join(tmp, 'results-nav') });
+test('navigation (the citation graph) is not run on the task, a re-ranker of it neither, one of bm25 is; results.json and the report say why', async () => {
+  const cfg = loadConfig(config('', 'test', '  nav: { kind: navigation, first: bm25 }\n  rr: { kind: rerank, first: bm25, depth: 20, scorer: tiny }\n  rrnav: { kind: rerank, first: nav, scorer: bm25 }'), { work: join(tmp, 'work'), results: join(tmp, 'results-nav') });
   const out = await runExperiment(cfg, { log: () => {}, threads: 1 });
   out.store.close();
-  assert.deepEqual(out.results.beir!.notRun.map((x) => x.name), ['nav']);
-  assert.deepEqual(out.results.cells.filter((c) => c.protocol === 'beir').map((c) => c.model), ['bm25', 'tiny']);
-  assert.match(out.report, /Not run on it: nav \(a navigation model is built on other models or the main corpus's citation graph/);
+  assert.deepEqual(out.results.beir!.notRun, [
+    { name: 'nav', reason: 'a navigation model navigates the citation graph, which a BEIR task does not have' },
+    { name: 'rrnav', reason: 'it needs nav, which is not run on the task (first: nav)' },
+  ]);
+  assert.deepEqual(out.results.cells.filter((c) => c.protocol === 'beir').map((c) => c.model), ['bm25', 'tiny', 'rr']);
+  assert.match(out.report, /Not run on it: nav \(a navigation model navigates the citation graph, which a BEIR task does not have/);
+});
+
+test('the task is one of the config\'s topic sets: by id or by its name (its files), the topics and judgements its cells used', () => {
+  const cfg = loadConfig(config(), { work: join(tmp, 'work'), results: join(tmp, 'results') });
+  const store = CorpusStore.open(join(tmp, 'work', 'store'));
+  try {
+    const sets = topicSetsOf(cfg, store);
+    assert.match(sets.origin(), /^corpus-[0-9a-f]{12}\/seed-3$/);
+    assert.ok(sets.list().includes('beir/beir-search'));
+    const t = sets.get('beir/beir-search');
+    assert.match(t.name!, /^beir-[0-9a-f]{12}\/beir\/beir-search$/);
+    const cell = JSON.parse(readFileSync(join(dir, r.cells.find((c) => c.protocol === 'beir' && c.model === 'bm25')!.file), 'utf8')) as CellRecord;
+    assert.deepEqual(Array.from(t.topics, (q) => t.docs.id(q)), cell.queryIds);
+    assert.equal(readFileSync(join(dir, cell.files.qrels), 'utf8').split('\n').filter(Boolean).length, t.qrels!.docs.length);
+    const again = sets.get(t.name!);
+    assert.deepEqual(again.topics, t.topics);
+    again.release?.();
+    t.release?.();
+  } finally {
+    store.close();
+  }
 });
 
 test('config errors name the key; a task folder without the split is one line', async () => {

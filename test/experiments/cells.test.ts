@@ -24,7 +24,7 @@ import type { ResolvedModel } from '../../src/retrieval/dense/models.ts';
 import type { RankedLists, Retriever, SearchRequest } from '../../src/retrieval/retriever.ts';
 import { sampleQueries, samplePool, citationQrels, poolWithQrels } from '../../src/sampling/pools.ts';
 import { cellKey, runGroup, type GroupContext } from '../../src/experiments/cells.ts';
-import { corpusStamp } from '../../src/experiments/corpus-stage.ts';
+import { corpusInputs } from '../../src/experiments/corpus-stage.ts';
 import { groupPath, type PoolGroup } from '../../src/experiments/plan.ts';
 import { groupPoolOptions, type SampledTopicSet } from '../../src/experiments/topic-sets.ts';
 import { CitebenchError } from '../../src/util/errors.ts';
@@ -57,6 +57,10 @@ function setOf(g: PoolGroup, qs: Uint32Array): SampledTopicSet {
   const { pool, qrels } = poolWithQrels(store, qs, groupPoolOptions({ seed: 3, queryYear: 2019 }, g));
   return { id: groupPath(g), docs: store, topics: qs, pool: pool.members, qrels, setting: g.setting ?? 'transductive', group: g, sampled: pool };
 }
+
+let set0_: SampledTopicSet | undefined;
+/** The group's set on the test's queries (sampled once). */
+const set0 = () => (set0_ ??= setOf(group, queries));
 
 const bm25 = (opts: ConstructorParameters<typeof Bm25Retriever>[2] = {}, ix = index) => new Bm25Retriever(ix, store, { tieKey: store.idOrder, ...opts });
 
@@ -96,8 +100,57 @@ test('cell cache: a changed k1 reruns the cell instead of reusing the old one; M
   assert.ok(Math.abs(sum / queries.length - a.cells[0].means.MAP) < 1e-12, `MAP ${a.cells[0].means.MAP} vs independent ${sum / queries.length}`);
 });
 
+test('a changed pool sampler recomputes exactly the cells of the pools it changed, with one line each saying why', async () => {
+  const dir = join(root, 'results-sampler');
+  const g2: PoolGroup = { ...group, repeat: 2 };
+  const models = () => [{ name: 'bm25', retriever: bm25() }, { name: 'bm25-k2', retriever: bm25({ params: { k1: 2 } }) }];
+  const lines: string[] = [];
+  const log = (l: string) => lines.push(l);
+  for (const g of [group, g2]) await runGroup(ctx(dir, { log }), setOf(g, queries), models());
+  const before = readFileSync(join(dir, 'cells/bm25/dataset/800-r1.json'), 'utf8');
+  // Another sampler's output for repeat 2: one fill article swapped for one outside the pool (every cited
+  // article stays, so the judgements are the same); repeat 1 samples as before.
+  const swapped = (s: SampledTopicSet): SampledTopicSet => {
+    const cited = new Set(s.qrels.docs);
+    const inPool = new Set(s.pool);
+    const out = s.pool.find((d) => !cited.has(d))!;
+    const into = Array.from({ length: store.size }, (_, i) => i).find((i) => !inPool.has(i) && !s.topics.includes(i))!;
+    const members = Uint32Array.from([...s.pool].map((d) => (d === out ? into : d))).sort();
+    return { ...s, pool: members, sampled: { ...s.sampled, members } };
+  };
+  lines.length = 0;
+  await runGroup(ctx(dir, { log }), setOf(group, queries), models());
+  const r2 = await runGroup(ctx(dir, { log }), swapped(setOf(g2, queries)), models());
+  assert.deepEqual(lines.filter((l) => / recomputed/.test(l)), ['bm25 dataset/800-r2: recomputed, pool ids changed', 'bm25-k2 dataset/800-r2: recomputed, pool ids changed']);
+  assert.ok(!lines.some((l) => l.includes('800-r1')), `repeat 1 is reused untouched: ${lines.join(' | ')}`);
+  assert.equal(readFileSync(join(dir, 'cells/bm25/dataset/800-r1.json'), 'utf8'), before);
+  const stored = JSON.parse(readFileSync(join(dir, 'cells/bm25/dataset/800-r2.json'), 'utf8'));
+  assert.equal(stored.key, r2.cells[0].key);
+  assert.match(stored.inputs.pool, /^Uint32Array\[800\] [0-9a-f]{12}$/, 'the record describes its inputs');
+  // The same sampler output again: nothing recomputed.
+  lines.length = 0;
+  await runGroup(ctx(dir, { log }), swapped(setOf(g2, queries)), models());
+  assert.deepEqual(lines, []);
+});
+
+test('a cell written before keys named their inputs is recomputed, with one line saying why', async () => {
+  const dir = join(root, 'results-old');
+  const set = setOf(group, queries);
+  await runGroup(ctx(dir), set, [{ name: 'bm25', retriever: bm25() }]);
+  const file = join(dir, 'cells/bm25/dataset/800-r1.json');
+  const { inputs: _i, ...old } = JSON.parse(readFileSync(file, 'utf8'));
+  writeFileSync(file, JSON.stringify({ ...old, key: '0badc0de' }) + '\n');
+  const lines: string[] = [];
+  await runGroup(ctx(dir, { log: (l) => lines.push(l) }), set, [{ name: 'bm25', retriever: bm25() }]);
+  assert.deepEqual(lines.filter((l) => / recomputed/.test(l)), ['bm25 dataset/800-r1: recomputed, written by an older citebench (its key names no inputs)']);
+  writeFileSync(file, '{"key": ');
+  lines.length = 0;
+  await runGroup(ctx(dir, { log: (l) => lines.push(l) }), set, [{ name: 'bm25', retriever: bm25() }]);
+  assert.deepEqual(lines.filter((l) => / recomputed/.test(l)), ['bm25 dataset/800-r1: recomputed, its record is damaged']);
+});
+
 test('cell key: every BM25 setting and the index content change it', async () => {
-  const key = (r: Retriever) => cellKey(ctx(root), group, r);
+  const key = (r: Retriever) => cellKey(ctx(root), set0(), r);
   const base = key(bm25());
   assert.equal(key(bm25()), base, 'same settings, same key');
   assert.equal(key(bm25({ threads: 2 })), base, 'threads do not change results');
@@ -109,9 +162,9 @@ test('cell key: every BM25 setting and the index content change it', async () =>
   const other = await buildIndex(new InMemoryTexts(Array.from({ length: store.size }, (_, i) => ({ title: `t${i % 7}`, abstract: 'other words' }))));
   assert.notEqual(key(bm25({}, other)), base, 'index content');
   // Protocol settings too.
-  assert.notEqual(cellKey(ctx(root, { emptyLists: 'error' }), group, bm25()), base, 'empty-list policy');
-  assert.notEqual(cellKey(ctx(root, { sampleKey: 'another corpus' }), group, bm25()), base, 'corpus / exclusion identity');
-  assert.notEqual(cellKey(ctx(root), { ...group, repeat: 2 }, bm25()), base, 'repeat');
+  assert.notEqual(cellKey(ctx(root, { emptyLists: 'error' }), set0(), bm25()), base, 'empty-list policy');
+  assert.notEqual(cellKey(ctx(root, { sampleKey: 'another corpus' }), set0(), bm25()), base, 'corpus / exclusion identity');
+  assert.notEqual(cellKey(ctx(root), { ...set0(), group: { ...group, repeat: 2 } }, bm25()), base, 'repeat');
 });
 
 test('cell key: dense model file, pooling, distance, dtype, HNSW parameters and score mode change it', () => {
@@ -133,7 +186,7 @@ test('cell key: dense model file, pooling, distance, dtype, HNSW parameters and 
   const enc = (m: Partial<ResolvedModel> = {}) => ({ model: { ...model, ...m } }) as unknown as Encoder;
   const dense = (o: Partial<ConstructorParameters<typeof DenseRetriever>[0]> = {}) =>
     new DenseRetriever({ name: 'm', store: emb, distance: 'l2', tieKey: store.idOrder, ...o });
-  const key = (r: Retriever) => cellKey(ctx(root), group, r);
+  const key = (r: Retriever) => cellKey(ctx(root), set0(), r);
   const base = key(dense());
   assert.equal(key(dense()), base);
   assert.notEqual(key(dense({ store: embOther })), base, 'stored vectors of another model');
@@ -161,7 +214,7 @@ test('cell key: dense model file, pooling, distance, dtype, HNSW parameters and 
 });
 
 test('corpus stamp: the synthetic generator version is part of it', () => {
-  const stamp = JSON.parse(corpusStamp({ corpus: { synthetic: { articles: 1000, seed: 1 }, prefilter: 'paper' } }));
+  const stamp = corpusInputs({ corpus: { synthetic: { articles: 1000, seed: 1 }, prefilter: 'paper' } }).synthetic as { synth: typeof SYNTH_DEFAULTS & { version: number } };
   assert.equal(stamp.synth.version, SYNTH_VERSION);
   assert.equal(stamp.synth.vocabulary, SYNTH_DEFAULTS.vocabulary);
 });

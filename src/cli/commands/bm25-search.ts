@@ -8,12 +8,12 @@ import { CitebenchError } from '../../util/errors.ts';
 import { checkIndexMatchesStore } from './bm25-common.ts';
 import { readIdList, readPool } from './id-lists.ts';
 import { availableParallelism } from 'node:os';
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../util/identity.ts';
 import { resolve } from 'node:path';
 import { removeJournal, searchResumable } from '../../retrieval/resumable.ts';
 import { parseShard, shardRange } from '../../util/shard.ts';
 
-const digest = (a: Uint32Array) => createHash('sha256').update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength)).digest('hex');
+const digest = (a: Uint32Array) => sha256().update(a).hex();
 
 export const usage = `usage: citebench bm25 search --index INDEX --corpus STORE --queries FILE --out RUN.trec
                              [--pool FILE] [--k 500] [--k1 0.9] [--b 0.4] [--accurate] [--threads N]

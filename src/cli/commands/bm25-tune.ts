@@ -13,7 +13,7 @@ import { writeFileAtomic } from '../../util/atomic.ts';
 import { checkIndexMatchesStore, numList } from './bm25-common.ts';
 import { readIdList, readPool } from './id-lists.ts';
 import { availableParallelism } from 'node:os';
-import { basename } from 'node:path';
+import { filesOrigin } from '../../experiments/topic-sets.ts';
 
 export const usage = `usage: citebench bm25 tune --index INDEX --corpus STORE --queries FILE --qrels QRELS
                            [--pool FILE] [--k 500] [--k1-grid ${DEFAULT_TUNE_GRID.k1.join(',')}] [--b-grid ${DEFAULT_TUNE_GRID.b.join(',')}]
@@ -25,7 +25,8 @@ trec_eval -c semantics — a query whose ranked list comes back empty counts 0, 
 The best point has the highest mean; among equal means the first in grid order wins (k1 varying slowest, each
 grid in the order given). QRELS: TREC qrels 'qid iter docno relevance' with paper ids; lines of queries not in
 FILE are skipped and counted; relevant papers outside the corpus still count as relevant. --out writes the
-tuning record as results.json keeps it (params, every grid point's score, chosen).`;
+tuning record as results.json keeps it (params, every grid point's score, chosen; its topics named by where they
+come from: corpus-<the store's identity>/files-<the content of FILE, QRELS and the pool file>).`;
 
 /**
  * The qrels rows of the given queries, read with the eval module's reader (same syntax and errors as `eval`),
@@ -84,7 +85,8 @@ export async function run(args: string[]) {
   const retriever = new Bm25Retriever(ix, store, { params: { accurate: values.accurate ?? false }, tieKey: store.idOrder, threads: num('threads', values.threads, availableParallelism()) });
   const record = await tune({
     model: 'bm25', retriever, spec: { grid, measure }, k,
-    split: { id: basename(values.queries!), docs: { id: (i) => store.id(i), idOrder: docOrder }, topics: queries.indices, pool, qrels, setting: 'transductive' },
+    // The split's name says where it comes from: the corpus and the content of the files that give it (topic-sets.ts).
+    split: { id: filesOrigin(store, [values.queries!, qrelsFile, ...(values.pool ? [values.pool] : [])]), docs: { id: (i) => store.id(i), idOrder: docOrder }, topics: queries.indices, pool, qrels, setting: 'transductive' },
     onPoint: (p, score) => console.log(`  ${paramsText(p)}  ${measure}=${score.toFixed(4)}`),
   });
   const best = record.grid.find((g) => paramsText(g.params) === paramsText(record.chosen))!;

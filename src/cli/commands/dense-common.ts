@@ -1,5 +1,7 @@
 /** Shared option handling of `citebench encode` and `citebench dense search`. */
+import { existsSync, readdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { holdsModel, vectorStoreDir } from '../../retrieval/dense/role-stores.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { hubFolderName } from '../../retrieval/dense/hub/ids.ts';
 import { hubRepoOf, resolveModelAsync, type ModelOverrides, type ResolvedModel } from '../../retrieval/dense/models.ts';
@@ -122,7 +124,21 @@ export function modelLabel(model: string): string {
   return repo ? hubFolderName(repo) : basename(resolve(model));
 }
 
-/** Default embedding folder: data/embeddings/<corpus folder name>/<model> (data/ is git-ignored). */
-export function defaultEmbDir(corpusDir: string, model: string): string {
-  return join('data', 'embeddings', basename(resolve(corpusDir)), modelLabel(model));
+/**
+ * Default embedding folder: data/embeddings/<corpus folder name>/<model>-<12 hex of its fingerprint> (data/ is
+ * git-ignored), named as a run names its stores (role-stores.ts vectorStoreDir). Given the resolved model, its
+ * folder — or the folder an earlier citebench named without the fingerprint (…/<model>) when that holds this
+ * model's vectors; without it (a command that does not load the model), the one folder of the model there.
+ */
+export function defaultEmbDir(corpusDir: string, model: string, resolved?: ResolvedModel): string {
+  const root = join('data', 'embeddings', basename(resolve(corpusDir)));
+  const label = modelLabel(model);
+  const earlier = join(root, label);
+  if (resolved) {
+    const dir = vectorStoreDir(root, label, resolved.fingerprint);
+    return !existsSync(dir) && holdsModel(earlier, resolved) ? earlier : dir;
+  }
+  const found = existsSync(root) ? readdirSync(root).filter((n) => n.startsWith(`${label}-`) && /^[0-9a-f]{12}$/.test(n.slice(label.length + 1))).sort() : [];
+  if (found.length > 1) throw new CitebenchError(`${root}: ${found.length} embedding stores of ${model} (${found.join(', ')}): name one`);
+  return found.length ? join(root, found[0]) : earlier;
 }

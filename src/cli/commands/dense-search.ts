@@ -33,7 +33,7 @@ missing from the embedding store are encoded first when the model folder is avai
 
   --queries FILE   paper ids, one per line
   --pool FILE      paper ids of the candidate pool (default: the whole corpus)
-  --emb EMB_DIR    embedding store (default: data/embeddings/<corpus folder>/<model>, as citebench encode writes)
+  --emb EMB_DIR    embedding store (default: data/embeddings/<corpus folder>/<model>-<fingerprint>, as citebench encode writes)
   --hnsw           approximate search with an HNSW graph (usearch) instead of exact search
   --M, --ef-construction, --ef-search   HNSW connectivity and beam widths (defaults 16, 128, max(2k, 512))
   --hnsw-cache FILE  save the built graph there and reuse it (it must be for the same pool)
@@ -85,7 +85,9 @@ export async function run(args: string[]) {
   const { from, to } = shardRange(allQueries.indices.length, shard);
   const queries = { ids: allQueries.ids.slice(from, to), indices: allQueries.indices.slice(from, to) };
   const pool = values.pool ? readPool(values.pool, corpus) : undefined;
-  const embDir = values.emb ?? defaultEmbDir(corpusDir, modelName);
+  // The model is resolved first where it is loaded anyway: its store folder is named by its fingerprint.
+  const resolved = values['no-encode'] ? undefined : await resolveFromValues(values);
+  const embDir = values.emb ?? defaultEmbDir(corpusDir, modelName, resolved);
   if (values['no-encode'] && !existsSync(join(embDir, 'manifest.json')) && !existsSync(join(embDir, 'document', 'manifest.json')))
     throw new CitebenchError(`${embDir}: no embedding store; run 'citebench encode --model ${modelName} --corpus ${corpusDir}' first`);
 
@@ -94,7 +96,7 @@ export async function run(args: string[]) {
   let stores: RoleStores;
   let modelDistance: string | undefined;
   if (!values['no-encode']) {
-    const model = await resolveFromValues(values);
+    const model = resolved!;
     encoder = await Encoder.load(model, { threads, device, log: (l) => console.error(`citebench: ${l}`) });
     stores = openModelStores(embDir, model, { corpusSize: corpus.size, corpusKey: corpusKey(corpusDir) });
     modelDistance = model.distance;

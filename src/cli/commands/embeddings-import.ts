@@ -1,4 +1,5 @@
 import { basename, join, resolve } from 'node:path';
+import { vectorStoreDir } from '../../retrieval/dense/role-stores.ts';
 import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
 import { corpusKey } from '../../corpus/store-key.ts';
@@ -39,7 +40,7 @@ export async function run(args: string[]) {
   if (!Number.isInteger(chunk) || chunk < 1) throw new CitebenchError(`--chunk must be a positive integer, got ${values.chunk}`);
   const corpus = CorpusStore.open(corpusDir);
   try {
-    const out = values.out ?? join('data', 'embeddings', basename(resolve(corpusDir)), `imported-${importFingerprint(file, values.ids).slice(0, 12)}`);
+    const out = values.out ?? vectorStoreDir(join('data', 'embeddings', basename(resolve(corpusDir))), 'imported', importFingerprint(file, values.ids));
     const r = await importEmbeddings(file, corpus, { ids: values.ids, dir: out, corpusKey: corpusKey(corpusDir), distance, chunkSize: chunk });
     console.log(`${out}: ${importReport(r, corpus.size).join('\n')}`);
     if (values.strict && (r.imported < corpus.size || r.notInCorpus.count > 0)) {

@@ -22,7 +22,7 @@ continues from the first missing chunk), and reused by every later search (each 
 model and role; --ids runs add only what is missing).
   --corpus STORE   corpus store folder (citebench corpus build)
   --ids FILE       paper ids to encode, one per line (default: the whole corpus)
-  --out EMB_DIR    embedding store folder (default: data/embeddings/<corpus folder>/<model>)
+  --out EMB_DIR    embedding store folder (default: data/embeddings/<corpus folder>/<model>-<12 hex of its fingerprint>)
   --batch N        articles per forward pass (default 16; texts are length-sorted within a chunk)
   --fp16           store float16 (half the disk; searches widen to float32)
   --chunk N        articles per chunk file (default ${DEFAULT_CHUNK_SIZE}); fixed when the store is created
@@ -68,7 +68,7 @@ export async function run(args: string[]) {
   const corpus = CorpusStore.open(corpusDir);
   const model = await resolveFromValues(values);
   const ids = values.ids ? readPool(values.ids, corpus) : undefined;
-  const out = values.out ?? defaultEmbDir(corpusDir, modelName);
+  const out = values.out ?? defaultEmbDir(corpusDir, modelName, model);
   const encoder = await Encoder.load(model, { batchSize: batch, threads, device, log: (l) => console.error(`citebench: ${l}`) });
   const stores = openModelStores(out, model, { corpusSize: corpus.size, corpusKey: corpusKey(corpusDir), dtype: values.fp16 ? 'float16' : 'float32', chunkSize: chunk });
   const store = stores[role];

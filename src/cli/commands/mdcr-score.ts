@@ -10,13 +10,13 @@ import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
 import { Encoder } from '../../retrieval/dense/encoder.ts';
 import { importEmbeddings, importFingerprint } from '../../retrieval/dense/import/import.ts';
 import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
-import { encodeRoles, openModelStores } from '../../retrieval/dense/role-stores.ts';
+import { encodeRoles, openModelStores, vectorStoreDir } from '../../retrieval/dense/role-stores.ts';
 import { sortedUnique } from '../../util/sorted.ts';
 import type { Retriever } from '../../retrieval/retriever.ts';
 import { writeFileAtomic } from '../../util/atomic.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { readJsonFile } from '../../util/json.ts';
-import { modelOptionSpec, modelOptionsUsage, resolveFromValues } from './dense-common.ts';
+import { modelLabel, modelOptionSpec, modelOptionsUsage, resolveFromValues } from './dense-common.ts';
 
 export const usage = `usage: citebench mdcr score --benchmark MDCR.json --data MDCR_DATA.jsonl --model bm25|NAME|DIR --out SCORES.json
                           [--k1 0.9] [--b 0.4] [--accurate] [--batch 16] [--threads N] [--cache DIR] [--eval] [model options]
@@ -68,7 +68,7 @@ export async function run(args: string[]) {
   const threads = values.threads === undefined ? undefined : num('threads', values.threads);
   // The data file is the corpus: its papers are the documents (positions in the file), their ids the file's.
   const scratch = values.cache ? undefined : mkdtempSync(join(tmpdir(), 'citebench-mdcr-'));
-  const storeDir = (key: string) => (values.cache ? join(values.cache as string, `${data.sha256.slice(0, 16)}-${key.slice(0, 16)}`) : scratch!);
+  const storeDir = (key: string) => (values.cache ? vectorStoreDir(values.cache as string, modelLabel(model), key, data.sha256) : scratch!);
   const scorer = await mdcrScorer(values, data, pairs, model, threads, storeDir);
   try {
     const name = 'scores';

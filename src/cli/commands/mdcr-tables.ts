@@ -1,5 +1,5 @@
 import { parse, num, required } from '../args.ts';
-import { evaluateMdcr, mdcrNegativeTypes, type MdcrBenchmark, type MdcrResult } from '../../eval/mdcr.ts';
+import { evaluateMdcrByType, mdcrNegativeTypes, type MdcrBenchmark, type MdcrResult } from '../../eval/mdcr.ts';
 import { readJsonFile } from '../../util/json.ts';
 import { mdcrTable3, mdcrTable4 } from '../../report/mdcr-tables.ts';
 import { CitebenchError } from '../../util/errors.ts';
@@ -27,8 +27,9 @@ export async function run(args: string[]) {
     const model = spec.slice(0, eq);
     const scoresPath = spec.slice(eq + 1);
     const scores = readJsonFile(scoresPath);
-    t3.push({ model, result: evaluateMdcr(benchmark, scores, { benchmarkPath, scoresPath }) });
-    t4.push({ model, byType: Object.fromEntries(types.map((t) => [t, evaluateMdcr(benchmark, scores, { benchmarkPath, scoresPath, candidateType: t })])) });
+    const r = evaluateMdcrByType(benchmark, scores, { benchmarkPath, scoresPath, types });
+    t3.push({ model, result: r.all });
+    t4.push({ model, byType: r.types });
   }
   process.stdout.write(`Table 3: MDCR, per field\n\n${mdcrTable3(t3, { digits })}\nTable 4: MDCR, per candidate type (AVG over fields)\n\n${mdcrTable4(t4, { digits, types })}`);
 }

@@ -5,6 +5,9 @@
  */
 import { SLICE_BELOW } from '../../retrieval/bm25/pool-slice.ts';
 import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
+import type { SearchProcesses } from '../../retrieval/bm25/parallel.ts';
+import type { Bm25Index } from '../../retrieval/bm25/index-format.ts';
+import type { PoolIndexes } from '../../retrieval/bm25/pool-index.ts';
 import { readTune, type Reader, type TunableParam } from '../config-reader.ts';
 import type { ReadyModel } from '../models.ts';
 import type { BuildContext, KindEntry } from './types.ts';
@@ -52,6 +55,21 @@ const COST = {
 
 const sliced = (pool: number, articles: number) => pool < SLICE_BELOW * articles;
 
+// BM25's own fields of the kind-neutral contexts (types.ts): the runner fills them for the kinds that need a
+// BM25 index (needs.bm25Index), the planner for their costs.
+declare module './types.ts' {
+  interface BuildContext {
+    /** The corpus's BM25 index (with its folder and search processes), or each pool's own (bm25Index: pools). */
+    bm25Index?: { index: Bm25Index | PoolIndexes; dir?: string; processes?: SearchProcesses };
+  }
+  interface CostEnv {
+    /** BM25 searches in child processes (each with its own index copy) rather than threads. */
+    processes: boolean;
+    /** BM25 indexes each pool on its own (bm25Index: pools): no corpus index, a pool index built per pool group. */
+    poolIndexes: boolean;
+  }
+}
+
 export const bm25: KindEntry<Bm25ModelConfig> = {
   kind: 'bm25',
   about: 'BM25 over the corpus index (k1, b, accurate; tune: a k1 × b grid)',
@@ -96,6 +114,8 @@ export const bm25: KindEntry<Bm25ModelConfig> = {
     modelBytes: (_c, env) => (env.poolIndexes
       ? UNIT.poolIndex.fixedBytes + env.articles * UNIT.poolIndex.storeBytesPerArticle
       : env.articles * UNIT.indexBytesPerArticle * (env.processes ? 1 + UNIT.searchProcesses * UNIT.searchProcessCopies : 1)),
+    // bm25Index: pools's rates were fitted with the outbound CSR alone, the one its sampling reads.
+    graphCsrs: (_c, env) => (env.poolIndexes ? 1 : 2),
   },
 };
 

@@ -71,9 +71,9 @@ export function readScorer(r: Reader, p: string[], name: string, earlier: string
 /** A model this one is built on: ready, or this one is a skip. */
 class Skip extends Error {}
 
-export function need(ctx: Pick<BuildContext, 'ready'>, name: string, by: string): ReadyModel {
+export function need(ctx: Pick<BuildContext, 'ready' | 'notReady'>, name: string, by: string): ReadyModel {
   const r = ctx.ready.find((x) => x.name === name);
-  if (!r) throw new Skip(`it needs ${name}, which is skipped on this machine (${by})`);
+  if (!r) throw new Skip(`it needs ${name}, which is ${ctx.notReady?.(name) ?? 'skipped on this machine'} (${by})`);
   return r;
 }
 

@@ -10,7 +10,7 @@ import type { CorpusStore } from '../../corpus/store.ts';
 import { Encoder, type Device } from '../../retrieval/dense/encoder.ts';
 import { fileContentHash, resolveModelAsync, type ModelOverrides, type ResolvedModel } from '../../retrieval/dense/models.ts';
 import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
-import { encodeRoles, openModelStores } from '../../retrieval/dense/role-stores.ts';
+import { encodeRoles, openModelStores, vectorStoreDir } from '../../retrieval/dense/role-stores.ts';
 import { poolingModes } from '../../retrieval/dense/pooling.ts';
 import { DISTANCE_HELP, distanceOf, type Distance } from '../../retrieval/dense/similarity.ts';
 import type { RolePrompts } from '../../retrieval/dense/prompts.ts';
@@ -173,7 +173,7 @@ async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel, store
   const encoder = await Encoder.load(model, { threads, device });
   // Stores per (corpus, model fingerprint), one per role when the prompts differ: a changed model folder or
   // prompt can never reuse stale vectors, and a query vector never serves as a document vector.
-  const embDir = join(workDir, 'embeddings', `${cfg.name}-${model.fingerprint.slice(0, 12)}`);
+  const embDir = vectorStoreDir(join(workDir, 'embeddings'), cfg.name, model.fingerprint);
   const stores = openModelStores(embDir, model, { corpusSize: store.size, corpusKey, chunkSize: 4096 });
   const hnsw = cfg.hnsw ? { connectivity: cfg.hnsw.M, expansionAdd: cfg.hnsw.efConstruction, expansionSearch: cfg.hnsw.efSearch } : undefined;
   const retriever = new DenseRetriever({ name: cfg.name, store: stores.document, queryStore: stores.query, distance: model.distance, encoder, texts: store, hnsw, threads, tieKey: store.idOrder });

@@ -10,9 +10,10 @@
  * queries are searched with those, pools and candidates with `embeddings:`.
  */
 import { existsSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
+import { vectorStoreDir } from '../../retrieval/dense/role-stores.ts';
 import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
-import { importEmbeddings, importFingerprint, importReport, importedStoreDir } from '../../retrieval/dense/import/import.ts';
+import { importEmbeddings, importFingerprint, importReport } from '../../retrieval/dense/import/import.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import type { Reader } from '../config-reader.ts';
 import type { PlanArticles, ReadyModel } from '../models.ts';
@@ -41,6 +42,8 @@ export const embeddings: KindEntry<EmbeddingsModelConfig> = {
   kind: 'embeddings',
   about: 'vectors computed elsewhere (SciRepEval JSONL, .npy, safetensors), imported into an embedding store and searched exactly',
   impliedBy: 'embeddings',
+  // Its vectors are keyed by the corpus's paper ids; a task's documents and queries have ids of their own.
+  offTask: (c) => `ranks by vectors imported for the corpus's articles (${basename(c.embeddings)}), and a BEIR task's documents and queries have none there`,
   parse(r: Reader, p: string[], name: string): EmbeddingsModelConfig {
     r.checkKeys(p, ['kind', 'embeddings', 'ids', 'queries', 'queryIds', 'distance', 'strict', 'weights']);
     const file = r.str([...p, 'embeddings']) ?? r.fail([...p, 'embeddings'], 'is required: the vectors file (.jsonl, .npy or .safetensors)');
@@ -66,7 +69,7 @@ export const embeddings: KindEntry<EmbeddingsModelConfig> = {
     if (!existsSync(c.embeddings)) return { name: c.name, reason: `${c.embeddings}: no such embeddings file on this machine` };
     const sha256 = importFingerprint(c.embeddings, c.ids);
     const r = await ctx.timed(`import ${c.name}`, () => importEmbeddings(c.embeddings, ctx.store, {
-      ids: c.ids, dir: importedStoreDir(ctx.cfg.work, c.name, sha256), corpusKey: ctx.corpusKey, distance: c.distance,
+      ids: c.ids, dir: vectorStoreDir(join(ctx.cfg.work, 'embeddings'), c.name, sha256), corpusKey: ctx.corpusKey, distance: c.distance,
     }));
     for (const line of importReport(r, ctx.store.size)) ctx.log(`[models] ${c.name}: ${line}`);
     if (r.imported === 0) throw new CitebenchError(`models.${c.name}: none of the ${r.rows} paper ids of ${c.embeddings} is in the corpus (first: ${r.notInCorpus.first.join(', ')}); are they the corpus's paper ids?`);
@@ -76,7 +79,7 @@ export const embeddings: KindEntry<EmbeddingsModelConfig> = {
       if (!existsSync(c.queries)) return { name: c.name, reason: `${c.queries}: no such query embeddings file on this machine` };
       qSha = importFingerprint(c.queries, c.queryIds);
       q = await ctx.timed(`import ${c.name} queries`, () => importEmbeddings(c.queries!, ctx.store, {
-        ids: c.queryIds, dir: importedStoreDir(ctx.cfg.work, `${c.name}-queries`, qSha!), corpusKey: ctx.corpusKey, distance: c.distance,
+        ids: c.queryIds, dir: vectorStoreDir(join(ctx.cfg.work, 'embeddings'), `${c.name}-queries`, qSha!), corpusKey: ctx.corpusKey, distance: c.distance,
       }));
       for (const line of importReport(q, ctx.store.size)) ctx.log(`[models] ${c.name} (queries): ${line}`);
       if (q.dim !== r.dim) throw new CitebenchError(`models.${c.name}: ${c.queries} has ${q.dim}-dimensional vectors, ${c.embeddings} ${r.dim}-dimensional: queries and documents must be comparable`);

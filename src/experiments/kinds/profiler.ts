@@ -63,7 +63,10 @@ export const profiler: KindEntry<ProfilerModelConfig> = {
     const topTerms = r.has([...p, 'topTerms']) ? r.num([...p, 'topTerms'], undefined, posInt, 'a positive integer') : undefined;
     return { kind: 'profiler', name, base, beta: r.num([...p, 'beta'], 0.2, (n) => n >= 0, 'a number ≥ 0'), ...(topTerms ? { topTerms } : {}), ...(tune ? { tune } : {}) };
   },
+  // A sparse Profiler reads its profiles from the corpus's BM25 index (over a bm25 base).
+  needsCorpusIndex: (c, models) => (models.find((b) => b.name === c.base)?.kind === 'bm25' ? `the sparse Profiler '${c.name}' builds its profiles from the corpus's BM25 index` : undefined),
   tuning: (c) => c.tune && { grid: { beta: c.tune.beta }, measure: c.tune.measure },
+  offTask: () => 'builds its profiles from citing articles, and a BEIR task has no citation graph',
   describe: (c) => ` of ${c.base}`,
   build: (c, ctx, params) => ctx.timed(`model ${c.name}`, () => orSkip(c.name, () => build(c, ctx, params?.beta))),
   cost: {

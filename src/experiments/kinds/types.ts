@@ -6,9 +6,6 @@
  * on a kind.
  */
 import type { CorpusStore } from '../../corpus/store.ts';
-import type { SearchProcesses } from '../../retrieval/bm25/parallel.ts';
-import type { Bm25Index } from '../../retrieval/bm25/index-format.ts';
-import type { PoolIndexes } from '../../retrieval/bm25/pool-index.ts';
 import type { Device } from '../../retrieval/dense/encoder.ts';
 import type { Field } from '../../corpus/fields.ts';
 import type { Setting } from '../../retrieval/retriever.ts';
@@ -57,12 +54,8 @@ export interface BuildContext {
   corpusKey?: string;
   /** Models ready so far (those configured above this one). */
   ready: ReadyModel[];
-  /**
-   * The corpus's BM25 index, built when a configured kind `needs` it, and the search processes its retrievers
-   * share across the run's pool groups (ended with the run).
-   */
-  /** The corpus's BM25 index (with its folder and search processes), or each pool's own (bm25Index: pools). */
-  bm25Index?: { index: Bm25Index | PoolIndexes; dir?: string; processes?: SearchProcesses };
+  /** Why a model configured above is not among `ready` (default: skipped on this machine). */
+  notReady?(name: string): string | undefined;
   threads: number;
   /** cpu | cuda | auto for encoders. */
   device?: Device;
@@ -73,14 +66,13 @@ export interface BuildContext {
   timed<T>(stage: string, f: () => Promise<T>): Promise<T>;
 }
 
-/** What an entry's costs may ask of the rest of the config (dispatched through the registry). */
+/**
+ * What an entry's costs may ask of the rest of the config (dispatched through the registry). A kind's own fields
+ * of BuildContext and CostEnv (BM25's index, its processes) are declared in its file (kinds/bm25.ts).
+ */
 export interface CostEnv {
   /** Articles of the (prefiltered) corpus. */
   articles: number;
-  /** BM25 searches in child processes (each with its own index copy) rather than threads. */
-  processes: boolean;
-  /** BM25 indexes each pool on its own (bm25Index: pools): no corpus index, a pool index built per pool group. */
-  poolIndexes: boolean;
   /** Bytes of the outbound citation graph (navigation's and the Profiler's CSR). */
   graphBytes: number;
   model(name: string): ModelConfigBase;
@@ -91,6 +83,8 @@ export interface CostEnv {
   modelBytes(m: ModelConfigBase): number;
   /** Seconds to re-score one candidate with `m` as a scorer (navigation's ranking phase, re-ranking). */
   rescore(m: ModelConfigBase): number;
+  /** How many citation-graph CSRs a model's cells hold (its cost's graphCsrs, default 2). */
+  graphCsrs(m: ModelConfigBase): number;
 }
 
 /** A kind's share of the dry-run estimate (plan.ts sums them per pool group and setting). */
@@ -103,6 +97,8 @@ export interface KindCost<C> {
   modelBytes?(c: C, env: CostEnv): number;
   /** Seconds to re-score one candidate with this model as a scorer (default: BM25's re-scoring rate). */
   rescore?(c: C, env: CostEnv): number;
+  /** How many of the citation graph's CSRs (outbound, inbound) its cells hold while sampling pools (default 2). */
+  graphCsrs?(c: C, env: CostEnv): number;
   /** The assumption behind a number not measured as such, printed under the estimate. */
   assumption?(c: C, env: CostEnv): string | undefined;
   /** Appended to its cells' stage name (e.g. ", 12 profile builds"). */
@@ -128,12 +124,19 @@ export interface KindEntry<C extends ModelConfigBase> {
    * (the only ones it may name). Errors through `r.fail` (file, line, key).
    */
   parse(r: Reader, p: string[], name: string, earlier: string[]): C;
-  /**
-   * What the runner prepares before any model is built: the corpus's BM25 index; an encode stage (dense stores).
-   * A BEIR task runs the models whose kind needs one of the two (they rank by the task's own texts); others are
-   * built on other models or the citation graph, which a task does not have.
-   */
+  /** What the runner prepares before any model is built: the corpus's BM25 index; an encode stage (dense stores). */
   needs?: { bm25Index?: boolean; encode?: boolean };
+  /**
+   * Why its models cannot run on a BEIR task — a store of the task's documents and queries, with no citation
+   * graph (beir-stage.ts) — said in results.json and the report; absent or undefined: they run, built on the
+   * task's store and on the models above them as run on the task.
+   */
+  offTask?(c: C): string | undefined;
+  /**
+   * Why this model cannot run with `bm25Index: pools` (no corpus BM25 index), given the models configured with it;
+   * undefined where it can (config.ts fails the config at bm25Index with the reason).
+   */
+  needsCorpusIndex?(c: C, models: readonly ModelConfigBase[]): string | undefined;
   /** The parameters the config asks it to tune on the validation split, and the measure (tune.ts); absent: none. */
   tuning?(c: C): TuneSpec | undefined;
   /** The dry run's words after the kind: `bm25 (bm25, k1 0.9 b 0.4)`. */

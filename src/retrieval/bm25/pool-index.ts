@@ -7,8 +7,9 @@
  * the store (49 M articles from OpenAlex's works). One index is kept: a run's models, tuning points and
  * re-ranking phases search one pool after another, each pool many times.
  */
-import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
-import { createHash, type Hash } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { sha256 } from '../../util/identity.ts';
+import { storeTextsKey } from '../../corpus/store-key.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SubsetTexts, type TextSource } from '../../corpus/article.ts';
@@ -58,20 +59,17 @@ export class PoolIndexes {
 
   /**
    * Identity of the texts every pool index is built from, for the retriever's fingerprint (a cell is reused only
-   * for the same texts): SHA-256 of the store's text files, read in blocks (1.2 GB/s here: about 75 s for the
-   * 88 GB of text of 49 M articles, once per run), or of the texts themselves for a source that is not a store.
+   * for the same texts): the store's (corpus/store-key.ts storeTextsKey, once per run), or SHA-256 of the texts
+   * themselves for a source that is not a store.
    */
   identity(): string {
     if (this.identity_) return this.identity_;
-    const h = createHash('sha256');
     const storeDir = this.opts.storeDir ?? storeDirOf(this.texts);
-    if (storeDir) {
-      for (const f of [STORE_FILES.textOff, STORE_FILES.text]) hashFile(h, join(storeDir, f));
-    } else {
-      h.update(String(this.texts.size));
-      for (const t of this.texts.texts()) h.update(`\u0000${t.title}\u0001${t.abstract}`);
-    }
-    return (this.identity_ = h.digest('hex').slice(0, 32));
+    const key = storeDir ? storeTextsKey(storeDir) : undefined;
+    if (key) return (this.identity_ = key);
+    const h = sha256().update(String(this.texts.size));
+    for (const t of this.texts.texts()) h.update(`\u0000${t.title}\u0001${t.abstract}`);
+    return (this.identity_ = h.hex(32));
   }
 
   /** The index of `docs` (sorted, distinct corpus indices): the one kept when it holds the same documents. */
@@ -100,7 +98,7 @@ export class PoolIndexes {
       if (threads > 1 && this.opts.storeDir) {
         scratch = mkdtempSync(join(this.opts.scratchDir ?? tmpdir(), 'citebench-pool-'));
         const docsFile = join(scratch, 'docs.u32');
-        writeFileSync(docsFile, new Uint8Array(own.buffer, own.byteOffset, own.byteLength));
+        writeFileSync(docsFile, own);
         workerSource = { kind: 'store' as const, dir: this.opts.storeDir, docsFile };
       }
       index = await buildIndex(new SubsetTexts(this.texts, own), { threads, workerSource });
@@ -136,14 +134,4 @@ export function poolWithCandidates(pool: Uint32Array, candidates: readonly Uint3
 function storeDirOf(texts: TextSource): string | undefined {
   const dir = (texts as { dir?: unknown }).dir;
   return typeof dir === 'string' && existsSync(join(dir, STORE_FILES.text)) ? dir : undefined;
-}
-
-function hashFile(h: Hash, path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    const buf = Buffer.allocUnsafe(8 << 20);
-    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) h.update(buf.subarray(0, n));
-  } finally {
-    closeSync(fd);
-  }
 }

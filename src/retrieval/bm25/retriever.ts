@@ -4,7 +4,7 @@
  * The index is the corpus's (one index, searched with each pool's statistics) or, for a corpus whose index does
  * not fit in memory, each pool's own (PoolIndexes): the same lists either way.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../util/identity.ts';
 import type { RankedLists, Retriever, SearchRequest } from '../retriever.ts';
 import type { TextSource } from '../../corpus/article.ts';
 import { CitebenchError } from '../../util/errors.ts';
@@ -179,17 +179,13 @@ function allDocuments(n: number): Uint32Array {
  * other corpus or analysis.
  */
 export function indexIdentity(ix: Bm25Index): string {
-  const h = createHash('sha256');
+  const h = sha256();
   h.update(JSON.stringify([ix.docCount, ix.terms.length, ix.docs.length, ix.tfBigPos.length]));
-  h.update(bytes(ix.lengths)).update(bytes(ix.offsets));
+  h.update(ix.lengths).update(ix.offsets);
   for (let i = 0; i < ix.terms.length; i += 65536) h.update(ix.terms.slice(i, i + 65536).join('\n') + '\n');
-  return h.digest('hex').slice(0, 32);
+  return h.hex(32);
 }
 
 function digest(a: Uint32Array): string {
-  return createHash('sha256').update(bytes(a)).digest('hex').slice(0, 32);
-}
-
-function bytes(a: ArrayBufferView): Uint8Array {
-  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  return sha256().update(a).hex(32);
 }

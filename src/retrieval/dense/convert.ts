@@ -5,7 +5,7 @@
  * checkpoint or adapter converts again and an unchanged one never does. The file is written atomically (temp file
  * + rename): a killed conversion leaves only a temp file, which is never taken for a converted model.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../util/identity.ts';
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { CitebenchError } from '../../util/errors.ts';
@@ -45,14 +45,14 @@ function adapterKeyFiles(adapterDir: string): string[] {
  * and with an adapter its config and weight file by content (a model without one keeps the key it always had).
  */
 function conversionKey(dir: string, weightFiles: readonly string[], adapterDir?: string): string {
-  const h = createHash('sha256').update(`citebench-bert-convert\u0000${CONVERTER_VERSION}\u0000`);
+  const h = sha256().update(`citebench-bert-convert\u0000${CONVERTER_VERSION}\u0000`);
   h.update(`config.json\u0000${fileContentHash(join(dir, 'config.json'))}\u0000`);
   for (const f of weightFiles) h.update(`${basename(f)}\u0000${fileContentHash(f)}\u0000`);
   if (adapterDir !== undefined) {
     h.update('adapter\u0000');
     for (const f of adapterKeyFiles(adapterDir)) h.update(`${basename(f)}\u0000${fileContentHash(f)}\u0000`);
   }
-  return `${h.digest('hex').slice(0, 16)}-v${CONVERTER_VERSION}`;
+  return `${h.hex(16)}-v${CONVERTER_VERSION}`;
 }
 
 /**

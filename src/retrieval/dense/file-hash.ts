@@ -2,14 +2,14 @@
  * Content hashes of model files: a sampled digest for fingerprints of large files that are never edited in place,
  * and the whole file's SHA-256 where every byte must count (ONNX weights, checkpoints, the conversion key).
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../util/identity.ts';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 /** Fast, content-based: size + SHA-256 of the first and last 4 MiB (the whole file when smaller than 8 MiB). */
 export function fileDigest(path: string): string {
   const size = statSync(path).size;
-  const h = createHash('sha256').update(String(size));
+  const h = sha256().update(String(size));
   const fd = openSync(path, 'r');
   try {
     const span = 4 << 20;
@@ -31,7 +31,7 @@ export function fileDigest(path: string): string {
   } finally {
     closeSync(fd);
   }
-  return h.digest('hex');
+  return h.hex();
 }
 
 const contentHashes = new Map<string, string>();
@@ -45,20 +45,7 @@ export function fileContentHash(path: string): string {
   const key = `${resolve(path)}\u0000${st.size}\u0000${st.mtimeMs}`;
   let h = contentHashes.get(key);
   if (h === undefined) {
-    const hash = createHash('sha256');
-    const fd = openSync(path, 'r');
-    try {
-      const b = Buffer.alloc(Math.min(st.size, 16 << 20) || 1);
-      for (let pos = 0; ; ) {
-        const r = readSync(fd, b, 0, b.length, pos);
-        if (r === 0) break;
-        hash.update(b.subarray(0, r));
-        pos += r;
-      }
-    } finally {
-      closeSync(fd);
-    }
-    contentHashes.set(key, (h = hash.digest('hex')));
+    contentHashes.set(key, (h = sha256().updateFile(path).hex()));
   }
   return h;
 }

@@ -3,8 +3,8 @@
  * sgemm per run. Candidates found by the graph are re-scored exactly (float64) so scores mean the same as in
  * exact search; what can differ is which articles are found (recall@k vs exact is reported by the benchmark).
  */
-import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { writeFileAtomic } from '../../util/atomic.ts';
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { keyOf, stampStale, writeStamp } from '../../util/identity.ts';
 import usearch from 'usearch';
 import type { Metric } from './similarity.ts';
 import type { PoolHits } from './hits.ts';
@@ -46,8 +46,11 @@ export function buildHnsw(pool: Float32Array, d: number, distance: Metric, opts:
   });
   const n = pool.length / d;
   const keyPath = `${opts.cachePath}.key`;
-  const key = `${opts.cacheKey ?? ''}/${n}/${d}/${distance}/${opts.connectivity ?? 16}/${opts.expansionAdd ?? 128}/${opts.quantization ?? 'f32'}`;
-  if (opts.cachePath && existsSync(opts.cachePath) && existsSync(keyPath) && readFileSync(keyPath, 'utf8') === key) {
+  const settings = { n, d, distance, connectivity: opts.connectivity ?? 16, expansionAdd: opts.expansionAdd ?? 128, quantization: opts.quantization ?? 'f32' };
+  const key = keyOf({ vectors: opts.cacheKey ?? '', params: settings });
+  // The key file an older citebench wrote for the same graph (its settings joined by '/'), still accepted.
+  const legacy = [opts.cacheKey ?? '', ...Object.values(settings)].join('/');
+  if (opts.cachePath && existsSync(opts.cachePath) && !stampStale(keyPath, key, legacy)) {
     index.load(opts.cachePath);
     if (index.size() === n) return { index, buildSeconds: 0, loaded: true };
   }
@@ -69,7 +72,7 @@ export function buildHnsw(pool: Float32Array, d: number, distance: Metric, opts:
     index.save(tmp);
     rmSync(keyPath, { force: true });
     renameSync(tmp, opts.cachePath);
-    writeFileAtomic(keyPath, key);
+    writeStamp(keyPath, key);
   }
   return { index, buildSeconds, loaded: false };
 }

@@ -5,7 +5,7 @@
  * length, and the prompts of its query and document roles (prompts.ts). Only with `allowRemote`
  * (`--allow-remote`) does `resolveModelAsync` download a missing folder or adapter from the hub (hub/).
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../util/identity.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CitebenchError, InputError } from '../../util/errors.ts';
@@ -320,7 +320,7 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
   // Dense modules by their config and weights' content.
   if (dense.length) extra.dense = dense.map((d) => ({ path: basename(d.dir), config: fileContentHash(join(d.dir, 'config.json')), weights: (checkpointFiles(d.dir) ?? []).map((f) => fileContentHash(f)) }));
   if (adapterHashes) extra.adapter = adapterHashes;
-  const h = createHash('sha256')
+  const h = sha256()
     .update(fileDigest(onnxFile))
     // A converted model: its cache key holds the checkpoint files' SHA-256 and the converter version.
     .update(checkpoint ? basename(dirname(onnxFile)) : '')
@@ -330,10 +330,10 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
     // astral CJK, so vectors encoded before them must not mix with new ones.
     .update(JSON.stringify({ pooling, layers, maxLength, tokenizerRules: 2 }));
   if (Object.keys(extra).length) h.update(JSON.stringify(extra));
-  const encoderFp = h.digest('hex').slice(0, 32);
+  const encoderFp = h.hex(32);
   const withPrompts = prompts.query || prompts.document;
-  const fingerprint = withPrompts ? createHash('sha256').update(encoderFp).update(JSON.stringify(prompts)).digest('hex').slice(0, 32) : encoderFp;
-  const roleFp = (role: Role) => createHash('sha256').update(encoderFp).update(JSON.stringify({ role, prompt: prompts[role] })).digest('hex').slice(0, 32);
+  const fingerprint = withPrompts ? sha256().update(encoderFp).update(JSON.stringify(prompts)).hex(32) : encoderFp;
+  const roleFp = (role: Role) => sha256().update(encoderFp).update(JSON.stringify({ role, prompt: prompts[role] })).hex(32);
   const roleFingerprint = symmetric(prompts) ? { query: fingerprint, document: fingerprint } : { query: roleFp('query'), document: roleFp('document') };
 
   const sources: NonNullable<ResolvedModel['sources']> = [];

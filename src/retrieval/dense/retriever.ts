@@ -5,7 +5,7 @@
  * (role-stores.ts). With an encoder attached, articles missing from a store are encoded first, in that store's
  * role (once per model — every later pool reuses them).
  */
-import { createHash } from 'node:crypto';
+import { sha256, type Sha256 } from '../../util/identity.ts';
 import { basename } from 'node:path';
 import type { RankedLists, Retriever, SearchRequest } from '../retriever.ts';
 import type { TextSource } from '../../corpus/article.ts';
@@ -115,7 +115,7 @@ export class DenseRetriever implements Retriever {
         : hnsw
           ? { mode: 'hnsw', M: hnsw.connectivity ?? 16, efConstruction: hnsw.expansionAdd ?? 128, efSearch: hnsw.expansionSearch ?? 'max(2k,512)', quantization: hnsw.quantization ?? 'f32' }
           : { mode: 'exact', scores: this.opts.scores ?? 'exact' },
-      tieKey: tieKey ? createHash('sha256').update(new Uint8Array(tieKey.buffer, tieKey.byteOffset, tieKey.byteLength)).digest('hex').slice(0, 32) : null,
+      tieKey: tieKey ? sha256().update(tieKey).hex(32) : null,
     });
     return this.fingerprint_;
   }
@@ -163,7 +163,7 @@ export class DenseRetriever implements Retriever {
       if (store.manifest.kind === 'multi') {
         hits = await exactSearchMulti(qv, pv, d, { k, distance: metric, exclude, tieRank, threads: this.opts.threads, onProgress: this.opts.onProgress });
       } else if (this.opts.hnsw) {
-        const cacheKey = createHash('sha256').update(store.manifest.fingerprint).update(kernel.normalize ? 'normalized' : '').update(new Uint8Array(pool.buffer, pool.byteOffset, pool.byteLength)).digest('hex');
+        const cacheKey = sha256().update(store.manifest.fingerprint).update(kernel.normalize ? 'normalized' : '').update(pool).hex();
         const h = buildHnsw(pv.vectors, d, metric, { ...this.opts.hnsw, cacheKey }, k);
         this.lastBuildSeconds = h.buildSeconds;
         hits = searchHnsw(h, qv.vectors, pv.vectors, d, metric, k, exclude, tieRank);

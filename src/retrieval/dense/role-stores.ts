@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TextSource } from '../../corpus/article.ts';
 import { CitebenchError } from '../../util/errors.ts';
+import { identity } from '../../util/identity.ts';
 import type { Encoder } from './encoder.ts';
 import type { ResolvedModel } from './models.ts';
 import type { Role } from './prompts.ts';
@@ -25,6 +26,22 @@ export interface StoreSettings {
   /** Given: an existing store of another dtype or chunk size is an error; absent: an existing store's, else float32 and 4,096. */
   dtype?: StoredType;
   chunkSize?: number;
+}
+
+
+/**
+ * The one name of a vector store's folder: <root>/<label>-<12 hex digits of what its vectors are>: the model's
+ * fingerprint (an import: its file's SHA-256), combined with the corpus's identity where the root holds stores
+ * of several corpora (a run's work folder holds one corpus; `mdcr score --cache` any data file).
+ */
+export function vectorStoreDir(root: string, label: string, vectors: string, corpus?: string): string {
+  return join(root, `${label}-${(corpus === undefined ? vectors : identity({ corpus, vectors })).slice(0, 12)}`);
+}
+
+/** Whether the stores under `dir` hold `model`'s vectors (by their manifests' fingerprints): a folder an older naming made, reused. */
+export function holdsModel(dir: string, model: Pick<ResolvedModel, 'roleFingerprint'>): boolean {
+  const at = (role: Role) => join(roleStoreDir(dir, model, role), 'manifest.json');
+  return (['document', 'query'] as const).every((role) => existsSync(at(role)) && EmbeddingStore.open(roleStoreDir(dir, model, role)).manifest.fingerprint === model.roleFingerprint[role]);
 }
 
 /** The folder of one role's store under a model's store folder (the folder itself for a one-store model). */

@@ -4,7 +4,7 @@
  * hashed as they arrive. A partial file is continued with a Range request (If-Range on its ETag), and the
  * commit the hub resolved the revision to must stay the same across every file and attempt.
  */
-import { createHash, type Hash } from 'node:crypto';
+import { sha256, type Sha256 } from '../../../util/identity.ts';
 import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { open as openFile } from 'node:fs/promises';
@@ -164,10 +164,10 @@ export class Session {
       this.save();
     }
     mkdirSync(dirname(path), { recursive: true });
-    const hash = createHash('sha256');
+    const hash = sha256();
     if (from > 0) await hashInto(path, hash);
     const got = await this.stream(res, url, path, file, from, hash);
-    await this.finish(file, hash.digest('hex'), from + got);
+    await this.finish(file, hash.hex(), from + got);
     return true;
   }
 
@@ -181,7 +181,7 @@ export class Session {
    * Append (from > 0) or write the body to `path`, hashing it; returns the bytes received. Each chunk is on disk
    * before the next is read, so a broken transfer leaves exactly the bytes it reports.
    */
-  private async stream(res: Response, url: string, path: string, file: string, from: number, hash: Hash): Promise<number> {
+  private async stream(res: Response, url: string, path: string, file: string, from: number, hash: Sha256): Promise<number> {
     if (!res.body) throw new CitebenchError(`cannot download ${url}: empty response`);
     const length = Number(res.headers.get('content-length'));
     const expect = res.headers.get('content-length') !== null && Number.isSafeInteger(length) ? length : undefined;
@@ -233,12 +233,12 @@ export class Session {
   }
 }
 
-async function hashInto(path: string, hash: Hash): Promise<void> {
+async function hashInto(path: string, hash: Sha256): Promise<void> {
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
 }
 
 async function hashFile(path: string): Promise<string> {
-  const h = createHash('sha256');
+  const h = sha256();
   await hashInto(path, h);
-  return h.digest('hex');
+  return h.hex();
 }

@@ -3,7 +3,8 @@
  * beside the final folder, named by the repo and revision, the host and the process. A folder left by a dead
  * process for the same repo and revision is taken over (its partial files are resumed); others are removed.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256 } from '../../../util/identity.ts';
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -34,7 +35,7 @@ function ownerAlive(host: string, pid: number, path: string): boolean {
  */
 export function claimTemp(parent: string, name: string, repo: string, revision: string): string {
   const prefix = `.${name}.download-`;
-  const key = createHash('sha256').update(`${repo}\u0000${revision}`).digest('hex').slice(0, 8);
+  const key = sha256().update(`${repo}\u0000${revision}`).hex(8);
   const mine = join(parent, `${prefix}${key}-${HOST}-${process.pid}-${randomBytes(4).toString('hex')}`);
   const reusable: { path: string; mtime: number }[] = [];
   let names: string[] = [];

@@ -9,7 +9,7 @@
  * `import.json` (what was imported, from which file) and the next import of the same file reads only that.
  * The manifest names the format, not the file: a renamed or moved file is the same import.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../../util/identity.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { writeFileAtomic } from '../../../util/atomic.ts';
@@ -62,18 +62,13 @@ export interface ImportOutcome extends ImportSummary {
 const MARKER = 'import.json';
 const NAMED = 5;
 
-/** The store folder of an imported file under a work folder: one per (model name, file content). */
-export function importedStoreDir(workDir: string, name: string, sha256: string): string {
-  return join(workDir, 'embeddings', `${name}-${sha256.slice(0, 12)}`);
-}
-
 /** The identity of an import: the vectors file's SHA-256, or for .npy/.safetensors that of (its SHA-256, its ids file's). */
 export function importFingerprint(path: string, ids?: string): string {
   if (!existsSync(path)) throw new CitebenchError(`${path}: no such embeddings file`);
   if (formatOf(path) === 'jsonl') return fileContentHash(path);
   const idsPath = ids ?? defaultIdsPath(path);
   if (!existsSync(idsPath)) throw new CitebenchError(`${idsPath}: no such ids file; ${path} needs its paper ids, one per line in row order (--ids FILE)`);
-  return createHash('sha256').update(`${fileContentHash(path)}\n${fileContentHash(idsPath)}\n`).digest('hex');
+  return sha256().update(`${fileContentHash(path)}\n${fileContentHash(idsPath)}\n`).hex();
 }
 
 function openVectorFile(path: string, ids?: string): VectorFile {
