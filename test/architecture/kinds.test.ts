@@ -7,26 +7,18 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { REPO } from '../helpers/shared.ts';
 // @ts-expect-error: a plain .mjs script without types
 import { kindFiles, kindsListSource, LIST_FILE } from '../../scripts/kinds-list.mjs';
+import { sourceFiles } from '../helpers/source-files.ts';
 
 const ROOT = resolve(process.env.CITEBENCH_ARCH_ROOT ?? REPO);
 const SRC = join(ROOT, 'src');
 const KINDS = join(SRC, 'experiments', 'kinds');
 
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...sourceFiles(p));
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(p);
-  }
-  return out;
-}
 
 /** Where a source text compares something called `kind` with a kind's name: one line per place. */
 export function kindSwitches(file: string, text: string, names: ReadonlySet<string>): string[] {

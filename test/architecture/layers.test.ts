@@ -6,25 +6,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { REPO } from '../helpers/shared.ts';
+import { sourceFiles } from '../helpers/source-files.ts';
 
 const FLOORS = ['util', 'corpus', 'sampling', 'eval', 'retrieval', 'report', 'experiments', 'cli'];
 const ENTRY_POINTS = new Set(['cli.ts', 'index.ts']);
 const ROOT = resolve(process.env.CITEBENCH_ARCH_ROOT ?? REPO);
 const SRC = join(ROOT, 'src');
 
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...sourceFiles(p));
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(p);
-  }
-  return out;
-}
 
 /** Every module specifier a file names: static imports/exports, `import('…')` and `new URL('./x.ts', import.meta.url)`. */
 function specifiers(file: string): string[] {

@@ -13,7 +13,7 @@ import { createSession } from '../../src/retrieval/dense/encoder.ts';
 import { buildEncoderGraph, maxTokens, readEncoderConfig } from '../../src/retrieval/dense/encoder-graph/index.ts';
 import { readCheckpoint } from '../../src/retrieval/dense/checkpoint/index.ts';
 import { writeModel } from '../../src/retrieval/dense/onnx-graph.ts';
-import { assertInt8Close, copyOf, expectedValues, graphSession, oneLine, run, type Outputs } from './encoder-graph-fixtures.ts';
+import { assertConfigErrors, assertInt8Close, copyOf, expectedValues, graphSession, oneLine, run, type Outputs } from './encoder-graph-fixtures.ts';
 
 const DIR = new URL('./fixtures/decoder-graph/', import.meta.url).pathname;
 interface Batch {
@@ -123,14 +123,7 @@ test('decoder-graph: config.json values the graph cannot honour, an auto_map, or
     ['qwen3-f32', { use_bidirectional_attention: true }, 'use_bidirectional_attention', /own modeling code/],
     ['mistral-window', { intermediate_size: 64 }, 'intermediate_size', /64, but 'layers\.0\.mlp\.gate_proj\.weight' has 48 rows/],
   ];
-  for (const [fixture, change, key, why] of bad) {
-    const dir = copyOf(join(DIR, fixture));
-    const file = join(dir, 'config.json');
-    writeFileSync(file, JSON.stringify({ ...(JSON.parse(readFileSync(file, 'utf8')) as object), ...change }));
-    const msg = oneLine(() => convertCheckpoint(dir));
-    assert.ok(msg.startsWith(`${file} [${key}]: `), `${key}: ${msg}`);
-    assert.match(msg, why, key);
-  }
+  assertConfigErrors(DIR, bad, convertCheckpoint);
 });
 
 test('decoder-graph: sharded checkpoints are checked against their index — a missing shard, a tensor the index lacks or misplaces — in one line naming the file', () => {

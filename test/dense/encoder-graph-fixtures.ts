@@ -1,7 +1,7 @@
 // Helpers for the encoder-graph fixture tests: expected hidden states stored as float32 blocks (expected.bin) with
 // a JSON index, and citebench's graph for a fixture folder run by onnxruntime with the encoder's session options.
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
@@ -108,4 +108,19 @@ export function oneLine(fn: () => unknown): string {
     return e.message;
   }
   assert.fail('no error');
+}
+
+/**
+ * Each case: a copy of `dir/fixture` whose config.json gets `change`; converting it must fail in one line that
+ * starts with that config.json and `[key]` and matches `why`.
+ */
+export function assertConfigErrors(dir: string, cases: [string, Record<string, unknown>, string, RegExp][], convert: (modelDir: string) => unknown): void {
+  for (const [fixture, change, key, why] of cases) {
+    const model = copyOf(join(dir, fixture));
+    const file = join(model, 'config.json');
+    writeFileSync(file, JSON.stringify({ ...(JSON.parse(readFileSync(file, 'utf8')) as object), ...change }));
+    const msg = oneLine(() => convert(model));
+    assert.ok(msg.startsWith(`${file} [${key}]: `), `${key}: ${msg}`);
+    assert.match(msg, why, key);
+  }
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { convertCheckpoint } from '../../src/retrieval/dense/convert.ts';
 import { createSession } from '../../src/retrieval/dense/encoder.ts';
 import { maxTokens, readEncoderConfig } from '../../src/retrieval/dense/encoder-graph/index.ts';
-import { assertInt8Close, compareStates, oneLine, copyOf, expectedValues, graphSession, maxAbsDiff, run, type Run } from './encoder-graph-fixtures.ts';
+import { assertConfigErrors, assertInt8Close, compareStates, copyOf, expectedValues, graphSession, maxAbsDiff, run, type Run } from './encoder-graph-fixtures.ts';
 
 const DIR = new URL('./fixtures/encoder-graph/', import.meta.url).pathname;
 interface Case {
@@ -88,14 +88,7 @@ test('encoder-graph: a config.json that disagrees with the weights names config.
     ['modernbert-f32', { model_type: 'neobert' }, 'model_type', /"neobert" is not an architecture citebench builds \(bert, roberta, xlm-roberta, modernbert, qwen3, qwen2, llama, mistral, gemma3_text\)/],
     ['modernbert-f32', { architectures: ['ModernBertForSequenceClassification'] }, 'architectures', /does not name the modernbert encoder/],
   ];
-  for (const [fixture, change, key, why] of cases) {
-    const dir = copyOf(join(DIR, fixture));
-    const file = join(dir, 'config.json');
-    writeFileSync(file, JSON.stringify({ ...(JSON.parse(readFileSync(file, 'utf8')) as object), ...change }));
-    const msg = oneLine(() => convertCheckpoint(dir));
-    assert.ok(msg.startsWith(`${file} [${key}]: `), `${key}: ${msg}`);
-    assert.match(msg, why, key);
-  }
+  assertConfigErrors(DIR, cases, convertCheckpoint);
 });
 
 test('encoder-graph: config.json defaults are the configuration classes\' (a hub ModernBERT config, a RoBERTa without pad_token_id)', () => {
