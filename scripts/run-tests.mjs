@@ -7,7 +7,7 @@
 //                         (about 25 minutes on 2 cores)
 //   npm run test:all      both; CI (.ci/run) runs both, so no suite is left out of the green check
 // Extra arguments filter by path substring over both tiers: `npm test -- corpus` runs every corpus suite.
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -51,6 +51,17 @@ const E2E = [
 ];
 
 const root = new URL('..', import.meta.url).pathname;
+
+/** bin/citebench.js's check: dist/ exists and no source it was built from is newer than it. */
+function distIsFresh() {
+  try {
+    const stamp = join(root, 'dist/inputs.json');
+    const built = statSync(stamp).mtimeMs;
+    return JSON.parse(readFileSync(stamp, 'utf8')).inputs.every((p) => statSync(join(root, p)).mtimeMs <= built);
+  } catch {
+    return false;
+  }
+}
 const args = process.argv.slice(2);
 const tier = args.includes('--all') ? 'all' : args.includes('--e2e') ? 'e2e' : 'unit';
 const filters = args.filter((a) => !a.startsWith('--'));
@@ -74,6 +85,12 @@ const selected = filters.length
 if (selected.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(1);
+}
+// The tests start the light commands through bin/citebench.js (test/helpers/cli.ts), which runs dist/ only while it
+// is as new as every source: a stale dist/ is rebuilt first (about a second; a failed build leaves the sources).
+if (!distIsFresh()) {
+  const b = spawnSync(process.execPath, [join(root, 'scripts/build-cli.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (b.status !== 0) console.error('scripts/run-tests.mjs: dist/ was not rebuilt; the light commands run from the sources');
 }
 const reporter = process.stdout.isTTY ? 'spec' : 'tap';
 const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-reporter=${reporter}`, '--test-concurrency=2', ...selected], {
