@@ -7,7 +7,8 @@
 //                         (about 25 minutes on 2 cores)
 //   npm run test:all      both; CI (.ci/run) runs both, so no suite is left out of the green check
 // Extra arguments filter by path substring over both tiers: `npm test -- corpus` runs every corpus suite.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -93,8 +94,12 @@ if (!distIsFresh()) {
   if (b.status !== 0) console.error('scripts/run-tests.mjs: dist/ was not rebuilt; the light commands run from the sources');
 }
 const reporter = process.stdout.isTTY ? 'spec' : 'tap';
+// Built fixtures the test files share for this run (test/helpers/corpus-fixture.ts), removed after it.
+const fixtures = mkdtempSync(join(tmpdir(), 'cb-test-fixtures-'));
 const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-reporter=${reporter}`, '--test-concurrency=2', ...selected], {
   cwd: root,
   stdio: 'inherit',
+  env: { ...process.env, CITEBENCH_TEST_FIXTURES: fixtures },
 });
+rmSync(fixtures, { recursive: true, force: true });
 process.exit(r.status ?? 1);

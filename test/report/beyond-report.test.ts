@@ -19,6 +19,8 @@ import type { Browser } from 'playwright-core';
 import { FIELD_ABBREV, type Field } from '../../src/corpus/fields.ts';
 import { holm, pairedRandomizationTest, pairedTTest } from '../../src/eval/significance.ts';
 import { checkBest, checkCell, f1, launchChromium, openChecked, parseTables, perQueryMean, readCells, sizeText, stats, type Cell, type ParsedTable } from '../helpers/report-page.ts';
+import { parseConfig } from '../../src/experiments/config.ts';
+import { seedCorpusStage } from '../helpers/corpus-fixture.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const CLI = join(root, 'src/cli.ts');
@@ -54,6 +56,7 @@ function cli(args: string[]) {
 before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'citebench-beyond-report-'));
   writeFileSync(join(tmp, 'beyond.yaml'), CONFIG);
+  await seedCorpusStage(parseConfig(CONFIG, join(tmp, 'beyond.yaml')), join(tmp, 'work'), { bm25: true });
   cli(['run', join(tmp, 'beyond.yaml'), '--work', join(tmp, 'work'), '--results', res()]);
   cli(['report', res(), '--out', join(tmp, 'rep'), '--store', join(tmp, 'work', 'store'), '--no-pdf']);
   browser = await launchChromium();
