@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs test/**/*.test.ts with node's built-in test runner (Node 20 has no --test globbing for .ts), in two tiers:
 //   npm test              the unit and exactness suites: measures, BM25 against Lucene, encoders against PyTorch,
-//                         readers, sampling, the report's parts (about 5 minutes on 2 cores)
+//                         readers, sampling, the report's parts (2½–4½ minutes on 2 cores: docs/contributing.md, Test time)
 //   npm run test:e2e      the end-to-end suites (E2E below): whole runs and their resumption after kills, the
 //                         command line on built stores, clusters (SLURM, shards, locks), notebooks in a browser
 //                         (about 25 minutes on 2 cores)
@@ -87,8 +87,8 @@ if (selected.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(1);
 }
-// The tests start the light commands through bin/citebench.js (test/helpers/cli.ts), which runs dist/ only while it
-// is as new as every source: a stale dist/ is rebuilt first (about a second; a failed build leaves the sources).
+// The tests start the commands they only need to run from dist/ while it is as new as every source
+// (test/helpers/cli.ts): a stale dist/ is rebuilt first (about a second; a failed build leaves the sources).
 if (!distIsFresh()) {
   const b = spawnSync(process.execPath, [join(root, 'scripts/build-cli.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   if (b.status !== 0) console.error('scripts/run-tests.mjs: dist/ was not rebuilt; the light commands run from the sources');
