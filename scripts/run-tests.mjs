@@ -4,7 +4,7 @@
 //                         readers, sampling, the report's parts (2½–4½ minutes on 2 cores: docs/contributing.md, Test time)
 //   npm run test:e2e      the end-to-end suites (E2E below): whole runs and their resumption after kills, the
 //                         command line on built stores, clusters (SLURM, shards, locks), notebooks in a browser
-//                         (about 25 minutes on 2 cores)
+//                         (about 650 s of CPU: an estimated 6–9 minutes on 2 idle cores; docs/contributing.md, Test time)
 //   npm run test:all      both; CI (.ci/run) runs both, so no suite is left out of the green check
 // Extra arguments filter by path substring over both tiers: `npm test -- corpus` runs every corpus suite.
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
