@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs test/**/*.test.ts with node's built-in test runner (Node 20 has no --test globbing for .ts), in two tiers:
 //   npm test              the unit and exactness suites: measures, BM25 against Lucene, encoders against PyTorch,
-//                         readers, sampling, the report's parts (2½–4½ minutes on 2 cores: docs/contributing.md, Test time)
+//                         readers, sampling, the report's parts (2½–5½ minutes on 2 shared cores: docs/contributing.md, Test time)
 //   npm run test:e2e      the end-to-end suites (E2E below): whole runs and their resumption after kills, the
 //                         command line on built stores, clusters (SLURM, shards, locks), notebooks in a browser
 //                         (about 650 s of CPU: an estimated 6–9 minutes on 2 idle cores; docs/contributing.md, Test time)
