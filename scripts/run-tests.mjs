@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // Runs test/**/*.test.ts with node's built-in test runner (Node 20 has no --test globbing for .ts), in two tiers:
 //   npm test              the unit and exactness suites: measures, BM25 against Lucene, encoders against PyTorch,
-//                         readers, sampling, the report's parts (about 5 minutes on 2 cores)
+//                         readers, sampling, the report's parts (2½–5½ minutes on 2 shared cores: docs/contributing.md, Test time)
 //   npm run test:e2e      the end-to-end suites (E2E below): whole runs and their resumption after kills, the
 //                         command line on built stores, clusters (SLURM, shards, locks), notebooks in a browser
-//                         (about 25 minutes on 2 cores)
+//                         (about 650 s of CPU: an estimated 6–9 minutes on 2 idle cores; docs/contributing.md, Test time)
 //   npm run test:all      both; CI (.ci/run) runs both, so no suite is left out of the green check
 // Extra arguments filter by path substring over both tiers: `npm test -- corpus` runs every corpus suite.
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -52,6 +53,17 @@ const E2E = [
 ];
 
 const root = new URL('..', import.meta.url).pathname;
+
+/** bin/citebench.js's check: dist/ exists and no source it was built from is newer than it. */
+function distIsFresh() {
+  try {
+    const stamp = join(root, 'dist/inputs.json');
+    const built = statSync(stamp).mtimeMs;
+    return JSON.parse(readFileSync(stamp, 'utf8')).inputs.every((p) => statSync(join(root, p)).mtimeMs <= built);
+  } catch {
+    return false;
+  }
+}
 const args = process.argv.slice(2);
 const tier = args.includes('--all') ? 'all' : args.includes('--e2e') ? 'e2e' : 'unit';
 const filters = args.filter((a) => !a.startsWith('--'));
@@ -76,9 +88,19 @@ if (selected.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(1);
 }
+// The tests start the commands they only need to run from dist/ while it is as new as every source
+// (test/helpers/cli.ts): a stale dist/ is rebuilt first (about a second; a failed build leaves the sources).
+if (!distIsFresh()) {
+  const b = spawnSync(process.execPath, [join(root, 'scripts/build-cli.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (b.status !== 0) console.error('scripts/run-tests.mjs: dist/ was not rebuilt; the light commands run from the sources');
+}
 const reporter = process.stdout.isTTY ? 'spec' : 'tap';
+// Built fixtures the test files share for this run (test/helpers/corpus-fixture.ts), removed after it.
+const fixtures = mkdtempSync(join(tmpdir(), 'cb-test-fixtures-'));
 const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-reporter=${reporter}`, '--test-concurrency=2', ...selected], {
   cwd: root,
   stdio: 'inherit',
+  env: { ...process.env, CITEBENCH_TEST_FIXTURES: fixtures },
 });
+rmSync(fixtures, { recursive: true, force: true });
 process.exit(r.status ?? 1);

@@ -10,23 +10,21 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { synthesize, SYNTH_DEFAULTS } from '../../src/corpus/synth.ts';
-import { buildCorpusStore } from '../../src/corpus/store-build.ts';
 import { CorpusStore } from '../../src/corpus/store.ts';
-import { PAPER_PREFILTER } from '../../src/corpus/prefilter.ts';
 import { citedBy, sampleQueries, samplePool } from '../../src/sampling/pools.ts';
 import { parseConfig } from '../../src/experiments/config.ts';
 import { planGroups, groupPath } from '../../src/experiments/plan.ts';
 import { runExperiment } from '../../src/experiments/run.ts';
 import { readResults } from '../../src/report/results.ts';
+import { seedCorpusStage } from '../helpers/corpus-fixture.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cb-inductive-'));
 let store: CorpusStore;
 const YEAR = 2019;
 
 test('setup: a small prefiltered synthetic store', async () => {
-  await synthesize({ ...SYNTH_DEFAULTS, articles: 6000, seed: 7 }, join(dir, 'shards'));
-  await buildCorpusStore({ input: join(dir, 'shards'), out: join(dir, 'store'), prefilter: PAPER_PREFILTER });
+  // The corpus stage's store of 6,000 synthetic articles (seed 7, the paper's prefilter), built once per test run.
+  await seedCorpusStage(parseConfig('corpus: {synthetic: {articles: 6000, seed: 7}}\nmodels: {bm25: {}}\nprotocols: {dataset: {}}\n', 'x.yaml'), dir);
   store = CorpusStore.open(join(dir, 'store'));
 });
 
@@ -82,6 +80,7 @@ test('citebench run with both settings: inductive runs list no query and nothing
     `models:\n  bm25: {}\n  nav: {kind: navigation, first: bm25, kd: 50, kc: 100}\n  prof: {kind: profiler, base: bm25, tune: {beta: [0, 0.5]}}\n` +
     `protocols:\n  dataset: {queries: 10, pools: [900], repeats: 2}\n  field: {queries: 3, pool: 700, repeats: 1, fields: [Medicine]}\n`;
   const cfg = parseConfig(cfgText, 'ind.yaml', { work: join(dir, 'work'), results: join(dir, 'res') });
+  await seedCorpusStage(cfg, cfg.work, { bm25: true });
   const out = await runExperiment(cfg, { log: () => {}, threads: 1 });
   const res = readResults(out.resultsDir);
   const ind = res.cells.filter((c) => c.setting === 'inductive');

@@ -10,10 +10,11 @@ import { buildIndex } from '../../src/retrieval/bm25/index.ts';
 import { loadIndex } from '../../src/retrieval/bm25/index-format.ts';
 import { Bm25Retriever } from '../../src/retrieval/bm25/retriever.ts';
 import { StoreTexts } from '../../src/corpus/store-texts.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const cli = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli.ts'), ...args], { encoding: 'utf8', cwd: root });
+  spawnSync(process.execPath, cliArgv(args), { encoding: 'utf8', cwd: root });
 
 test('bm25 index / search / tune on a synthetic store; unknown ids are named by file and line', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'bm25-cli-'));
@@ -86,8 +87,8 @@ test('bm25 index / search / tune on a synthetic store; unknown ids are named by 
     // A journal of other arguments (here k) is discarded, not mixed in.
     r = searchMany(killed, { KILL_AFTER_RECORDS: '50' }, ['--import', join(root, 'test/bm25/fixtures/kill-after-journal.mjs')]);
     assert.equal(r.signal, 'SIGKILL', r.stderr);
-    r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli.ts'), 'bm25', 'search', '--index', join(dir, 'index'),
-      '--corpus', join(dir, 'store'), '--queries', join(dir, 'many.txt'), '--pool', join(dir, 'pool.txt'), '--k', '30', '--threads', '1', '--out', killed],
+    r = spawnSync(process.execPath, cliArgv(['bm25', 'search', '--index', join(dir, 'index'),
+      '--corpus', join(dir, 'store'), '--queries', join(dir, 'many.txt'), '--pool', join(dir, 'pool.txt'), '--k', '30', '--threads', '1', '--out', killed]),
     { encoding: 'utf8', cwd: root });
     assert.equal(r.status, 0, r.stderr);
     assert.doesNotMatch(r.stderr, /resuming/);

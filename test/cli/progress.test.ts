@@ -12,6 +12,7 @@ import { Progress } from '../../src/util/progress.ts';
 import { CorpusStore } from '../../src/corpus/store.ts';
 import { npyBytes, bytesOf } from '../dense/embeddings-files.ts';
 import { REPO } from '../helpers/shared.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const CHECKPOINTS = join(REPO, 'test/dense/fixtures/checkpoints');
 let tmp = '';
@@ -24,7 +25,7 @@ function cliToFile(name: string, args: string[]): { code: number | null; err: st
   const env = { ...process.env };
   delete env.CI;
   try {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), ...args], { cwd: REPO, env, encoding: 'utf8', stdio: ['ignore', 'pipe', fd] });
+    const r = spawnSync(process.execPath, cliArgv(args), { cwd: REPO, env, encoding: 'utf8', stdio: ['ignore', 'pipe', fd] });
     return { code: r.status, out: r.stdout, err: readFileSync(errFile, 'utf8') };
   } finally {
     closeSync(fd);

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { tryLock, staleReason } from '../../src/util/lock.ts';
 import { tree } from '../helpers/files.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const CI = new URL('../../configs/ci.yaml', import.meta.url).pathname;
 
 function deadPid(): number {
@@ -53,7 +53,7 @@ test('lock files: O_EXCL, live holder kept, dead pid on this host and missing he
 
 function run(args: string[]): Promise<{ code: number | null; err: string }> {
   return new Promise((done) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', CLI, 'run', CI, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const p = spawn(process.execPath, cliArgv(['run', CI, ...args]), { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     p.stderr.on('data', (d) => (err += d));
     p.on('close', (code) => done({ code, err }));

@@ -5,14 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { CorpusStore } from '../../src/corpus/store.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const TINY = new URL('../../../shared/models/tiny-scibert-random', import.meta.url).pathname;
 const S2ORC = new URL('../../../shared/data/s2orc-sample/metadata.jsonl', import.meta.url).pathname;
 const skip = existsSync(TINY) && existsSync(S2ORC) ? false : `needs ${TINY} and ${S2ORC} (../shared)`;
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
 function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, cliArgv(args), { encoding: 'utf8' });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

@@ -1,12 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { REPO } from '../helpers/shared.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
-const CLI = join(REPO, 'src/cli.ts');
 function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { encoding: 'utf8', cwd: REPO });
+  const r = spawnSync(process.execPath, cliArgv(args), { encoding: 'utf8', cwd: REPO });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

@@ -11,6 +11,7 @@ import { ValidationReport } from '../../src/corpus/validation.ts';
 import { buildCorpusStore } from '../../src/corpus/store-build.ts';
 import { InputError } from '../../src/util/errors.ts';
 import { REPO, SHARED, skipNoShared } from '../helpers/shared.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const rec = (id: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({
@@ -29,7 +30,7 @@ async function readAll(path: string, strict = false, allowTruncated = false) {
   return { report, ids };
 }
 
-const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), ...args], { encoding: 'utf8', cwd: REPO });
+const cli = (...args: string[]) => spawnSync(process.execPath, cliArgv(args), { encoding: 'utf8', cwd: REPO });
 
 /** A directory with a.jsonl.gz (2,000 records, damaged by `damage`) and b.jsonl (one record). */
 function damagedShards(damage: (gz: Buffer) => Buffer): string {

@@ -12,6 +12,7 @@ import { buildCorpusStore } from '../../src/corpus/store-build.ts';
 import { CorpusStore } from '../../src/corpus/store.ts';
 import { InputError } from '../../src/util/errors.ts';
 import { REPO } from '../helpers/shared.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cb-oa-bad-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,7 +25,7 @@ const work = (n: number, extra: Record<string, unknown> = {}) =>
     primary_topic: null, is_paratext: false, is_retracted: false, updated_date: '2024-01-01T00:00:00', ...extra,
   });
 
-const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), ...args], { encoding: 'utf8', cwd: REPO });
+const cli = (...args: string[]) => spawnSync(process.execPath, cliArgv(args), { encoding: 'utf8', cwd: REPO });
 
 const LINES = [
   work(1), // 1: fine

@@ -16,6 +16,7 @@ import { FILES } from '../../src/corpus/store-format.ts';
 import { synthesize, SYNTH_DEFAULTS } from '../../src/corpus/synth.ts';
 import { InputError } from '../../src/util/errors.ts';
 import { normalizedRecords, toS2Datasets } from './s2-datasets-convert.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const FIXTURE = new URL('./fixtures/s2-datasets/', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'cb-s2ds-'));
@@ -143,7 +144,7 @@ function sampleOrSynthetic(): any[] {
 }
 
 test('citebench corpus validate and corpus build take the bulk folder: counts printed, store written', () => {
-  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), ...args], { encoding: 'utf8', cwd: REPO });
+  const cli = (...args: string[]) => spawnSync(process.execPath, cliArgv(args), { encoding: 'utf8', cwd: REPO });
   const v = cli('corpus', 'validate', '--input', FIXTURE, '--scratch', dir);
   assert.equal(v.status, 0, v.stderr);
   assert.match(v.stdout, /records read: 400, accepted: 400/);

@@ -15,6 +15,7 @@ import { FILES } from '../../src/corpus/store-format.ts';
 import { synthesize, SYNTH_DEFAULTS } from '../../src/corpus/synth.ts';
 import { SYNTH_OPENALEX_DATE } from '../../src/corpus/synth-openalex.ts';
 import { REPO } from '../helpers/shared.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cb-synth-oa-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -66,13 +67,13 @@ test('synthetic OpenAlex works: the s2orc-raw corpus of the same seed, in a snap
 
 test('citebench synth --profile openalex: the same works from the command line; an unknown profile is one line', () => {
   const out = join(dir, 'cli');
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), 'synth', '--articles', '2000', '--seed', '11', '--shard-size', '800', '--profile', 'openalex', '--threads', '1', '--out', out], { encoding: 'utf8', cwd: REPO });
+  const r = spawnSync(process.execPath, cliArgv(['synth', '--articles', '2000', '--seed', '11', '--shard-size', '800', '--profile', 'openalex', '--threads', '1', '--out', out]), { encoding: 'utf8', cwd: REPO });
   assert.equal(r.status, 0, r.stderr);
   for (let k = 0; k < 3; k++) {
     const f = `updated_date=${SYNTH_OPENALEX_DATE}/part_000${k}.gz`;
     assert.deepEqual(readFileSync(join(out, f)), readFileSync(join(dir, 'oa', f)), f);
   }
-  const bad = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), 'synth', '--articles', '10', '--seed', '1', '--profile', 'nope', '--out', join(dir, 'x')], { encoding: 'utf8', cwd: REPO });
+  const bad = spawnSync(process.execPath, cliArgv(['synth', '--articles', '10', '--seed', '1', '--profile', 'nope', '--out', join(dir, 'x')]), { encoding: 'utf8', cwd: REPO });
   assert.notEqual(bad.status, 0);
   assert.match(bad.stderr.trim(), /^[^\n]*--profile nope: unknown profile \(known: s2orc-raw, openalex\)$/);
 });

@@ -17,6 +17,7 @@ import { DenseRetriever } from '../../src/retrieval/dense/retriever.ts';
 import { toHalf, decodeHalf } from '../../src/retrieval/dense/float16.ts';
 import { REPO } from '../helpers/shared.ts';
 import { npyBytes, safetensorsBytes, jsonlText, bytesOf, writeWithIds } from './embeddings-files.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const N = 40; // corpus size
 const D = 5;
@@ -300,7 +301,7 @@ test('MDCR from imported vectors: exact pair scores; a candidate without a vecto
     const dataIds = [corpusIds[5], corpusIds[6], corpusIds[7], corpusIds[1]];
     writeFileSync(join(dir, 'data.jsonl'), dataIds.map((id) => JSON.stringify({ paper_id: id, title: '', abstract: '' })).join('\n') + '\n');
     const bench = (query: string, lists: Record<string, string[]>) => (writeFileSync(join(dir, 'bench.json'), JSON.stringify({ 'Computer Science': { [query]: lists } })), join(dir, 'bench.json'));
-    const score = (b: string, ...extra: string[]) => spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), 'mdcr', 'score', '--benchmark', b, '--data', join(dir, 'data.jsonl'), '--embeddings', f, '--distance', 'l2', '--out', join(dir, 'scores.json'), ...extra], { cwd: REPO, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+    const score = (b: string, ...extra: string[]) => spawnSync(process.execPath, cliArgv(['mdcr', 'score', '--benchmark', b, '--data', join(dir, 'data.jsonl'), '--embeddings', f, '--distance', 'l2', '--out', join(dir, 'scores.json'), ...extra]), { cwd: REPO, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
     const m = score(bench(corpusIds[5], { true: [corpusIds[6]], random: [corpusIds[7], corpusIds[1]] }));
     assert.equal(m.status, 0, m.stderr);
     assert.match(m.stderr, /1 candidate\(s\) have no vector in .*a\.npy and rank last/);

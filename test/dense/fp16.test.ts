@@ -14,6 +14,7 @@ import { Encoder } from '../../src/retrieval/dense/encoder.ts';
 import { parseConfig } from '../../src/experiments/config.ts';
 import { CorpusStore } from '../../src/corpus/store.ts';
 import { REPO } from '../helpers/shared.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const TINY = new URL('../../../shared/models/tiny-scibert-random', import.meta.url).pathname;
 const FIXTURE = new URL('./fixtures/fp16/tiny-scibert-random-model_fp16.onnx', import.meta.url).pathname;
@@ -106,7 +107,7 @@ test('fp16: config key and CLI flag', { skip }, () => {
   const dir = folderWithFp16();
   const store = join(mkdtempSync(join(tmpdir(), 'cb-fp16-store-')), 'corpus');
   const shared = new URL('../../../shared/data/s2orc-sample', import.meta.url).pathname;
-  const cli = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), ...args], { encoding: 'utf8', cwd: REPO });
+  const cli = (args: string[]) => spawnSync(process.execPath, cliArgv(args), { encoding: 'utf8', cwd: REPO });
   let r = cli(['corpus', 'build', '--input', shared, '--out', store, '--no-prefilter']);
   assert.equal(r.status, 0, r.stderr);
   const corpus = CorpusStore.open(store);

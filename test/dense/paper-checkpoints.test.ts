@@ -19,9 +19,9 @@ import { resolveModel } from '../../src/retrieval/dense/models.ts';
 import { readDownloadRecord } from '../../src/retrieval/dense/hub/record.ts';
 import { bertTokenizerJson } from '../../src/retrieval/dense/wordpiece.ts';
 import { FakeHub } from '../helpers/fake-hub.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const FIX = new URL('./fixtures/checkpoints/', import.meta.url).pathname;
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const S2ORC = new URL('../../../shared/data/s2orc-sample/metadata.jsonl', import.meta.url).pathname;
 
 const vocab = readFileSync(join(FIX, 'vocab.txt'));
@@ -116,7 +116,7 @@ after(async () => {
 
 function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolveRun) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, HF_ENDPOINT: hub.endpoint, HF_TOKEN: '', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, cliArgv(args), { env: { ...process.env, HF_ENDPOINT: hub.endpoint, HF_TOKEN: '', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     p.stdout.on('data', (d) => (out += d));

@@ -15,12 +15,12 @@ import { Encoder } from '../../src/retrieval/dense/encoder.ts';
 import { buildCorpusStore } from '../../src/corpus/store-build.ts';
 import { CorpusStore } from '../../src/corpus/store.ts';
 import { closedPort, FakeHub } from '../helpers/fake-hub.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const TINY = new URL('../../../shared/models/tiny-scibert-random', import.meta.url).pathname;
 const S2ORC = new URL('../../../shared/data/s2orc-sample/metadata.jsonl', import.meta.url).pathname;
 const skip = existsSync(TINY) ? false : `needs ${TINY} (../shared)`;
 const skipCli = existsSync(TINY) && existsSync(S2ORC) ? false : `needs ${TINY} and ${S2ORC} (../shared)`;
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
 const ALL = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx', 'onnx/model_quantized.onnx'];
 const NEEDED = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx'];
@@ -257,7 +257,7 @@ function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: nu
   return new Promise((ok) => {
     const childEnv: NodeJS.ProcessEnv = { ...process.env, CI: '1', ...env };
     delete childEnv.HF_TOKEN;
-    const p = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: childEnv });
+    const p = spawn(process.execPath, cliArgv(args), { env: childEnv });
     let out = '';
     let err = '';
     p.stdout.on('data', (d) => (out += d));

@@ -13,9 +13,9 @@ import { Encoder } from '../../src/retrieval/dense/encoder.ts';
 import { resolveModel } from '../../src/retrieval/dense/models.ts';
 import { readStFolder } from '../../src/retrieval/dense/st-folder.ts';
 import { CitebenchError, InputError } from '../../src/util/errors.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const ST = new URL('./fixtures/st', import.meta.url).pathname;
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 /** The tolerance the project holds encoders to against PyTorch (test/dense/bert-graph.test.ts). */
 const TOL = 1e-4;
 
@@ -26,7 +26,7 @@ const golden = JSON.parse(readFileSync(join(ST, 'golden.json'), 'utf8')) as Gold
 const records = readFileSync(join(ST, 'corpus.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { paper_id: string; title: string; abstract: string });
 
 function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, cliArgv(args), { encoding: 'utf8' });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

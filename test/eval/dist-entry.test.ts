@@ -2,21 +2,33 @@
  * The compiled command line (scripts/build-cli.mjs → dist/) that bin/citebench.js runs for `eval`, `mdcr-eval` and
  * `merge-runs`: it prints and writes what the TypeScript sources do, byte for byte, errors included; these light
  * commands reach no worker or child-process code; and the binary falls back to the sources when one is newer than
- * the build.
+ * the build. Every other command runs from dist too, as the tests start them (test/helpers/cli.ts): their worker
+ * threads and child processes find their .ts modules beside the sources.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CorpusStore } from '../../src/corpus/store.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DATA = join(ROOT, '../shared/data/trec_eval/');
 const FIXTURES = existsSync(DATA) ? DATA : null;
 interface Metafile { outputs: Record<string, { entryPoint?: string; imports: { path: string; kind: string }[]; inputs: Record<string, unknown> }> }
 const { buildCli } = (await import(join(ROOT, 'scripts/build-cli.mjs'))) as { buildCli(outdir: string): Promise<{ inputs: string[]; metafile: Metafile }> };
+
+/** bin/citebench.js's check: the package's dist/ is as new as every source it was built from. */
+function distIsFresh(): boolean {
+  try {
+    const built = statSync(join(ROOT, 'dist/inputs.json')).mtimeMs;
+    return (JSON.parse(readFileSync(join(ROOT, 'dist/inputs.json'), 'utf8')) as { inputs: string[] }).inputs.every((p) => statSync(join(ROOT, p)).mtimeMs <= built);
+  } catch {
+    return false;
+  }
+}
 
 const run = (args: string[]) => spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
 
@@ -75,6 +87,43 @@ test('dist runs eval, mdcr-eval and merge-runs exactly as the sources do (output
     }
     assert.ok(readFileSync(join(tmp, 'dist.trec')).equals(readFileSync(join(tmp, 'sources.trec'))));
     assert.ok(readFileSync(join(tmp, 'dist.trec'), 'latin1').split('\n').length > 100);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('dist runs commands with worker threads and child processes as the sources do: their .ts modules are found beside the sources (synth, corpus build, bm25 index and search on 2 threads)', async () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'cb-dist-workers-'));
+  try {
+    // The package's own dist/ (rebuilt only when stale: npm test has done so before any test file started): a
+    // dist/ outside the package would not find the npm packages it imports, tsx among them.
+    const out = join(ROOT, 'dist');
+    if (!distIsFresh()) await buildCli(out);
+    const q = join(tmp, 'q.txt');
+    for (const [name, entry] of [['dist', [join(out, 'cli.js')]], ['src', ['--import', 'tsx', join(ROOT, 'src/cli.ts')]]] as const) {
+      const d = join(tmp, name);
+      for (const args of [
+        ['synth', '--articles', '1200', '--seed', '3', '--shard-size', '400', '--threads', '2', '--out', join(d, 'shards')],
+        ['corpus', 'build', '--input', join(d, 'shards'), '--out', join(d, 'store'), '--threads', '2'],
+        ['bm25', 'index', '--corpus', join(d, 'store'), '--out', join(d, 'index'), '--threads', '2'],
+      ]) {
+        const r = run([...entry, ...args]);
+        assert.equal(r.status, 0, `${name}: ${args.join(' ')}\n${r.stderr}`);
+      }
+      if (!existsSync(q)) {
+        const store = CorpusStore.open(join(d, 'store'));
+        writeFileSync(q, Array.from({ length: 40 }, (_, i) => store.id(i * 7)).join('\n') + '\n');
+        store.close();
+      }
+      const r = run([...entry, 'bm25', 'search', '--index', join(d, 'index'), '--corpus', join(d, 'store'), '--queries', q, '--k', '20', '--threads', '2', '--out', join(d, 'run.trec')]);
+      assert.equal(r.status, 0, `${name}: bm25 search\n${r.stderr}`);
+    }
+    for (const f of ['store/meta.json', 'index/terms.txt', 'index/docs.u32', 'run.trec']) {
+      const a = readFileSync(join(tmp, 'dist', f), 'latin1').replaceAll(join(tmp, 'dist'), 'X');
+      const b = readFileSync(join(tmp, 'src', f), 'latin1').replaceAll(join(tmp, 'src'), 'X');
+      assert.ok(a === b, `${f}: dist and sources differ`);
+    }
+    assert.ok(readFileSync(join(tmp, 'dist', 'run.trec'), 'latin1').split('\n').length > 100);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { evaluateMdcr, MDCR_NEGATIVE_TYPES } from '../../src/eval/mdcr.ts';
 import { readJsonFile } from '../../src/util/json.ts';
 import { InputError } from '../../src/util/errors.ts';
+import { cliArgv } from '../helpers/cli.ts';
 import { Rng } from '../../src/util/rng.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -138,17 +139,17 @@ test('mdcr-eval CLI: --json output and the table', () => {
   const s = join(dir, 'scores.json');
   writeFileSync(b, JSON.stringify(bench));
   writeFileSync(s, JSON.stringify(scores));
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'mdcr-eval', '--benchmark', b, '--scores', s, '--json'], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, cliArgv(['mdcr-eval', '--benchmark', b, '--scores', s, '--json']), { cwd: ROOT, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   const out = JSON.parse(r.stdout);
   const want = reference(bench, scores, [...MDCR_NEGATIVE_TYPES, 'true']);
   assert.deepEqual(out.AVG, want.avg);
   assert.equal(out.fields.Art.map, want.fields.Art.map);
-  const t = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'mdcr-eval', '--benchmark', b, '--scores', s, '--candidate-type', 'scincl'], { cwd: ROOT, encoding: 'utf8' });
+  const t = spawnSync(process.execPath, cliArgv(['mdcr-eval', '--benchmark', b, '--scores', s, '--candidate-type', 'scincl']), { cwd: ROOT, encoding: 'utf8' });
   assert.equal(t.status, 0, t.stderr);
   assert.match(t.stdout, /5 true \+ scincl negatives/);
   assert.match(t.stdout, /^AVG /m);
-  const bad = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'mdcr-eval', '--benchmark', b, '--scores', s, '--candidate-type', 'bm26'], { cwd: ROOT, encoding: 'utf8' });
+  const bad = spawnSync(process.execPath, cliArgv(['mdcr-eval', '--benchmark', b, '--scores', s, '--candidate-type', 'bm26']), { cwd: ROOT, encoding: 'utf8' });
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /unknown candidate type 'bm26'/);
   assert.doesNotMatch(bad.stderr, /at .*\.ts:\d+/); // no stack trace
@@ -191,7 +192,7 @@ test('mdcr: a missing negative list is an error naming field, query and type; le
   const s = join(dir, 'holed-scores.json');
   writeFileSync(b, JSON.stringify(holed));
   writeFileSync(s, JSON.stringify(scores));
-  const cli = (...extra: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'mdcr-eval', '--benchmark', b, '--scores', s, ...extra], { cwd: ROOT, encoding: 'utf8' });
+  const cli = (...extra: string[]) => spawnSync(process.execPath, cliArgv(['mdcr-eval', '--benchmark', b, '--scores', s, ...extra]), { cwd: ROOT, encoding: 'utf8' });
   const r = cli();
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /^citebench: .*holed\.json \[Art \/ \w+ \/ graph\]: missing candidate list 'graph'/);

@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { trecEvalText } from '../../src/eval/trec-eval.ts';
 import type { EvalOptions } from '../../src/eval/types.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const DATA = fileURLToPath(new URL('../../../shared/data/trec_eval/', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -61,7 +62,7 @@ test('goldens cover the measures the issue names', { skip }, () => {
 test('citebench eval CLI prints trec_eval output byte for byte (-m all_trec -q -c -M100)', { skip }, () => {
   const r = spawnSync(
     process.execPath,
-    ['--import', 'tsx', 'src/cli.ts', 'eval', DATA + 'qrels.test', DATA + 'results.trunc', '-m', 'all_trec', '-q', '-c', '-M100'],
+    cliArgv(['eval', DATA + 'qrels.test', DATA + 'results.trunc', '-m', 'all_trec', '-q', '-c', '-M100']),
     { cwd: ROOT, encoding: 'latin1' },
   );
   assert.equal(r.status, 0, r.stderr);
@@ -70,7 +71,7 @@ test('citebench eval CLI prints trec_eval output byte for byte (-m all_trec -q -
 });
 
 test('citebench eval CLI: -l2 and trec_eval-style attached values (-M100, -mmap)', { skip }, () => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'eval', '-l2', '-mmap', '-m', 'ndcg', '-q', DATA + 'qrels.rel_level', DATA + 'results.test'], {
+  const r = spawnSync(process.execPath, cliArgv(['eval', '-l2', '-mmap', '-m', 'ndcg', '-q', DATA + 'qrels.rel_level', DATA + 'results.test']), {
     cwd: ROOT,
     encoding: 'latin1',
   });

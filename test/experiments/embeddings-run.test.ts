@@ -21,9 +21,9 @@ import { importEmbeddings } from '../../src/retrieval/dense/import/import.ts';
 import { DenseRetriever } from '../../src/retrieval/dense/retriever.ts';
 import { float32Text } from '../../src/eval/trec-numbers.ts';
 import { npyBytes, safetensorsBytes, jsonlText, bytesOf, writeWithIds } from '../dense/embeddings-files.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
-const CLI = join(root, 'src/cli.ts');
 const dir = mkdtempSync(join(tmpdir(), 'cb-emb-run-'));
 const D = 16;
 let store: CorpusStore;
@@ -31,7 +31,7 @@ let ids: string[];
 let V: Float32Array;
 
 function cli(args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { encoding: 'utf8', cwd: root, env: { ...process.env, CI: 'true' } });
+  return spawnSync(process.execPath, cliArgv(args), { encoding: 'utf8', cwd: root, env: { ...process.env, CI: 'true' } });
 }
 
 const config = (name: string, models: string) => `name: ${name}

@@ -25,6 +25,7 @@ import { evaluateMdcr } from '../../src/eval/mdcr.ts';
 import { buildIndex } from '../../src/retrieval/bm25/index.ts';
 import { saveIndex } from '../../src/retrieval/bm25/index-format.ts';
 import { REPO } from '../helpers/shared.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cb-mdcr-build-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -359,7 +360,7 @@ test("readRunLists: a run's lists in trec_eval's order (score desc, ties docno d
 test('CLI: mdcr build with a BM25 index and a {split}/{field} run: byte-identical reruns; mdcr-eval reads it', async () => {
   const ix = await buildIndex(store);
   saveIndex(ix, join(dir, 'bm25'));
-  const cli = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), ...args], { cwd: REPO, encoding: 'utf8' });
+  const cli = (args: string[]) => spawnSync(process.execPath, cliArgv(args), { cwd: REPO, encoding: 'utf8' });
   const common = ['--corpus', join(dir, 'store'), '--queries-per-field', '3', '--fields', 'Med,Phy', '--pool-size', '2000'];
   const plan = cli(['mdcr', 'build', ...common, '--out', join(dir, 'out1'), '--write-plan']);
   assert.equal(plan.status, 0, plan.stderr);

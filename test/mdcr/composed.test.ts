@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { parseConfig } from '../../src/experiments/config.ts';
 import { runExperiment } from '../../src/experiments/run.ts';
+import { seedCorpusStage } from '../helpers/corpus-fixture.ts';
 
 const CONFIG = `name: mdcr-composed
 seed: 7
@@ -29,6 +30,7 @@ test('MDCR in a run: navigation and rerank score the pairs (equal to BM25 with B
   const dir = mkdtempSync(join(tmpdir(), 'cb-mdcr-composed-'));
   try {
     const cfg = parseConfig(CONFIG, 'x.yaml', { work: join(dir, 'work'), results: join(dir, 'results') });
+    await seedCorpusStage(cfg, cfg.work, { bm25: true });
     const log: string[] = [];
     const out = await runExperiment(cfg, { log: (l) => log.push(l), threads: 1 });
     out.store.close();

@@ -20,6 +20,7 @@ import { evaluateMdcr, pyFloat } from '../../src/eval/mdcr.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { REPO } from '../helpers/shared.ts';
 import { EVALUATE_PY_NEG_TYPES, evaluatePy } from '../helpers/evaluate-py.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cb-mdcr-official-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -27,7 +28,7 @@ const FIXTURE = join(REPO, 'test', 'mdcr', 'fixtures', 'official');
 const OFFICIAL = EVALUATE_PY_NEG_TYPES;
 type Bench = Record<string, Record<string, Record<string, string[]>>>;
 
-const cli = (args: string[], cwd = REPO) => spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), ...args], { cwd, encoding: 'utf8' });
+const cli = (args: string[], cwd = REPO) => spawnSync(process.execPath, cliArgv(args), { cwd, encoding: 'utf8' });
 const readJson = (p: string) => JSON.parse(readFileSync(p, 'utf8'));
 const common = () => ['--corpus', join(dir, 'store'), '--queries-per-field', '3', '--fields', 'Med,Phy', '--pool-size', '2000', '--threads', '1'];
 

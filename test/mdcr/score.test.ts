@@ -15,11 +15,12 @@ import { mdcrTable3, mdcrTable4 } from '../../src/report/mdcr-tables.ts';
 import { Encoder } from '../../src/retrieval/dense/encoder.ts';
 import { resolveModel } from '../../src/retrieval/dense/models.ts';
 import { REPO, SHARED } from '../helpers/shared.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cb-mdcr-score-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 const TINY = join(SHARED, 'models', 'tiny-scibert-random');
-const cli = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), ...args], { cwd: REPO, encoding: 'utf8' });
+const cli = (args: string[]) => spawnSync(process.execPath, cliArgv(args), { cwd: REPO, encoding: 'utf8' });
 
 const WORDS = 'protein cell graph neural network citation model gene tumor learning quantum field energy market price policy vote brain memory river soil'.split(' ');
 const papers: { paper_id: string; title: string; abstract: string | null }[] = [];

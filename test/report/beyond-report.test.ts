@@ -19,9 +19,11 @@ import type { Browser } from 'playwright-core';
 import { FIELD_ABBREV, type Field } from '../../src/corpus/fields.ts';
 import { holm, pairedRandomizationTest, pairedTTest } from '../../src/eval/significance.ts';
 import { checkBest, checkCell, f1, launchChromium, openChecked, parseTables, perQueryMean, readCells, sizeText, stats, type Cell, type ParsedTable } from '../helpers/report-page.ts';
+import { parseConfig } from '../../src/experiments/config.ts';
+import { seedCorpusStage } from '../helpers/corpus-fixture.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
-const CLI = join(root, 'src/cli.ts');
 const paper = JSON.parse(readFileSync(join(root, 'src/report/paper-numbers.json'), 'utf8'));
 const CONFIG = `name: beyond-small
 seed: 7
@@ -46,7 +48,7 @@ const res = () => join(tmp, 'res');
 const html = () => join(tmp, 'rep', 'index.html');
 
 function cli(args: string[]) {
-  const p = spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { encoding: 'utf8', cwd: root });
+  const p = spawnSync(process.execPath, cliArgv(args), { encoding: 'utf8', cwd: root });
   assert.equal(p.status, 0, `citebench ${args.join(' ')}\n${p.stderr}`);
   return p;
 }
@@ -54,6 +56,7 @@ function cli(args: string[]) {
 before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'citebench-beyond-report-'));
   writeFileSync(join(tmp, 'beyond.yaml'), CONFIG);
+  await seedCorpusStage(parseConfig(CONFIG, join(tmp, 'beyond.yaml')), join(tmp, 'work'), { bm25: true });
   cli(['run', join(tmp, 'beyond.yaml'), '--work', join(tmp, 'work'), '--results', res()]);
   cli(['report', res(), '--out', join(tmp, 'rep'), '--store', join(tmp, 'work', 'store'), '--no-pdf']);
   browser = await launchChromium();

@@ -18,9 +18,9 @@ import { FIELD_ABBREV, type Field } from '../../src/corpus/fields.ts';
 import { holm, pairedTTest } from '../../src/eval/significance.ts';
 import { fabricateResults } from '../../bench/report/fabricate.ts';
 import { checkBest, checkCell, f1, launchChromium, openChecked, parseTables, perQueryMean, readCells, sizeText, stats, type ParsedTable } from '../helpers/report-page.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
-const CLI = join(root, 'src/cli.ts');
 const paper = JSON.parse(readFileSync(join(root, 'src/report/paper-numbers.json'), 'utf8'));
 
 let tmp = '';
@@ -29,7 +29,7 @@ const ci = () => join(tmp, 'ci');
 const fab = () => join(tmp, 'fab');
 
 function cli(args: string[]) {
-  const p = spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { encoding: 'utf8', cwd: root });
+  const p = spawnSync(process.execPath, cliArgv(args), { encoding: 'utf8', cwd: root });
   assert.equal(p.status, 0, `citebench ${args.join(' ')}\n${p.stderr}`);
   return p;
 }
@@ -236,7 +236,7 @@ test('notebook helpers: a table as HTML and a chart as SVG, through the notebook
 });
 
 test('citebench report: bad input is one line naming the file, exit 2, no stack trace', () => {
-  const run = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', CLI, 'report', ...args], { encoding: 'utf8', cwd: root });
+  const run = (args: string[]) => spawnSync(process.execPath, cliArgv(['report', ...args]), { encoding: 'utf8', cwd: root });
   for (const [args, re] of [
     [[join(tmp, 'nowhere'), '--out', join(tmp, 'x')], /nowhere: not a results folder of citebench run/],
     [[ci(), '--out', join(tmp, 'x'), '--store', fab()], /not a corpus store \(no meta\.json\)/],

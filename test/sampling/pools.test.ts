@@ -13,6 +13,7 @@ import { loadQueryExclusion } from '../../src/sampling/exclusions.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { cliArgv } from '../helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cb-pools-'));
 let store: CorpusStore;
@@ -94,7 +95,7 @@ test('citebench sample writes queries, pool and qrels that agree with the librar
   const { readFileSync } = await import('node:fs');
   const { REPO } = await import('../helpers/shared.ts');
   const out = join(dir, 'sample');
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), 'sample', '--corpus', join(dir, 'store'), '--out', out, '--queries', '50', '--pool-size', '3000', '--seed', '9'], { encoding: 'utf8', cwd: REPO });
+  const r = spawnSync(process.execPath, cliArgv(['sample', '--corpus', join(dir, 'store'), '--out', out, '--queries', '50', '--pool-size', '3000', '--seed', '9']), { encoding: 'utf8', cwd: REPO });
   assert.equal(r.status, 0, r.stderr);
   const lines = (f: string) => readFileSync(join(out, f), 'utf8').trim().split('\n');
   const q = sampleQueries(store, { count: 50, seed: 9 });
@@ -107,7 +108,7 @@ test('citebench sample writes queries, pool and qrels that agree with the librar
     assert.equal(rel, '1');
     assert.ok(store.outbound(store.indexOf(qid)).includes(store.indexOf(doc)));
   }
-  const bad = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), 'sample', '--corpus', join(dir, 'store'), '--out', out, '--field', 'Alchemy'], { encoding: 'utf8', cwd: REPO });
+  const bad = spawnSync(process.execPath, cliArgv(['sample', '--corpus', join(dir, 'store'), '--out', out, '--field', 'Alchemy']), { encoding: 'utf8', cwd: REPO });
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /unknown field 'Alchemy'/);
 });
@@ -149,7 +150,7 @@ test('citebench sample --exclude-queries: no listed article among the queries; t
   const out = join(dir, 'sample-ex');
   const f1 = join(dir, 'specter-train.txt');
   const f2 = join(dir, 'scincl-train.txt');
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), 'sample', '--corpus', join(dir, 'store'), '--out', out, '--queries', '100', '--pool-size', '5000', '--seed', '5', '--exclude-queries', f1, '--exclude-queries', f2], { encoding: 'utf8', cwd: REPO });
+  const r = spawnSync(process.execPath, cliArgv(['sample', '--corpus', join(dir, 'store'), '--out', out, '--queries', '100', '--pool-size', '5000', '--seed', '5', '--exclude-queries', f1, '--exclude-queries', f2]), { encoding: 'utf8', cwd: REPO });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /60 of \d+ query candidates excluded, listed in .*specter-train\.txt \(sha256 [0-9a-f]{64}, 42 ids, 2 not in the store\); .*scincl-train\.txt/);
   const banned = new Set(readFileSync(f1, 'utf8').split(/\r?\n/).concat(readFileSync(f2, 'utf8').split(/\r?\n/)));
