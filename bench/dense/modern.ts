@@ -2,7 +2,7 @@
  * Today's architectures at their real shapes: convert ModernBERT-base-, XLM-RoBERTa-base-, Qwen3-Embedding-0.6B-
  * and EmbeddingGemma-300m-shape checkpoints (scripts/dev/make-base-shape-checkpoints.py DIR, random weights, a
  * scratch folder) and encode with them.
- *   flock /tmp/citebench-heavy.lock node --import tsx bench/dense/modern.ts DIR [N_TEXTS=64] [BATCH=16] [CASE,CASE…]
+ *   [ROUNDS=5] flock /tmp/citebench-heavy.lock node --import tsx bench/dense/modern.ts DIR [N_TEXTS=64] [BATCH=16] [CASE,CASE…]
  * For each case: conversion seconds and peak RSS (a child process under /usr/bin/time -v, convert-child.ts), fp32
  * and int8; max |Δ| of the converted graph against PyTorch's last_hidden_state and all-layer mean (4 sequences of
  * 16-512 tokens padded in one batch); then encoding N_TEXTS token sequences (seeded random ids, lengths uniform in
@@ -27,7 +27,7 @@ const dir = process.argv[2];
 if (!dir) throw new Error('usage: bench/dense/modern.ts DIR [N_TEXTS] [BATCH]');
 const nTexts = Number(process.argv[3] ?? 64);
 const batch = Number(process.argv[4] ?? 16);
-const ROUNDS = 5;
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const OUT = new URL('../out/dense/', import.meta.url).pathname;
 const PEER = new URL('./encode_modern_peer.py', import.meta.url).pathname;
 const TORCH_PEER = new URL('./encode_torch_peer.py', import.meta.url).pathname;

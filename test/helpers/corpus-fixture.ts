@@ -7,7 +7,6 @@
 // a file run on its own builds into a folder of its process. Built under a temporary name and renamed into
 // place: two test files asking at once both build, one rename wins, and neither sees a half-built folder.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExperimentConfig } from '../../src/experiments/config.ts';
@@ -50,7 +49,7 @@ async function once(name: string, build: (tmp: string) => Promise<void>): Promis
  */
 export async function seedCorpusStage(cfg: ExperimentConfig, work: string, { bm25 = false } = {}): Promise<void> {
   if (!cfg.corpus.synthetic) throw new Error('seedCorpusStage: only synthetic corpora are built and shared');
-  const key = createHash('sha256').update(corpusStamp(cfg)).digest('hex').slice(0, 24);
+  const key = corpusStamp(cfg).key.slice(0, 24);
   const corpus = await once(key, async (tmp) => {
     const { store } = await prepareCorpus({ ...cfg, work: tmp }, () => {});
     store.close();
