@@ -1692,6 +1692,16 @@ declare module "citebench/src/retrieval/dense/registry" {
         computeParams?: number;
         /** Dimensions of its vectors (the dry run's search and memory price). */
         dim?: number;
+        /**
+         * Encoding rate on the 2-core development machine, tokens/s in float32 and int8 (docs/benchmarks.md, "Today's
+         * decoder embedders"): measured at the model's shape for Qwen3-Embedding-0.6B and EmbeddingGemma-300m; for the
+         * larger models Qwen3-0.6B's rate scaled by the parameters a token passes through (`estimated`).
+         */
+        encodeRate?: {
+            fp32: number;
+            int8: number;
+            estimated?: boolean;
+        };
         note: string;
     }
     /**
@@ -2437,10 +2447,9 @@ declare module "citebench/src/experiments/kinds/dense" {
     }
     export const dense: KindEntry<DenseModelConfig>;
     /**
-     * What encoding with a model costs on the development machine's CPU: BERT-base's measured rate (UNIT) scaled by
-     * the parameters a token passes through — a registry entry's figures (registry.ts), BERT-base for any other model —
-     * and its memory: the process and a batch, plus the weights as the session holds them (float32; int8 a quarter of
-     * the matrices), measured for BERT-base and Qwen3-Embedding-0.6B (docs/benchmarks.md, "Dense encoders").
+     * What encoding with a model costs on the development machine's CPU: a registry entry's measured rate in tokens/s
+     * (registry.ts `encodeRate`, float32 or int8 as the config asks) over an article's tokens, else BERT-base's
+     * measured rate (UNIT); and its memory: the process and a batch plus the weights as the session holds them.
      */
     export function encodeProfile(c: Pick<DenseModelConfig, 'model' | 'quantized'>): {
         label: string;

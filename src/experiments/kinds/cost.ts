@@ -10,13 +10,14 @@ export const UNIT = {
   /** What a loaded BERT-base model and a batch hold (measured while encoding). */
   bertBytes: 1.9e9,
   /**
-   * Larger encoders (kinds/dense.ts encodeProfile): the process and a batch besides the weights, and how many
-   * copies of its weights a session holds (onnxruntime keeps the initializers and its pre-packed matrices);
-   * int8's time per article relative to float32's.
+   * Encoders with a measured rate (kinds/dense.ts encodeProfile, registry.ts encodeRate): an article's tokens
+   * (SciRepEval's fos_small sample: 239 on average with BERT's special tokens), and memory: the process and a
+   * batch besides the weights, and the weights' copies a session holds (Qwen3-Embedding-0.6B in float32: 4.43 GB
+   * peak for 2.38 GB of weights; docs/benchmarks.md).
    */
-  encodeFixedBytes: 1.0e9,
-  encodeWeightCopies: 2,
-  int8EncodeFactor: 0.6,
+  articleTokens: 239,
+  encodeFixedBytes: 0.8e9,
+  encodeWeightCopies: 1.5,
   dim: 768,
   /** Bytes per BM25 posting-bearing article (index in memory). */
   indexBytesPerArticle: 900,

@@ -122,24 +122,19 @@ export const dense: KindEntry<DenseModelConfig> = {
   },
 };
 
-/** BERT-base's parameters a token passes through (12 layers of 7.1 M), the unit the encoding rate was measured on. */
-const BERT_BASE_COMPUTE = 85;
-
 /**
- * What encoding with a model costs on the development machine's CPU: BERT-base's measured rate (UNIT) scaled by
- * the parameters a token passes through — a registry entry's figures (registry.ts), BERT-base for any other model —
- * and its memory: the process and a batch, plus the weights as the session holds them (float32; int8 a quarter of
- * the matrices), measured for BERT-base and Qwen3-Embedding-0.6B (docs/benchmarks.md, "Dense encoders").
+ * What encoding with a model costs on the development machine's CPU: a registry entry's measured rate in tokens/s
+ * (registry.ts `encodeRate`, float32 or int8 as the config asks) over an article's tokens, else BERT-base's
+ * measured rate (UNIT); and its memory: the process and a batch plus the weights as the session holds them.
  */
 export function encodeProfile(c: Pick<DenseModelConfig, 'model' | 'quantized'>): { label: string; perArticle: number; bytes: number; dim: number } {
   const known = knownModel(c.model);
-  if (!known?.computeParams || !known.params) return { label: 'BERT-base', perArticle: UNIT.encodePerArticle, bytes: UNIT.bertBytes, dim: UNIT.dim };
-  const scale = known.computeParams / BERT_BASE_COMPUTE;
-  const weights = known.params * 1e6 * (c.quantized ? 1 : 4);
+  if (!known?.encodeRate || !known.params) return { label: 'BERT-base', perArticle: UNIT.encodePerArticle, bytes: UNIT.bertBytes, dim: UNIT.dim };
+  const rate = c.quantized ? known.encodeRate.int8 : known.encodeRate.fp32;
   return {
-    label: `${known.name} (${known.params >= 1000 ? `${(known.params / 1000).toFixed(1)} B` : `${known.params} M`} parameters${c.quantized ? ', int8' : ''})`,
-    perArticle: UNIT.encodePerArticle * scale * (c.quantized ? UNIT.int8EncodeFactor : 1),
-    bytes: UNIT.encodeFixedBytes + weights * UNIT.encodeWeightCopies,
+    label: `${known.name} (${known.params >= 1000 ? `${(known.params / 1000).toFixed(1)} B` : `${known.params} M`} parameters, ${c.quantized ? 'int8' : 'float32'}, ${Math.round(rate)} tokens/s${known.encodeRate.estimated ? ' estimated' : ''})`,
+    perArticle: UNIT.articleTokens / rate,
+    bytes: UNIT.encodeFixedBytes + known.params * 1e6 * (c.quantized ? 1 : 4) * UNIT.encodeWeightCopies,
     dim: known.dim ?? UNIT.dim,
   };
 }

@@ -36,6 +36,12 @@ export interface KnownModel extends ModelOptions {
   computeParams?: number;
   /** Dimensions of its vectors (the dry run's search and memory price). */
   dim?: number;
+  /**
+   * Encoding rate on the 2-core development machine, tokens/s in float32 and int8 (docs/benchmarks.md, "Today's
+   * decoder embedders"): measured at the model's shape for Qwen3-Embedding-0.6B and EmbeddingGemma-300m; for the
+   * larger models Qwen3-0.6B's rate scaled by the parameters a token passes through (`estimated`).
+   */
+  encodeRate?: { fp32: number; int8: number; estimated?: boolean };
   note: string;
 }
 
@@ -45,6 +51,10 @@ export interface KnownModel extends ModelOptions {
  * evaluation for a query that is a whole article. A config's `prompts:` replaces it.
  */
 export const CITATION_TASK = 'Given the title and abstract of a scientific paper, retrieve the titles and abstracts of papers that it cites';
+
+/** Qwen3-Embedding-0.6B's measured encoding rate (tokens/s, 2 cores), and a larger decoder's estimated from it. */
+const QWEN3_06B_RATE = { fp32: 107, int8: 256 };
+const scaledRate = (computeParams: number) => ({ fp32: (QWEN3_06B_RATE.fp32 * 440) / computeParams, int8: (QWEN3_06B_RATE.int8 * 440) / computeParams, estimated: true });
 
 /** The paper's protocol encodes title and abstract within 512 tokens; the LLM embedders' folders allow up to 32 k. */
 const DECODER_PRESETS = { maxLength: 512 } as const;
@@ -134,6 +144,7 @@ export const KNOWN_MODELS: KnownModel[] = [
       params: { '0.6B': 596, '4B': 4022, '8B': 7568 }[size],
       computeParams: { '0.6B': 440, '4B': 3633, '8B': 6946 }[size],
       dim: { '0.6B': 1024, '4B': 2560, '8B': 4096 }[size],
+      encodeRate: size === '0.6B' ? QWEN3_06B_RATE : scaledRate({ '0.6B': 440, '4B': 3633, '8B': 6946 }[size]),
       note: `Qwen3 decoder embedder (Zhang et al. 2025): last token, normalised, cosine; queries with citebench's citation instruction, documents without (the card's format); bfloat16 weights on the hub${size === '0.6B' ? '' : ', sharded'}; beyond the paper`,
     }),
   ),
@@ -147,6 +158,7 @@ export const KNOWN_MODELS: KnownModel[] = [
     params: 303,
     computeParams: 101,
     dim: 768,
+    encodeRate: { fp32: 396, int8: 727 },
     note: 'Gemma 3 with bidirectional attention (EmbeddingGemma): mean pooling, two Dense modules, normalised; the folder\'s retrieval prompts for both roles; gated on the hub (accept the licence, set $HF_TOKEN); beyond the paper',
   },
   {
@@ -159,6 +171,7 @@ export const KNOWN_MODELS: KnownModel[] = [
     params: 7111,
     computeParams: 6980,
     dim: 4096,
+    encodeRate: scaledRate(6980),
     note: 'Mistral decoder embedder (Wang et al. 2024): last token, normalised, cosine; queries with citebench\'s citation instruction in the card\'s format, documents without; beyond the paper',
   },
 ];
