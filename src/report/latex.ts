@@ -230,7 +230,7 @@ export function latexFiles(r: ResultsIndex, tables: ReportTable[], opts: LatexOp
   const papers = opts.paper ? paperTablesFor(r, opts.paper) : new Map<string, ReportTable>();
   const out: LatexFile[] = [];
   for (const t of tables) {
-    // Tables of published values (the paper's Table 6, the SPECTER2 card): paper values, so only when asked.
+    // Tables of published values (the paper's Table 6, the SPECTER2 card): paper values, so only with `paper` (the report passes it unless --no-latex-paper-values).
     if (isPublished(t) && !opts.paper) continue;
     out.push({ file: `${t.id}.tex`, table: t, tex: tableLatex(t, o) });
     const p = papers.get(t.id);
