@@ -37,6 +37,7 @@ export const commands: CommandEntry[] = [
   { name: 'embeddings import', summary: 'put vectors computed elsewhere (SciRepEval JSONL, .npy, safetensors) into an embedding store', load: () => import('./commands/embeddings-import.ts') },
   { name: 'embeddings export', summary: 'write an embedding store as .npy (float32) + paper ids, for NumPy', load: () => import('./commands/embeddings-export.ts') },
   { name: 'merge-runs', summary: 'join the TREC runs of query shards (--shard I/N) into the unsharded run, byte for byte', load: () => import('./commands/merge-runs.ts') },
+  { name: 'rerank', summary: 're-score each query\'s top K of a TREC run with a reranker (cross-encoder or LLM checkpoint); writes a TREC run', load: () => import('./commands/rerank.ts') },
   { name: 'dense search', summary: 'dense top-k (exact or HNSW) for query articles over a pool; writes a TREC run', load: () => import('./commands/dense-search.ts') },
   { name: 'slurm', summary: 'write (and submit) SLURM array jobs for a configuration: prepare, encode shards, cells, assemble', load: () => import('./commands/slurm.ts') },
 ];

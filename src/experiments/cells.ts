@@ -13,7 +13,7 @@ import type { RankedLists, Retriever } from '../retrieval/retriever.ts';
 import type { Pool } from '../sampling/pools.ts';
 import type { CellRecord, CellSummary } from '../report/results.ts';
 import type { PoolGroup } from './plan.ts';
-import { cellIdentity, experiment, type CellModel, type ExperimentCell } from './experiment.ts';
+import { cellIdentity, experiment, type CellCost, type CellModel, type ExperimentCell } from './experiment.ts';
 import type { SampledTopicSet, TopicSet } from './topic-sets.ts';
 
 export interface GroupContext {
@@ -38,6 +38,8 @@ export interface GroupContext {
   locked?: 'wait' | 'skip';
   /** Lock staleness timeout (default: util/lock.ts). */
   lockStaleMs?: number;
+  /** What each cell computed now cost, by its record's file (the runner writes them to timings.json). */
+  costs?: Map<string, CellCost>;
 }
 
 export interface GroupResult {
@@ -91,7 +93,7 @@ export async function runGroup(ctx: GroupContext, set: SampledTopicSet, models: 
     setting: set.setting, emptyLists: ctx.emptyLists, log: ctx.log,
     cache: {
       dir: ctx.resultsDir, name: path, keyParts: groupKeyParts(ctx, group), locked: ctx.locked, lockStaleMs: ctx.lockStaleMs,
-      record: groupCellRecord(group, set.pool.length, qrelsFile),
+      record: groupCellRecord(group, set.pool.length, qrelsFile), costs: (file, c) => ctx.costs?.set(file, c),
     },
   });
   return { pool: set.sampled, ...r };

@@ -18,8 +18,10 @@ import { mdcrScore, mdcrScoresText } from '../eval/mdcr-data.ts';
 import { parseMeasure } from '../eval/registry.ts';
 import type { DocOrder, QrelsCsr } from '../eval/types.ts';
 import { writeRun } from '../eval/trec-write.ts';
-import type { MdcrSummary } from '../report/results.ts';
-import type { RankedLists, Retriever, Setting } from '../retrieval/retriever.ts';
+import type { CellCost, MdcrSummary } from '../report/results.ts';
+
+export type { CellCost } from '../report/results.ts';
+import { costsOf, type RankedLists, type Retriever, type Setting } from '../retrieval/retriever.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { keyOf, type InputsDescription, type Keyed } from '../util/identity.ts';
@@ -91,7 +93,13 @@ export interface ExperimentCache<R extends ExperimentCell = ExperimentCell> exte
   cellFile?: (model: string) => string;
   /** A model's run file — the TREC run (default runs/<model>/<name>.trec) or MDCR's scores file — or none (false). */
   runFile?: ((model: string) => string) | false;
+  /**
+   * Told what a cell computed now cost (its record's file, its queries, seconds by stage, pairs re-scored). Kept
+   * out of the record, so the same configuration and seed give the same bytes; the runner puts it in timings.json.
+   */
+  costs?: (recordFile: string, cost: CellCost) => void;
 }
+
 
 export interface ExperimentInput<R extends ExperimentCell = ExperimentCell> {
   /** Article ids (run files, query ids) and trec_eval's tie order over them (a corpus store gives both). */
@@ -142,13 +150,16 @@ export async function experiment<R extends ExperimentCell = ExperimentCell>(inpu
   const cache = input.cache;
   const log = input.log ?? (() => {});
   const out: ExperimentOutput<R> = { cells: [], lists: new Map(), skipped: [] };
-  const compute = async (model: CellModel, keyed: Keyed | undefined, runFile: string | undefined): Promise<R> => {
+  const compute = async (model: CellModel, keyed: Keyed | undefined, runFile: string | undefined, recordFile?: string): Promise<R> => {
     const label = `${model.name}${cache ? ` ${cache.name}` : ''}`;
     const t0 = performance.now();
     log(`${label}: ${input.topics.length} queries over ${input.candidates ? 'their candidate lists' : input.pool ? `${input.pool.length} articles` : 'the corpus'}`);
+    model.retriever.takeCosts?.();
     const run = await model.retriever.search({
       queries: input.topics, pool: input.pool, candidates: input.candidates, k: input.k, excludeSelf: input.excludeSelf ?? true, setting: input.setting ?? 'transductive',
     });
+    const costs = costsOf(model.retriever, (performance.now() - t0) / 1000);
+    if (recordFile) cache?.costs?.(recordFile, { queries: input.topics.length, ...costs });
     let empty = 0;
     for (let q = 0; q < input.topics.length; q++) if (run.offsets[q + 1] === run.offsets[q]) empty++;
     if (empty && input.emptyLists === 'error') {
@@ -175,7 +186,7 @@ export async function experiment<R extends ExperimentCell = ExperimentCell>(inpu
     const runFile = cache.runFile === false ? undefined : cache.runFile ? cache.runFile(model.name) : `runs/${model.name}/${cache.name}.trec`;
     const record = cache.cellFile ? cache.cellFile(model.name) : `cells/${model.name}/${cache.name}.json`;
     const slot = { dir: cache.dir, record, files: runFile ? [runFile] : [], ...keyed, label: `${model.name} ${cache.name}` };
-    const r = await cachedRecord<R>(slot, cache, () => compute(model, keyed, runFile), log);
+    const r = await cachedRecord<R>(slot, cache, () => compute(model, keyed, runFile, record), log);
     if (r === 'skipped') out.skipped.push(model.name);
     else out.cells.push(r);
   }

@@ -15,7 +15,7 @@ import { fieldAbbrev, schemeFields, type FieldName } from '../corpus/fields.ts';
 import { shortfallText, type MdcrRecord } from '../report/results.ts';
 import { fileContentHash } from '../retrieval/dense/file-hash.ts';
 import type { ExperimentConfig } from './config.ts';
-import { experiment, type ExperimentCell } from './experiment.ts';
+import { experiment, type CellCost, type ExperimentCell } from './experiment.ts';
 import { MDCR_SPLITS, buildMdcr, writeMdcr, type MdcrModelLists, type MdcrPlan } from '../sampling/mdcr-plan.ts';
 import type { MdcrSplit, RankedIds } from '../sampling/mdcr-build.ts';
 import { readRankedRun } from '../eval/trec-run.ts';
@@ -25,6 +25,9 @@ import type { ReadyModel } from './models.ts';
 import { groupPath } from './plan.ts';
 import type { QuerySplits } from './splits.ts';
 import { mdcrTopicSet } from './topic-sets.ts';
+
+/** A model's MDCR scores cell record, relative to the results folder. */
+export const mdcrCellFile = (model: string): string => `mdcr/cells/${model}.json`;
 
 export interface MdcrStageArgs {
   cfg: ExperimentConfig;
@@ -38,6 +41,8 @@ export interface MdcrStageArgs {
   splits: QuerySplits;
   /** Field-level pools of repeat 1 per split and field, as the cells searched them. */
   pools: Map<string, Uint32Array>;
+  /** What each scores cell computed now cost, by its record's file (timings.json). */
+  costs?: Map<string, CellCost>;
   log: (line: string) => void;
 }
 
@@ -80,8 +85,8 @@ export async function runMdcrStage(a: MdcrStageArgs): Promise<MdcrRecord> {
     ...set, excludeSelf: false, k: Math.max(1, ...set.candidates!.map((c) => c.length)), retrievers: scorers, log: a.log,
     cache: {
       // The scores file is the cell's run; its record sits beside the MDCR files (cells/ holds trec_eval cells only).
-      dir: a.dir, name: set.id, runFile: scoresFile, cellFile: (model) => `mdcr/cells/${model}.json`, keyParts: { benchmark: fileContentHash(join(mdcrDir, 'mdcr_test.json')), data: fileContentHash(join(mdcrDir, 'mdcr_test_data.jsonl')) },
-      record: (c, run) => ({ ...c, files: { scores: run! } }),
+      dir: a.dir, name: set.id, runFile: scoresFile, cellFile: mdcrCellFile, keyParts: { benchmark: fileContentHash(join(mdcrDir, 'mdcr_test.json')), data: fileContentHash(join(mdcrDir, 'mdcr_test_data.jsonl')) },
+      record: (c, run) => ({ ...c, files: { scores: run! } }), costs: (file, c) => a.costs?.set(file, c),
     },
   });
   const results: MdcrRecord['results'] = {};

@@ -11,12 +11,13 @@
  * plain `runExperiment` assembles: every cell exists, so it only reads them back, runs MDCR and writes the
  * report — the same bytes as one process.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { CorpusStore } from '../corpus/store.ts';
 import { fieldAbbrev } from '../corpus/fields.ts';
 import { loadQueryExclusion } from '../sampling/exclusions.ts';
-import { type CellSummary, type ResultsIndex, type TuningRecord, type ValidationShortfall, shortfallText } from '../report/results.ts';
+import { type CellSummary, type ResultsIndex, type TimingsRecord, type TuningRecord, type ValidationShortfall, shortfallText } from '../report/results.ts';
 import { renderMarkdownReport } from '../report/markdown.ts';
 import { loadPaperNumbers } from '../report/paper-numbers.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
@@ -35,9 +36,10 @@ import { buildModels } from './models-stage.ts';
 import { TopicSets } from './topic-sets.ts';
 import { significanceStage } from './significance-stage.ts';
 import { cellSummary, runGroup, type GroupContext } from './cells.ts';
+import type { CellCost } from './experiment.ts';
 import { encodePlan, exhaustedField } from './encode-stage.ts';
 import { groupPath, planGroups, type PoolGroup } from './plan.ts';
-import { runMdcrStage } from './mdcr-stage.ts';
+import { mdcrCellFile, runMdcrStage } from './mdcr-stage.ts';
 import { runBeirStage } from './beir-stage.ts';
 import { QuerySplits } from './splits.ts';
 import { corpusKey } from '../corpus/store-key.ts';
@@ -148,7 +150,7 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
 
   const ctx: GroupContext = {
     store, resultsDir: dir, seed: cfg.seed, queryYear: cfg.queryYear, k: cfg.k, measureNames: cfg.measures, sampleKey, emptyLists: cfg.emptyLists,
-    log: (l) => log(`[cells] ${l}`), lockStaleMs: opts.lockStaleMs,
+    log: (l) => log(`[cells] ${l}`), lockStaleMs: opts.lockStaleMs, costs: previousCosts(dir),
   };
   return { store, info, ready, skipped, tuning, splits, topicSets, excluded, ctx, build, groups: planGroups(cfg), timed, timings, log };
 }
@@ -158,6 +160,30 @@ async function release(p: Prepared, opts: { keepStore?: boolean } = {}): Promise
   for (const m of p.ready) await m.release();
   p.build.bm25Index?.processes?.close();
   if (!opts.keepStore) p.store.close();
+}
+
+/**
+ * The cells' costs of an earlier run into this results folder (timings.json): a cell read back from the cache
+ * keeps the cost measured when it was computed. Cells computed by cluster workers (`--worker`, `--stage cells`)
+ * have none.
+ */
+function previousCosts(dir: string): Map<string, CellCost> {
+  const file = join(dir, 'timings.json');
+  if (!existsSync(file)) return new Map();
+  try {
+    const t = JSON.parse(readFileSync(file, 'utf8')) as TimingsRecord;
+    return new Map(Object.entries(t.cells ?? {}));
+  } catch {
+    return new Map(); // a torn or foreign file only loses earlier costs
+  }
+}
+
+/** timings.json: seconds per stage of this run, and each cell's cost (those of this results index only, sorted). */
+function timingsRecord(seconds: Record<string, number>, costs: Map<string, CellCost>, results: ResultsIndex): TimingsRecord {
+  const files = new Set([...results.cells.map((c) => c.file), ...Object.keys(results.mdcr?.results ?? {}).map(mdcrCellFile)]);
+  const cells: Record<string, CellCost> = {};
+  for (const f of [...costs.keys()].sort()) if (files.has(f)) cells[f] = costs.get(f)!;
+  return { seconds, cells };
 }
 
 function shortKey(s: ValidationShortfall): string {
@@ -223,7 +249,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
 
   // 5. MDCR (§4): built from the field-level queries and the models' top lists, then scored and evaluated.
   const mdcr = cfg.protocols.mdcr
-    ? await timed('mdcr', () => runMdcrStage({ cfg, store, dir, models: ready.filter((m) => m.firstStage), scorers: ready, splits, pools: fieldPools, log: (l) => log(`[mdcr] ${l}`) }))
+    ? await timed('mdcr', () => runMdcrStage({ cfg, store, dir, models: ready.filter((m) => m.firstStage), scorers: ready, splits, pools: fieldPools, costs: ctx.costs, log: (l) => log(`[mdcr] ${l}`) }))
     : undefined;
 
   const significance = significanceStage(cfg, dir, ready, cells, (l) => log(l));
@@ -244,7 +270,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
   const report = renderMarkdownReport(results, loadPaperNumbers());
   const reportPath = join(dir, 'report.md');
   writeFileAtomic(reportPath, report);
-  writeFileAtomic(join(dir, 'timings.json'), JSON.stringify({ seconds: timings }, null, 1) + '\n');
+  writeFileAtomic(join(dir, 'timings.json'), JSON.stringify(timingsRecord(timings, ctx.costs!, results), null, 1) + '\n');
   return { resultsDir: dir, results, report, reportPath, store };
 }
 

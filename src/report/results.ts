@@ -21,6 +21,7 @@ import type { MdcrFieldResult, MdcrResult } from '../eval/mdcr.ts';
 import { readJsonFile } from '../util/json.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { shortfallNote } from '../sampling/pools.ts';
+import type { SearchCosts } from '../retrieval/retriever.ts';
 
 export interface CellRecord {
   /** Hash of everything that determines the cell (experiments/experiment.ts cellIdentity: topics, pool, qrels, model fingerprint, corpus, protocol …). */
@@ -135,6 +136,20 @@ export interface MdcrRecord {
   notes: string[];
   /** Per model: the test split evaluated with every type, and per candidate type (Table 4). */
   results: Record<string, { all: MdcrSummary; types: Record<string, MdcrSummary> }>;
+}
+
+/** What computing a cell cost: seconds by stage ('first stage', 'fusion', 're-scoring'), pairs re-scored, queries. */
+export interface CellCost extends SearchCosts {
+  queries: number;
+}
+
+/**
+ * timings.json beside results.json (kept apart so results stay byte-identical): seconds per stage of the last run
+ * and, by cell record file, what computing each cell cost (a cell read back from the cache keeps its cost).
+ */
+export interface TimingsRecord {
+  seconds: Record<string, number>;
+  cells?: Record<string, CellCost>;
 }
 
 /** A validation split smaller than asked: its field (or the dataset level) had fewer eligible articles left. */

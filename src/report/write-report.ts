@@ -17,6 +17,7 @@ import { readResults, resultsFieldScheme, type ResultsIndex } from './results.ts
 import { launchChromium, printPdf } from './pdf.ts';
 import { latexFiles, latexProvenance, tablesDocument } from './latex.ts';
 import { figureCaption, figurePdf, figureSvg } from './figures.ts';
+import { costChart, costTable, readTimings } from './costs.ts';
 
 export interface ReportOptions {
   /** Output folder. */
@@ -54,16 +55,6 @@ function citebenchVersion(): string {
   }
 }
 
-function timingsOf(dir: string): Record<string, number> | undefined {
-  const p = join(dir, 'timings.json');
-  if (!existsSync(p)) return undefined;
-  try {
-    return JSON.parse(readFileSync(p, 'utf8')).seconds;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Every chart the results support, as SVG, in report order. */
 async function renderCharts(r: ResultsIndex): Promise<(Chart & { svg: string })[]> {
   return Promise.all(reportCharts(r).map(async (c) => ({ ...c, svg: await chartSvg(c.spec, c.id) })));
@@ -76,8 +67,11 @@ export async function writeReport(resultsDir: string, opts: ReportOptions): Prom
   const paper = opts.paper ?? loadPaperNumbers();
   const out = opts.out;
 
-  const tables = buildTables(r, paper);
-  const charts = await renderCharts(r);
+  const timings = readTimings(resultsDir);
+  const cost = costTable(r, timings);
+  const tables = [...buildTables(r, paper), ...(cost ? [cost] : [])];
+  const costFigure = costChart(r, timings);
+  const charts = [...(await renderCharts(r)), ...(costFigure ? [{ ...costFigure, svg: await chartSvg(costFigure.spec, costFigure.id) }] : [])];
 
   const storeDir = findStore(resultsDir, r, opts.store);
   const store = storeDir ? storeLookup(storeDir) : undefined;
@@ -92,11 +86,11 @@ export async function writeReport(resultsDir: string, opts: ReportOptions): Prom
   const notes = existsSync(notesPath) ? notesHtml(readFileSync(notesPath, 'utf8')) : '';
   const versions = { citebench: citebenchVersion(), node: process.version, ...(await vegaVersions()) };
 
-  const tocLabel = (t: ReportTable) => (t.number ? `Table ${t.number}${t.setting ? ` (${t.setting})` : ''}` : t.id === 'beir' ? 'BEIR task' : 'Significance');
+  const tocLabel = (t: ReportTable) => (t.number ? `Table ${t.number}${t.setting ? ` (${t.setting})` : ''}` : t.id === 'beir' ? 'BEIR task' : t.id === 'cost' ? 'Cost' : 'Significance');
   const toc = [...tables.map((t) => `<a href="#${esc(t.id)}">${esc(tocLabel(t))}</a>`), charts.length ? '<a href="#charts">Charts</a>' : '', drill.length ? '<a href="#drilldown">Drill-down</a>' : '', notes ? '<a href="#notes">Notes</a>' : ''].filter(Boolean);
   const body = [
     `<header><h1>citebench report — ${esc(r.name)}</h1>${bannerHtml(r)}`,
-    metaHtml({ r, resultsDir, timings: timingsOf(resultsDir), versions }),
+    metaHtml({ r, resultsDir, timings: timings?.seconds, versions }),
     `<nav class="toc">${toc.join(' ')}</nav>`,
     `<p class="intro">Tables follow the paper's numbering (Medić &amp; Šnajder 2022). ${r.corpus.kind === 'synthetic' ? 'The paper\'s values beside ours are for orientation only: a synthetic corpus at another scale does not reproduce them.' : r.corpus.source && resultsFieldScheme(r) !== 'mag' ? 'The paper\'s values stand beside ours with the difference, except over fields: this run\'s are OpenAlex Topics fields, not the paper\'s MAG fields.' : 'The paper\'s values stand beside ours with the difference.'} The paper's figures come from the repository's copy (src/report/paper-numbers.json; ${esc(paper.source.transcribed_from)}).</p></header>`,
     ...tables.map(tableSection),

@@ -3,7 +3,7 @@
  * model's similarity, a cross-encoder (rerank/cross-encoder.ts) or a weighted sum of scorers — Nogueira et al.
  * 2020's ranking phase without navigation. The output holds the re-ranked `depth` papers (cut at the request's k).
  */
-import type { RankedLists, Retriever, SearchRequest } from './retriever.ts';
+import { addCosts, costsOf, type RankedLists, type Retriever, type SearchCosts, type SearchRequest } from './retriever.ts';
 import { arrayDigest, rankGiven, rankLists, scoreCandidates, scorerFingerprint, splitLists, type WeightedScorer } from './scorer.ts';
 import { CitebenchError } from '../util/errors.ts';
 
@@ -36,12 +36,31 @@ export class RerankRetriever implements Retriever {
   /** Fixed candidate lists are the lists to re-rank: every candidate is re-scored (MDCR). */
   readonly scoresCandidates = true;
 
+  private costs: SearchCosts = { seconds: {}, pairs: 0 };
+
+  takeCosts(): SearchCosts {
+    const c = this.costs;
+    this.costs = { seconds: {}, pairs: 0 };
+    return c;
+  }
+
+  /** The scorers' time is re-scoring, whatever they are; pairs counted per scorer part. */
+  private async rescore<T>(pairs: number, f: () => Promise<T>): Promise<T> {
+    const t0 = performance.now();
+    const out = await f();
+    for (const s of this.opts.scorer) s.retriever.takeCosts?.();
+    addCosts(this.costs, { seconds: { 're-scoring': (performance.now() - t0) / 1000 }, pairs: pairs * this.opts.scorer.length });
+    return out;
+  }
+
   async search(req: SearchRequest): Promise<RankedLists> {
-    if (req.candidates) return rankGiven(this.opts.scorer, req, this.opts.tieKey);
+    if (req.candidates) return this.rescore(req.candidates.reduce((s, c) => s + c.length, 0), () => rankGiven(this.opts.scorer, req, this.opts.tieKey));
     const excludeSelf = req.excludeSelf ?? true;
+    const t0 = performance.now();
     const first = await this.opts.first.search({ ...req, k: this.opts.depth, onResult: undefined, excludeSelf });
+    addCosts(this.costs, costsOf(this.opts.first, (performance.now() - t0) / 1000));
     const lists = splitLists(first);
-    const scores = await scoreCandidates(this.opts.scorer, req.queries, lists, req.pool, req.setting);
+    const scores = await this.rescore(first.docs.length, () => scoreCandidates(this.opts.scorer, req.queries, lists, req.pool, req.setting));
     const out = rankLists(lists, scores, req.k, this.opts.tieKey);
     if (req.onResult) for (let q = 0; q < req.queries.length; q++) req.onResult(q, out.docs.subarray(out.offsets[q], out.offsets[q + 1]), out.scores.subarray(out.offsets[q], out.offsets[q + 1]));
     return out;

@@ -21,36 +21,100 @@ export interface ResumableOptions {
   onResume?: (done: number) => void;
 }
 
-interface Entry {
+interface Entry<S extends Float32Array | Float64Array> {
   docs: Uint32Array;
-  scores: Float32Array;
+  scores: S;
 }
 
-/** Read the finished queries of a journal; cuts a torn tail; null when absent or of another search. */
-function readJournal(path: string, header: Buffer, nQueries: number): Map<number, Entry> | null {
-  if (!existsSync(path)) return null;
-  const buf = readFileSync(path);
-  if (buf.length < header.length || !buf.subarray(0, header.length).equals(header)) return null;
-  const done = new Map<number, Entry>();
-  let at = header.length;
-  while (at + 8 <= buf.length) {
-    const q = buf.readUInt32LE(at);
-    const n = buf.readUInt32LE(at + 4);
-    const end = at + 8 + n * 8;
-    if (end > buf.length || q >= nQueries) break;
-    const docs = new Uint32Array(n);
-    const scores = new Float32Array(n);
-    new Uint8Array(docs.buffer).set(buf.subarray(at + 8, at + 8 + n * 4));
-    new Uint8Array(scores.buffer).set(buf.subarray(at + 8 + n * 4, end));
-    done.set(q, { docs, scores });
-    at = end;
+type ScoreArray = Float32Array | Float64Array;
+type ScoreCtor<S extends ScoreArray> = { new (n: number): S; readonly BYTES_PER_ELEMENT: number };
+
+/**
+ * The journal of finished queries: opened (a journal of another fingerprint is started over, a torn tail cut off),
+ * appended to query by query, closed. Scores are float32 (retrievers' ranked lists) or float64 (re-scored pairs,
+ * written at full precision); the width is part of the header, so one kind is never read as the other.
+ */
+export class QueryJournal<S extends ScoreArray = Float32Array> {
+  readonly done = new Map<number, Entry<S>>();
+  private readonly fd: number;
+
+  constructor(readonly path: string, fingerprint: string, readonly queries: number, private readonly Scores: ScoreCtor<S> = Float32Array as unknown as ScoreCtor<S>) {
+    const width = Scores.BYTES_PER_ELEMENT === 8 ? 'f64 ' : '';
+    const header = Buffer.from(`${MAGIC}${width}${fingerprint.replace(/\s+/g, ' ')}\n`, 'utf8');
+    this.read(header);
+    if (this.done.size > 0) this.fd = openSync(path, 'a');
+    else {
+      this.fd = openSync(path, 'w');
+      writeSync(this.fd, header);
+    }
   }
-  if (at < buf.length) {
-    const fd = openSync(path, 'r+');
-    ftruncateSync(fd, at);
-    closeSync(fd);
+
+  private read(header: Buffer): void {
+    if (!existsSync(this.path)) return;
+    const buf = readFileSync(this.path);
+    if (buf.length < header.length || !buf.subarray(0, header.length).equals(header)) return;
+    const w = this.Scores.BYTES_PER_ELEMENT;
+    let at = header.length;
+    while (at + 8 <= buf.length) {
+      const q = buf.readUInt32LE(at);
+      const n = buf.readUInt32LE(at + 4);
+      const end = at + 8 + n * (4 + w);
+      if (end > buf.length || q >= this.queries) break;
+      const docs = new Uint32Array(n);
+      const scores = new this.Scores(n);
+      new Uint8Array(docs.buffer).set(buf.subarray(at + 8, at + 8 + n * 4));
+      new Uint8Array(scores.buffer).set(buf.subarray(at + 8 + n * 4, end));
+      this.done.set(q, { docs, scores });
+      at = end;
+    }
+    if (at < buf.length) {
+      const fd = openSync(this.path, 'r+');
+      ftruncateSync(fd, at);
+      closeSync(fd);
+    }
   }
-  return done;
+
+  /** Record query q's final list (a query already recorded is kept as it was). */
+  append(q: number, docs: Uint32Array, scores: S): void {
+    if (this.done.has(q)) return;
+    const w = this.Scores.BYTES_PER_ELEMENT;
+    const rec = Buffer.alloc(8 + docs.length * (4 + w));
+    rec.writeUInt32LE(q, 0);
+    rec.writeUInt32LE(docs.length, 4);
+    Buffer.from(docs.buffer, docs.byteOffset, docs.byteLength).copy(rec, 8);
+    Buffer.from(scores.buffer, scores.byteOffset, scores.byteLength).copy(rec, 8 + docs.length * 4);
+    writeSync(this.fd, rec);
+    this.done.set(q, { docs: docs.slice(), scores: scores.slice() as S });
+  }
+
+  /** Queries not recorded yet, in order. */
+  todo(): number[] {
+    const out: number[] = [];
+    for (let q = 0; q < this.queries; q++) if (!this.done.has(q)) out.push(q);
+    return out;
+  }
+
+  /** fsync and close; then the lists of every query (all must be recorded). */
+  close(): { offsets: Uint32Array; docs: Uint32Array; scores: S } {
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+    const n = this.queries;
+    const offsets = new Uint32Array(n + 1);
+    for (let q = 0; q < n; q++) offsets[q + 1] = offsets[q] + this.done.get(q)!.docs.length;
+    const docs = new Uint32Array(offsets[n]);
+    const scores = new this.Scores(offsets[n]);
+    for (let q = 0; q < n; q++) {
+      const e = this.done.get(q)!;
+      docs.set(e.docs, offsets[q]);
+      scores.set(e.scores, offsets[q]);
+    }
+    return { offsets, docs, scores };
+  }
+
+  /** Close without reading back (an error on the way). */
+  abandon(): void {
+    closeSync(this.fd);
+  }
 }
 
 /**
@@ -58,30 +122,15 @@ function readJournal(path: string, header: Buffer, nQueries: number): Map<number
  * again. The caller writes its run atomically from the result, then calls removeJournal.
  */
 export async function searchResumable(retriever: Retriever, req: SearchRequest, journalPath: string, opts: ResumableOptions): Promise<RankedLists> {
-  const n = req.queries.length;
-  const header = Buffer.from(`${MAGIC}${opts.fingerprint.replace(/\s+/g, ' ')}\n`, 'utf8');
-  const done = readJournal(journalPath, header, n) ?? new Map<number, Entry>();
-  if (done.size > 0) opts.onResume?.(done.size);
-  let fd: number;
-  if (done.size > 0) fd = openSync(journalPath, 'a');
-  else {
-    fd = openSync(journalPath, 'w');
-    writeSync(fd, header);
-  }
+  const journal = new QueryJournal(journalPath, opts.fingerprint, req.queries.length);
+  if (journal.done.size > 0) opts.onResume?.(journal.done.size);
   const append = (q: number, docs: Uint32Array, scores: Float32Array) => {
-    if (done.has(q)) return;
-    const rec = Buffer.alloc(8 + docs.length * 8);
-    rec.writeUInt32LE(q, 0);
-    rec.writeUInt32LE(docs.length, 4);
-    Buffer.from(docs.buffer, docs.byteOffset, docs.byteLength).copy(rec, 8);
-    Buffer.from(scores.buffer, scores.byteOffset, scores.byteLength).copy(rec, 8 + docs.length * 4);
-    writeSync(fd, rec);
-    done.set(q, { docs: docs.slice(), scores: scores.slice() });
-    opts.onJournal?.(done.size);
+    if (journal.done.has(q)) return;
+    journal.append(q, docs, scores);
+    opts.onJournal?.(journal.done.size);
   };
   try {
-    const todo: number[] = [];
-    for (let q = 0; q < n; q++) if (!done.has(q)) todo.push(q);
+    const todo = journal.todo();
     if (todo.length > 0) {
       const pick = <T>(a: T[] | undefined) => a && todo.map((q) => a[q]);
       const sub: SearchRequest = {
@@ -98,21 +147,12 @@ export async function searchResumable(retriever: Retriever, req: SearchRequest, 
       for (let i = 0; i < todo.length; i++) {
         append(todo[i], got.docs.subarray(got.offsets[i], got.offsets[i + 1]), got.scores.subarray(got.offsets[i], got.offsets[i + 1]));
       }
-      fsyncSync(fd);
     }
-  } finally {
-    closeSync(fd);
+  } catch (e) {
+    journal.abandon();
+    throw e;
   }
-  const offsets = new Uint32Array(n + 1);
-  for (let q = 0; q < n; q++) offsets[q + 1] = offsets[q] + done.get(q)!.docs.length;
-  const docs = new Uint32Array(offsets[n]);
-  const scores = new Float32Array(offsets[n]);
-  for (let q = 0; q < n; q++) {
-    const e = done.get(q)!;
-    docs.set(e.docs, offsets[q]);
-    scores.set(e.scores, offsets[q]);
-  }
-  return { offsets, docs, scores };
+  return journal.close();
 }
 
 /** Remove a journal after its run file has been written. */

@@ -55,4 +55,30 @@ export interface Retriever {
   /** The same retriever with other values of some of its tunable parameters (a new object; this one is unchanged). */
   withParams?(params: Readonly<Record<string, number>>): Retriever;
   search(request: SearchRequest): Promise<RankedLists>;
+  /**
+   * What its searches since the last call cost, by stage (retrievers that compose others: the first stage,
+   * fusion, re-scoring), then reset. Absent: a search is one stage, 'first stage', timed by the caller.
+   */
+  takeCosts?(): SearchCosts;
+}
+
+/** Seconds spent per stage ('first stage', 'fusion', 're-scoring') and the (query, candidate) pairs re-scored. */
+export interface SearchCosts {
+  seconds: Record<string, number>;
+  pairs: number;
+}
+
+/** The stage a retriever without takeCosts is counted in. */
+export const FIRST_STAGE = 'first stage';
+
+/** Costs of a retriever's searches: its own stages, or its whole time as one stage. */
+export function costsOf(r: Retriever, elapsedSeconds: number): SearchCosts {
+  return r.takeCosts?.() ?? { seconds: { [FIRST_STAGE]: elapsedSeconds }, pairs: 0 };
+}
+
+/** Stage costs added up (a composed retriever's parts). */
+export function addCosts(into: SearchCosts, c: SearchCosts): SearchCosts {
+  for (const [k, v] of Object.entries(c.seconds)) into.seconds[k] = (into.seconds[k] ?? 0) + v;
+  into.pairs += c.pairs;
+  return into;
 }
