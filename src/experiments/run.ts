@@ -20,7 +20,7 @@ import { loadQueryExclusion } from '../sampling/exclusions.ts';
 import { type CellSummary, type ResultsIndex, type TimingsRecord, type TuningRecord, type ValidationShortfall, shortfallText } from '../report/results.ts';
 import { renderMarkdownReport } from '../report/markdown.ts';
 import { loadPaperNumbers } from '../report/paper-numbers.ts';
-import { writeFileAtomic } from '../util/atomic.ts';
+import { sweepDeadTemps, writeFileAtomic } from '../util/atomic.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { identity } from '../util/identity.ts';
 import { Progress } from '../util/progress.ts';
@@ -252,6 +252,9 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
     ? await timed('mdcr', () => runMdcrStage({ cfg, store, dir, models: ready.filter((m) => m.firstStage), scorers: ready, splits, pools: fieldPools, costs: ctx.costs, log: (l) => log(`[mdcr] ${l}`) }))
     : undefined;
 
+  // A killed task's half-written file (a cancelled SLURM task, a SIGKILLed shard) never stays beside the results.
+  const swept = sweepDeadTemps(dir);
+  if (swept) log(`[results] removed ${swept} temp file(s) left by killed processes`);
   const significance = significanceStage(cfg, dir, ready, cells, (l) => log(l));
   await release(p, { keepStore: true });
   // Sorted, so the index does not depend on the order the splits happened to be drawn in.

@@ -140,6 +140,35 @@ export function tmpDirFor(path: string): string {
   return path + tmpSuffix();
 }
 
+/**
+ * Remove, under `dir`, every temp file or folder that a dead process of this host left (`NAME.tmp-HOST-PID`):
+ * a task killed mid-write (a SLURM task cancelled, a shard SIGKILLed) must not leave its half-written file beside
+ * the finished one it was replacing. Temp files of live processes and of other hosts are kept. Returns how many
+ * were removed.
+ */
+export function sweepDeadTemps(dir: string): number {
+  const mark = `.tmp-${hostname()}-`;
+  let removed = 0;
+  const walk = (d: string) => {
+    let entries;
+    try {
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch {
+      return; // gone meanwhile, or never there
+    }
+    for (const e of entries) {
+      const at = e.name.lastIndexOf(mark);
+      const pid = at > 0 ? Number(e.name.slice(at + mark.length)) : NaN;
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid)) {
+        rmSync(join(d, e.name), { recursive: true, force: true });
+        removed++;
+      } else if (e.isDirectory()) walk(join(d, e.name));
+    }
+  };
+  walk(dir);
+  return removed;
+}
+
 /** Atomically replace a whole directory's contents: build in `${dir}.tmp-*`, then swap. */
 export function commitDirectory(tmpDir: string, finalDir: string): void {
   rmSync(finalDir, { recursive: true, force: true });
