@@ -129,6 +129,8 @@ export interface ExperimentInput<R extends ExperimentCell = ExperimentCell> {
   emptyLists?: 'zero' | 'error';
   cache?: ExperimentCache<R>;
   log?: (line: string) => void;
+  /** Told as each retriever's cell is done (computed, read back or held by another worker): progress. */
+  onCell?: (model: string) => void;
 }
 
 export interface ExperimentOutput<R extends ExperimentCell = ExperimentCell> {
@@ -180,6 +182,7 @@ export async function experiment<R extends ExperimentCell = ExperimentCell>(inpu
   for (const model of input.retrievers) {
     if (!cache) {
       out.cells.push(await compute(model, undefined, undefined));
+      input.onCell?.(model.name);
       continue;
     }
     const keyed = cellIdentity(input, cache.keyParts, model.retriever);
@@ -189,6 +192,7 @@ export async function experiment<R extends ExperimentCell = ExperimentCell>(inpu
     const r = await cachedRecord<R>(slot, cache, () => compute(model, keyed, runFile, record), log);
     if (r === 'skipped') out.skipped.push(model.name);
     else out.cells.push(r);
+    input.onCell?.(model.name);
   }
   return out;
 }

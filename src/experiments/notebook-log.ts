@@ -1,47 +1,36 @@
 /**
- * What a notebook shows while a call computes: one line per stage of the run ([corpus], [index], [tune],
- * [cells] …), rewritten in place with its count, rate and ETA (where the stage's total is known), and left as one
- * summary line when the stage ends — instead of the hundreds of lines `citebench run` logs. Every line goes in
- * full to a log file (the results folder's run.log). The command line keeps its own log (run.ts); nothing here
- * changes what a run computes.
+ * What a notebook shows while a call computes: one line per job of the run (the corpus's synthesis and build, the
+ * BM25 index, each tuned model's grid, the cells …), rewritten in place with its count, rate and ETA from the job's
+ * progress events (util/progress.ts, the events the terminal's bar draws), and left as one summary line when the
+ * job ends — instead of the hundreds of lines `citebench run` logs. Every log line goes in full to a log file (the
+ * results folder's run.log); the last one is shown after the job's count, as it is. The command line keeps its
+ * own log (run.ts); nothing here changes what a run computes.
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { fmtCount, fmtDuration } from '../util/progress.ts';
+import { fmtCount, fmtDuration, onProgress, type ProgressEvent } from '../util/progress.ts';
 
 export interface NotebookLogOptions {
   /** The full log (created or truncated). */
   file: string;
   /** Where the progress lines go (default stdout: a notebook's stream output). */
   write?: (s: string) => void;
-  /** Items each stage will log, where known beforehand (e.g. cells: groups × models). */
-  totals?: Record<string, number>;
   /** How a line is shown (e.g. paths inside the repository made relative). */
   show?: (line: string) => string;
+  /** Rate limit of redraws in ms (default 250). */
+  redrawMs?: number;
   now?: () => number;
 }
 
-// A line that finishes one item of work: "…: map 77.1 (1.2 s)".
-const FINISHED = /\(\d+(?:\.\d+)? s\)$/;
-// Stages whose lines come in pairs (started, finished): only the finishing one counts.
-const PAIRED = new Set(['tune', 'cells', 'beir']);
-const UNITS: Record<string, string> = { tune: 'grid points', cells: 'cells', beir: 'cells' };
-
-interface Stage {
-  name: string;
-  start: number;
-  count: number;
-  total?: number;
-  last: string;
-  drawn: number;
-}
-
 export class NotebookLog {
-  private stage?: Stage;
+  private job?: ProgressEvent;
+  private last = '';
+  private drawn = -Infinity;
   private width = 0;
   private readonly write: (s: string) => void;
   private readonly now: () => number;
   private readonly show: (line: string) => string;
+  private readonly unsubscribe: () => void;
 
   constructor(private readonly opts: NotebookLogOptions) {
     this.write = opts.write ?? ((s) => process.stdout.write(s));
@@ -49,73 +38,68 @@ export class NotebookLog {
     this.show = opts.show ?? ((l) => l);
     mkdirSync(dirname(opts.file), { recursive: true });
     writeFileSync(opts.file, '');
+    this.unsubscribe = onProgress((e) => this.progress(e));
   }
 
-  /** Takes one log line of the run (pass as its `log`). */
+  /** Takes one log line of the run (pass as its `log`): into the file, and shown after the running job's count. */
   readonly log = (line: string): void => {
     appendFileSync(this.opts.file, `${line}\n`);
-    const m = /^\[([A-Za-z0-9_-]+)\] ?(.*)$/.exec(line);
-    if (!m) {
-      // A line of no stage (where the results go, a reused folder): said as it is.
-      this.end();
-      this.print(this.show(line));
-      return;
-    }
-    const [, name, text] = m;
-    if (this.stage?.name !== name) {
-      this.end();
-      this.stage = { name, start: this.now(), count: 0, total: this.opts.totals?.[name], last: text.trim(), drawn: -Infinity };
-    }
-    const s = this.stage!;
-    // A tuned model announces its grid: "bm25-tuned: 16 points (…)".
-    const points = name === 'tune' ? /: (\d+) points\b/.exec(text) : null;
-    if (points) s.total = (s.total ?? 0) + Number(points[1]);
-    if (!PAIRED.has(name) || FINISHED.test(text)) s.count++;
-    s.last = text.trim();
-    const t = this.now();
-    if (t - s.drawn >= 250) {
-      s.drawn = t;
-      this.draw(this.progress(s, t));
-    }
+    this.last = line.trim();
+    if (this.job) this.redraw(false);
   };
 
-  /** Ends the current stage's line with its summary, and says where the full log is. */
+  /** Says something of its own on a line of its own (where the results go). */
+  say(line: string): void {
+    this.endJob();
+    this.write(`${this.show(line)}\n`);
+  }
+
+  /** Ends the current job's line, stops listening, and says where the full log is. */
   close(): void {
-    this.end();
-    this.print(`full log: ${this.show(this.opts.file)}`);
+    this.endJob();
+    this.unsubscribe();
+    this.write(`full log: ${this.show(this.opts.file)}\n`);
   }
 
-  /** "[cells] 12/48 cells, 3.1/s, ETA 12s — <the last line>"; a stage of no countable items shows its time. */
-  private progress(s: Stage, t: number): string {
-    const secs = Math.max((t - s.start) / 1000, 1e-3);
-    const last = this.show(s.last).slice(0, 100);
-    if (!PAIRED.has(s.name)) return `[${s.name}] ${secs.toFixed(0)}s — ${last}`;
-    const rate = s.count / secs;
-    const unit = UNITS[s.name];
-    const count = s.total ? `${fmtCount(s.count)}/${fmtCount(s.total)} ${unit}` : `${fmtCount(s.count)} ${unit}`;
+  private progress(e: ProgressEvent): void {
+    if (this.job && this.job.id !== e.id) this.endJob();
+    this.job = e;
+    if (e.end) this.endJob();
+    else this.redraw(false);
+  }
+
+  /** "label 12/48 cells, 3.1/s, ETA 12s — <the last log line>"; at the end "label 48 cells in 15s — …". */
+  private text(e: ProgressEvent, end: boolean): string {
+    const last = this.show(this.last).slice(0, end ? 160 : 100);
+    const tail = last ? ` — ${last}` : '';
+    if (end) return `[${e.label}] ${fmtCount(e.done)} ${e.unit} in ${e.seconds < 10 ? `${e.seconds.toFixed(1)}s` : fmtDuration(e.seconds)}${tail}`;
+    const count = e.total ? `${fmtCount(e.done)}/${fmtCount(e.total)} ${e.unit}` : `${fmtCount(e.done)} ${e.unit}`;
+    const rate = e.seconds > 0 ? e.done / e.seconds : 0;
     // A rate over less than a second (or before the first item) says nothing yet.
-    const speed = secs >= 1 && s.count ? `, ${rate >= 10 ? fmtCount(rate) : rate.toFixed(1)}/s${s.total ? `, ETA ${fmtDuration(Math.max(0, s.total - s.count) / rate)}` : ''}` : '';
-    return `[${s.name}] ${count}${speed} — ${last}`;
+    const speed = e.seconds >= 1 && e.done ? `, ${rate >= 10 ? fmtCount(rate) : rate.toFixed(1)}/s${e.total ? `, ETA ${fmtDuration(Math.max(0, e.total - e.done) / rate)}` : ''}` : '';
+    return `[${e.label}] ${count}${speed}${tail}`;
   }
 
-  private end(): void {
-    const s = this.stage;
-    if (!s) return;
-    this.stage = undefined;
-    const secs = (this.now() - s.start) / 1000;
-    const took = secs < 10 ? `${secs.toFixed(1)}s` : fmtDuration(secs);
-    this.draw(`[${s.name}] ${PAIRED.has(s.name) ? `${fmtCount(s.count)} ${UNITS[s.name]} in ${took}` : `done in ${took}`} — ${this.show(s.last).slice(0, 160)}`);
+  private redraw(force: boolean): void {
+    const t = this.now();
+    if (!force && t - this.drawn < (this.opts.redrawMs ?? 250)) return;
+    this.drawn = t;
+    this.draw(this.text(this.job!, false));
+  }
+
+  private endJob(): void {
+    const e = this.job;
+    if (!e) return;
+    this.job = undefined;
+    this.draw(this.text(e, true));
     this.write('\n');
     this.width = 0;
+    this.drawn = -Infinity;
   }
 
   /** Rewrites the current line (a carriage return, the text, blanks over what was longer). */
   private draw(text: string): void {
     this.write(`\r${text}${' '.repeat(Math.max(0, this.width - text.length))}`);
     this.width = text.length;
-  }
-
-  private print(line: string): void {
-    this.write(`${line}\n`);
   }
 }

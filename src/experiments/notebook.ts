@@ -21,7 +21,6 @@ import { loadConfig, type ExperimentConfig } from './config.ts';
 import { prepareCorpus } from './corpus-stage.ts';
 import { runExperiment } from './run.ts';
 import { NotebookLog } from './notebook-log.ts';
-import { planGroups } from './plan.ts';
 
 /** The repository root: configs and data folders are named relative to it, whatever the notebook's directory. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -154,11 +153,11 @@ export async function notebookResults(opts: NotebookOptions = {}): Promise<Resul
     }
   }
   // Not verbose: one line per stage in the notebook, every line in run.log.
-  const progress = opts.log || opts.verbose ? undefined : new NotebookLog({
-    file: join(cfg.results, 'run.log'), show: repoRelative, totals: { cells: planGroups(cfg).length * cfg.models.length },
-  });
+  const progress = opts.log || opts.verbose ? undefined : new NotebookLog({ file: join(cfg.results, 'run.log'), show: repoRelative });
   const log = opts.log ?? progress?.log ?? verbose;
-  log(`results: ${cfg.results}${small ? ' (small-data mode: CITEBENCH_SMALL=1)' : ''}`);
+  const where = `results: ${cfg.results}${small ? ' (small-data mode: CITEBENCH_SMALL=1)' : ''}`;
+  if (progress) progress.say(where);
+  else log(where);
   try {
     const out = await inRepo(() => runExperiment(cfg, { log }));
     out.store.close();
@@ -185,7 +184,7 @@ export async function notebookCorpus(opts: Pick<NotebookOptions, 'config' | 'sma
   const progress = opts.log || opts.verbose ? undefined : new NotebookLog({ file: join(cfg.work, 'corpus.log'), show: repoRelative });
   const { store } = await inRepo(async () => {
     try {
-      return await prepareCorpus(cfg, progress ? (l) => progress.log(`[corpus] ${l}`) : say);
+      return await prepareCorpus(cfg, progress ? progress.log : say);
     } finally {
       progress?.close();
     }

@@ -10,6 +10,7 @@
 import { paramsText, type TuningRecord } from '../report/results.ts';
 import type { Retriever } from '../retrieval/retriever.ts';
 import { bestOf, gridPoints } from '../util/best.ts';
+import { Progress } from '../util/progress.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { experiment, type ExperimentCache } from './experiment.ts';
 import type { TopicSet } from './topic-sets.ts';
@@ -50,11 +51,13 @@ export async function tune(t: TuneInput): Promise<TuningRecord> {
   if (points.length === 0) throw new CitebenchError(`models.${t.model}.tune: the grid has no point (give each parameter at least one value)`);
   const retrievers = points.map((p) => ({ name: pointLabel(p), retriever: retriever.withParams!(p) }));
   const dir = `tuning/${t.model}/${split.id}`;
+  const progress = new Progress({ label: `tune ${t.model}`, total: points.length, unit: 'grid points' });
   const r = await experiment({
     docs: split.docs, topics: split.topics, pool: split.pool, qrels: split.qrels, measures: [spec.measure], k: t.k, setting: split.setting, retrievers,
     ...(t.cache ? { cache: { ...t.cache, name: dir, cellFile: (p: string) => `${dir}/${p}.json`, runFile: false as const } } : {}),
-    ...(t.log ? { log: t.log } : {}),
+    ...(t.log ? { log: t.log } : {}), onCell: () => progress.tick(),
   });
+  progress.finish();
   // Points searched now have ranked lists; the others were read back from the cache.
   const cached = points.length - r.lists.size;
   const grid = r.cells.map((c, i) => {

@@ -1,33 +1,61 @@
 /**
- * Progress for long jobs: count, rate and ETA on a TTY (one line, rewritten in place, at most 5×/s);
- * silent when stderr is not a TTY or CI is set, so logs and CI output stay clean. This class alone decides:
- * a caller may silence a bar, never force one onto a file or a pipe.
+ * Progress for long jobs, one mechanism for every front end: a job's Progress emits structured events (label,
+ * count, total, unit, elapsed time) at most 5×/s and when it ends; the terminal bar is one listener of them (count,
+ * rate and ETA on one line rewritten in place, only where stderr is a TTY and CI is unset, so logs and CI output
+ * stay clean: a caller may silence a bar, never force one onto a file or a pipe), and a notebook's progress lines
+ * another (experiments/notebook-log.ts subscribes with onProgress). Nobody parses log text for progress.
  */
 interface ProgressOptions {
   label: string;
   total?: number;
   unit?: string;
-  /** false silences the bar; it draws only where stderr is a TTY and CI is unset, whatever this says. */
+  /** false silences the terminal bar (listeners still hear the events); it draws only on a TTY outside CI. */
   enabled?: boolean;
+}
+
+/** What a listener hears: a job's state now. */
+export interface ProgressEvent {
+  /** Distinguishes two jobs of one label (two tuned models). */
+  id: number;
+  label: string;
+  done: number;
+  total?: number;
+  unit: string;
+  /** Seconds since the job started. */
+  seconds: number;
+  /** The job's last event. */
+  end: boolean;
+}
+
+type Listener = (e: ProgressEvent) => void;
+const listeners = new Set<Listener>();
+let serial = 0;
+
+/** Hear every job's progress until the returned function is called. */
+export function onProgress(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }
 
 export class Progress {
   private done = 0;
+  private total: number | undefined;
+  private readonly id = ++serial;
   private readonly start = performance.now();
-  private lastDraw = 0;
-  private readonly enabled: boolean;
+  private lastEmit = -Infinity;
+  private readonly bar: boolean;
 
   constructor(private readonly opts: ProgressOptions) {
-    this.enabled = opts.enabled !== false && onTerminal();
+    this.bar = opts.enabled !== false && onTerminal();
+    this.total = opts.total;
   }
 
   tick(n = 1): void {
     this.done += n;
-    if (!this.enabled) return;
     const now = performance.now();
-    if (now - this.lastDraw < 200) return;
-    this.lastDraw = now;
-    this.draw(now);
+    if (now - this.lastEmit < 200) return;
+    this.lastEmit = now;
+    this.emit(now, false);
   }
 
   set(done: number): void {
@@ -35,26 +63,36 @@ export class Progress {
     this.tick(1);
   }
 
-  finish(): void {
-    if (!this.enabled) return;
-    this.draw(performance.now());
-    process.stderr.write('\n');
+  /** More work became known (a stage whose parts announce their size as they start). */
+  addTotal(n: number): void {
+    this.total = (this.total ?? 0) + n;
   }
 
-  private draw(now: number): void {
-    const secs = Math.max((now - this.start) / 1000, 1e-9);
-    const rate = this.done / secs;
-    const unit = this.opts.unit ?? 'items';
-    let line = `${this.opts.label}: ${fmtCount(this.done)}`;
-    if (this.opts.total) {
-      const pct = ((100 * this.done) / this.opts.total).toFixed(1);
-      const eta = rate > 0 ? (this.opts.total - this.done) / rate : Infinity;
-      line += `/${fmtCount(this.opts.total)} (${pct}%)  ${fmtCount(rate)} ${unit}/s  ETA ${fmtDuration(eta)}`;
-    } else {
-      line += `  ${fmtCount(rate)} ${unit}/s  ${fmtDuration(secs)}`;
-    }
-    process.stderr.write(`\r\x1b[K${line}`);
+  finish(): void {
+    this.emit(performance.now(), true);
   }
+
+  private emit(now: number, end: boolean): void {
+    if (!this.bar && listeners.size === 0) return;
+    const e: ProgressEvent = { id: this.id, label: this.opts.label, done: this.done, total: this.total, unit: this.opts.unit ?? 'items', seconds: (now - this.start) / 1000, end };
+    if (this.bar) process.stderr.write(`\r\x1b[K${barLine(e)}${end ? '\n' : ''}`);
+    for (const l of listeners) l(e);
+  }
+}
+
+/** The terminal's line: "label: 1.2k/4.0k (30.0%)  52 items/s  ETA 1m02s". */
+function barLine(e: ProgressEvent): string {
+  const secs = Math.max(e.seconds, 1e-9);
+  const rate = e.done / secs;
+  let line = `${e.label}: ${fmtCount(e.done)}`;
+  if (e.total) {
+    const pct = ((100 * e.done) / e.total).toFixed(1);
+    const eta = rate > 0 ? (e.total - e.done) / rate : Infinity;
+    line += `/${fmtCount(e.total)} (${pct}%)  ${fmtCount(rate)} ${e.unit}/s  ETA ${fmtDuration(eta)}`;
+  } else {
+    line += `  ${fmtCount(rate)} ${e.unit}/s  ${fmtDuration(secs)}`;
+  }
+  return line;
 }
 
 /** Whether progress may be drawn: stderr is a terminal and this is not CI. */
