@@ -126,7 +126,8 @@ function describe(v: unknown, id: string): string {
 /** What an input is called in a line that says why something is made again. */
 const INPUT_WORDS: Record<string, string> = {
   topics: 'topic ids', pool: 'pool ids', candidates: 'candidate lists', qrels: 'qrels', benchmark: 'MDCR benchmark',
-  model: 'model fingerprint', params: 'parameters', code: 'code version', corpus: 'corpus',
+  model: 'model fingerprint', params: 'parameters', code: 'code version', corpus: 'corpus', vectors: 'vectors',
+  dtype: 'stored dtype', normalized: 'normalisation',
 };
 
 /**
@@ -145,18 +146,16 @@ export function whyStale(stored: { key?: unknown; inputs?: unknown } | undefined
 
 /**
  * Why the artifact a stamp file stands beside is not the wanted one (undefined: it is). The stamp holds the key
- * and inputs it was made with (writeStamp); `legacy` is the content an older citebench wrote for the same inputs,
- * still accepted so that what it built is not built again.
+ * and inputs it was made with (writeStamp); a stamp in an older key format (not this JSON) is stale.
  */
-export function stampStale(path: string, want: Keyed, legacy?: string): string | undefined {
+export function stampStale(path: string, want: Keyed): string | undefined {
   if (!existsSync(path)) return 'no stamp records what it was made of';
   const text = readFileSync(path, 'utf8');
-  if (legacy !== undefined && text === legacy) return undefined;
   let stored: { key?: unknown; inputs?: unknown };
   try {
     stored = JSON.parse(text);
   } catch {
-    return `its stamp ${path} is damaged`;
+    return text.trimStart().startsWith('{') ? `its stamp ${path} is damaged` : 'written by an older citebench (another key format)';
   }
   return whyStale(stored && typeof stored === 'object' ? stored : {}, want);
 }
