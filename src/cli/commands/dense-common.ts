@@ -1,7 +1,7 @@
 /** Shared option handling of `citebench encode` and `citebench dense search`. */
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { holdsModel, vectorStoreDir } from '../../retrieval/dense/role-stores.ts';
+import { holdsModel, supersededStores, vectorStoreDir } from '../../retrieval/dense/role-stores.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { hubFolderName } from '../../retrieval/dense/hub/ids.ts';
 import { hubRepoOf, resolveModelAsync, type ModelOverrides, type ResolvedModel } from '../../retrieval/dense/models.ts';
@@ -136,7 +136,10 @@ export function defaultEmbDir(corpusDir: string, model: string, resolved?: Resol
   const earlier = join(root, label);
   if (resolved) {
     const dir = vectorStoreDir(root, label, resolved.fingerprint);
-    return !existsSync(dir) && holdsModel(earlier, resolved) ? earlier : dir;
+    if (!existsSync(dir) && holdsModel(earlier, resolved)) return earlier;
+    const older = supersededStores(dir);
+    if (older.length) console.error(`citebench: ${dir}: a new vector store; ${older.join(', ')} hold${older.length === 1 ? 's' : ''} vectors of another fingerprint of ${label} (its weights, tokenizer or settings changed, or an older citebench fingerprinted them) and ${older.length === 1 ? 'is' : 'are'} not reused`);
+    return dir;
   }
   const found = existsSync(root) ? readdirSync(root).filter((n) => n.startsWith(`${label}-`) && /^[0-9a-f]{12}$/.test(n.slice(label.length + 1))).sort() : [];
   if (found.length > 1) throw new CitebenchError(`${root}: ${found.length} embedding stores of ${model} (${found.join(', ')}): name one`);
