@@ -211,3 +211,14 @@ test('decoder-graph: a model over the 2 GiB protobuf limit is written with exter
   const out = await run(await createSession(file, { threads: 1 }), b.input_ids, b.attention_mask);
   assert.ok(realDiff(out.last_hidden_state!, b.last_hidden_state, c.hidden, b.attention_mask, 'external') <= 1e-4);
 });
+
+test('decoder-graph: the model options\' help (dense search, encode) names every decoder class citebench converts', async () => {
+  const { modelOptionsUsage } = await import('../../src/cli/commands/dense-common.ts');
+  const { DECODER_ARCHITECTURES } = await import('../../src/retrieval/dense/encoder-graph/decoder-config.ts');
+  for (const [type, re] of Object.entries(DECODER_ARCHITECTURES)) {
+    const line = modelOptionsUsage.split('\n').find((l) => l.trim().startsWith(`${type}:`));
+    assert.ok(line, `${type} missing from the help`);
+    for (const cls of line.split(':')[1].split(',').map((c) => c.trim())) assert.match(cls, re);
+  }
+  assert.match(modelOptionsUsage, /MistralForCausalLM/);
+});

@@ -6,13 +6,27 @@ import { CitebenchError } from '../../util/errors.ts';
 import { hubFolderName } from '../../retrieval/dense/hub/ids.ts';
 import { hubRepoOf, resolveModelAsync, type ModelOverrides, type ResolvedModel } from '../../retrieval/dense/models.ts';
 import { KNOWN_MODELS } from '../../retrieval/dense/registry.ts';
+import { DECODER_ARCHITECTURES } from '../../retrieval/dense/encoder-graph/decoder-config.ts';
 import { parsePooling } from '../../retrieval/dense/pooling.ts';
 import { DISTANCE_HELP, parseDistance } from '../../retrieval/dense/similarity.ts';
+
+/** The decoder classes whose checkpoints citebench converts, by model_type (from decoder-config.ts, so the help never lags it). */
+function decoderClasses(): string {
+  const pad = ' '.repeat(21);
+  return Object.entries(DECODER_ARCHITECTURES)
+    .map(([type, re]) => {
+      const m = /^\^(\w+)\((.*)\)\$$/.exec(re.source);
+      return `${pad}  ${type}: ${m ? m[2].split('|').map((c) => m[1] + c).join(', ') : re.source}`;
+    })
+    .join('\n');
+}
 
 export const modelOptionsUsage = `model options:
   --model NAME|DIR   ${KNOWN_MODELS.map((m) => m.name).join(', ')} (looked up as <models-dir>/<NAME>/),
                      or a model folder in Hugging Face layout (config.json, tokenizer.json or a BERT vocab.txt,
-                     and weights: a BERT, RoBERTa, XLM-RoBERTa or ModernBERT checkpoint as the hub publishes it,
+                     and weights: a BERT, RoBERTa, XLM-RoBERTa or ModernBERT checkpoint, or a decoder's
+${decoderClasses()}
+                     as the hub publishes it,
                      model.safetensors or pytorch_model.bin, converted in-process once and cached in the folder,
                      no Python or export step; or ONNX weights; a sentence-transformers folder with its modules.json),
                      or a Hugging Face id ORG/NAME (looked up as <models-dir>/ORG--NAME/)
