@@ -3,8 +3,9 @@
  * sgemm per run. Candidates found by the graph are re-scored exactly (float64) so scores mean the same as in
  * exact search; what can differ is which articles are found (recall@k vs exact is reported by the benchmark).
  */
-import { existsSync, renameSync, rmSync } from 'node:fs';
-import { keyOf, stampStale, writeStamp } from '../../util/identity.ts';
+import { existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { keyOf, sha256, stampStale } from '../../util/identity.ts';
+import { writeFileAtomic } from '../../util/atomic.ts';
 import usearch from 'usearch';
 import type { Metric } from './similarity.ts';
 import type { PoolHits } from './hits.ts';
@@ -58,7 +59,7 @@ export function buildHnsw(pool: Float32Array, d: number, distance: Metric, opts:
     // The vectors themselves (6 GB for 2 M × 768 float32: seconds of SHA-256, against minutes of building).
     const key = keyOf({ ...opts.cacheInputs, vectors: pool, params: settings, graph: HNSW_GRAPH_VERSION });
     const stale = existsSync(opts.cachePath) ? stampStale(keyPath, key) : undefined;
-    const loaded = existsSync(opts.cachePath) && !stale ? loadCached(index, opts.cachePath, n) : undefined;
+    const loaded = existsSync(opts.cachePath) && !stale ? loadCached(index, opts.cachePath, keyPath, n) : undefined;
     if (loaded === true) return { index, buildSeconds: 0, loaded: true };
     const why = stale ?? loaded;
     if (why) opts.log?.(`HNSW graph ${opts.cachePath} not reused (${why}): building it again`);
@@ -69,7 +70,7 @@ export function buildHnsw(pool: Float32Array, d: number, distance: Metric, opts:
     index.save(tmp);
     rmSync(keyPath, { force: true });
     renameSync(tmp, opts.cachePath);
-    writeStamp(keyPath, key);
+    writeFileAtomic(keyPath, JSON.stringify({ ...key, file: fileRecord(opts.cachePath) }) + '\n');
     return { index, buildSeconds: built, loaded: false };
   }
   return { index, buildSeconds: build(index, pool, d, n), loaded: false };
@@ -78,8 +79,25 @@ export function buildHnsw(pool: Float32Array, d: number, distance: Metric, opts:
 /** Bump when what a graph holds for the same inputs changes. */
 const HNSW_GRAPH_VERSION = 2;
 
-/** Load a cached graph: true, or why it cannot serve. */
-function loadCached(index: InstanceType<typeof usearch.Index>, path: string, n: number): true | string {
+/** The graph file's size and SHA-256, recorded in its key file. */
+function fileRecord(path: string): { size: number; sha256: string } {
+  return { size: statSync(path).size, sha256: sha256().updateFile(path).hex() };
+}
+
+/**
+ * Load a cached graph: true, or why it cannot serve. The file must be the one its key file recorded (size and
+ * SHA-256) before usearch reads it: usearch crashes or hangs on a damaged file, where a damaged cache must only be
+ * built again.
+ */
+function loadCached(index: InstanceType<typeof usearch.Index>, path: string, keyPath: string, n: number): true | string {
+  let rec: { size?: unknown; sha256?: unknown } | undefined;
+  try {
+    rec = (JSON.parse(readFileSync(keyPath, 'utf8')) as { file?: { size?: unknown; sha256?: unknown } }).file;
+  } catch {
+    rec = undefined;
+  }
+  if (!rec) return 'its key file records no graph file';
+  if (rec.size !== statSync(path).size || rec.sha256 !== sha256().updateFile(path).hex()) return 'the graph file differs from the one its key records: damaged or replaced';
   try {
     index.load(path);
   } catch (e) {
