@@ -360,57 +360,6 @@ declare module "citebench/src/corpus/prefilter" {
         constructor(input: string, validation: ValidationReport, prefilter: PrefilterReport | null);
     }
 }
-declare module "citebench/src/util/identity" {
-    /** A streaming SHA-256: raw bytes and UTF-8 strings in, hex digest out (for files and byte-exact digests). */
-    export class Sha256 {
-        private readonly h;
-        update(x: string | ArrayBufferView): this;
-        /** A file's bytes, read in blocks (a file of any size in little memory). */
-        updateFile(path: string): this;
-        /** The hex digest, cut to `chars` hex digits (64: the whole digest). */
-        hex(chars?: number): string;
-    }
-    export function sha256(): Sha256;
-    /** SHA-256 (hex) of the concatenated bytes of the parts (strings as UTF-8). */
-    export function sha256Hex(...parts: (string | ArrayBufferView)[]): string;
-    /** The bytes of a typed array or DataView, without a copy. */
-    export function bytesOf(a: ArrayBufferView): Uint8Array;
-    /**
-     * SHA-256 (hex, `chars` digits) of the canonical serialisation of a value: every item tagged with its type and
-     * length-prefixed; object keys sorted (a key whose value is undefined is left out, as JSON does); typed arrays by
-     * their type name and bytes; numbers as their shortest round-trip decimal.
-     */
-    export function identity(value: unknown, chars?: number): string;
-    /** What an artifact's key was made of: each input named, with a short description (debugging, and `whyStale`). */
-    export type InputsDescription = Record<string, string>;
-    export interface Keyed {
-        /** SHA-256 (32 hex digits) over every input's identity. */
-        key: string;
-        inputs: InputsDescription;
-    }
-    /**
-     * The key of an artifact from its named inputs (data, parameters, code version; undefined ones left out), and
-     * each input's short description: a short string, number or boolean as itself, anything else as its shape and
-     * the first 12 hex digits of its identity (`Uint32Array[800] 3fa2b1c4d5e6`).
-     */
-    export function keyOf(inputs: Record<string, unknown>): Keyed;
-    /**
-     * Why a stored artifact (its recorded key and inputs) is not the wanted one, in words ("pool ids changed"), or
-     * undefined when its key matches. A record from before inputs were recorded says so.
-     */
-    export function whyStale(stored: {
-        key?: unknown;
-        inputs?: unknown;
-    } | undefined, want: Keyed): string | undefined;
-    /**
-     * Why the artifact a stamp file stands beside is not the wanted one (undefined: it is). The stamp holds the key
-     * and inputs it was made with (writeStamp); `legacy` is the content an older citebench wrote for the same inputs,
-     * still accepted so that what it built is not built again.
-     */
-    export function stampStale(path: string, want: Keyed, legacy?: string): string | undefined;
-    /** Record what an artifact was made of, beside it (written atomically, after the artifact). */
-    export function writeStamp(path: string, made: Keyed): void;
-}
 declare module "citebench/src/corpus/openalex" {
     import type { Article, Exclusion } from "citebench/src/corpus/article";
     import { type FieldScheme } from "citebench/src/corpus/fields";
@@ -556,6 +505,56 @@ declare module "citebench/src/corpus/build-source" {
     export function openSource(path: string, format?: InputFormat | 'auto', openalex?: Partial<OpenAlexOptions>): CorpusSource;
     /** A source of records made by another reader (a BEIR task): one unit, never resumed. */
     export function recordsSource(input: string, records: AsyncIterable<SourceRecord>): CorpusSource;
+}
+declare module "citebench/src/util/identity" {
+    /** A streaming SHA-256: raw bytes and UTF-8 strings in, hex digest out (for files and byte-exact digests). */
+    export class Sha256 {
+        private readonly h;
+        update(x: string | ArrayBufferView): this;
+        /** A file's bytes, read in blocks (a file of any size in little memory). */
+        updateFile(path: string): this;
+        /** The hex digest, cut to `chars` hex digits (64: the whole digest). */
+        hex(chars?: number): string;
+    }
+    export function sha256(): Sha256;
+    /** SHA-256 (hex) of the concatenated bytes of the parts (strings as UTF-8). */
+    export function sha256Hex(...parts: (string | ArrayBufferView)[]): string;
+    /** The bytes of a typed array or DataView, without a copy. */
+    export function bytesOf(a: ArrayBufferView): Uint8Array;
+    /**
+     * SHA-256 (hex, `chars` digits) of the canonical serialisation of a value: every item tagged with its type and
+     * length-prefixed; object keys sorted (a key whose value is undefined is left out, as JSON does); typed arrays by
+     * their type name and bytes; numbers as their shortest round-trip decimal.
+     */
+    export function identity(value: unknown, chars?: number): string;
+    /** What an artifact's key was made of: each input named, with a short description (debugging, and `whyStale`). */
+    export type InputsDescription = Record<string, string>;
+    export interface Keyed {
+        /** SHA-256 (32 hex digits) over every input's identity. */
+        key: string;
+        inputs: InputsDescription;
+    }
+    /**
+     * The key of an artifact from its named inputs (data, parameters, code version; undefined ones left out), and
+     * each input's short description: a short string, number or boolean as itself, anything else as its shape and
+     * the first 12 hex digits of its identity (`Uint32Array[800] 3fa2b1c4d5e6`).
+     */
+    export function keyOf(inputs: Record<string, unknown>): Keyed;
+    /**
+     * Why a stored artifact (its recorded key and inputs) is not the wanted one, in words ("pool ids changed"), or
+     * undefined when its key matches. A record from before inputs were recorded says so.
+     */
+    export function whyStale(stored: {
+        key?: unknown;
+        inputs?: unknown;
+    } | undefined, want: Keyed): string | undefined;
+    /**
+     * Why the artifact a stamp file stands beside is not the wanted one (undefined: it is). The stamp holds the key
+     * and inputs it was made with (writeStamp); a stamp in an older key format (not this JSON) is stale.
+     */
+    export function stampStale(path: string, want: Keyed): string | undefined;
+    /** Record what an artifact was made of, beside it (written atomically, after the artifact). */
+    export function writeStamp(path: string, made: Keyed): void;
 }
 declare module "citebench/src/util/disk" {
     /** Bytes an unprivileged process may still write on the volume holding `dir` (or its nearest existing parent). */
@@ -1604,12 +1603,11 @@ declare module "citebench/src/retrieval/dense/similarity" {
     export function normalizeRowsInPlace(v: Float32Array, d: number): Float32Array;
 }
 declare module "citebench/src/retrieval/dense/file-hash" {
-    /** Fast, content-based: size + SHA-256 of the first and last 4 MiB (the whole file when smaller than 8 MiB). */
-    export function fileDigest(path: string): string;
-    /**
-     * SHA-256 of a whole file (an ONNX model: any changed weight changes it, unlike the sampled fileDigest), computed
-     * once per process for each (path, size, mtime).
-     */
+    /** Files at least this large have their hash remembered beside them (smaller ones hash in well under a second). */
+    export const REMEMBER_BYTES: number;
+    /** Where the SHA-256 of a large file is remembered: a hidden file beside it. */
+    export function sidecarPath(path: string): string;
+    /** SHA-256 (hex) of a whole file, computed once per (path, size, mtime, inode), and remembered beside a large file. */
     export function fileContentHash(path: string): string;
 }
 declare module "citebench/src/retrieval/dense/prompts" {
