@@ -17,7 +17,7 @@ import { buildKey } from '../../src/corpus/build-checkpoint.ts';
 
 const SIZE = REMEMBER_BYTES + (1 << 20);
 
-/** A file of SIZE bytes: zeros but for marks at its start, middle and end. */
+/** A file of SIZE bytes: zeros but for marks at its start, middle and end; last changed an hour ago. */
 function bigFile(path: string): void {
   const fd = openSync(path, 'w');
   try {
@@ -25,18 +25,20 @@ function bigFile(path: string): void {
   } finally {
     closeSync(fd);
   }
+  const t = Date.now() / 1000 - 3600;
+  utimesSync(path, t, t);
 }
 
-/** Change one byte in the middle of a file, keeping its size (and then its mtime moves, as an editor's would). */
+/** Change one byte in the middle of a file, keeping its size; its mtime moves 2 s on (still in the past). */
 function editMiddle(path: string): void {
+  const was = statSync(path).mtime.getTime() / 1000;
   const fd = openSync(path, 'r+');
   try {
     writeSync(fd, Buffer.from([0x2a]), 0, 1, (SIZE >> 1) + 3);
   } finally {
     closeSync(fd);
   }
-  const t = statSync(path).mtime.getTime() / 1000 + 2;
-  utimesSync(path, t, t);
+  utimesSync(path, was + 2, was + 2);
 }
 
 const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
@@ -82,6 +84,18 @@ test('weights SHA-256: remembered beside a large file (path, size, mtime, inode)
     assert.equal(fileContentHash(g), sha(g), 'the edited file is hashed again');
     assert.notEqual(sha(g), sha(f));
     assert.equal(JSON.parse(readFileSync(sidecarPath(g), 'utf8')).sha256, sha(g), 'and its sidecar rewritten');
+    // A file changed moments ago is hashed but not remembered: an edit within the same mtime tick would not show.
+    const now = join(dir, 'new.safetensors');
+    bigFile(now);
+    const t0 = Math.floor(Date.now() / 1000); // whole seconds: utimes sets exactly this mtime again below
+    utimesSync(now, t0, t0);
+    assert.equal(fileContentHash(now), sha(now));
+    assert.equal(existsSync(sidecarPath(now)), false, 'not remembered while racy');
+    const fd = openSync(now, 'r+');
+    writeSync(fd, Buffer.from([0x2a]), 0, 1, SIZE >> 1);
+    closeSync(fd);
+    utimesSync(now, t0, t0); // the mtime it had, as an edit within the same tick leaves it
+    assert.equal(fileContentHash(now), sha(now), 'the edit is seen');
     // A small file is hashed (fast) without a sidecar.
     const small = join(dir, 'config.json');
     writeFileSync(small, '{}');

@@ -6,7 +6,8 @@
  * Hashing a 16 GB checkpoint takes about 15 s, so the hash of a large file is remembered: in memory for the
  * process, and beside the file in `.<name>.citebench-sha256` (path, size, mtime, inode and the hash, written
  * atomically). The remembered hash serves while all four still match; a file replaced (another inode),
- * resized, or written to (another mtime) is hashed again. A folder that cannot be written to is read
+ * resized, or written to (another mtime) is hashed again; a file changed within 2 s before it was hashed is not
+ * remembered (an edit in the same mtime tick would not show). A folder that cannot be written to is read
  * anyway: its large files are then hashed once per process. What the sidecar cannot see is an in-place edit
  * that also restores the old mtime (`touch -r`): delete the sidecar after such an edit.
  */
@@ -43,13 +44,20 @@ export function fileContentHash(path: string): string {
   if (h !== undefined) return h;
   const big = st.size >= REMEMBER_BYTES;
   if (big) h = readSidecar(abs, st);
-  if (h === undefined) {
-    h = sha256().updateFile(abs).hex();
+  if (h !== undefined) return h;
+  const started = Date.now();
+  h = sha256().updateFile(abs).hex();
+  // A file written moments ago may be written again within the same mtime tick (a few milliseconds here): its
+  // hash is not remembered, or that edit would go unseen (git's "racily clean" files). The next run remembers it.
+  if (started - st.mtimeMs > RACY_MS) {
+    contentHashes.set(key, h);
     if (big) writeSidecar(abs, st, h);
   }
-  contentHashes.set(key, h);
   return h;
 }
+
+/** How long before hashing a file must have last changed for its hash to be remembered. */
+const RACY_MS = 2000;
 
 function readSidecar(abs: string, st: { size: number; mtimeMs: number; ino: number }): string | undefined {
   try {
