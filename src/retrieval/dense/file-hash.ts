@@ -3,8 +3,8 @@
  * files). One hash per file, used by every key that names the file (a vector store's model fingerprint, a
  * result cell, the conversion key), so a file edited anywhere — in its middle too — gives another identity.
  *
- * Hashing a 16 GB checkpoint takes about 13 s (1.2 GB/s here), so the hash of a large file is remembered: in memory for the
- * process, and beside the file in `.<name>.citebench-sha256` (path, size, mtime, inode and the hash, written
+ * Hashing a 16 GB checkpoint takes about 13 s (1.2 GB/s here), so the hash of a large file is remembered: in
+ * memory for the process, and beside the file in `.<name>.citebench-sha256` (path, size, mtime, inode and the hash, written
  * atomically). The remembered hash serves while all four still match; a file replaced (another inode),
  * resized, or written to (another mtime) is hashed again; a file changed within 2 s before it was hashed is not
  * remembered (an edit in the same mtime tick would not show). A folder that cannot be written to is read
