@@ -11,12 +11,19 @@ import { createHash, type Hash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { writeFileAtomic } from './atomic.ts';
 
+const SLICE = 1 << 30;
+
 /** A streaming SHA-256: raw bytes and UTF-8 strings in, hex digest out (for files and byte-exact digests). */
 export class Sha256 {
   private readonly h: Hash = createHash('sha256');
 
   update(x: string | ArrayBufferView): this {
-    this.h.update(typeof x === 'string' ? x : bytesOf(x));
+    if (typeof x === 'string') this.h.update(x);
+    else {
+      // In slices: an HNSW pool's vectors are gigabytes, beyond what one call into OpenSSL should be handed.
+      const b = bytesOf(x);
+      for (let o = 0; o < b.length; o += SLICE) this.h.update(b.subarray(o, Math.min(b.length, o + SLICE)));
+    }
     return this;
   }
 
