@@ -28,7 +28,7 @@ import { buildGraph, joinCitations, KeepSet, WORK, type JoinContext } from './bu
 import { SLOW_KEY, compareBytes } from './id-key.ts';
 import type { OpenAlexOptions } from './openalex.ts';
 import { ValidationReport } from './validation.ts';
-import { EmptyCorpusError, formatPrefilterReport, type PrefilterConfig, type PrefilterReport } from './prefilter.ts';
+import { canonicalPrefilter, EmptyCorpusError, formatPrefilterReport, type PrefilterConfig, type PrefilterReport } from './prefilter.ts';
 import { FILES, STORE_FORMAT, STORE_VERSION } from './store-format.ts';
 import { BufferedWriter } from '../util/buffered-file.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
@@ -104,7 +104,7 @@ const BUILD_VERSION = 3;
 
 export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary> {
   const log = opts.log ?? (() => {});
-  const cfg = opts.prefilter ?? NO_FILTER;
+  const cfg = canonicalPrefilter(opts.prefilter ?? NO_FILTER);
   const source = opts.records ? recordsSource(opts.input, opts.records) : openSource(opts.input, opts.format, opts.openalex);
   const tmp = `${opts.out}.tmp-build`;
   const storeDir = join(tmp, 'store');
