@@ -1,18 +1,19 @@
 /**
  * `npm run types [-- --check]`: writes lib/citebench.d.ts, the types of `import * as cb from 'citebench'` in a tslab
- * notebook, from src/index.ts's own types (`--check`: exits 1 when the committed file differs from a fresh one).
+ * notebook, from src/index.ts's own types (`--check`: exits 1 when the file is missing or differs from a fresh one).
  *
  * tslab resolves 'citebench' the old way (moduleResolution node10: package.json "types", never "exports") and would
  * reject src/'s `.ts` import paths if it read src/ itself, so the kernel gets one self-contained declaration file:
  * TypeScript's own bundled declaration emit (`outFile` with `module: system`: one `declare module "<path>"` per
  * source file, imports between them by name), pruned to the modules the API's types reach, their names moved under
  * `citebench/src/` so that they cannot shadow a package, and `declare module "citebench"` re-exporting src/index.
- * (TypeScript 6 deprecates `module: system` and `outFile`: moving there needs `ignoreDeprecations` or a bundler.) The file is committed (tslab needs it
- * in a fresh checkout, with no build step, and a reviewer sees every API change in its diff);
- * test/notebooks/types.test.ts fails when it is out of date.
+ * (TypeScript 6 deprecates `module: system` and `outFile`: moving there needs `ignoreDeprecations` or a bundler.) The
+ * file is generated, not committed: npm's install step makes it (scripts/build-types.mjs), as it makes dist/; after
+ * changing what src/index.ts exports, `npm run types` makes it again, and test/notebooks/types.test.ts fails while
+ * it is out of date.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
@@ -110,10 +111,11 @@ function renameModules(text: string): string {
 function main(argv: string[]): number {
   const fresh = notebookTypes();
   if (argv.includes('--check')) {
-    if (readFileSync(TYPES_FILE, 'utf8') === fresh) return 0;
+    if (existsSync(TYPES_FILE) && readFileSync(TYPES_FILE, 'utf8') === fresh) return 0;
     console.error('lib/citebench.d.ts is out of date with src/: run npm run types');
     return 1;
   }
+  mkdirSync(dirname(TYPES_FILE), { recursive: true });
   writeFileSync(TYPES_FILE, fresh);
   console.log(`wrote lib/citebench.d.ts (${fresh.length} characters)`);
   return 0;

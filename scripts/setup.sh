@@ -32,8 +32,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# npm packages, and (this package's install script) the compiled BM25 kernel and dist/ (the command line as
-# JavaScript, scripts/build-cli.mjs). onnxruntime-node's postinstall
+# npm packages, and (this package's install script) the compiled BM25 kernel, dist/ (the command line as
+# JavaScript, scripts/build-cli.mjs) and lib/citebench.d.ts (the notebooks' types, scripts/build-types.mjs). Node 20
+# is what Debian 12 carries (nodesource's 20 here): package.json declares engines node >= 20 and pins usearch to
+# 2.25 (2.26 declares node >= 22, and npm would warn EBADENGINE). onnxruntime-node's postinstall
 # would try to download CUDA add-ons when it sees nvcc; the CPU binary ships inside the npm tarball, so skip
 # that step (works offline and online).
 export ONNXRUNTIME_NODE_INSTALL=skip ONNXRUNTIME_NODE_INSTALL_CUDA=skip
@@ -41,4 +43,4 @@ if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install 
 
 # Register the tslab (TypeScript) Jupyter kernel for this checkout's node_modules.
 ./node_modules/.bin/tslab install --python=/usr/bin/python3 --binary="$PWD/node_modules/.bin/tslab" >/dev/null
-echo "setup: done (Debian packages, npm packages, BM25 kernel, dist/, tslab kernel)"
+echo "setup: done (Debian packages, npm packages, BM25 kernel, dist/, notebook types, tslab kernel)"

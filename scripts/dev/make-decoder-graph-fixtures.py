@@ -21,6 +21,11 @@ Cases (each folder config.json + weights, vocabulary 300, no tokenizer):
                              rope_local_base_freq), hidden 48, 3 heads, query_pre_attn_scalar 12, embeddings × √hidden, zero-centred norms
   gemma3-causal-f32/         Gemma3TextModel keys, causal (a plain Gemma 3 text model), sliding_window 4, 5.x
                              rope_parameters per layer type with linear scaling on the full layers
+  qwen2-head-dim/            Qwen2Model keys (float16) with head_dim 16 (≠ hidden / heads = 8: Qwen2Attention reads it), and
+                             use_sliding_window true with "sliding_window": null and no layer_types (4.x form):
+                             no layer slides
+  mistral-default-window/    MistralModel keys (float16), config.json without sliding_window: MistralConfig's default 4096,
+                             every layer
 The reference is always the saved weights computed in float32. Sequences of 5, 9, 3, 14, 7 and 18 tokens.
 expected.json: {"cases": [{"name", "hidden", "layers", "single": [{"input_ids", "last_hidden_state"}], "right": {...},
 "left": {"input_ids", "attention_mask", "last_hidden_state"}}]}: float32 element offsets into expected.bin of
@@ -192,6 +197,33 @@ def main():
     d = os.path.join(OUT, 'gemma3-causal-f32')
     save(m, d)
     cases.append(case('gemma3-causal-f32', Gemma3TextModel, d, blocks, g))
+
+    # Qwen2 with its own head_dim, and a sliding window switched on but null (no window: no layer slides).
+    cfg = Qwen2Config(**base, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                      use_sliding_window=True, sliding_window=None, max_window_layers=0,
+                      rope_parameters={'rope_type': 'default', 'rope_theta': 10000.0})
+    m = Qwen2Model(cfg).eval()
+    randomise(m, g)
+    assert tuple(m.layers[0].self_attn.q_proj.weight.shape) == (64, 32)
+    d = os.path.join(OUT, 'qwen2-head-dim')
+    save(m, d, torch.float16)
+    saved = rewrite_config(d, drop=('layer_types',))
+    assert saved['sliding_window'] is None and saved['use_sliding_window'] is True and saved['head_dim'] == 16, saved
+    loaded = Qwen2Model.from_pretrained(d).config
+    assert loaded.layer_types == ['full_attention', 'full_attention'] and loaded.sliding_window is None, loaded
+    cases.append(case('qwen2-head-dim', Qwen2Model, d, blocks, g))
+
+    # Mistral whose config.json names no sliding_window: the configuration class's 4096, on every layer.
+    cfg = MistralConfig(**base, num_hidden_layers=1, num_attention_heads=4, num_key_value_heads=2,
+                        rope_parameters={'rope_type': 'default', 'rope_theta': 10000.0})
+    m = MistralModel(cfg).eval()
+    randomise(m, g)
+    d = os.path.join(OUT, 'mistral-default-window')
+    save(m, d, torch.float16)
+    saved = rewrite_config(d, drop=('sliding_window',))
+    assert 'sliding_window' not in saved
+    assert MistralModel.from_pretrained(d).config.sliding_window == 4096
+    cases.append(case('mistral-default-window', MistralModel, d, blocks, g))
 
     blocks.write(os.path.join(OUT, 'expected.bin'))
     with open(os.path.join(OUT, 'expected.json'), 'w') as f:

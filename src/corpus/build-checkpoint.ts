@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../util/atomic.ts';
+import { identity } from '../util/identity.ts';
 import type { ValidationReport } from './validation.ts';
 
 export type BuildPhase = 'read' | 'merged' | 'joined' | 'graph';
@@ -37,6 +38,16 @@ export interface Checkpoint {
 }
 
 const FILE = 'checkpoint.json';
+
+/** The key of a build: its options and inputs in the canonical serialisation (util/identity.ts: key order never counts). */
+export function buildKey(what: Record<string, unknown>): string {
+  return identity(what);
+}
+
+/** Whether `tmp` holds a checkpoint at all (to say why one that does not match is not resumed). */
+export function hasCheckpoint(tmp: string): boolean {
+  return existsSync(join(tmp, FILE));
+}
 
 export function readCheckpoint(tmp: string, key: string): Checkpoint | undefined {
   const p = join(tmp, FILE);

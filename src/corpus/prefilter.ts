@@ -38,6 +38,17 @@ export const PAPER_PREFILTER: PrefilterConfig = {
   citationScope: 'corpus',
 };
 
+/**
+ * The config with its keys in one order (this interface's), whatever order the caller's object had: the store's
+ * meta.json records it, and corpus stamps hash that file, so the same rules always write the same bytes.
+ */
+export function canonicalPrefilter(c: PrefilterConfig): PrefilterConfig {
+  return {
+    requireYear: c.requireYear, requireTitle: c.requireTitle, minAbstractChars: c.minAbstractChars, minCitations: c.minCitations,
+    citationDirection: c.citationDirection, citationScope: c.citationScope,
+  };
+}
+
 export const RULES = ['no-year', 'empty-title', 'short-abstract', 'few-citations'] as const;
 export type Rule = (typeof RULES)[number];
 

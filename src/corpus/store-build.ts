@@ -16,7 +16,6 @@
  * file it finished, or at the start of the step it was in, and writes the same bytes. The store is written into
  * the temporary folder and renamed into place, so a killed build never leaves a half store behind.
  */
-import { sha256 } from '../util/identity.ts';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Article, Exclusion } from './article.ts';
@@ -24,12 +23,12 @@ import { compareRecords, RecordView } from './build-records.ts';
 import { readThreads, readUnitsInWorkers } from './build-read.ts';
 import { readUnit } from './build-read-unit.ts';
 import { openSource, recordsSource, type CorpusSource, type InputFormat, type SourceInfo, type SourceRecord } from './build-source.ts';
-import { readCheckpoint, writeCheckpoint, type Checkpoint } from './build-checkpoint.ts';
+import { buildKey, hasCheckpoint, readCheckpoint, writeCheckpoint, type Checkpoint } from './build-checkpoint.ts';
 import { buildGraph, joinCitations, KeepSet, WORK, type JoinContext } from './build-graph.ts';
 import { SLOW_KEY, compareBytes } from './id-key.ts';
 import type { OpenAlexOptions } from './openalex.ts';
 import { ValidationReport } from './validation.ts';
-import { EmptyCorpusError, formatPrefilterReport, type PrefilterConfig, type PrefilterReport } from './prefilter.ts';
+import { canonicalPrefilter, EmptyCorpusError, formatPrefilterReport, type PrefilterConfig, type PrefilterReport } from './prefilter.ts';
 import { FILES, STORE_FORMAT, STORE_VERSION } from './store-format.ts';
 import { BufferedWriter } from '../util/buffered-file.ts';
 import { writeFileAtomic } from '../util/atomic.ts';
@@ -105,19 +104,20 @@ const BUILD_VERSION = 3;
 
 export async function buildCorpusStore(opts: BuildOptions): Promise<BuildSummary> {
   const log = opts.log ?? (() => {});
-  const cfg = opts.prefilter ?? NO_FILTER;
+  const cfg = canonicalPrefilter(opts.prefilter ?? NO_FILTER);
   const source = opts.records ? recordsSource(opts.input, opts.records) : openSource(opts.input, opts.format, opts.openalex);
   const tmp = `${opts.out}.tmp-build`;
   const storeDir = join(tmp, 'store');
   const runBytes = opts.sortRunBytes ?? 256 << 20;
-  const key = sha256().update(JSON.stringify({
+  const key = buildKey({
     BUILD_VERSION, STORE_VERSION, cfg, strict: !!opts.strict, allowTruncated: !!opts.allowTruncated, format: source.format,
     openalex: source.info().openalex ?? null, units: source.units,
-  })).hex();
+  });
   let ck = readCheckpoint(tmp, key);
   if (ck) {
     log(`resuming the build in ${tmp} (${ck.phase === 'read' ? `${ck.unitsDone} of ${source.units.length} input files read` : `after the ${ck.phase} step`})`);
   } else {
+    if (hasCheckpoint(tmp)) log(`not resuming the build in ${tmp}: it was for other options or input files (or an older citebench); starting afresh`);
     rmSync(tmp, { recursive: true, force: true });
     requireFreeSpace(dirname(resolve(opts.out)), buildDiskNeed(opts.input, source), `corpus build: the store and its temporary files from ${opts.input}`, opts.freeBytes);
     mkdirSync(tmp, { recursive: true });

@@ -56,16 +56,6 @@ export function corpusStamp(cfg: Pick<ExperimentConfig, 'corpus'>): Keyed {
   return keyOf(corpusInputs(cfg));
 }
 
-/**
- * The stamp an older citebench wrote for the same corpus (a JSON string of these settings): still accepted beside
- * a store or BM25 index it built, so those are not built again.
- */
-function legacyStamp(cfg: Pick<ExperimentConfig, 'corpus'>): string {
-  if (cfg.corpus.store) return JSON.stringify({ store: resolve(cfg.corpus.store), meta: readFileSync(join(cfg.corpus.store, 'meta.json'), 'utf8') });
-  const syn = cfg.corpus.synthetic!;
-  return JSON.stringify({ articles: syn.articles, seed: syn.seed, ...(syn.profile ? { profile: syn.profile } : {}), synth: { version: SYNTH_VERSION, ...SYNTH_DEFAULTS }, prefilter: PAPER_PREFILTER, storeVersion: STORE_VERSION });
-}
-
 export async function prepareCorpus(cfg: ExperimentConfig, log: StageLog): Promise<{ store: CorpusStore; info: CorpusInfo }> {
   const storeDir = cfg.corpus.store ?? join(cfg.work, 'store');
   const stampPath = join(cfg.work, 'store.config.json');
@@ -74,7 +64,7 @@ export async function prepareCorpus(cfg: ExperimentConfig, log: StageLog): Promi
     log(`corpus store: ${cfg.corpus.store} (given)`);
   } else {
     const syn = cfg.corpus.synthetic!;
-    const stale = existsSync(join(storeDir, FILES.meta)) ? (storeVersion(storeDir) !== STORE_VERSION ? 'an older store format' : stampStale(stampPath, want, legacyStamp(cfg))) : 'none built yet';
+    const stale = existsSync(join(storeDir, FILES.meta)) ? (storeVersion(storeDir) !== STORE_VERSION ? 'an older store format' : stampStale(stampPath, want)) : 'none built yet';
     if (!stale) {
       log(`corpus store: up to date (${storeDir})`);
     } else {
@@ -120,10 +110,9 @@ export async function prepareBm25Index(cfg: ExperimentConfig, store: CorpusStore
     }
   })();
   const want = keyOf({ corpus: info.stamp.key, index: INDEX_VERSION });
-  const stale = current ? stampStale(stampPath, want, legacyStamp(cfg)) : existsSync(dir) ? 'an older index format' : undefined;
+  const stale = current ? stampStale(stampPath, want) : existsSync(dir) ? 'an older index format' : undefined;
   if (current && !stale) {
     log(`BM25 index: up to date (${dir})`);
-    writeStamp(stampPath, want); // an older citebench's stamp becomes today's
     return { index: loadIndex(dir), dir };
   }
   if (stale) log(`BM25 index: made again, ${stale}`);

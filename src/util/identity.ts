@@ -11,12 +11,19 @@ import { createHash, type Hash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { writeFileAtomic } from './atomic.ts';
 
+const SLICE = 1 << 30;
+
 /** A streaming SHA-256: raw bytes and UTF-8 strings in, hex digest out (for files and byte-exact digests). */
 export class Sha256 {
   private readonly h: Hash = createHash('sha256');
 
   update(x: string | ArrayBufferView): this {
-    this.h.update(typeof x === 'string' ? x : bytesOf(x));
+    if (typeof x === 'string') this.h.update(x);
+    else {
+      // In slices: an HNSW pool's vectors are gigabytes, beyond what one call into OpenSSL should be handed.
+      const b = bytesOf(x);
+      for (let o = 0; o < b.length; o += SLICE) this.h.update(b.subarray(o, Math.min(b.length, o + SLICE)));
+    }
     return this;
   }
 
@@ -126,7 +133,8 @@ function describe(v: unknown, id: string): string {
 /** What an input is called in a line that says why something is made again. */
 const INPUT_WORDS: Record<string, string> = {
   topics: 'topic ids', pool: 'pool ids', candidates: 'candidate lists', qrels: 'qrels', benchmark: 'MDCR benchmark',
-  model: 'model fingerprint', params: 'parameters', code: 'code version', corpus: 'corpus',
+  model: 'model fingerprint', params: 'parameters', code: 'code version', corpus: 'corpus', vectors: 'vectors',
+  dtype: 'stored dtype', normalized: 'normalisation',
 };
 
 /**
@@ -145,18 +153,16 @@ export function whyStale(stored: { key?: unknown; inputs?: unknown } | undefined
 
 /**
  * Why the artifact a stamp file stands beside is not the wanted one (undefined: it is). The stamp holds the key
- * and inputs it was made with (writeStamp); `legacy` is the content an older citebench wrote for the same inputs,
- * still accepted so that what it built is not built again.
+ * and inputs it was made with (writeStamp); a stamp in an older key format (not this JSON) is stale.
  */
-export function stampStale(path: string, want: Keyed, legacy?: string): string | undefined {
+export function stampStale(path: string, want: Keyed): string | undefined {
   if (!existsSync(path)) return 'no stamp records what it was made of';
   const text = readFileSync(path, 'utf8');
-  if (legacy !== undefined && text === legacy) return undefined;
   let stored: { key?: unknown; inputs?: unknown };
   try {
     stored = JSON.parse(text);
   } catch {
-    return `its stamp ${path} is damaged`;
+    return text.trimStart().startsWith('{') ? `its stamp ${path} is damaged` : 'written by an older citebench (another key format)';
   }
   return whyStale(stored && typeof stored === 'object' ? stored : {}, want);
 }

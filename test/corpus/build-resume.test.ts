@@ -61,8 +61,25 @@ test('stopped after each checkpoint, resumed: the same bytes; the checkpoint nam
   const first = join(works, 'updated_date=2024-01-01', 'part_000.gz');
   utimesSync(first, new Date(), new Date(Date.now() + 5000));
   const again: string[] = [];
-  await buildCorpusStore({ ...opts, out: join(dir, 'changed'), onCheckpoint: (p, u) => again.push(`${p}:${u}`) });
+  const said: string[] = [];
+  await buildCorpusStore({ ...opts, out: join(dir, 'changed'), log: (l) => said.push(l), onCheckpoint: (p, u) => again.push(`${p}:${u}`) });
   assert.deepEqual(again, checkpoints, 'every step again');
+  assert.equal(said.filter((l) => /resum/.test(l)).join(' | '), `not resuming the build in ${join(dir, 'changed')}.tmp-build: it was for other options or input files (or an older citebench); starting afresh`);
+  // The same options with their keys in another order are the same build (a canonical key): resumed.
+  const reordered = Object.fromEntries(Object.entries(PAPER_PREFILTER).reverse()) as typeof PAPER_PREFILTER;
+  assert.notEqual(JSON.stringify(reordered), JSON.stringify(PAPER_PREFILTER));
+  seen = 0;
+  await assert.rejects(buildCorpusStore({ ...opts, out: join(dir, 'reordered'), onCheckpoint: () => {
+    if (seen++ === 0) throw new Error('stopped here');
+  } }), /stopped here/);
+  const rest: string[] = [];
+  const told: string[] = [];
+  await buildCorpusStore({ ...opts, prefilter: reordered, out: join(dir, 'reordered'), log: (l) => told.push(l), onCheckpoint: (p, u) => rest.push(`${p}:${u}`) });
+  assert.deepEqual(rest, checkpoints.slice(1), 'resumed after the first input file');
+  assert.match(told[0], /^resuming the build in /);
+  const got = files(join(dir, 'reordered'));
+  assert.deepEqual(Object.keys(got), Object.keys(want));
+  assert.deepEqual(Object.keys(got).filter((f) => !got[f].equals(want[f])), [], 'files that differ (meta.json records the prefilter in one key order)');
 });
 
 test('killed (SIGKILL) by whatever it was doing, twice: the same command resumes it to the same bytes', async () => {

@@ -174,6 +174,31 @@ test('decoder-graph: defaults are the configuration classes\' and both config fo
   assert.equal(q.anySliding, false);
 });
 
+test('decoder-graph: sliding windows and head_dim as transformers 5.18 reads them (fixtures saved by it: mistral-default-window, qwen2-head-dim)', () => {
+  const read = (name: string, edit?: (c: Record<string, unknown>) => Record<string, unknown>) => {
+    const dir = copyOf(join(DIR, name));
+    const file = join(dir, 'config.json');
+    try {
+      if (edit) writeFileSync(file, JSON.stringify(edit(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>)));
+      const c = readEncoderConfig(file);
+      if (c.modelType !== 'mistral' && c.modelType !== 'qwen2') return assert.fail(c.modelType);
+      return { sliding: c.anySliding, window: c.slidingWindow, kinds: Array.from({ length: c.numLayers }, (_, l) => c.layerType(l)[0]).join(''), headDim: c.headDim };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  // Mistral: no sliding_window key is MistralConfig's 4096 on every layer; null is no window; a number, that window.
+  assert.deepEqual(read('mistral-default-window'), { sliding: true, window: 4096, kinds: 's', headDim: 8 });
+  assert.deepEqual(read('mistral-window', (c) => ({ ...c, sliding_window: null })), { sliding: false, window: undefined, kinds: 'ff', headDim: 8 });
+  assert.deepEqual(read('mistral-window'), { sliding: true, window: 5, kinds: 'ss', headDim: 8 });
+  // Qwen2: head_dim 16 read (≠ hidden / heads); use_sliding_window true with "sliding_window": null slides nowhere,
+  // as Qwen2Config makes its layer_types; with the key absent, its 4096 from max_window_layers (0) on.
+  assert.deepEqual(read('qwen2-head-dim'), { sliding: false, window: undefined, kinds: 'ff', headDim: 16 });
+  assert.deepEqual(read('qwen2-head-dim', ({ sliding_window: _w, ...c }) => c), { sliding: true, window: 4096, kinds: 'ss', headDim: 16 });
+  assert.deepEqual(read('qwen2-f16'), { sliding: false, window: undefined, kinds: 'ff', headDim: 8 });
+  assert.throws(() => read('qwen2-head-dim', (c) => ({ ...c, layer_types: ['sliding_attention', 'full_attention'] })), /\[layer_types\]: names sliding layers, but use_sliding_window is false or sliding_window null/);
+});
+
 test('decoder-graph: a model over the 2 GiB protobuf limit is written with external data (page-aligned) that onnxruntime reads back to the same states', async () => {
   const c = cases.find((x) => x.name === 'qwen3-f32')!;
   const dir = copyOf(join(DIR, c.name));
@@ -185,4 +210,15 @@ test('decoder-graph: a model over the 2 GiB protobuf limit is written with exter
   const b = c.left;
   const out = await run(await createSession(file, { threads: 1 }), b.input_ids, b.attention_mask);
   assert.ok(realDiff(out.last_hidden_state!, b.last_hidden_state, c.hidden, b.attention_mask, 'external') <= 1e-4);
+});
+
+test('decoder-graph: the model options\' help (dense search, encode) names every decoder class citebench converts', async () => {
+  const { modelOptionsUsage } = await import('../../src/cli/commands/dense-common.ts');
+  const { DECODER_ARCHITECTURES } = await import('../../src/retrieval/dense/encoder-graph/decoder-config.ts');
+  for (const [type, re] of Object.entries(DECODER_ARCHITECTURES)) {
+    const line = modelOptionsUsage.split('\n').find((l) => l.trim().startsWith(`${type}:`));
+    assert.ok(line, `${type} missing from the help`);
+    for (const cls of line.split(':')[1].split(',').map((c) => c.trim())) assert.match(cls, re);
+  }
+  assert.match(modelOptionsUsage, /MistralForCausalLM/);
 });

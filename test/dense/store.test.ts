@@ -10,7 +10,7 @@ import { Encoder } from '../../src/retrieval/dense/encoder.ts';
 import { EmbeddingStore, type StoredType } from '../../src/retrieval/dense/store.ts';
 import { DenseRetriever } from '../../src/retrieval/dense/retriever.ts';
 import { toHalf, fromHalf } from '../../src/retrieval/dense/float16.ts';
-import { buildHnsw } from '../../src/retrieval/dense/hnsw.ts';
+import { buildHnsw, searchHnsw } from '../../src/retrieval/dense/hnsw.ts';
 import { vectorStoreDir } from '../../src/retrieval/dense/role-stores.ts';
 import { defaultEmbDir } from '../../src/cli/commands/dense-common.ts';
 
@@ -188,21 +188,49 @@ test('DenseRetriever: pool restriction, excludeSelf and scores equal a brute for
   }
 });
 
-test('HNSW graph cache: keyed by util/identity.ts; a key file an older citebench wrote is still accepted, another is rebuilt', () => {
+test('HNSW graph cache: keyed by the vectors it indexes; other vectors of the same size, an older key file, a damaged graph: built again, one line saying why', () => {
   const root = mkdtempSync(join(tmpdir(), 'cb-hnsw-key-'));
   try {
     const d = 4;
     const n = 50;
     const vectors = Float32Array.from({ length: n * d }, (_, i) => Math.sin(i * 0.37));
     const cachePath = join(root, 'graph.usearch');
-    const opts = { cachePath, cacheKey: 'abc' };
-    assert.equal(buildHnsw(vectors, d, 'l2', opts).loaded, false);
-    assert.equal(buildHnsw(vectors, d, 'l2', opts).loaded, true);
+    const lines: string[] = [];
+    // What DenseRetriever names besides the vectors: two corpora of the same size give the same of these.
+    const cacheInputs = { model: 'fp', dtype: 'float32', corpus: `${n} articles`, pool: Uint32Array.from({ length: n }, (_, i) => i), normalized: false };
+    const opts = { cachePath, cacheInputs, log: (l: string) => lines.push(l) };
+    const queries = vectors.slice(0, 5 * d);
+    const top = (v: Float32Array, h = buildHnsw(v, d, 'l2', opts)) => ({ loaded: h.loaded, hits: searchHnsw(h, queries, v, d, 'l2', 10) });
+    const fresh = (v: Float32Array) => searchHnsw(buildHnsw(v, d, 'l2'), queries, v, d, 'l2', 10);
+    assert.equal(top(vectors).loaded, false);
+    assert.equal(top(vectors).loaded, true);
+    assert.deepEqual(lines, []);
     assert.equal(buildHnsw(vectors, d, 'l2', { ...opts, connectivity: 8 }).loaded, false, 'other graph settings');
+    assert.match(lines.pop()!, /^HNSW graph .*graph\.usearch not reused \(parameters changed\): building it again$/);
+    assert.equal(top(vectors).loaded, false);
+    lines.length = 0;
+    // Another corpus of the same size (every vector other), then one vector changed in its middle.
+    const other = Float32Array.from({ length: n * d }, (_, i) => Math.cos(i * 0.91));
+    const o = top(other);
+    assert.equal(o.loaded, false, 'vectors of another corpus');
+    assert.deepEqual(o.hits, fresh(other));
+    assert.deepEqual(lines, [`HNSW graph ${cachePath} not reused (vectors changed): building it again`]);
+    const edited = other.slice();
+    edited[25 * d + 1] += 0.5;
+    const e = top(edited);
+    assert.equal(e.loaded, false, 'one vector changed');
+    assert.deepEqual(e.hits, fresh(edited));
+    assert.equal(lines.length, 2);
+    // The '/'-joined key file of an older citebench is never trusted.
     writeFileSync(`${cachePath}.key`, `abc/${n}/${d}/l2/16/128/f32`);
-    assert.equal(buildHnsw(vectors, d, 'l2', opts).loaded, true, 'the older key file');
-    writeFileSync(`${cachePath}.key`, `abd/${n}/${d}/l2/16/128/f32`);
-    assert.equal(buildHnsw(vectors, d, 'l2', opts).loaded, false, 'an older key file of other vectors');
+    assert.equal(top(edited).loaded, false, 'the older key file');
+    assert.equal(lines.pop(), `HNSW graph ${cachePath} not reused (written by an older citebench (another key format)): building it again`);
+    // A graph file that is not the one its key file records (damaged; usearch would crash or hang reading it):
+    // built again, never loaded.
+    writeFileSync(cachePath, 'not a graph');
+    assert.equal(top(edited).loaded, false, 'a damaged graph');
+    assert.equal(lines.pop(), `HNSW graph ${cachePath} not reused (the graph file differs from the one its key records: damaged or replaced): building it again`);
+    assert.equal(top(edited).loaded, true);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -8,12 +8,11 @@ import { CitebenchError } from '../../util/errors.ts';
 import { checkIndexMatchesStore } from './bm25-common.ts';
 import { readIdList, readPool } from './id-lists.ts';
 import { availableParallelism } from 'node:os';
-import { sha256 } from '../../util/identity.ts';
-import { resolve } from 'node:path';
+import { identity } from '../../util/identity.ts';
+import { corpusKey } from '../../corpus/store-key.ts';
 import { removeJournal, searchResumable } from '../../retrieval/resumable.ts';
 import { parseShard, shardRange } from '../../util/shard.ts';
 
-const digest = (a: Uint32Array) => sha256().update(a).hex();
 
 export const usage = `usage: citebench bm25 search --index INDEX --corpus STORE --queries FILE --out RUN.trec
                              [--pool FILE] [--k 500] [--k1 0.9] [--b 0.4] [--accurate] [--threads N]
@@ -63,13 +62,6 @@ export async function run(args: string[]) {
   const ix = loadIndex(indexDir);
   checkIndexMatchesStore(meta, ix, store, indexDir);
   const journal = `${out}.partial`;
-  const fingerprint = JSON.stringify({
-    index: { dir: resolve(indexDir), version: meta.version, docCount: meta.docCount, vocabulary: meta.vocabulary, postings: meta.postings, sumTotalTermFreq: meta.sumTotalTermFreq },
-    store: { dir: resolve(store.dir), size: store.size },
-    queries: digest(queries.indices),
-    pool: pool ? digest(pool) : null,
-    k, k1, b, accurate: values.accurate ?? false, keepSelf: values['keep-self'] ?? false,
-  });
   let resumed = 0;
   const progress = new Progress({ label: 'bm25 search', total: queries.indices.length, unit: 'queries' });
   const retriever = new Bm25Retriever(ix, store, {
@@ -79,6 +71,12 @@ export async function run(args: string[]) {
     indexDir: values['shared-memory'] ? undefined : indexDir,
     onProgress: (done) => progress.set(resumed + done),
   });
+  // The journal's key, from content: the retriever's (index content and version, k1, b, lengths, tie key), the
+  // corpus's id column, the queries, the pool and the settings; a journal of anything else is started afresh.
+  const fingerprint = identity({
+    search: 'bm25', retriever: retriever.fingerprint, corpus: corpusKey(store.dir) ?? null, corpusSize: store.size,
+    queries: queries.indices, pool: pool ?? null, k, keepSelf: values['keep-self'] ?? false,
+  }, 32);
   const t0 = performance.now();
   const run = await searchResumable(retriever, { queries: queries.indices, pool, k, excludeSelf: !values['keep-self'] }, journal, {
     fingerprint,

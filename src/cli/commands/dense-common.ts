@@ -1,18 +1,32 @@
 /** Shared option handling of `citebench encode` and `citebench dense search`. */
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { holdsModel, vectorStoreDir } from '../../retrieval/dense/role-stores.ts';
+import { holdsModel, supersededStores, vectorStoreDir } from '../../retrieval/dense/role-stores.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { hubFolderName } from '../../retrieval/dense/hub/ids.ts';
 import { hubRepoOf, resolveModelAsync, type ModelOverrides, type ResolvedModel } from '../../retrieval/dense/models.ts';
 import { KNOWN_MODELS } from '../../retrieval/dense/registry.ts';
+import { DECODER_ARCHITECTURES } from '../../retrieval/dense/encoder-graph/decoder-config.ts';
 import { parsePooling } from '../../retrieval/dense/pooling.ts';
 import { DISTANCE_HELP, parseDistance } from '../../retrieval/dense/similarity.ts';
+
+/** The decoder classes whose checkpoints citebench converts, by model_type (from decoder-config.ts, so the help never lags it). */
+function decoderClasses(): string {
+  const pad = ' '.repeat(21);
+  return Object.entries(DECODER_ARCHITECTURES)
+    .map(([type, re]) => {
+      const m = /^\^(\w+)\((.*)\)\$$/.exec(re.source);
+      return `${pad}  ${type}: ${m ? m[2].split('|').map((c) => m[1] + c).join(', ') : re.source}`;
+    })
+    .join('\n');
+}
 
 export const modelOptionsUsage = `model options:
   --model NAME|DIR   ${KNOWN_MODELS.map((m) => m.name).join(', ')} (looked up as <models-dir>/<NAME>/),
                      or a model folder in Hugging Face layout (config.json, tokenizer.json or a BERT vocab.txt,
-                     and weights: a BERT, RoBERTa, XLM-RoBERTa or ModernBERT checkpoint as the hub publishes it,
+                     and weights: a BERT, RoBERTa, XLM-RoBERTa or ModernBERT checkpoint, or a decoder's
+${decoderClasses()}
+                     as the hub publishes it,
                      model.safetensors or pytorch_model.bin, converted in-process once and cached in the folder,
                      no Python or export step; or ONNX weights; a sentence-transformers folder with its modules.json),
                      or a Hugging Face id ORG/NAME (looked up as <models-dir>/ORG--NAME/)
@@ -136,7 +150,10 @@ export function defaultEmbDir(corpusDir: string, model: string, resolved?: Resol
   const earlier = join(root, label);
   if (resolved) {
     const dir = vectorStoreDir(root, label, resolved.fingerprint);
-    return !existsSync(dir) && holdsModel(earlier, resolved) ? earlier : dir;
+    if (!existsSync(dir) && holdsModel(earlier, resolved)) return earlier;
+    const older = supersededStores(dir);
+    if (older.length) console.error(`citebench: ${dir}: a new vector store; ${older.join(', ')} hold${older.length === 1 ? 's' : ''} vectors of another fingerprint of ${label} (its weights, tokenizer or settings changed, or an older citebench fingerprinted them) and ${older.length === 1 ? 'is' : 'are'} not reused`);
+    return dir;
   }
   const found = existsSync(root) ? readdirSync(root).filter((n) => n.startsWith(`${label}-`) && /^[0-9a-f]{12}$/.test(n.slice(label.length + 1))).sort() : [];
   if (found.length > 1) throw new CitebenchError(`${root}: ${found.length} embedding stores of ${model} (${found.join(', ')}): name one`);

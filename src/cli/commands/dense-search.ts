@@ -36,7 +36,9 @@ missing from the embedding store are encoded first when the model folder is avai
   --emb EMB_DIR    embedding store (default: data/embeddings/<corpus folder>/<model>-<fingerprint>, as citebench encode writes)
   --hnsw           approximate search with an HNSW graph (usearch) instead of exact search
   --M, --ef-construction, --ef-search   HNSW connectivity and beam widths (defaults 16, 128, max(2k, 512))
-  --hnsw-cache FILE  save the built graph there and reuse it (it must be for the same pool)
+  --hnsw-cache FILE  save the built graph there (its key in FILE.key) and reuse it when the key says it indexes
+                   the same vectors (their bytes), pool, corpus and settings; else it is built again, with one
+                   line saying why
   --hnsw-quantization Q  f32 (default) | bf16 | f16 | i8: how the graph stores its vectors (bf16: half the
                    memory, ~3× faster to build; i8 only for vectors within [−1, 1]); scores stay exact
   --scores S       exact (default): candidates re-scored in float64, results equal a brute force;
@@ -117,6 +119,7 @@ export async function run(args: string[]) {
         expansionSearch: values['ef-search'] === undefined ? undefined : num('ef-search', values['ef-search']),
         cachePath: values['hnsw-cache'],
         quantization: hnswQuantization(values['hnsw-quantization']),
+        log: (l: string) => console.error(`citebench: ${l}`),
       }
     : undefined;
   if (values.scores !== undefined && values.scores !== 'exact' && values.scores !== 'float32') throw new CitebenchError(`--scores must be exact or float32, got '${values.scores}'`);

@@ -10,7 +10,7 @@ import type { CorpusStore } from '../../corpus/store.ts';
 import { Encoder, type Device } from '../../retrieval/dense/encoder.ts';
 import { fileContentHash, resolveModelAsync, type ModelOverrides, type ResolvedModel } from '../../retrieval/dense/models.ts';
 import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
-import { encodeRoles, openModelStores, vectorStoreDir } from '../../retrieval/dense/role-stores.ts';
+import { encodeRoles, openModelStores, supersededStores, vectorStoreDir } from '../../retrieval/dense/role-stores.ts';
 import { poolingModes } from '../../retrieval/dense/pooling.ts';
 import { DISTANCE_HELP, distanceOf, type Distance } from '../../retrieval/dense/similarity.ts';
 import type { RolePrompts } from '../../retrieval/dense/prompts.ts';
@@ -107,7 +107,7 @@ export const dense: KindEntry<DenseModelConfig> = {
   async build(c, ctx) {
     const resolved = await resolveDense(c, ctx.cfg.modelsDir, { log: (line) => ctx.log(`[models] ${c.name}: ${line}`), allowRemote: ctx.allowRemote });
     if (isSkipped(resolved)) return resolved;
-    return denseRetriever(c, resolved, ctx.store, ctx.corpusKey, ctx.cfg.work, ctx.threads, ctx.device);
+    return denseRetriever(c, resolved, ctx.store, ctx.corpusKey, ctx.cfg.work, ctx.threads, ctx.device, (line) => ctx.log(`[models] ${c.name}: ${line}`));
   },
   cost: {
     perQuery: (c, _env, pool) => denseSeconds(pool) * (encodeProfile(c).dim / UNIT.dim),
@@ -164,11 +164,13 @@ async function resolveDense(cfg: DenseModelConfig, modelsDir: string | undefined
   }
 }
 
-async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel, store: CorpusStore, corpusKey: string | undefined, workDir: string, threads: number, device?: Device): Promise<ReadyModel> {
+async function denseRetriever(cfg: DenseModelConfig, model: ResolvedModel, store: CorpusStore, corpusKey: string | undefined, workDir: string, threads: number, device?: Device, log?: (line: string) => void): Promise<ReadyModel> {
   const encoder = await Encoder.load(model, { threads, device });
   // Stores per (corpus, model fingerprint), one per role when the prompts differ: a changed model folder or
   // prompt can never reuse stale vectors, and a query vector never serves as a document vector.
   const embDir = vectorStoreDir(join(workDir, 'embeddings'), cfg.name, model.fingerprint);
+  const older = supersededStores(embDir);
+  if (older.length) log?.(`vectors encoded again into ${embDir}: ${older.join(', ')} hold${older.length === 1 ? 's' : ''} another fingerprint of the model (its files or settings changed, or an older citebench fingerprinted them)`);
   const stores = openModelStores(embDir, model, { corpusSize: store.size, corpusKey, chunkSize: 4096 });
   const hnsw = cfg.hnsw ? { connectivity: cfg.hnsw.M, expansionAdd: cfg.hnsw.efConstruction, expansionSearch: cfg.hnsw.efSearch } : undefined;
   const retriever = new DenseRetriever({ name: cfg.name, store: stores.document, queryStore: stores.query, distance: model.distance, encoder, texts: store, hnsw, threads, tieKey: store.idOrder });

@@ -3,8 +3,9 @@
  * sgemm per run. Candidates found by the graph are re-scored exactly (float64) so scores mean the same as in
  * exact search; what can differ is which articles are found (recall@k vs exact is reported by the benchmark).
  */
-import { existsSync, renameSync, rmSync } from 'node:fs';
-import { keyOf, stampStale, writeStamp } from '../../util/identity.ts';
+import { existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { keyOf, sha256, stampStale } from '../../util/identity.ts';
+import { writeFileAtomic } from '../../util/atomic.ts';
 import usearch from 'usearch';
 import type { Metric } from './similarity.ts';
 import type { PoolHits } from './hits.ts';
@@ -22,10 +23,16 @@ export interface HnswOptions {
   quantization?: 'f32' | 'bf16' | 'f16' | 'i8';
   /** Beam width while searching (ef; default max(2·k, 512)). */
   expansionSearch?: number;
-  /** Save the built graph here (atomically) and reuse it when present with the same cacheKey. */
+  /**
+   * Save the built graph here (atomically, with its key in `<cachePath>.key`) and reuse it when its key is the
+   * wanted one. The key is made from content: the vectors the graph indexes (their bytes, as indexed), the
+   * graph's settings and `cacheInputs`; a cached graph of anything else is built again, with one line to `log`.
+   */
   cachePath?: string;
-  /** Identity of pool + vectors + graph settings; a cached graph with another key is rebuilt. */
-  cacheKey?: string;
+  /** What else the graph's key names (the store's model fingerprint, dtype, corpus, pool ids, normalisation). */
+  cacheInputs?: Record<string, unknown>;
+  /** Where the line saying why a cached graph is not reused goes. */
+  log?: (line: string) => void;
 }
 
 export interface HnswIndex {
@@ -35,7 +42,7 @@ export interface HnswIndex {
 }
 
 export function buildHnsw(pool: Float32Array, d: number, distance: Metric, opts: HnswOptions = {}, kHint = 500): HnswIndex {
-  const index = new usearch.Index({
+  const make = () => new usearch.Index({
     dimensions: d,
     metric: distance === 'l2' ? usearch.MetricKind.L2sq : usearch.MetricKind.IP,
     quantization: (opts.quantization ?? 'f32') as unknown as typeof usearch.ScalarKind.F32,
@@ -44,16 +51,63 @@ export function buildHnsw(pool: Float32Array, d: number, distance: Metric, opts:
     expansion_search: opts.expansionSearch ?? Math.max(2 * kHint, 512),
     multi: false,
   });
+  let index = make();
   const n = pool.length / d;
   const keyPath = `${opts.cachePath}.key`;
   const settings = { n, d, distance, connectivity: opts.connectivity ?? 16, expansionAdd: opts.expansionAdd ?? 128, quantization: opts.quantization ?? 'f32' };
-  const key = keyOf({ vectors: opts.cacheKey ?? '', params: settings });
-  // The key file an older citebench wrote for the same graph (its settings joined by '/'), still accepted.
-  const legacy = [opts.cacheKey ?? '', ...Object.values(settings)].join('/');
-  if (opts.cachePath && existsSync(opts.cachePath) && !stampStale(keyPath, key, legacy)) {
-    index.load(opts.cachePath);
-    if (index.size() === n) return { index, buildSeconds: 0, loaded: true };
+  if (opts.cachePath) {
+    // The vectors themselves (6 GB for 2 M × 768 float32: seconds of SHA-256, against minutes of building).
+    const key = keyOf({ ...opts.cacheInputs, vectors: pool, params: settings, graph: HNSW_GRAPH_VERSION });
+    const stale = existsSync(opts.cachePath) ? stampStale(keyPath, key) : undefined;
+    const loaded = existsSync(opts.cachePath) && !stale ? loadCached(index, opts.cachePath, keyPath, n) : undefined;
+    if (loaded === true) return { index, buildSeconds: 0, loaded: true };
+    const why = stale ?? loaded;
+    if (why) opts.log?.(`HNSW graph ${opts.cachePath} not reused (${why}): building it again`);
+    if (loaded !== undefined) index = make(); // a graph that loaded but cannot serve: start from an empty one
+    const built = build(index, pool, d, n);
+    const tmp = `${opts.cachePath}.tmp-${process.pid}`;
+    rmSync(tmp, { force: true });
+    index.save(tmp);
+    rmSync(keyPath, { force: true });
+    renameSync(tmp, opts.cachePath);
+    writeFileAtomic(keyPath, JSON.stringify({ ...key, file: fileRecord(opts.cachePath) }) + '\n');
+    return { index, buildSeconds: built, loaded: false };
   }
+  return { index, buildSeconds: build(index, pool, d, n), loaded: false };
+}
+
+/** Bump when what a graph holds for the same inputs changes. */
+const HNSW_GRAPH_VERSION = 2;
+
+/** The graph file's size and SHA-256, recorded in its key file. */
+function fileRecord(path: string): { size: number; sha256: string } {
+  return { size: statSync(path).size, sha256: sha256().updateFile(path).hex() };
+}
+
+/**
+ * Load a cached graph: true, or why it cannot serve. The file must be the one its key file recorded (size and
+ * SHA-256) before usearch reads it: usearch crashes or hangs on a damaged file, where a damaged cache must only be
+ * built again.
+ */
+function loadCached(index: InstanceType<typeof usearch.Index>, path: string, keyPath: string, n: number): true | string {
+  let rec: { size?: unknown; sha256?: unknown } | undefined;
+  try {
+    rec = (JSON.parse(readFileSync(keyPath, 'utf8')) as { file?: { size?: unknown; sha256?: unknown } }).file;
+  } catch {
+    rec = undefined;
+  }
+  if (!rec) return 'its key file records no graph file';
+  if (rec.size !== statSync(path).size || rec.sha256 !== sha256().updateFile(path).hex()) return 'the graph file differs from the one its key records: damaged or replaced';
+  try {
+    index.load(path);
+  } catch (e) {
+    return `unreadable: ${(e as Error).message}`;
+  }
+  return index.size() === n ? true : `it holds ${index.size()} vectors, not ${n}`;
+}
+
+/** Add the pool's rows (keys 0..n−1); the seconds it took. */
+function build(index: InstanceType<typeof usearch.Index>, pool: Float32Array, d: number, n: number): number {
   const t0 = performance.now();
   const keys = new BigUint64Array(n);
   for (let i = 0; i < n; i++) keys[i] = BigInt(i);
@@ -65,16 +119,7 @@ export function buildHnsw(pool: Float32Array, d: number, distance: Metric, opts:
     // on thread timing, and the same config must give the same bytes.
     index.add(keys.subarray(lo, hi), pool.subarray(lo * d, hi * d), 1);
   }
-  const buildSeconds = (performance.now() - t0) / 1000;
-  if (opts.cachePath) {
-    const tmp = `${opts.cachePath}.tmp-${process.pid}`;
-    rmSync(tmp, { force: true });
-    index.save(tmp);
-    rmSync(keyPath, { force: true });
-    renameSync(tmp, opts.cachePath);
-    writeStamp(keyPath, key);
-  }
-  return { index, buildSeconds, loaded: false };
+  return (performance.now() - t0) / 1000;
 }
 
 /** Top-k by HNSW, re-scored exactly; ordering (float32 score desc, position asc) as in exact search. */

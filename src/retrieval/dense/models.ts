@@ -5,7 +5,7 @@
  * length, and the prompts of its query and document roles (prompts.ts). Only with `allowRemote`
  * (`--allow-remote`) does `resolveModelAsync` download a missing folder or adapter from the hub (hub/).
  */
-import { sha256 } from '../../util/identity.ts';
+import { identity } from '../../util/identity.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CitebenchError, InputError } from '../../util/errors.ts';
@@ -13,7 +13,7 @@ import { downloadAdapter, downloadModel, ADAPTER_WEIGHT_FILES, PYTORCH_WEIGHT_FI
 import { hubFolderName, isHubId } from './hub/ids.ts';
 import { DOWNLOAD_RECORD, readDownloadRecord } from './hub/record.ts';
 import { onnxNames, type OnnxVariant } from './onnx-variant.ts';
-import { fileContentHash, fileDigest } from './file-hash.ts';
+import { fileContentHash } from './file-hash.ts';
 import { convertCheckpoint } from './convert.ts';
 import { checkpointFiles } from './checkpoint/index.ts';
 import { tokenizerFiles } from './wordpiece.ts';
@@ -310,7 +310,7 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
   if (modes === 'aspire' && (prompts.query || prompts.document)) throw new CitebenchError(`model '${nameOrDir}': ASPIRE's sentence vectors take no prompt`);
 
   const adapterHashes = adapterList?.map((f) => ({ file: basename(f), sha256: fileContentHash(f) }));
-  // Settings beyond the paper's models enter the hash only when set, so their stores keep their keys.
+  // Settings beyond the paper's models enter the fingerprint only when set.
   const extra: Record<string, unknown> = {};
   if (spec?.normalize) extra.normalize = true;
   if (spec && !spec.includePrompt) extra.includePrompt = false;
@@ -320,20 +320,23 @@ export function resolveModel(nameOrDir: string, opts: ResolveOptions = {}): Reso
   // Dense modules by their config and weights' content.
   if (dense.length) extra.dense = dense.map((d) => ({ path: basename(d.dir), config: fileContentHash(join(d.dir, 'config.json')), weights: (checkpointFiles(d.dir) ?? []).map((f) => fileContentHash(f)) }));
   if (adapterHashes) extra.adapter = adapterHashes;
-  const h = sha256()
-    .update(fileDigest(onnxFile))
-    // A converted model: its cache key holds the checkpoint files' SHA-256 and the converter version.
-    .update(checkpoint ? basename(dirname(onnxFile)) : '')
-    .update(tok.kind === 'tokenizer.json' ? fileDigest(tok.files[0]) : tok.files.map((f) => `${basename(f)}:${fileDigest(f)}`).join('\n'))
-    .update(fileDigest(configPath))
+  // One identity of the weights everywhere (vector stores here, result cells through the retriever): the whole
+  // files' SHA-256 (file-hash.ts), in a canonical serialisation (util/identity.ts).
+  const encoderFp = identity({
+    fingerprint: 2,
+    onnx: fileContentHash(onnxFile),
+    // A converted model: its cache folder's name holds the checkpoint files' SHA-256 and the converter version.
+    converted: checkpoint ? basename(dirname(onnxFile)) : undefined,
+    tokenizer: tok.files.map((f) => ({ file: basename(f), sha256: fileContentHash(f) })),
+    config: fileContentHash(configPath),
     // tokenizerRules: 2 = BERT parity rewrites (wordpiece.ts bertParityRewrite): ids changed for capital Σ and
     // astral CJK, so vectors encoded before them must not mix with new ones.
-    .update(JSON.stringify({ pooling, layers, maxLength, tokenizerRules: 2 }));
-  if (Object.keys(extra).length) h.update(JSON.stringify(extra));
-  const encoderFp = h.hex(32);
+    settings: { pooling, layers: layers ?? null, maxLength, tokenizerRules: 2 },
+    ...extra,
+  }, 32);
   const withPrompts = prompts.query || prompts.document;
-  const fingerprint = withPrompts ? sha256().update(encoderFp).update(JSON.stringify(prompts)).hex(32) : encoderFp;
-  const roleFp = (role: Role) => sha256().update(encoderFp).update(JSON.stringify({ role, prompt: prompts[role] })).hex(32);
+  const fingerprint = withPrompts ? identity({ encoder: encoderFp, prompts }, 32) : encoderFp;
+  const roleFp = (role: Role) => identity({ encoder: encoderFp, role, prompt: prompts[role] }, 32);
   const roleFingerprint = symmetric(prompts) ? { query: fingerprint, document: fingerprint } : { query: roleFp('query'), document: roleFp('document') };
 
   const sources: NonNullable<ResolvedModel['sources']> = [];

@@ -163,8 +163,10 @@ export class DenseRetriever implements Retriever {
       if (store.manifest.kind === 'multi') {
         hits = await exactSearchMulti(qv, pv, d, { k, distance: metric, exclude, tieRank, threads: this.opts.threads, onProgress: this.opts.onProgress });
       } else if (this.opts.hnsw) {
-        const cacheKey = sha256().update(store.manifest.fingerprint).update(kernel.normalize ? 'normalized' : '').update(pool).hex();
-        const h = buildHnsw(pv.vectors, d, metric, { ...this.opts.hnsw, cacheKey }, k);
+        // The graph's key names the vectors it indexes by their bytes (hnsw.ts); these name where they came from.
+        const m = store.manifest;
+        const cacheInputs = { model: m.fingerprint, dtype: m.dtype, corpus: m.corpusKey ?? `${m.corpusSize} articles`, pool, normalized: kernel.normalize };
+        const h = buildHnsw(pv.vectors, d, metric, { ...this.opts.hnsw, cacheInputs }, k);
         this.lastBuildSeconds = h.buildSeconds;
         hits = searchHnsw(h, qv.vectors, pv.vectors, d, metric, k, exclude, tieRank);
       } else {

@@ -4,8 +4,8 @@
  * and its prompt (ResolvedModel.roleFingerprint) and recording both in its manifest. A query vector then never
  * serves as a document vector: a store refuses vectors of another key (store.ts).
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { TextSource } from '../../corpus/article.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { identity } from '../../util/identity.ts';
@@ -36,6 +36,19 @@ export interface StoreSettings {
  */
 export function vectorStoreDir(root: string, label: string, vectors: string, corpus?: string): string {
   return join(root, `${label}-${(corpus === undefined ? vectors : identity({ corpus, vectors })).slice(0, 12)}`);
+}
+
+/**
+ * The folders beside a vector store folder not yet made that vectorStoreDir named for the same label with
+ * other vectors (another model fingerprint: the weights, tokenizer or settings changed, or an older citebench
+ * fingerprinted them): never reused, and worth a line saying so.
+ */
+export function supersededStores(dir: string): string[] {
+  if (existsSync(dir)) return [];
+  const m = /^(.*)-[0-9a-f]{12}$/.exec(basename(dir));
+  const root = dirname(dir);
+  if (!m || !existsSync(root)) return [];
+  return readdirSync(root).filter((n) => n !== basename(dir) && n.startsWith(`${m[1]}-`) && /^[0-9a-f]{12}$/.test(n.slice(m[1].length + 1))).sort().map((n) => join(root, n));
 }
 
 /** Whether the stores under `dir` hold `model`'s vectors (by their manifests' fingerprints): a folder an older naming made, reused. */

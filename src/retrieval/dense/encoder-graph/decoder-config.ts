@@ -142,15 +142,16 @@ function layerTypes(k: Keys, type: DecoderModelType, layers: number): { layerTyp
       list = Array.from({ length: layers }, (_, i) => ((i + 1) % every ? 'sliding_attention' : 'full_attention'));
     }
   } else if (type === 'qwen3' || type === 'qwen2') {
-    // use_sliding_window false sets sliding_window to None: no layer may slide then.
-    const sliding = k.bool('use_sliding_window', false);
+    // Qwen2Config/Qwen3Config: use_sliding_window false sets sliding_window to None, and a null sliding_window
+    // (4096 when absent) is no window: no layer may slide then.
+    const sliding = k.bool('use_sliding_window', false) && k.raw.sliding_window !== null;
     if (!list) {
       const from = k.int('max_window_layers', 28, 0);
       list = Array.from({ length: layers }, (_, i) => (sliding && i >= from ? 'sliding_attention' : 'full_attention'));
-    } else if (!sliding && list.includes('sliding_attention')) k.bad('layer_types', 'names sliding layers, but use_sliding_window is false (no window)');
+    } else if (!sliding && list.includes('sliding_attention')) k.bad('layer_types', 'names sliding layers, but use_sliding_window is false or sliding_window null (no window)');
   } else if (type === 'mistral') {
-    // MistralModel slides on every layer when sliding_window is set.
-    const on = k.has('sliding_window');
+    // MistralModel slides on every layer unless sliding_window is null; absent, it is MistralConfig's 4096.
+    const on = k.raw.sliding_window !== null;
     list = Array.from({ length: layers }, () => (on ? 'sliding_attention' : 'full_attention'));
   } else {
     if (list?.includes('sliding_attention')) k.bad('layer_types', 'Llama layers do not slide');
@@ -171,8 +172,9 @@ export function readDecoderConfig(k: Keys, type: DecoderModelType): DecoderConfi
   const numHeads = k.int('num_attention_heads', d.heads);
   const numKvHeads = k.int('num_key_value_heads', d.kv ?? numHeads);
   if (numHeads % numKvHeads !== 0) k.bad('num_key_value_heads', `${numKvHeads} does not divide num_attention_heads ${numHeads}`);
-  // Qwen2's attention takes hidden_size // heads whatever config.json says (it has no head_dim key).
-  const headDim = type === 'qwen2' ? Math.floor(hiddenSize / numHeads) : k.int('head_dim', d.headDim ?? Math.floor(hiddenSize / numHeads));
+  // head_dim as the attention classes read it: config.json's (Qwen2Config has no such key, but Qwen2Attention
+  // reads one a config sets), else the class's default (Qwen3, Gemma 3), else hidden_size // heads; null = absent.
+  const headDim = k.int('head_dim', d.headDim ?? Math.floor(hiddenSize / numHeads));
   if (headDim % 2 !== 0) k.bad('head_dim', `${headDim} is odd: rotary positions rotate pairs of dimensions`);
   const act = gemma ? (k.raw.hidden_activation ?? k.raw.hidden_act ?? 'gelu_pytorch_tanh') : (k.raw.hidden_act ?? 'silu');
   const actKey = gemma ? (k.has('hidden_activation') ? 'hidden_activation' : 'hidden_act') : 'hidden_act';
