@@ -71,18 +71,35 @@ function panels(spec: ChartSpec): number {
   return new Set(s.data.values.map((v: Record<string, unknown>) => v[field])).size;
 }
 
-/**
- * A chart as a standalone SVG file of the asked printed width: width/height in inches, the drawing in its
- * viewBox. Plot sizes are solved for (the figure's width is linear in the scale of its plots: two renderings
- * give the line), so type keeps its size.
- */
-export async function figureSvg(chart: Chart, opts: FigureOptions = {}): Promise<string> {
+/** The spec of a chart at a printed width, and its SVG (the SVG's own px size; figureSvg sets it in inches). */
+export async function figureRender(chart: Chart, opts: FigureOptions = {}): Promise<{ spec: ChartSpec; svg: string; inches: number }> {
   const inches = opts.width ?? FIGURE_WIDTH_IN;
   if (!(inches > 0.5 && inches < 40)) throw new CitebenchError(`figure width ${inches} in: give a width between 0.5 and 40 inches`);
   const target = inches * PX_PER_IN;
-  const render = async (f: number, wrap?: number) => chartSvg(figureSpec(chart.spec, f, wrap), chart.id);
+  if (chart.layout) {
+    // The chart lays itself out for the width (panels side by side or stacked, cell text where it fits); the
+    // widest plot that keeps the figure within `target` is searched for (the figure's width never falls as the
+    // plot grows, but stays flat while a legend below is the widest part: bisection, not a secant).
+    const spec = (plot: number) => {
+      const s = chart.layout!(target, FONT_PX, plot) as Record<string, unknown>;
+      delete s.title;
+      return s;
+    };
+    const widthAt = async (plot: number) => sizeOf(await chartSvg(spec(plot), chart.id)).w;
+    let [lo, hi] = [10, target];
+    if ((await widthAt(hi)) <= target) lo = hi;
+    else for (let i = 0; i < 12 && hi - lo > 0.5; i++) {
+      const mid = (lo + hi) / 2;
+      if ((await widthAt(mid)) <= target) lo = mid;
+      else hi = mid;
+    }
+    const p1 = Math.floor(lo * 2) / 2;
+    const s = spec(p1);
+    return { spec: s, svg: await chartSvg(s, chart.id), inches };
+  }
+  const render = (f: number, wrap?: number) => figureSpec(chart.spec, f, wrap);
   const solve = async (wrap?: number) => {
-    const [a, b] = [sizeOf(await render(1, wrap)).w, sizeOf(await render(0.5, wrap)).w];
+    const [a, b] = [sizeOf(await chartSvg(render(1, wrap), chart.id)).w, sizeOf(await chartSvg(render(0.5, wrap), chart.id)).w];
     const slope = (a - b) / 0.5;
     return slope > 0 ? (target - (a - slope)) / slope : 1;
   };
@@ -95,7 +112,16 @@ export async function figureSvg(chart: Chart, opts: FigureOptions = {}): Promise
     f = await solve(wrap);
   }
   f = Math.min(3, Math.max(0.15, f));
-  const svg = await render(f, wrap);
+  const spec = render(f, wrap);
+  return { spec, svg: await chartSvg(spec, chart.id), inches };
+}
+
+/**
+ * A chart as a standalone SVG file of the asked printed width: width/height in inches, the drawing in its
+ * viewBox. Plot sizes are solved for, so type keeps its size (7.5 pt; nothing under 6 pt).
+ */
+export async function figureSvg(chart: Chart, opts: FigureOptions = {}): Promise<string> {
+  const { svg, inches } = await figureRender(chart, opts);
   const { w, h } = sizeOf(svg);
   const height = (inches * h) / w;
   return '<?xml version="1.0" encoding="UTF-8"?>\n' + svg.replace(/(<svg[^>]*?)\swidth="[\d.]+"(\s[^>]*?)?\sheight="[\d.]+"/, `$1 width="${inches}in"$2 height="${+height.toFixed(4)}in"`) + '\n';
