@@ -55,10 +55,10 @@ export const MODEL_SHAPES = [
   'circle', 'square', 'triangle-up', 'diamond', 'cross', 'triangle-down',
   'M0,-1L0.24,-0.33L0.95,-0.31L0.38,0.12L0.59,0.81L0,0.4L-0.59,0.81L-0.38,0.12L-0.95,-0.31L-0.24,-0.33Z', // star
   'triangle-right',
-  'M0,-1L0.87,-0.5L0.87,0.5L0,1L-0.87,0.5L-0.87,-0.5Z', // hexagon
+  'M-1,-0.6L-0.6,-1L0,-0.4L0.6,-1L1,-0.6L0.4,0L1,0.6L0.6,1L0,0.4L-0.6,1L-1,0.6L-0.4,0Z', // x
   'triangle-left',
   'M-0.85,-0.85L0.85,-0.85L-0.85,0.85L0.85,0.85Z', // bow tie
-  'M-1,-0.6L-0.6,-1L0,-0.4L0.6,-1L1,-0.6L0.4,0L1,0.6L0.6,1L0,0.4L-0.6,1L-1,0.6L-0.4,0Z', // x
+  'M0,-1L0.87,-0.5L0.87,0.5L0,1L-0.87,0.5L-0.87,-0.5Z', // hexagon
 ];
 /** Line dashes of the models (solid first), cycling beside colour and shape. */
 export const MODEL_DASHES = [[1, 0], [6, 2], [2, 2], [8, 2, 2, 2], [4, 4], [1, 3]];

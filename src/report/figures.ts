@@ -14,6 +14,7 @@ import { writeFileAtomic } from '../util/atomic.ts';
 import { chartSvg, type Chart, type ChartSpec } from './charts.ts';
 import { launchChromium, type Browser } from './pdf.ts';
 import { CitebenchError } from '../util/errors.ts';
+import { latexText } from './latex.ts';
 
 /** A single column of a two-column paper, in inches. */
 export const FIGURE_WIDTH_IN = 3.3;
@@ -153,9 +154,26 @@ export async function figurePdf(svg: string, browser?: Browser): Promise<Buffer>
   }
 }
 
-/** What NAME.txt holds: the chart's caption, and where its numbers come from when that is not literature. */
+/**
+ * What NAME.txt holds: the chart's caption, the full names of the abbreviated ones (charts.ts's shortNames rule),
+ * and where its numbers come from when that is not literature.
+ */
 export function figureCaption(chart: Chart, provenance?: string): string {
-  return `${chart.title}. ${chart.caption}${provenance ? ` ${provenance}` : ''}\n`;
+  const abbr = Object.entries(chart.abbreviations ?? {});
+  const names = abbr.length ? ` Abbreviated: ${abbr.map(([short, full]) => `${short} = ${full}`).join('; ')}.` : '';
+  return `${chart.title}. ${chart.caption}${names}${provenance ? ` ${provenance}` : ''}\n`;
+}
+
+/**
+ * NAME.tex: the figure as a LaTeX float — the PDF (figures/NAME.pdf, the report folder's layout: a paper beside
+ * that folder \inputs it as it is) and the caption of NAME.txt escaped for LaTeX (latex.ts's latexText: any name compiles).
+ */
+export function figureLatex(chart: Chart, provenance?: string): string {
+  return [
+    `% citebench ${chart.id}: needs \\usepackage{graphicx}; the figure is figures/${chart.id}.pdf (already its printed width)`,
+    '\\begin{figure}[tbp]', '\\centering', `\\includegraphics{figures/${chart.id}.pdf}`,
+    `\\caption{${latexText(figureCaption(chart, provenance).trim())}}`, `\\label{fig:citebench-${chart.id.replace(/[^A-Za-z0-9-]/g, '-')}}`, '\\end{figure}', '',
+  ].join('\n');
 }
 
 /**

@@ -62,7 +62,9 @@ export async function printCheck(spec: ChartSpec, inches: number): Promise<Print
         }
       }
     };
-    walk(view.scenegraph().root as unknown as Mark, 0, 0);
+    // The scene is drawn translated by the view's origin (the room its axes and legends take left and above).
+    const [ox, oy] = view.origin();
+    walk(view.scenegraph().root as unknown as Mark, ox, oy);
     const problems: string[] = [];
     for (const t of texts) if (t.pt < MIN_PT - 1e-6) problems.push(`"${t.text}" at ${t.pt.toFixed(2)} pt (under ${MIN_PT} pt)`);
     for (let i = 0; i < texts.length; i++) {

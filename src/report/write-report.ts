@@ -16,7 +16,7 @@ import type { ReportTable } from './tables.ts';
 import { readResults, resultsFieldScheme, type ResultsIndex } from './results.ts';
 import { launchChromium, printPdf } from './pdf.ts';
 import { latexFiles, latexProvenance, tablesDocument } from './latex.ts';
-import { figureCaption, figurePdf, figureSvg } from './figures.ts';
+import { figureCaption, figureLatex, figurePdf, figureSvg } from './figures.ts';
 
 export interface ReportOptions {
   /** Output folder. */
@@ -120,6 +120,7 @@ export async function writeReport(resultsDir: string, opts: ReportOptions): Prom
     const svg = await figureSvg(c, { width: opts.figureWidth });
     writeFileAtomic(join(out, 'figures', `${c.id}.svg`), svg);
     writeFileAtomic(join(out, 'figures', `${c.id}.txt`), figureCaption(c, provenance));
+    writeFileAtomic(join(out, 'figures', `${c.id}.tex`), figureLatex(c, provenance));
     figures.push({ id: c.id, svg });
   }
   for (const p of drill) writeFileAtomic(join(out, p.path), p.html);
