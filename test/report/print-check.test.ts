@@ -124,11 +124,13 @@ test('LaTeX for any name: ą ę ł, a label opening with [, Cyrillic, Greek, CJK
   const pool = reportCharts(runs[12])[0];
   const fig = figureLatex({ ...pool, abbreviations: { ...pool.abbreviations, 'x…[1]': '[1] Łódź & 100% Иван' } }, 'Synthetic corpus (seed 1).');
   spawnSync('mkdir', ['-p', join(dir, 'figures')]);
-  writeFileSync(join(dir, 'figures', 'chart-pool.pdf'), spawnSync('cat', [join(dir, 'tables.pdf')]).stdout);
+  // A stand-in for the figure's PDF, 3.3 in wide (the real one needs Chromium; latex-figures.test.ts checks it).
+  writeFileSync(join(dir, 'figures', 'chart-pool.tex'), '\\documentclass{article}\\usepackage[paperwidth=3.3in,paperheight=2in,margin=0.2in]{geometry}\\pagestyle{empty}\\begin{document}plot\\end{document}\n');
+  assert.equal(spawnSync(PDFLATEX, ['-interaction=nonstopmode', 'chart-pool.tex'], { cwd: join(dir, 'figures'), encoding: 'utf8', timeout: 60_000 }).status, 0);
   writeFileSync(join(dir, 'fig.tex'), `\\documentclass{article}\\usepackage{graphicx}\\begin{document}\\input{figure.tex}\\end{document}\n`);
   writeFileSync(join(dir, 'figure.tex'), fig);
   const q = spawnSync(PDFLATEX, ['-interaction=nonstopmode', '-halt-on-error', 'fig.tex'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
   assert.equal(q.status, 0, (q.stdout.match(/^!.*(\n.*){0,4}/m) ?? [q.stdout.slice(-1500)])[0]);
-  assert.match(spawnSync('pdftotext', [join(dir, 'fig.pdf'), '-'], { encoding: 'utf8' }).stdout.replace(/\s+/g, ' '), /specter2…mity = specter2-adapter-proximity/);
+  assert.match(spawnSync('pdftotext', [join(dir, 'fig.pdf'), '-'], { encoding: 'utf8' }).stdout.replace(/\s+/g, ' '), /specter2\. \. \. mity = specter2-adapter-proximity/, "the caption's abbreviations (pdflatex's \\dots)");
   assert.equal(latexText('[a]'), '{}[a]');
 });
