@@ -149,7 +149,11 @@ function base(title: string, font = HTML_FONT): ChartSpec {
 function modelLegend(names: string[], width: number, font: number, axis = 5 * font) {
   const entry = 16 + Math.max(...names.map((n) => textWidth(n, font))) + 10;
   const columns = Math.max(1, Math.min(names.length, Math.floor((width - axis) / entry)));
-  return { orient: 'bottom', direction: 'horizontal', columns, title: null, labelLimit: 0, symbolSize: 5 * font, symbolStrokeWidth: 1.5, columnPadding: 10, rowPadding: 3, offset: 6 };
+  return {
+    orient: 'bottom', direction: 'horizontal', columns, title: null, labelLimit: 0, symbolSize: 5 * font, columnPadding: 10, rowPadding: 3, offset: 6,
+    // The symbol as the plot's markers draw it (a thin dark outline), not outlined in the line's dash.
+    encode: { symbols: { update: { strokeDash: { value: [] }, stroke: { value: '#222' }, strokeWidth: { value: 0.4 } } } },
+  };
 }
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
@@ -191,18 +195,24 @@ const poolAxis = (sizes: number[], labels = true) => ({
 });
 
 /**
- * Panels of one measure each, side by side when the width gives each at least 150 px, else one above the other
- * sharing the bottom's pool-size axis (no empty panel: concatenated views, not a wrapped facet).
+ * Panels of one measure each: side by side when the width gives each at least 150 px; else in rows of as many as
+ * fit, each with its own pool-size labels; one a row, one above the other over a shared pool-size axis. Views
+ * concatenated, not a wrapped facet: a short last row draws no empty panel.
  */
 function measurePanels(measures: string[], width: number, font: number, plot: number, panel: (m: string, bottom: boolean, height: number) => ChartSpec): ChartSpec {
-  const side = measures.length * (150 + 5 * font) <= width;
-  if (side) {
-    const height = Math.round(Math.min(200, Math.max(110, 0.8 * plot)));
-    return { hconcat: measures.map((m) => ({ ...panel(m, true, height), width: plot, height })), spacing: Math.round(font) };
+  const cols = Math.max(1, Math.min(measures.length, Math.floor(width / (150 + 5 * font))));
+  const wide = Math.round(Math.min(200, Math.max(110, 0.8 * plot)));
+  if (cols === measures.length) return { hconcat: measures.map((m) => ({ ...panel(m, true, wide), width: plot, height: wide })), spacing: Math.round(font) };
+  if (cols > 1) {
+    const rows = Array.from({ length: Math.ceil(measures.length / cols) }, (_, i) => measures.slice(i * cols, (i + 1) * cols));
+    return { vconcat: rows.map((row) => ({ hconcat: row.map((m) => ({ ...panel(m, true, wide), width: plot, height: wide })), spacing: Math.round(font) })), spacing: Math.round(font) };
   }
   const height = Math.round(Math.min(130, Math.max(75, 0.42 * plot)));
   return { vconcat: measures.map((m, i) => ({ ...panel(m, i === measures.length - 1, height), width: plot, height })), spacing: Math.round(0.6 * font) };
 }
+
+/** A panel's width in the HTML report (measurePanels's columns at its width, ~70 px of axis each). */
+const htmlPanelWidth = (n: number) => Math.floor(HTML_WIDTH / Math.max(1, Math.min(n, Math.floor(HTML_WIDTH / (150 + 5 * HTML_FONT))))) - 70;
 
 /** Metric (×100) vs pool size per model, one panel per measure: the dataset level (the paper's setting). */
 export function poolSizeChart(r: ResultsIndex): Chart | undefined {
@@ -236,7 +246,7 @@ export function poolSizeChart(r: ResultsIndex): Chart | undefined {
   return {
     id: 'chart-pool', title: 'Metric vs pool size',
     caption: `Dataset level: each model's mean ${anyInterval ? '(bars: 95 % interval over queries where the run stored one, else ±1 sd over pool samples) ' : ''}as the candidate pool grows; pool sizes ${sizes.map(poolLabel).join(', ')}. In the paper, the encoders fall faster than BM25 as pools grow.`,
-    spec: layout(HTML_WIDTH, HTML_FONT, r.measures.length * (150 + 5 * HTML_FONT) <= HTML_WIDTH ? Math.floor(HTML_WIDTH / r.measures.length) - 70 : HTML_WIDTH - 90),
+    spec: layout(HTML_WIDTH, HTML_FONT, htmlPanelWidth(r.measures.length)),
     layout, abbreviations: abbreviated(short),
   };
 }
@@ -262,7 +272,7 @@ export function settingsChart(r: ResultsIndex): Chart | undefined {
       encoding: {
         x: poolAxis(sizes, bottom), y: { field: 'value', type: 'quantitative', title: `${m} ×100`, scale: { zero: false }, axis: { tickCount: 4 } },
         color: model('color'), shape: model('shape'),
-        strokeDash: { field: 'setting', type: 'nominal', sort: ['transductive', 'inductive'], title: 'setting', legend: { orient: 'bottom', direction: 'horizontal', symbolType: 'stroke', symbolStrokeWidth: 2, symbolSize: 300, encode: { symbols: { update: { stroke: { value: '#333' } } } } } },
+        strokeDash: { field: 'setting', type: 'nominal', sort: ['transductive', 'inductive'], title: 'setting', legend: { orient: 'top', direction: 'horizontal', title: null, symbolType: 'stroke', symbolStrokeWidth: 2, symbolSize: 300, encode: { symbols: { update: { stroke: { value: '#333' } } } } } },
       },
     });
     return { ...base('Dataset level: transductive (solid) vs inductive (dashed)', font), data: { values }, ...measurePanels(r.measures, width, font, plot, panel), resolve: { scale: { y: 'independent' } } };
@@ -271,7 +281,7 @@ export function settingsChart(r: ResultsIndex): Chart | undefined {
     id: 'chart-settings', title: 'Transductive vs inductive setting',
     caption: 'Dataset level in both settings: each model\'s mean over repeats as the pool grows, solid the transductive setting (the paper\'s), dashed the inductive one ' +
       '(Goyal et al. 2026 §3.1: queries and pools disjoint, candidates older than the queries). The settings draw other queries and pools: compare trends and models, not single points.',
-    spec: layout(HTML_WIDTH, HTML_FONT, r.measures.length * (150 + 5 * HTML_FONT) <= HTML_WIDTH ? Math.floor(HTML_WIDTH / r.measures.length) - 70 : HTML_WIDTH - 90),
+    spec: layout(HTML_WIDTH, HTML_FONT, htmlPanelWidth(r.measures.length)),
     layout, abbreviations: abbreviated(short),
   };
 }
@@ -372,52 +382,61 @@ export function candidateTypeChart(r: ResultsIndex): Chart | undefined {
 
 /**
  * One tuned model's validation score over its grid, the chosen point outlined: a heat map over two parameters
- * (e.g. BM25's k1 × b), bars over one (e.g. a Profiler's β) or over the grid's points when it has more.
+ * (e.g. BM25's k1 × b), bars over one (e.g. a Profiler's β), horizontal bars over the grid's points when it has
+ * more (their names read level). Values print where they fit.
  */
 export function tuningChart(t: TuningRecord): Chart {
   const names = Object.keys(t.params);
   const isChosen = (p: Record<string, number>) => names.every((n) => p[n] === t.chosen[n]);
-  const point = (p: Record<string, number>) => paramsText(p);
-  const values = t.grid.map((g) => ({ ...g.params, point: point(g.params), score: Math.round(10000 * g.score) / 100, chosen: isChosen(g.params) }));
+  const values = t.grid.map((g) => ({ ...g.params, point: paramsText(g.params), score: Math.round(10000 * g.score) / 100, chosen: isChosen(g.params) }));
   const id = `chart-tuning-${t.model.replace(/[^A-Za-z0-9_-]/g, '_')}`;
   const where = `${t.queries} validation queries, pool ${poolLabel(t.poolSize)}`;
   const caption = `${t.model}: validation ${t.measure} ×100 over ${names.join(' × ')} (${where}); the chosen ${names.map((n) => `${n} ${t.chosen[n]}`).join(', ')} outlined.`;
-  const text = { mark: { type: 'text', fontSize: 10 } };
-  if (names.length === 2) {
-    const [xName, yName] = names;
-    const xs = [...new Set(t.grid.map((g) => g.params[xName]))].sort((a, b) => a - b);
-    const ys = [...new Set(t.grid.map((g) => g.params[yName]))].sort((a, b) => b - a);
-    const enc = { x: { field: xName, type: 'ordinal', sort: xs, axis: { labelAngle: 0 } }, y: { field: yName, type: 'ordinal', sort: ys } };
-    return {
-      id, title: `Tuning grid of ${t.model}`, caption,
-      spec: {
-        ...base(`Tuning: ${t.model} (${t.measure} ×100)`),
-        data: { values },
-        width: Math.max(160, 44 * xs.length), height: Math.max(100, 28 * ys.length),
+  const title = `Tuning: ${t.model} (${t.measure} ×100)`;
+  const scoreText = Math.max(...values.map((v) => v.score.toFixed(2).length));
+  const layout: ChartLayout = (width, font, plot) => {
+    const fits = (cellW: number) => cellW - 4 >= textWidth('0'.repeat(scoreText), font);
+    if (names.length === 2) {
+      const [xName, yName] = names;
+      const xs = [...new Set(t.grid.map((g) => g.params[xName]))].sort((a, b) => a - b);
+      const ys = [...new Set(t.grid.map((g) => g.params[yName]))].sort((a, b) => b - a);
+      const enc = { x: { field: xName, type: 'ordinal', sort: xs, axis: { labelAngle: 0 } }, y: { field: yName, type: 'ordinal', sort: ys } };
+      return {
+        ...base(title, font), data: { values },
+        width: plot, height: Math.round(ys.length * Math.max(font + 8, Math.min(2.4 * font, (0.6 * plot) / ys.length))),
         layer: [
-          { mark: 'rect', encoding: { ...enc, color: { field: 'score', type: 'quantitative', scale: { zero: false, range: ['#f7fbff', '#6baed6'] }, title: t.measure } } },
-          { mark: { type: 'rect', fill: null, stroke: 'black', strokeWidth: 3 }, transform: [{ filter: 'datum.chosen' }], encoding: enc },
-          { ...text, encoding: { ...enc, text: { field: 'score', type: 'quantitative', format: '.2f' }, color: { value: 'black' } } },
+          { mark: 'rect', encoding: { ...enc, color: { field: 'score', type: 'quantitative', scale: { zero: false, range: ['#f7fbff', '#6baed6'] }, title: t.measure, legend: { orient: 'right', gradientThickness: 8, gradientLength: 80, tickCount: 3 } } } },
+          { mark: { type: 'rect', fill: null, stroke: 'black', strokeWidth: 2.5 }, transform: [{ filter: 'datum.chosen' }], encoding: enc },
+          ...(fits(plot / xs.length) ? [{ mark: { type: 'text', fontSize: font }, encoding: { ...enc, text: { field: 'score', type: 'quantitative', format: '.2f' }, color: { value: 'black' } } }] : []),
         ],
-      },
-    };
-  }
-  // One parameter: its values in order; more than two: the grid's points in grid order.
-  const x = names.length === 1 ? { field: names[0], type: 'ordinal', sort: [...t.params[names[0]]].sort((a, b) => a - b), axis: { labelAngle: 0 } } : { field: 'point', type: 'ordinal', sort: values.map((v) => v.point), title: names.join(', '), axis: { labelAngle: -30 } };
-  const y = { field: 'score', type: 'quantitative', scale: { zero: false }, title: `${t.measure} ×100` };
-  return {
-    id, title: `Tuning grid of ${t.model}`, caption,
-    spec: {
-      ...base(`Tuning: ${t.model} (${t.measure} ×100)`),
-      data: { values },
-      width: Math.max(160, 40 * values.length), height: 140,
+      };
+    }
+    if (names.length === 1) {
+      const x = { field: names[0], type: 'ordinal', sort: [...t.params[names[0]]].sort((a, b) => a - b), axis: { labelAngle: 0 } };
+      const y = { field: 'score', type: 'quantitative', scale: { zero: false }, title: `${t.measure} ×100`, axis: { tickCount: 4 } };
+      return {
+        ...base(title, font), data: { values }, width: plot, height: Math.round(Math.max(100, Math.min(180, 0.5 * plot))),
+        layer: [
+          { mark: { type: 'bar', color: '#9ecae1' }, encoding: { x, y } },
+          { mark: { type: 'bar', fill: null, stroke: 'black', strokeWidth: 2 }, transform: [{ filter: 'datum.chosen' }], encoding: { x, y } },
+          ...(fits(plot / values.length) ? [{ mark: { type: 'text', fontSize: font, dy: -font * 0.7 }, encoding: { x, y, text: { field: 'score', type: 'quantitative', format: '.2f' } } }] : []),
+        ],
+      };
+    }
+    // More than two parameters: a bar per grid point, its name level on the left, its score at the bar's end.
+    const y = { field: 'point', type: 'ordinal', sort: values.map((v) => v.point), title: names.join(', ') };
+    const x = { field: 'score', type: 'quantitative', scale: { zero: false }, title: `${t.measure} ×100`, axis: { tickCount: 4 } };
+    return {
+      ...base(title, font), data: { values }, width: plot, height: Math.round(values.length * (font + 6)),
       layer: [
         { mark: { type: 'bar', color: '#9ecae1' }, encoding: { x, y } },
         { mark: { type: 'bar', fill: null, stroke: 'black', strokeWidth: 2 }, transform: [{ filter: 'datum.chosen' }], encoding: { x, y } },
-        { ...text, mark: { type: 'text', fontSize: 10, dy: -6 }, encoding: { x, y, text: { field: 'score', type: 'quantitative', format: '.2f' } } },
+        { mark: { type: 'text', fontSize: font, align: 'right', dx: -3 }, encoding: { x, y, text: { field: 'score', type: 'quantitative', format: '.2f' } } },
       ],
-    },
+    };
   };
+  const htmlPlot = names.length === 2 ? Math.max(160, 56 * new Set(t.grid.map((g) => g.params[names[0]])).size) : names.length === 1 ? Math.max(160, 48 * values.length) : 300;
+  return { id, title: `Tuning grid of ${t.model}`, caption, spec: layout(HTML_WIDTH, HTML_FONT, htmlPlot), layout };
 }
 
 /** The MDCR build's model-based Jaccard matrix (§4.1) as a heat map; the chosen models are marked on the axes. */
