@@ -39,8 +39,11 @@ export async function printCheck(spec: ChartSpec, inches: number): Promise<Print
     // Points per px: the figure's SVG is its px width set to `inches`.
     const scale = (inches * 72) / Number(/<svg[^>]*\swidth="([\d.]+)"/.exec(await view.toSVG())![1]);
     const texts: PrintText[] = [];
-    let plots = 0;
-    let emptyPlots = 0;
+    // Plot areas: groups that hold data marks beside their axes. A facet's axes may stand apart from its panels
+    // (a footer under a column): such an axis with no panel just above it is the empty panel a wrapped facet
+    // draws when its last row is short.
+    const areas: { x1: number; x2: number; y1: number; y2: number; drawn: number }[] = [];
+    const footers: { x1: number; x2: number; y: number }[] = [];
     const walk = (mark: Mark, ox: number, oy: number) => {
       for (const item of mark.items ?? []) {
         if (mark.marktype === 'text') {
@@ -52,11 +55,12 @@ export async function printCheck(spec: ChartSpec, inches: number): Promise<Print
         if (mark.marktype === 'group') {
           const children = item.items ?? [];
           const [gx, gy] = [ox + (item.x ?? 0), oy + (item.y ?? 0)];
-          if (children.some((c) => c.role === 'axis')) {
-            plots++;
-            const drawn = children.filter((c) => c.role === 'mark' && c.marktype !== 'group').reduce((n, c) => n + (c.items?.length ?? 0), 0);
-            const nested = children.some((c) => c.marktype === 'group' && c.role !== 'axis' && c.role !== 'legend' && (c.items?.length ?? 0) > 0);
-            if (!drawn && !nested) emptyPlots++;
+          const w = (item as { width?: number }).width ?? 0;
+          const h = (item as { height?: number }).height ?? 0;
+          const data = children.filter((c) => c.role === 'mark');
+          if (mark.role === 'column-footer') footers.push({ x1: gx, x2: gx + w, y: gy });
+          else if (children.some((c) => c.role === 'axis') && (data.length || mark.role === 'scope' || mark.role === 'cell')) {
+            areas.push({ x1: gx, x2: gx + w, y1: gy, y2: gy + h, drawn: data.reduce((n, c) => n + (c.items?.length ?? 0), 0) });
           }
           for (const c of children) walk(c, gx, gy);
         }
@@ -65,6 +69,9 @@ export async function printCheck(spec: ChartSpec, inches: number): Promise<Print
     // The scene is drawn translated by the view's origin (the room its axes and legends take left and above).
     const [ox, oy] = view.origin();
     walk(view.scenegraph().root as unknown as Mark, ox, oy);
+    const plots = areas.length;
+    const orphanAxes = footers.filter((f) => !areas.some((a) => a.x1 < f.x2 && f.x1 < a.x2 && f.y - a.y2 >= -1 && f.y - a.y2 <= 40)).length;
+    const emptyPlots = areas.filter((a) => a.drawn === 0).length + orphanAxes;
     const problems: string[] = [];
     for (const t of texts) if (t.pt < MIN_PT - 1e-6) problems.push(`"${t.text}" at ${t.pt.toFixed(2)} pt (under ${MIN_PT} pt)`);
     for (let i = 0; i < texts.length; i++) {
@@ -74,7 +81,7 @@ export async function printCheck(spec: ChartSpec, inches: number): Promise<Print
         if (a.x1 < b.x2 + g && b.x1 < a.x2 + g && a.y1 < b.y2 + g && b.y1 < a.y2 + g) problems.push(`"${a.text}" and "${b.text}" overlap or touch`);
       }
     }
-    if (emptyPlots) problems.push(`${emptyPlots} of ${plots} plot areas draw nothing`);
+    if (emptyPlots) problems.push(`${emptyPlots} empty panel(s): a plot area that draws nothing, or an axis under no panel`);
     return { texts, problems, plots, emptyPlots };
   } finally {
     view.finalize();

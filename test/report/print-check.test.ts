@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { FIELDS } from '../../src/corpus/fields.ts';
 import { fabricateResults } from '../../bench/report/fabricate.ts';
 import { readResults, type ResultsIndex } from '../../src/report/results.ts';
-import { MODEL_SHAPES, OKABE_ITO, modelStyle, reportCharts, shortNames } from '../../src/report/charts.ts';
+import { MODEL_SHAPES, OKABE_ITO, modelStyle, reportCharts, settingsChart, shortNames, tuningChart } from '../../src/report/charts.ts';
 import { figureCaption, figureLatex, figureRender } from '../../src/report/figures.ts';
 import { printCheck } from '../../src/report/print-check.ts';
 import { poolLabel } from '../../src/report/tables.ts';
@@ -133,4 +133,41 @@ test('LaTeX for any name: ą ę ł, a label opening with [, Cyrillic, Greek, CJK
   assert.equal(q.status, 0, (q.stdout.match(/^!.*(\n.*){0,4}/m) ?? [q.stdout.slice(-1500)])[0]);
   assert.match(spawnSync('pdftotext', [join(dir, 'fig.pdf'), '-'], { encoding: 'utf8' }).stdout.replace(/\s+/g, ' '), /specter2\. \. \. mity = specter2-adapter-proximity/, "the caption's abbreviations (pdflatex's \\dots)");
   assert.equal(latexText('[a]'), '{}[a]');
+});
+
+test('the other layouts pass too: both settings, five measures (rows of panels at 7 in), tuning grids of one and three parameters', { timeout: 300_000 }, async () => {
+  const r = structuredClone(runs[6]);
+  r.cells.push(...r.cells.filter((c) => c.protocol === 'dataset').map((c) => ({ ...c, setting: 'inductive' as const, means: Object.fromEntries(Object.entries(c.means).map(([k, v]) => [k, v * 0.9])) })));
+  const t = r.tuning[0];
+  const g3 = [1, 2].flatMap((a) => [0.5, 0.9].flatMap((b) => [10, 20].map((c) => ({ params: { a, b, c }, score: 0.2 + a / 10 + b / 10 + c / 1000 }))));
+  const charts = [
+    settingsChart(r)!,
+    tuningChart({ ...t, model: 'profiler', params: { beta: [0.1, 0.2, 0.5, 1, 2, 5] }, grid: [0.1, 0.2, 0.5, 1, 2, 5].map((b, i) => ({ params: { beta: b }, score: 0.3 + i / 100 })), chosen: { beta: 1 } }),
+    tuningChart({ ...t, model: 'rrf', params: { a: [1, 2], b: [0.5, 0.9], c: [10, 20] }, grid: g3, chosen: { a: 1, b: 0.5, c: 10 } }),
+  ];
+  const five = structuredClone(runs[6]);
+  five.measures = [...five.measures, 'MAP@x', 'nDCG@x'];
+  for (const c of five.cells) Object.assign(c.means, { 'MAP@x': c.means.MAP * 0.8, 'nDCG@x': c.means.nDCG * 0.7 });
+  charts.push(reportCharts(five)[0]);
+  for (const c of charts) {
+    for (const inches of [3.3, 7]) {
+      const p = await printCheck((await figureRender(c, { width: inches })).spec, inches);
+      assert.deepEqual(p.problems, [], `${c.id} at ${inches} in`);
+      assert.equal(p.emptyPlots, 0);
+      if (c.id === 'chart-pool') assert.equal(p.plots, 5, 'five panels, none empty');
+    }
+  }
+});
+
+test('the print check finds what the old figures had: type under 6 pt, labels touching, a wrapped facet\'s empty panel', async () => {
+  const values = [1, 2, 3].flatMap((m) => [1, 2, 3].map((x) => ({ m: `m${m}`, x, y: x * m })));
+  // Three panels wrapped in two columns: the second column's axis hangs under no panel (the issue's "fourth, empty panel").
+  const wrapped = { data: { values }, facet: { field: 'm', type: 'nominal' }, columns: 2, resolve: { scale: { y: 'independent' } }, spec: { width: 100, height: 80, mark: 'line', encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' } } } };
+  const w = await printCheck(wrapped, 3.3);
+  assert.equal(w.emptyPlots, 1, w.problems.join('; '));
+  assert.deepEqual((await printCheck({ ...wrapped, columns: 3 }, 3.3)).emptyPlots, 0, 'three in a row: none empty');
+  const labels = { data: { values: [{ a: 'label one', b: 1 }, { a: 'label two', b: 1.02 }] }, width: 200, height: 100, mark: { type: 'text', fontSize: 4 }, encoding: { text: { field: 'a' }, x: { field: 'b', type: 'quantitative' } } };
+  const l = await printCheck(labels, 3.3);
+  assert.ok(l.problems.some((p) => /"label one" and "label two" overlap or touch/.test(p)), l.problems.join('; '));
+  assert.ok(l.problems.some((p) => /"label one" at [\d.]+ pt \(under 6 pt\)/.test(p)), l.problems.join('; '));
 });
