@@ -586,7 +586,7 @@ let modules: Promise<[VegaModule, VegaLiteModule]> | undefined;
 /** vega and vega-lite, loaded once, vega's text measure set to DejaVu Sans's widths (textWidth). */
 export function vegaModules(): Promise<[VegaModule, VegaLiteModule]> {
   modules ??= Promise.all([import('vega'), import('vega-lite')]).then(([vega, vl]) => {
-    const tm = vega.textMetrics as unknown as { width: (item: Record<string, unknown>, text?: unknown) => number };
+    const tm = (vega as unknown as { textMetrics: unknown }).textMetrics as { width: (item: Record<string, unknown>, text?: unknown) => number };
     tm.width = (item, text) => {
       const t = text ?? item.text;
       const lines = Array.isArray(t) ? t.map(String) : [t == null ? '' : String(t)];

@@ -122,10 +122,14 @@ export async function figureRender(chart: Chart, opts: FigureOptions = {}): Prom
  * viewBox. Plot sizes are solved for, so type keeps its size (7.5 pt; nothing under 6 pt).
  */
 export async function figureSvg(chart: Chart, opts: FigureOptions = {}): Promise<string> {
-  const { svg, inches } = await figureRender(chart, opts);
-  const { w, h } = sizeOf(svg);
-  const height = (inches * h) / w;
-  return '<?xml version="1.0" encoding="UTF-8"?>\n' + svg.replace(/(<svg[^>]*?)\swidth="[\d.]+"(\s[^>]*?)?\sheight="[\d.]+"/, `$1 width="${inches}in"$2 height="${+height.toFixed(4)}in"`) + '\n';
+  return figureFile(await figureRender(chart, opts));
+}
+
+/** The file of a rendered figure: its SVG with the printed width and height in inches. */
+export function figureFile(f: { svg: string; inches: number }): string {
+  const { w, h } = sizeOf(f.svg);
+  const height = (f.inches * h) / w;
+  return '<?xml version="1.0" encoding="UTF-8"?>\n' + f.svg.replace(/(<svg[^>]*?)\swidth="[\d.]+"(\s[^>]*?)?\sheight="[\d.]+"/, `$1 width="${f.inches}in"$2 height="${+height.toFixed(4)}in"`) + '\n';
 }
 
 /** A figure's printed size from its SVG (inches). */

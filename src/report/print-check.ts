@@ -68,7 +68,7 @@ export async function printCheck(spec: ChartSpec, inches: number): Promise<Print
     };
     // The scene is drawn translated by the view's origin (the room its axes and legends take left and above).
     const [ox, oy] = view.origin();
-    walk(view.scenegraph().root as unknown as Mark, ox, oy);
+    walk((view.scenegraph() as unknown as { root: Mark }).root, ox, oy);
     const plots = areas.length;
     const orphanAxes = footers.filter((f) => !areas.some((a) => a.x1 < f.x2 && f.x1 < a.x2 && f.y - a.y2 >= -1 && f.y - a.y2 <= 40)).length;
     const emptyPlots = areas.filter((a) => a.drawn === 0).length + orphanAxes;
