@@ -298,7 +298,8 @@ export function fieldHeatmap(r: ResultsIndex, measureName?: string): Chart | und
   const measure = measureName ?? r.measures[0];
   const rows = meanOverRepeats(r.cells).filter((x) => x.protocol === 'field' && !x.setting && x.means[measure] !== undefined);
   if (!rows.length) return undefined;
-  const fieldNames = shortNames(schemeFields(resultsFieldScheme(r)).filter((f) => rows.some((x) => x.field === f)).map(fieldAbbrev));
+  const fullFields = schemeFields(resultsFieldScheme(r)).filter((f) => rows.some((x) => x.field === f));
+  const fieldNames = shortNames(fullFields.map(fieldAbbrev));
   const fields = [...fieldNames.values()];
   const full = paperOrder([...new Set(rows.map((x) => x.model))]);
   const short = shortNames(full);
@@ -333,7 +334,8 @@ export function fieldHeatmap(r: ResultsIndex, measureName?: string): Chart | und
     id: 'chart-fields', title: `Field level ${measure} per model and field`,
     caption: `Field level: ${measure} ×100 per model and field (${resultsFieldScheme(r) === 'mag' ? 'MAG fields, the paper\'s abbreviations' : SCHEME_LABEL[resultsFieldScheme(r)]}); darker is higher. Cells print their values where they fit; the report's field-level table has them all.`,
     spec: layout(HTML_WIDTH, HTML_FONT, Math.min(HTML_WIDTH - 160, 40 * fields.length)),
-    layout, abbreviations: abbreviated(new Map([...short, ...fieldNames])),
+    // Every field drawn other than by its full name (the scheme's abbreviation, then the length rule) is named in full.
+    layout, abbreviations: abbreviated(new Map([...short, ...fullFields.map((f) => [f, fieldNames.get(fieldAbbrev(f))!] as [string, string])])),
   };
 }
 

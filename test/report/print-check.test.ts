@@ -92,6 +92,7 @@ test('twelve models stay apart in greyscale: a shape each, Okabe-Ito colours; a 
   const caption = figureCaption(pool, 'Synthetic corpus.');
   assert.match(caption, /Abbreviated: .*specter2…mity = specter2-adapter-proximity/);
   assert.doesNotMatch(JSON.stringify(pool.spec), new RegExp(LONG), 'the long name is drawn abbreviated');
+  assert.match(figureCaption(reportCharts(runs[6])[1]), /Abbreviated: .*Bio = Biology; .*Soc = Sociology\./, 'the heat map\'s caption names the fields in full');
 });
 
 const PDFLATEX = '/usr/bin/pdflatex';
