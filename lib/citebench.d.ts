@@ -4489,17 +4489,66 @@ declare module "citebench/src/report/charts" {
     import type { DegreeBin } from "citebench/src/corpus/stats";
     import { type ResultsIndex, type TuningRecord } from "citebench/src/report/results";
     export type ChartSpec = Record<string, unknown>;
+    /**
+     * A chart at a given size: `width` the whole chart's width and `font` its type size (CSS px), `plot` the width of
+     * one plot area (a panel) — figures.ts solves for it so the figure is exactly its printed width.
+     */
+    export type ChartLayout = (width: number, font: number, plot: number) => ChartSpec;
     export interface Chart {
         id: string;
         title: string;
         caption: string;
+        /** The HTML report's spec (the layout at the report's width, when the chart has one). */
         spec: ChartSpec;
+        /** The same chart laid out for another width (figures.ts: a paper's column or page). */
+        layout?: ChartLayout;
+        /** Names drawn abbreviated, short → full (figureCaption lists them). */
+        abbreviations?: Record<string, string>;
     }
     /**
      * Okabe & Ito's colour-blind-safe palette (Color Universal Design), black last: the colours of the models, in the
      * HTML report and in the paper figures alike.
      */
     export const OKABE_ITO: string[];
+    /**
+     * Marker shapes of the models, one each up to 12 (vega's symbols and four SVG paths on its unit square): with
+     * Okabe-Ito's 8 colours the models stay apart in greyscale print and for colour-blind readers by shape alone.
+     */
+    export const MODEL_SHAPES: string[];
+    /** Line dashes of the models (solid first), cycling beside colour and shape. */
+    export const MODEL_DASHES: number[][];
+    /** Model i's colour, shape and dash (i ≥ 12 repeats a shape with another colour). */
+    export function modelStyle(i: number): {
+        color: string;
+        shape: string;
+        dash: number[];
+    };
+    /** Longest name drawn in full; a longer one is abbreviated (shortName). */
+    export const NAME_MAX = 14;
+    /**
+     * The documented abbreviation rule of the charts: a name of at most 14 characters is drawn as it is; a longer one
+     * as its first 8 characters, an ellipsis and its last 4 (`specter2-adapter-proximity` → `specter2…mity`), so
+     * variants that share a prefix keep their endings apart. When two names still collide, the later ones end in a
+     * number instead (`…2`, `…3`). The figure's caption file lists every abbreviation with the full name.
+     */
+    export function shortNames(names: string[]): Map<string, string>;
+    /**
+     * Width of a text in DejaVu Sans at `font` px (bold ~8 % wider): the charts' layout and vega's own text bounds
+     * (textMetrics, see vegaModules) both use it, so the print check measures what Chromium draws, not vega's
+     * canvas-less guess of 0.8 em a character. Other letters count 0.75 em, wide (CJK) ones 1 em.
+     */
+    export function textWidth(s: string, font: number, bold?: boolean): number;
+    /** The HTML report's chart width and type size (CSS px). */
+    export const HTML_WIDTH = 760;
+    export const HTML_FONT = 11;
+    /** Student's t quantile for a two-sided 95 % interval with `df` degrees of freedom (table; ≥ 30: normal-ish). */
+    export function t975(df: number): number;
+    /** Mean and 95 % t-interval of values (none with fewer than two). */
+    export function tInterval(v: number[]): {
+        mean: number;
+        lo?: number;
+        hi?: number;
+    };
     /** Metric (×100) vs pool size per model, one panel per measure: the dataset level (the paper's setting). */
     export function poolSizeChart(r: ResultsIndex): Chart | undefined;
     /**
@@ -4507,13 +4556,21 @@ declare module "citebench/src/report/charts" {
      * panel per measure. Only for a run with the inductive setting.
      */
     export function settingsChart(r: ResultsIndex): Chart | undefined;
-    /** Model × field heat map of one measure (field level, the paper's setting), values printed in the cells. */
+    /**
+     * Model × field heat map of one measure (field level, the paper's setting). Fields run across when their columns
+     * hold a value's text, else down (models across); a cell prints its value only when the text fits it with room
+     * to spare — otherwise the colour bar reads it and the report's table (Table 2) has the numbers.
+     */
     export function fieldHeatmap(r: ResultsIndex, measureName?: string): Chart | undefined;
-    /** MDCR MAP per candidate type, a bar per model (Table 4). */
+    /**
+     * MDCR MAP per candidate type (Table 4): a dot per model on each type's row, the model's shape and colour, with
+     * its 95 % t-interval over the fields (the AVG is the fields' mean).
+     */
     export function candidateTypeChart(r: ResultsIndex): Chart | undefined;
     /**
      * One tuned model's validation score over its grid, the chosen point outlined: a heat map over two parameters
-     * (e.g. BM25's k1 × b), bars over one (e.g. a Profiler's β) or over the grid's points when it has more.
+     * (e.g. BM25's k1 × b), bars over one (e.g. a Profiler's β), horizontal bars over the grid's points when it has
+     * more (their names read level). Values print where they fit.
      */
     export function tuningChart(t: TuningRecord): Chart;
     /** The MDCR build's model-based Jaccard matrix (§4.1) as a heat map; the chosen models are marked on the axes. */
@@ -4535,6 +4592,10 @@ declare module "citebench/src/report/charts" {
     export function degreeChart(bins: DegreeBin[]): Chart;
     /** Every chart the results support, in report order. */
     export function reportCharts(r: ResultsIndex): Chart[];
+    type VegaModule = typeof import('vega');
+    type VegaLiteModule = typeof import('vega-lite');
+    /** vega and vega-lite, loaded once, vega's text measure set to DejaVu Sans's widths (textWidth). */
+    export function vegaModules(): Promise<[VegaModule, VegaLiteModule]>;
     /** Versions of the chart libraries (for the report's metadata). */
     export function vegaVersions(): Promise<{
         vega: string;
@@ -4601,6 +4662,13 @@ declare module "citebench/src/report/latex" {
      * in the base fonts becomes its code point in brackets ([U+4E2D]) rather than an error.
      */
     export function latexText(s: string): string;
+    /**
+     * What a table needs beyond its packages: LaTeX's `\\k` (ogonek: ą, ę, Ą, Ę) exists only in the T1 encoding. Under
+     * T1 the font's own letter prints; in a document left in OT1 (pdflatex's default) this default draws the letter
+     * with a mirrored cedilla instead of stopping with "Command \\k unavailable in encoding OT1". It applies only where
+     * the document's encoding has no \\k of its own.
+     */
+    export const LATEX_FALLBACKS = "\\ProvideTextCommandDefault{\\k}[1]{\\leavevmode\\ooalign{#1\\crcr\\hidewidth\\reflectbox{\\char24}\\kern.03em\\crcr}}";
     /** A label safe in \label and \ref: the table id's letters, digits and dashes. */
     export const latexLabel: (id: string) => string;
     /** Baseline i's letter (a, b, … z, then aa, ab …). */
@@ -5106,7 +5174,7 @@ declare module "citebench/src/report/pdf" {
     }>;
 }
 declare module "citebench/src/report/figures" {
-    import { type Chart } from "citebench/src/report/charts";
+    import { type Chart, type ChartSpec } from "citebench/src/report/charts";
     import { type Browser } from "citebench/src/report/pdf";
     /** A single column of a two-column paper, in inches. */
     export const FIGURE_WIDTH_IN = 3.3;
@@ -5114,16 +5182,34 @@ declare module "citebench/src/report/figures" {
         /** Printed width in inches (default 3.3). */
         width?: number;
     }
+    /** The spec of a chart at a printed width, and its SVG (the SVG's own px size; figureSvg sets it in inches). */
+    export function figureRender(chart: Chart, opts?: FigureOptions): Promise<{
+        spec: ChartSpec;
+        svg: string;
+        inches: number;
+    }>;
     /**
      * A chart as a standalone SVG file of the asked printed width: width/height in inches, the drawing in its
-     * viewBox. Plot sizes are solved for (the figure's width is linear in the scale of its plots: two renderings
-     * give the line), so type keeps its size.
+     * viewBox. Plot sizes are solved for, so type keeps its size (7.5 pt; nothing under 6 pt).
      */
     export function figureSvg(chart: Chart, opts?: FigureOptions): Promise<string>;
+    /** The file of a rendered figure: its SVG with the printed width and height in inches. */
+    export function figureFile(f: {
+        svg: string;
+        inches: number;
+    }): string;
     /** A figure's SVG as a one-page PDF of exactly its size (vector: Chromium prints SVG as paths and text). */
     export function figurePdf(svg: string, browser?: Browser): Promise<Buffer>;
-    /** What NAME.txt holds: the chart's caption, and where its numbers come from when that is not literature. */
+    /**
+     * What NAME.txt holds: the chart's caption, the full names of the abbreviated ones (charts.ts's shortNames rule),
+     * and where its numbers come from when that is not literature.
+     */
     export function figureCaption(chart: Chart, provenance?: string): string;
+    /**
+     * NAME.tex: the figure as a LaTeX float — the PDF (figures/NAME.pdf, the report folder's layout: a paper beside
+     * that folder \inputs it as it is) and the caption of NAME.txt escaped for LaTeX (latex.ts's latexText: any name compiles).
+     */
+    export function figureLatex(chart: Chart, provenance?: string): string;
     /**
      * A chart (a report chart from `res.chart(name)`, or a corpus chart) as a figure file: SVG or PDF by the path's
      * extension, `width` inches wide (default 3.3). The same renderer as `citebench report`'s figures/.
