@@ -7,8 +7,10 @@
  * (ranx's style) with their legend in the caption. The paper's values never enter our cells: with `paper` the
  * paper's own tables are written as tables of their own, as the Markdown report prints them.
  *
- * Every string is escaped for LaTeX and written as ASCII (accented letters as accent commands, Greek as math),
- * so a table compiles under pdflatex with any input or font encoding and needs only booktabs and graphicx.
+ * Every string is escaped for LaTeX and written as ASCII (accented letters as accent commands, Greek as math,
+ * Cyrillic transliterated, other scripts as code points), so a table compiles under pdflatex with any input or
+ * font encoding and needs only booktabs and graphicx: under T1 every Latin letter is the font's own; ą ę, which
+ * LaTeX has only in T1, carry a drawn fallback for OT1 (LATEX_FALLBACKS).
  */
 import { corpusSourceText, resultsFieldScheme, SIGNIFICANCE_ALPHA, type ResultsIndex } from './results.ts';
 import { fmtValue, tableBaselines, type MarkedRow, type ReportTable, type TableCell } from './tables.ts';
