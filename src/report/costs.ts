@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { OKABE_ITO, type Chart } from './charts.ts';
+import { abbreviated, base, HTML_FONT, HTML_WIDTH, modelLegend, modelScales, shortNames, type Chart, type ChartLayout } from './charts.ts';
 import { paperOrder } from './report-tables.ts';
 import { meanOverRepeats, type CellCost, type ResultsIndex, type TimingsRecord } from './results.ts';
 import { fmtValue, poolLabel, type ReportTable, type TextCell } from './tables.ts';
@@ -88,30 +88,36 @@ export function costTable(r: ResultsIndex, t: TimingsRecord | undefined): Report
   };
 }
 
-/** Quality against time per query (log scale), one point per model. */
+/** Quality against time per query (log scale), one point per model, laid out per width as the report's charts are. */
 export function costChart(r: ResultsIndex, t: TimingsRecord | undefined): Chart | undefined {
   const rows = modelCosts(r, t);
   if (!rows.length) return undefined;
   const { pool, measure } = rows[0];
-  const values = rows.map((x) => ({ model: x.model, ms: Math.max(1e-3, x.total * 1000), quality: Math.round(x.quality * 10) / 10 }));
-  const model = { field: 'model', type: 'nominal', sort: rows.map((x) => x.model), title: 'model' };
+  const short = shortNames(rows.map((x) => x.model));
+  const models = rows.map((x) => short.get(x.model)!);
+  const values = rows.map((x) => ({ model: short.get(x.model)!, ms: Math.max(1e-3, x.total * 1000), quality: Math.round(x.quality * 10) / 10 }));
   // Whole decades around the points, ticks at 1, 3, 10…: a log axis whose labels never crowd.
   const lo = 10 ** Math.floor(Math.log10(Math.min(...values.map((v) => v.ms))));
   const hi = 10 ** Math.ceil(Math.log10(Math.max(...values.map((v) => v.ms)) * 1.0001));
   const ticks: number[] = [];
   for (let d = lo; d <= hi * 1.0001; d *= 10) ticks.push(d, 3 * d);
+  const layout: ChartLayout = (width, font, plot) => {
+    const scales = modelScales(models);
+    const model = (ch: 'color' | 'shape') => ({ field: 'model', type: 'nominal', sort: models, title: 'model', scale: scales[ch], legend: modelLegend(models, width, font) });
+    return {
+      ...base(`Quality against time per query (${poolLabel(pool)} pool)`, font),
+      data: { values }, width: plot, height: Math.round(Math.min(200, Math.max(110, 0.7 * plot))),
+      mark: { type: 'point', filled: true, size: font * 5, stroke: '#222', strokeWidth: 0.4, opacity: 1 },
+      encoding: {
+        x: { field: 'ms', type: 'quantitative', scale: { type: 'log', domain: [lo, hi] }, axis: { values: ticks.filter((v) => v <= hi), format: '~g', labelOverlap: false, labelFlush: false }, title: 'ms per query (log scale)' },
+        y: { field: 'quality', type: 'quantitative', scale: { zero: false, padding: 2 * font }, axis: { tickCount: 4 }, title: `${measure} ×100` },
+        color: model('color'), shape: model('shape'),
+      },
+    };
+  };
   return {
     id: 'chart-cost', title: 'Quality against time per query',
-    caption: `Dataset level, ${poolLabel(pool)} pool: each model's ${measure} (×100) against the milliseconds it spent per query (all stages, log scale), as measured when its cells were computed.`,
-    spec: {
-      $schema: 'https://vega.github.io/schema/vega-lite/v6.json', background: 'white',
-      title: { text: `Quality against time per query (${poolLabel(pool)} pool)`, anchor: 'start', fontSize: 13 },
-      config: { font: 'DejaVu Sans, Helvetica, Arial, sans-serif', range: { category: OKABE_ITO }, axis: { labelFontSize: 11, titleFontSize: 11 }, legend: { labelFontSize: 11, titleFontSize: 11 } },
-      data: { values },
-      width: 300, height: 200,
-      layer: [
-        { mark: { type: 'point', filled: true, size: 60 }, encoding: { x: { field: 'ms', type: 'quantitative', scale: { type: 'log', domain: [lo, hi] }, axis: { values: ticks.filter((v) => v <= hi), format: '~g' }, title: 'ms per query (log)' }, y: { field: 'quality', type: 'quantitative', scale: { zero: false, padding: 12 }, title: `${measure} ×100` }, color: model, shape: model } },
-      ],
-    },
+    caption: `Dataset level, ${poolLabel(pool)} pool: each model's ${measure} (×100) against the milliseconds it spent per query (all stages, log scale), as measured when its cells were computed (timings.json).`,
+    spec: layout(HTML_WIDTH, HTML_FONT, Math.min(420, HTML_WIDTH - 90)), layout, abbreviations: abbreviated(short),
   };
 }

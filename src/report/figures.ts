@@ -14,6 +14,7 @@ import { writeFileAtomic } from '../util/atomic.ts';
 import { chartSvg, type Chart, type ChartSpec } from './charts.ts';
 import { launchChromium, type Browser } from './pdf.ts';
 import { CitebenchError } from '../util/errors.ts';
+import { latexText } from './latex.ts';
 
 /** A single column of a two-column paper, in inches. */
 export const FIGURE_WIDTH_IN = 3.3;
@@ -71,18 +72,35 @@ function panels(spec: ChartSpec): number {
   return new Set(s.data.values.map((v: Record<string, unknown>) => v[field])).size;
 }
 
-/**
- * A chart as a standalone SVG file of the asked printed width: width/height in inches, the drawing in its
- * viewBox. Plot sizes are solved for (the figure's width is linear in the scale of its plots: two renderings
- * give the line), so type keeps its size.
- */
-export async function figureSvg(chart: Chart, opts: FigureOptions = {}): Promise<string> {
+/** The spec of a chart at a printed width, and its SVG (the SVG's own px size; figureSvg sets it in inches). */
+export async function figureRender(chart: Chart, opts: FigureOptions = {}): Promise<{ spec: ChartSpec; svg: string; inches: number }> {
   const inches = opts.width ?? FIGURE_WIDTH_IN;
   if (!(inches > 0.5 && inches < 40)) throw new CitebenchError(`figure width ${inches} in: give a width between 0.5 and 40 inches`);
   const target = inches * PX_PER_IN;
-  const render = async (f: number, wrap?: number) => chartSvg(figureSpec(chart.spec, f, wrap), chart.id);
+  if (chart.layout) {
+    // The chart lays itself out for the width (panels side by side or stacked, cell text where it fits); the
+    // widest plot that keeps the figure within `target` is searched for (the figure's width never falls as the
+    // plot grows, but stays flat while a legend below is the widest part: bisection, not a secant).
+    const spec = (plot: number) => {
+      const s = chart.layout!(target, FONT_PX, plot) as Record<string, unknown>;
+      delete s.title;
+      return s;
+    };
+    const widthAt = async (plot: number) => sizeOf(await chartSvg(spec(plot), chart.id)).w;
+    let [lo, hi] = [10, target];
+    if ((await widthAt(hi)) <= target) lo = hi;
+    else for (let i = 0; i < 12 && hi - lo > 0.5; i++) {
+      const mid = (lo + hi) / 2;
+      if ((await widthAt(mid)) <= target) lo = mid;
+      else hi = mid;
+    }
+    const p1 = Math.floor(lo * 2) / 2;
+    const s = spec(p1);
+    return { spec: s, svg: await chartSvg(s, chart.id), inches };
+  }
+  const render = (f: number, wrap?: number) => figureSpec(chart.spec, f, wrap);
   const solve = async (wrap?: number) => {
-    const [a, b] = [sizeOf(await render(1, wrap)).w, sizeOf(await render(0.5, wrap)).w];
+    const [a, b] = [sizeOf(await chartSvg(render(1, wrap), chart.id)).w, sizeOf(await chartSvg(render(0.5, wrap), chart.id)).w];
     const slope = (a - b) / 0.5;
     return slope > 0 ? (target - (a - slope)) / slope : 1;
   };
@@ -95,10 +113,23 @@ export async function figureSvg(chart: Chart, opts: FigureOptions = {}): Promise
     f = await solve(wrap);
   }
   f = Math.min(3, Math.max(0.15, f));
-  const svg = await render(f, wrap);
-  const { w, h } = sizeOf(svg);
-  const height = (inches * h) / w;
-  return '<?xml version="1.0" encoding="UTF-8"?>\n' + svg.replace(/(<svg[^>]*?)\swidth="[\d.]+"(\s[^>]*?)?\sheight="[\d.]+"/, `$1 width="${inches}in"$2 height="${+height.toFixed(4)}in"`) + '\n';
+  const spec = render(f, wrap);
+  return { spec, svg: await chartSvg(spec, chart.id), inches };
+}
+
+/**
+ * A chart as a standalone SVG file of the asked printed width: width/height in inches, the drawing in its
+ * viewBox. Plot sizes are solved for, so type keeps its size (7.5 pt; nothing under 6 pt).
+ */
+export async function figureSvg(chart: Chart, opts: FigureOptions = {}): Promise<string> {
+  return figureFile(await figureRender(chart, opts));
+}
+
+/** The file of a rendered figure: its SVG with the printed width and height in inches. */
+export function figureFile(f: { svg: string; inches: number }): string {
+  const { w, h } = sizeOf(f.svg);
+  const height = (f.inches * h) / w;
+  return '<?xml version="1.0" encoding="UTF-8"?>\n' + f.svg.replace(/(<svg[^>]*?)\swidth="[\d.]+"(\s[^>]*?)?\sheight="[\d.]+"/, `$1 width="${f.inches}in"$2 height="${+height.toFixed(4)}in"`) + '\n';
 }
 
 /** A figure's printed size from its SVG (inches). */
@@ -127,9 +158,26 @@ export async function figurePdf(svg: string, browser?: Browser): Promise<Buffer>
   }
 }
 
-/** What NAME.txt holds: the chart's caption, and where its numbers come from when that is not literature. */
+/**
+ * What NAME.txt holds: the chart's caption, the full names of the abbreviated ones (charts.ts's shortNames rule),
+ * and where its numbers come from when that is not literature.
+ */
 export function figureCaption(chart: Chart, provenance?: string): string {
-  return `${chart.title}. ${chart.caption}${provenance ? ` ${provenance}` : ''}\n`;
+  const abbr = Object.entries(chart.abbreviations ?? {});
+  const names = abbr.length ? ` Abbreviated: ${abbr.map(([short, full]) => `${short} = ${full}`).join('; ')}.` : '';
+  return `${chart.title}. ${chart.caption}${names}${provenance ? ` ${provenance}` : ''}\n`;
+}
+
+/**
+ * NAME.tex: the figure as a LaTeX float — the PDF (figures/NAME.pdf, the report folder's layout: a paper beside
+ * that folder \inputs it as it is) and the caption of NAME.txt escaped for LaTeX (latex.ts's latexText: any name compiles).
+ */
+export function figureLatex(chart: Chart, provenance?: string): string {
+  return [
+    `% citebench ${chart.id}: needs \\usepackage{graphicx}; the figure is figures/${chart.id}.pdf (already its printed width)`,
+    '\\begin{figure}[tbp]', '\\centering', `\\includegraphics{figures/${chart.id}.pdf}`,
+    `\\caption{${latexText(figureCaption(chart, provenance).trim())}}`, `\\label{fig:citebench-${chart.id.replace(/[^A-Za-z0-9-]/g, '-')}}`, '\\end{figure}', '',
+  ].join('\n');
 }
 
 /**

@@ -7,8 +7,10 @@
  * (ranx's style) with their legend in the caption. The paper's values never enter our cells: with `paper` the
  * paper's own tables are written as tables of their own, as the Markdown report prints them.
  *
- * Every string is escaped for LaTeX and written as ASCII (accented letters as accent commands, Greek as math),
- * so a table compiles under pdflatex with any input or font encoding and needs only booktabs and graphicx.
+ * Every string is escaped for LaTeX and written as ASCII (accented letters as accent commands, Greek as math,
+ * Cyrillic transliterated, other scripts as code points), so a table compiles under pdflatex with any input or
+ * font encoding and needs only booktabs and graphicx: under T1 every Latin letter is the font's own; ą ę, which
+ * LaTeX has only in T1, carry a drawn fallback for OT1 (LATEX_FALLBACKS).
  */
 import { corpusSourceText, resultsFieldScheme, SIGNIFICANCE_ALPHA, type ResultsIndex } from './results.ts';
 import { fmtValue, tableBaselines, type MarkedRow, type ReportTable, type TableCell } from './tables.ts';
@@ -44,6 +46,12 @@ const ACCENTS: Record<string, string> = {
 const GREEK = 'αβγδεζηθικλμνξοπρστυφχψω';
 const GREEK_NAMES = ['\\alpha', '\\beta', '\\gamma', '\\delta', '\\epsilon', '\\zeta', '\\eta', '\\theta', '\\iota', '\\kappa', '\\lambda', '\\mu', '\\nu', '\\xi', 'o', '\\pi', '\\rho', '\\sigma', '\\tau', '\\upsilon', '\\phi', '\\chi', '\\psi', '\\omega'];
 const GREEK_UPPER: Record<string, string> = { 'Γ': 'Gamma', 'Δ': 'Delta', 'Θ': 'Theta', 'Λ': 'Lambda', 'Ξ': 'Xi', 'Π': 'Pi', 'Σ': 'Sigma', 'Υ': 'Upsilon', 'Φ': 'Phi', 'Ψ': 'Psi', 'Ω': 'Omega' };
+// Cyrillic: transliterated (ISO 9's scientific letters without diacritics), the documented fallback of a script
+// with no Type 1 font in texlive-latex-recommended.
+const CYRILLIC = 'абвгдеёжзийклмнопрстуфхцчшщъыьэюяіїєґўђјљњћџѕ';
+const CYRILLIC_LATIN = ['a', 'b', 'v', 'g', 'd', 'e', 'e', 'zh', 'z', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'r', 's', 't', 'u', 'f', 'kh', 'c', 'ch', 'sh', 'shch', "''", 'y', "'", 'e', 'ju', 'ja', 'i', 'ji', 'je', 'g', 'u', 'dj', 'j', 'lj', 'nj', 'c', 'dzh', 'dz'];
+// Greek capitals that Latin letters draw alike.
+const GREEK_LATIN: Record<string, string> = { 'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ζ': 'Z', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N', 'Ο': 'O', 'Ρ': 'P', 'Τ': 'T', 'Χ': 'X' };
 const SYMBOLS: Record<string, string> = {
   '×': '$\\times$', '±': '$\\pm$', '–': '--', '—': '---', '−': '$-$', '§': '\\ensuremath{\\mathsection}', '¶': '\\ensuremath{\\mathparagraph}', '…': '\\dots{}', '·': '$\\cdot$',
   '‘': '`', '’': "'", '“': '``', '”': "''", '„': ',,', '«': '\\textless{}\\textless{}', '»': '\\textgreater{}\\textgreater{}', '≤': '$\\le$', '≥': '$\\ge$', '≈': '$\\approx$', '≠': '$\\neq$',
@@ -82,6 +90,16 @@ export function latexText(s: string): string {
     if (g >= 0) { out += `$${GREEK_NAMES[g]}$`; continue; }
     if (ch === 'ς') { out += '$\\varsigma$'; continue; }
     if (GREEK_UPPER[ch]) { out += `$\\${GREEK_UPPER[ch]}$`; continue; }
+    if (GREEK_LATIN[ch]) { out += GREEK_LATIN[ch]; continue; }
+    const cy = CYRILLIC.indexOf(ch.toLowerCase());
+    if (cy >= 0) {
+      const l = CYRILLIC_LATIN[cy];
+      out += ch === ch.toLowerCase() ? l : l.charAt(0).toUpperCase() + l.slice(1);
+      continue;
+    }
+    // Greek letters with accents (ά, Ώ): the letter without them.
+    const bare = ch.normalize('NFD')[0];
+    if (bare !== ch && (GREEK.includes(bare) || GREEK_UPPER[bare] || GREEK_LATIN[bare])) { out += latexText(bare); continue; }
     const d = ch.normalize('NFD');
     const base = d[0];
     const marks = [...d.slice(1)];
@@ -95,8 +113,17 @@ export function latexText(s: string): string {
     if (/\s/u.test(ch)) { out += ' '; continue; }
     out += `[U+${code.toString(16).toUpperCase().padStart(4, '0')}]`;
   }
-  return out;
+  // A cell opening with `[` after the last row's `\\\\` would be read as that command's optional argument.
+  return out.startsWith('[') ? `{}${out}` : out;
 }
+
+/**
+ * What a table needs beyond its packages: LaTeX's `\\k` (ogonek: ą, ę, Ą, Ę) exists only in the T1 encoding. Under
+ * T1 the font's own letter prints; in a document left in OT1 (pdflatex's default) this default draws the letter
+ * with a mirrored cedilla instead of stopping with "Command \\k unavailable in encoding OT1". It applies only where
+ * the document's encoding has no \\k of its own.
+ */
+export const LATEX_FALLBACKS = '\\ProvideTextCommandDefault{\\k}[1]{\\leavevmode\\ooalign{#1\\crcr\\hidewidth\\reflectbox{\\char24}\\kern.03em\\crcr}}';
 
 /** A label safe in \label and \ref: the table id's letters, digits and dashes. */
 export const latexLabel = (id: string) => `tab:citebench-${id.replace(/[^A-Za-z0-9-]/g, '-')}`;
@@ -196,6 +223,8 @@ export function tableLatex(t: ReportTable, opts: LatexOptions = {}): string {
     if (sdOwnRow && r.cells.some((c) => sdText(c))) lines.push(`${['', ...r.cells.map(sdText)].join(' & ')} \\\\[1pt]`);
   }
   lines.push('\\bottomrule', '\\end{tabular}}', `\\end{${env}}`, '');
+  // Ogonek letters: the OT1 fallback declared before the float (a no-op under T1).
+  if (lines.some((l) => l.includes('\\k{'))) lines.splice(1, 0, LATEX_FALLBACKS);
   return lines.join('\n');
 }
 
@@ -252,6 +281,10 @@ export function tablesDocument(files: LatexFile[], title: string, dir?: string):
     '% citebench: every table of the report; compile with pdflatex (booktabs and graphicx: texlive-latex-recommended).',
     '\\documentclass{article}',
     `\\usepackage{${LATEX_PACKAGES.join(',')}}`,
+    // T1 (every Latin letter its own glyph, ą ę ł among them) with Latin Modern's Type 1 fonts where they are
+    // installed (Debian's lmodern); else pdflatex's OT1 with LATEX_FALLBACKS, never T1's bitmap EC fonts.
+    '\\IfFileExists{lmodern.sty}{\\usepackage[T1]{fontenc}\\usepackage{lmodern}}{}',
+    '\\usepackage[utf8]{inputenc}',
     '\\usepackage[margin=2cm]{geometry}',
     '\\makeatletter',
     `\\def\\input@path{{./}${abs}}`,

@@ -16,7 +16,8 @@ import type { ReportTable } from './tables.ts';
 import { readResults, resultsFieldScheme, type ResultsIndex } from './results.ts';
 import { launchChromium, printPdf } from './pdf.ts';
 import { latexFiles, latexProvenance, tablesDocument } from './latex.ts';
-import { figureCaption, figurePdf, figureSvg } from './figures.ts';
+import { figureCaption, figureFile, figureLatex, figurePdf, figureRender } from './figures.ts';
+import { printCheck } from './print-check.ts';
 import { costChart, costTable, readTimings } from './costs.ts';
 
 export interface ReportOptions {
@@ -111,9 +112,14 @@ export async function writeReport(resultsDir: string, opts: ReportOptions): Prom
   const figures: { id: string; svg: string }[] = [];
   const provenance = r.corpus.kind === 'synthetic' ? latexProvenance(r) : undefined;
   for (const c of charts) {
-    const svg = await figureSvg(c, { width: opts.figureWidth });
+    const rendered = await figureRender(c, { width: opts.figureWidth });
+    const svg = figureFile(rendered);
+    // The print check (print-check.ts) of what is written: a reader's problem is said, not left to be found in print.
+    const check = await printCheck(rendered.spec, rendered.inches);
+    if (check.problems.length) log(`report: figures/${c.id}.svg at ${rendered.inches} in: print check: ${check.problems.slice(0, 3).join('; ')}${check.problems.length > 3 ? ` (${check.problems.length} problems)` : ''}`);
     writeFileAtomic(join(out, 'figures', `${c.id}.svg`), svg);
     writeFileAtomic(join(out, 'figures', `${c.id}.txt`), figureCaption(c, provenance));
+    writeFileAtomic(join(out, 'figures', `${c.id}.tex`), figureLatex(c, provenance));
     figures.push({ id: c.id, svg });
   }
   for (const p of drill) writeFileAtomic(join(out, p.path), p.html);

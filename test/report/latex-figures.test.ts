@@ -159,7 +159,7 @@ test('latexText: every special character escaped; a character LaTeX cannot draw 
   assert.equal(latexText('a_b & 50% #1 $x ^ ~ \\ {}'), 'a{\\ttfamily\\char95}b \\& 50\\% \\#1 \\ensuremath{\\$}x \\^{} \\~{} \\textbackslash{} \\{\\}');
   assert.equal(latexText('Šnajder Medić'), '\\v{S}najder Medi\\\'{c}');
   assert.equal(latexText('--x'), '-{}-x', 'two hyphens stay two hyphens, not a dash');
-  assert.equal(latexText('中'), '[U+4E2D]');
+  assert.equal(latexText('中'), '{}[U+4E2D]', 'named by its code point, kept from a row end\'s optional argument');
   const t = tableLatex({ id: 'x', title: 't', intro: 'i', columns: ['a'], rowHead: 'r', rows: [{ label: 'm', cells: [{ kind: 'value', value: 1.25, best: true }] }] });
   assert.match(t, /\\textbf\{1\.3\}/, 'the best value bold, the report\'s rounding');
 });
@@ -169,7 +169,7 @@ test('every chart of the report as SVG and PDF: 3.3 in wide, vector, its axis ti
   const charts = reportCharts(r);
   assert.ok(charts.length >= 4);
   const dir = join(tmp, 'rep', 'figures');
-  assert.deepEqual(readdirSync(dir).sort(), charts.flatMap((c) => [`${c.id}.pdf`, `${c.id}.svg`, `${c.id}.txt`]).sort());
+  assert.deepEqual(readdirSync(dir).sort(), charts.flatMap((c) => [`${c.id}.pdf`, `${c.id}.svg`, `${c.id}.tex`, `${c.id}.txt`]).sort());
   const html = readFileSync(join(tmp, 'rep', 'index.html'), 'utf8');
   const browser = await launchChromium();
   try {

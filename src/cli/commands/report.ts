@@ -15,7 +15,9 @@ included. Synthetic-corpus and random-weight results carry a banner.
 
 For a paper: DIR/tables/ holds every table as LaTeX (booktabs; caption, label, best bold, ± sd, one superscript
 letter per significance baseline) and tables.tex, a document that inputs them all (pdflatex); DIR/figures/ holds
-every chart as NAME.svg and NAME.pdf (vector, fonts embedded) with its caption in NAME.txt.
+every chart as NAME.svg and NAME.pdf (vector, fonts embedded) with its caption in NAME.txt and NAME.tex (a
+figure float of the PDF, its caption escaped for LaTeX). Each figure is laid out for its width and print-checked
+(no type under 6 pt, no labels touching, every pool size labelled); a problem is logged.
 
 options:
   --out DIR      output folder (e.g. reports/NAME)
