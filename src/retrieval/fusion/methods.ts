@@ -1,0 +1,169 @@
+/**
+ * ranx's fusion methods (ranx/fusion/), per query over the union of the runs' documents, with ranx's arithmetic:
+ * sums run over the runs in their order (from 0, as Python's sum), a document missing from a run adds 0 to sums
+ * and counts as −1e9 for max and 1e9 for min (ranx's fill values), and the rank-based methods (rrf, isr, log_isr,
+ * logn_isr, rbc, bordafuse, condorcet) read positions in each run's order after normalisation.
+ */
+import { logRounded, powRounded } from './pow.ts';
+import type { FusionMethod, FusionParams, FusionSpec, QueryRuns } from './types.ts';
+
+/** Which parameters each method takes, and the defaults ranx gives (undefined: required). */
+export const METHOD_PARAMS: Record<FusionMethod, Partial<Record<keyof FusionParams, number | undefined>>> = {
+  rrf: { k: 60 }, sum: {}, mnz: {}, max: {}, min: {}, med: {}, anz: {}, gmnz: { gamma: undefined },
+  wsum: { weights: undefined }, wmnz: { weights: undefined }, isr: {}, log_isr: {}, logn_isr: { sigma: 0.01 },
+  rbc: { phi: undefined }, bordafuse: {}, condorcet: {},
+};
+
+/** What is wrong with a method's parameters for `runs` inputs (the parameter and the problem), or undefined. */
+export function paramsProblem(method: FusionMethod, p: FusionParams, runs: number): { param: keyof FusionParams; problem: string } | undefined {
+  const takes = METHOD_PARAMS[method];
+  for (const key of Object.keys(p) as (keyof FusionParams)[]) {
+    if (p[key] !== undefined && !(key in takes)) {
+      const has = Object.keys(takes);
+      return { param: key, problem: `${method} takes no ${key} (${has.length ? `it takes ${has.join(', ')}` : 'it takes no parameter'})` };
+    }
+  }
+  for (const key of Object.keys(takes) as (keyof FusionParams)[]) {
+    if (p[key] === undefined && takes[key] === undefined) return { param: key, problem: `${method} needs ${key}` };
+  }
+  const bad = (param: keyof FusionParams, problem: string) => ({ param, problem });
+  if (p.k !== undefined && !(Number.isFinite(p.k) && p.k >= 0)) return bad('k', `must be a number ≥ 0, got ${p.k}`);
+  if (p.gamma !== undefined && !Number.isFinite(p.gamma)) return bad('gamma', `must be a number, got ${p.gamma}`);
+  if (p.sigma !== undefined && !(p.sigma >= 0 && p.sigma <= 1)) return bad('sigma', `must be in [0, 1], got ${p.sigma}`);
+  if (p.phi !== undefined && !(p.phi >= 0 && p.phi < 1)) return bad('phi', `must be in [0, 1), got ${p.phi}`);
+  if (p.weights !== undefined) {
+    if (p.weights.length !== runs) return bad('weights', `${p.weights.length} weight${p.weights.length === 1 ? '' : 's'} for ${runs} runs (give one per run, in the runs' order)`);
+    const w = p.weights.find((x) => !Number.isFinite(x));
+    if (w !== undefined) return bad('weights', `must be numbers, got ${w}`);
+  }
+  return undefined;
+}
+
+/** ranx's parameters with its defaults filled in. */
+export function withDefaults(method: FusionMethod, p: FusionParams): FusionParams {
+  const out: FusionParams = { ...p };
+  for (const [key, d] of Object.entries(METHOD_PARAMS[method]) as [keyof FusionParams, number | undefined][]) {
+    if (out[key] === undefined && d !== undefined) (out as Record<string, unknown>)[key] = d;
+  }
+  return out;
+}
+
+/** numba's float ** int: exponentiation by squaring (not pow), which rbc's phi ** i is in ranx. */
+function intPower(a: number, b: number): number {
+  let r = 1;
+  let exp = b;
+  while (exp !== 0) {
+    if (exp & 1) r *= a;
+    exp >>= 1;
+    a *= a;
+  }
+  return r;
+}
+
+/** Per run, its documents' values laid out over the union (NaN where the run lacks the document). */
+function dense(q: QueryRuns, value: (run: number, pos: number) => number): Float64Array[] {
+  return q.ids.map((ids, r) => {
+    const out = new Float64Array(q.n).fill(NaN);
+    for (let i = 0; i < ids.length; i++) out[ids[i]] = value(r, i);
+    return out;
+  });
+}
+
+/** The fused score of every document of the union (ids 0…n−1) of normalised runs. */
+export function fuseScores(q: QueryRuns, spec: FusionSpec): Float64Array {
+  const { method } = spec;
+  const p = withDefaults(method, spec.params);
+  const n = q.n;
+  const R = q.ids.length;
+  const out = new Float64Array(n);
+  if (method === 'condorcet') return condorcet(q);
+  let cols: Float64Array[];
+  switch (method) {
+    case 'rrf': cols = dense(q, (_r, i) => 1 / (p.k! + i + 1)); break;
+    case 'isr': case 'log_isr': case 'logn_isr': cols = dense(q, (_r, i) => 1 / ((i + 1) * (i + 1))); break;
+    case 'rbc': cols = dense(q, (_r, i) => (1 - p.phi!) * intPower(p.phi!, i)); break;
+    case 'bordafuse': {
+      cols = q.ids.map((ids) => {
+        const col = new Float64Array(n).fill((n - ids.length + 1) / 2);
+        for (let i = 0; i < ids.length; i++) col[ids[i]] = n - i;
+        return col;
+      });
+      break;
+    }
+    default: cols = dense(q, (r, i) => q.scores[r][i]);
+  }
+  const w = p.weights;
+  const present = new Float64Array(R);
+  for (let d = 0; d < n; d++) {
+    let sum = 0;
+    let hits = 0;
+    let wsum = 0;
+    for (let r = 0; r < R; r++) {
+      const v = cols[r][d];
+      if (v === v) {
+        sum += v;
+        if (w) wsum += w[r];
+        present[hits++] = v;
+      }
+    }
+    switch (method) {
+      case 'sum': case 'rrf': case 'rbc': case 'bordafuse': out[d] = sum; break;
+      case 'mnz': case 'isr': out[d] = sum * hits; break;
+      case 'anz': out[d] = sum / hits; break;
+      case 'gmnz': out[d] = sum * powRounded(hits, p.gamma!); break;
+      case 'log_isr': out[d] = sum * logRounded(hits); break;
+      case 'logn_isr': out[d] = sum * logRounded(hits + p.sigma!); break;
+      case 'wmnz': out[d] = sum * wsum; break;
+      case 'wsum': {
+        let s = 0;
+        for (let r = 0; r < R; r++) {
+          const v = cols[r][d];
+          s += w![r] * (v === v ? v : 0);
+        }
+        out[d] = s;
+        break;
+      }
+      case 'max': case 'min': {
+        const fill = method === 'max' ? -1e9 : 1e9;
+        let m = NaN;
+        for (let r = 0; r < R; r++) {
+          const v = cols[r][d] === cols[r][d] ? cols[r][d] : fill;
+          if (m !== m || (method === 'max' ? v > m : v < m)) m = v;
+        }
+        out[d] = m;
+        break;
+      }
+      case 'med': {
+        const s = present.subarray(0, hits).slice().sort();
+        out[d] = hits & 1 ? s[hits >> 1] : (s[(hits >> 1) - 1] + s[hits >> 1]) / 2;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * ranx's condorcet: the union sorted by pairwise majority — x before y when the runs ranking x above y (a missing
+ * document ranks below every retrieved one) are at least as many as the rest — scored N − position. That
+ * comparison is not a total order where runs disagree in a cycle or leave both documents out; then the outcome
+ * depends on the sort's input order, which in ranx is Python's set order of the docnos (string-hash dependent),
+ * and here first appearance (JavaScript's sort is TimSort, as Python's).
+ */
+function condorcet(q: QueryRuns): Float64Array {
+  const n = q.n;
+  const R = q.ids.length;
+  const pos = q.ids.map((ids) => {
+    const at = new Int32Array(n).fill(1_000_000);
+    for (let i = 0; i < ids.length; i++) if (at[ids[i]] === 1_000_000) at[ids[i]] = i;
+    return at;
+  });
+  const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => {
+    let xv = 0;
+    for (let r = 0; r < R; r++) if (pos[r][x] < pos[r][y]) xv++;
+    return xv >= R - xv ? -1 : 1;
+  });
+  const out = new Float64Array(n);
+  order.forEach((d, i) => { out[d] = n - i; });
+  return out;
+}
