@@ -92,55 +92,63 @@ export function fuseScores(q: QueryRuns, spec: FusionSpec): Float64Array {
     }
     default: cols = dense(q, (r, i) => q.scores[r][i]);
   }
-  const w = p.weights;
+  if (method !== 'max' && method !== 'min' && method !== 'med') return accumulate(cols, n, method, p);
   const present = new Float64Array(R);
   for (let d = 0; d < n; d++) {
-    let sum = 0;
     let hits = 0;
-    let wsum = 0;
     for (let r = 0; r < R; r++) {
       const v = cols[r][d];
-      if (v === v) {
-        sum += v;
-        if (w) wsum += w[r];
-        present[hits++] = v;
-      }
+      if (v === v) present[hits++] = v;
     }
-    switch (method) {
-      case 'sum': case 'rrf': case 'rbc': case 'bordafuse': out[d] = sum; break;
-      case 'mnz': case 'isr': out[d] = sum * hits; break;
-      case 'anz': out[d] = sum / hits; break;
-      case 'gmnz': out[d] = sum * powRounded(hits, p.gamma!); break;
-      case 'log_isr': out[d] = sum * logRounded(hits); break;
-      case 'logn_isr': out[d] = sum * logRounded(hits + p.sigma!); break;
-      case 'wmnz': out[d] = sum * wsum; break;
-      case 'wsum': {
-        let s = 0;
-        for (let r = 0; r < R; r++) {
-          const v = cols[r][d];
-          s += w![r] * (v === v ? v : 0);
-        }
-        out[d] = s;
-        break;
+    if (method === 'med') {
+      const s = present.subarray(0, hits).slice().sort();
+      out[d] = hits & 1 ? s[hits >> 1] : (s[(hits >> 1) - 1] + s[hits >> 1]) / 2;
+    } else {
+      const fill = method === 'max' ? -1e9 : 1e9;
+      let m = NaN;
+      for (let r = 0; r < R; r++) {
+        const v = cols[r][d] === cols[r][d] ? cols[r][d] : fill;
+        if (m !== m || (method === 'max' ? v > m : v < m)) m = v;
       }
-      case 'max': case 'min': {
-        const fill = method === 'max' ? -1e9 : 1e9;
-        let m = NaN;
-        for (let r = 0; r < R; r++) {
-          const v = cols[r][d] === cols[r][d] ? cols[r][d] : fill;
-          if (m !== m || (method === 'max' ? v > m : v < m)) m = v;
-        }
-        out[d] = m;
-        break;
-      }
-      case 'med': {
-        const s = present.subarray(0, hits).slice().sort();
-        out[d] = hits & 1 ? s[hits >> 1] : (s[(hits >> 1) - 1] + s[hits >> 1]) / 2;
-        break;
-      }
+      out[d] = m;
     }
   }
   return out;
+}
+
+/**
+ * The sum-based methods, run by run: each document's sum gets run 0's value, then run 1's, … — Python's
+ * sequential sum over the runs in order — and a run lacking the document adds nothing (ranx adds 0.0).
+ */
+function accumulate(cols: Float64Array[], n: number, method: FusionMethod, p: FusionParams): Float64Array {
+  const sum = new Float64Array(n);
+  const hits = new Float64Array(n);
+  const wsum = new Float64Array(n);
+  const w = p.weights;
+  const weighted = method === 'wsum';
+  cols.forEach((col, r) => {
+    for (let d = 0; d < n; d++) {
+      const v = col[d];
+      if (v !== v) continue;
+      sum[d] += weighted ? w![r] * v : v;
+      hits[d]++;
+      if (w) wsum[d] += w[r];
+    }
+  });
+  for (let d = 0; d < n; d++) {
+    const s = sum[d];
+    const h = hits[d];
+    switch (method) {
+      case 'mnz': case 'isr': sum[d] = s * h; break;
+      case 'anz': sum[d] = s / h; break;
+      case 'gmnz': sum[d] = s * powRounded(h, p.gamma!); break;
+      case 'log_isr': sum[d] = s * logRounded(h); break;
+      case 'logn_isr': sum[d] = s * logRounded(h + p.sigma!); break;
+      case 'wmnz': sum[d] = s * wsum[d]; break;
+      default: // sum, wsum, rrf, rbc, bordafuse
+    }
+  }
+  return sum;
 }
 
 /**

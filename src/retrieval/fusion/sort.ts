@@ -7,39 +7,50 @@
 
 const SMALL_QUICKSORT = 15;
 
-/** numba's lt for floats: a < b, with NaN after every number. */
-function lt(a: number, b: number): boolean {
-  return a < b || (b !== b && a === a);
-}
+// Scratch reused across calls (one thread): the negated scores and the partition stack.
+let keys = new Float64Array(1024);
+const stack = new Int32Array(256);
+
 
 /**
  * Indices 0…n−1 of `scores` in ranx's order: descending score, ties as numba's quicksort of −score leaves them
  * (the input order is the dict's insertion order in ranx).
  */
 export function ranxOrder(scores: ArrayLike<number>, n = scores.length): Int32Array {
-  const A = new Float64Array(n);
-  for (let i = 0; i < n; i++) A[i] = -scores[i];
   const R = new Int32Array(n);
   for (let i = 0; i < n; i++) R[i] = i;
-  if (n < 2) return R;
-  const stackLo: number[] = [0];
-  const stackHi: number[] = [n - 1];
-  while (stackLo.length > 0) {
-    let low = stackLo.pop()!;
-    let high = stackHi.pop()!;
+  // Strictly descending (a retriever's list, a sorted run without ties): any sort leaves it as it is.
+  let sorted = true;
+  for (let i = 1; i < n && sorted; i++) sorted = scores[i - 1] > scores[i];
+  if (sorted || n < 2) return R;
+  // A[j] is the key of R[j], moved with it (numba compares A[R[j]]; the same comparisons, no indirection).
+  if (keys.length < n) keys = new Float64Array(Math.max(n, 2 * keys.length));
+  const A = keys;
+  // numba's lt for floats puts NaN after every number: as +Infinity here, so every comparison is a plain <.
+  for (let i = 0; i < n; i++) {
+    const x = scores[i];
+    A[i] = x === x ? -x : Infinity;
+  }
+  // The stack holds the larger parts only, so it never grows past log2(n) entries.
+  let top = 0;
+  stack[top++] = 0;
+  stack[top++] = n - 1;
+  while (top > 0) {
+    let high = stack[--top];
+    let low = stack[--top];
     while (high - low >= SMALL_QUICKSORT) {
       const i = partition(A, R, low, high);
       // The larger part waits on the stack; the loop goes on with the smaller one.
       if (high - i > i - low) {
         if (high > i) {
-          stackLo.push(i + 1);
-          stackHi.push(high);
+          stack[top++] = i + 1;
+          stack[top++] = high;
         }
         high = i - 1;
       } else {
         if (i > low) {
-          stackLo.push(low);
-          stackHi.push(i - 1);
+          stack[top++] = low;
+          stack[top++] = i - 1;
         }
         low = i + 1;
       }
@@ -53,39 +64,44 @@ function insertionSort(A: Float64Array, R: Int32Array, low: number, high: number
   if (high <= low) return;
   for (let i = low + 1; i <= high; i++) {
     const k = R[i];
-    const v = A[k];
+    const v = A[i];
     let j = i;
-    while (j > low && lt(v, A[R[j - 1]])) {
+    while (j > low && v < A[j - 1]) {
       R[j] = R[j - 1];
+      A[j] = A[j - 1];
       j--;
     }
     R[j] = k;
+    A[j] = v;
   }
 }
 
-function swap(R: Int32Array, a: number, b: number): void {
+function swap(A: Float64Array, R: Int32Array, a: number, b: number): void {
   const t = R[a];
   R[a] = R[b];
   R[b] = t;
+  const u = A[a];
+  A[a] = A[b];
+  A[b] = u;
 }
 
 function partition(A: Float64Array, R: Int32Array, low: number, high: number): number {
   const mid = (low + high) >> 1;
-  if (lt(A[R[mid]], A[R[low]])) swap(R, low, mid);
-  if (lt(A[R[high]], A[R[mid]])) swap(R, high, mid);
-  if (lt(A[R[mid]], A[R[low]])) swap(R, low, mid);
-  const pivot = A[R[mid]];
-  swap(R, high, mid);
+  if (A[mid] < A[low]) swap(A, R, low, mid);
+  if (A[high] < A[mid]) swap(A, R, high, mid);
+  if (A[mid] < A[low]) swap(A, R, low, mid);
+  const pivot = A[mid];
+  swap(A, R, high, mid);
   let i = low;
   let j = high - 1;
   for (;;) {
-    while (i < high && lt(A[R[i]], pivot)) i++;
-    while (j >= low && lt(pivot, A[R[j]])) j--;
+    while (i < high && A[i] < pivot) i++;
+    while (j >= low && pivot < A[j]) j--;
     if (i >= j) break;
-    swap(R, i, j);
+    swap(A, R, i, j);
     i++;
     j--;
   }
-  swap(R, i, high);
+  swap(A, R, i, high);
   return i;
 }
