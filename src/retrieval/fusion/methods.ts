@@ -60,14 +60,17 @@ function intPower(a: number, b: number): number {
   return r;
 }
 
-/** Per run, its documents' values laid out over the union (NaN where the run lacks the document). */
-function dense(q: QueryRuns, value: (run: number, pos: number) => number): Float64Array[] {
-  return q.ids.map((ids, r) => {
-    const out = new Float64Array(q.n).fill(NaN);
-    for (let i = 0; i < ids.length; i++) out[ids[i]] = value(r, i);
+/** Per run, the values of its documents (aligned with its ids) laid out over the union (NaN where it lacks one). */
+function dense(n: number, ids: Int32Array[], vals: Float64Array[]): Float64Array[] {
+  return ids.map((id, r) => {
+    const out = new Float64Array(n).fill(NaN);
+    for (let i = 0; i < id.length; i++) out[id[i]] = vals[r][i];
     return out;
   });
 }
+
+/** Per run, a value for each position of its list. */
+const byPosition = (q: QueryRuns, f: (i: number) => number): Float64Array[] => q.ids.map((ids) => Float64Array.from({ length: ids.length }, (_, i) => f(i)));
 
 /** The fused score of every document of the union (ids 0…n−1) of normalised runs. */
 export function fuseScores(q: QueryRuns, spec: FusionSpec): Float64Array {
@@ -77,22 +80,27 @@ export function fuseScores(q: QueryRuns, spec: FusionSpec): Float64Array {
   const R = q.ids.length;
   const out = new Float64Array(n);
   if (method === 'condorcet') return condorcet(q);
-  let cols: Float64Array[];
+  let ids = q.ids;
+  let vals: Float64Array[];
   switch (method) {
-    case 'rrf': cols = dense(q, (_r, i) => 1 / (p.k! + i + 1)); break;
-    case 'isr': case 'log_isr': case 'logn_isr': cols = dense(q, (_r, i) => 1 / ((i + 1) * (i + 1))); break;
-    case 'rbc': cols = dense(q, (_r, i) => (1 - p.phi!) * intPower(p.phi!, i)); break;
+    case 'rrf': vals = byPosition(q, (i) => 1 / (p.k! + i + 1)); break;
+    case 'isr': case 'log_isr': case 'logn_isr': vals = byPosition(q, (i) => 1 / ((i + 1) * (i + 1))); break;
+    case 'rbc': vals = byPosition(q, (i) => (1 - p.phi!) * intPower(p.phi!, i)); break;
     case 'bordafuse': {
-      cols = q.ids.map((ids) => {
-        const col = new Float64Array(n).fill((n - ids.length + 1) / 2);
-        for (let i = 0; i < ids.length; i++) col[ids[i]] = n - i;
+      // Every run scores every document of the union.
+      const all = Int32Array.from({ length: n }, (_, d) => d);
+      vals = q.ids.map((id) => {
+        const col = new Float64Array(n).fill((n - id.length + 1) / 2);
+        for (let i = 0; i < id.length; i++) col[id[i]] = n - i;
         return col;
       });
+      ids = q.ids.map(() => all);
       break;
     }
-    default: cols = dense(q, (r, i) => q.scores[r][i]);
+    default: vals = q.scores;
   }
-  if (method !== 'max' && method !== 'min' && method !== 'med') return accumulate(cols, n, method, p);
+  if (method !== 'max' && method !== 'min' && method !== 'med') return accumulate(ids, vals, n, method, p);
+  const cols = dense(n, ids, vals);
   const present = new Float64Array(R);
   for (let d = 0; d < n; d++) {
     let hits = 0;
@@ -120,17 +128,17 @@ export function fuseScores(q: QueryRuns, spec: FusionSpec): Float64Array {
  * The sum-based methods, run by run: each document's sum gets run 0's value, then run 1's, … — Python's
  * sequential sum over the runs in order — and a run lacking the document adds nothing (ranx adds 0.0).
  */
-function accumulate(cols: Float64Array[], n: number, method: FusionMethod, p: FusionParams): Float64Array {
+function accumulate(ids: Int32Array[], vals: Float64Array[], n: number, method: FusionMethod, p: FusionParams): Float64Array {
   const sum = new Float64Array(n);
   const hits = new Float64Array(n);
   const wsum = new Float64Array(n);
   const w = p.weights;
   const weighted = method === 'wsum';
-  cols.forEach((col, r) => {
-    for (let d = 0; d < n; d++) {
-      const v = col[d];
-      if (v !== v) continue;
-      sum[d] += weighted ? w![r] * v : v;
+  ids.forEach((id, r) => {
+    const v = vals[r];
+    for (let i = 0; i < id.length; i++) {
+      const d = id[i];
+      sum[d] += weighted ? w![r] * v[i] : v[i];
       hits[d]++;
       if (w) wsum[d] += w[r];
     }

@@ -89,6 +89,12 @@ function exp(t: DD): DD {
 export function powRounded(x: number, y: number): number {
   if (x === 1 || y === 0) return 1;
   if (y === 1) return x;
+  if (Number.isInteger(x) && Number.isInteger(y) && y > 0 && y < 64) {
+    // An integer power below 2^53 is exact (the correctly rounded result itself).
+    let p = 1;
+    for (let i = 0; i < y && p <= 2 ** 53; i++) p *= x;
+    if (p <= 2 ** 53) return p;
+  }
   const r = exp(mul(ln(x), [y, 0]));
   return r[0] + r[1];
 }
