@@ -7,8 +7,12 @@
  * has the reader's speed).
  *
  *   npx tsx bench/fusion/fuse.ts [--queries 3800] [--docs 1000] [--reps 3] [--methods rrf/none,wsum/min-max,…]
+ *   npx tsx bench/fusion/fuse.ts --write DIR    # the same runs as TREC files DIR/run{0,1,2}.trec, for `citebench fuse`
  */
 import { fuseQuery, prepareQuery, type FusionMethod, type FusionNorm, type FusionParams } from '../../src/retrieval/fusion/index.ts';
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { writeRun } from '../../src/eval/trec-write.ts';
 import { Rng } from '../../src/util/rng.ts';
 
 const arg = (name: string, dflt: string) => {
@@ -37,6 +41,16 @@ const runs = draw.map((f) => {
   }
   return { docs, scores };
 });
+
+const write = process.argv.includes('--write') ? arg('write', '') : undefined;
+if (write) {
+  mkdirSync(write, { recursive: true });
+  const qids = Array.from({ length: Q }, (_, q) => `q${q}`);
+  const offsets = Uint32Array.from({ length: Q + 1 }, (_, q) => q * D);
+  runs.forEach((run, i) => writeRun(join(write, `run${i}.trec`), { qids, docnos: (d) => `d${d}`, run: { offsets, docs: run.docs, scores: run.scores }, tag: `run${i}`, keepOrder: true }));
+  console.log(`${write}: run0.trec run1.trec run2.trec (${Q} queries × ${D} documents)`);
+  process.exit(0);
+}
 
 for (const pair of pairs) {
   const [method, norm] = pair.split('/') as [FusionMethod, FusionNorm];
