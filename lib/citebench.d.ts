@@ -2480,6 +2480,87 @@ declare module "citebench/src/experiments/kinds/embeddings" {
     }
     export const embeddings: KindEntry<EmbeddingsModelConfig>;
 }
+declare module "citebench/src/retrieval/fusion/types" {
+    /** Fusion's names (ranx's) and one query's input: each run's ranked list over the union of the runs' documents. */
+    export const FUSION_METHODS: readonly ["rrf", "sum", "mnz", "max", "min", "med", "anz", "gmnz", "wsum", "wmnz", "isr", "log_isr", "logn_isr", "rbc", "bordafuse", "condorcet"];
+    export type FusionMethod = (typeof FUSION_METHODS)[number];
+    export const FUSION_NORMS: readonly ["none", "min-max", "max", "sum", "zmuv", "rank", "borda"];
+    export type FusionNorm = (typeof FUSION_NORMS)[number];
+    export interface FusionParams {
+        /** rrf: 1 / (k + rank); ranx's default 60. */
+        k?: number;
+        /** wsum, wmnz: one weight per run, in the runs' order. */
+        weights?: number[];
+        /** gmnz: sum × hits^gamma. */
+        gamma?: number;
+        /** logn_isr: Σ 1/rank² × log(hits + sigma), sigma in [0, 1]; ranx's default 0.01. */
+        sigma?: number;
+        /** rbc: Σ (1 − phi) phi^(rank−1), phi in [0, 1). */
+        phi?: number;
+    }
+    export interface FusionSpec {
+        method: FusionMethod;
+        norm: FusionNorm;
+        params: FusionParams;
+    }
+    /**
+     * One query's runs. Documents are numbered 0…n−1 in order of first appearance (run 0's list, then the documents
+     * run 1 adds, …): the insertion order of ranx's fused dict, which its final sort breaks ties by. Per run, `ids`
+     * are its documents best first (ranx's order: ranxOrder of the run's scores in its input order) and `scores`
+     * theirs (float64).
+     */
+    export interface QueryRuns {
+        n: number;
+        ids: Int32Array[];
+        scores: Float64Array[];
+    }
+}
+declare module "citebench/src/retrieval/fusion/methods" {
+    import type { FusionMethod, FusionParams, FusionSpec, QueryRuns } from "citebench/src/retrieval/fusion/types";
+    /** Which parameters each method takes, and the defaults ranx gives (undefined: required). */
+    export const METHOD_PARAMS: Record<FusionMethod, Partial<Record<keyof FusionParams, number | undefined>>>;
+    /** What is wrong with a method's parameters for `runs` inputs (the parameter and the problem), or undefined. */
+    export function paramsProblem(method: FusionMethod, p: FusionParams, runs: number): {
+        param: keyof FusionParams;
+        problem: string;
+    } | undefined;
+    /** ranx's parameters with its defaults filled in. */
+    export function withDefaults(method: FusionMethod, p: FusionParams): FusionParams;
+    /** The fused score of every document of the union (ids 0…n−1) of normalised runs. */
+    export function fuseScores(q: QueryRuns, spec: FusionSpec): Float64Array;
+}
+declare module "citebench/src/retrieval/fusion/sort" {
+    /**
+     * Indices 0…n−1 of `scores` in ranx's order: descending score, ties as numba's quicksort of −score leaves them
+     * (the input order is the dict's insertion order in ranx).
+     */
+    export function ranxOrder(scores: ArrayLike<number>, n?: number): Int32Array;
+}
+declare module "citebench/src/retrieval/fusion/index" {
+    import type { FusionSpec, QueryRuns } from "citebench/src/retrieval/fusion/types";
+    export * from "citebench/src/retrieval/fusion/types";
+    export { METHOD_PARAMS, paramsProblem, withDefaults } from "citebench/src/retrieval/fusion/methods";
+    export { ranxOrder } from "citebench/src/retrieval/fusion/sort";
+    /** One run's list for a query, in its input order (a file's lines, a retriever's list). */
+    export interface RunList<K> {
+        keys: ArrayLike<K>;
+        scores: ArrayLike<number>;
+    }
+    /**
+     * One query's runs as fusion takes them: each run sorted as ranx sorts it on loading (ranxOrder of its scores in
+     * input order), cut to its first `depth`, and the union numbered by first appearance. `keys[d]` names union
+     * document d. A key twice in one run's list is the caller's to refuse (ranx would keep the last score).
+     */
+    export function prepareQuery<K>(runs: RunList<K>[], depth?: number): {
+        query: QueryRuns;
+        keys: K[];
+    };
+    /** The fused list of one query: union documents best first (ranx's order) and their fused scores. */
+    export function fuseQuery(q: QueryRuns, spec: FusionSpec): {
+        order: Int32Array;
+        scores: Float64Array;
+    };
+}
 declare module "citebench/src/retrieval/scorer" {
     import type { RankedLists, Retriever, SearchRequest, Setting } from "citebench/src/retrieval/retriever";
     export interface WeightedScorer {
@@ -2511,60 +2592,43 @@ declare module "citebench/src/retrieval/scorer" {
      */
     export function rankGiven(scorers: WeightedScorer[], req: SearchRequest, tieKey?: Uint32Array): Promise<RankedLists>;
 }
-declare module "citebench/src/retrieval/navigation" {
+declare module "citebench/src/retrieval/fusion/retriever" {
     /**
-     * Citation-graph navigation (Nogueira et al. 2020 §3) around any first-stage retriever. Iteration t = 0 takes
-     * the first stage's top k_d^0 papers D_0; every iteration collects C_t, the papers cited by D_t, limited to k_c^t
-     * by dropping the citations of the lowest-ranked papers of D_t first, keeps only candidates of the pool (never
-     * the query, nor a paper already in D_t), and ranks D_t ∪ C_t with the scorer; D_{t+1} is the top k_d^{t+1} of
-     * that ranking. The output is the last iteration's ranking (at most k_d + k_c papers), cut at the request's k.
-     *
-     * Within one paper of D_t its citations are taken in the stored order of the corpus store's out-lists (ascending
-     * corpus index of the merged outbound/inbound citation lists, not bibliography order), so a k_c cut inside a
-     * paper keeps its lowest-indexed references. The paper's ranking phase is a trained SciBERT cross-encoder; here
-     * the scorer is configurable (BM25 against the query, a dense similarity, a cross-encoder folder, or a weighted
-     * sum) and scores with the request's pool statistics, as the first stage does. Navigation needs no setting of
-     * its own: the pool already holds only what the setting allows, and D_t ∪ C_t ⊆ pool.
+     * A retriever that fuses other retrievers' lists (index.ts): each input searched to `depth` — or, for fixed
+     * candidate lists (MDCR), each input scoring the candidates — and the lists fused per query as ranx.fuse fuses
+     * them. The output is ranked as every list the evaluator sees (scorer.ts rankLists): the fused score as float32
+     * descending, ties by the tie key, cut at the request's k. The `citebench fuse` command keeps ranx's own order and
+     * doubles instead (files.ts); the fused scores are the same.
      */
     import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
-    import { type WeightedScorer } from "citebench/src/retrieval/scorer";
-    /** Outbound citations as CSR over corpus indices (CorpusStore satisfies it). */
-    export interface OutboundGraph {
-        readonly size: number;
-        readonly outOffsets: Uint32Array;
-        readonly outTargets: Uint32Array;
-    }
-    export interface NavigationOptions {
+    import { type FusionSpec } from "citebench/src/retrieval/fusion/index";
+    export interface FusionInput {
+        /** Its name in the config (the tunable weight `weight.<name>`). */
         name: string;
-        first: Retriever;
-        scorer: WeightedScorer[];
-        /** k_d per iteration (length T). Paper, T = 1: 300. */
-        kd: number[];
-        /** k_c per iteration (length T). Paper, T = 1: 700. */
-        kc: number[];
-        graph: OutboundGraph;
-        /** Tie order of equal scores (higher first): the corpus store's idOrder = trec_eval's. */
+        retriever: Retriever;
+    }
+    export interface FusionOptions {
+        name: string;
+        inputs: FusionInput[];
+        spec: FusionSpec;
+        /** Each input's results per query that are fused (ignored for candidate lists: all of them are). */
+        depth: number;
         tieKey?: Uint32Array;
     }
-    /** The paper's tuned values (§5.2, Open Research dev set, k_d + k_c = 1000) for T = 1, 2, 3. */
-    export const PAPER_KD: number[];
-    export const PAPER_KC: number[];
-    export class NavigationRetriever implements Retriever {
+    /** The tunable name of an input's weight (wsum, wmnz). */
+    export const weightParam: (input: string) => string;
+    export class FusionRetriever implements Retriever {
         private readonly opts;
         readonly name: string;
+        readonly scoresCandidates: boolean;
         private fingerprint_;
-        constructor(opts: NavigationOptions);
+        constructor(opts: FusionOptions);
         get fingerprint(): string;
-        /** Fixed candidate lists have nothing to navigate to: the ranking phase scores them (MDCR). */
-        readonly scoresCandidates = true;
+        /** The method's parameters (rrf's k, gmnz's gamma, …; wsum's and wmnz's weights as `weight.<input>`). */
+        get tunable(): Readonly<Record<string, number>>;
+        withParams(p: Readonly<Record<string, number>>): FusionRetriever;
         search(req: SearchRequest): Promise<RankedLists>;
     }
-    /**
-     * C_t of one query: the pool papers cited by `D` (rank order, each paper's out-list in stored order), not in
-     * `D`, not `self`, each once, the first `kc` of them — i.e. the citations of the lowest-ranked papers are the
-     * ones dropped.
-     */
-    export function navigate(graph: OutboundGraph, D: Uint32Array, kc: number, member: Uint8Array, self: number): Uint32Array;
 }
 declare module "citebench/src/retrieval/dense/cross-encoder" {
     import type { TextSource } from "citebench/src/corpus/article";
@@ -2637,6 +2701,7 @@ declare module "citebench/src/experiments/kinds/composed" {
     export function need(ctx: Pick<BuildContext, 'ready' | 'notReady'>, name: string, by: string): ReadyModel;
     /** `build` with a Skip turned into a recorded skip. */
     export function orSkip(name: string, f: () => Promise<ReadyModel>): Promise<ReadyModel | SkippedModel>;
+    export function combineWeights(ws: Weights[]): Weights;
     /** A first stage re-scored by weighted scorers (navigation, rerank): the parts ready, their weights, their text. */
     export function scorers(c: {
         name: string;
@@ -2664,6 +2729,85 @@ declare module "citebench/src/experiments/kinds/composed" {
     export const crossEncoderNote: (c: {
         scorer: ScorerPart[];
     }) => string;
+}
+declare module "citebench/src/experiments/kinds/fusion" {
+    /**
+     * Fusion of models configured above (retrieval/fusion/): ranx's methods and normalisations over their lists —
+     * each searched to `depth`, or each scoring MDCR's candidate lists — with the method's parameter (rrf's k,
+     * gmnz's gamma, logn_isr's sigma, rbc's phi, wsum's and wmnz's weights as `weight.<input>`) fixed or tuned on the
+     * validation split by the one tuner (tune.ts).
+     */
+    import { type FusionMethod, type FusionNorm, type FusionParams } from "citebench/src/retrieval/fusion/index";
+    import type { KindEntry } from "citebench/src/experiments/kinds/types";
+    export interface FusionModelConfig {
+        kind: 'fusion';
+        name: string;
+        inputs: string[];
+        method: FusionMethod;
+        norm: FusionNorm;
+        params: FusionParams;
+        depth: number;
+        tune?: {
+            grid: Record<string, number[]>;
+            measure: string;
+        };
+    }
+    export const fusion: KindEntry<FusionModelConfig>;
+}
+declare module "citebench/src/retrieval/navigation" {
+    /**
+     * Citation-graph navigation (Nogueira et al. 2020 §3) around any first-stage retriever. Iteration t = 0 takes
+     * the first stage's top k_d^0 papers D_0; every iteration collects C_t, the papers cited by D_t, limited to k_c^t
+     * by dropping the citations of the lowest-ranked papers of D_t first, keeps only candidates of the pool (never
+     * the query, nor a paper already in D_t), and ranks D_t ∪ C_t with the scorer; D_{t+1} is the top k_d^{t+1} of
+     * that ranking. The output is the last iteration's ranking (at most k_d + k_c papers), cut at the request's k.
+     *
+     * Within one paper of D_t its citations are taken in the stored order of the corpus store's out-lists (ascending
+     * corpus index of the merged outbound/inbound citation lists, not bibliography order), so a k_c cut inside a
+     * paper keeps its lowest-indexed references. The paper's ranking phase is a trained SciBERT cross-encoder; here
+     * the scorer is configurable (BM25 against the query, a dense similarity, a cross-encoder folder, or a weighted
+     * sum) and scores with the request's pool statistics, as the first stage does. Navigation needs no setting of
+     * its own: the pool already holds only what the setting allows, and D_t ∪ C_t ⊆ pool.
+     */
+    import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
+    import { type WeightedScorer } from "citebench/src/retrieval/scorer";
+    /** Outbound citations as CSR over corpus indices (CorpusStore satisfies it). */
+    export interface OutboundGraph {
+        readonly size: number;
+        readonly outOffsets: Uint32Array;
+        readonly outTargets: Uint32Array;
+    }
+    export interface NavigationOptions {
+        name: string;
+        first: Retriever;
+        scorer: WeightedScorer[];
+        /** k_d per iteration (length T). Paper, T = 1: 300. */
+        kd: number[];
+        /** k_c per iteration (length T). Paper, T = 1: 700. */
+        kc: number[];
+        graph: OutboundGraph;
+        /** Tie order of equal scores (higher first): the corpus store's idOrder = trec_eval's. */
+        tieKey?: Uint32Array;
+    }
+    /** The paper's tuned values (§5.2, Open Research dev set, k_d + k_c = 1000) for T = 1, 2, 3. */
+    export const PAPER_KD: number[];
+    export const PAPER_KC: number[];
+    export class NavigationRetriever implements Retriever {
+        private readonly opts;
+        readonly name: string;
+        private fingerprint_;
+        constructor(opts: NavigationOptions);
+        get fingerprint(): string;
+        /** Fixed candidate lists have nothing to navigate to: the ranking phase scores them (MDCR). */
+        readonly scoresCandidates = true;
+        search(req: SearchRequest): Promise<RankedLists>;
+    }
+    /**
+     * C_t of one query: the pool papers cited by `D` (rank order, each paper's out-list in stored order), not in
+     * `D`, not `self`, each once, the first `kc` of them — i.e. the citations of the lowest-ranked papers are the
+     * ones dropped.
+     */
+    export function navigate(graph: OutboundGraph, D: Uint32Array, kc: number, member: Uint8Array, self: number): Uint32Array;
 }
 declare module "citebench/src/experiments/kinds/navigation" {
     import type { KindEntry } from "citebench/src/experiments/kinds/types";
@@ -2899,7 +3043,7 @@ declare module "citebench/src/experiments/kinds/rerank" {
 }
 declare module "citebench/src/experiments/kinds/builtin" {
     /** The built-in kinds, in file-name order (a function: entries import modules that import the registry). */
-    export const builtInKinds: () => readonly [import("citebench/src/index").KindEntry<import("citebench/src/experiments/kinds/bm25").Bm25ModelConfig>, import("citebench/src/index").KindEntry<import("citebench/src/experiments/kinds/dense").DenseModelConfig>, import("citebench/src/index").KindEntry<import("citebench/src/experiments/kinds/embeddings").EmbeddingsModelConfig>, import("citebench/src/index").KindEntry<import("citebench/src/experiments/kinds/navigation").NavigationModelConfig>, import("citebench/src/index").KindEntry<import("citebench/src/experiments/kinds/profiler").ProfilerModelConfig>, import("citebench/src/index").KindEntry<import("citebench/src/experiments/kinds/rerank").RerankModelConfig>];
+    export const builtInKinds: () => readonly [import("citebench/src/index").KindEntry<import("citebench/src/experiments/kinds/bm25").Bm25ModelConfig>, import("citebench/src/index").KindEntry<import("citebench/src/experiments/kinds/dense").DenseModelConfig>, import("citebench/src/index").KindEntry<import("citebench/src/experiments/kinds/embeddings").EmbeddingsModelConfig>, import("citebench/src/index").KindEntry<import("citebench/src/experiments/kinds/fusion").FusionModelConfig>, import("citebench/src/index").KindEntry<import("citebench/src/experiments/kinds/navigation").NavigationModelConfig>, import("citebench/src/index").KindEntry<import("citebench/src/experiments/kinds/profiler").ProfilerModelConfig>, import("citebench/src/index").KindEntry<import("citebench/src/experiments/kinds/rerank").RerankModelConfig>];
 }
 declare module "citebench/src/experiments/kinds/index" {
     /**
@@ -4121,11 +4265,16 @@ declare module "citebench/src/eval/trec-write" {
         docnos: (doc: number) => string;
         run: RunCsr;
         tag: string;
+        /**
+         * Keep each list in the order given instead of trec_eval's (fusion writes ranx's order, whose ties are not
+         * docno-ordered); trec_eval reads the file the same either way, as it ignores the rank column.
+         */
+        keepOrder?: boolean;
     }
     /**
      * Write a TREC run: per query (in the given query order) docs best first — by score descending, ties by docno
      * descending, as trec_eval will rank them — with ranks 1..n. Float32 scores are written with the fewest digits
-     * that read back to the same float32.
+     * that read back to the same float32, float64 ones with the fewest that read back to the same double.
      */
     export function writeRun(path: string, r: RunToWrite): void;
     /** Write qrels lines `qid 0 docno label`, queries in the given order, docs as stored. */
@@ -5255,6 +5404,17 @@ declare module "citebench/src/experiments/notebook" {
         synthetic: boolean;
     }>;
 }
+declare module "citebench/src/retrieval/fusion/files" {
+    import type { RunCsr } from "citebench/src/eval/types";
+    import { type FusionSpec } from "citebench/src/retrieval/fusion/index";
+    export interface FusedRun {
+        qids: string[];
+        docnos: (doc: number) => string;
+        run: RunCsr;
+    }
+    /** Fuse the runs `inputs` (files of the same queries); each run's lists cut to their first `depth`. */
+    export function fuseRunFiles(inputs: string[], spec: FusionSpec, depth?: number): FusedRun;
+}
 declare module "citebench/src/index" {
     /**
      * citebench's public API, for notebooks and for programs that use citebench as a library:
@@ -5305,6 +5465,9 @@ declare module "citebench/src/index" {
     export { notebookResults, notebookCorpus, notebookConfig, smallConfig, isSmallMode, SMALL, REPO_ROOT, type NotebookOptions } from "citebench/src/experiments/notebook";
     export { NavigationRetriever, navigate, PAPER_KD, PAPER_KC } from "citebench/src/retrieval/navigation";
     export { RerankRetriever } from "citebench/src/retrieval/rerank";
+    export { FusionRetriever, type FusionInput, type FusionOptions } from "citebench/src/retrieval/fusion/retriever";
+    export { fuseQuery, prepareQuery, ranxOrder, FUSION_METHODS, FUSION_NORMS, type FusionMethod, type FusionNorm, type FusionParams, type FusionSpec, type QueryRuns, type RunList } from "citebench/src/retrieval/fusion/index";
+    export { fuseRunFiles, type FusedRun } from "citebench/src/retrieval/fusion/files";
     export { CrossEncoderRetriever } from "citebench/src/retrieval/dense/cross-encoder";
     export { SparseProfiler, buildSparseProfiles } from "citebench/src/retrieval/profiler/sparse";
     export { DenseProfiler } from "citebench/src/retrieval/profiler/dense";
