@@ -78,7 +78,6 @@ export function fuseScores(q: QueryRuns, spec: FusionSpec): Float64Array {
   const p = withDefaults(method, spec.params);
   const n = q.n;
   const R = q.ids.length;
-  const out = new Float64Array(n);
   if (method === 'condorcet') return condorcet(q);
   let ids = q.ids;
   let vals: Float64Array[];
@@ -101,6 +100,7 @@ export function fuseScores(q: QueryRuns, spec: FusionSpec): Float64Array {
   }
   if (method !== 'max' && method !== 'min' && method !== 'med') return accumulate(ids, vals, n, method, p);
   const cols = dense(n, ids, vals);
+  const out = new Float64Array(n);
   const present = new Float64Array(R);
   for (let d = 0; d < n; d++) {
     let hits = 0;
