@@ -70,7 +70,13 @@ function dense(n: number, ids: Int32Array[], vals: Float64Array[]): Float64Array
 }
 
 /** Per run, a value for each position of its list. */
-const byPosition = (q: QueryRuns, f: (i: number) => number): Float64Array[] => q.ids.map((ids) => Float64Array.from({ length: ids.length }, (_, i) => f(i)));
+function byPosition(q: QueryRuns, f: (i: number) => number): Float64Array[] {
+  return q.ids.map((ids) => {
+    const out = new Float64Array(ids.length);
+    for (let i = 0; i < ids.length; i++) out[i] = f(i);
+    return out;
+  });
+}
 
 /** The fused score of every document of the union (ids 0…n−1) of normalised runs. */
 export function fuseScores(q: QueryRuns, spec: FusionSpec): Float64Array {
@@ -87,7 +93,8 @@ export function fuseScores(q: QueryRuns, spec: FusionSpec): Float64Array {
     case 'rbc': vals = byPosition(q, (i) => (1 - p.phi!) * intPower(p.phi!, i)); break;
     case 'bordafuse': {
       // Every run scores every document of the union.
-      const all = Int32Array.from({ length: n }, (_, d) => d);
+      const all = new Int32Array(n);
+      for (let d = 0; d < n; d++) all[d] = d;
       vals = q.ids.map((id) => {
         const col = new Float64Array(n).fill((n - id.length + 1) / 2);
         for (let i = 0; i < id.length; i++) col[id[i]] = n - i;
