@@ -95,7 +95,7 @@ export const fusion: KindEntry<FusionModelConfig> = {
   }),
   cost: {
     // The inputs search again inside the fusion; fusing costs 0.1 µs of CPU per input document (3 × 1,000 per query
-    // fused in 0.26 ms: docs/benchmarks.md, "Fusion").
+    // fused in 0.25 ms: docs/benchmarks.md, "Fusion").
     perQuery: (c, env, pool) => c.inputs.reduce((t, i) => t + env.perQuery(env.model(i), pool), 0) + c.inputs.length * c.depth * 1e-7,
     perGroup: (c, env, pool) => ({ seconds: c.inputs.reduce((t, i) => t + env.perGroup(env.model(i), pool).seconds, 0), bytes: 0 }),
     modelBytes: (c, env) => c.inputs.reduce((b, i) => b + env.modelBytes(env.model(i)), 0),
