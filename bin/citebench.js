@@ -7,7 +7,7 @@
 import { readFileSync, statSync } from 'node:fs';
 
 /** Commands whose code starts no worker or child process: dist runs them exactly as the sources do. */
-const LIGHT_COMMANDS = ['eval', 'mdcr-eval', 'merge-runs'];
+const LIGHT_COMMANDS = ['eval', 'mdcr-eval', 'merge-runs', 'fuse'];
 
 const root = new URL('../', import.meta.url);
 

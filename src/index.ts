@@ -48,6 +48,9 @@ export { tidyTables, tidyColumns, mdcrEvaluations, TIDY_TABLE_NAMES, type TidyTa
 export { notebookResults, notebookCorpus, notebookConfig, smallConfig, isSmallMode, SMALL, REPO_ROOT, type NotebookOptions } from './experiments/notebook.ts';
 export { NavigationRetriever, navigate, PAPER_KD, PAPER_KC } from './retrieval/navigation.ts';
 export { RerankRetriever } from './retrieval/rerank.ts';
+export { FusionRetriever, type FusionInput, type FusionOptions } from './retrieval/fusion/retriever.ts';
+export { fuseQuery, prepareQuery, ranxOrder, FUSION_METHODS, FUSION_NORMS, type FusionMethod, type FusionNorm, type FusionParams, type FusionSpec, type QueryRuns, type RunList } from './retrieval/fusion/index.ts';
+export { fuseRunFiles, type FusedRun } from './retrieval/fusion/files.ts';
 export { CrossEncoderRetriever } from './retrieval/dense/cross-encoder.ts';
 export { SparseProfiler, buildSparseProfiles } from './retrieval/profiler/sparse.ts';
 export { DenseProfiler } from './retrieval/profiler/dense.ts';

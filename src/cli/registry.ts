@@ -36,6 +36,7 @@ export const commands: CommandEntry[] = [
   { name: 'encode', summary: 'encode corpus articles with a transformer encoder into a resumable embedding store', load: () => import('./commands/encode.ts') },
   { name: 'embeddings import', summary: 'put vectors computed elsewhere (SciRepEval JSONL, .npy, safetensors) into an embedding store', load: () => import('./commands/embeddings-import.ts') },
   { name: 'embeddings export', summary: 'write an embedding store as .npy (float32) + paper ids, for NumPy', load: () => import('./commands/embeddings-export.ts') },
+  { name: 'fuse', summary: 'fuse TREC runs as ranx.fuse does (rrf, sum, mnz, wsum, …; min-max, zmuv, borda, … normalisation)', load: () => import('./commands/fuse.ts') },
   { name: 'merge-runs', summary: 'join the TREC runs of query shards (--shard I/N) into the unsharded run, byte for byte', load: () => import('./commands/merge-runs.ts') },
   { name: 'rerank', summary: 're-score each query\'s top K of a TREC run with a reranker (cross-encoder or LLM checkpoint); writes a TREC run', load: () => import('./commands/rerank.ts') },
   { name: 'dense search', summary: 'dense top-k (exact or HNSW) for query articles over a pool; writes a TREC run', load: () => import('./commands/dense-search.ts') },

@@ -9,12 +9,17 @@ interface RunToWrite {
   docnos: (doc: number) => string;
   run: RunCsr;
   tag: string;
+  /**
+   * Keep each list in the order given instead of trec_eval's (fusion writes ranx's order, whose ties are not
+   * docno-ordered); trec_eval reads the file the same either way, as it ignores the rank column.
+   */
+  keepOrder?: boolean;
 }
 
 /**
  * Write a TREC run: per query (in the given query order) docs best first — by score descending, ties by docno
  * descending, as trec_eval will rank them — with ranks 1..n. Float32 scores are written with the fewest digits
- * that read back to the same float32.
+ * that read back to the same float32, float64 ones with the fewest that read back to the same double.
  */
 export function writeRun(path: string, r: RunToWrite): void {
   const { offsets, docs, scores } = r.run;
@@ -32,7 +37,7 @@ export function writeRun(path: string, r: RunToWrite): void {
       const idx = Array.from({ length: n }, (_, i) => i);
       // Retrievers hand their lists over best first: sort only a list that is not in that order already.
       let sorted = true;
-      for (let i = 1; i < n && sorted; i++) sorted = order(i - 1, i) <= 0;
+      for (let i = 1; i < n && sorted && !r.keepOrder; i++) sorted = order(i - 1, i) <= 0;
       if (!sorted) idx.sort(order);
       const head = `${r.qids[q]} Q0 `;
       for (let k = 0; k < n; k++) {

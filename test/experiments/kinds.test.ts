@@ -69,5 +69,5 @@ test('registry: a toy kind registered in a test is read, priced, run and reporte
   }
   assert.ok(!kindNames().includes('toy'));
   assert.throws(() => unregisterKind('bm25'), /built in/);
-  assert.throws(() => parseConfig(CONFIG, 'toy.yaml'), /\[models\.near\.kind\]: must be bm25, dense, embeddings, navigation, profiler or rerank, got 'toy'/);
+  assert.throws(() => parseConfig(CONFIG, 'toy.yaml'), /\[models\.near\.kind\]: must be bm25, dense, embeddings, fusion, navigation, profiler or rerank, got 'toy'/);
 });

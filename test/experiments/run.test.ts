@@ -68,7 +68,7 @@ test('config: errors name the file, line and key', () => {
   bad(base + 'seed: 1.5\n', /\[seed\]: must be an integer in \[0, 2\^32\)/);
   bad(base + 'seed: 4294967297\n', /\[seed\]/);
   bad(base + 'emptyLists: skip\n', /\[emptyLists\]: must be zero or error/);
-  bad(base.replace('bm25: {}', 'bm25: {kind: sparse}'), /\[models\.bm25\.kind\]: must be bm25, dense, embeddings, navigation, profiler or rerank/);
+  bad(base.replace('bm25: {}', 'bm25: {kind: sparse}'), /\[models\.bm25\.kind\]: must be bm25, dense, embeddings, fusion, navigation, profiler or rerank/);
   bad(base.replace('bm25: {}', 'specter: {pooling: median}'), /\[models\.specter\.pooling\]: must be aspire or cls, mean, max, lasttoken, mean_sqrt_len_tokens, weightedmean \(several joined by '\+'\), got 'median'/);
   assert.throws(() => parseConfig(base, 'x.yaml', { seed: 1.5 }), /--seed must be an integer/);
   assert.throws(() => parseConfig(base, 'x.yaml', { repeats: 0 }), /--repeats must be a positive integer/);

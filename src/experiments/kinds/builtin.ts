@@ -3,9 +3,10 @@
 import { bm25 } from './bm25.ts';
 import { dense } from './dense.ts';
 import { embeddings } from './embeddings.ts';
+import { fusion } from './fusion.ts';
 import { navigation } from './navigation.ts';
 import { profiler } from './profiler.ts';
 import { rerank } from './rerank.ts';
 
 /** The built-in kinds, in file-name order (a function: entries import modules that import the registry). */
-export const builtInKinds = () => [bm25, dense, embeddings, navigation, profiler, rerank] as const;
+export const builtInKinds = () => [bm25, dense, embeddings, fusion, navigation, profiler, rerank] as const;

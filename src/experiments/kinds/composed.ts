@@ -87,7 +87,7 @@ export async function orSkip(name: string, f: () => Promise<ReadyModel>): Promis
   }
 }
 
-function combineWeights(ws: Weights[]): Weights {
+export function combineWeights(ws: Weights[]): Weights {
   return ws.includes('random') ? 'random' : ws.includes('imported') ? 'imported' : ws.every((w) => w === 'lexical') ? 'lexical' : 'trained';
 }
 
