@@ -57,6 +57,8 @@ export interface DecoderConfig {
   activation: 'silu' | 'gelu_tanh';
   /** Gemma scales the token embeddings by √hidden (as float32). */
   embedScale?: number;
+  /** The LM head is the token embedding table (tie_word_embeddings; the classes' default: Gemma 3 true, the others false). */
+  tieWordEmbeddings: boolean;
 }
 
 /** The classes each model_type's checkpoints come from (their encoder is the bare model, under `model.` or not). */
@@ -205,6 +207,7 @@ export function readDecoderConfig(k: Keys, type: DecoderModelType): DecoderConfi
     normPlusOne: gemma,
     sandwichNorms: gemma,
     activation: gemma ? 'gelu_tanh' : 'silu',
+    tieWordEmbeddings: k.bool('tie_word_embeddings', gemma),
     ...(gemma ? { embedScale: Math.fround(Math.sqrt(hiddenSize)) } : {}),
   };
 }
