@@ -17,7 +17,8 @@ Both use a Qwen2Tokenizer (byte-level BPE with Qwen's Split regex, NFC, 1,000 to
 Qwen3's. The pairs are made-up texts written here (short, long enough to truncate, non-ASCII, special-token text).
 golden.json: per folder the pairs, each pair's input ids as the reference tokenizes it alone, and the scores
 (CrossEncoder.predict with model_kwargs dtype float32, batch_size 4; the card's code with torch_dtype float32,
-batches of 4, left padding).
+batches of 4, left padding); and `templates`: renders of three chat templates (apply_chat_template, tokenize=False)
+for pairs with and without a system message and generation prompt.
 
 Needs a venv with torch, transformers 5.18, sentence-transformers 6, tokenizers:
   python scripts/dev/make-llm-reranker-fixtures.py
@@ -68,6 +69,32 @@ PAIRS = [
     ('', 'empty query'),
     ('Protein folding with attention', 'Attention-based models predict protein structure from sequence alone.'),
 ]
+
+
+# Chat templates of other shapes, rendered by transformers' apply_chat_template (tokenize=False) for the parity of
+# citebench's Jinja rendering: a loop over roles with whitespace control, and a ChatML pass-through over structured
+# content with a namespace, tests and the special-token variables.
+TEMPLATES = [
+    ("{%- for message in messages %}\n  {%- if message.role == 'system' %}\n<|im_start|>system\n{{ message.content }}<|im_end|>\n"
+     "  {%- elif message.role == 'query' %}\n<|im_start|>user\n<Query>: {{ message.content | trim }}\n"
+     "  {%- elif message.role == 'document' %}\n<Document>: {{ message.content }}<|im_end|>\n  {% endif %}\n{%- endfor %}\n"
+     "{%- if add_generation_prompt %}\n<|im_start|>assistant\n{% endif %}\n"),
+    ("{%- set ns = namespace(n=0) -%}\n{%- for m in messages -%}\n{%- set ns.n = ns.n + 1 -%}\n<|im_start|>{{ m.role }}\n"
+     "{% if m.content is string %}{{ m.content }}{% else %}{% for c in m.content %}{% if c.type == 'text' %}{{ c.text }}{% endif %}{% endfor %}{% endif %}"
+     "{% if not loop.last %}<|im_end|>{% endif %}\n\n{% endfor -%}\n{{ eos_token }}{{ ns.n }}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}\n\n"),
+]
+
+
+def template_renders(tok):
+    out = []
+    for t in TEMPLATES + [CHAT_TEMPLATE]:
+        structured = any(p in t for p in ('content[0]', '.type', "'type'", '"type"', 'item.type', 'message.content['))
+        for (q, d), system, agp in [(PAIRS[0], None, False), (PAIRS[7], 'An instruction.', True), (PAIRS[6], None, True), (PAIRS[8], ' padded ', False)]:
+            msg = (lambda role, text: {'role': role, 'content': [{'type': 'text', 'text': text}] if structured else text})
+            messages = ([msg('system', system)] if system else []) + [msg('query', q), msg('document', d)]
+            out.append({'template': t, 'messages': messages, 'add_generation_prompt': agp,
+                        'text': tok.apply_chat_template(messages, tokenize=False, chat_template=t, add_generation_prompt=agp)})
+    return out
 
 
 def training_texts():
@@ -230,6 +257,8 @@ def main():
                  f'transformers {transformers.__version__}, torch {torch.__version__}; random weights: nothing they rank means anything.'),
         'crossencoder': crossencoder(tok, g),
         'bare': bare(tok, g),
+        'templates': template_renders(tok),
+        'specialTokens': {k: str(v) for k, v in tok.special_tokens_map.items()},
     }
     with open(os.path.join(dst, 'golden.json'), 'w', encoding='utf-8') as f:
         json.dump(golden, f, ensure_ascii=False)

@@ -10,6 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { CausalLmScorer, DEFAULT_RERANK_INSTRUCTION, loadCausalReranker } from '../../src/retrieval/rerank/causal-lm.ts';
+import * as ort from 'onnxruntime-node';
+import { convertCheckpoint } from '../../src/retrieval/dense/convert.ts';
+import { createSession } from '../../src/retrieval/dense/encoder.ts';
 import { CitebenchError } from '../../src/util/errors.ts';
 
 const FIX = new URL('./fixtures/llm-rerankers/', import.meta.url).pathname;
@@ -138,6 +141,35 @@ describe('bare Qwen3ForCausalLM folder (the Qwen3-Reranker recipe)', () => {
       const got = await s.scoreTexts(g.pairs);
       assert.ok(got.every((x) => x > 0 && x < 1));
       close(got, g.runs[1].scores, 0.1, 'int8');
+    } finally {
+      await s.release();
+    }
+  });
+});
+
+describe('the causal-LM scoring head', () => {
+  test('reads the last real position under left and right padding alike; its cache key holds the head and ids', async () => {
+    const dir = copy('qwen3-reranker-bare');
+    const onnx = convertCheckpoint(dir, { causalLmHead: { tokenIds: [5, 7, 9] } });
+    assert.notEqual(onnx, convertCheckpoint(dir, { causalLmHead: { tokenIds: [7, 5, 9] } }));
+    assert.notEqual(onnx, convertCheckpoint(dir, {}));
+    const s = await createSession(onnx, { threads: 1 });
+    try {
+      assert.deepEqual(s.outputNames, ['logits']);
+      const a = [11, 12, 13, 14, 15];
+      const b = [21, 22, 23];
+      const run = async (rows: number[][], mask: number[][]) => {
+        const t = (x: number[][]) => new ort.Tensor('int64', BigInt64Array.from(x.flat().map(BigInt)), [x.length, x[0].length]);
+        const r = await s.run({ input_ids: t(rows), attention_mask: t(mask) });
+        return Array.from(r.logits.data as Float32Array);
+      };
+      const left = await run([a, [0, 0, ...b]], [[1, 1, 1, 1, 1], [0, 0, 1, 1, 1]]);
+      const right = await run([a, [...b, 0, 0]], [[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]]);
+      const alone = await run([b], [[1, 1, 1]]);
+      assert.equal(left.length, 6);
+      left.forEach((x, i) => assert.ok(Math.abs(x - right[i]) < 1e-5, `${i}: ${x} vs ${right[i]}`));
+      alone.forEach((x, i) => assert.ok(Math.abs(x - left[3 + i]) < 1e-5));
+      assert.ok(Math.abs(left[0] - left[3]) > 1e-4, 'the two rows differ');
     } finally {
       await s.release();
     }

@@ -221,7 +221,7 @@ function chatTemplateOf(dir: string): { source: string; file: string } {
 }
 
 /** The named special tokens transformers passes a chat template (special_tokens_map): those the tokenizer config sets. */
-function specialTokenVars(dir: string): Json {
+export function chatTemplateVariables(dir: string): Json {
   const out: Json = {};
   const text = (v: unknown) => (typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as Json).content === 'string' ? ((v as Json).content as string) : undefined);
   const sources = [join(dir, 'special_tokens_map.json'), join(dir, 'tokenizer_config.json')].filter((f) => existsSync(f)).map(readJson);
@@ -234,7 +234,7 @@ function specialTokenVars(dir: string): Json {
 }
 
 /** sentence-transformers' message format: the folder's, else inferred from the template as its InputFormatter does. */
-function inferFormat(template: string): 'flat' | 'structured' {
+export function inferMessageFormat(template: string): 'flat' | 'structured' {
   return ['content[0]', '.type', "'type'", '"type"', 'item.type', 'message.content['].some((p) => template.includes(p)) ? 'structured' : 'flat';
 }
 
@@ -244,27 +244,36 @@ interface Prompt {
   fingerprint: Json;
 }
 
-function chatPrompt(ce: CeFolder, tok: ArticleTokenizer, maxLength: number, instruction: string | undefined): Prompt {
+/**
+ * A chat template as transformers renders it (Jinja with trim_blocks and lstrip_blocks, one trailing newline
+ * dropped): a function of the template's variables (messages, add_generation_prompt, special tokens…).
+ */
+export function compileChatTemplate(source: string, file: string): (vars: Record<string, unknown>) => string {
   patchJinja();
-  const { source, file } = chatTemplateOf(ce.transformerDir);
   let template: Template;
   try {
     template = new Template(source);
   } catch (e) {
     throw new CitebenchError(`${file}: cannot parse the chat template (${(e as Error).message})`);
   }
-  const format = ce.messageFormat ?? inferFormat(source);
-  const vars = { ...specialTokenVars(ce.transformerDir), ...ce.chatKwargs };
-  const message = (role: string, text: string) => ({ role, content: format === 'flat' ? text : [{ type: 'text', text }] });
-  const system = instruction ?? ce.defaultPrompt;
-  const messages = (q: string, d: string) => [...(system ? [message('system', system)] : []), message('query', q), message('document', d)];
-  const render = (q: string, d: string): string => {
+  return (vars) => {
     try {
-      return template.render({ add_generation_prompt: false, ...vars, messages: messages(q, d) });
+      return template.render({ add_generation_prompt: false, ...vars });
     } catch (e) {
       throw new CitebenchError(`${file}: the chat template failed on a (query, document) pair (${(e as Error).message})`);
     }
   };
+}
+
+function chatPrompt(ce: CeFolder, tok: ArticleTokenizer, maxLength: number, instruction: string | undefined): Prompt {
+  const { source, file } = chatTemplateOf(ce.transformerDir);
+  const template = compileChatTemplate(source, file);
+  const format = ce.messageFormat ?? inferMessageFormat(source);
+  const vars = { ...chatTemplateVariables(ce.transformerDir), ...ce.chatKwargs };
+  const message = (role: string, text: string) => ({ role, content: format === 'flat' ? text : [{ type: 'text', text }] });
+  const system = instruction ?? ce.defaultPrompt;
+  const messages = (q: string, d: string) => [...(system ? [message('system', system)] : []), message('query', q), message('document', d)];
+  const render = (q: string, d: string): string => template({ ...vars, messages: messages(q, d) });
   // sentence-transformers' template tail: the common token suffix of two renders with different fillers.
   const first = tok.body(render('0', '0'));
   const second = tok.body(render('1 2 3 4', '1 2 3 4'));

@@ -154,7 +154,14 @@ function causalLmGraph(g: GraphBuilder, c: DecoderConfig, w: ModelWeights, final
   const maskF = g.node('Cast', ['attention_mask'], 'head.mask_f', { to: { i: ElemType.FLOAT } });
   const last = g.node('ArgMax', [maskF], 'head.last', { axis: { i: 1 }, keepdims: { i: 1 }, select_last_index: { i: 1 } });
   const state = g.node('GatherND', [final, last], 'head.state', { batch_dims: { i: 1 } });
-  g.linear(state, head, undefined, 'logits');
+  const cap = c.finalLogitSoftcap;
+  if (cap === undefined) g.linear(state, head, undefined, 'logits');
+  else {
+    // Gemma's final soft-capping, as Gemma3ForCausalLM computes it: (logits / cap).tanh() · cap.
+    const raw = g.linear(state, head, undefined, 'head.raw');
+    const c1 = g.scalar(`c.softcap${cap}`, cap);
+    g.node('Mul', [g.node('Tanh', [g.node('Div', [raw, c1], 'head.scaled')], 'head.tanh'), c1], 'logits');
+  }
   return {
     inputs: inputs.map((name) => ({ name, type: ElemType.INT64, shape: ['batch', 'seq'] })),
     outputs: [{ name: 'logits', type: ElemType.FLOAT, shape: ['batch', ids.length] }],
