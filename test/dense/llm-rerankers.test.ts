@@ -9,7 +9,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { CausalLmScorer, DEFAULT_RERANK_INSTRUCTION, loadCausalReranker } from '../../src/retrieval/rerank/causal-lm.ts';
+import { CausalLmScorer, chatTemplateVariables, compileChatTemplate, DEFAULT_RERANK_INSTRUCTION, inferMessageFormat, loadCausalReranker } from '../../src/retrieval/rerank/causal-lm.ts';
 import * as ort from 'onnxruntime-node';
 import { convertCheckpoint } from '../../src/retrieval/dense/convert.ts';
 import { createSession } from '../../src/retrieval/dense/encoder.ts';
@@ -19,6 +19,8 @@ const FIX = new URL('./fixtures/llm-rerankers/', import.meta.url).pathname;
 interface Golden {
   crossencoder: { maxLength: number; activation: string; pairs: [string, string][]; ids: number[][]; scores: number[]; logOdds: number[] };
   bare: { maxLength: number; pairs: [string, string][]; runs: { instruction: string | null; ids: number[][]; scores: number[] }[] };
+  templates: { template: string; messages: { role: string; content: unknown }[]; add_generation_prompt: boolean; text: string }[];
+  specialTokens: Record<string, string>;
 }
 const golden = JSON.parse(readFileSync(join(FIX, 'golden.json'), 'utf8')) as Golden;
 
@@ -172,6 +174,20 @@ describe('the causal-LM scoring head', () => {
       assert.ok(Math.abs(left[0] - left[3]) > 1e-4, 'the two rows differ');
     } finally {
       await s.release();
+    }
+  });
+});
+
+describe('chat templates rendered as transformers renders them', () => {
+  test('three templates (selectattr/first/default, a role loop with whitespace control, ChatML over structured content): the same text', () => {
+    const vars = chatTemplateVariables(join(FIX, 'qwen3-crossencoder'));
+    assert.deepEqual(vars, golden.specialTokens);
+    assert.equal(golden.templates.length, 12);
+    for (const [i, t] of golden.templates.entries()) {
+      const structured = inferMessageFormat(t.template) === 'structured';
+      assert.equal(structured, Array.isArray(t.messages[0].content), `template ${i}: message format`);
+      const render = compileChatTemplate(t.template, `template ${i}`);
+      assert.equal(render({ ...vars, messages: t.messages, add_generation_prompt: t.add_generation_prompt }), t.text, `template render ${i}`);
     }
   });
 });
