@@ -381,6 +381,10 @@ export async function loadCausalReranker(dir: string, opts: RerankerOptions): Pr
   const ce = form === 'logit-score' ? readCeFolder(dir)! : undefined;
   const tdir = ce?.transformerDir ?? dir;
   const tok = loadArticleTokenizer(tdir);
+  const tokCfg = join(tdir, 'tokenizer_config.json');
+  // Both recipes cut the text's end (transformers' default truncation side); a left-truncating tokenizer would cut the prompt's frame.
+  if (existsSync(tokCfg) && readJson(tokCfg).truncation_side === 'left') throw new InputError(tokCfg, undefined, 'truncation_side', '"left": citebench truncates prompts on the right, as transformers does by default');
+  if (opts.batchSize !== undefined && (!Number.isInteger(opts.batchSize) || opts.batchSize < 1)) throw new CitebenchError(`batch size must be a positive integer, got ${opts.batchSize}`);
   let prompt: Prompt;
   let tokenIds: number[];
   let score: (logits: Float32Array, row: number) => number;
