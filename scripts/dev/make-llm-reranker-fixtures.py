@@ -11,14 +11,16 @@ the reference code computes with them in float32:
   scored by the model card's code (prefix, `<Instruct>: … <Query>: … <Document>: …`, suffix, truncation to
   max_length − prefix − suffix, P("yes")) with max_length 200, once with the card's default instruction and once
   with citebench's.
-Both use a Qwen2Tokenizer (byte-level BPE with Qwen's Split regex, NFC, 1,000 tokens) trained here with the
+Both use a Qwen2Tokenizer (byte-level BPE with Qwen's Split regex, NFC, 600 tokens) trained here with the
 `tokenizers` library on the titles and abstracts of the S2ORC metadata sample (allenai/s2orc, ODC-BY 1.0) in
 ../shared, with <|endoftext|> <|im_start|> <|im_end|> (special) and <think> </think> (not special) after it, as
 Qwen3's. The pairs are made-up texts written here (short, long enough to truncate, non-ASCII, special-token text).
 golden.json: per folder the pairs, each pair's input ids as the reference tokenizes it alone, and the scores
 (CrossEncoder.predict with model_kwargs dtype float32, batch_size 4; the card's code with torch_dtype float32,
 batches of 4, left padding); and `templates`: renders of three chat templates (apply_chat_template, tokenize=False)
-for pairs with and without a system message and generation prompt.
+for pairs with and without a system message and generation prompt; `heads`: llama-head/ and gemma3-head/, tiny
+LlamaForCausalLM (own lm_head) and Gemma3ForCausalLM (tied, final_logit_softcapping 30, a sliding layer) folders
+without a tokenizer, with transformers' logits[:, -1, ids] for a left-padded batch (the scoring head on other decoders).
 
 Needs a venv with torch, transformers 5.18, sentence-transformers 6, tokenizers:
   python scripts/dev/make-llm-reranker-fixtures.py
@@ -116,7 +118,7 @@ def tokenizer_folder():
         pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False),
     ])
     t.decoder = decoders.ByteLevel()
-    t.train_from_iterator(training_texts(), trainers.BpeTrainer(vocab_size=1000, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False))
+    t.train_from_iterator(training_texts(), trainers.BpeTrainer(vocab_size=600, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False))
     t.add_special_tokens([AddedToken(s, special=True, normalized=False) for s in ('<|endoftext|>', '<|im_start|>', '<|im_end|>')])
     t.add_tokens([AddedToken(s, special=False, normalized=False) for s in ('<think>', '</think>')])
     t.post_processor = processors.ByteLevel(trim_offsets=False)
@@ -247,6 +249,38 @@ def bare(tok, g):
     return {'maxLength': 200, 'pairs': PAIRS, 'runs': runs, 'yes': tok.convert_tokens_to_ids('yes'), 'no': tok.convert_tokens_to_ids('no')}
 
 
+def head_checks(g):
+    """Tiny Llama (own lm_head) and Gemma 3 (tied, final_logit_softcapping 30, sliding layers) causal LMs without a
+    tokenizer: transformers' logits[:, -1, ids] in float32 for a left-padded batch of random ids."""
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig, LlamaConfig, LlamaForCausalLM
+    ids = [3, 250, 17]
+    out = {}
+    for name, model in [
+        ('llama-head', LlamaForCausalLM(LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4,
+                                                     num_key_value_heads=2, max_position_embeddings=128, tie_word_embeddings=False, pad_token_id=0))),
+        ('gemma3-head', Gemma3ForCausalLM(Gemma3TextConfig(vocab_size=300, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=2,
+                                                           num_key_value_heads=1, head_dim=16, query_pre_attn_scalar=16, max_position_embeddings=128,
+                                                           sliding_window=4, layer_types=['sliding_attention', 'full_attention'],
+                                                           final_logit_softcapping=30.0, pad_token_id=0))),
+    ]:
+        model.eval()
+        with torch.no_grad():
+            for pname, p in model.named_parameters():
+                p.copy_((1 if (p.dim() == 1 and 'gemma' not in name) else 0) + 0.3 * torch.randn(p.shape, generator=g))
+        d = os.path.join(dst, name)
+        model.to(torch.bfloat16).save_pretrained(d)
+        m = AutoModelForCausalLM.from_pretrained(d, dtype=torch.float32).eval()
+        lengths = [12, 7, 3]
+        rows = [[int(x) for x in torch.randint(1, 300, (n,), generator=g)] for n in lengths]
+        width = max(lengths)
+        input_ids = torch.tensor([[0] * (width - len(r)) + r for r in rows])
+        mask = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in rows])
+        with torch.no_grad():
+            logits = m(input_ids=input_ids, attention_mask=mask).logits[:, -1, ids]
+        out[name] = {'tokenIds': ids, 'rows': rows, 'logits': logits.tolist()}
+    return out
+
+
 def main():
     shutil.rmtree(dst, ignore_errors=True)
     os.makedirs(dst)
@@ -258,6 +292,7 @@ def main():
         'crossencoder': crossencoder(tok, g),
         'bare': bare(tok, g),
         'templates': template_renders(tok),
+        'heads': head_checks(g),
         'specialTokens': {k: str(v) for k, v in tok.special_tokens_map.items()},
     }
     with open(os.path.join(dst, 'golden.json'), 'w', encoding='utf-8') as f:

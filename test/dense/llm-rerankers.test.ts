@@ -21,6 +21,7 @@ interface Golden {
   bare: { maxLength: number; pairs: [string, string][]; runs: { instruction: string | null; ids: number[][]; scores: number[] }[] };
   templates: { template: string; messages: { role: string; content: unknown }[]; add_generation_prompt: boolean; text: string }[];
   specialTokens: Record<string, string>;
+  heads: Record<string, { tokenIds: number[]; rows: number[][]; logits: number[][] }>;
 }
 const golden = JSON.parse(readFileSync(join(FIX, 'golden.json'), 'utf8')) as Golden;
 
@@ -176,6 +177,26 @@ describe('the causal-LM scoring head', () => {
       await s.release();
     }
   });
+});
+
+describe('the scoring head on other decoders', () => {
+  for (const name of ['llama-head', 'gemma3-head']) {
+    test(`${name}: logits of the selected tokens at the last position within 1e-4 of transformers' (left-padded batch)`, async () => {
+      const h = golden.heads[name];
+      const dir = copy(name);
+      const s = await createSession(convertCheckpoint(dir, { causalLmHead: { tokenIds: h.tokenIds } }), { threads: 1 });
+      try {
+        const width = Math.max(...h.rows.map((r) => r.length));
+        const ids = h.rows.flatMap((r) => [...Array(width - r.length).fill(0), ...r]);
+        const mask = h.rows.flatMap((r) => [...Array(width - r.length).fill(0), ...r.map(() => 1)]);
+        const t = (x: number[]) => new ort.Tensor('int64', BigInt64Array.from(x.map(BigInt)), [h.rows.length, width]);
+        const got = Array.from((await s.run({ input_ids: t(ids), attention_mask: t(mask) })).logits.data as Float32Array);
+        h.logits.flat().forEach((w, i) => assert.ok(Math.abs(got[i] - w) <= 1e-4, `${name} ${i}: ${got[i]} vs ${w}`));
+      } finally {
+        await s.release();
+      }
+    });
+  }
 });
 
 describe('chat templates rendered as transformers renders them', () => {
