@@ -28,6 +28,11 @@ export interface ConvertOptions {
    * whose bottleneck adapter goes into the graph; its files' content is part of the cache key.
    */
   adapter?: string;
+  /**
+   * A causal LM's scoring head (encoder-graph causalLmHead): the graph outputs `logits` of only these token ids at
+   * the last real position. Part of the cache key (head and ids), so a scorer's graph never meets an embedder's.
+   */
+  causalLmHead?: { tokenIds: readonly number[] };
   /** Told when a conversion runs (it takes seconds for a BERT-base checkpoint). */
   log?: (line: string) => void;
 }
@@ -44,7 +49,7 @@ function adapterKeyFiles(adapterDir: string): string[] {
  * The cache key of a model folder's checkpoint: config.json and weight files by content, the converter version,
  * and with an adapter its config and weight file by content (a model without one keeps the key it always had).
  */
-function conversionKey(dir: string, weightFiles: readonly string[], adapterDir?: string): string {
+function conversionKey(dir: string, weightFiles: readonly string[], adapterDir?: string, head?: { tokenIds: readonly number[] }): string {
   const h = sha256().update(`citebench-bert-convert\u0000${CONVERTER_VERSION}\u0000`);
   h.update(`config.json\u0000${fileContentHash(join(dir, 'config.json'))}\u0000`);
   for (const f of weightFiles) h.update(`${basename(f)}\u0000${fileContentHash(f)}\u0000`);
@@ -52,6 +57,7 @@ function conversionKey(dir: string, weightFiles: readonly string[], adapterDir?:
     h.update('adapter\u0000');
     for (const f of adapterKeyFiles(adapterDir)) h.update(`${basename(f)}\u0000${fileContentHash(f)}\u0000`);
   }
+  if (head !== undefined) h.update(`causal-lm-head\u0000${head.tokenIds.join(',')}\u0000`);
   return `${h.hex(16)}-v${CONVERTER_VERSION}`;
 }
 
@@ -63,13 +69,13 @@ export function convertCheckpoint(dir: string, opts: ConvertOptions = {}): strin
   const config = readEncoderConfig(join(dir, 'config.json'));
   const files = checkpointFiles(dir);
   if (!files) throw new CitebenchError(`${dir}: no checkpoint to convert (model.safetensors, pytorch_model.bin or their sharded index)`);
-  const out = join(dir, CONVERT_CACHE, conversionKey(dir, files, opts.adapter), opts.quantize ? 'model_quantized.onnx' : 'model.onnx');
+  const out = join(dir, CONVERT_CACHE, conversionKey(dir, files, opts.adapter, opts.causalLmHead), opts.quantize ? 'model_quantized.onnx' : 'model.onnx');
   // A cached file needs nothing read: not even the checkpoint's header (a pickle for pytorch_model.bin).
   if (existsSync(out)) return out;
   const adapter = opts.adapter === undefined ? undefined : readAdapter(opts.adapter, config);
   const checkpoint = readCheckpoint(dir);
   // config.json is checked against the weights and every tensor looked up and shape-checked here, before anything is written.
-  const graph = buildEncoderGraph(config, checkpoint, { quantize: opts.quantize, adapter });
+  const graph = buildEncoderGraph(config, checkpoint, { quantize: opts.quantize, adapter, causalLmHead: opts.causalLmHead });
   try {
     mkdirSync(join(dir, CONVERT_CACHE), { recursive: true });
     accessSync(join(dir, CONVERT_CACHE), constants.W_OK);
@@ -77,7 +83,7 @@ export function convertCheckpoint(dir: string, opts: ConvertOptions = {}): strin
     throw new CitebenchError(`${dir}: cannot write the converted model into ${CONVERT_CACHE} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); copy the model folder somewhere writable`);
   }
   const what = [...checkpoint.files.map((f) => basename(f)), ...(adapter ? [`adapter ${basename(adapter.weightsFile)}`] : [])].join(', ');
-  opts.log?.(`converting ${what} (${checkpoint.format}${config.modelType === 'bert' ? '' : `, ${config.modelType}`}) to ONNX${opts.quantize ? ' (int8)' : ''}: ${out}`);
+  opts.log?.(`converting ${what} (${checkpoint.format}${config.modelType === 'bert' ? '' : `, ${config.modelType}`})${opts.causalLmHead ? ` with a causal-LM scoring head (token ids ${opts.causalLmHead.tokenIds.join(', ')})` : ''} to ONNX${opts.quantize ? ' (int8)' : ''}: ${out}`);
   writeModel(out, graph);
   return out;
 }

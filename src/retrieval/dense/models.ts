@@ -203,7 +203,7 @@ function readHiddenSize(configPath: string): { hiddenSize: number; architecture?
  * A sentence-transformers folder's length when sentence_bert_config.json sets none: the tokenizer's
  * model_max_length capped by config.json max_position_embeddings (6.x base/modules/transformer.py).
  */
-function tokenizerLimit(transformerDir: string): number | undefined {
+export function tokenizerLimit(transformerDir: string): number | undefined {
   const num = (path: string, key: string): number | undefined => {
     try {
       const v = (JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>)[key];

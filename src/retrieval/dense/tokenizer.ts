@@ -47,6 +47,8 @@ export interface ArticleTokenizer {
   paddingSide: 'left' | 'right';
   /** Ids of the special (added) tokens. */
   specialIds: Set<number>;
+  /** The id of a token given as its vocabulary string (transformers' convert_tokens_to_ids), added tokens included. */
+  tokenId(token: string): number | undefined;
 }
 
 export interface TokenizerOptions {
@@ -215,7 +217,21 @@ export function loadArticleTokenizer(dir: string, opts: TokenizerOptions = {}): 
     sepSource: own === undefined ? 'space' : 'tokenizer',
     paddingSide,
     specialIds,
+    tokenId: (token) => tokenIdOf(json, token),
   };
+}
+
+/** A token's id in tokenizer.json: an added token, else the model's vocabulary (an object, or Unigram's [piece, score] list). */
+function tokenIdOf(json: TokenizerJson, token: string): number | undefined {
+  const added = (json.added_tokens ?? []).find((t) => t.content === token);
+  if (added) return added.id;
+  const vocab = (json.model as { vocab?: unknown } | undefined)?.vocab;
+  if (Array.isArray(vocab)) {
+    const i = vocab.findIndex((e) => Array.isArray(e) && e[0] === token);
+    return i < 0 ? undefined : i;
+  }
+  const v = vocab && typeof vocab === 'object' ? (vocab as Record<string, unknown>)[token] : undefined;
+  return typeof v === 'number' && Object.hasOwn(vocab as object, token) ? v : undefined;
 }
 
 /**

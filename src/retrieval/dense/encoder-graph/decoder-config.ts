@@ -57,6 +57,10 @@ export interface DecoderConfig {
   activation: 'silu' | 'gelu_tanh';
   /** Gemma scales the token embeddings by √hidden (as float32). */
   embedScale?: number;
+  /** The LM head is the token embedding table (tie_word_embeddings; the classes' default: Gemma 3 true, the others false). */
+  tieWordEmbeddings: boolean;
+  /** Gemma's final_logit_softcapping: a causal LM's logits become cap · tanh(logits / cap) (the scoring head's only). */
+  finalLogitSoftcap?: number;
 }
 
 /** The classes each model_type's checkpoints come from (their encoder is the bare model, under `model.` or not). */
@@ -207,6 +211,8 @@ export function readDecoderConfig(k: Keys, type: DecoderModelType): DecoderConfi
     normPlusOne: gemma,
     sandwichNorms: gemma,
     activation: gemma ? 'gelu_tanh' : 'silu',
+    tieWordEmbeddings: k.bool('tie_word_embeddings', gemma),
+    ...(gemma && k.has('final_logit_softcapping') ? { finalLogitSoftcap: k.positive('final_logit_softcapping', 1) } : {}),
     ...(gemma ? { embedScale: Math.fround(Math.sqrt(hiddenSize)) } : {}),
   };
 }

@@ -8,12 +8,12 @@
  * `last_hidden_state`; embeddings excluded), which ASPIRE-style pooling reads. Pooling stays outside the graph.
  */
 import { CitebenchError } from '../../../util/errors.ts';
-import type { Checkpoint } from '../checkpoint/tensors.ts';
+import type { Checkpoint, CheckpointTensor } from '../checkpoint/tensors.ts';
 import { ElemType, type GraphSpec } from '../onnx-graph.ts';
 import { adapterSubLayerOutput, type Adapter } from './adapters.ts';
 import { declareConstants, paddingMask } from './attention.ts';
 import { bertEmbeddings, bertLayer, plainSubLayerOutput } from './bert.ts';
-import { GraphBuilder } from './builder.ts';
+import { GraphBuilder, type Param } from './builder.ts';
 import { isDecoder, type BertFamilyConfig, type EncoderConfig, type ModernBertConfig } from './config.ts';
 import type { DecoderConfig } from './decoder-config.ts';
 import { decoderContext, decoderEmbeddings, decoderFinal, decoderLayer } from './decoder.ts';
@@ -33,6 +33,13 @@ export interface EncoderGraphOptions {
   adapter?: Adapter;
   /** Also output every hidden state (`hidden_states.0` = embeddings … `hidden_states.N`), as transformers returns them; for checks. */
   hiddenStates?: boolean;
+  /**
+   * A causal LM's scoring head instead of the hidden states (decoders only): the final-normed hidden state at each
+   * row's last real position (the last position whose attention_mask is 1: seq − 1 under left padding) times only
+   * these rows of the LM head (`lm_head.weight`, or the token embedding table with tie_word_embeddings). Output
+   * `logits` [batch, tokenIds.length]: the logits of those tokens that transformers' `logits[:, -1]` holds.
+   */
+  causalLmHead?: { tokenIds: readonly number[] };
 }
 
 /** An architecture as its parts: what the graph takes, and the model's state from input ids to the last layer. */
@@ -97,7 +104,9 @@ export function buildEncoderGraph(config: EncoderConfig, ck: Checkpoint, opts: E
   if (opts.adapter && (config.modelType === 'modernbert' || isDecoder(config))) throw new CitebenchError(`${opts.adapter.configFile}: adapters are applied to BERT, RoBERTa and XLM-RoBERTa encoders only`);
   const g = new GraphBuilder(opts.quantize ?? false);
   declareConstants(g, config.numHeads, isDecoder(config) ? config.numHeads * config.headDim : config.hiddenSize);
+  if (opts.causalLmHead && !isDecoder(config)) throw new CitebenchError(`${config.file}: a causal-LM scoring head needs a decoder (model_type qwen3, qwen2, llama, mistral, gemma3_text), not ${config.modelType}`);
   const { embeddings, layers, final } = arch.build(g, config, w, opts);
+  if (opts.causalLmHead) return causalLmGraph(g, config as DecoderConfig, w, final!, opts.causalLmHead.tokenIds, arch.inputs(config));
   // transformers' hidden_states: the embeddings, each layer's output, the last replaced by last_hidden_state.
   const states = final ? [...layers.slice(0, -1), final] : layers;
   g.node('Identity', [states.at(-1)!], 'last_hidden_state');
@@ -111,6 +120,51 @@ export function buildEncoderGraph(config: EncoderConfig, ck: Checkpoint, opts: E
   return {
     inputs: arch.inputs(config).map((name) => ({ name, type: ElemType.INT64, shape: ['batch', 'seq'] })),
     outputs,
+    nodes: g.nodes,
+    initializers: g.initializers,
+    opset: 17,
+  };
+}
+
+/** The rows `ids` of a [vocab, hidden] table as a tensor of their own, read row by row where the reader can. */
+function selectedRows(t: CheckpointTensor, ids: readonly number[], name: string): CheckpointTensor {
+  const h = t.shape[1]!;
+  return {
+    name,
+    dtype: 'F32',
+    shape: [ids.length, h],
+    float32: () => {
+      const out = new Float32Array(ids.length * h);
+      const whole = t.float32Range ? undefined : t.float32();
+      ids.forEach((id, r) => out.set(whole ? whole.subarray(id * h, (id + 1) * h) : t.float32Range!(id * h, h), r * h));
+      return out;
+    },
+  };
+}
+
+function causalLmGraph(g: GraphBuilder, c: DecoderConfig, w: ModelWeights, final: string, ids: readonly number[], inputs: string[]): GraphSpec {
+  if (ids.length === 0) throw new CitebenchError(`${c.file}: a causal-LM scoring head needs at least one token id`);
+  for (const id of ids)
+    if (!Number.isInteger(id) || id < 0 || id >= c.vocabSize) throw new CitebenchError(`${c.file}: token id ${id} is outside the vocabulary (vocab_size ${c.vocabSize})`);
+  const shape = [c.vocabSize, c.hiddenSize];
+  // transformers ties lm_head to embed_tokens when tie_word_embeddings is set, whatever lm_head.weight the file holds.
+  const table = c.tieWordEmbeddings ? w.get('embed_tokens.weight', shape) : w.lmHead(shape);
+  const head: Param = { name: 'lm_head.selected', tensor: selectedRows(table.tensor, ids, 'lm_head.selected') };
+  // The last real position of each row (the last 1 of its mask): seq − 1 under left padding, length − 1 under right.
+  const maskF = g.node('Cast', ['attention_mask'], 'head.mask_f', { to: { i: ElemType.FLOAT } });
+  const last = g.node('ArgMax', [maskF], 'head.last', { axis: { i: 1 }, keepdims: { i: 1 }, select_last_index: { i: 1 } });
+  const state = g.node('GatherND', [final, last], 'head.state', { batch_dims: { i: 1 } });
+  const cap = c.finalLogitSoftcap;
+  if (cap === undefined) g.linear(state, head, undefined, 'logits');
+  else {
+    // Gemma's final soft-capping, as Gemma3ForCausalLM computes it: (logits / cap).tanh() · cap.
+    const raw = g.linear(state, head, undefined, 'head.raw');
+    const c1 = g.scalar(`c.softcap${cap}`, cap);
+    g.node('Mul', [g.node('Tanh', [g.node('Div', [raw, c1], 'head.scaled')], 'head.tanh'), c1], 'logits');
+  }
+  return {
+    inputs: inputs.map((name) => ({ name, type: ElemType.INT64, shape: ['batch', 'seq'] })),
+    outputs: [{ name: 'logits', type: ElemType.FLOAT, shape: ['batch', ids.length] }],
     nodes: g.nodes,
     initializers: g.initializers,
     opset: 17,

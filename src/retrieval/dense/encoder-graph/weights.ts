@@ -73,6 +73,19 @@ export class ModelWeights {
     return { name, tensor: t };
   }
 
+  /**
+   * A causal LM's `lm_head.weight` (top level in *ForCausalLM checkpoints, beside `model.`), shape-checked; one line
+   * when absent (transformers would initialise it at random).
+   */
+  lmHead(shape: number[]): Param {
+    const t = this.ck.tensors.get('lm_head.weight');
+    if (!t) throw new CitebenchError(`${this.where}: no 'lm_head.weight' and ${this.config.file} does not set tie_word_embeddings; not a causal LM checkpoint (its scoring head is missing)`);
+    if (t.shape.length !== 2 || t.shape[0] !== shape[0] || t.shape[1] !== shape[1])
+      throw new CitebenchError(`${this.where}: tensor 'lm_head.weight' has shape [${t.shape.join(', ')}], ${this.config.file} implies [${shape.join(', ')}]; the checkpoint and its config.json do not belong together`);
+    if (!['F32', 'F16', 'BF16'].includes(t.dtype)) throw new CitebenchError(`${this.where}: tensor 'lm_head.weight' is ${t.dtype}, not a floating-point weight`);
+    return { name: 'lm_head.weight', tensor: t };
+  }
+
   /** `get` when config.json says the parameter exists (a bias flag), else undefined. */
   optional(name: string, shape: number[], present: boolean): Param | undefined {
     return present ? this.get(name, shape) : undefined;
