@@ -5,7 +5,7 @@
  * descending, ties by the tie key, cut at the request's k. The `citebench fuse` command keeps ranx's own order and
  * doubles instead (files.ts); the fused scores are the same.
  */
-import type { RankedLists, Retriever, SearchRequest } from '../retriever.ts';
+import { addCosts, costsOf, type RankedLists, type Retriever, type SearchCosts, type SearchRequest } from '../retriever.ts';
 import { arrayDigest, rankLists } from '../scorer.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { fuseQuery, prepareQuery, METHOD_PARAMS, paramsProblem, type FusionParams, type FusionSpec } from './index.ts';
@@ -68,18 +68,34 @@ export class FusionRetriever implements Retriever {
     return new FusionRetriever({ ...this.opts, spec: { ...this.opts.spec, params } });
   }
 
+  private costs: SearchCosts = { seconds: {}, pairs: 0 };
+
+  /** The inputs' searches (their own stages: first stage, re-scoring) and the fusion, apart. */
+  takeCosts(): SearchCosts {
+    const c = this.costs;
+    this.costs = { seconds: {}, pairs: 0 };
+    return c;
+  }
+
   async search(req: SearchRequest): Promise<RankedLists> {
     const excludeSelf = req.excludeSelf ?? true;
     let lists: RankedLists[];
+    const input = async (r: Retriever, k: number) => {
+      const t0 = performance.now();
+      const got = await r.search({ ...req, k, excludeSelf, onResult: undefined });
+      addCosts(this.costs, costsOf(r, (performance.now() - t0) / 1000));
+      return got;
+    };
     if (req.candidates) {
       if (req.candidates.length !== req.queries.length) throw new CitebenchError(`candidates: ${req.candidates.length} lists for ${req.queries.length} queries`);
       const k = Math.max(1, ...req.candidates.map((c) => c.length));
       lists = [];
-      for (const i of this.opts.inputs) lists.push(await i.retriever.search({ ...req, k, excludeSelf, onResult: undefined }));
+      for (const i of this.opts.inputs) lists.push(await input(i.retriever, k));
     } else {
       lists = [];
-      for (const i of this.opts.inputs) lists.push(await i.retriever.search({ ...req, k: this.opts.depth, excludeSelf, onResult: undefined }));
+      for (const i of this.opts.inputs) lists.push(await input(i.retriever, this.opts.depth));
     }
+    const t0 = performance.now();
     const docs: Uint32Array[] = [];
     const scores: Float64Array[] = [];
     for (let q = 0; q < req.queries.length; q++) {
@@ -89,6 +105,7 @@ export class FusionRetriever implements Retriever {
       scores.push(fused.scores);
     }
     const out = rankLists(docs, scores, req.k, this.opts.tieKey);
+    addCosts(this.costs, { seconds: { fusion: (performance.now() - t0) / 1000 }, pairs: 0 });
     if (req.onResult) for (let q = 0; q < req.queries.length; q++) req.onResult(q, out.docs.subarray(out.offsets[q], out.offsets[q + 1]), out.scores.subarray(out.offsets[q], out.offsets[q + 1]));
     return out;
   }
