@@ -260,6 +260,8 @@ export interface AllPairs {
   /** Queries every system has (the ones tested). */
   n: number;
   means: number[];
+  /** Each system's 95 % t-interval of its mean over those queries. */
+  ci95: Interval[];
   /** pairs[k]: systems a and b (a before b), mean_a − mean_b, Tukey HSD p. */
   pairs: { a: string; b: string; meanDiff: number; pTukey: number }[];
   /** Compact letter display at `alpha`: systems sharing a letter are not significantly different. */
@@ -286,7 +288,7 @@ export function testAllPairs(values: Iterable<QueryValue>, opts: TestOptions & {
       const t = randomizedTukeyHsd(cols, { trials: opts.trials ?? TRIALS, seed: `${opts.seed ?? 0}|${name(family, cell, 'all-pairs')}|tukey` });
       const pairs: AllPairs['pairs'] = [];
       for (let i = 0; i < systems.length; i++) for (let j = i + 1; j < systems.length; j++) pairs.push({ a: systems[i], b: systems[j], meanDiff: t.means[i] - t.means[j], pTukey: t.p[i][j] });
-      out.push({ family, cell, systems, n: shared.length, means: t.means, pairs, letters: compactLetters(t.means, (i, j) => t.p[i][j] < alpha) });
+      out.push({ family, cell, systems, n: shared.length, means: t.means, ci95: cols.map((c) => meanInterval(c).ci95), pairs, letters: compactLetters(t.means, (i, j) => t.p[i][j] < alpha) });
     }
   }
   return out;

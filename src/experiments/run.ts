@@ -33,7 +33,7 @@ import type { ReadyModel, SkippedModel } from './models.ts';
 import { anyNeeds, type BuildContext } from './kinds/index.ts';
 import { buildModels } from './models-stage.ts';
 import { TopicSets } from './topic-sets.ts';
-import { significanceStage } from './significance-stage.ts';
+import { significanceStage, storeFacts } from './significance-stage.ts';
 import { cellSummary, runGroup, type GroupContext } from './cells.ts';
 import { encodePlan, exhaustedField } from './encode-stage.ts';
 import { groupPath, planGroups, type PoolGroup } from './plan.ts';
@@ -226,7 +226,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
     ? await timed('mdcr', () => runMdcrStage({ cfg, store, dir, models: ready.filter((m) => m.firstStage), scorers: ready, splits, pools: fieldPools, log: (l) => log(`[mdcr] ${l}`) }))
     : undefined;
 
-  const significance = significanceStage(cfg, dir, ready, cells, (l) => log(l));
+  const significance = significanceStage(cfg, dir, ready, cells, (l) => log(l), storeFacts(store));
   await release(p, { keepStore: true });
   // Sorted, so the index does not depend on the order the splits happened to be drawn in.
   const shortfalls = splits.shortfalls().sort((a, b) => (shortKey(a) < shortKey(b) ? -1 : shortKey(a) > shortKey(b) ? 1 : 0));
