@@ -17,13 +17,13 @@
  * a notebook) go through the same testAgainstBaseline and the same family definition (holmFamily).
  */
 import { schemeFields, schemeOfNames, type FieldScheme } from '../corpus/fields.ts';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CorpusStore } from '../corpus/store.ts';
 import { sliceRows } from '../eval/compare.ts';
 import { TRIALS, cellMeans, holmFamily, testAgainstBaseline, testAllPairs, type QueryValue } from '../eval/significance.ts';
 import type { Correction } from '../eval/statistics.ts';
-import { significanceFrameOf, type Frame } from '../report/frames.ts';
+import { significanceFrameOf, slicesFrameOf, type Frame } from '../report/frames.ts';
 import { SIGNIFICANCE_ALPHA, SIGNIFICANCE_FAMILY, readCell, type AllPairsRow, type CellSummary, type GroupRow, type MeanIntervalRow, type SignificanceRecord, type SignificanceRow, type SliceRecordRow } from '../report/results.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { SLICE_ATTRIBUTES, fieldSchemeOf, type ExperimentConfig, type SliceAttribute } from './config.ts';
@@ -155,8 +155,9 @@ export function referencesBin(n: number): string {
   return n > 32 ? '33+' : `${hi / 2 + 1}–${hi}`;
 }
 
-/** Judged-relevant docnos per query of a qrels file (a cell's pool: the query's references in it). */
-function readQrelsCited(path: string): Map<string, string[]> {
+/** Judged-relevant docnos per query of a qrels file (a cell's pool: the query's references in it); undefined when the file is gone (a copied results folder). */
+function readQrelsCited(path: string): Map<string, string[]> | undefined {
+  if (!existsSync(path)) return undefined;
   const out = new Map<string, string[]>();
   for (const line of readFileSync(path, 'latin1').split('\n')) {
     const f = line.trim().split(/\s+/);
@@ -186,9 +187,9 @@ function quantile(sorted: readonly number[], q: number): number {
  */
 export function slicesOf(dir: string, cells: CellSummary[], measures: string[], attributes: readonly SliceAttribute[], baseline: string, facts: QueryFacts | undefined): SliceRecordRow[] {
   if (!attributes.length) return [];
-  type Group = { protocol: 'dataset' | 'field'; setting: 'transductive' | 'inductive'; poolSize: number; models: string[]; sums: Map<string, Map<string, Map<string, { s: number; n: number }>>>; field: Map<string, string | null>; cited: Map<string, string[]> };
+  type Group = { protocol: 'dataset' | 'field'; setting: 'transductive' | 'inductive'; poolSize: number; models: string[]; sums: Map<string, Map<string, Map<string, { s: number; n: number }>>>; field: Map<string, string | null>; cited: Map<string, string[] | undefined> };
   const groups = new Map<string, Group>();
-  const qrels = new Map<string, Map<string, string[]>>();
+  const qrels = new Map<string, Map<string, string[]> | undefined>();
   for (const c of cells) {
     if (c.split !== 'test' || (c.protocol !== 'dataset' && c.protocol !== 'field')) continue;
     const setting = c.setting ?? 'transductive';
@@ -197,8 +198,8 @@ export function slicesOf(dir: string, cells: CellSummary[], measures: string[], 
     if (!g) groups.set(key, (g = { protocol: c.protocol, setting, poolSize: c.poolSize, models: [], sums: new Map(), field: new Map(), cited: new Map() }));
     if (!g.models.includes(c.model)) g.models.push(c.model);
     const rec = readCell(dir, c);
-    let q = qrels.get(rec.files.qrels);
-    if (!q) qrels.set(rec.files.qrels, (q = readQrelsCited(join(dir, rec.files.qrels))));
+    if (!qrels.has(rec.files.qrels)) qrels.set(rec.files.qrels, readQrelsCited(join(dir, rec.files.qrels)));
+    const q = qrels.get(rec.files.qrels);
     for (const measure of measures) {
       const vals = rec.perQuery[measure];
       if (!vals) throw new CitebenchError(`${dir}/${c.file}: no per-query values of ${measure}; run \`citebench run\` again to rewrite the cell`);
@@ -211,7 +212,7 @@ export function slicesOf(dir: string, cells: CellSummary[], measures: string[], 
         const e = byQuery!.get(k);
         if (e) { e.s += vals[i]; e.n++; } else byQuery!.set(k, { s: vals[i], n: 1 });
         if (!g!.field.has(k)) g!.field.set(k, c.field);
-        if (!g!.cited.has(k)) g!.cited.set(k, q!.get(id) ?? []);
+        if (!g!.cited.has(k)) g!.cited.set(k, q ? (q.get(id) ?? []) : undefined);
       });
     }
   }
@@ -222,7 +223,7 @@ export function slicesOf(dir: string, cells: CellSummary[], measures: string[], 
     const idOf = (k: string) => k.slice(k.indexOf('|') + 1);
     const keys = [...g.field.keys()];
     const citeMean = new Map(keys.map((k) => {
-      const c = g.cited.get(k)!.map((d) => facts?.citationsOf(d)).filter((x): x is number => x !== undefined);
+      const c = (g.cited.get(k) ?? []).map((d) => facts?.citationsOf(d)).filter((x): x is number => x !== undefined);
       return [k, c.length ? c.reduce((a, b) => a + b, 0) / c.length : undefined] as const;
     }));
     const known = [...citeMean.values()].filter((x): x is number => x !== undefined).sort((a, b) => a - b);
@@ -230,7 +231,7 @@ export function slicesOf(dir: string, cells: CellSummary[], measures: string[], 
     const label: Record<SliceAttribute, (k: string) => string | undefined> = {
       field: (k) => g.field.get(k) ?? facts?.fieldOf(idOf(k)),
       year: (k) => facts?.yearOf(idOf(k))?.toString(),
-      references: (k) => referencesBin(g.cited.get(k)!.length),
+      references: (k) => { const c = g.cited.get(k); return c ? referencesBin(c.length) : undefined; },
       citations: (k) => {
         const v = citeMean.get(k);
         return v === undefined || !cuts.length ? undefined : `Q${1 + cuts.filter((c) => v > c).length}`;
@@ -342,6 +343,8 @@ export interface SignificanceFrameOptions {
   trials?: number;
   /** Randomization-test seed (default 0; a run's own seed reproduces its stored p-values). */
   seed?: number;
+  /** Correction over a family (default holm; pHolm is Holm's whatever it is). */
+  correction?: Correction;
 }
 
 /**
@@ -381,5 +384,49 @@ export function significanceFrame(perQuery: Frame | readonly Record<string, unkn
       }
     }
   }
-  return significanceFrameOf(significanceOf(values(), opts.baseline, { trials: opts.trials, seed: opts.seed }).map((x) => ({ baseline: opts.baseline, ...x })));
+  return significanceFrameOf(significanceOf(values(), opts.baseline, { trials: opts.trials, seed: opts.seed, correction: opts.correction }).map((x) => ({ baseline: opts.baseline, ...x })));
+}
+
+/**
+ * Per-query results grouped by a label column of the rows (`by`: e.g. a field, a year, the analyst's own label):
+ * per label each model's n, mean and 95 % t-interval over its queries (each the mean over its repeats), and each
+ * other model's mean difference to `baseline` with its t-interval over the label's queries both have — the
+ * slices of results.json and of `citebench eval --slices`, on any per-query frame. Rows without a label are in no slice.
+ */
+export function sliceFrame(perQuery: Frame | readonly Record<string, unknown>[], opts: { baseline: string; measures: string[]; by: string }): Frame {
+  const rows = (Array.isArray(perQuery) ? perQuery : (perQuery as Frame).objects()) as Record<string, unknown>[];
+  const where = 'sliceFrame';
+  if (!opts?.baseline || !opts.measures?.length || !opts.by) throw new CitebenchError(`${where}: give the baseline, the measure columns and the label column ({ baseline: 'bm25', measures: ['MAP'], by: 'field' })`);
+  const models: string[] = [];
+  const labels = new Map<string, string>();
+  const sums = new Map<string, Map<string, Map<string, { s: number; n: number }>>>();
+  rows.forEach((r, i) => {
+    if (r.model === undefined || r.query === undefined) throw new CitebenchError(`${where}: row ${i} has no 'model' or 'query' column`);
+    const model = String(r.model);
+    const query = String(r.query);
+    if (!models.includes(model)) models.push(model);
+    const l = r[opts.by];
+    if (l !== undefined && l !== null && l !== '') {
+      const prev = labels.get(query);
+      if (prev !== undefined && prev !== String(l)) throw new CitebenchError(`${where}: row ${i}: query ${query} has two '${opts.by}' labels (${prev}, ${String(l)})`);
+      labels.set(query, String(l));
+    }
+    for (const measure of opts.measures) {
+      const v = r[measure];
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new CitebenchError(`${where}: row ${i} (model ${model}, query ${query}): '${measure}' is ${JSON.stringify(v)}, not a number; drop or fill the row`);
+      let m = sums.get(measure);
+      if (!m) sums.set(measure, (m = new Map()));
+      let q = m.get(model);
+      if (!q) m.set(model, (q = new Map()));
+      const e = q.get(query);
+      if (e) { e.s += v; e.n++; } else q.set(query, { s: v, n: 1 });
+    }
+  });
+  if (!models.includes(opts.baseline)) throw new CitebenchError(`${where}: no row of the baseline '${opts.baseline}' (models: ${models.join(', ') || 'none'})`);
+  const ordered = [opts.baseline, ...models.filter((m) => m !== opts.baseline)];
+  const out = opts.measures.flatMap((measure) => {
+    const perModel = ordered.map((m) => new Map([...(sums.get(measure)!.get(m) ?? new Map<string, { s: number; n: number }>())].map(([q, e]) => [q, e.s / e.n])));
+    return sliceRows(measure, ordered, perModel, labels).map(({ run, ...x }) => ({ attribute: opts.by, ...x, model: run }));
+  });
+  return slicesFrameOf(out as unknown as Record<string, unknown>[]);
 }
