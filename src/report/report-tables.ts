@@ -13,6 +13,7 @@
  */
 import { FIELDS, SCHEME_LABEL, fieldAbbrev, schemeFields, type FieldScheme } from '../corpus/fields.ts';
 import { meanOverRepeats, resultsFieldScheme, weightsNote, type MeanRow, type ResultsIndex } from './results.ts';
+import { groupTables, sliceTables } from './statistics-tables.ts';
 import { beyondPaperRows, markPair, significanceKey, significanceNote, significanceRows, storedSignificance } from './significance.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
 import { hasSpecter2, SPECTER2_CARD_MDCR, type PublishedTable } from './published.ts';
@@ -84,6 +85,8 @@ export function buildTables(r: ResultsIndex, paper: PaperNumbers | undefined): R
     ...inductiveTables(r, ind, sig),
     beirTable(r, rows, paper),
     significanceTable(r),
+    ...groupTables(r),
+    ...sliceTables(r),
   ];
   return out.filter((t): t is ReportTable => !!t);
 }
