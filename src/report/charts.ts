@@ -19,6 +19,7 @@ import { SIGNIFICANCE_ALPHA, meanOverRepeats, paramsText, resultsFieldScheme, we
 import { adjustedP, beyondPaperRows, storedSignificance } from './significance.ts';
 import { paperOrder } from './report-tables.ts';
 import { poolLabel } from './tables.ts';
+import { sliceChart } from './slice-charts.ts';
 
 // A vega-lite spec (kept loose: the compiler checks it).
 export type ChartSpec = Record<string, unknown>;
@@ -353,7 +354,7 @@ export function degreeChart(bins: DegreeBin[]): Chart {
 
 /** Every chart the results support, in report order. */
 export function reportCharts(r: ResultsIndex): Chart[] {
-  return [poolSizeChart(r), settingsChart(r), fieldHeatmap(r), candidateTypeChart(r), ...r.tuning.map(tuningChart)].filter((c): c is Chart => !!c);
+  return [poolSizeChart(r), settingsChart(r), fieldHeatmap(r), candidateTypeChart(r), ...r.tuning.map(tuningChart), sliceChart(r, OKABE_ITO)].filter((c): c is Chart => !!c);
 }
 
 type VegaModule = typeof import('vega');

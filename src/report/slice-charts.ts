@@ -2,14 +2,22 @@
  * The chart of the report's slices (statistics-tables.ts reportSlices): per query attribute, each model's mean
  * (×100) per group of queries with its 95 % t-interval as an error bar. Read from results.json; computes nothing.
  */
-import { OKABE_ITO, type Chart } from './charts.ts';
 import type { ResultsIndex } from './results.ts';
 import { reportSlices } from './statistics-tables.ts';
 import { poolLabel } from './tables.ts';
 
 const r1 = (x: number) => Math.round(x * 1000) / 10;
 
-export function sliceChart(r: ResultsIndex): Chart | undefined {
+/** A chart as charts.ts's Chart (structurally: charts.ts imports this file, not the other way round). */
+interface SliceChart {
+  id: string;
+  title: string;
+  caption: string;
+  spec: Record<string, unknown>;
+}
+
+/** `palette`: the report's model colours (charts.ts OKABE_ITO). */
+export function sliceChart(r: ResultsIndex, palette: readonly string[]): SliceChart | undefined {
   const rows = reportSlices(r).filter((x) => x.ci95);
   if (!rows.length) return undefined;
   const { measure, poolSize, protocol } = rows[0];
@@ -19,7 +27,7 @@ export function sliceChart(r: ResultsIndex): Chart | undefined {
     const values = rows.filter((x) => x.attribute === attribute).map((x) => ({ slice: x.slice, model: x.model, n: x.queries, mean: r1(x.mean), lo: r1(x.ci95![0]), hi: r1(x.ci95![1]) }));
     const slices = [...new Set(values.map((v) => v.slice))];
     const x = { field: 'slice', type: 'nominal', sort: slices, title: attribute, axis: { labelAngle: slices.length > 8 ? -45 : 0, labelOverlap: true, labelLimit: 90 } };
-    const color = { field: 'model', type: 'nominal', sort: models, scale: { range: OKABE_ITO }, legend: { orient: 'bottom', columns: 4, labelLimit: 160 } };
+    const color = { field: 'model', type: 'nominal', sort: models, scale: { range: [...palette] }, legend: { orient: 'bottom', columns: 4, labelLimit: 160 } };
     return {
       data: { values }, width: Math.max(160, 12 * slices.length * Math.min(models.length, 6)), height: 130,
       layer: [

@@ -8,7 +8,6 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { writeFileAtomic } from '../util/atomic.ts';
 import { chartSvg, reportCharts, vegaVersions, type Chart } from './charts.ts';
-import { sliceChart } from './slice-charts.ts';
 import { drillPages, findStore, storeLookup } from './drilldown.ts';
 import { bannerHtml, esc, metaHtml, notesHtml, page, tableSection } from './html.ts';
 import { loadPaperNumbers, type PaperNumbers } from './paper-numbers.ts';
@@ -67,8 +66,7 @@ function timingsOf(dir: string): Record<string, number> | undefined {
 
 /** Every chart the results support, as SVG, in report order. */
 async function renderCharts(r: ResultsIndex): Promise<(Chart & { svg: string })[]> {
-  const charts = [...reportCharts(r), sliceChart(r)].filter((c): c is Chart => !!c);
-  return Promise.all(charts.map(async (c) => ({ ...c, svg: await chartSvg(c.spec, c.id) })));
+  return Promise.all(reportCharts(r).map(async (c) => ({ ...c, svg: await chartSvg(c.spec, c.id) })));
 }
 
 export async function writeReport(resultsDir: string, opts: ReportOptions): Promise<ReportOutcome> {
