@@ -141,7 +141,7 @@ test('the report: a letter-group table per measure and protocol, slices tables; 
   const md = renderMarkdownReport(r);
   assert.match(md, /all pairs of models, dataset level/);
   assert.match(md, /<sup>a/);
-  assert.match(md, /by references/);
+  assert.match(md, /by year/);
   assert.ok(reportSlices(r).every((x) => x.protocol === 'dataset' && x.poolSize === 1600 && x.measure === r.measures[0]));
 });
 
