@@ -271,8 +271,8 @@ export interface AllPairs {
 /**
  * The randomised Tukey HSD over all systems of each cell, on the queries every system has (sorted ids; each a
  * mean over its repeats), `trials` permutations seeded with `${seed}|${name(family, cell, 'all-pairs')}|tukey`;
- * one family per cell, whose p are already corrected for all pairs. Cells with fewer than two systems or two
- * shared queries are left out.
+ * one family per cell, whose p are already corrected for all pairs. A cell of one system has no pairs and one
+ * group (a); a cell with fewer than two shared queries is left out.
  */
 export function testAllPairs(values: Iterable<QueryValue>, opts: TestOptions & { alpha?: number } = {}): AllPairs[] {
   const name = opts.name ?? defaultName;
@@ -281,10 +281,14 @@ export function testAllPairs(values: Iterable<QueryValue>, opts: TestOptions & {
   for (const [family, cells] of groupValues(values)) {
     for (const [cell, bySystem] of cells) {
       const systems = [...bySystem.keys()];
-      if (systems.length < 2) continue;
       const shared = [...bySystem.get(systems[0])!.keys()].filter((q) => systems.every((s) => bySystem.get(s)!.has(q))).sort();
       if (shared.length < 2) continue;
       const cols = systems.map((s) => Float64Array.from(shared, (q) => bySystem.get(s)!.get(q)!));
+      if (systems.length === 1) {
+        // One system: no pair to test, one group (its mean and interval still belong in the table).
+        out.push({ family, cell, systems, n: shared.length, means: [meanInterval(cols[0]).mean], ci95: [meanInterval(cols[0]).ci95], pairs: [], letters: ['a'] });
+        continue;
+      }
       const t = randomizedTukeyHsd(cols, { trials: opts.trials ?? TRIALS, seed: `${opts.seed ?? 0}|${name(family, cell, 'all-pairs')}|tukey` });
       const pairs: AllPairs['pairs'] = [];
       for (let i = 0; i < systems.length; i++) for (let j = i + 1; j < systems.length; j++) pairs.push({ a: systems[i], b: systems[j], meanDiff: t.means[i] - t.means[j], pTukey: t.p[i][j] });

@@ -111,7 +111,7 @@ test('slices: n, mean and interval per group exact against the cell files; every
   assert.ok(res2.groups!.numRows() > 0 && res2.groups!.columnNames().includes('letters'));
   assert.ok(res2.significance!.columnNames().includes('ci95Lo') && res2.significance!.columnNames().includes('effectSize'));
   // sliceFrame on the run's per-query frame gives the stored rows back (dataset level, one pool).
-  const pq = res2.queries({ protocol: 'dataset', split: 'test' }).objects().filter((x: Record<string, unknown>) => x.pool === 1600)
+  const pq = (res2.queries({ protocol: 'dataset', split: 'test' }).objects() as Record<string, unknown>[]).filter((x: Record<string, unknown>) => x.pool === 1600)
     .map((x: Record<string, unknown>) => ({ ...x, field: facts.fieldOf(String(x.query)) }));
   const f = sliceFrame(pq, { baseline: 'bm25', measures: [measure], by: 'field' }).objects() as Record<string, unknown>[];
   for (const x of fieldRows) {
