@@ -19,18 +19,20 @@ const signed = (v: number) => {
 const slug = (s: string) => s.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').toLowerCase();
 const protocolText = (p: string) => (p === 'dataset' ? 'dataset level' : 'field level');
 
-/** Every protocol × setting × measure of the stored letter groups: models × pool sizes, the mean (×100) with its letters and its 95 % interval. */
+/** Every protocol × measure of the stored letter groups: models × (setting,) pool sizes, the mean (×100) with its letters and its 95 % interval. */
 export function groupTables(r: ResultsIndex): ReportTable[] {
   const s = storedSignificance(r);
   if (!s?.groups?.length) return [];
   const byTable = new Map<string, GroupRow[]>();
   for (const g of s.groups) {
-    const k = `${g.protocol}|${g.setting}|${g.measure}`;
+    const k = `${g.protocol}|${g.measure}`;
     byTable.set(k, [...(byTable.get(k) ?? []), g]);
   }
+  const settingRank = (x: string) => (x === 'transductive' ? 0 : 1);
   return [...byTable.values()].map((gs) => {
-    const { protocol, setting, measure } = gs[0];
-    const pools = gs.sort((a, b) => a.poolSize - b.poolSize);
+    const { protocol, measure } = gs[0];
+    const pools = gs.sort((a, b) => settingRank(a.setting) - settingRank(b.setting) || a.poolSize - b.poolSize);
+    const settings = new Set(pools.map((g) => g.setting)).size > 1;
     const models = [...new Set(pools.flatMap((g) => Object.keys(g.letters)))];
     const rows: TableRow[] = models.map((model) => ({
       label: model,
@@ -39,16 +41,17 @@ export function groupTables(r: ResultsIndex): ReportTable[] {
         : [{ kind: 'value', value: 100 * g.means[model], letters: g.letters[model] }, num(intervalText(g.ci95[model] ?? undefined))]),
     }));
     const queries = [...new Set(pools.map((g) => g.queries))].join('/');
+    const only = pools[0].setting === 'inductive' && !settings;
     return {
-      id: `groups-${protocol}-${slug(measure)}${setting === 'inductive' ? '-inductive' : ''}`,
-      title: `${measure}: all pairs of models, ${protocolText(protocol)}${setting === 'inductive' ? ' — inductive setting' : ''}`,
-      rowHead: 'model', plain: true, ...(setting === 'inductive' ? { setting } : {}),
+      id: `groups-${protocol}-${slug(measure)}`,
+      title: `${measure}: all pairs of models, ${protocolText(protocol)}${only ? ' — inductive setting' : ''}`,
+      rowHead: 'model', plain: true, ...(only ? { setting: 'inductive' as const } : {}),
       intro: `Each model's mean ${measure} (×100) over the ${queries} test queries every model has` +
         (protocol === 'field' ? ' (the queries of every field together)' : '') +
         `, each query's value its mean over the pool samples, and the mean's 95 % t-interval. Superscript letters: the groups of the randomised Tukey HSD over all pairs of models ` +
         `(${s.trials} permutations of each query's values across the models, seeded; p = (permutations whose largest difference between two model means reaches the pair's + 1) / (${s.trials} + 1)) at p < ${s.alpha}: ` +
-        'models sharing a letter do not differ significantly; two models without a common letter do. One family per pool size; a = the group of the best mean.',
-      groups: pools.map((g) => ({ text: `${poolLabel(g.poolSize)} pool`, span: 2, short: poolLabel(g.poolSize) })),
+        `models sharing a letter do not differ significantly; two models without a common letter do. One family per ${settings ? 'setting and ' : ''}pool size; a = the group of the best mean.`,
+      groups: pools.map((g) => ({ text: `${settings ? `${g.setting}, ` : ''}${poolLabel(g.poolSize)} pool`, span: 2, short: `${settings ? `${g.setting.slice(0, 5)}. ` : ''}${poolLabel(g.poolSize)}` })),
       columns: pools.flatMap(() => ['mean', '95% CI']),
       rows,
     } satisfies ReportTable;

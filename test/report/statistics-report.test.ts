@@ -123,7 +123,7 @@ test('slices: n, mean and interval per group exact against the cell files; every
 test('the report: a letter-group table per measure and protocol, slices tables; Markdown and HTML show them', () => {
   const tables = buildTables(r, undefined);
   const groups = tables.filter((t) => t.id.startsWith('groups-'));
-  assert.equal(groups.length, new Set(r.significance!.groups!.map((g) => `${g.protocol}|${g.setting}|${g.measure}`)).size);
+  assert.equal(groups.length, new Set(r.significance!.groups!.map((g) => `${g.protocol}|${g.measure}`)).size);
   const g = groups.find((t) => t.id === `groups-dataset-${r.measures[0].toLowerCase().replace(/[^a-z0-9]+/g, '-')}`)!;
   const stored = r.significance!.groups!.filter((x) => x.protocol === 'dataset' && x.measure === r.measures[0]).sort((a, b) => a.poolSize - b.poolSize);
   for (const row of g.rows) {
