@@ -1022,6 +1022,71 @@ declare module "citebench/src/eval/registry" {
     /** Parse several specs (repeated -m) into trec_eval print order, without duplicates. */
     export function selectMeasures(specs: string[]): MeasureSelection;
 }
+declare module "citebench/src/eval/statistics" {
+    type Values = ArrayLike<number>;
+    /** A closed interval [lo, hi]; null where none exists (fewer than two values). */
+    export type Interval = [number, number] | null;
+    /** Two-sided p-value of Student's t with df degrees of freedom: I_{df/(df+t²)}(df/2, 1/2). */
+    export function studentTwoSidedP(t: number, df: number): number;
+    /** ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; ~15 significant digits). */
+    export function logGamma(x: number): number;
+    /** Regularized incomplete beta I_x(a, b) by Lentz's continued fraction (Numerical Recipes betacf). */
+    export function regularizedIncompleteBeta(x: number, a: number, b: number): number;
+    /**
+     * Student's t quantile: the x with P(T ≤ x) = q for df degrees of freedom (scipy.stats.t.ppf), by bisection
+     * on the two-sided p (regularized incomplete beta) to the last bit: monotone, so exact to rounding (~1e-14).
+     */
+    export function tQuantile(q: number, df: number): number;
+    export interface MeanInterval {
+        n: number;
+        mean: number;
+        /** Standard deviation with n − 1 (NaN for one value). */
+        sd: number;
+        /** mean ± t(0.975, n − 1)·sd/√n (scipy.stats.t.interval(0.95, n-1, loc=mean, scale=sd/√n)); null for n < 2. */
+        ci95: Interval;
+    }
+    /** Mean of the values with its 95 % t-interval. */
+    export function meanInterval(x: Values, level?: number): MeanInterval;
+    /** d_z: mean of the differences over their standard deviation (n − 1); 0 when all are 0, ±Infinity for a constant shift. */
+    export function effectSizeDz(d: Values): number;
+    /**
+     * Percentile bootstrap interval of the mean (scipy.stats.bootstrap(..., method='percentile')): `trials`
+     * resamples of the n values with replacement (seeded), the 2.5 % and 97.5 % quantiles of their means with
+     * numpy's linear interpolation. null for n < 2.
+     */
+    export function bootstrapInterval(x: Values, opts: {
+        trials: number;
+        seed: number | string;
+        level?: number;
+    }): Interval;
+    /** The corrections for multiple comparisons, as statsmodels' multipletests names them: holm, bonferroni, fdr_bh (bh), none. */
+    export const CORRECTIONS: readonly ["holm", "bonferroni", "bh", "none"];
+    export type Correction = (typeof CORRECTIONS)[number];
+    /** The correction named `s`, or a one-line error naming `where` (a flag or a config key). */
+    export function parseCorrection(s: string, where: string): Correction;
+    /** Adjusted p-values of one family, in the input order, equal to statsmodels' multipletests(p, method=…)[1]. */
+    export function adjustP(p: readonly number[], method: Correction): number[];
+    /**
+     * Randomised Tukey HSD (Carterette 2012; Sakai 2014): `columns[s][q]` is system s's value on query q (every
+     * system has every query). Each of `trials` permutations shuffles every query's values across the systems (seeded
+     * Fisher–Yates) and takes the largest difference between two system means; p(i, j) = (number of permutations
+     * whose largest difference ≥ |mean_i − mean_j| + 1) / (trials + 1), the +1 of the randomization test (the observed
+     * assignment is one of the permutations). Returns the m × m matrix of p (1 on the diagonal) and the means.
+     */
+    export function randomizedTukeyHsd(columns: readonly Values[], opts: {
+        trials: number;
+        seed: number | string;
+    }): {
+        means: number[];
+        p: number[][];
+    };
+    /**
+     * Compact letter display (Piepho 2004): letters such that two systems share one iff they are not significantly
+     * different — one letter per maximal clique of the "not different" graph (Bron–Kerbosch). `a` goes to the group
+     * of the best mean, then in the order of the groups' best members. Returns each system's letters.
+     */
+    export function compactLetters(means: readonly number[], different: (i: number, j: number) => boolean): string[];
+}
 declare module "citebench/src/experiments/config-reader" {
     /**
      * The YAML reader of configs: every value read with its position, so every error names the file, line and key
@@ -2935,6 +3000,7 @@ declare module "citebench/src/experiments/kinds/index" {
 declare module "citebench/src/experiments/config" {
     import { type FieldName, type FieldScheme } from "citebench/src/corpus/fields";
     import { type SynthProfile } from "citebench/src/corpus/synth";
+    import { type Correction } from "citebench/src/eval/statistics";
     import { type ModelConfig } from "citebench/src/experiments/kinds/index";
     export type { ModelConfig } from "citebench/src/experiments/kinds/index";
     export { DEFAULT_TUNE_GRID } from "citebench/src/experiments/kinds/index";
@@ -3031,12 +3097,22 @@ declare module "citebench/src/experiments/config" {
         emptyLists: 'zero' | 'error';
         /** Evaluation settings, run side by side; absent = the paper's (transductive) only. See settingsOf. */
         settings?: Setting[];
-        /** The models every other is tested against (significance-stage.ts); absent: the first lexical model. */
+        /**
+         * The significance record (significance-stage.ts, docs/statistics.md): baselines (absent: the first lexical
+         * model), the correction over a family (absent: holm), the randomised Tukey HSD over all models (absent: on),
+         * the query attributes the per-query results are sliced by (absent: all of SLICE_ATTRIBUTES).
+         */
         significance?: {
-            baselines: string[];
+            baselines?: string[];
+            correction?: Correction;
+            allPairs?: boolean;
+            slices?: SliceAttribute[];
         };
     }
     export { settingsOf } from "citebench/src/experiments/kinds/types";
+    /** Query attributes a run's per-query results can be sliced by (significance-stage.ts sliceLabels). */
+    export const SLICE_ATTRIBUTES: readonly ["field", "year", "references", "citations"];
+    export type SliceAttribute = (typeof SLICE_ATTRIBUTES)[number];
     /** Releases a store can be built from, as the dry run forecasts them (plan.ts RELEASES). */
     export const RELEASE_NAMES: readonly ["s2orc-v2020", "openalex", "openalex-xpac"];
     export type Release = (typeof RELEASE_NAMES)[number];
@@ -3354,6 +3430,23 @@ declare module "citebench/src/eval/mdcr" {
     export function pyFloat(x: number): string;
 }
 declare module "citebench/src/report/results" {
+    /**
+     * The results folder of `citebench run`, as files: the runner writes it, reports and notebooks read it. It lives
+     * here, below experiments/, so that a renderer needs nothing but the folder.
+     *
+     *   config.json            the resolved configuration (canonical JSON; its hash is in results.json)
+     *   results.json           index of everything a report needs (ResultsIndex); no timings, so same config +
+     *                          seed ⇒ identical bytes
+     *   timings.json           wall time per stage (the only file that differs between identical runs)
+     *   qrels/<group>.qrels    relevance judgements of each pool group (TREC qrels, paper ids)
+     *   runs/<model>/<group>.trec   each model's top-k (TREC run), re-checkable with `citebench eval` or trec_eval
+     *   cells/<model>/<group>.json  CellRecord: means and per-query values of every measure
+     *   mdcr/                  mdcr_{val,test}.json, mdcr_{val,test}_data.jsonl, scores/<model>.json (evaluate.py's scores
+     *                          files) and cells/<model>.json (their records in the one cache: key, evaluate.py's numbers)
+     *   report.md              the Markdown tables
+     * <group> is dataset/4k-r1, field/Bio/r1, field-val/Bio/r1 …
+     */
+    import type { Correction, Interval } from "citebench/src/eval/statistics";
     import type { FieldName, FieldScheme } from "citebench/src/corpus/fields";
     import type { MdcrFieldResult, MdcrResult } from "citebench/src/eval/mdcr";
     export interface CellRecord {
@@ -3576,6 +3669,74 @@ declare module "citebench/src/report/results" {
         pHolm: number;
         /** Holm-adjusted randomization-test p, over the same family. */
         pRandomizationHolm: number;
+        /** 95 % t-interval of the mean difference (absent in a results.json of an older citebench; null below two queries). */
+        ci95?: Interval;
+        /** Seeded percentile-bootstrap 95 % interval of the mean difference (`trials` resamples). */
+        bootstrapCi95?: Interval;
+        /** d_z = mean difference / sd of the differences (n − 1); null (JSON) for a constant non-zero shift. */
+        effectSize?: number | null;
+        /** The p-values adjusted by the record's correction over the family (= pHolm, pRandomizationHolm under holm). */
+        pAdjusted?: number;
+        pRandomizationAdjusted?: number;
+        correction?: Correction;
+    }
+    /** A table cell's mean over its queries (each the mean over the cell's repeats) with its 95 % t-interval. */
+    export interface MeanIntervalRow {
+        protocol: 'dataset' | 'field';
+        setting: 'transductive' | 'inductive';
+        measure: string;
+        field: string | null;
+        poolSize: number;
+        model: string;
+        queries: number;
+        mean: number;
+        ci95: Interval;
+    }
+    /**
+     * The randomised Tukey HSD of every model against every other, per protocol × setting × measure × pool size (the
+     * field level pooled over its fields: a query is a field's query): one family of all pairs.
+     */
+    export interface AllPairsRow {
+        protocol: 'dataset' | 'field';
+        setting: 'transductive' | 'inductive';
+        measure: string;
+        poolSize: number;
+        a: string;
+        b: string;
+        /** mean_a − mean_b over the queries every model has. */
+        meanDiff: number;
+        pTukey: number;
+    }
+    /** The compact letter display of one all-pairs family: models sharing a letter are not significantly different (pTukey ≥ alpha). */
+    export interface GroupRow {
+        protocol: 'dataset' | 'field';
+        setting: 'transductive' | 'inductive';
+        measure: string;
+        poolSize: number;
+        /** Queries every model has (the ones tested). */
+        queries: number;
+        /** Model → its letters, its mean over those queries and the mean's 95 % t-interval. */
+        letters: Record<string, string>;
+        means: Record<string, number>;
+        ci95: Record<string, Interval>;
+    }
+    /** One slice (queries sharing a value of an attribute) of one model in one table cell; models other than the baseline carry the difference. */
+    export interface SliceRecordRow {
+        protocol: 'dataset' | 'field';
+        setting: 'transductive' | 'inductive';
+        measure: string;
+        poolSize: number;
+        /** The query attribute (config significance.slices): field, year, references, citations. */
+        attribute: string;
+        slice: string;
+        model: string;
+        queries: number;
+        mean: number;
+        ci95: Interval;
+        baseline?: string;
+        pairedQueries?: number;
+        meanDiff?: number;
+        diffCi95?: Interval;
     }
     /** The level below which a Holm-adjusted p is marked significant (* t-test, † randomization test). */
     export const SIGNIFICANCE_ALPHA = 0.05;
@@ -3593,6 +3754,15 @@ declare module "citebench/src/report/results" {
         rows: SignificanceRow[];
         /** Models beyond the paper (their kind's registry entry says so): the rows of the beyond-the-paper table. */
         beyondPaper?: string[];
+        /** The correction of pAdjusted (absent in an older record: Holm, pHolm). */
+        correction?: Correction;
+        /** Every table cell's mean with its 95 % interval over queries. */
+        means?: MeanIntervalRow[];
+        /** All pairs of models (randomised Tukey HSD) and their letter groups; absent with significance.allPairs: false. */
+        allPairs?: AllPairsRow[];
+        groups?: GroupRow[];
+        /** Per-query results grouped by query attributes (significance.slices). */
+        slices?: SliceRecordRow[];
     }
     /** A run's first baseline: its stored significance record's, else its first lexical model (a results.json without a record). */
     export function firstBaseline(r: Pick<ResultsIndex, 'significance' | 'models'>): string | undefined;
@@ -3683,7 +3853,14 @@ declare module "citebench/src/report/significance" {
      * the rows of the table of the models beyond the paper. Nothing here tests anything, so a mark on the page is
      * the stored decision by construction.
      */
+    import type { Correction } from "citebench/src/eval/statistics";
     import { type ResultsIndex, type SignificanceRecord, type SignificanceRow } from "citebench/src/report/results";
+    /** A row's t-test p adjusted by its record's correction (an older record: Holm's). */
+    export const adjustedP: (x: Pick<SignificanceRow, "pHolm" | "pAdjusted">) => number;
+    /** A row's randomization-test p adjusted by its record's correction (an older record: Holm's). */
+    export const adjustedRandP: (x: Pick<SignificanceRow, "pRandomizationHolm" | "pRandomizationAdjusted">) => number;
+    /** How a legend says the correction: "Holm-corrected", "Bonferroni-corrected", "Benjamini–Hochberg-adjusted", "not corrected". */
+    export function correctionWords(c: Correction | undefined): string;
     /** The stored record, or undefined for a results.json of an older citebench (no record, or rows of an unknown shape). */
     export function storedSignificance(r: Pick<ResultsIndex, 'significance'>): SignificanceRecord | undefined;
     /** Said above a table that would carry marks when results.json holds no stored tests; undefined when it does. */
@@ -3712,6 +3889,8 @@ declare module "citebench/src/report/tables" {
         /** results.json's stored tests of this cell, one per baseline, each with its marks (report/significance.ts). */
         sig?: MarkedRow[];
         best?: boolean;
+        /** Letter group of the all-pairs test (compact letter display), printed as a superscript beside the value. */
+        letters?: string;
     }
     export interface TextCell {
         kind: 'text';
@@ -3761,17 +3940,19 @@ declare module "citebench/src/report/tables" {
     export type MarkedRow = SignificanceRow & {
         marks: [string, string];
     };
-    /** The stored decisions of a cell against each baseline: its t-test mark and its randomization-test mark where the Holm-adjusted p is below SIGNIFICANCE_ALPHA. */
+    /** The stored decisions of a cell against each baseline: its t-test mark and its randomization-test mark where the adjusted p (the record's correction, Holm by default) is below SIGNIFICANCE_ALPHA. */
     export function sigMarks(rows: readonly MarkedRow[]): string;
     /** The baselines a table's cells are marked against, with their marks, in mark order. */
     export function tableBaselines(t: ReportTable): {
         name: string;
         marks: [string, string];
+        correction?: SignificanceRow['correction'];
     }[];
     /** Said under a Markdown table whose cells carry marks: which mark means which test against which baseline. */
     export function marksLegend(baselines: readonly {
         name: string;
         marks: [string, string];
+        correction?: SignificanceRow['correction'];
     }[]): string;
     /** The table as Markdown: one header row ("group column" heads), values with `digits` decimals (– where none) and their stored marks. */
     export function tableMarkdown(t: ReportTable, opts?: {
@@ -4768,16 +4949,23 @@ declare module "citebench/src/report/frames" {
     import { type Chart } from "citebench/src/report/charts";
     import { type ChartName } from "citebench/src/report/notebook";
     import { type LatexOptions } from "citebench/src/report/latex";
-    import { type ResultsIndex, type SignificanceRow } from "citebench/src/report/results";
+    import { type GroupRow, type ResultsIndex, type SignificanceRow } from "citebench/src/report/results";
     import { type WorstQueriesOptions } from "citebench/src/report/drilldown";
     import { type TidyTableName } from "citebench/src/report/tidy";
     export { aq };
     export type Frame = ColumnTable;
-    /** Significance rows as a frame: the baseline's name, then the row's columns (results.json's significance record). */
+    /**
+     * Significance rows as a frame: the baseline's name, then the row's columns (results.json's significance record),
+     * the intervals as two columns each (ci95Lo/ci95Hi: t-interval; bootLo/bootHi: percentile bootstrap).
+     */
     export function significanceFrameOf(rows: readonly (Omit<SignificanceRow, 'protocol' | 'setting'> & {
         protocol: string;
         setting: string;
     })[]): Frame;
+    /** Slice rows (results.json's significance.slices, or sliceFrame's) as a frame: the intervals as lo/hi columns. */
+    export function slicesFrameOf(rows: readonly Record<string, unknown>[]): Frame;
+    /** Letter groups (results.json's significance.groups) as a frame: one row per group × model with its mean, interval and letters. */
+    export function groupsFrameOf(groups: readonly GroupRow[]): Frame;
     /** Trusted HTML made by citebench's own renderers (input strings already escaped). */
     export class Html {
         readonly html: string;
@@ -4813,6 +5001,10 @@ declare module "citebench/src/report/frames" {
          * table cell × measure, with its family's Holm-adjusted p-values. Absent for a results.json of an older citebench.
          */
         readonly significance?: Frame;
+        /** Each model's mean per measure and protocol (all pairs: the field level pooled over fields) with its 95 % interval and letter group (significance.groups). */
+        readonly groups?: Frame;
+        /** Per-query results grouped by query attribute (significance.slices): n, mean and interval per model, the difference to the first baseline. */
+        readonly slices?: Frame;
         /** MDCR: the Jaccard matrix that chose the model-based negatives, and every evaluation (Tables 3 and 4). */
         readonly mdcr?: {
             chosenModels: string[];
@@ -4930,9 +5122,11 @@ declare module "citebench/src/experiments/significance-stage" {
      * a notebook) go through the same testAgainstBaseline and the same family definition (holmFamily).
      */
     import { type FieldScheme } from "citebench/src/corpus/fields";
+    import type { CorpusStore } from "citebench/src/corpus/store";
+    import type { Correction } from "citebench/src/eval/statistics";
     import { type Frame } from "citebench/src/report/frames";
-    import { type CellSummary, type SignificanceRecord, type SignificanceRow } from "citebench/src/report/results";
-    import { type ExperimentConfig } from "citebench/src/experiments/config";
+    import { type CellSummary, type SignificanceRecord, type SignificanceRow, type SliceRecordRow } from "citebench/src/report/results";
+    import { type ExperimentConfig, type SliceAttribute } from "citebench/src/experiments/config";
     import type { ModelInfo } from "citebench/src/experiments/models";
     /** One model's value of one measure on one query of one cell (a repeat's; repeats are averaged). */
     export interface CellQueryValue {
@@ -4959,14 +5153,38 @@ declare module "citebench/src/experiments/significance-stage" {
         trials?: number;
         seed?: number;
         fieldScheme?: FieldScheme;
+        correction?: Correction;
     }): ComparisonRow[];
     /**
      * The baselines of a run: the config's `significance.baselines` that are ready (a skipped one is said and left
      * out), else its first lexical model; none without one.
      */
     export function baselinesOf(cfg: Pick<ExperimentConfig, 'significance'>, models: readonly Pick<ModelInfo, 'name' | 'weights'>[], log?: (line: string) => void): string[];
+    /** What a run knows about a query article (its corpus store), for slicing per-query results. */
+    export interface QueryFacts {
+        /** The article's (first) field; undefined when unknown. */
+        fieldOf(id: string): string | undefined;
+        /** Publication year; undefined when unknown. */
+        yearOf(id: string): number | undefined;
+        /** How many articles of the store cite it; undefined for an id not in the store. */
+        citationsOf(id: string): number | undefined;
+    }
+    /** A corpus store's facts about its articles. */
+    export function storeFacts(store: Pick<CorpusStore, 'indexOf' | 'fieldsOf' | 'years' | 'inbound'>): QueryFacts;
+    /** The bins of a query's number of references in its pool: 1, 2, 3–4, 5–8, 9–16, 17–32, 33+. */
+    export function referencesBin(n: number): string;
+    /**
+     * Per-query results by query attribute (docs/statistics.md): for each protocol × setting × measure × pool size of
+     * the test cells, each query's value the mean over its repeats (at the field level a query is a field's query),
+     * the queries grouped by `field` (the field level: the cell's field; else the article's first field), `year`
+     * (publication year), `references` (its references in the pool — judged relevant in the cell's qrels — in bins
+     * 1, 2, 3–4, 5–8, …, 33+) and `citations` (quartile Q1 … Q4, over the queries of the cell, of the mean number of
+     * store articles citing each of its referenced articles; Q1 the least cited); per group each model's n, mean and
+     * 95 % t-interval, and each other model's difference to `baseline` with its interval.
+     */
+    export function slicesOf(dir: string, cells: CellSummary[], measures: string[], attributes: readonly SliceAttribute[], baseline: string, facts: QueryFacts | undefined): SliceRecordRow[];
     /** results.json's significance record of a finished run (always written: no rows without a baseline). */
-    export function significanceStage(cfg: Pick<ExperimentConfig, 'measures' | 'seed' | 'significance'> & Partial<Pick<ExperimentConfig, 'corpus'>>, dir: string, models: readonly Pick<ModelInfo, 'name' | 'kind' | 'weights'>[], cells: CellSummary[], log?: (line: string) => void): SignificanceRecord;
+    export function significanceStage(cfg: Pick<ExperimentConfig, 'measures' | 'seed' | 'significance'> & Partial<Pick<ExperimentConfig, 'corpus'>>, dir: string, models: readonly Pick<ModelInfo, 'name' | 'kind' | 'weights'>[], cells: CellSummary[], log?: (line: string) => void, facts?: QueryFacts): SignificanceRecord;
     export interface SignificanceFrameOptions {
         /** The model (retriever) every other is compared with. */
         baseline: string;
@@ -4976,6 +5194,8 @@ declare module "citebench/src/experiments/significance-stage" {
         trials?: number;
         /** Randomization-test seed (default 0; a run's own seed reproduces its stored p-values). */
         seed?: number;
+        /** Correction over a family (default holm; pHolm is Holm's whatever it is). */
+        correction?: Correction;
     }
     /**
      * An ad-hoc comparison in a notebook: per-query values of several retrievers (one row per model × query, with
@@ -4986,6 +5206,17 @@ declare module "citebench/src/experiments/significance-stage" {
      * gives back its stored rows.
      */
     export function significanceFrame(perQuery: Frame | readonly Record<string, unknown>[], opts: SignificanceFrameOptions): Frame;
+    /**
+     * Per-query results grouped by a label column of the rows (`by`: e.g. a field, a year, the analyst's own label):
+     * per label each model's n, mean and 95 % t-interval over its queries (each the mean over its repeats), and each
+     * other model's mean difference to `baseline` with its t-interval over the label's queries both have — the
+     * slices of results.json and of `citebench eval --slices`, on any per-query frame. Rows without a label are in no slice.
+     */
+    export function sliceFrame(perQuery: Frame | readonly Record<string, unknown>[], opts: {
+        baseline: string;
+        measures: string[];
+        by: string;
+    }): Frame;
 }
 declare module "citebench/src/experiments/dry-run" {
     import { type ExperimentConfig } from "citebench/src/experiments/config";
@@ -5278,7 +5509,8 @@ declare module "citebench/src/index" {
     export { runExperiment, dryRun } from "citebench/src/experiments/run";
     export { planGroups, groupPath, type PoolGroup } from "citebench/src/experiments/plan";
     export { readResults, readCell, meanOverRepeats, firstBaseline, type ResultsIndex, type CellRecord, type CellSummary, type MeanRow, type SignificanceRecord, type SignificanceRow } from "citebench/src/report/results";
-    export { significanceFrame, significanceOf, type SignificanceFrameOptions, type CellQueryValue, type ComparisonRow } from "citebench/src/experiments/significance-stage";
+    export { significanceFrame, significanceOf, sliceFrame, type SignificanceFrameOptions, type CellQueryValue, type ComparisonRow } from "citebench/src/experiments/significance-stage";
+    export { adjustP, bootstrapInterval, compactLetters, effectSizeDz, meanInterval, randomizedTukeyHsd, tQuantile, CORRECTIONS, type Correction, type Interval } from "citebench/src/eval/statistics";
     export { storedSignificance } from "citebench/src/report/significance";
     export { experiment, type ExperimentInput, type ExperimentOutput, type ExperimentCell, type ExperimentCache, type CellModel } from "citebench/src/experiments/experiment";
     export { compareRetrievers, topicSetsOf, type CompareOptions, type Comparison } from "citebench/src/experiments/adhoc";
