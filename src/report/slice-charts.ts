@@ -27,12 +27,14 @@ export function sliceChart(r: ResultsIndex, palette: readonly string[]): SliceCh
     const values = rows.filter((x) => x.attribute === attribute).map((x) => ({ slice: x.slice, model: x.model, n: x.queries, mean: r1(x.mean), lo: r1(x.ci95![0]), hi: r1(x.ci95![1]) }));
     const slices = [...new Set(values.map((v) => v.slice))];
     const x = { field: 'slice', type: 'nominal', sort: slices, title: attribute, axis: { labelAngle: slices.length > 8 ? -45 : 0, labelOverlap: true, labelLimit: 90 } };
-    const color = { field: 'model', type: 'nominal', sort: models, scale: { range: [...palette] }, legend: { orient: 'bottom', columns: 4, labelLimit: 160 } };
+    // Colour and shape tell the models apart (for more models than colours); one legend for both (same properties).
+    const legend = { orient: 'bottom', columns: 4, labelLimit: 160 };
+    const color = { field: 'model', type: 'nominal', sort: models, scale: { range: [...palette] }, legend };
     return {
       data: { values }, width: Math.max(160, 12 * slices.length * Math.min(models.length, 6)), height: 130,
       layer: [
-        { mark: { type: 'rule' }, encoding: { x, xOffset: { field: 'model', sort: models }, y: { field: 'lo', type: 'quantitative', title: `${measure} ×100 (95 % CI)` }, y2: { field: 'hi' }, color } },
-        { mark: { type: 'point', filled: true, size: 24 }, encoding: { x, xOffset: { field: 'model', sort: models }, y: { field: 'mean', type: 'quantitative' }, color, shape: { field: 'model', sort: models, legend: null }, tooltip: [{ field: 'model' }, { field: 'slice' }, { field: 'n' }, { field: 'mean' }, { field: 'lo' }, { field: 'hi' }] } },
+        { mark: { type: 'rule' }, encoding: { x, xOffset: { field: 'model', type: 'nominal', sort: models }, y: { field: 'lo', type: 'quantitative', title: `${measure} ×100 (95 % CI)` }, y2: { field: 'hi' }, color } },
+        { mark: { type: 'point', filled: true, size: 24 }, encoding: { x, xOffset: { field: 'model', type: 'nominal', sort: models }, y: { field: 'mean', type: 'quantitative' }, color, shape: { field: 'model', type: 'nominal', sort: models, legend }, tooltip: [{ field: 'model' }, { field: 'slice' }, { field: 'n' }, { field: 'mean' }, { field: 'lo' }, { field: 'hi' }] } },
       ],
     };
   };
@@ -42,7 +44,7 @@ export function sliceChart(r: ResultsIndex, palette: readonly string[]): SliceCh
     spec: {
       $schema: 'https://vega.github.io/schema/vega-lite/v6.json', title: { text: `${measure} per group of queries`, anchor: 'start', fontSize: 13 }, background: 'white',
       config: { font: 'DejaVu Sans, Helvetica, Arial, sans-serif', view: { stroke: '#bbb' }, axis: { labelFontSize: 10, titleFontSize: 11 }, legend: { labelFontSize: 10, titleFontSize: 11 } },
-      vconcat: attributes.map(panel), resolve: { scale: { color: 'shared', shape: 'shared' } },
+      vconcat: attributes.map(panel), resolve: { scale: { color: 'shared', shape: 'shared', x: 'independent', xOffset: 'independent' } },
     },
   };
 }
