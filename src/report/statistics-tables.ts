@@ -88,17 +88,23 @@ export function sliceTables(r: ResultsIndex): ReportTable[] {
     const part = rows.filter((x) => x.attribute === attribute);
     const models = [...new Set(part.map((x) => x.model))];
     const slices = [...new Set(part.map((x) => x.slice))];
+    const others = models.filter((m) => m !== baseline);
     const body: TableRow[] = slices.map((slice) => {
       const of = part.filter((x) => x.slice === slice);
-      const n = of.find((x) => x.model === baseline)?.queries ?? Math.max(...of.map((x) => x.queries));
+      const b = of.find((x) => x.model === baseline);
+      const n = b?.queries ?? Math.max(...of.map((x) => x.queries));
       return {
         label: slice,
-        cells: [num(String(n)), ...models.map((m): TableCell => {
-          const x = of.find((y) => y.model === m);
-          if (!x) return num('–');
-          const own = `${fmtValue(100 * x.mean)} ${intervalText(x.ci95 ?? undefined)}`;
-          return num(x.meanDiff === undefined || Number.isNaN(x.meanDiff) ? own : `${own}; Δ ${signed(x.meanDiff)} ${intervalText(x.diffCi95 ?? undefined)}`);
-        })],
+        cells: [
+          num(String(n)),
+          { kind: 'value', value: b ? 100 * b.mean : undefined }, num(intervalText(b?.ci95 ?? undefined)),
+          ...others.flatMap((m): TableCell[] => {
+            const x = of.find((y) => y.model === m);
+            if (!x) return [{ kind: 'value' }, num('–')];
+            const d = x.meanDiff === undefined || Number.isNaN(x.meanDiff) ? '–' : `${signed(x.meanDiff)} ${intervalText(x.diffCi95 ?? undefined)}`;
+            return [{ kind: 'value', value: 100 * x.mean }, num(d)];
+          }),
+        ],
       };
     });
     return {
@@ -106,9 +112,10 @@ export function sliceTables(r: ResultsIndex): ReportTable[] {
       title: `${measure} by ${attribute}`,
       rowHead: attribute, plain: true,
       intro: `${measure} (×100) of the test queries grouped by ${ATTRIBUTE_TEXT[attribute] ?? attribute} (${protocolText(protocol)}, ${poolLabel(poolSize)} pool${setting === 'inductive' ? ', inductive setting' : ''}): ` +
-        `n, the queries of the group; per model its mean with the 95 % t-interval over them, and for every model but ${baseline} its mean difference to ${baseline} (Δ) with the 95 % t-interval of the paired differences. ` +
+        `n, the queries of the group; ${baseline}'s mean with its 95 % t-interval over them; every other model's mean and its mean difference to ${baseline} (Δ) with the 95 % t-interval of the paired differences. ` +
         'Other measures, protocols and pool sizes: results.json (significance.slices), res.slices in a notebook.',
-      columns: ['n', ...models],
+      groups: [{ text: '', span: 1 }, { text: baseline, span: 2 }, ...others.map((m) => ({ text: m, span: 2 }))],
+      columns: ['n', 'mean', '95% CI', ...others.flatMap(() => ['mean', 'Δ [95% CI]'])],
       rows: body,
     } satisfies ReportTable;
   });
