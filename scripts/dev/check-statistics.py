@@ -115,9 +115,9 @@ def main():
     names = [f'run{r}' for r in range(len(STRENGTHS))]
     labels = dict(line.rstrip('\n').split('\t') for line in open(os.path.join(fx, 'slices.tsv')) if line.strip())
     out = {'trials': TRIALS, 'perQuery': {}, 'means': [], 'comparisons': [], 'allPairs': [], 'slices': [], 'tPpf': [], 'multipletests': []}
-    for meas in ['map', 'P_10']:
+    for meas, key in [('map', 'map'), ('P.10', 'P_10')]:  # named as given to citebench eval -m
         # -c: every qrels query, 0 where a run has no line for it.
-        vals = [np.array([measures(rel[q], run.get(q, []))[meas] for q in qids]) for run in runs]
+        vals = [np.array([measures(rel[q], run.get(q, []))[key] for q in qids]) for run in runs]
         out['perQuery'][meas] = {names[k]: dict(zip(qids, map(float, v))) for k, v in enumerate(vals)}
         for k, v in enumerate(vals):
             out['means'].append({'measure': meas, 'run': names[k], 'queries': len(v), 'mean': float(v.mean()), 'ci95': t_interval(v)})

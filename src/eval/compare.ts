@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'node:path';
 import { CitebenchError, InputError } from '../util/errors.ts';
 import { evaluateTrecFiles } from './trec-eval.ts';
+import { parseMeasure } from './registry.ts';
 import { TRIALS, cellMeans, holmFamily, testAgainstBaseline, testAllPairs, type QueryValue } from './significance.ts';
 import { meanInterval, type Correction, type Interval } from './statistics.ts';
 import { formatFixed4 } from './trec-format.ts';
@@ -165,6 +166,13 @@ export function compareTrecRecord(qrelsPath: string, runPaths: string[], measure
   const measures = runs[0].result.measures.filter((m) => m.kind === 'float' && m.printPerQuery !== false);
   if (measures.length === 0) throw new CitebenchError('no per-query measure to compare (counts and gm_* have no paired values)');
   const mIndex = (r: (typeof runs)[number], name: string) => r.result.measures.findIndex((x) => x.name === name);
+  // The record names a measure as -m gave it (map, P.10, nDCG@10) where that spec names one measure; else trec_eval's name.
+  const given = new Map<string, string>();
+  for (const spec of measureSpecs) {
+    const ms = parseMeasure(spec);
+    if (ms.length === 1 && !given.has(ms[0].name)) given.set(ms[0].name, spec.trim());
+  }
+  const label = (name: string) => given.get(name) ?? name;
   // The run's Holm family (holmFamily): one qrels file is one table cell, so one family per measure; a run is
   // named by its position, so the same file given twice is two systems. Queries a run was not evaluated on
   // (NaN) are not paired; with -c every qrels query has a value (0 when missing).
@@ -195,7 +203,7 @@ export function compareTrecRecord(qrelsPath: string, runPaths: string[], measure
     runs.forEach((r, k) => {
       const value = r.result.summary[mIndex(r, meas.name)];
       const m = means.get(`${meas.name}|${k}`);
-      if (m) record.means.push({ measure: meas.name, run: names[k], queries: m.n, mean: m.mean, ci95: m.ci95 });
+      if (m) record.means.push({ measure: label(meas.name), run: names[k], queries: m.n, mean: m.mean, ci95: m.ci95 });
       const c = tests.get(`${meas.name}|${k}`);
       if (k === 0) rows.push({ measure: meas.name, run: runPaths[0], value });
       else if (!c) throw new CitebenchError(`${runPaths[k]}: fewer than 2 queries in common with the baseline ${runPaths[0]} for ${meas.name}: nothing to pair`);
@@ -205,7 +213,7 @@ export function compareTrecRecord(qrelsPath: string, runPaths: string[], measure
           tP: c.tP, tPHolm: c.tHolm, randP: c.randP, randPHolm: c.randHolm, tPAdjusted: c.tAdj, randPAdjusted: c.randAdj, correction,
         });
         record.comparisons.push({
-          measure: meas.name, run: names[k], baseline: names[0], queries: c.n, meanDiff: c.meanDiff, ci95: c.ci95, bootstrapCi95: c.bootstrapCi95,
+          measure: label(meas.name), run: names[k], baseline: names[0], queries: c.n, meanDiff: c.meanDiff, ci95: c.ci95, bootstrapCi95: c.bootstrapCi95,
           effectSize: c.effectSize, pT: c.tP, pRandomization: c.randP, pAdjusted: c.tAdj, pRandomizationAdjusted: c.randAdj, correction,
         });
       }
@@ -215,7 +223,7 @@ export function compareTrecRecord(qrelsPath: string, runPaths: string[], measure
     record.allPairs = [];
     record.groups = {};
     for (const a of testAllPairs(values, { trials, seed, name })) {
-      const measure = measureOf.get(a.family)!;
+      const measure = label(measureOf.get(a.family)!);
       for (const p of a.pairs) record.allPairs.push({ measure, a: names[Number(p.a)], b: names[Number(p.b)], meanDiff: p.meanDiff, pTukey: p.pTukey });
       record.groups[measure] = Object.fromEntries(a.systems.map((s, i) => [names[Number(s)], a.letters[i]]));
     }
@@ -223,7 +231,7 @@ export function compareTrecRecord(qrelsPath: string, runPaths: string[], measure
   if (test.slices) {
     const known = new Set([...perQuery.values()].flatMap((byRun) => byRun.flatMap((m) => [...m.keys()])));
     if (![...test.slices.labels.keys()].some((q) => known.has(q))) throw new CitebenchError(`${test.slices.file}: none of its query ids is a query of the runs (e.g. ${[...test.slices.labels.keys()][0]})`);
-    record.slices = measures.flatMap((meas) => sliceRows(meas.name, names, perQuery.get(meas.name)!, test.slices!.labels));
+    record.slices = measures.flatMap((meas) => sliceRows(label(meas.name), names, perQuery.get(meas.name)!, test.slices!.labels));
   }
   return { rows, record };
 }
