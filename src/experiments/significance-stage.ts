@@ -265,7 +265,7 @@ export function slicesOf(dir: string, cells: CellSummary[], measures: string[], 
  * Every cell's mean with its 95 % interval, and all pairs of models (the randomised Tukey HSD, `trials`
  * permutations seeded by the config's seed and `protocol|pool|all-pairs[|setting]|measure`) with their letters.
  */
-function meansAndPairs(dir: string, cells: CellSummary[], measures: string[], opts: { trials: number; seed: number; allPairs: boolean; fieldScheme?: FieldScheme }): Pick<SignificanceRecord, 'means' | 'allPairs' | 'groups'> {
+function meansAndPairs(dir: string, cells: CellSummary[], measures: string[], opts: { trials: number; seed: number; allPairs: boolean }): Pick<SignificanceRecord, 'means' | 'allPairs' | 'groups'> {
   const key = (v: CellQueryValue) => `${v.protocol}|${v.setting}|${v.measure}`;
   const what = new Map<string, Pick<CellQueryValue, 'protocol' | 'setting' | 'measure'>>();
   const cellOf = new Map<string, Pick<CellQueryValue, 'field' | 'poolSize'>>();
@@ -325,7 +325,7 @@ export function significanceStage(
   const rows = baselines.flatMap((baseline) =>
     (significanceOf(testCellValues(dir, cells, cfg.measures), baseline, { trials: TRIALS, seed: cfg.seed, fieldScheme, correction }) as Omit<SignificanceRow, 'baseline'>[]).map((x) => ({ baseline, ...x })));
   const beyond = models.filter((m) => isBeyondPaper(m.kind)).map((m) => m.name);
-  const extra = meansAndPairs(dir, cells, cfg.measures, { trials: TRIALS, seed: cfg.seed, allPairs: cfg.significance?.allPairs ?? true, fieldScheme });
+  const extra = meansAndPairs(dir, cells, cfg.measures, { trials: TRIALS, seed: cfg.seed, allPairs: cfg.significance?.allPairs ?? true });
   const attributes = cfg.significance?.slices ?? SLICE_ATTRIBUTES;
   const slices = baselines.length ? slicesOf(dir, cells, cfg.measures, attributes, baselines[0], facts) : [];
   return {

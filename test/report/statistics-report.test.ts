@@ -19,6 +19,7 @@ import { latexFiles } from '../../src/report/latex.ts';
 import { intervalText, reportSlices } from '../../src/report/statistics-tables.ts';
 import { fmtValue } from '../../src/report/tables.ts';
 import { loadResults } from '../../src/report/frames.ts';
+import { parseConfig } from '../../src/experiments/config.ts';
 
 const PDFLATEX = '/usr/bin/pdflatex';
 const skipTex = existsSync(PDFLATEX) ? false : 'no pdflatex (scripts/setup.sh installs texlive-latex-recommended)';
@@ -166,5 +167,14 @@ test('LaTeX: the letter groups as superscripts, explained in the caption; every 
       }
     }
     if (t.id.startsWith('groups-')) assert.match(text, /models sharing a letter do not differ significantly/);
+  }
+});
+
+test('config: significance.correction, allPairs and slices parsed; a bad value is one line naming the key', () => {
+  const base = 'name: x\nseed: 1\ncorpus: {synthetic: {articles: 6000}}\nmeasures: [MAP]\nvalidation: {queries: 4}\nmodels:\n  bm25: {}\nprotocols:\n  dataset: {queries: 4, pools: [800], repeats: 1}\n';
+  const ok = parseConfig(`${base}significance: {correction: bh, allPairs: false, slices: [year, citations]}\n`, join(tmp, 'x.yaml'));
+  assert.deepEqual(ok.significance, { correction: 'bh', allPairs: false, slices: ['year', 'citations'] });
+  for (const [bad, msg] of [['{correction: sidak}', /significance\.correction.*unknown correction 'sidak' \(expected one of: holm, bonferroni, bh, none\)/], ['{slices: [field, colour]}', /significance\.slices\.1.*unknown query attribute 'colour'/]] as const) {
+    assert.throws(() => parseConfig(`${base}significance: ${bad}\n`, join(tmp, 'x.yaml')), (e: Error) => msg.test(e.message) && !e.message.includes('\n'), bad);
   }
 });
