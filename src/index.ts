@@ -21,7 +21,8 @@ export { runExperiment, dryRun } from './experiments/run.ts';
 export { planGroups, groupPath, type PoolGroup } from './experiments/plan.ts';
 export { readResults, readCell, meanOverRepeats, firstBaseline, type ResultsIndex, type CellRecord, type CellSummary, type MeanRow, type SignificanceRecord, type SignificanceRow } from './report/results.ts';
 // Significance: the tests a run stores (res.significance), and the same tests on an analyst's own per-query frame.
-export { significanceFrame, significanceOf, type SignificanceFrameOptions, type CellQueryValue, type ComparisonRow } from './experiments/significance-stage.ts';
+export { significanceFrame, significanceOf, sliceFrame, type SignificanceFrameOptions, type CellQueryValue, type ComparisonRow } from './experiments/significance-stage.ts';
+export { adjustP, bootstrapInterval, compactLetters, effectSizeDz, meanInterval, randomizedTukeyHsd, tQuantile, CORRECTIONS, type Correction, type Interval } from './eval/statistics.ts';
 export { storedSignificance } from './report/significance.ts';
 export { experiment, type ExperimentInput, type ExperimentOutput, type ExperimentCell, type ExperimentCache, type CellModel } from './experiments/experiment.ts';
 export { compareRetrievers, topicSetsOf, type CompareOptions, type Comparison } from './experiments/adhoc.ts';

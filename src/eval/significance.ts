@@ -5,6 +5,9 @@
  */
 import { CitebenchError } from '../util/errors.ts';
 import { Rng } from '../util/rng.ts';
+import { adjustP, bootstrapInterval, compactLetters, effectSizeDz, meanInterval, randomizedTukeyHsd, studentTwoSidedP, type Correction, type Interval } from './statistics.ts';
+
+export { studentTwoSidedP, regularizedIncompleteBeta, logGamma } from './statistics.ts';
 
 interface TTestResult {
   n: number;
@@ -65,12 +68,6 @@ export function pairedTTest(a: Values, b: Values): TTestResult {
   return { n, meanDiff: mean, t, df, p: studentTwoSidedP(t, df) };
 }
 
-/** Two-sided p-value of Student's t with df degrees of freedom: I_{df/(df+t²)}(df/2, 1/2). */
-export function studentTwoSidedP(t: number, df: number): number {
-  if (!Number.isFinite(t)) return 0;
-  return regularizedIncompleteBeta(df / (df + t * t), df / 2, 0.5);
-}
-
 /**
  * Paired randomization test: each trial flips the sign of every difference with probability ½ (the null
  * hypothesis of exchangeable labels) and compares |mean| with the observed |mean|. Deterministic given seed.
@@ -100,71 +97,7 @@ export function pairedRandomizationTest(a: Values, b: Values, opts: { trials?: n
 
 /** Holm–Bonferroni adjusted p-values, in the input order. */
 export function holm(pValues: readonly number[]): number[] {
-  const m = pValues.length;
-  const order = pValues.map((p, i) => ({ p, i })).sort((x, y) => x.p - y.p || x.i - y.i);
-  const adjusted = new Array<number>(m);
-  let running = 0;
-  order.forEach(({ p, i }, rank) => {
-    running = Math.max(running, Math.min(1, (m - rank) * p));
-    adjusted[i] = running;
-  });
-  return adjusted;
-}
-
-/** ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; ~15 significant digits). */
-export function logGamma(x: number): number {
-  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
-  const c = [
-    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
-    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
-  ];
-  x -= 1;
-  let a = c[0];
-  const t = x + 7.5;
-  for (let i = 1; i < 9; i++) a += c[i] / (x + i);
-  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(a);
-}
-
-/** Regularized incomplete beta I_x(a, b) by Lentz's continued fraction (Numerical Recipes betacf). */
-export function regularizedIncompleteBeta(x: number, a: number, b: number): number {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  const lnFront = logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log1p(-x);
-  // The continued fraction converges fast for x < (a+1)/(a+b+2); otherwise use the symmetry I_x(a,b) = 1 − I_{1−x}(b,a).
-  if (x < (a + 1) / (a + b + 2)) return (Math.exp(lnFront) * betaContinuedFraction(x, a, b)) / a;
-  return 1 - (Math.exp(lnFront) * betaContinuedFraction(1 - x, b, a)) / b;
-}
-
-function betaContinuedFraction(x: number, a: number, b: number): number {
-  const tiny = 1e-300;
-  const qab = a + b;
-  const qap = a + 1;
-  const qam = a - 1;
-  let c = 1;
-  let d = 1 - (qab * x) / qap;
-  if (Math.abs(d) < tiny) d = tiny;
-  d = 1 / d;
-  let h = d;
-  for (let m = 1; m <= 10000; m++) {
-    const m2 = 2 * m;
-    let aa = (m * (b - m) * x) / ((qam + m2) * (a + m2));
-    d = 1 + aa * d;
-    if (Math.abs(d) < tiny) d = tiny;
-    c = 1 + aa / c;
-    if (Math.abs(c) < tiny) c = tiny;
-    d = 1 / d;
-    h *= d * c;
-    aa = (-(a + m) * (qab + m) * x) / ((a + m2) * (qap + m2));
-    d = 1 + aa * d;
-    if (Math.abs(d) < tiny) d = tiny;
-    c = 1 + aa / c;
-    if (Math.abs(c) < tiny) c = tiny;
-    d = 1 / d;
-    const del = d * c;
-    h *= del;
-    if (Math.abs(del - 1) < 1e-16) return h;
-  }
-  return h;
+  return adjustP(pValues, 'holm');
 }
 
 /**
@@ -193,8 +126,8 @@ export interface QueryValue {
   value: number;
 }
 
-/** One system against the baseline in one cell: paired tests over the shared queries, Holm-adjusted within its family. */
-interface BaselineComparison {
+/** One system against the baseline in one cell: paired tests over the shared queries, corrected within its family. */
+export interface BaselineComparison {
   family: string;
   cell: string;
   system: string;
@@ -202,28 +135,36 @@ interface BaselineComparison {
   n: number;
   /** Mean of system − baseline over the paired queries. */
   meanDiff: number;
+  /** 95 % t-interval of the mean difference. */
+  ci95: Interval;
+  /** Seeded percentile-bootstrap 95 % interval of the mean difference (`trials` resamples). */
+  bootstrapCi95: Interval;
+  /** d_z = mean difference / sd of the differences (n − 1). */
+  effectSize: number;
   tP: number;
   randP: number;
+  /** Holm-adjusted p-values (the marks' historic family correction, kept whatever `correction` is). */
   tHolm: number;
   randHolm: number;
+  /** p-values adjusted by `correction` over the family. */
+  tAdj: number;
+  randAdj: number;
+  correction: Correction;
 }
 
-/**
- * Every system against `baseline` in every cell of every family: per query the mean over its repeats; each
- * system paired with the baseline of its own cell on the queries both have (ids in sorted order); a two-sided
- * paired t-test and a paired randomization test (`trials` sign flips, seeded with `${seed}|${name}`, the name
- * `${family}|${cell}|${system}` unless `name` gives another, so a comparison's p does not depend on which others
- * are run); Holm's correction over the comparisons of one
- * family, for each test. A comparison with fewer than two shared queries has no test: it is left out, and is no
- * member of its family. Results in the order the (family, cell, system) triples first appear.
- */
-export function testAgainstBaseline(
-  values: Iterable<QueryValue>,
-  baseline: string,
-  opts: { trials?: number; seed?: number | string; name?: (family: string, cell: string, system: string) => string } = {},
-): BaselineComparison[] {
-  const name = opts.name ?? ((family: string, cell: string, system: string) => `${family}|${cell}|${system}`);
-  // family → cell → system → query → running sum and count (insertion order = first appearance)
+/** Options of the tests: trials of the randomization test, bootstrap and Tukey HSD; seed; how a comparison is named in its seed; the correction. */
+export interface TestOptions {
+  trials?: number;
+  seed?: number | string;
+  name?: (family: string, cell: string, system: string) => string;
+  /** Correction over a family (default holm). */
+  correction?: Correction;
+}
+
+type QueryMeans = Map<string, number>;
+
+/** family → cell → system → query → mean over its repeats (insertion order = first appearance). */
+function groupValues(values: Iterable<QueryValue>): Map<string, Map<string, Map<string, QueryMeans>>> {
   const tree = new Map<string, Map<string, Map<string, Map<string, { s: number; n: number }>>>>();
   const child = <K, V>(m: Map<K, V>, k: K, make: () => V): V => {
     let v = m.get(k);
@@ -236,29 +177,123 @@ export function testAgainstBaseline(
     e.s += v.value;
     e.n++;
   }
-  const mean = (m: Map<string, { s: number; n: number }>) => new Map([...m].map(([q, e]) => [q, e.s / e.n]));
+  return new Map([...tree].map(([f, cells]) => [f, new Map([...cells].map(([c, systems]) => [c, new Map([...systems].map(([s, qs]) => [s, new Map([...qs].map(([q, e]) => [q, e.s / e.n]))]))]))]));
+}
+
+const defaultName = (family: string, cell: string, system: string) => `${family}|${cell}|${system}`;
+
+/**
+ * Every system against `baseline` in every cell of every family: per query the mean over its repeats; each
+ * system paired with the baseline of its own cell on the queries both have (ids in sorted order); a two-sided
+ * paired t-test with the t-interval of the mean difference and d_z, a paired randomization test (`trials` sign
+ * flips, seeded with `${seed}|${name}`, the name `${family}|${cell}|${system}` unless `name` gives another, so a
+ * comparison's p does not depend on which others are run) and a percentile bootstrap interval (`trials`
+ * resamples, seeded with `${seed}|${name}|bootstrap`); the correction (and Holm's, always) over the comparisons
+ * of one family, for each test. A comparison with fewer than two shared queries has no test: it is left out,
+ * and is no member of its family. Results in the order the (family, cell, system) triples first appear.
+ */
+export function testAgainstBaseline(values: Iterable<QueryValue>, baseline: string, opts: TestOptions = {}): BaselineComparison[] {
+  const name = opts.name ?? defaultName;
+  const trials = opts.trials ?? TRIALS;
+  const correction = opts.correction ?? 'holm';
   const out: BaselineComparison[] = [];
-  for (const [family, cells] of tree) {
-    const members: Omit<BaselineComparison, 'tHolm' | 'randHolm'>[] = [];
+  for (const [family, cells] of groupValues(values)) {
+    const members: Omit<BaselineComparison, 'tHolm' | 'randHolm' | 'tAdj' | 'randAdj' | 'correction'>[] = [];
     for (const [cell, systems] of cells) {
-      const base = systems.get(baseline);
-      if (!base) continue;
-      const b = mean(base);
-      for (const [system, qs] of systems) {
+      const b = systems.get(baseline);
+      if (!b) continue;
+      for (const [system, a] of systems) {
         if (system === baseline) continue;
-        const a = mean(qs);
         const shared = [...a.keys()].filter((q) => b.has(q)).sort();
         if (shared.length < 2) continue;
         const x = Float64Array.from(shared, (q) => a.get(q)!);
         const y = Float64Array.from(shared, (q) => b.get(q)!);
         const t = pairedTTest(x, y);
-        const r = pairedRandomizationTest(x, y, { trials: opts.trials ?? TRIALS, seed: `${opts.seed ?? 0}|${name(family, cell, system)}` });
-        members.push({ family, cell, system, n: shared.length, meanDiff: t.meanDiff, tP: t.p, randP: r.p });
+        const seed = `${opts.seed ?? 0}|${name(family, cell, system)}`;
+        const r = pairedRandomizationTest(x, y, { trials, seed });
+        const d = differences(x, y);
+        members.push({
+          family, cell, system, n: shared.length, meanDiff: t.meanDiff, ci95: meanInterval(d).ci95,
+          bootstrapCi95: bootstrapInterval(d, { trials, seed: `${seed}|bootstrap` }), effectSize: effectSizeDz(d), tP: t.p, randP: r.p,
+        });
       }
     }
-    const tH = holm(members.map((m) => m.tP));
-    const rH = holm(members.map((m) => m.randP));
-    members.forEach((m, i) => out.push({ ...m, tHolm: tH[i], randHolm: rH[i] }));
+    const tH = adjustP(members.map((m) => m.tP), 'holm');
+    const rH = adjustP(members.map((m) => m.randP), 'holm');
+    const tA = adjustP(members.map((m) => m.tP), correction);
+    const rA = adjustP(members.map((m) => m.randP), correction);
+    members.forEach((m, i) => out.push({ ...m, tHolm: tH[i], randHolm: rH[i], tAdj: tA[i], randAdj: rA[i], correction }));
+  }
+  return out;
+}
+
+/** One system's mean over the queries of one cell (each query's value the mean over its repeats), with its 95 % t-interval. */
+export interface CellMean {
+  family: string;
+  cell: string;
+  system: string;
+  n: number;
+  mean: number;
+  ci95: Interval;
+}
+
+/** Every system's mean of every cell with its interval over queries, in first-appearance order. */
+export function cellMeans(values: Iterable<QueryValue>): CellMean[] {
+  const out: CellMean[] = [];
+  for (const [family, cells] of groupValues(values)) {
+    for (const [cell, systems] of cells) {
+      for (const [system, qs] of systems) {
+        const m = meanInterval(Float64Array.from([...qs.keys()].sort(), (q) => qs.get(q)!));
+        out.push({ family, cell, system, n: m.n, mean: m.mean, ci95: m.ci95 });
+      }
+    }
+  }
+  return out;
+}
+
+/** All pairs of the systems of one cell: the randomised Tukey HSD and its letter groups. */
+export interface AllPairs {
+  family: string;
+  cell: string;
+  /** The systems, in first-appearance order; means and letters by the same index. */
+  systems: string[];
+  /** Queries every system has (the ones tested). */
+  n: number;
+  means: number[];
+  /** Each system's 95 % t-interval of its mean over those queries. */
+  ci95: Interval[];
+  /** pairs[k]: systems a and b (a before b), mean_a − mean_b, Tukey HSD p. */
+  pairs: { a: string; b: string; meanDiff: number; pTukey: number }[];
+  /** Compact letter display at `alpha`: systems sharing a letter are not significantly different. */
+  letters: string[];
+}
+
+/**
+ * The randomised Tukey HSD over all systems of each cell, on the queries every system has (sorted ids; each a
+ * mean over its repeats), `trials` permutations seeded with `${seed}|${name(family, cell, 'all-pairs')}|tukey`;
+ * one family per cell, whose p are already corrected for all pairs. A cell of one system has no pairs and one
+ * group (a); a cell with fewer than two shared queries is left out.
+ */
+export function testAllPairs(values: Iterable<QueryValue>, opts: TestOptions & { alpha?: number } = {}): AllPairs[] {
+  const name = opts.name ?? defaultName;
+  const alpha = opts.alpha ?? 0.05;
+  const out: AllPairs[] = [];
+  for (const [family, cells] of groupValues(values)) {
+    for (const [cell, bySystem] of cells) {
+      const systems = [...bySystem.keys()];
+      const shared = [...bySystem.get(systems[0])!.keys()].filter((q) => systems.every((s) => bySystem.get(s)!.has(q))).sort();
+      if (shared.length < 2) continue;
+      const cols = systems.map((s) => Float64Array.from(shared, (q) => bySystem.get(s)!.get(q)!));
+      if (systems.length === 1) {
+        // One system: no pair to test, one group (its mean and interval still belong in the table).
+        out.push({ family, cell, systems, n: shared.length, means: [meanInterval(cols[0]).mean], ci95: [meanInterval(cols[0]).ci95], pairs: [], letters: ['a'] });
+        continue;
+      }
+      const t = randomizedTukeyHsd(cols, { trials: opts.trials ?? TRIALS, seed: `${opts.seed ?? 0}|${name(family, cell, 'all-pairs')}|tukey` });
+      const pairs: AllPairs['pairs'] = [];
+      for (let i = 0; i < systems.length; i++) for (let j = i + 1; j < systems.length; j++) pairs.push({ a: systems[i], b: systems[j], meanDiff: t.means[i] - t.means[j], pTukey: t.p[i][j] });
+      out.push({ family, cell, systems, n: shared.length, means: t.means, ci95: cols.map((c) => meanInterval(c).ci95), pairs, letters: compactLetters(t.means, (i, j) => t.p[i][j] < alpha) });
+    }
   }
   return out;
 }

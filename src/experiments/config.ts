@@ -10,6 +10,7 @@ import { parseSchemeField, schemeFieldHint, schemeFields, type FieldName, type F
 import { storeFieldScheme } from '../corpus/store.ts';
 import { SYNTH_PROFILES, type SynthProfile } from '../corpus/synth.ts';
 import { parseMeasure } from '../eval/registry.ts';
+import { CORRECTIONS, type Correction } from '../eval/statistics.ts';
 import { CitebenchError, InputError } from '../util/errors.ts';
 import { hashString } from '../util/rng.ts';
 import { posInt, Reader } from './config-reader.ts';
@@ -103,11 +104,19 @@ export interface ExperimentConfig {
   emptyLists: 'zero' | 'error';
   /** Evaluation settings, run side by side; absent = the paper's (transductive) only. See settingsOf. */
   settings?: Setting[];
-  /** The models every other is tested against (significance-stage.ts); absent: the first lexical model. */
-  significance?: { baselines: string[] };
+  /**
+   * The significance record (significance-stage.ts, docs/statistics.md): baselines (absent: the first lexical
+   * model), the correction over a family (absent: holm), the randomised Tukey HSD over all models (absent: on),
+   * the query attributes the per-query results are sliced by (absent: all of SLICE_ATTRIBUTES).
+   */
+  significance?: { baselines?: string[]; correction?: Correction; allPairs?: boolean; slices?: SliceAttribute[] };
 }
 
 export { settingsOf } from './kinds/types.ts';
+
+/** Query attributes a run's per-query results can be sliced by (significance-stage.ts sliceLabels). */
+export const SLICE_ATTRIBUTES = ['field', 'year', 'references', 'citations'] as const;
+export type SliceAttribute = (typeof SLICE_ATTRIBUTES)[number];
 
 /** Releases a store can be built from, as the dry run forecasts them (plan.ts RELEASES). */
 export const RELEASE_NAMES = ['s2orc-v2020', 'openalex', 'openalex-xpac'] as const;
@@ -120,7 +129,7 @@ export function fieldSchemeOf(cfg: Pick<ExperimentConfig, 'corpus'>): FieldSchem
 
 const KNOWN_KEYS: Record<string, string[]> = {
   '': ['name', 'seed', 'scale', 'work', 'results', 'corpus', 'queryYear', 'excludeQueries', 'k', 'measures', 'validation', 'models', 'protocols', 'modelsDir', 'emptyLists', 'setting', 'significance', 'bm25Index'],
-  significance: ['baselines'],
+  significance: ['baselines', 'correction', 'allPairs', 'slices'],
   corpus: ['synthetic', 'store', 'prefilter', 'from'],
   'corpus.synthetic': ['articles', 'seed', 'profile'],
   validation: ['queries'],
@@ -302,6 +311,21 @@ export function parseConfig(text: string, file: string, overrides: ConfigOverrid
     });
     if (baselines.length === 0 || new Set(baselines).size !== baselines.length) r.fail(['significance', 'baselines'], 'list each baseline once (at least one)');
     significance = { baselines };
+  }
+  if (r.has(['significance', 'correction'])) {
+    const c = r.str(['significance', 'correction'])!;
+    if (!(CORRECTIONS as readonly string[]).includes(c)) r.fail(['significance', 'correction'], `unknown correction '${c}' (expected one of: ${CORRECTIONS.join(', ')})`);
+    significance = { ...significance, correction: c as Correction };
+  }
+  if (r.has(['significance', 'allPairs'])) significance = { ...significance, allPairs: r.bool(['significance', 'allPairs'], true)! };
+  if (r.has(['significance', 'slices'])) {
+    const slices = r.list(['significance', 'slices'], (q) => {
+      const a = r.str(q)!;
+      if (!(SLICE_ATTRIBUTES as readonly string[]).includes(a)) r.fail(q, `unknown query attribute '${a}' (expected one of: ${SLICE_ATTRIBUTES.join(', ')})`);
+      return a as SliceAttribute;
+    });
+    if (new Set(slices).size !== slices.length) r.fail(['significance', 'slices'], 'list each attribute once');
+    significance = { ...significance, slices };
   }
   return {
     name, seed, scale, work, results, corpus: { synthetic, store, prefilter: 'paper', ...(fieldScheme !== 'mag' ? { fieldScheme } : {}), ...(from ? { from: from as Release } : {}) }, queryYear, excludeQueries, k, measures, validation, models, protocols, modelsDir,

@@ -34,7 +34,7 @@ import type { ReadyModel, SkippedModel } from './models.ts';
 import { anyNeeds, type BuildContext } from './kinds/index.ts';
 import { buildModels } from './models-stage.ts';
 import { TopicSets } from './topic-sets.ts';
-import { significanceStage } from './significance-stage.ts';
+import { significanceStage, storeFacts } from './significance-stage.ts';
 import { cellSummary, runGroup, type GroupContext } from './cells.ts';
 import type { CellCost } from './experiment.ts';
 import { encodePlan, exhaustedField } from './encode-stage.ts';
@@ -255,7 +255,7 @@ export async function runExperiment(cfg: ExperimentConfig, opts: RunOptions = {}
   // A killed task's half-written file (a cancelled SLURM task, a SIGKILLed shard) never stays beside the results.
   const swept = sweepDeadTemps(dir);
   if (swept) log(`[results] removed ${swept} temp file(s) left by killed processes`);
-  const significance = significanceStage(cfg, dir, ready, cells, (l) => log(l));
+  const significance = significanceStage(cfg, dir, ready, cells, (l) => log(l), storeFacts(store));
   await release(p, { keepStore: true });
   // Sorted, so the index does not depend on the order the splits happened to be drawn in.
   const shortfalls = splits.shortfalls().sort((a, b) => (shortKey(a) < shortKey(b) ? -1 : shortKey(a) > shortKey(b) ? 1 : 0));

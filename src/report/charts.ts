@@ -16,9 +16,10 @@
 import { SCHEME_LABEL, fieldAbbrev, schemeFields, type FieldScheme } from '../corpus/fields.ts';
 import type { DegreeBin } from '../corpus/stats.ts';
 import { SIGNIFICANCE_ALPHA, meanOverRepeats, paramsText, resultsFieldScheme, weightsNote, type ResultsIndex, type TuningRecord } from './results.ts';
-import { beyondPaperRows, storedSignificance } from './significance.ts';
+import { adjustedP, beyondPaperRows, storedSignificance } from './significance.ts';
 import { paperOrder } from './report-tables.ts';
 import { poolLabel } from './tables.ts';
+import { sliceChart } from './slice-charts.ts';
 
 // A vega-lite spec (kept loose: the compiler checks it).
 export type ChartSpec = Record<string, unknown>;
@@ -480,7 +481,7 @@ export function significanceChart(r: ResultsIndex): Chart | undefined {
   };
   const models = [...new Set(s.rows.map((x) => label(x.model)))];
   const settings = [...new Set(s.rows.map((x) => x.setting))];
-  const values = s.rows.map((x) => ({ setting: x.setting, pool: poolLabel(x.poolSize), model: label(x.model), measure: x.measure, delta: Math.round(1000 * x.meanDiff) / 10, sig: x.pHolm < SIGNIFICANCE_ALPHA, pHolm: x.pHolm }));
+  const values = s.rows.map((x) => ({ setting: x.setting, pool: poolLabel(x.poolSize), model: label(x.model), measure: x.measure, delta: Math.round(1000 * x.meanDiff) / 10, sig: adjustedP(x) < SIGNIFICANCE_ALPHA, pHolm: adjustedP(x) }));
   const model = { field: 'model', type: 'nominal', sort: models, title: `model (vs ${s.baseline})`, legend: { labelLimit: 300 } };
   const facet: Record<string, unknown> = { column: { field: 'measure', type: 'nominal', sort: r.measures.filter((m) => s.rows.some((x) => x.measure === m)), title: null, header: { labelFontSize: 12 } } };
   if (settings.length > 1) facet.row = { field: 'setting', type: 'nominal', sort: settings, title: null, header: { labelFontSize: 12 } };
@@ -579,7 +580,7 @@ export function degreeChart(bins: DegreeBin[]): Chart {
 
 /** Every chart the results support, in report order. */
 export function reportCharts(r: ResultsIndex): Chart[] {
-  return [poolSizeChart(r), settingsChart(r), fieldHeatmap(r), candidateTypeChart(r), ...r.tuning.map(tuningChart)].filter((c): c is Chart => !!c);
+  return [poolSizeChart(r), settingsChart(r), fieldHeatmap(r), candidateTypeChart(r), ...r.tuning.map(tuningChart), sliceChart(r, OKABE_ITO)].filter((c): c is Chart => !!c);
 }
 
 type VegaModule = typeof import('vega');

@@ -19,7 +19,7 @@ import { reportChart, reportTableHtml, type ChartName } from './notebook.ts';
 import { buildTables } from './report-tables.ts';
 import { loadPaperNumbers } from './paper-numbers.ts';
 import { latexFiles, type LatexOptions } from './latex.ts';
-import { meanOverRepeats, readCell, readResults, type CellSummary, type ResultsIndex, type SignificanceRow } from './results.ts';
+import { meanOverRepeats, readCell, readResults, type CellSummary, type GroupRow, type ResultsIndex, type SignificanceRow } from './results.ts';
 import { storedSignificance } from './significance.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { worstQueries, type WorstQueriesOptions } from './drilldown.ts';
@@ -33,12 +33,46 @@ const repoRelative = (p: string) => (p.startsWith(REPO_ROOT) ? p.slice(REPO_ROOT
 export { aq };
 export type Frame = ColumnTable;
 
-/** Significance rows as a frame: the baseline's name, then the row's columns (results.json's significance record). */
+/**
+ * Significance rows as a frame: the baseline's name, then the row's columns (results.json's significance record),
+ * the intervals as two columns each (ci95Lo/ci95Hi: t-interval; bootLo/bootHi: percentile bootstrap).
+ */
 export function significanceFrameOf(rows: readonly (Omit<SignificanceRow, 'protocol' | 'setting'> & { protocol: string; setting: string })[]): Frame {
-  const columns = ['baseline', 'protocol', 'setting', 'measure', 'field', 'poolSize', 'model', 'queries', 'meanDiff', 'pT', 'pRandomization', 'pHolm', 'pRandomizationHolm'];
+  const columns = ['baseline', 'protocol', 'setting', 'measure', 'field', 'poolSize', 'model', 'queries', 'meanDiff', 'ci95Lo', 'ci95Hi', 'bootLo', 'bootHi', 'effectSize',
+    'pT', 'pRandomization', 'pHolm', 'pRandomizationHolm', 'pAdjusted', 'pRandomizationAdjusted', 'correction'];
   // An empty frame still has the columns, so filters and `orderby` on it work.
   if (!rows.length) return aq.table(Object.fromEntries(columns.map((c) => [c, []])));
-  return aq.from(rows.map((x) => Object.fromEntries(columns.map((c) => [c, x[c as keyof typeof x]]))));
+  const num = (x: number | null | undefined) => (x === null || x === undefined ? NaN : x);
+  return aq.from(rows.map((x) => {
+    const o: Record<string, unknown> = Object.fromEntries(columns.map((c) => [c, x[c as keyof typeof x]]));
+    Object.assign(o, {
+      ci95Lo: num(x.ci95?.[0]), ci95Hi: num(x.ci95?.[1]), bootLo: num(x.bootstrapCi95?.[0]), bootHi: num(x.bootstrapCi95?.[1]), effectSize: num(x.effectSize),
+      // An older record has no correction: its marks are Holm's.
+      pAdjusted: x.pAdjusted ?? x.pHolm, pRandomizationAdjusted: x.pRandomizationAdjusted ?? x.pRandomizationHolm, correction: x.correction ?? 'holm',
+    });
+    return o;
+  }));
+}
+
+/** Slice rows (results.json's significance.slices, or sliceFrame's) as a frame: the intervals as lo/hi columns. */
+export function slicesFrameOf(rows: readonly Record<string, unknown>[]): Frame {
+  const lead = ['protocol', 'setting', 'measure', 'poolSize', 'attribute', 'slice', 'model', 'queries', 'mean', 'ci95Lo', 'ci95Hi', 'baseline', 'pairedQueries', 'meanDiff', 'diffLo', 'diffHi'];
+  const present = lead.filter((c) => ['ci95Lo', 'ci95Hi', 'diffLo', 'diffHi'].includes(c) || rows.some((x) => x[c] !== undefined));
+  if (!rows.length) return aq.table(Object.fromEntries(present.map((c) => [c, []])));
+  const iv = (x: unknown, i: number) => (Array.isArray(x) ? (x[i] as number) : NaN);
+  return aq.from(rows.map((x) => Object.fromEntries(present.map((c) => [c,
+    c === 'ci95Lo' ? iv(x.ci95, 0) : c === 'ci95Hi' ? iv(x.ci95, 1) : c === 'diffLo' ? iv(x.diffCi95, 0) : c === 'diffHi' ? iv(x.diffCi95, 1) : x[c] ?? null]))));
+}
+
+/** Letter groups (results.json's significance.groups) as a frame: one row per group × model with its mean, interval and letters. */
+export function groupsFrameOf(groups: readonly GroupRow[]): Frame {
+  const columns = ['protocol', 'setting', 'measure', 'poolSize', 'queries', 'model', 'mean', 'ci95Lo', 'ci95Hi', 'letters'];
+  const rows = groups.flatMap((g) => Object.keys(g.letters).map((model) => ({
+    protocol: g.protocol, setting: g.setting, measure: g.measure, poolSize: g.poolSize, queries: g.queries, model, mean: g.means[model],
+    ci95Lo: g.ci95[model]?.[0] ?? NaN, ci95Hi: g.ci95[model]?.[1] ?? NaN, letters: g.letters[model],
+  })));
+  if (!rows.length) return aq.table(Object.fromEntries(columns.map((c) => [c, []])));
+  return aq.from(rows);
 }
 
 /** The tidy tuning table (a row per grid point and parameter) with one row per grid point and a column per parameter. */
@@ -91,6 +125,10 @@ export class ResultsFrames {
    * table cell × measure, with its family's Holm-adjusted p-values. Absent for a results.json of an older citebench.
    */
   readonly significance?: Frame;
+  /** Each model's mean per measure and protocol (all pairs: the field level pooled over fields) with its 95 % interval and letter group (significance.groups). */
+  readonly groups?: Frame;
+  /** Per-query results grouped by query attribute (significance.slices): n, mean and interval per model, the difference to the first baseline. */
+  readonly slices?: Frame;
   /** MDCR: the Jaccard matrix that chose the model-based negatives, and every evaluation (Tables 3 and 4). */
   readonly mdcr?: { chosenModels: string[]; notes: string[]; jaccard: Frame; results: Frame };
   private readonly perQueryCache = new Map<string, Frame>();
@@ -109,6 +147,8 @@ export class ResultsFrames {
     this.models = this.tidy('models');
     const sig = storedSignificance(r);
     if (sig) this.significance = significanceFrameOf(sig.rows);
+    if (sig?.groups) this.groups = groupsFrameOf(sig.groups);
+    if (sig?.slices) this.slices = slicesFrameOf(sig.slices as unknown as Record<string, unknown>[]);
     if (r.mdcr) {
       const m = r.mdcr;
       const results = mdcrEvaluations(r).map(({ values, ...e }) => ({ ...e, ...values }));

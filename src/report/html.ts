@@ -8,6 +8,10 @@ import MarkdownIt from 'markdown-it';
 import { chosenText, corpusSourceText, importedBanner, resultsFieldScheme, shortfallText, type ResultsIndex } from './results.ts';
 import { fmtValue, poolLabel, sigMarks, tableBaselines, tableHeading, type ReportTable, type TableCell, type ValueCell } from './tables.ts';
 import { summaryOf } from './markdown.ts';
+import { adjustedP, adjustedRandP, correctionWords } from './significance.ts';
+
+/** The correction's short name in a tooltip. */
+const adj = (s: { correction?: string }) => ({ holm: 'Holm', bonferroni: 'Bonferroni', bh: 'BH', none: 'uncorrected' } as Record<string, string>)[s.correction ?? 'holm'];
 
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -88,7 +92,7 @@ ul.drill { columns: 3; font-size: 13px; }
 function sigMark(c: ValueCell): string {
   if (!c.sig) return '';
   return c.sig.map((s) => {
-    const title = `vs ${s.baseline} over ${s.queries} queries: mean difference ${fmt1(100 * s.meanDiff)}; paired t-test p ${s.pT.toPrecision(3)} (Holm ${s.pHolm.toPrecision(3)}); randomization p ${s.pRandomization.toPrecision(3)} (Holm ${s.pRandomizationHolm.toPrecision(3)})`;
+    const title = `vs ${s.baseline} over ${s.queries} queries: mean difference ${fmt1(100 * s.meanDiff)}; paired t-test p ${s.pT.toPrecision(3)} (${adj(s)} ${adjustedP(s).toPrecision(3)}); randomization p ${s.pRandomization.toPrecision(3)} (${adj(s)} ${adjustedRandP(s).toPrecision(3)})${s.ci95 ? `; 95 % CI of the difference [${fmt1(100 * s.ci95[0])}, ${fmt1(100 * s.ci95[1])}]` : ''}${typeof s.effectSize === 'number' ? `; d_z ${s.effectSize.toFixed(2)}` : ''}`;
     const marks = sigMarks([s]);
     return `<span class="sig" title="${esc(title)}">${esc(marks)}</span>`;
   }).join('');
@@ -100,6 +104,7 @@ function cellHtml(c: TableCell): string {
   const parts = [`<span class="v">${c.value === undefined ? '–' : fmt1(c.value)}</span>`];
   if (c.sd !== undefined) parts.push(`<span class="sd">±${fmt1(c.sd)}</span>`);
   parts.push(sigMark(c));
+  if (c.letters) parts.push(`<sup class="cld" title="letter group: values sharing a letter do not differ significantly">${esc(c.letters)}</sup>`);
   if (c.paper !== undefined) {
     const d = c.value === undefined ? '' : (() => {
       const delta = c.value - c.paper;
@@ -125,7 +130,7 @@ export function legendOf(t: ReportTable): string {
   const baselines = tableBaselines(t);
   const marks = baselines.length
     ? `${baselines.map((b) => `${b.marks[0]} paired t-test, ${b.marks[1]} paired randomization test against ${b.name}`).join('; ')} (per-query values averaged over repeats), ` +
-      `Holm-corrected over the comparisons of one measure in the table${baselines.length > 1 ? ' against one baseline' : ''}, p < 0.05 (hover for the p-values). `
+      `${correctionWords(baselines[0].correction)} over the comparisons of one measure in the table${baselines.length > 1 ? ' against one baseline' : ''}, p < 0.05 (hover for the p-values, the 95 % interval of the difference and d_z). `
     : '';
   return 'Bold underlined: best value in the column (Table 3: best model in the row, per measure). Small grey ±: standard deviation over pool repeats. ' +
     `${marks}"paper x ▲d / ▼d": the paper's printed value and ours minus it (▲ ours higher, ▼ ours lower, italic).`;

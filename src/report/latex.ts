@@ -15,6 +15,7 @@
 import { corpusSourceText, resultsFieldScheme, SIGNIFICANCE_ALPHA, type ResultsIndex } from './results.ts';
 import { fmtValue, tableBaselines, type MarkedRow, type ReportTable, type TableCell } from './tables.ts';
 import { paperFieldTableData, paperMdcrTablesData, paperTable1Data } from './tables.ts';
+import { adjustedP, adjustedRandP, correctionWords } from './significance.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
 
 /** The packages a table file needs, named in its first line. */
@@ -134,7 +135,7 @@ export function baselineLetter(i: number): string {
   return i < 26 ? a[i] : a[Math.floor(i / 26) - 1] + a[i % 26];
 }
 
-const decided = (s: MarkedRow, test: 't' | 'randomization') => (test === 't' ? s.pHolm : s.pRandomizationHolm) < SIGNIFICANCE_ALPHA;
+const decided = (s: MarkedRow, test: 't' | 'randomization') => (test === 't' ? adjustedP(s) : adjustedRandP(s)) < SIGNIFICANCE_ALPHA;
 
 /** Where the numbers of a results index come from, for every caption: a synthetic corpus says so. */
 export function latexProvenance(r: ResultsIndex): string {
@@ -155,7 +156,7 @@ function legendSentences(t: ReportTable, opts: LatexOptions, withSd: boolean): s
   if (baselines.length) {
     const each = baselines.map((b, i) => `$^{\\mathrm{${baselineLetter(i)}}}$ against ${latexText(b.name)}`).join(', ');
     out.push(`Superscripts mark a significant difference (${test === 't' ? 'paired t-test' : 'paired randomization test'}, per-query values averaged over pool samples, ` +
-      `Holm-corrected over the comparisons of one measure in the table${baselines.length > 1 ? ' against one baseline' : ''}, $p < ${SIGNIFICANCE_ALPHA}$): ${each}.`);
+      `${latexText(correctionWords(baselines[0].correction))} over the comparisons of one measure in the table${baselines.length > 1 ? ' against one baseline' : ''}, $p < ${SIGNIFICANCE_ALPHA}$): ${each}.`);
   }
   return out.join(' ');
 }
@@ -188,6 +189,7 @@ export function tableLatex(t: ReportTable, opts: LatexOptions = {}): string {
     if (withSd && !sdOwnRow && c.sd !== undefined) s += `\\,${sdText(c)}`;
     const letters = (c.sig ?? []).filter((x) => decided(x, test)).map((x) => baselineLetter(order.indexOf(x.baseline))).sort().join('');
     if (letters) s += `$^{\\mathrm{${letters}}}$`;
+    if (c.letters) s += `$^{\\mathrm{${c.letters}}}$`;
     return s;
   };
   const env = wide ? 'table*' : 'table';

@@ -49,7 +49,7 @@ function tableSections(r: ResultsIndex, paper?: PaperNumbers): string[] {
       table4: () => paperText(mdcrPaper![1]),
     } : {}),
   } : {};
-  const order = ['table1', 'table2', 'table7', 'table8', 'table3', 'table3-specter2-card', 'table4', 'table1-inductive', 'table2-inductive', 'table7-inductive', 'table8-inductive', 'beir', 'significance'];
+  const order = ['table1', 'table2', 'table7', 'table8', 'table3', 'table3-specter2-card', 'table4', 'table1-inductive', 'table2-inductive', 'table7-inductive', 'table8-inductive', 'beir', 'significance', ...[...tables.keys()].filter((id) => /^(groups|slices)-/.test(id))];
   return order.filter((id) => tables.has(id)).map((id) => section(tables.get(id)!, paperOf[id] ? [paperOf[id]()] : []));
 }
 

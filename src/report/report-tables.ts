@@ -13,7 +13,8 @@
  */
 import { FIELDS, SCHEME_LABEL, fieldAbbrev, schemeFields, type FieldScheme } from '../corpus/fields.ts';
 import { meanOverRepeats, resultsFieldScheme, weightsNote, type MeanRow, type ResultsIndex } from './results.ts';
-import { beyondPaperRows, markPair, significanceKey, significanceNote, significanceRows, storedSignificance } from './significance.ts';
+import { groupTables, intervalText, sliceTables } from './statistics-tables.ts';
+import { adjustedP, correctionWords, beyondPaperRows, markPair, significanceKey, significanceNote, significanceRows, storedSignificance } from './significance.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
 import { hasSpecter2, SPECTER2_CARD_MDCR, type PublishedTable } from './published.ts';
 import { MDCR_METRICS, mdcrTable3Data, mdcrTable4Data } from './mdcr-tables.ts';
@@ -84,6 +85,8 @@ export function buildTables(r: ResultsIndex, paper: PaperNumbers | undefined): R
     ...inductiveTables(r, ind, sig),
     beirTable(r, rows, paper),
     significanceTable(r),
+    ...groupTables(r),
+    ...sliceTables(r),
   ];
   return out.filter((t): t is ReportTable => !!t);
 }
@@ -280,16 +283,18 @@ function significanceTable(r: ResultsIndex): ReportTable | undefined {
   // A difference that rounds to zero has no sign worth printing (it may be a tiny real one either way).
   const signed = (v: string) => (v === '0.0' ? '±0.0' : v.startsWith('-') ? v : `+${v}`);
   const against = s.baselines[0];
+  const adjName = ({ holm: 'Holm', bonferroni: 'Bonferroni', bh: 'BH', none: 'uncorrected' } as const)[s.correction ?? 'holm'];
   return {
     id: 'significance', title: `Paired significance against ${against} (dataset level)`, rowHead: 'setting', plain: true,
     intro: `Per query, the mean over repeats; Δ = model − ${against} (×100) over ${rows[0].queries} queries; two-sided paired t-test, ` +
-      `paired randomization test (${s.trials} sign flips, seeded), Holm's correction over every comparison of one setting and measure in Table 1 ` +
-      `(every model and pool size; * : < ${s.alpha}): the tests behind Table 1's marks, as citebench run stored them (results.json, significance).`,
-    columns: ['pool', 'model', 'measure', 'Δ', 'p (t)', 'p (rand.)', 'p (Holm)'],
+      `paired randomization test (${s.trials} sign flips, seeded), ${correctionWords(s.correction)} over every comparison of one setting and measure in Table 1 ` +
+      `(every model and pool size; * : < ${s.alpha}): the tests behind Table 1's marks, as citebench run stored them (results.json, significance); the 95 % t-interval of the mean difference Δ (×100) and the effect size d_z = mean / sd of the paired differences.`,
+    columns: ['pool', 'model', 'measure', 'Δ', 'p (t)', 'p (rand.)', `p (${adjName})`, '95% CI of Δ', 'd_z'],
     rows: rows.map((x) => ({
       label: x.setting,
       cells: [num(poolLabel(x.poolSize)), { kind: 'text', text: noteOf(r, x.model) ? `${x.model} (${noteOf(r, x.model)})` : x.model }, { kind: 'text', text: x.measure },
-        num(signed(fmtValue(100 * x.meanDiff))), num(p(x.pT)), num(p(x.pRandomization)), num(p(x.pHolm) + (x.pHolm < s.alpha ? ' *' : ''))],
+        num(signed(fmtValue(100 * x.meanDiff))), num(p(x.pT)), num(p(x.pRandomization)), num(p(adjustedP(x)) + (adjustedP(x) < s.alpha ? ' *' : '')),
+        num(intervalText(x.ci95 ?? undefined)), num(typeof x.effectSize === 'number' ? x.effectSize.toFixed(2) : '–')],
     })),
   };
 }

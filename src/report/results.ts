@@ -14,6 +14,7 @@
  *   report.md              the Markdown tables
  * <group> is dataset/4k-r1, field/Bio/r1, field-val/Bio/r1 …
  */
+import type { Correction, Interval } from '../eval/statistics.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FieldName, FieldScheme } from '../corpus/fields.ts';
@@ -269,6 +270,78 @@ export interface SignificanceRow {
   pHolm: number;
   /** Holm-adjusted randomization-test p, over the same family. */
   pRandomizationHolm: number;
+  /** 95 % t-interval of the mean difference (absent in a results.json of an older citebench; null below two queries). */
+  ci95?: Interval;
+  /** Seeded percentile-bootstrap 95 % interval of the mean difference (`trials` resamples). */
+  bootstrapCi95?: Interval;
+  /** d_z = mean difference / sd of the differences (n − 1); null (JSON) for a constant non-zero shift. */
+  effectSize?: number | null;
+  /** The p-values adjusted by the record's correction over the family (= pHolm, pRandomizationHolm under holm). */
+  pAdjusted?: number;
+  pRandomizationAdjusted?: number;
+  correction?: Correction;
+}
+
+/** A table cell's mean over its queries (each the mean over the cell's repeats) with its 95 % t-interval. */
+export interface MeanIntervalRow {
+  protocol: 'dataset' | 'field';
+  setting: 'transductive' | 'inductive';
+  measure: string;
+  field: string | null;
+  poolSize: number;
+  model: string;
+  queries: number;
+  mean: number;
+  ci95: Interval;
+}
+
+/**
+ * The randomised Tukey HSD of every model against every other, per protocol × setting × measure × pool size (the
+ * field level pooled over its fields: a query is a field's query): one family of all pairs.
+ */
+export interface AllPairsRow {
+  protocol: 'dataset' | 'field';
+  setting: 'transductive' | 'inductive';
+  measure: string;
+  poolSize: number;
+  a: string;
+  b: string;
+  /** mean_a − mean_b over the queries every model has. */
+  meanDiff: number;
+  pTukey: number;
+}
+
+/** The compact letter display of one all-pairs family: models sharing a letter are not significantly different (pTukey ≥ alpha). */
+export interface GroupRow {
+  protocol: 'dataset' | 'field';
+  setting: 'transductive' | 'inductive';
+  measure: string;
+  poolSize: number;
+  /** Queries every model has (the ones tested). */
+  queries: number;
+  /** Model → its letters, its mean over those queries and the mean's 95 % t-interval. */
+  letters: Record<string, string>;
+  means: Record<string, number>;
+  ci95: Record<string, Interval>;
+}
+
+/** One slice (queries sharing a value of an attribute) of one model in one table cell; models other than the baseline carry the difference. */
+export interface SliceRecordRow {
+  protocol: 'dataset' | 'field';
+  setting: 'transductive' | 'inductive';
+  measure: string;
+  poolSize: number;
+  /** The query attribute (config significance.slices): field, year, references, citations. */
+  attribute: string;
+  slice: string;
+  model: string;
+  queries: number;
+  mean: number;
+  ci95: Interval;
+  baseline?: string;
+  pairedQueries?: number;
+  meanDiff?: number;
+  diffCi95?: Interval;
 }
 
 /** The level below which a Holm-adjusted p is marked significant (* t-test, † randomization test). */
@@ -289,6 +362,15 @@ export interface SignificanceRecord {
   rows: SignificanceRow[];
   /** Models beyond the paper (their kind's registry entry says so): the rows of the beyond-the-paper table. */
   beyondPaper?: string[];
+  /** The correction of pAdjusted (absent in an older record: Holm, pHolm). */
+  correction?: Correction;
+  /** Every table cell's mean with its 95 % interval over queries. */
+  means?: MeanIntervalRow[];
+  /** All pairs of models (randomised Tukey HSD) and their letter groups; absent with significance.allPairs: false. */
+  allPairs?: AllPairsRow[];
+  groups?: GroupRow[];
+  /** Per-query results grouped by query attributes (significance.slices). */
+  slices?: SliceRecordRow[];
 }
 
 /** The record of a results.json of the previous format (one baseline, rows without it), read as the current one. */

@@ -4,7 +4,17 @@
  * the rows of the table of the models beyond the paper. Nothing here tests anything, so a mark on the page is
  * the stored decision by construction.
  */
+import type { Correction } from '../eval/statistics.ts';
 import { SIGNIFICANCE_FAMILY, type ResultsIndex, type SignificanceRecord, type SignificanceRow } from './results.ts';
+
+/** A row's t-test p adjusted by its record's correction (an older record: Holm's). */
+export const adjustedP = (x: Pick<SignificanceRow, 'pHolm' | 'pAdjusted'>) => x.pAdjusted ?? x.pHolm;
+/** A row's randomization-test p adjusted by its record's correction (an older record: Holm's). */
+export const adjustedRandP = (x: Pick<SignificanceRow, 'pRandomizationHolm' | 'pRandomizationAdjusted'>) => x.pRandomizationAdjusted ?? x.pRandomizationHolm;
+/** How a legend says the correction: "Holm-corrected", "Bonferroni-corrected", "Benjamini–Hochberg-adjusted", "not corrected". */
+export function correctionWords(c: Correction | undefined): string {
+  return { holm: 'Holm-corrected', bonferroni: 'Bonferroni-corrected', bh: 'Benjamini–Hochberg-adjusted (false discovery rate)', none: 'not corrected' }[c ?? 'holm'];
+}
 
 /** The stored record, or undefined for a results.json of an older citebench (no record, or rows of an unknown shape). */
 export function storedSignificance(r: Pick<ResultsIndex, 'significance'>): SignificanceRecord | undefined {

@@ -6,6 +6,7 @@
 import { FIELDS, FIELD_ABBREV } from '../corpus/fields.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
 import { SIGNIFICANCE_ALPHA, type SignificanceRow } from './results.ts';
+import { adjustedP, adjustedRandP, correctionWords } from './significance.ts';
 
 export function poolLabel(n: number): string {
   if (n >= 1_000_000 && n % 1_000_000 === 0) return `${n / 1_000_000}M`;
@@ -24,6 +25,8 @@ export interface ValueCell {
   /** results.json's stored tests of this cell, one per baseline, each with its marks (report/significance.ts). */
   sig?: MarkedRow[];
   best?: boolean;
+  /** Letter group of the all-pairs test (compact letter display), printed as a superscript beside the value. */
+  letters?: string;
 }
 export interface TextCell {
   kind: 'text';
@@ -78,24 +81,24 @@ const mdText = (s: string) => s.replace(/\|/g, '\\|');
 /** A stored test of a cell against one baseline and that baseline's marks (t-test, randomization test). */
 export type MarkedRow = SignificanceRow & { marks: [string, string] };
 
-/** The stored decisions of a cell against each baseline: its t-test mark and its randomization-test mark where the Holm-adjusted p is below SIGNIFICANCE_ALPHA. */
+/** The stored decisions of a cell against each baseline: its t-test mark and its randomization-test mark where the adjusted p (the record's correction, Holm by default) is below SIGNIFICANCE_ALPHA. */
 export function sigMarks(rows: readonly MarkedRow[]): string {
-  return rows.map((s) => `${s.pHolm < SIGNIFICANCE_ALPHA ? s.marks[0] : ''}${s.pRandomizationHolm < SIGNIFICANCE_ALPHA ? s.marks[1] : ''}`).join('');
+  return rows.map((s) => `${adjustedP(s) < SIGNIFICANCE_ALPHA ? s.marks[0] : ''}${adjustedRandP(s) < SIGNIFICANCE_ALPHA ? s.marks[1] : ''}`).join('');
 }
 
 /** The baselines a table's cells are marked against, with their marks, in mark order. */
-export function tableBaselines(t: ReportTable): { name: string; marks: [string, string] }[] {
-  const seen = new Map<string, [string, string]>();
-  for (const r of t.rows) for (const c of r.cells) if (c.kind === 'value') for (const s of c.sig ?? []) if (!seen.has(s.baseline)) seen.set(s.baseline, s.marks);
-  return [...seen].map(([name, marks]) => ({ name, marks })).sort((a, b) => markRank(a.marks) - markRank(b.marks));
+export function tableBaselines(t: ReportTable): { name: string; marks: [string, string]; correction?: SignificanceRow['correction'] }[] {
+  const seen = new Map<string, MarkedRow>();
+  for (const r of t.rows) for (const c of r.cells) if (c.kind === 'value') for (const s of c.sig ?? []) if (!seen.has(s.baseline)) seen.set(s.baseline, s);
+  return [...seen].map(([name, s]) => ({ name, marks: s.marks, correction: s.correction })).sort((a, b) => markRank(a.marks) - markRank(b.marks));
 }
 
 const markRank = (m: [string, string]) => ['*', '‡', '¶', '⁑'].indexOf(m[0]) + 1 || 5 + Number(m[0].slice(1));
 
 /** Said under a Markdown table whose cells carry marks: which mark means which test against which baseline. */
-export function marksLegend(baselines: readonly { name: string; marks: [string, string] }[]): string {
+export function marksLegend(baselines: readonly { name: string; marks: [string, string]; correction?: SignificanceRow['correction'] }[]): string {
   const each = baselines.map((b) => `\`${b.marks[0]}\` paired t-test, \`${b.marks[1]}\` paired randomization test against ${b.name}`).join('; ');
-  return `Marks: ${each} (per-query values averaged over repeats), Holm-corrected over the comparisons of one measure in the table${baselines.length > 1 ? ' against one baseline' : ''}, p < 0.05: the tests citebench run stored in results.json.`;
+  return `Marks: ${each} (per-query values averaged over repeats), ${correctionWords(baselines[0]?.correction)} over the comparisons of one measure in the table${baselines.length > 1 ? ' against one baseline' : ''}, p < 0.05: the tests citebench run stored in results.json.`;
 }
 
 
@@ -104,7 +107,7 @@ export function tableMarkdown(t: ReportTable, opts: { digits?: number } = {}): s
   const digits = opts.digits ?? 1;
   const group = t.groups?.flatMap((g) => Array<string>(g.span).fill(g.short ?? g.text)) ?? [];
   const head = [t.rowHead, ...t.columns.map((c, j) => (group[j] ? `${group[j]} ${c}` : c))].map(mdText);
-  const cell = (c: TableCell) => (c.kind === 'text' ? mdText(c.text) : c.value === undefined || Number.isNaN(c.value) ? '–' : fmtValue(c.value, digits) + (c.sig ? sigMarks(c.sig) : ''));
+  const cell = (c: TableCell) => (c.kind === 'text' ? mdText(c.text) : c.value === undefined || Number.isNaN(c.value) ? '–' : fmtValue(c.value, digits) + (c.sig ? sigMarks(c.sig) : '') + (c.letters ? `<sup>${c.letters}</sup>` : ''));
   const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i ? '---:' : '---')).join('|')}|`];
   for (const r of t.rows) lines.push(`| ${[mdText(r.note ? `${r.label} (${r.note})` : r.label), ...r.cells.map(cell)].join(' | ')} |`);
   return lines.join('\n');

@@ -18,6 +18,8 @@ import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { FIELD_ABBREV, type Field } from '../../src/corpus/fields.ts';
 import { holm, pairedRandomizationTest, pairedTTest } from '../../src/eval/significance.ts';
+import { meanInterval } from '../../src/eval/statistics.ts';
+import { intervalText } from '../../src/report/statistics-tables.ts';
 import { checkBest, checkCell, f1, launchChromium, openChecked, parseTables, perQueryMean, readCells, sizeText, stats, type Cell, type ParsedTable } from '../helpers/report-page.ts';
 import { parseConfig } from '../../src/experiments/config.ts';
 import { seedCorpusStage } from '../helpers/corpus-fixture.ts';
@@ -97,7 +99,11 @@ test('Tables 1, 2, 7, 8 of both settings equal the cell files of their setting; 
   const r = JSON.parse(readFileSync(join(res(), 'results.json'), 'utf8'));
   const all = readCells(res());
   assert.deepEqual(r.measures, ['MAP', 'nDCG', 'R@30', 'MRR', 'F1@20', 'R@1000']);
-  assert.deepEqual(tables.map((t) => `${t.key}${t.setting ? `/${t.setting}` : ''}`), ['1', '2', '5', '6', '7', '8', '1/inductive', '2/inductive', '7/inductive', '8/inductive', 'significance']);
+  const ofStatistics = (k: string) => /^(groups|slices)-/.test(k);
+  assert.deepEqual(tables.map((t) => `${t.key}${t.setting ? `/${t.setting}` : ''}`).filter((k) => !ofStatistics(k)), ['1', '2', '5', '6', '7', '8', '1/inductive', '2/inductive', '7/inductive', '8/inductive', 'significance']);
+  // docs/statistics.md: a letter-group table per measure and protocol (both settings in one), the slices tables after.
+  assert.equal(tables.filter((t) => t.key.startsWith('groups-')).length, 6 * 2);
+  assert.ok(tables.some((t) => t.key.startsWith('slices-')));
   let checked = 0;
   for (const setting of SETTINGS) {
     const cells = ofSetting(all, setting);
@@ -167,7 +173,7 @@ test('the significance table equals results.json\'s tests recomputed from per-qu
   const r = JSON.parse(readFileSync(join(res(), 'results.json'), 'utf8'));
   const all = readCells(res());
   const t = find('significance', null);
-  assert.deepEqual(t.head[0], ['setting', 'pool', 'model', 'measure', 'Δ', 'p (t)', 'p (rand.)', 'p (Holm)']);
+  assert.deepEqual(t.head[0], ['setting', 'pool', 'model', 'measure', 'Δ', 'p (t)', 'p (rand.)', 'p (Holm)', '95% CI of Δ', 'd_z']);
   const p3 = (x: number) => (x < 0.001 ? '<0.001' : x.toFixed(3));
   const rows = t.rows.map((x) => ({ setting: x.label, pool: x.cells[0].v, model: x.cells[1].v, measure: x.cells[2].v, cells: x.cells.map((c) => c.v) }));
   assert.equal(rows.length, 2 * 2 * 2 * r.measures.length, 'settings × pools × (nav, prof) × measures');
@@ -187,7 +193,8 @@ test('the significance table equals results.json\'s tests recomputed from per-qu
     const vb = mean(b);
     const tt = pairedTTest(va, vb);
     const rnd = pairedRandomizationTest(va, vb, { trials: r.significance.trials, seed: `${r.seed}|dataset||${size}|${x.model}${setting ? `|${setting}` : ''}|${x.measure}` });
-    return { ...x, d: va.reduce((s, v, i) => s + v - vb[i], 0) / va.length, pT: tt.p, pR: rnd.p };
+    const ci = meanInterval(Float64Array.from(va, (v, i) => v - vb[i]));
+    return { ...x, d: va.reduce((s, v, i) => s + v - vb[i], 0) / va.length, pT: tt.p, pR: rnd.p, ci: intervalText(ci.ci95 ?? undefined), dz: ci.sd > 0 ? (ci.mean / ci.sd).toFixed(2) : undefined };
   });
   const holmOf = new Map<object, number>();
   for (const key of new Set(expect.map((e) => `${e.setting}|${e.measure}`))) {
@@ -199,7 +206,10 @@ test('the significance table equals results.json\'s tests recomputed from per-qu
     const h = holmOf.get(e)!;
     const where = `${e.setting} ${e.pool} ${e.model} ${e.measure}`;
     const d = f1(100 * e.d);
-    assert.deepEqual(e.cells.slice(3), [d === '0.0' ? '±0.0' : d.startsWith('-') ? d : `+${d}`, p3(e.pT), p3(e.pR), p3(h) + (h < 0.05 ? ' *' : '')], where);
+    assert.deepEqual(e.cells.slice(3, 7), [d === '0.0' ? '±0.0' : d.startsWith('-') ? d : `+${d}`, p3(e.pT), p3(e.pR), p3(h) + (h < 0.05 ? ' *' : '')], where);
+    // The interval of Δ and d_z (docs/statistics.md), recomputed from the same per-query differences.
+    assert.equal(e.cells[7], e.ci, `${where}: 95 % CI`);
+    if (e.dz !== undefined) assert.equal(e.cells[8], e.dz, `${where}: d_z`);
     // Table 1's mark of the same cell: the same stored row (Table 1's family: every model × pool of the setting and measure).
     const tab = t1[e.setting];
     const j = [600, 900].findIndex((s) => sizeText(s) === e.pool) * r.measures.length + r.measures.indexOf(e.measure);
@@ -226,8 +236,9 @@ test('the significance table equals results.json\'s tests recomputed from per-qu
 
 test('the page in headless Chromium: every table and chart visible; the settings chart draws each model and setting', async () => {
   const shots = mkdtempSync(join(tmpdir(), 'citebench-beyond-shots-'));
-  // Charts: pool sizes, both settings, significance, and the Profiler's β tuning (a kind-neutral tuning record).
-  await openChecked(browser, html(), { tables: 11, charts: 4 }, join(shots, 'beyond.png'));
+  // Charts: pool sizes, both settings, significance, the Profiler's β tuning (a kind-neutral tuning record), slices.
+  // And the tables and chart of docs/statistics.md (letter groups, slices).
+  await openChecked(browser, html(), { tables: 11 + tables.filter((t) => /^(groups|slices)-/.test(t.key)).length, charts: 5 }, join(shots, 'beyond.png'));
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   await page.goto(pathToFileURL(html()).href);
   const tuning = page.locator('figure#chart-tuning-prof');

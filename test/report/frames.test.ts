@@ -151,7 +151,8 @@ test('tuning, models and MDCR frames: as recorded, MDCR re-evaluated from the be
   const sig = res.significance!.objects() as Record<string, unknown>[];
   const stored = readResults(dir).significance!;
   assert.deepEqual(stored.baselines, ['bm25']);
-  assert.deepEqual(sig, stored.rows);
+  // The intervals as lo/hi columns; the rest as stored.
+  assert.deepEqual(sig, stored.rows.map(({ ci95, bootstrapCi95, ...x }) => ({ ...x, ci95Lo: ci95![0], ci95Hi: ci95![1], bootLo: bootstrapCi95![0], bootHi: bootstrapCi95![1] })));
   assert.equal(sig.filter((x) => x.protocol === 'dataset').length, 2 * 3, 'bm25-tuned × 2 pools × 3 measures');
   assert.equal(sig.filter((x) => x.protocol === 'field').length, 4 * 3, 'bm25-tuned × 4 fields × 3 measures');
   assert.ok(sig.every((x) => x.model === 'bm25-tuned' && x.setting === 'transductive'));

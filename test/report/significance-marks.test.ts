@@ -124,6 +124,9 @@ test('a tampered record changes the rendered marks', () => {
   for (const row of s.rows) {
     row.pHolm = row.pHolm < 0.05 ? 0.5 : 0.01;
     row.pRandomizationHolm = row.pRandomizationHolm < 0.05 ? 0.5 : 0.01;
+    // The marks follow the record's correction (Holm here): its adjusted p-values are Holm's.
+    row.pAdjusted = row.pHolm;
+    row.pRandomizationAdjusted = row.pRandomizationHolm;
   }
   assert.equal(checkMarks(t), checkMarks(r));
   const before = tableHtml(buildTables(r, paper)[0]);

@@ -1,17 +1,20 @@
 import { parse, num } from '../args.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { trecEvalText } from '../../eval/trec-eval.ts';
-import { compareTrecRuns, formatComparison } from '../../eval/compare.ts';
+import { comparisonJson, compareTrecRecord, formatComparison, readSliceLabels } from '../../eval/compare.ts';
 import { TRIALS } from '../../eval/significance.ts';
+import { CORRECTIONS, parseCorrection } from '../../eval/statistics.ts';
+import { writeFileAtomic } from '../../util/atomic.ts';
 
 export const usage = `usage: citebench eval QRELS RUN [-m MEASURE]... [-q] [-c] [-M N] [-l N] [--trec-eval-10]
        citebench eval QRELS BASELINE_RUN RUN... [-m MEASURE]... [-c] [--trials N] [--seed N]
+                      [--correction C] [--all-pairs] [--slices FILE] [--json FILE]
 
 Evaluate a TREC run against TREC qrels exactly as trec_eval 9.0.8 does, printing its text format
 (measure<TAB>qid<TAB>value; -q adds per-query lines before the 'all' lines). With several runs: a table
-comparing each run with the first over the same queries (default measure map), with paired t-test and
-randomization-test p-values, Holm-corrected over the runs compared in one measure (the family results.json
-uses: docs/significance.md).
+comparing each run with the first over the same queries (default measure map): the mean difference with
+its 95 % t-interval and effect size d_z, paired t-test and randomization-test p-values, corrected over the
+runs compared in one measure (the family results.json uses: docs/significance.md, docs/statistics.md).
 
   QRELS                 qrels file: 'qid iter docno relevance' per line
   RUN                   run file: 'qid Q0 docno rank score tag' per line (rank is ignored: docs are
@@ -30,7 +33,13 @@ uses: docs/significance.md).
   -l, --level N         relevance level: labels >= N are relevant (default 1; nDCG uses the labels as gains)
       --trec-eval-10    rank by double-precision scores (trec_eval 10) instead of float32 (9.0.8)
       --trials N        randomization test: sign-flip trials (default ${TRIALS})
-      --seed N          randomization test: seed (default 0; same seed => same p-values)`;
+      --seed N          randomization test: seed (default 0; same seed => same p-values)
+      --correction C    correction over the runs of one measure: ${CORRECTIONS.join(', ')} (default holm)
+      --all-pairs       also the randomised Tukey HSD over all pairs of runs, with letter groups
+      --slices FILE     'qid<TAB>label' lines: per label each run's n, mean and 95 % interval and the
+                        difference to the baseline
+      --json FILE       write the machine-readable record (means, comparisons with intervals and d_z,
+                        allPairs and groups, slices) to FILE ('-': standard output, instead of the table)`;
 
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parse(
@@ -44,6 +53,10 @@ export async function run(args: string[]): Promise<number> {
       'trec-eval-10': { type: 'boolean' },
       trials: { type: 'string' },
       seed: { type: 'string' },
+      correction: { type: 'string' },
+      'all-pairs': { type: 'boolean' },
+      slices: { type: 'string' },
+      json: { type: 'string' },
     },
     usage,
   );
@@ -62,9 +75,18 @@ export async function run(args: string[]): Promise<number> {
     const trials = num('trials', values.trials, TRIALS);
     const seed = num('seed', values.seed, 0);
     if (!Number.isInteger(trials) || trials < 1) throw new CitebenchError('--trials must be a positive integer');
-    const rows = compareTrecRuns(positionals[0], positionals.slice(1), values.measure ?? [], options, { trials, seed });
-    process.stdout.write(formatComparison(rows));
+    const correction = values.correction === undefined ? undefined : parseCorrection(values.correction, '--correction');
+    const slices = values.slices === undefined ? undefined : { file: values.slices, labels: readSliceLabels(values.slices) };
+    const { rows, record } = compareTrecRecord(positionals[0], positionals.slice(1), values.measure ?? [], options, { trials, seed, correction, allPairs: values['all-pairs'], slices });
+    if (values.json === '-') process.stdout.write(comparisonJson(record));
+    else {
+      if (values.json !== undefined) writeFileAtomic(values.json, comparisonJson(record));
+      process.stdout.write(formatComparison(rows));
+    }
     return 0;
+  }
+  for (const flag of ['correction', 'all-pairs', 'slices', 'json'] as const) {
+    if (values[flag] !== undefined) throw new CitebenchError(`--${flag} compares runs: give a baseline run and at least one other (citebench eval QRELS BASELINE_RUN RUN...)`);
   }
   const text = trecEvalText(positionals[0], positionals[1], values.measure ?? [], { ...options, perQuery: values['per-query'] });
   process.stdout.write(Buffer.from(text, 'latin1'));
