@@ -13,6 +13,7 @@
  * Every chart encodes models by shape/dash as well as colour, and heat maps print their values: legible in
  * greyscale print.
  */
+import { meanInterval } from '../eval/statistics.ts';
 import { SCHEME_LABEL, fieldAbbrev, schemeFields, type FieldScheme } from '../corpus/fields.ts';
 import type { DegreeBin } from '../corpus/stats.ts';
 import { SIGNIFICANCE_ALPHA, meanOverRepeats, paramsText, resultsFieldScheme, weightsNote, type ResultsIndex, type TuningRecord } from './results.ts';
@@ -170,20 +171,10 @@ function intervalOf(x: { means: Record<string, number>; sd: Record<string, numbe
   return { lo: r1(100 * (x.means[m] - x.sd[m])), hi: r1(100 * (x.means[m] + x.sd[m])) };
 }
 
-/** Student's t quantile for a two-sided 95 % interval with `df` degrees of freedom (table; ≥ 30: normal-ish). */
-export function t975(df: number): number {
-  const T = [0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042];
-  return df < T.length ? T[Math.max(1, df)] : df < 60 ? 2.0 + 1.2 / df : 1.96 + 2.4 / df;
-}
-
-/** Mean and 95 % t-interval of values (none with fewer than two). */
+/** Mean and 95 % t-interval of values (none with fewer than two): the statistics' one interval (eval/statistics.ts). */
 export function tInterval(v: number[]): { mean: number; lo?: number; hi?: number } {
-  const n = v.length;
-  const mean = v.reduce((a, b) => a + b, 0) / n;
-  if (n < 2) return { mean };
-  const sd = Math.sqrt(v.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1));
-  const h = t975(n - 1) * sd / Math.sqrt(n);
-  return { mean, lo: mean - h, hi: mean + h };
+  const m = meanInterval(v);
+  return m.ci95 ? { mean: m.mean, lo: m.ci95[0], hi: m.ci95[1] } : { mean: m.mean };
 }
 
 const poolLabelExpr = 'datum.value >= 1e6 ? datum.value / 1e6 + "M" : datum.value >= 1e3 ? datum.value / 1e3 + "k" : datum.value';
@@ -226,8 +217,15 @@ export function poolSizeChart(r: ResultsIndex): Chart | undefined {
   const sizes = [...new Set(rows.map((x) => x.poolSize))].sort((a, b) => a - b);
   // Models side by side at each pool size (a small step on the log axis) so their intervals do not hide each other.
   const dodge = (m: string) => 10 ** (0.012 * (full.indexOf(m) - (full.length - 1) / 2) * Math.min(1, 6 / full.length));
+  // The 95 % interval over queries that the run stored for each mean (results.json significance.means), where it did.
+  const stored = new Map((r.significance?.means ?? []).filter((c) => c.protocol === 'dataset' && c.setting === 'transductive' && c.ci95)
+    .map((c) => [`${c.model}\u0000${c.poolSize}\u0000${c.measure}`, c.ci95!] as const));
+  const ciOf = (x: { model: string; poolSize: number }) => Object.fromEntries(r.measures.flatMap((m) => {
+    const ci = stored.get(`${x.model}\u0000${x.poolSize}\u0000${m}`);
+    return ci ? [[m, ci]] : [];
+  }));
   const values = rows.flatMap((x) => r.measures.map((m) => ({
-    model: short.get(x.model)!, pool: x.poolSize, xd: x.poolSize * dodge(x.model), measure: m, value: r1(100 * x.means[m]), ...intervalOf(x, m),
+    model: short.get(x.model)!, pool: x.poolSize, xd: x.poolSize * dodge(x.model), measure: m, value: r1(100 * x.means[m]), ...intervalOf({ ...x, ci: ciOf(x) }, m),
   })));
   const anyInterval = values.some((v) => v.lo !== undefined);
   const layout: ChartLayout = (width, font, plot) => {
