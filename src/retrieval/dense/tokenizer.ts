@@ -289,7 +289,7 @@ export function loadPairTokenizer(dir: string, opts: TokenizerOptions = {}): Pai
   });
   const body = (text: string, maxLength: number): number[] => {
     const words: string[][] = (rec = []);
-    let enc;
+    let enc: { ids: number[]; tokens: string[] };
     try {
       enc = inner.encode(rewrite ? rewrite(text) : text, { add_special_tokens: false });
     } finally {

@@ -41,15 +41,26 @@ function numLabels(k: Keys): { n: number; key: string } {
   return { n: 2, key: 'id2label' };
 }
 
-/** The head's keys of a *ForSequenceClassification config.json. */
-export function readClassifierHead(configPath: string, c: EncoderConfig): ClassifierHead {
-  const k = new Keys(configPath, readConfigJson(configPath));
+/** The number of labels of a classifier's config.json: 1 or 2; more is refused in one line naming the file and the key. */
+export function readNumLabels(configPath: string): 1 | 2 {
+  return labelsOf(new Keys(configPath, readConfigJson(configPath)));
+}
+
+function labelsOf(k: Keys): 1 | 2 {
+  const configPath = k.file;
   const { n, key } = numLabels(k);
   if (n > 2) {
     const labels = key === 'id2label' ? ` (${Object.values(k.raw.id2label as object).slice(0, 5).map(String).join(', ')}${n > 5 ? ', …' : ''})` : '';
     throw new CitebenchError(`${configPath} [${key}]: ${n} labels${labels}: a classifier with more than one label gives no single relevance score (citebench reranks with one label, or two as P(label 1): docs/rerank.md)`);
   }
   if (n < 1) throw new CitebenchError(`${configPath} [${key}]: no labels`);
+  return n as 1 | 2;
+}
+
+/** The head's keys of a *ForSequenceClassification config.json. */
+export function readClassifierHead(configPath: string, c: EncoderConfig): ClassifierHead {
+  const k = new Keys(configPath, readConfigJson(configPath));
+  const n = labelsOf(k);
   if (c.modelType !== 'modernbert') return { numLabels: n };
   k.oneOf('classifier_pooling', 'cls', ['cls', 'mean'], '"cls" or "mean"');
   k.oneOf('classifier_activation', 'gelu', ACTIVATIONS, `one of ${ACTIVATIONS.join(', ')}`);

@@ -23,7 +23,7 @@ import { ModelWeights } from './weights.ts';
 import { classifierHead, type ClassifierHead } from './classifier.ts';
 
 export { maxTokens, readEncoderConfig, type GraphTask } from './config.ts';
-export { readClassifierHead, type ClassifierHead } from './classifier.ts';
+export { readClassifierHead, readNumLabels, type ClassifierHead } from './classifier.ts';
 export { readAdapter, adapterFiles, ADAPTER_CONFIG, ADAPTER_WEIGHTS } from './adapters.ts';
 
 export interface EncoderGraphOptions {
