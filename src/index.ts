@@ -48,7 +48,9 @@ export { tidyTables, tidyColumns, mdcrEvaluations, TIDY_TABLE_NAMES, type TidyTa
 export { notebookResults, notebookCorpus, notebookConfig, smallConfig, isSmallMode, SMALL, REPO_ROOT, type NotebookOptions } from './experiments/notebook.ts';
 export { NavigationRetriever, navigate, PAPER_KD, PAPER_KC } from './retrieval/navigation.ts';
 export { RerankRetriever } from './retrieval/rerank.ts';
-export { CrossEncoderRetriever } from './retrieval/dense/cross-encoder.ts';
+export { PairScorerRetriever, rerankText, type PairScorer } from './retrieval/rerank/pair-scorer.ts';
+export { loadReranker, type RerankerOptions } from './retrieval/rerank/load.ts';
+export { CrossEncoderScorer } from './retrieval/rerank/cross-encoder.ts';
 export { SparseProfiler, buildSparseProfiles } from './retrieval/profiler/sparse.ts';
 export { DenseProfiler } from './retrieval/profiler/dense.ts';
 export { citingSets, profileScopes } from './retrieval/profiler/citing.ts';

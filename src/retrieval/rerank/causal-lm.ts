@@ -4,7 +4,7 @@
  */
 import { CitebenchError } from '../../util/errors.ts';
 import type { PairScorer } from './pair-scorer.ts';
-import type { RerankerOptions } from './load.ts';
+import type { RerankerOptions } from './options.ts';
 
 export async function loadCausalReranker(dir: string, _opts: RerankerOptions): Promise<PairScorer> {
   throw new CitebenchError(`${dir}: causal-LM rerankers are not built in this version`);

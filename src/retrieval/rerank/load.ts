@@ -20,7 +20,6 @@ import { CitebenchError, InputError } from '../../util/errors.ts';
 import { checkpointFiles } from '../dense/checkpoint/index.ts';
 import { convertCheckpoint } from '../dense/convert.ts';
 import { maxTokens, readEncoderConfig, readNumLabels } from '../dense/encoder-graph/index.ts';
-import type { Device } from '../dense/encoder.ts';
 import { fileDigest } from '../dense/file-hash.ts';
 import { fetchModelFolder, locateModelFolder, modelsDirOf, pickOnnx } from '../dense/models.ts';
 import { KNOWN_RERANKERS, knownReranker } from '../dense/registry.ts';
@@ -29,26 +28,9 @@ import { loadPairTokenizer } from '../dense/tokenizer.ts';
 import { ACTIVATIONS, CrossEncoderScorer, type ActivationName } from './cross-encoder.ts';
 import { loadCausalReranker } from './causal-lm.ts';
 import type { PairScorer } from './pair-scorer.ts';
+import type { RerankerOptions } from './options.ts';
 
-export interface RerankerOptions {
-  /** Folder of registry models and ORG--NAME hub folders (default ./models, or $CITEBENCH_MODELS). */
-  modelsDir?: string;
-  /** Token budget of a pair with its special tokens (over the registry's and the folder's). */
-  maxLength?: number;
-  /** The task instruction of an LLM reranker (causal-lm.ts); a cross-encoder takes none. */
-  instruction?: string;
-  /** Pairs per forward pass (default 16). */
-  batchSize?: number;
-  threads?: number;
-  device?: Device;
-  /** int8 weights (onnx/model_quantized.onnx, or the checkpoint's graph quantized as the encoders' are). */
-  quantized?: boolean;
-  /** onnx/model_fp16.onnx where the folder has it. */
-  fp16?: boolean;
-  /** Download a missing registry model or ORG/NAME from the hub (with its commit recorded). */
-  allowRemote?: boolean;
-  log?: (line: string) => void;
-}
+export type { RerankerOptions } from './options.ts';
 
 const MODULES = 'modules.json';
 const ST_CONFIG = 'config_sentence_transformers.json';
