@@ -87,7 +87,7 @@ export function convertCheckpoint(dir: string, opts: ConvertOptions = {}): strin
     throw new CitebenchError(`${dir}: cannot write the converted model into ${CONVERT_CACHE} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); copy the model folder somewhere writable`);
   }
   const what = [...checkpoint.files.map((f) => basename(f)), ...(adapter ? [`adapter ${basename(adapter.weightsFile)}`] : [])].join(', ');
-  opts.log?.(`converting ${what} (${checkpoint.format}${config.modelType === 'bert' ? '' : `, ${config.modelType}`}) ${head ? ' with its sequence-classification head' : ''} to ONNX${opts.quantize ? ' (int8)' : ''}: ${out}`);
+  opts.log?.(`converting ${what} (${checkpoint.format}${config.modelType === 'bert' ? '' : `, ${config.modelType}`})${head ? ' with its sequence-classification head' : ''} to ONNX${opts.quantize ? ' (int8)' : ''}: ${out}`);
   writeModel(out, graph);
   return out;
 }
