@@ -1509,6 +1509,18 @@ declare module "citebench/src/retrieval/bm25/pool-index" {
     /** Sorted, distinct union of a pool and the fixed candidates a request names (usually all in the pool already). */
     export function poolWithCandidates(pool: Uint32Array, candidates: readonly Uint32Array[] | undefined): Uint32Array;
 }
+declare module "citebench/src/retrieval/dense/onnx-variant" {
+    /**
+     * Which ONNX export of a model folder to load. File names are those optimum and transformers.js write under
+     * `onnx/`: model.onnx (float32), model_fp16.onnx (float16 weights and compute), model_quantized.onnx (int8).
+     */
+    export type OnnxVariant = 'fp32' | 'fp16' | 'quantized';
+    /**
+     * File names in the order they are tried. fp16 falls back to fp32, never to int8: float16 compute is used
+     * where the model allows it, i.e. where the folder has a float16 export.
+     */
+    export function onnxNames(prefer: OnnxVariant): string[];
+}
 declare module "citebench/src/retrieval/dense/st-dense" {
     /** The activations a Dense module's config.json can name, by their full torch class path. */
     const ACTIVATIONS: {
@@ -1712,8 +1724,30 @@ declare module "citebench/src/retrieval/dense/registry" {
     export const CITATION_TASK = "Given the title and abstract of a scientific paper, retrieve the titles and abstracts of papers that it cites";
     export const KNOWN_MODELS: KnownModel[];
     export function knownModel(name: string): KnownModel | undefined;
+    /**
+     * The rerankers citebench knows by name (`citebench rerank`, a rerank model's crossEncoder), each downloaded with
+     * --allow-remote from its hub repo into `<models-dir>/<name>/` (citebench-download.json records the commit), with
+     * its model card's settings over the folder's: the length the card scores with and the activation its usage
+     * example returns (a config's or a flag's value wins over both).
+     */
+    export interface KnownReranker {
+        name: string;
+        hfId: string;
+        /** Folder under the models dir (default: the name). */
+        folder?: string;
+        /** cross-encoder: a sequence-classification head (rerank/load.ts); causal-lm: yes/no logits of an LLM (rerank/causal-lm.ts). */
+        kind: 'cross-encoder' | 'causal-lm';
+        /** Token budget of a pair, with the special tokens. */
+        maxLength?: number;
+        /** The card's score: the activation applied to the logit (over the folder's). */
+        activation?: 'Sigmoid' | 'Identity';
+        note: string;
+    }
+    export const KNOWN_RERANKERS: KnownReranker[];
+    export function knownReranker(name: string): KnownReranker | undefined;
 }
 declare module "citebench/src/retrieval/dense/models" {
+    import { type OnnxVariant } from "citebench/src/retrieval/dense/onnx-variant";
     import { type ModelOptions } from "citebench/src/retrieval/dense/registry";
     import { type PoolingSpec } from "citebench/src/retrieval/dense/pooling";
     import { type PromptSource, type Role, type RolePrompts } from "citebench/src/retrieval/dense/prompts";
@@ -1778,6 +1812,7 @@ declare module "citebench/src/retrieval/dense/models" {
             commit?: string;
         }[];
     }
+    export function pickOnnx(dir: string, prefer: OnnxVariant): string | undefined;
     export interface ResolveOptions {
         /** Folder that holds one sub-folder per registry name (default: ./models, or $CITEBENCH_MODELS). */
         modelsDir?: string;
@@ -1801,11 +1836,46 @@ declare module "citebench/src/retrieval/dense/models" {
         /** Download and conversion lines. */
         log?: (line: string) => void;
     }
+    export function modelsDirOf(opts: Pick<ResolveOptions, 'modelsDir'>): string;
     /**
      * The hub repo named by a `--model` argument that is `ORG/NAME` and not a local path, else undefined.
      * Such a model lives in `<models-dir>/ORG--NAME/`.
      */
     export function hubRepoOf(nameOrDir: string): string | undefined;
+    /** A registry for locateModelFolder: its names (for the message), lookup, and what to say when nothing is found. */
+    export interface FolderRegistry<T extends {
+        name: string;
+        hfId: string;
+        folder?: string;
+    }> {
+        names: string[];
+        find(name: string): T | undefined;
+        hint?: string;
+    }
+    /**
+     * The one rule for where a model argument lives (encoders here, rerankers in rerank/load.ts): a registry name in
+     * `<modelsDir>/<folder or name>/`, a hub id `ORG/NAME` that is not a local path in `<modelsDir>/ORG--NAME/`, else a
+     * folder that must exist. `repo`: the hub repo it can be downloaded from.
+     */
+    export function locateModelFolder<T extends {
+        name: string;
+        hfId: string;
+        folder?: string;
+    }>(nameOrDir: string, modelsDir: string, registry: FolderRegistry<T>): {
+        dir: string;
+        name: string;
+        repo?: string;
+        known?: T;
+    };
+    /**
+     * With allowRemote, download hub `repo` into `dir` when the folder does not exist yet (atomically, resumably;
+     * its citebench-download.json records repo, revision and commit); an existing download of another revision is
+     * refused. Without allowRemote nothing happens.
+     */
+    export function fetchModelFolder(repo: string | undefined, dir: string, opts: Pick<ResolveOptions, 'allowRemote' | 'revision' | 'progress' | 'log' | 'fp16' | 'quantized'> & {
+        checkpoint?: boolean;
+        hint?: string;
+    }): Promise<void>;
     /**
      * Resolve a registry name, a model folder or a hub id `ORG/NAME` (looked up as `<models-dir>/ORG--NAME/`) to a
      * loadable local model. Never touches the network. Throws a CitebenchError with export instructions when
@@ -1820,6 +1890,96 @@ declare module "citebench/src/retrieval/dense/models" {
      * resumably, and so is an adapter named by its hub id. Without `allowRemote` it is exactly `resolveModel`.
      */
     export function resolveModelAsync(nameOrDir: string, opts?: ResolveOptions): Promise<ResolvedModel>;
+}
+declare module "citebench/src/retrieval/dense/tokenizer" {
+    interface JsTokenizer {
+        encode(text: string, opts?: {
+            add_special_tokens?: boolean;
+        }): number[];
+    }
+    export interface ArticleTokenizer {
+        /** Ids of `text` without special tokens. */
+        body(text: string): number[];
+        /** Special tokens the post-processor puts before and after one sequence. */
+        prefix: number[];
+        suffix: number[];
+        /**
+         * The tokenizer's `sep_token` as text (`[SEP]`, `</s>`): an article is `title + sep_token + abstract`. A
+         * tokenizer without one (Qwen, Gemma, Llama) joins them with a single space, as MTEB joins a retrieval corpus's
+         * title and text: `sepSource` says which.
+         */
+        sepToken: string;
+        sepSource: 'tokenizer' | 'space';
+        /** The side transformers pads a batch on (tokenizer_config.json `padding_side`, else the class's: paddingSideOf). */
+        paddingSide: 'left' | 'right';
+        /** Ids of the special (added) tokens. */
+        specialIds: Set<number>;
+    }
+    export interface TokenizerOptions {
+        /**
+         * sentence-transformers' `do_lower_case`: a Lowercase normalizer in front of the tokenizer's own unless it
+         * already lower-cases (6.x base/modules/transformer.py).
+         */
+        lowercase?: boolean;
+    }
+    export function loadArticleTokenizer(dir: string, opts?: TokenizerOptions): ArticleTokenizer;
+    /**
+     * Ids of `text` with the special tokens, the text cut to fit `maxLength` in all (Python's truncation=True): the
+     * special tokens stay, before ([CLS], <bos>) and after ([SEP], Qwen3-Embedding's appended <|endoftext|>).
+     */
+    export function encodeTruncated(t: ArticleTokenizer, text: string, maxLength: number): Int32Array;
+    /**
+     * A model folder's WordPiece tokenizer with its [CLS] and [SEP] ids (the cross-encoder's pair layout and
+     * ASPIRE's segments need them by name); it must add exactly [CLS] … [SEP].
+     */
+    export function loadTokenizer(model: {
+        dir: string;
+    }): Promise<{
+        tokenizer: JsTokenizer;
+        cls: number;
+        sep: number;
+    }>;
+    /**
+     * A model folder's tokenizer for (query, candidate) pairs, as a cross-encoder reads them: each text's body ids
+     * (no special tokens) and the post-processor's pair template around them — BERT's `[CLS] A [SEP] B [SEP]` with
+     * token types 0 then 1, RoBERTa's and XLM-R's `<s> A </s></s> B </s>`, ModernBERT's `[CLS] A [SEP] B [SEP]` —
+     * read off the tokenizer transformers 5 runs (tokenizer-classes.ts) by encoding a probe pair.
+     */
+    export interface PairTokenizer {
+        /**
+         * A text's body ids (no special tokens) as the Rust library tokenises it under truncation to `maxLength`: it
+         * stops after the first pre-token (word) that brings the count to maxLength or more (tokenize_with_limit), so
+         * the length the pair truncation compares is that count, not the text's full length.
+         */
+        body(text: string, maxLength: number): number[];
+        prefix: number[];
+        middle: number[];
+        suffix: number[];
+        /** Token types of each part of the template (all 0 where the template gives none). */
+        types: {
+            prefix: number[];
+            a: number;
+            middle: number[];
+            b: number;
+            suffix: number[];
+        };
+    }
+    export function loadPairTokenizer(dir: string, opts?: TokenizerOptions): PairTokenizer;
+    /**
+     * How many tokens of each body a pair keeps within `budget` (max length less the template's special tokens): the
+     * Rust tokenizers library's TruncationStrategy::LongestFirst (utils/truncation.rs), which transformers' tokenizers
+     * run for truncation='longest_first'. When the shorter body fits in half the budget it is kept and the longer is
+     * cut to the rest; otherwise both are cut to half, the odd token going to the longer (to the second on a tie).
+     */
+    export function longestFirst(na: number, nb: number, budget: number): [number, number];
+    /**
+     * Ids and token types of a (query, candidate) pair within `maxLength` tokens, as transformers' tokenizer(a, b,
+     * truncation='longest_first', max_length) gives them (and CrossEncoder.predict: an empty text is an empty side).
+     */
+    export function encodePair(t: PairTokenizer, a: string, b: string, maxLength: number): {
+        ids: Int32Array;
+        types: Int32Array;
+    };
 }
 declare module "citebench/src/retrieval/dense/encoder" {
     import * as ort from 'onnxruntime-node';
@@ -2566,51 +2726,149 @@ declare module "citebench/src/retrieval/navigation" {
      */
     export function navigate(graph: OutboundGraph, D: Uint32Array, kc: number, member: Uint8Array, self: number): Uint32Array;
 }
-declare module "citebench/src/retrieval/dense/cross-encoder" {
-    import type { TextSource } from "citebench/src/corpus/article";
+declare module "citebench/src/retrieval/rerank/pair-scorer" {
+    /**
+     * The second stage's one contract: a reranker scores (query article, candidate article) pairs. Every reranker
+     * form — a cross-encoder's sequence-classification head (BERT, RoBERTa/XLM-R, ModernBERT), a sentence-transformers
+     * CrossEncoder folder, a causal LM's yes/no logits (a LogitScore CrossEncoder folder, the Qwen3-Reranker recipe) —
+     * is a PairScorer; PairScorerRetriever makes any of them a Retriever over fixed candidate lists (the rerank kind's
+     * scorer, MDCR's candidate lists, `citebench rerank`).
+     */
+    import type { ArticleText, TextSource } from "citebench/src/corpus/article";
     import type { RankedLists, Retriever, SearchRequest } from "citebench/src/retrieval/retriever";
-    import { type ResolvedModel } from "citebench/src/retrieval/dense/models";
-    import { type Device } from "citebench/src/retrieval/dense/encoder";
-    export interface CrossEncoderOptions {
+    /** An article's text for a reranker, for the query article and the candidate alike: title, a space, abstract. */
+    export function rerankText(t: ArticleText): string;
+    export interface PairScorer {
+        /** Registry name or folder base name. */
+        readonly name: string;
+        /** Identity of everything that determines a pair's score: weights, tokenizer, template, instruction, max length, activation. */
+        readonly fingerprint: string;
+        /**
+         * The folder form and what it computes, one line for logs and reports (e.g. "sequence classification (XLM-R),
+         * Sigmoid", "causal LM: P(yes) of the Qwen3-Reranker recipe").
+         */
+        readonly describe: string;
+        /**
+         * Relevance scores of (query, candidate) text pairs, in input order, at full double precision of what the
+         * model computed (float32 logits, the activation in double).
+         */
+        scoreTexts(pairs: readonly (readonly [query: string, candidate: string])[]): Promise<Float64Array>;
+        release(): Promise<void>;
+    }
+    export interface PairScorerRetrieverOptions {
         name: string;
         texts: TextSource;
-        threads?: number;
-        /** Pairs per forward pass (default 16). */
-        batchSize?: number;
-        /** cpu (default) | cuda | auto, as for the encoders. */
-        device?: Device;
-        log?: (line: string) => void;
     }
-    export class CrossEncoderRetriever implements Retriever {
-        readonly model: ResolvedModel;
-        private readonly tokenizer;
-        private readonly session;
-        private readonly special;
+    /**
+     * A PairScorer as a Retriever over fixed candidate lists: each query's candidates re-scored and sorted by score
+     * descending (ties by corpus index descending, as the scorer's other users break them). It only re-scores: ranking
+     * a whole pool with it would cost a forward pass per article.
+     */
+    export class PairScorerRetriever implements Retriever {
+        readonly scorer: PairScorer;
         private readonly opts;
         readonly name: string;
-        private fingerprint_;
-        private constructor();
-        static load(model: ResolvedModel, opts: CrossEncoderOptions): Promise<CrossEncoderRetriever>;
-        get fingerprint(): string;
-        /** Token ids and types of one pair, exactly as the model sees them. */
-        pairTokens(query: number, candidate: number): {
-            ids: Int32Array;
-            types: Int32Array;
-        };
-        /** Relevance logits of (query, candidate) pairs, in input order. */
-        scorePairs(pairs: [number, number][]): Promise<Float32Array>;
         readonly scoresCandidates = true;
+        private fingerprint_;
+        constructor(scorer: PairScorer, opts: PairScorerRetrieverOptions);
+        get fingerprint(): string;
+        /** Scores of (query, candidate) corpus-index pairs, in input order. */
+        scorePairs(pairs: readonly (readonly [number, number])[]): Promise<Float64Array>;
         search(req: SearchRequest): Promise<RankedLists>;
         release(): Promise<void>;
     }
 }
-declare module "citebench/src/experiments/kinds/composed" {
+declare module "citebench/src/retrieval/rerank/cross-encoder" {
+    import { type Device } from "citebench/src/retrieval/dense/encoder";
+    import { type PairTokenizer } from "citebench/src/retrieval/dense/tokenizer";
+    import type { PairScorer } from "citebench/src/retrieval/rerank/pair-scorer";
+    /** The activations a CrossEncoder folder names (config_sentence_transformers.json `activation_fn`), by class name. */
+    export const ACTIVATIONS: Record<string, (x: number) => number>;
+    export type ActivationName = keyof typeof ACTIVATIONS;
+    export interface CrossEncoderSpec {
+        name: string;
+        fingerprint: string;
+        describe: string;
+        onnxFile: string;
+        tokenizer: PairTokenizer;
+        maxLength: number;
+        /** Used for the padding of a batch (masked out; RoBERTa's positions skip it). */
+        padId: number;
+        numLabels: 1 | 2;
+        activation: ActivationName;
+    }
+    export interface CrossEncoderRunOptions {
+        /** Pairs per forward pass (default 16). */
+        batchSize?: number;
+        threads?: number;
+        device?: Device;
+        log?: (line: string) => void;
+    }
+    export class CrossEncoderScorer implements PairScorer {
+        private readonly spec;
+        private readonly session;
+        private readonly opts;
+        readonly name: string;
+        readonly fingerprint: string;
+        readonly describe: string;
+        private constructor();
+        static load(spec: CrossEncoderSpec, opts?: CrossEncoderRunOptions): Promise<CrossEncoderScorer>;
+        /** Ids and token types of one pair, exactly as the model sees them. */
+        pairTokens(query: string, candidate: string): {
+            ids: Int32Array;
+            types: Int32Array;
+        };
+        /** The float32 logits of the pairs, [pairs × numLabels], in input order. */
+        logits(pairs: readonly (readonly [string, string])[]): Promise<Float32Array>;
+        scoreTexts(pairs: readonly (readonly [query: string, candidate: string])[]): Promise<Float64Array>;
+        release(): Promise<void>;
+    }
+}
+declare module "citebench/src/retrieval/rerank/options" {
     /**
-     * What the kinds built on other models (navigation, profiler, rerank) share: reading references to models
-     * configured above, scorers and cross-encoder folders; finding those models ready (a skipped one makes this one
-     * a recorded skip); loading a cross-encoder; costing a scorer.
+     * What loading a reranker takes (load.ts loadReranker, causal-lm.ts loadCausalReranker): its own file, so the
+     * loaders of each form import it without importing load.ts back.
      */
-    import { CrossEncoderRetriever } from "citebench/src/retrieval/dense/cross-encoder";
+    import type { Device } from "citebench/src/retrieval/dense/encoder";
+    export interface RerankerOptions {
+        /** Folder of registry models and ORG--NAME hub folders (default ./models, or $CITEBENCH_MODELS). */
+        modelsDir?: string;
+        /** Token budget of a pair with its special tokens (over the registry's and the folder's). */
+        maxLength?: number;
+        /** The task instruction of an LLM reranker (causal-lm.ts); a cross-encoder takes none. */
+        instruction?: string;
+        /** Pairs per forward pass (default 16). */
+        batchSize?: number;
+        threads?: number;
+        device?: Device;
+        /** int8 weights (onnx/model_quantized.onnx, or the checkpoint's graph quantized as the encoders' are). */
+        quantized?: boolean;
+        /** onnx/model_fp16.onnx where the folder has it. */
+        fp16?: boolean;
+        /** Download a missing registry model or ORG/NAME from the hub (with its commit recorded). */
+        allowRemote?: boolean;
+        log?: (line: string) => void;
+    }
+}
+declare module "citebench/src/retrieval/rerank/load" {
+    import type { PairScorer } from "citebench/src/retrieval/rerank/pair-scorer";
+    import type { RerankerOptions } from "citebench/src/retrieval/rerank/options";
+    export type { RerankerOptions } from "citebench/src/retrieval/rerank/options";
+    /**
+     * Resolve and load a reranker: a registry name (KNOWN_RERANKERS), a hub id ORG/NAME (`<modelsDir>/ORG--NAME/`), or a
+     * folder. A causal-LM folder goes to loadCausalReranker; a sequence-classification one is scored as
+     * CrossEncoder.predict scores it.
+     */
+    export function loadReranker(nameOrDir: string, opts?: RerankerOptions): Promise<PairScorer>;
+    /** Where a reranker argument lives (for messages and dry runs): its folder and hub repo, without loading it. */
+    export function rerankerFolder(nameOrDir: string, opts?: Pick<RerankerOptions, 'modelsDir'>): {
+        dir: string;
+        name: string;
+        repo?: string;
+    };
+}
+declare module "citebench/src/experiments/kinds/composed" {
+    import { PairScorerRetriever } from "citebench/src/retrieval/rerank/pair-scorer";
     import type { WeightedScorer } from "citebench/src/retrieval/scorer";
     import { type Reader } from "citebench/src/experiments/config-reader";
     import { type ReadyModel, type SkippedModel, type Weights } from "citebench/src/experiments/models";
@@ -2620,7 +2878,7 @@ declare module "citebench/src/experiments/kinds/composed" {
         model: string;
         weight: number;
     }
-    /** An ONNX sequence-classification folder: registry name, hub id ORG/NAME (as <modelsDir>/ORG--NAME) or folder. */
+    /** A cross-encoder (rerank/load.ts): registry name, hub id ORG/NAME (as <modelsDir>/ORG--NAME) or folder. */
     export interface CrossEncoderRef {
         model: string;
         modelsDir?: string;
@@ -2646,7 +2904,7 @@ declare module "citebench/src/experiments/kinds/composed" {
     }, ctx: BuildContext): Promise<{
         first: ReadyModel;
         ce: {
-            retriever: CrossEncoderRetriever;
+            retriever: PairScorerRetriever;
             weights: Weights;
             dir: string;
         } | undefined;
@@ -5305,7 +5563,9 @@ declare module "citebench/src/index" {
     export { notebookResults, notebookCorpus, notebookConfig, smallConfig, isSmallMode, SMALL, REPO_ROOT, type NotebookOptions } from "citebench/src/experiments/notebook";
     export { NavigationRetriever, navigate, PAPER_KD, PAPER_KC } from "citebench/src/retrieval/navigation";
     export { RerankRetriever } from "citebench/src/retrieval/rerank";
-    export { CrossEncoderRetriever } from "citebench/src/retrieval/dense/cross-encoder";
+    export { PairScorerRetriever, rerankText, type PairScorer } from "citebench/src/retrieval/rerank/pair-scorer";
+    export { loadReranker, type RerankerOptions } from "citebench/src/retrieval/rerank/load";
+    export { CrossEncoderScorer } from "citebench/src/retrieval/rerank/cross-encoder";
     export { SparseProfiler, buildSparseProfiles } from "citebench/src/retrieval/profiler/sparse";
     export { DenseProfiler } from "citebench/src/retrieval/profiler/dense";
     export { citingSets, profileScopes } from "citebench/src/retrieval/profiler/citing";
