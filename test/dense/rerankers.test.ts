@@ -15,6 +15,8 @@ import { longestFirst } from '../../src/retrieval/dense/tokenizer.ts';
 import { CONVERT_CACHE } from '../../src/retrieval/dense/convert.ts';
 import { CitebenchError } from '../../src/util/errors.ts';
 import { safetensorsBytes } from './embeddings-files.ts';
+import { FakeHub } from '../helpers/fake-hub.ts';
+import { readDownloadRecord } from '../../src/retrieval/dense/hub/record.ts';
 
 const FIX = join(import.meta.dirname, 'fixtures', 'rerankers');
 const TOKENIZERS = join(import.meta.dirname, 'fixtures', 'tokenizers');
@@ -139,4 +141,37 @@ test('reranker refusals: three labels, a missing head, an ONNX graph without log
   writeFileSync(join(causal, 'config.json'), JSON.stringify({ ...cfg, architectures: ['Qwen3ForCausalLM'] }));
   await assert.rejects(() => loadReranker(causal), oneLine(/causal-LM rerankers/));
   assert.ok(existsSync(join(FIX, 'bert-3label', 'config.json')));
+});
+
+test('reranker registry name with allowRemote: downloaded from the hub (a loopback one here), commit recorded, card settings applied', async () => {
+  const src = folder('hub-src', 'bert-plain');
+  const hub = await new FakeHub({ 'cross-encoder/ms-marco-MiniLM-L6-v2': { dir: src, commit: 'a'.repeat(40) } }).start();
+  const saved = process.env.HF_ENDPOINT;
+  process.env.HF_ENDPOINT = hub.endpoint;
+  const models = join(tmp, 'models');
+  try {
+    await assert.rejects(() => loadReranker('ms-marco-minilm-l6-v2', { modelsDir: models }), oneLine(/not available locally.*--allow-remote downloads cross-encoder\/ms-marco-MiniLM-L6-v2/));
+    assert.equal(hub.requests.length, 0, 'nothing requested without allowRemote');
+    const s = await loadReranker('ms-marco-minilm-l6-v2', { modelsDir: models, allowRemote: true, threads: 1 });
+    try {
+      const rec = readDownloadRecord(join(models, 'ms-marco-minilm-l6-v2'));
+      assert.equal(rec?.repo, 'cross-encoder/ms-marco-MiniLM-L6-v2');
+      assert.equal(rec?.commit, 'a'.repeat(40));
+      assert.ok(existsSync(join(models, 'ms-marco-minilm-l6-v2', 'model.safetensors')), 'the checkpoint, converted here');
+      // The card's Identity over the folder's default Sigmoid: the logit itself (short pairs: no truncation either way).
+      assert.match(s.describe, /Identity/);
+      const short = [36, 37, 41];
+      const got = await s.scoreTexts(short.map((i) => expected.pairs[i]));
+      short.forEach((i, j) => {
+        const p = expected.cases['bert-plain'].scores[i];
+        assert.ok(Math.abs(got[j] - Math.log(p / (1 - p))) <= 1e-3, `pair ${i}: ${got[j]} vs logit ${Math.log(p / (1 - p))}`);
+      });
+    } finally {
+      await s.release();
+    }
+  } finally {
+    if (saved === undefined) delete process.env.HF_ENDPOINT;
+    else process.env.HF_ENDPOINT = saved;
+    await hub.close();
+  }
 });
