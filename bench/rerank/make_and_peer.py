@@ -5,6 +5,9 @@
   ort MODEL.onnx BATCHES.json THREADS ROUNDS
                       Python onnxruntime on the same graph and the same padded batches citebench ran (one warm-up
                       round, then ROUNDS timed); prints {"seconds": [...], "maxdiff": …} against citebench's logits
+  serve MODEL.onnx BATCHES.json THREADS
+                      the same, one batch at a time: after a warm-up round it reads batch indices on stdin and
+                      answers each with {"s": seconds, "maxdiff": …}, so the two sides can alternate batch by batch
   st DIR PAIRS.json THREADS ROUNDS
                       sentence-transformers CrossEncoder.predict (PyTorch CPU, float32, batch 16) on the same pairs
 Needs a venv with torch (CPU), transformers 5.18, sentence-transformers 6, onnxruntime."""
@@ -71,6 +74,41 @@ def ort_peer(model, batches_file, threads, rounds):
     print(json.dumps({'seconds': secs, 'maxdiff': float(np.abs(mine - theirs).max())}))
 
 
+def serve(model, batches_file, threads):
+    import onnxruntime as ort
+    spec = json.load(open(batches_file))
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    sess = ort.InferenceSession(model, so, providers=['CPUExecutionProvider'])
+    names = [i.name for i in sess.get_inputs()]
+    feeds = []
+    for b in spec['batches']:
+        width = max(len(t) for t in b['ids'])
+        ids = np.full((len(b['ids']), width), spec['pad'], dtype=np.int64)
+        mask = np.zeros_like(ids)
+        types = np.zeros_like(ids)
+        for r, (t, y) in enumerate(zip(b['ids'], b['types'])):
+            ids[r, :len(t)] = t
+            mask[r, :len(t)] = 1
+            types[r, :len(y)] = y
+        f = {'input_ids': ids, 'attention_mask': mask}
+        if 'token_type_ids' in names:
+            f['token_type_ids'] = types
+        feeds.append(f)
+    for f in feeds:
+        sess.run(['logits'], f)
+    print('ready', flush=True)
+    for line in sys.stdin:
+        i = int(line)
+        t = time.perf_counter()
+        out = sess.run(['logits'], feeds[i])[0][:, 0]
+        dt = time.perf_counter() - t
+        diff = float(np.abs(out - np.array(spec['batches'][i]['logits'], dtype=np.float32)).max())
+        print(json.dumps({'s': dt, 'maxdiff': diff}), flush=True)
+
+
 def st_peer(d, pairs_file, threads, rounds):
     import torch
     from sentence_transformers import CrossEncoder
@@ -90,6 +128,8 @@ if __name__ == '__main__':
     cmd = sys.argv[1]
     if cmd == 'make':
         make(sys.argv[2], sys.argv[3])
+    elif cmd == 'serve':
+        serve(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif cmd == 'ort':
         ort_peer(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     else:

@@ -84,33 +84,37 @@ export class CrossEncoderScorer implements PairScorer {
     const bs = Math.max(1, this.opts.batchSize ?? 16);
     // Longest first, ties by position: similar lengths share a batch (padding is masked out).
     const order = Array.from(toks.keys()).sort((x, y) => toks[y].ids.length - toks[x].ids.length || x - y);
-    const withTypes = this.session.inputNames.includes('token_type_ids');
     for (let s = 0; s < order.length; s += bs) {
       const batch = order.slice(s, s + bs);
-      const len = toks[batch[0]].ids.length;
-      const ids = new BigInt64Array(batch.length * len).fill(BigInt(this.spec.padId));
-      const mask = new BigInt64Array(batch.length * len);
-      const types = new BigInt64Array(batch.length * len);
-      batch.forEach((p, r) => {
-        const t = toks[p];
-        for (let j = 0; j < t.ids.length; j++) {
-          ids[r * len + j] = BigInt(t.ids[j]);
-          mask[r * len + j] = 1n;
-          types[r * len + j] = BigInt(t.types[j]);
-        }
-      });
-      const feeds: Record<string, ort.Tensor> = {
-        input_ids: new ort.Tensor('int64', ids, [batch.length, len]),
-        attention_mask: new ort.Tensor('int64', mask, [batch.length, len]),
-      };
-      if (withTypes) feeds.token_type_ids = new ort.Tensor('int64', types, [batch.length, len]);
-      const res = await this.session.run(feeds, ['logits']);
-      const got = res.logits.dims.at(-1) ?? 1;
-      if (got !== L) throw new CitebenchError(`${this.spec.onnxFile}: 'logits' has ${got} labels, config.json says ${L}`);
-      const logits = tensorFloats(res.logits);
+      const logits = await this.forward(batch.map((p) => toks[p]));
       batch.forEach((p, r) => out.set(logits.subarray(r * L, r * L + L), p * L));
     }
     return out;
+  }
+
+  /** One forward pass over tokenised pairs, padded to the longest: their logits [pairs × numLabels]. */
+  async forward(batch: readonly { ids: Int32Array; types: Int32Array }[]): Promise<Float32Array> {
+    const L = this.spec.numLabels;
+    const len = Math.max(...batch.map((t) => t.ids.length));
+    const ids = new BigInt64Array(batch.length * len).fill(BigInt(this.spec.padId));
+    const mask = new BigInt64Array(batch.length * len);
+    const types = new BigInt64Array(batch.length * len);
+    batch.forEach((t, r) => {
+      for (let j = 0; j < t.ids.length; j++) {
+        ids[r * len + j] = BigInt(t.ids[j]);
+        mask[r * len + j] = 1n;
+        types[r * len + j] = BigInt(t.types[j]);
+      }
+    });
+    const feeds: Record<string, ort.Tensor> = {
+      input_ids: new ort.Tensor('int64', ids, [batch.length, len]),
+      attention_mask: new ort.Tensor('int64', mask, [batch.length, len]),
+    };
+    if (this.session.inputNames.includes('token_type_ids')) feeds.token_type_ids = new ort.Tensor('int64', types, [batch.length, len]);
+    const res = await this.session.run(feeds, ['logits']);
+    const got = res.logits.dims.at(-1) ?? 1;
+    if (got !== L) throw new CitebenchError(`${this.spec.onnxFile}: 'logits' has ${got} labels, config.json says ${L}`);
+    return tensorFloats(res.logits);
   }
 
   async scoreTexts(pairs: readonly (readonly [query: string, candidate: string])[]): Promise<Float64Array> {
