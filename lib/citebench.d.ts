@@ -2820,6 +2820,11 @@ declare module "citebench/src/retrieval/rerank/cross-encoder" {
         };
         /** The float32 logits of the pairs, [pairs × numLabels], in input order. */
         logits(pairs: readonly (readonly [string, string])[]): Promise<Float32Array>;
+        /** One forward pass over tokenised pairs, padded to the longest: their logits [pairs × numLabels]. */
+        forward(batch: readonly {
+            ids: Int32Array;
+            types: Int32Array;
+        }[]): Promise<Float32Array>;
         scoreTexts(pairs: readonly (readonly [query: string, candidate: string])[]): Promise<Float64Array>;
         release(): Promise<void>;
     }
