@@ -4,8 +4,9 @@ Tiny random-weight cross-encoders (sequence-classification checkpoints) saved by
 sentence-transformers 6, and what sentence-transformers' `CrossEncoder.predict` returns for fixed (query,
 candidate) text pairs, computed in float32 (`model_kwargs={"dtype": torch.float32}`; the weights are stored in
 float16 to keep the files small, widened exactly), with the token ids of every pair as the CrossEncoder's
-tokenizer gives them (truncation longest first to the folder's max length). Needs a venv with torch (CPU),
-transformers 5.18, sentence-transformers 6 and safetensors:  python scripts/dev/make-reranker-fixtures.py
+tokenizer gives them (CrossEncoder.preprocess: truncation longest first to the folder's max length). Needs a venv
+with torch (CPU), transformers 5.18, sentence-transformers 6 and safetensors, and the shared data (../shared, or
+$CITEBENCH_SHARED):  python scripts/dev/make-reranker-fixtures.py
 
 Folders (tokenizers are those of test/dense/fixtures/tokenizers/, trained on the S2ORC sample):
   bert-plain/           BertForSequenceClassification (pooler + classifier), one label, a plain transformers folder
@@ -18,15 +19,17 @@ Folders (tokenizers are those of test/dense/fixtures/tokenizers/, trained on the
                         saved as a CrossEncoder with activation_fn Sigmoid (explicit); max length 56
   modernbert-2label-cls/ ModernBertForSequenceClassification, two labels, classifier_pooling cls, gelu; a plain folder.
                         Reference: predict(apply_softmax=True)[:, 1], P(label 1), citebench's two-label rule
-No folder's tokenizer.json is committed (the XLM-R one is 370 KB): each is the file of tokenizers/<name>/ named by
-expected.json's "tokenizer", used as it is here and copied beside the other files by the test.
   bert-3label/          config.json only of a three-label BertForSequenceClassification (the refusal's input; the test
                         completes the folder from bert-plain's files)
+No folder's tokenizer.json is committed (the XLM-R one is 370 KB): each is the file of tokenizers/<name>/ named by
+expected.json's "tokenizer", used as it is here and copied beside the other files by the test. Licence of the
+texts: ODC-BY (SciRepEval); the weights are random.
 Pairs: 3 SciRepEval queries × 12 candidates (title + " " + abstract, as citebench's rerankText; source
 allenai/scirepeval training/sample_data/specter_small.json, ODC-BY; texts cut to 600 characters) and hand-made pairs
 (short, equal lengths, an empty candidate, one long side only).
 expected.json: {"pairs": [[query, candidate], ...], "groups": [[first, end], ...] (a query's candidates),
-"cases": {name: {"scores": [...], "input_ids": [[...], ...], "token_type_ids"?: [[...]], "max_length"}}}.
+"cases": {name: {"tokenizer", "scores": [...], "input_ids": [[...], ...], "token_type_ids"?: [[...]], "max_length",
+"activation"}}}.
 Weights: matrices N(0, 0.2), biases N(0, 0.1), norm gains 1 + N(0, 0.2) (larger than initialisation's, so pairs get
 well-separated scores).
 """
