@@ -10,8 +10,9 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveModel } from '../../src/retrieval/dense/models.ts';
-import { CrossEncoderRetriever } from '../../src/retrieval/dense/cross-encoder.ts';
+import { loadReranker } from '../../src/retrieval/rerank/load.ts';
+import { CrossEncoderScorer } from '../../src/retrieval/rerank/cross-encoder.ts';
+import { PairScorerRetriever, rerankText } from '../../src/retrieval/rerank/pair-scorer.ts';
 import { RerankRetriever } from '../../src/retrieval/rerank.ts';
 import { buildIndex } from '../../src/retrieval/bm25/index.ts';
 import { Bm25Retriever } from '../../src/retrieval/bm25/retriever.ts';
@@ -65,7 +66,10 @@ function floatTensor(name: string, dims: number[], values: number[]): Pb {
 /** A cross-encoder folder: the tiny encoder plus a seeded random head, logits = CLS · W + b. */
 function buildCrossEncoder(dir: string, hidden = 32): string {
   mkdirSync(join(dir, 'onnx'), { recursive: true });
-  for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'vocab.txt']) copyFileSync(join(TINY, f), join(dir, f));
+  for (const f of ['tokenizer.json', 'tokenizer_config.json', 'vocab.txt']) copyFileSync(join(TINY, f), join(dir, f));
+  // One label, as a sequence-classification config.json says it.
+  const config = JSON.parse(readFileSync(join(TINY, 'config.json'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, architectures: ['BertForSequenceClassification'], id2label: { 0: 'LABEL_0' }, label2id: { LABEL_0: 0 } }));
   let s = 12345;
   const rnd = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32 - 0.5);
   const node = (op: string, inputs: string[], outputs: string[], attr?: Pb) => {
@@ -93,16 +97,15 @@ function buildCrossEncoder(dir: string, hidden = 32): string {
 test('cross-encoder: pair logits independent of batching; rerank = first-stage top depth sorted by them', { skip: skipNoShared }, async () => {
   const dir = buildCrossEncoder(join(mkdtempSync(join(tmpdir(), 'cb-ce-')), 'tiny-cross-encoder-random'));
   const texts = textsOf(60, 3);
-  const model = resolveModel(dir);
-  const ce = await CrossEncoderRetriever.load(model, { name: 'ce', texts, threads: 1 });
-  const one = await CrossEncoderRetriever.load(model, { name: 'ce1', texts, threads: 1, batchSize: 1 });
+  const ce = new PairScorerRetriever(await loadReranker(dir, { threads: 1 }), { name: 'ce', texts });
+  const one = new PairScorerRetriever(await loadReranker(dir, { threads: 1, batchSize: 1 }), { name: 'ce1', texts });
   try {
     const pairs: [number, number][] = Array.from({ length: 20 }, (_, i) => [0, i + 1]);
     const a = await ce.scorePairs(pairs);
     const b = await one.scorePairs(pairs);
     for (let i = 0; i < pairs.length; i++) assert.ok(Math.abs(a[i] - b[i]) <= 1e-5, `pair ${i}: ${a[i]} vs ${b[i]}`);
     assert.ok(new Set(a).size > 10, 'the random head gives distinct logits');
-    const t = ce.pairTokens(0, 1);
+    const t = (ce.scorer as CrossEncoderScorer).pairTokens(rerankText(texts.text(0)), rerankText(texts.text(1)));
     assert.equal(t.ids[0], 102, '[CLS]');
     assert.equal(t.ids[t.ids.length - 1], 103, '[SEP]');
     assert.equal(t.types[0], 0);
@@ -128,7 +131,7 @@ test('cross-encoder: pair logits independent of batching; rerank = first-stage t
 });
 
 test('cross-encoder: an encoder folder without `logits` is refused with the reason', { skip: skipNoShared }, async () => {
-  await assert.rejects(() => CrossEncoderRetriever.load(resolveModel(TINY), { name: 'x', texts: textsOf(3) }), (e: Error) => e instanceof CitebenchError && /not a sequence-classification model \(no ONNX output 'logits'/.test(e.message));
+  await assert.rejects(() => loadReranker(TINY), (e: Error) => e instanceof CitebenchError && /not a sequence-classification model \(no ONNX output 'logits'/.test(e.message));
 });
 
 test('rerank model with a missing cross-encoder folder: a recorded skip with a message, not an error', async () => {

@@ -3,12 +3,12 @@
  * configured above, scorers and cross-encoder folders; finding those models ready (a skipped one makes this one
  * a recorded skip); loading a cross-encoder; costing a scorer.
  */
-import { CrossEncoderRetriever } from '../../retrieval/dense/cross-encoder.ts';
-import { resolveModel } from '../../retrieval/dense/models.ts';
+import { loadReranker, rerankerFolder } from '../../retrieval/rerank/load.ts';
+import { PairScorerRetriever } from '../../retrieval/rerank/pair-scorer.ts';
 import type { WeightedScorer } from '../../retrieval/scorer.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { precision, type Reader } from '../config-reader.ts';
-import { weightsOf, type ReadyModel, type SkippedModel, type Weights } from '../models.ts';
+import { type ReadyModel, type SkippedModel, type Weights } from '../models.ts';
 import type { BuildContext, CostEnv } from './types.ts';
 import { UNIT } from './cost.ts';
 
@@ -18,7 +18,7 @@ export interface ScorerPart {
   weight: number;
 }
 
-/** An ONNX sequence-classification folder: registry name, hub id ORG/NAME (as <modelsDir>/ORG--NAME) or folder. */
+/** A cross-encoder (rerank/load.ts): registry name, hub id ORG/NAME (as <modelsDir>/ORG--NAME) or folder. */
 export interface CrossEncoderRef {
   model: string;
   modelsDir?: string;
@@ -91,16 +91,18 @@ export function combineWeights(ws: Weights[]): Weights {
   return ws.includes('random') ? 'random' : ws.includes('imported') ? 'imported' : ws.every((w) => w === 'lexical') ? 'lexical' : 'trained';
 }
 
-async function loadCrossEncoder(ref: CrossEncoderRef, ctx: BuildContext, name: string): Promise<{ retriever: CrossEncoderRetriever; weights: Weights; dir: string }> {
-  let model;
+async function loadCrossEncoder(ref: CrossEncoderRef, ctx: BuildContext, name: string): Promise<{ retriever: PairScorerRetriever; weights: Weights; dir: string }> {
+  const modelsDir = ref.modelsDir ?? ctx.cfg.modelsDir;
+  let scorer;
   try {
-    model = resolveModel(ref.model, { modelsDir: ref.modelsDir ?? ctx.cfg.modelsDir, quantized: ref.quantized, fp16: ref.fp16, overrides: ref.maxLength ? { maxLength: ref.maxLength } : {} });
+    scorer = await loadReranker(ref.model, { modelsDir, quantized: ref.quantized, fp16: ref.fp16, maxLength: ref.maxLength, threads: ctx.threads, device: ctx.device, log: ctx.log });
   } catch (e) {
-    if (e instanceof CitebenchError) throw new Skip(`cross-encoder folder not found: ${e.message.split('\n')[0]}`);
+    // A folder that is not there is a recorded skip; a folder that is wrong is an error.
+    if (e instanceof CitebenchError && /is not available locally|unknown model/.test(e.message)) throw new Skip(`cross-encoder folder not found: ${e.message.split('\n')[0]}`);
     throw e;
   }
-  const retriever = await CrossEncoderRetriever.load(model, { name: `${name}-cross-encoder`, texts: ctx.store, threads: ctx.threads, device: ctx.device, log: ctx.log });
-  return { retriever, weights: weightsOf(model), dir: model.dir };
+  const dir = rerankerFolder(ref.model, { modelsDir }).dir;
+  return { retriever: new PairScorerRetriever(scorer, { name: `${name}-cross-encoder`, texts: ctx.store }), weights: /random/i.test(dir) ? 'random' : 'trained', dir };
 }
 
 /** A first stage re-scored by weighted scorers (navigation, rerank): the parts ready, their weights, their text. */

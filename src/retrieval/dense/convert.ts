@@ -10,7 +10,7 @@ import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { CitebenchError } from '../../util/errors.ts';
 import { checkpointFiles, readCheckpoint } from './checkpoint/index.ts';
-import { adapterFiles, ADAPTER_CONFIG, ADAPTER_WEIGHTS, buildEncoderGraph, readAdapter, readEncoderConfig } from './encoder-graph/index.ts';
+import { adapterFiles, ADAPTER_CONFIG, ADAPTER_WEIGHTS, buildEncoderGraph, readAdapter, readClassifierHead, readEncoderConfig, type GraphTask } from './encoder-graph/index.ts';
 import { fileContentHash } from './file-hash.ts';
 import { writeModel } from './onnx-graph.ts';
 
@@ -33,6 +33,11 @@ export interface ConvertOptions {
    * the last real position. Part of the cache key (head and ids), so a scorer's graph never meets an embedder's.
    */
   causalLmHead?: { tokenIds: readonly number[] };
+  /**
+   * sequence-classification: a cross-encoder's graph (the head on the encoder, output `logits`); its cache key
+   * differs from the encoder graph's of the same folder. Default feature-extraction (the encoder).
+   */
+  task?: GraphTask;
   /** Told when a conversion runs (it takes seconds for a BERT-base checkpoint). */
   log?: (line: string) => void;
 }
@@ -49,8 +54,10 @@ function adapterKeyFiles(adapterDir: string): string[] {
  * The cache key of a model folder's checkpoint: config.json and weight files by content, the converter version,
  * and with an adapter its config and weight file by content (a model without one keeps the key it always had).
  */
-function conversionKey(dir: string, weightFiles: readonly string[], adapterDir?: string, head?: { tokenIds: readonly number[] }): string {
+function conversionKey(dir: string, weightFiles: readonly string[], adapterDir?: string, task: GraphTask = 'feature-extraction', head?: { tokenIds: readonly number[] }): string {
   const h = sha256().update(`citebench-bert-convert\u0000${CONVERTER_VERSION}\u0000`);
+  // An encoder graph keeps the key it always had; a head graph of the same checkpoint gets its own.
+  if (task !== 'feature-extraction') h.update(`task\u0000${task}\u0000`);
   h.update(`config.json\u0000${fileContentHash(join(dir, 'config.json'))}\u0000`);
   for (const f of weightFiles) h.update(`${basename(f)}\u0000${fileContentHash(f)}\u0000`);
   if (adapterDir !== undefined) {
@@ -66,16 +73,19 @@ function conversionKey(dir: string, weightFiles: readonly string[], adapterDir?:
  * converts only when the cache has no complete file for exactly these files.
  */
 export function convertCheckpoint(dir: string, opts: ConvertOptions = {}): string {
-  const config = readEncoderConfig(join(dir, 'config.json'));
+  const task = opts.task ?? 'feature-extraction';
+  const config = readEncoderConfig(join(dir, 'config.json'), task);
+  const head = task === 'sequence-classification' ? readClassifierHead(join(dir, 'config.json'), config) : undefined;
+  if (head && opts.adapter !== undefined) throw new CitebenchError(`${dir}: adapters are added to encoders, not to a cross-encoder`);
   const files = checkpointFiles(dir);
   if (!files) throw new CitebenchError(`${dir}: no checkpoint to convert (model.safetensors, pytorch_model.bin or their sharded index)`);
-  const out = join(dir, CONVERT_CACHE, conversionKey(dir, files, opts.adapter, opts.causalLmHead), opts.quantize ? 'model_quantized.onnx' : 'model.onnx');
+  const out = join(dir, CONVERT_CACHE, conversionKey(dir, files, opts.adapter, task, opts.causalLmHead), opts.quantize ? 'model_quantized.onnx' : 'model.onnx');
   // A cached file needs nothing read: not even the checkpoint's header (a pickle for pytorch_model.bin).
   if (existsSync(out)) return out;
   const adapter = opts.adapter === undefined ? undefined : readAdapter(opts.adapter, config);
   const checkpoint = readCheckpoint(dir);
   // config.json is checked against the weights and every tensor looked up and shape-checked here, before anything is written.
-  const graph = buildEncoderGraph(config, checkpoint, { quantize: opts.quantize, adapter, causalLmHead: opts.causalLmHead });
+  const graph = buildEncoderGraph(config, checkpoint, { quantize: opts.quantize, adapter, causalLmHead: opts.causalLmHead, ...(head ? { head } : {}) });
   try {
     mkdirSync(join(dir, CONVERT_CACHE), { recursive: true });
     accessSync(join(dir, CONVERT_CACHE), constants.W_OK);
@@ -83,7 +93,7 @@ export function convertCheckpoint(dir: string, opts: ConvertOptions = {}): strin
     throw new CitebenchError(`${dir}: cannot write the converted model into ${CONVERT_CACHE} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); copy the model folder somewhere writable`);
   }
   const what = [...checkpoint.files.map((f) => basename(f)), ...(adapter ? [`adapter ${basename(adapter.weightsFile)}`] : [])].join(', ');
-  opts.log?.(`converting ${what} (${checkpoint.format}${config.modelType === 'bert' ? '' : `, ${config.modelType}`})${opts.causalLmHead ? ` with a causal-LM scoring head (token ids ${opts.causalLmHead.tokenIds.join(', ')})` : ''} to ONNX${opts.quantize ? ' (int8)' : ''}: ${out}`);
+  opts.log?.(`converting ${what} (${checkpoint.format}${config.modelType === 'bert' ? '' : `, ${config.modelType}`})${head ? ' with its sequence-classification head' : ''}${opts.causalLmHead ? ` with a causal-LM scoring head (token ids ${opts.causalLmHead.tokenIds.join(', ')})` : ''} to ONNX${opts.quantize ? ' (int8)' : ''}: ${out}`);
   writeModel(out, graph);
   return out;
 }

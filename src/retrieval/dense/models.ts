@@ -85,7 +85,7 @@ function exportHint(hfId: string, dir: string): string {
   );
 }
 
-function pickOnnx(dir: string, prefer: OnnxVariant): string | undefined {
+export function pickOnnx(dir: string, prefer: OnnxVariant): string | undefined {
   for (const n of onnxNames(prefer)) for (const p of [join(dir, 'onnx', n), join(dir, n)]) if (existsSync(p)) return p;
   return undefined;
 }
@@ -129,7 +129,7 @@ interface Location {
 
 const CUSTOM_DEFAULTS: ModelOptions = { pooling: 'cls', distance: 'l2', maxLength: 512, layers: 'all' };
 
-function modelsDirOf(opts: ResolveOptions): string {
+export function modelsDirOf(opts: Pick<ResolveOptions, 'modelsDir'>): string {
   return opts.modelsDir ?? process.env.CITEBENCH_MODELS ?? 'models';
 }
 
@@ -146,22 +146,65 @@ export function hubRepoOf(nameOrDir: string): string | undefined {
 function locate(nameOrDir: string, modelsDir: string): Location {
   const known = knownModel(nameOrDir);
   if (known) return { dir: resolve(modelsDir, known.folder ?? known.name), base: known, repo: known.hfId, hf: known.hfId, adapter: known.adapter, presets: known.presets };
-  const repo = hubRepoOf(nameOrDir);
-  if (repo) {
+  const at = locateModelFolder(nameOrDir, modelsDir, { names: KNOWN_MODELS.map((m) => m.name), find: () => undefined, hint: exportHint('allenai/specter', 'specter-onnx') });
+  if (at.repo) {
     // A paper model named by its hub id keeps the registry's pooling and distance.
-    const same = KNOWN_MODELS.find((m) => m.hfId === repo && !m.adapter);
-    const name = hubFolderName(repo);
-    return { dir: resolve(modelsDir, name), base: { ...(same ?? CUSTOM_DEFAULTS), name }, repo, hf: repo };
+    const same = KNOWN_MODELS.find((m) => m.hfId === at.repo && !m.adapter);
+    return { dir: at.dir, base: { ...(same ?? CUSTOM_DEFAULTS), name: at.name }, repo: at.repo, hf: at.repo };
+  }
+  return { dir: at.dir, base: { ...CUSTOM_DEFAULTS, name: at.name }, hf: 'ORG/MODEL' };
+}
+
+/** A registry for locateModelFolder: its names (for the message), lookup, and what to say when nothing is found. */
+export interface FolderRegistry<T extends { name: string; hfId: string; folder?: string }> {
+  names: string[];
+  find(name: string): T | undefined;
+  hint?: string;
+}
+
+/**
+ * The one rule for where a model argument lives (encoders here, rerankers in rerank/load.ts): a registry name in
+ * `<modelsDir>/<folder or name>/`, a hub id `ORG/NAME` that is not a local path in `<modelsDir>/ORG--NAME/`, else a
+ * folder that must exist. `repo`: the hub repo it can be downloaded from.
+ */
+export function locateModelFolder<T extends { name: string; hfId: string; folder?: string }>(
+  nameOrDir: string,
+  modelsDir: string,
+  registry: FolderRegistry<T>,
+): { dir: string; name: string; repo?: string; known?: T } {
+  const known = registry.find(nameOrDir);
+  if (known) return { dir: resolve(modelsDir, known.folder ?? known.name), name: known.name, repo: known.hfId, known };
+  if (isHubId(nameOrDir) && !existsSync(resolve(nameOrDir))) {
+    const name = hubFolderName(nameOrDir);
+    return { dir: resolve(modelsDir, name), name, repo: nameOrDir };
   }
   const dir = resolve(nameOrDir);
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new CitebenchError(
-      `unknown model '${nameOrDir}': not one of ${KNOWN_MODELS.map((m) => m.name).join(', ')}, not a folder ` +
-        `and not a Hugging Face id ORG/NAME.\n` +
-        exportHint('allenai/specter', 'specter-onnx'),
-    );
-  }
-  return { dir, base: { ...CUSTOM_DEFAULTS, name: basename(dir) }, hf: 'ORG/MODEL' };
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new CitebenchError(`unknown model '${nameOrDir}': not one of ${registry.names.join(', ')}, not a folder and not a Hugging Face id ORG/NAME.` + (registry.hint ? `\n${registry.hint}` : ''));
+  return { dir, name: basename(dir) };
+}
+
+/**
+ * With allowRemote, download hub `repo` into `dir` when the folder does not exist yet (atomically, resumably;
+ * its citebench-download.json records repo, revision and commit); an existing download of another revision is
+ * refused. Without allowRemote nothing happens.
+ */
+export async function fetchModelFolder(
+  repo: string | undefined,
+  dir: string,
+  opts: Pick<ResolveOptions, 'allowRemote' | 'revision' | 'progress' | 'log' | 'fp16' | 'quantized'> & { checkpoint?: boolean; hint?: string },
+): Promise<void> {
+  if (!opts.allowRemote || !repo) return;
+  if (!existsSync(dir))
+    await downloadModel(repo, dir, {
+      progress: opts.progress,
+      log: opts.log,
+      revision: opts.revision,
+      variant: opts.fp16 ? 'fp16' : opts.quantized ? 'quantized' : 'fp32',
+      checkpoint: opts.checkpoint ?? false,
+      hint: opts.hint ?? exportHint(repo, dir),
+    });
+  else checkRevision(dir, repo, opts.revision);
 }
 
 /** An adapter argument (folder or ORG/NAME) as a folder, and the hub repo it can be downloaded from. */
@@ -409,15 +452,7 @@ export async function resolveModelAsync(nameOrDir: string, opts: ResolveOptions 
     const adapterArg = opts.overrides?.adapter ?? knownAdapter;
     const adapter = adapterArg !== undefined ? locateAdapter(adapterArg, modelsDir) : undefined;
     const common = { progress: opts.progress, log: opts.log };
-    if (repo && !existsSync(dir)) {
-      await downloadModel(repo, dir, {
-        ...common,
-        revision: opts.revision,
-        variant: opts.fp16 ? 'fp16' : opts.quantized ? 'quantized' : 'fp32',
-        checkpoint: adapter !== undefined,
-        hint: exportHint(repo, dir),
-      });
-    } else if (repo) checkRevision(dir, repo, opts.revision);
+    await fetchModelFolder(repo, dir, { ...opts, checkpoint: adapter !== undefined });
     if (adapter?.repo && !existsSync(adapter.dir)) await downloadAdapter(adapter.repo, adapter.dir, { ...common, revision: opts.adapterRevision });
     else if (adapter?.repo) checkRevision(adapter.dir, adapter.repo, opts.adapterRevision);
   }

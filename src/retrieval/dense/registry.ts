@@ -179,3 +179,54 @@ export const KNOWN_MODELS: KnownModel[] = [
 export function knownModel(name: string): KnownModel | undefined {
   return KNOWN_MODELS.find((m) => m.name === name);
 }
+
+/**
+ * The rerankers citebench knows by name (`citebench rerank`, a rerank model's crossEncoder), each downloaded with
+ * --allow-remote from its hub repo into `<models-dir>/<name>/` (citebench-download.json records the commit), with
+ * its model card's settings over the folder's: the length the card scores with and the activation its usage
+ * example returns (a config's or a flag's value wins over both).
+ */
+export interface KnownReranker {
+  name: string;
+  hfId: string;
+  /** Folder under the models dir (default: the name). */
+  folder?: string;
+  /** cross-encoder: a sequence-classification head (rerank/load.ts); causal-lm: yes/no logits of an LLM (rerank/causal-lm.ts). */
+  kind: 'cross-encoder' | 'causal-lm';
+  /** Token budget of a pair, with the special tokens. */
+  maxLength?: number;
+  /** The card's score: the activation applied to the logit (over the folder's). */
+  activation?: 'Sigmoid' | 'Identity';
+  note: string;
+}
+
+export const KNOWN_RERANKERS: KnownReranker[] = [
+  {
+    name: 'ms-marco-minilm-l6-v2',
+    hfId: 'cross-encoder/ms-marco-MiniLM-L6-v2',
+    kind: 'cross-encoder',
+    maxLength: 512,
+    activation: 'Identity',
+    note: 'BERT (MiniLM-L6, hidden 384) trained on MS MARCO passage ranking; the card\'s CrossEncoder.predict returns the raw logit (its config sets Identity); English',
+  },
+  {
+    name: 'bge-reranker-v2-m3',
+    hfId: 'BAAI/bge-reranker-v2-m3',
+    kind: 'cross-encoder',
+    maxLength: 512,
+    activation: 'Identity',
+    note: 'XLM-RoBERTa-large (BGE-M3) reranker, multilingual; the card\'s compute_score returns the raw logit (normalize=True would apply a sigmoid), max_length 512',
+  },
+  {
+    name: 'gte-reranker-modernbert-base',
+    hfId: 'Alibaba-NLP/gte-reranker-modernbert-base',
+    kind: 'cross-encoder',
+    maxLength: 8192,
+    activation: 'Sigmoid',
+    note: 'ModernBERT-base reranker (8192 tokens); the card\'s CrossEncoder usage returns sigmoid scores',
+  },
+];
+
+export function knownReranker(name: string): KnownReranker | undefined {
+  return KNOWN_RERANKERS.find((m) => m.name === name);
+}

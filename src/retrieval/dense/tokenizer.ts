@@ -139,7 +139,7 @@ function readModelType(dir: string): string | undefined {
 function loadJsTokenizer(
   dir: string,
   opts: TokenizerOptions,
-): { tok: JsTokenizer; json: TokenizerJson; config: Record<string, unknown>; cls: string; paddingSide: 'left' | 'right' } {
+): { tok: JsTokenizer; raw: JsTokenizer; rewrite?: (text: string) => string; json: TokenizerJson; config: Record<string, unknown>; cls: string; paddingSide: 'left' | 'right' } {
   const files = tokenizerFiles(dir);
   if (!files) throw new CitebenchError(`${dir}: no tokenizer (tokenizer.json or a BERT vocab.txt)`);
   let json: TokenizerJson;
@@ -187,7 +187,7 @@ function loadJsTokenizer(
   const members = json.normalizer?.type === 'Sequence' ? (json.normalizer.normalizers ?? []) : [json.normalizer];
   const rewrite = members.map((n) => bertParityRewrite(n)).find((f) => f);
   const tok: JsTokenizer = rewrite ? { encode: (text, o) => t.encode(rewrite(text), o) } : t;
-  return { tok, json, config, cls: tokClass, paddingSide };
+  return { tok, raw: t, ...(rewrite ? { rewrite } : {}), json, config, cls: tokClass, paddingSide };
 }
 
 /** The sep token's text: tokenizer_config.json, else special_tokens_map.json, else the class's default. */
@@ -261,4 +261,124 @@ export async function loadTokenizer(model: { dir: string }): Promise<{ tokenizer
   const special = tok.encode('', { add_special_tokens: true });
   if (special.length !== 2) throw new CitebenchError(`${model.dir}: tokenizer does not add [CLS] … [SEP] (got ${special})`);
   return { tokenizer: tok, cls: special[0], sep: special[1] };
+}
+
+/**
+ * A model folder's tokenizer for (query, candidate) pairs, as a cross-encoder reads them: each text's body ids
+ * (no special tokens) and the post-processor's pair template around them — BERT's `[CLS] A [SEP] B [SEP]` with
+ * token types 0 then 1, RoBERTa's and XLM-R's `<s> A </s></s> B </s>`, ModernBERT's `[CLS] A [SEP] B [SEP]` —
+ * read off the tokenizer transformers 5 runs (tokenizer-classes.ts) by encoding a probe pair.
+ */
+export interface PairTokenizer {
+  /**
+   * A text's body ids (no special tokens) as the Rust library tokenises it under truncation to `maxLength`: it
+   * stops after the first pre-token (word) that brings the count to maxLength or more (tokenize_with_limit), so
+   * the length the pair truncation compares is that count, not the text's full length.
+   */
+  body(text: string, maxLength: number): number[];
+  prefix: number[];
+  middle: number[];
+  suffix: number[];
+  /** Token types of each part of the template (all 0 where the template gives none). */
+  types: { prefix: number[]; a: number; middle: number[]; b: number; suffix: number[] };
+}
+
+type Fn = (...args: unknown[]) => unknown;
+
+export function loadPairTokenizer(dir: string, opts: TokenizerOptions = {}): PairTokenizer {
+  const { tok, raw, rewrite } = loadJsTokenizer(dir, opts);
+  // The pre-tokens' tokens, recorded while a body is encoded: transformers.js runs the model on each section's
+  // pre-tokens in order (added tokens are sections of their own, never passed to the model).
+  const inner = (raw as unknown as { _tokenizer: { model: Fn; encode: (t: string, o: object) => { ids: number[]; tokens: string[] } } })._tokenizer;
+  let rec: string[][] | undefined;
+  inner.model = new Proxy(inner.model, {
+    apply(target, self, args) {
+      if (!rec) return Reflect.apply(target, self, args);
+      const out: string[] = [];
+      for (const w of args[0] as string[]) {
+        const t = Reflect.apply(target, self, [[w]]) as string[];
+        rec.push(t);
+        out.push(...t);
+      }
+      return out;
+    },
+  });
+  const body = (text: string, maxLength: number): number[] => {
+    const words: string[][] = (rec = []);
+    let enc: { ids: number[]; tokens: string[] };
+    try {
+      enc = inner.encode(rewrite ? rewrite(text) : text, { add_special_tokens: false });
+    } finally {
+      rec = undefined;
+    }
+    if (enc.ids.length < maxLength) return enc.ids;
+    // Walk the tokens split by split (a word's tokens, or one added token) to the first end ≥ maxLength.
+    let p = 0;
+    let w = 0;
+    while (p < enc.tokens.length) {
+      const word = words[w];
+      if (word && word.every((t, j) => enc.tokens[p + j] === t)) {
+        p += word.length;
+        w++;
+      } else p++;
+      if (p >= maxLength) return enc.ids.slice(0, p);
+    }
+    return enc.ids;
+  };
+  const [pa, pb] = ['a b', 'c d'];
+  const a = tok.encode(pa, { add_special_tokens: false });
+  const b = tok.encode(pb, { add_special_tokens: false });
+  const call = raw as unknown as (t: string, o: object) => { input_ids: number[] | { tolist(): number[] }; token_type_ids?: number[] | { tolist(): number[] } };
+  const enc = call(pa, { text_pair: pb, add_special_tokens: true, return_token_type_ids: true, return_tensor: false });
+  const list = (v: number[] | { tolist(): number[] } | undefined): number[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v.map(Number) : v.tolist().map(Number));
+  const ids = list(enc.input_ids)!;
+  const types = list(enc.token_type_ids) ?? new Array<number>(ids.length).fill(0);
+  const at = (body: number[], from: number, last: boolean): number => {
+    let found = -1;
+    for (let i = from; i + body.length <= ids.length; i++) if (body.every((x, j) => ids[i + j] === x) && ((found = i), !last)) break;
+    return found;
+  };
+  const i = a.length ? at(a, 0, false) : -1;
+  const j = i >= 0 && b.length ? at(b, i + a.length, true) : -1;
+  if (i < 0 || j < 0) throw new CitebenchError(`${dir}: the tokenizer's pair template cannot be told apart from the texts (probe ${JSON.stringify([pa, pb])}: ${ids})`);
+  return {
+    body,
+    prefix: ids.slice(0, i),
+    middle: ids.slice(i + a.length, j),
+    suffix: ids.slice(j + b.length),
+    types: { prefix: types.slice(0, i), a: types[i], middle: types.slice(i + a.length, j), b: types[j], suffix: types.slice(j + b.length) },
+  };
+}
+
+/**
+ * How many tokens of each body a pair keeps within `budget` (max length less the template's special tokens): the
+ * Rust tokenizers library's TruncationStrategy::LongestFirst (utils/truncation.rs), which transformers' tokenizers
+ * run for truncation='longest_first'. When the shorter body fits in half the budget it is kept and the longer is
+ * cut to the rest; otherwise both are cut to half, the odd token going to the longer (to the second on a tie).
+ */
+export function longestFirst(na: number, nb: number, budget: number): [number, number] {
+  if (na + nb <= budget) return [na, nb];
+  const swap = na > nb;
+  let n1 = swap ? nb : na;
+  let n2 = n1 > budget ? n1 : Math.max(n1, budget - n1);
+  if (n1 + n2 > budget) {
+    n1 = Math.floor(budget / 2);
+    n2 = n1 + (budget % 2);
+  }
+  return swap ? [n2, n1] : [n1, n2];
+}
+
+/**
+ * Ids and token types of a (query, candidate) pair within `maxLength` tokens, as transformers' tokenizer(a, b,
+ * truncation='longest_first', max_length) gives them (and CrossEncoder.predict: an empty text is an empty side).
+ */
+export function encodePair(t: PairTokenizer, a: string, b: string, maxLength: number): { ids: Int32Array; types: Int32Array } {
+  const specials = t.prefix.length + t.middle.length + t.suffix.length;
+  if (maxLength < specials) throw new CitebenchError(`max length ${maxLength} cannot hold the tokenizer's ${specials} special tokens of a pair`);
+  const ba = t.body(a, maxLength);
+  const bb = t.body(b, maxLength);
+  const [na, nb] = longestFirst(ba.length, bb.length, maxLength - specials);
+  const ids = [...t.prefix, ...ba.slice(0, na), ...t.middle, ...bb.slice(0, nb), ...t.suffix];
+  const types = [...t.types.prefix, ...new Array<number>(na).fill(t.types.a), ...t.types.middle, ...new Array<number>(nb).fill(t.types.b), ...t.types.suffix];
+  return { ids: Int32Array.from(ids), types: Int32Array.from(types) };
 }

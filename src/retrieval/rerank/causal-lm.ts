@@ -27,25 +27,10 @@ import { createSession, tensorFloats, type Device } from '../dense/encoder.ts';
 import { fileContentHash } from '../dense/file-hash.ts';
 import { tokenizerLimit } from '../dense/models.ts';
 import { encodeTruncated, loadArticleTokenizer, type ArticleTokenizer } from '../dense/tokenizer.ts';
+import type { RerankerOptions } from './options.ts';
 import type { PairScorer } from './pair-scorer.ts';
 
-/** What loadReranker passes on (load.ts defines the same interface; kept identical). */
-export interface RerankerOptions {
-  modelsDir?: string;
-  /** Token budget of a whole prompt (default: the folder's max length; the Qwen3-Reranker card's 8192 for a bare folder). */
-  maxLength?: number;
-  /** The task instruction: the Qwen3-Reranker recipe's `<Instruct>` (default DEFAULT_RERANK_INSTRUCTION); a CrossEncoder folder's system message. */
-  instruction?: string;
-  /** Pairs per forward pass (default 8). */
-  batchSize?: number;
-  threads?: number;
-  device?: Device;
-  /** int8 weights (quantize_dynamic's form). */
-  quantized?: boolean;
-  fp16?: boolean;
-  allowRemote?: boolean;
-  log?: (line: string) => void;
-}
+export type { RerankerOptions } from './options.ts';
 
 /**
  * citebench's instruction for citation recommendation (the Qwen3-Reranker card advises a task-specific one): the

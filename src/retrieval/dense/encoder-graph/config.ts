@@ -19,6 +19,17 @@ const MODEL_TYPES = {
 } as const;
 type ModelType = keyof typeof MODEL_TYPES;
 
+/** The cross-encoders' classes (a sequence-classification head on the encoders above; classifier.ts). */
+const CLASSIFIER_TYPES: Partial<Record<ModelType, RegExp>> = {
+  bert: /^BertForSequenceClassification$/,
+  roberta: /^RobertaForSequenceClassification$/,
+  'xlm-roberta': /^XLMRobertaForSequenceClassification$/,
+  modernbert: /^ModernBertForSequenceClassification$/,
+};
+
+/** What the graph computes: the encoder's hidden states, or a cross-encoder's logits. */
+export type GraphTask = 'feature-extraction' | 'sequence-classification';
+
 interface Common {
   /** The config.json read, for messages. */
   file: string;
@@ -77,16 +88,22 @@ export function maxTokens(c: EncoderConfig): number {
   return c.modelType !== 'modernbert' && c.paddingIdx !== undefined ? c.maxPositions - c.paddingIdx - 1 : c.maxPositions;
 }
 
-/** Read and check a config.json of an architecture citebench builds. */
-export function readEncoderConfig(configPath: string): EncoderConfig {
+/**
+ * Read and check a config.json of an architecture citebench builds; `task` sequence-classification: of a
+ * cross-encoder (*ForSequenceClassification of BERT, RoBERTa, XLM-RoBERTa, ModernBERT), whose head keys
+ * classifier.ts reads.
+ */
+export function readEncoderConfig(configPath: string, task: GraphTask = 'feature-extraction'): EncoderConfig {
   const k = new Keys(configPath, readConfigJson(configPath));
   const type = k.raw.model_type;
-  if (typeof type !== 'string' || !(type in MODEL_TYPES))
-    k.bad('model_type', `${JSON.stringify(type)} is not an architecture citebench builds (${Object.keys(MODEL_TYPES).join(', ')})`);
+  const types = task === 'sequence-classification' ? CLASSIFIER_TYPES : MODEL_TYPES;
+  if (typeof type !== 'string' || !Object.hasOwn(types, type))
+    k.bad('model_type', `${JSON.stringify(type)} is not an architecture citebench builds${task === 'sequence-classification' ? ' as a cross-encoder' : ''} (${Object.keys(types).join(', ')})`);
   const modelType = type as ModelType;
   const arch = k.raw.architectures;
-  if (arch !== undefined && arch !== null && (!Array.isArray(arch) || !arch.every((a) => typeof a === 'string' && MODEL_TYPES[modelType].test(a))))
-    k.bad('architectures', `${JSON.stringify(arch)} does not name the ${modelType} encoder (${MODEL_TYPES[modelType].source.replace(/[\^$\\]/g, '')})`);
+  const want = types[modelType]!;
+  if (arch !== undefined && arch !== null && (!Array.isArray(arch) || !arch.every((a) => typeof a === 'string' && want.test(a))))
+    k.bad('architectures', `${JSON.stringify(arch)} does not name the ${modelType} ${task === 'sequence-classification' ? 'cross-encoder' : 'encoder'} (${want.source.replace(/[\^$\\]/g, '')})`);
   if (k.has('auto_map'))
     k.bad('auto_map', `${JSON.stringify(k.raw.auto_map).slice(0, 120)}: the model runs its own modeling code, which citebench neither runs nor replaces by the native ${modelType} class (it would give other vectors)`);
   if (modelType in DECODER_ARCHITECTURES) return readDecoderConfig(k, modelType as DecoderModelType);

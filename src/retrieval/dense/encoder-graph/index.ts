@@ -3,7 +3,8 @@
  * as published, without an ONNX export. One builder; a model is its parts in order, each architecture naming its
  * own: embeddings → (masks, rotary tables) → N layers → optional final norm. It computes what transformers 5.18
  * computes with sdpa attention (BertModel, RobertaModel, XLMRobertaModel, ModernBertModel, and the decoder-style
- * embedders' Qwen3Model, Qwen2Model, LlamaModel, MistralModel, Gemma3TextModel; pooler and heads left out), adapters where an adapters-library adapter is given. Outputs: `last_hidden_state` and
+ * embedders' Qwen3Model, Qwen2Model, LlamaModel, MistralModel, Gemma3TextModel; pooler and heads left out — except
+ * the cross-encoders' sequence-classification heads, `head`, whose graph outputs `logits` alone), adapters where an adapters-library adapter is given. Outputs: `last_hidden_state` and
  * `mean_hidden_states`, the mean of transformers' hidden_states[1:] (every layer's output, the last one as
  * `last_hidden_state`; embeddings excluded), which ASPIRE-style pooling reads. Pooling stays outside the graph.
  */
@@ -19,8 +20,10 @@ import type { DecoderConfig } from './decoder-config.ts';
 import { decoderContext, decoderEmbeddings, decoderFinal, decoderLayer } from './decoder.ts';
 import { modernBertContext, modernBertEmbeddings, modernBertFinal, modernBertLayer } from './modernbert.ts';
 import { ModelWeights } from './weights.ts';
+import { classifierHead, type ClassifierHead } from './classifier.ts';
 
-export { maxTokens, readEncoderConfig } from './config.ts';
+export { maxTokens, readEncoderConfig, type GraphTask } from './config.ts';
+export { readClassifierHead, readNumLabels, type ClassifierHead } from './classifier.ts';
 export { readAdapter, adapterFiles, ADAPTER_CONFIG, ADAPTER_WEIGHTS } from './adapters.ts';
 
 export interface EncoderGraphOptions {
@@ -40,6 +43,11 @@ export interface EncoderGraphOptions {
    * `logits` [batch, tokenIds.length]: the logits of those tokens that transformers' `logits[:, -1]` holds.
    */
   causalLmHead?: { tokenIds: readonly number[] };
+  /**
+   * A cross-encoder: the sequence-classification head (classifier.ts) on the last hidden state, and the one output
+   * `logits` [batch, num_labels] instead of the hidden states.
+   */
+  head?: ClassifierHead;
 }
 
 /** An architecture as its parts: what the graph takes, and the model's state from input ids to the last layer. */
@@ -105,8 +113,19 @@ export function buildEncoderGraph(config: EncoderConfig, ck: Checkpoint, opts: E
   const g = new GraphBuilder(opts.quantize ?? false);
   declareConstants(g, config.numHeads, isDecoder(config) ? config.numHeads * config.headDim : config.hiddenSize);
   if (opts.causalLmHead && !isDecoder(config)) throw new CitebenchError(`${config.file}: a causal-LM scoring head needs a decoder (model_type qwen3, qwen2, llama, mistral, gemma3_text), not ${config.modelType}`);
+  if (opts.head && (isDecoder(config) || opts.adapter || opts.hiddenStates)) throw new CitebenchError(`${config.file}: a sequence-classification head is built on BERT, RoBERTa, XLM-RoBERTa and ModernBERT encoders, without adapters`);
   const { embeddings, layers, final } = arch.build(g, config, w, opts);
   if (opts.causalLmHead) return causalLmGraph(g, config as DecoderConfig, w, final!, opts.causalLmHead.tokenIds, arch.inputs(config));
+  if (opts.head) {
+    classifierHead(g, config, opts.head, w, final ?? layers.at(-1)!);
+    return {
+      inputs: arch.inputs(config).map((name) => ({ name, type: ElemType.INT64, shape: ['batch', 'seq'] })),
+      outputs: [{ name: 'logits', type: ElemType.FLOAT, shape: ['batch', opts.head.numLabels] }],
+      nodes: g.nodes,
+      initializers: g.initializers,
+      opset: 17,
+    };
+  }
   // transformers' hidden_states: the embeddings, each layer's output, the last replaced by last_hidden_state.
   const states = final ? [...layers.slice(0, -1), final] : layers;
   g.node('Identity', [states.at(-1)!], 'last_hidden_state');
