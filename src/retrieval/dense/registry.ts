@@ -225,6 +225,15 @@ export const KNOWN_RERANKERS: KnownReranker[] = [
     activation: 'Sigmoid',
     note: 'ModernBERT-base reranker (8192 tokens); the card\'s CrossEncoder usage returns sigmoid scores',
   },
+  // Bare Qwen3ForCausalLM folders scored by their card's recipe (rerank/causal-lm.ts): P("yes") after the card's
+  // prompt, with citebench's citation instruction unless one is given; bfloat16 on the hub (4B and 8B sharded).
+  ...(['0.6B', '4B', '8B'] as const).map((size): KnownReranker => ({
+    name: `qwen3-reranker-${size.toLowerCase()}`,
+    hfId: `Qwen/Qwen3-Reranker-${size}`,
+    kind: 'causal-lm',
+    maxLength: 8192,
+    note: `Qwen3 causal-LM reranker (${{ '0.6B': 596, '4B': 4022, '8B': 7568 }[size]} M parameters): P("yes") of the model card's prompt, max_length 8192; beyond the paper`,
+  })),
 ];
 
 export function knownReranker(name: string): KnownReranker | undefined {

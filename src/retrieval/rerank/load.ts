@@ -105,7 +105,7 @@ export async function loadReranker(nameOrDir: string, opts: RerankerOptions = {}
   const tcfg = readJsonIf(tcfgPath);
   const arch = Array.isArray(config.architectures) ? config.architectures.map(String) : [];
   if (at.known?.kind === 'causal-lm' || modules?.logitScore || tcfg?.transformer_task === 'text-generation' || arch.some((a) => a.endsWith('ForCausalLM')))
-    return loadCausalReranker(dir, opts);
+    return loadCausalReranker(dir, { ...opts, maxLength: opts.maxLength ?? at.known?.maxLength });
   if (opts.instruction !== undefined) throw new CitebenchError(`reranker '${nameOrDir}': a cross-encoder (sequence classification) takes no instruction; an instruction is for LLM rerankers`);
   if (tcfg?.transformer_task !== undefined && tcfg.transformer_task !== 'sequence-classification')
     throw new InputError(tcfgPath, undefined, 'transformer_task', `${JSON.stringify(tcfg.transformer_task)}: a reranker is a sequence-classification or text-generation Transformer`);
