@@ -304,4 +304,5 @@ def main():
     print(f'{dst}: {total / 1e3:.0f} kB', file=sys.stderr)
 
 
-main()
+if __name__ == '__main__':
+    main()

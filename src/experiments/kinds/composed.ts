@@ -18,7 +18,10 @@ export interface ScorerPart {
   weight: number;
 }
 
-/** A cross-encoder (rerank/load.ts): registry name, hub id ORG/NAME (as <modelsDir>/ORG--NAME) or folder. */
+/**
+ * A reranker (rerank/load.ts), any of its folder forms — a cross-encoder or an LLM reranker: registry name, hub id
+ * ORG/NAME (as <modelsDir>/ORG--NAME) or folder.
+ */
 export interface CrossEncoderRef {
   model: string;
   modelsDir?: string;
@@ -26,6 +29,10 @@ export interface CrossEncoderRef {
   /** As for dense models: onnx/model_fp16.onnx where the folder has it. */
   fp16?: boolean;
   maxLength?: number;
+  /** An LLM reranker's task instruction (default: causal-lm.ts DEFAULT_RERANK_INSTRUCTION). */
+  instruction?: string;
+  /** Pairs per forward pass. */
+  batch?: number;
 }
 
 /** The name of a model configured above `name`, at key `key`. */
@@ -36,17 +43,22 @@ export function readRef(r: Reader, p: string[], key: string, name: string, earli
   return v;
 }
 
+/** `reranker:` (its earlier name `crossEncoder:` is read the same way): a name or folder, or {model, …}. */
 export function readCrossEncoder(r: Reader, p: string[]): CrossEncoderRef | undefined {
-  const c = [...p, 'crossEncoder'];
+  if (r.has([...p, 'reranker']) && r.has([...p, 'crossEncoder'])) r.fail([...p, 'crossEncoder'], 'give reranker or crossEncoder (its earlier name), not both');
+  const c = [...p, r.has([...p, 'crossEncoder']) ? 'crossEncoder' : 'reranker'];
   if (!r.has(c)) return undefined;
   if (typeof r.raw(c) === 'string') return { model: r.str(c)!, quantized: false };
-  r.checkKeys(c, ['model', 'modelsDir', 'quantized', 'fp16', 'maxLength']);
+  r.checkKeys(c, ['model', 'modelsDir', 'quantized', 'fp16', 'maxLength', 'instruction', 'batch']);
+  const instruction = r.str([...c, 'instruction']);
   return {
     model: r.str([...c, 'model']) ?? r.fail([...c, 'model'], 'is required: a registry name, hub id or model folder'),
     modelsDir: r.str([...c, 'modelsDir']),
     quantized: r.bool([...c, 'quantized'], false),
     ...precision(r, c),
     maxLength: r.has([...c, 'maxLength']) ? r.num([...c, 'maxLength'], undefined, (n) => Number.isInteger(n) && n >= 8, 'an integer ≥ 8') : undefined,
+    ...(instruction !== undefined ? { instruction } : {}),
+    ...(r.has([...c, 'batch']) ? { batch: r.num([...c, 'batch'], undefined, (n) => Number.isInteger(n) && n >= 1, 'a positive integer') } : {}),
   };
 }
 
@@ -54,7 +66,7 @@ export function readCrossEncoder(r: Reader, p: string[]): CrossEncoderRef | unde
 export function readScorer(r: Reader, p: string[], name: string, earlier: string[], dflt: string | undefined, ce: CrossEncoderRef | undefined): ScorerPart[] {
   const s = [...p, 'scorer'];
   const check = (m: string, at: (string | number)[]) => {
-    if (m === 'cross-encoder' ? !ce : !earlier.includes(m)) r.fail(at, m === 'cross-encoder' ? `'cross-encoder' needs a crossEncoder folder` : `'${m}' is not a model configured above ${name} (have: ${earlier.join(', ')})`);
+    if (m === 'cross-encoder' ? !ce : !earlier.includes(m)) r.fail(at, m === 'cross-encoder' ? `'cross-encoder' needs a reranker folder (reranker:)` : `'${m}' is not a model configured above ${name} (have: ${earlier.join(', ')})`);
     return m;
   };
   if (!r.has(s)) {
@@ -95,10 +107,10 @@ async function loadCrossEncoder(ref: CrossEncoderRef, ctx: BuildContext, name: s
   const modelsDir = ref.modelsDir ?? ctx.cfg.modelsDir;
   let scorer;
   try {
-    scorer = await loadReranker(ref.model, { modelsDir, quantized: ref.quantized, fp16: ref.fp16, maxLength: ref.maxLength, threads: ctx.threads, device: ctx.device, log: ctx.log });
+    scorer = await loadReranker(ref.model, { modelsDir, quantized: ref.quantized, fp16: ref.fp16, maxLength: ref.maxLength, instruction: ref.instruction, batchSize: ref.batch, threads: ctx.threads, device: ctx.device, log: ctx.log });
   } catch (e) {
     // A folder that is not there is a recorded skip; a folder that is wrong is an error.
-    if (e instanceof CitebenchError && /is not available locally|unknown model/.test(e.message)) throw new Skip(`cross-encoder folder not found: ${e.message.split('\n')[0]}`);
+    if (e instanceof CitebenchError && /is not available locally|unknown model/.test(e.message)) throw new Skip(`reranker folder not found: ${e.message.split('\n')[0]}`);
     throw e;
   }
   const dir = rerankerFolder(ref.model, { modelsDir }).dir;

@@ -25,7 +25,7 @@ export const navigation: KindEntry<NavigationModelConfig> = {
   beyondPaper: true,
   about: 'a first stage, then T iterations of citation-graph navigation and ranking (Nogueira et al. 2020 §3)',
   parse(r: Reader, p: string[], name: string, earlier: string[]): NavigationModelConfig {
-    r.checkKeys(p, ['kind', 'first', 'kd', 'kc', 'T', 'scorer', 'crossEncoder']);
+    r.checkKeys(p, ['kind', 'first', 'kd', 'kc', 'T', 'scorer', 'reranker', 'crossEncoder']);
     const depthList = (key: string, T: number, paper: number[]): number[] => {
       const at = [...p, key];
       if (!r.has(at)) {
@@ -53,7 +53,7 @@ export const navigation: KindEntry<NavigationModelConfig> = {
     const summary = `${c.first} + navigation, T ${c.kd.length}, k_d ${c.kd.join('/')}, k_c ${c.kc.join('/')}, ranked by ${s.text}`;
     return {
       name: c.name, kind: 'navigation', weights: s.weights,
-      settings: { first: c.first, kd: c.kd, kc: c.kc, T: c.kd.length, scorer: c.scorer, ...(s.ce ? { crossEncoder: s.ce.dir } : {}) },
+      settings: { first: c.first, kd: c.kd, kc: c.kc, T: c.kd.length, scorer: c.scorer, ...(s.ce ? { reranker: s.ce.dir, rerankerForm: s.ce.retriever.scorer.describe } : {}) },
       summary, retriever, release: async () => s.ce?.retriever.release(),
     };
   }),

@@ -18,7 +18,7 @@ export const rerank: KindEntry<RerankModelConfig> = {
   beyondPaper: true,
   about: "a first stage's top `depth` re-scored by configured models and/or a cross-encoder",
   parse(r: Reader, p: string[], name: string, earlier: string[]): RerankModelConfig {
-    r.checkKeys(p, ['kind', 'first', 'depth', 'scorer', 'crossEncoder']);
+    r.checkKeys(p, ['kind', 'first', 'depth', 'scorer', 'reranker', 'crossEncoder']);
     const first = readRef(r, p, 'first', name, earlier);
     const ce = readCrossEncoder(r, p);
     return { kind: 'rerank', name, first, depth: r.num([...p, 'depth'], 100, posInt, 'a positive integer'), scorer: readScorer(r, p, name, earlier, ce ? 'cross-encoder' : undefined, ce), ...(ce ? { crossEncoder: ce } : {}) };
@@ -30,7 +30,7 @@ export const rerank: KindEntry<RerankModelConfig> = {
     const summary = `${c.first} top ${c.depth} re-ranked by ${s.text}`;
     return {
       name: c.name, kind: 'rerank', weights: s.weights,
-      settings: { first: c.first, depth: c.depth, scorer: c.scorer, ...(s.ce ? { crossEncoder: s.ce.dir } : {}) },
+      settings: { first: c.first, depth: c.depth, scorer: c.scorer, ...(s.ce ? { reranker: s.ce.dir, rerankerForm: s.ce.retriever.scorer.describe } : {}) },
       summary, retriever, release: async () => s.ce?.retriever.release(),
     };
   }),
