@@ -11,6 +11,7 @@ import { precision, type Reader } from '../config-reader.ts';
 import { type ReadyModel, type SkippedModel, type Weights } from '../models.ts';
 import type { BuildContext, CostEnv } from './types.ts';
 import { UNIT } from './cost.ts';
+import { knownReranker, rerankPairSeconds } from '../../retrieval/dense/registry.ts';
 
 /** One part of a scorer: a model configured above (or `cross-encoder`: the model's crossEncoder folder) and its weight. */
 export interface ScorerPart {
@@ -127,15 +128,24 @@ export async function scorers(c: { name: string; first: string; scorer: ScorerPa
   return { first, ce, parts, weights, text };
 }
 
+/** A reranker pair's price: the registry entry's estimate, else one BERT-base forward (an article encoded). */
+function pairSeconds(ce: CrossEncoderRef | undefined): { seconds: number; note: string } {
+  const known = ce && knownReranker(ce.model);
+  if (known) return { seconds: rerankPairSeconds(known, ce!.quantized), note: `${known.name}: ${known.computeParams} M compute parameters at Qwen3-0.6B's measured rate scaled (${ce!.quantized ? 'int8' : 'float32'}; estimated)` };
+  return { seconds: UNIT.crossEncoderPerPair, note: 'one BERT-base forward on CPU (1/8.25 s, as one article encoded; not measured)' };
+}
+
 /** Seconds to re-score `candidates` with every part of a scorer. */
-export function scorerSeconds(parts: ScorerPart[], candidates: number, env: CostEnv): number {
-  return parts.reduce((t, p) => t + (p.model === 'cross-encoder' ? candidates * UNIT.crossEncoderPerPair : candidates * env.rescore(env.model(p.model))), 0);
+export function scorerSeconds(c: { scorer: ScorerPart[]; crossEncoder?: CrossEncoderRef }, candidates: number, env: CostEnv): number {
+  return c.scorer.reduce((t, p) => t + (p.model === 'cross-encoder' ? candidates * pairSeconds(c.crossEncoder).seconds : candidates * env.rescore(env.model(p.model))), 0);
 }
 
-/** Memory of the scorers besides the first stage: a cross-encoder, or another configured model. */
-export function scorerBytes(c: { first: string; scorer: ScorerPart[] }, env: CostEnv): number {
-  return c.scorer.reduce((b, p) => b + (p.model === 'cross-encoder' ? UNIT.bertBytes : p.model === c.first ? 0 : env.modelBytes(env.model(p.model))), 0);
+/** Memory of the scorers besides the first stage: a reranker, or another configured model. */
+export function scorerBytes(c: { first: string; scorer: ScorerPart[]; crossEncoder?: CrossEncoderRef }, env: CostEnv): number {
+  const known = c.crossEncoder && knownReranker(c.crossEncoder.model);
+  const reranker = known ? UNIT.encodeFixedBytes + known.computeParams * 1.3e6 * (c.crossEncoder!.quantized ? 1 : 4) * UNIT.encodeWeightCopies : UNIT.bertBytes;
+  return c.scorer.reduce((b, p) => b + (p.model === 'cross-encoder' ? reranker : p.model === c.first ? 0 : env.modelBytes(env.model(p.model))), 0);
 }
 
-export const crossEncoderNote = (c: { scorer: ScorerPart[] }): string => (c.scorer.some((p) => p.model === 'cross-encoder')
-  ? ' A cross-encoder pair costs one BERT-base forward on CPU (1/8.25 s, as one article encoded; not measured).' : '');
+export const crossEncoderNote = (c: { scorer: ScorerPart[]; crossEncoder?: CrossEncoderRef }): string => (c.scorer.some((p) => p.model === 'cross-encoder')
+  ? ` A reranker pair costs ${pairSeconds(c.crossEncoder).note}.` : '');

@@ -58,7 +58,7 @@ export const navigation: KindEntry<NavigationModelConfig> = {
     };
   }),
   cost: {
-    perQuery: (c, env, pool) => env.perQuery(env.model(c.first), pool) + c.kd.reduce((t, kd, i) => t + scorerSeconds(c.scorer, kd + c.kc[i], env), 0),
+    perQuery: (c, env, pool) => env.perQuery(env.model(c.first), pool) + c.kd.reduce((t, kd, i) => t + scorerSeconds(c, kd + c.kc[i], env), 0),
     // It samples, slices and searches the pool with its first stage: that one's per-group part.
     perGroup: (c, env, pool) => ({ seconds: env.perGroup(env.model(c.first), pool).seconds, bytes: 0 }),
     modelBytes: (c, env) => env.modelBytes(env.model(c.first)) + scorerBytes(c, env), // the citation graph: counted with every model's cells (plan.ts)

@@ -35,9 +35,9 @@ export const rerank: KindEntry<RerankModelConfig> = {
     };
   }),
   cost: {
-    perQuery: (c, env, pool) => env.perQuery(env.model(c.first), pool) + scorerSeconds(c.scorer, c.depth, env),
+    perQuery: (c, env, pool) => env.perQuery(env.model(c.first), pool) + scorerSeconds(c, c.depth, env),
     perGroup: (c, env, pool) => ({ seconds: env.perGroup(env.model(c.first), pool).seconds, bytes: 0 }),
     modelBytes: (c, env) => env.modelBytes(env.model(c.first)) + scorerBytes(c, env),
-    assumption: (c) => `Re-ranking: ${c.first}'s search plus re-scoring its top ${c.depth}, costed as navigation's re-scoring (per candidate).${crossEncoderNote(c)}`,
+    assumption: (c) => `Re-ranking: ${c.first}'s search plus re-scoring its top ${c.depth} per query (a configured model as a scorer: its re-scoring rate per candidate).${crossEncoderNote(c)}`,
   },
 };

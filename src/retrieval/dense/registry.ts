@@ -197,7 +197,20 @@ export interface KnownReranker {
   maxLength?: number;
   /** The card's score: the activation applied to the logit (over the folder's). */
   activation?: 'Sigmoid' | 'Identity';
+  /** Millions of the parameters a token passes through (embeddings aside): the dry run's price of a pair. */
+  computeParams: number;
   note: string;
+}
+
+/**
+ * What re-scoring one (query, candidate) pair costs on the development machine's CPU, in seconds: the pair's tokens
+ * (two articles of 239 tokens, the LLM recipe's ~70 of prompt) at the rate measured for Qwen3-0.6B's 440 M compute
+ * parameters (107 tokens/s float32, 256 int8; docs/benchmarks.md) scaled by the reranker's compute parameters —
+ * an estimate, as the embedders' scaled rates are.
+ */
+export function rerankPairSeconds(known: KnownReranker, quantized: boolean): number {
+  const tokens = 2 * 239 + (known.kind === 'causal-lm' ? 70 : 0);
+  return tokens / ((quantized ? QWEN3_06B_RATE.int8 : QWEN3_06B_RATE.fp32) * 440 / known.computeParams);
 }
 
 export const KNOWN_RERANKERS: KnownReranker[] = [
@@ -207,6 +220,7 @@ export const KNOWN_RERANKERS: KnownReranker[] = [
     kind: 'cross-encoder',
     maxLength: 512,
     activation: 'Identity',
+    computeParams: 11,
     note: 'BERT (MiniLM-L6, hidden 384) trained on MS MARCO passage ranking; the card\'s CrossEncoder.predict returns the raw logit (its config sets Identity); English',
   },
   {
@@ -215,6 +229,7 @@ export const KNOWN_RERANKERS: KnownReranker[] = [
     kind: 'cross-encoder',
     maxLength: 512,
     activation: 'Identity',
+    computeParams: 302,
     note: 'XLM-RoBERTa-large (BGE-M3) reranker, multilingual; the card\'s compute_score returns the raw logit (normalize=True would apply a sigmoid), max_length 512',
   },
   {
@@ -223,6 +238,7 @@ export const KNOWN_RERANKERS: KnownReranker[] = [
     kind: 'cross-encoder',
     maxLength: 8192,
     activation: 'Sigmoid',
+    computeParams: 111,
     note: 'ModernBERT-base reranker (8192 tokens); the card\'s CrossEncoder usage returns sigmoid scores',
   },
   // Bare Qwen3ForCausalLM folders scored by their card's recipe (rerank/causal-lm.ts): P("yes") after the card's
@@ -232,6 +248,7 @@ export const KNOWN_RERANKERS: KnownReranker[] = [
     hfId: `Qwen/Qwen3-Reranker-${size}`,
     kind: 'causal-lm',
     maxLength: 8192,
+    computeParams: { '0.6B': 440, '4B': 3633, '8B': 6946 }[size],
     note: `Qwen3 causal-LM reranker (${{ '0.6B': 596, '4B': 4022, '8B': 7568 }[size]} M parameters): P("yes") of the model card's prompt, max_length 8192; beyond the paper`,
   })),
 ];
