@@ -20,8 +20,9 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 #  - g++ + make: `npm ci` compiles the BM25 search kernel (binding.gyp, scripts/build-kernel.mjs) against the
 #    installed Node's headers (Debian's nodejs ships them); without them search falls back to TypeScript.
 #  - texlive-latex-recommended: pdflatex with booktabs and graphicx (it brings texlive-latex-base and texlive-base),
-#    which the tests compile the report's LaTeX tables (tables/tables.tex) with; no other TeX Live package is needed.
-APT_PACKAGES=(g++ make liblucene8-java default-jdk-headless jupyter-nbconvert jupyter-client jupyter-core python3-nbclient python3-nbformat python3-ipykernel jupyter-notebook chromium poppler-utils fonts-dejavu-core slurm-wlm munge texlive-latex-recommended)
+#    which the tests compile the report's LaTeX tables (tables/tables.tex) with.
+#  - lmodern: Latin Modern's Type 1 fonts in T1 encoding, so names with ą, ę, ł … print as themselves in the tables.
+APT_PACKAGES=(g++ make liblucene8-java default-jdk-headless jupyter-nbconvert jupyter-client jupyter-core python3-nbclient python3-nbformat python3-ipykernel jupyter-notebook chromium poppler-utils fonts-dejavu-core slurm-wlm munge texlive-latex-recommended lmodern)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

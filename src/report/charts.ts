@@ -20,7 +20,7 @@ import { SIGNIFICANCE_ALPHA, meanOverRepeats, paramsText, resultsFieldScheme, we
 import { adjustedP, beyondPaperRows, storedSignificance } from './significance.ts';
 import { paperOrder } from './report-tables.ts';
 import { poolLabel } from './tables.ts';
-import { sliceChart } from './slice-charts.ts';
+import { reportSlices } from './statistics-tables.ts';
 
 // A vega-lite spec (kept loose: the compiler checks it).
 export type ChartSpec = Record<string, unknown>;
@@ -576,9 +576,55 @@ export function degreeChart(bins: DegreeBin[]): Chart {
   };
 }
 
+/**
+ * The report's slices (statistics-tables.ts reportSlices): per query attribute, a panel of its groups, one row
+ * each, with each model's mean (×100) and its 95 % t-interval over the group's queries, the models side by side
+ * within a row (colour and shape). Rows, not columns: nineteen fields or many years stay legible at a column's
+ * width, the panel growing downwards; field names as the paper abbreviates them.
+ */
+export function sliceChart(r: ResultsIndex): Chart | undefined {
+  const rows = reportSlices(r).filter((x) => x.ci95);
+  if (!rows.length) return undefined;
+  const { measure, poolSize, protocol } = rows[0];
+  const full = paperOrder([...new Set(rows.map((x) => x.model))]);
+  const short = shortNames(full);
+  const models = full.map((m) => short.get(m)!);
+  const attributes = [...new Set(rows.map((x) => x.attribute))];
+  const label = (attribute: string, slice: string) => (attribute === 'field' ? fieldAbbrev(slice) : slice);
+  const sliceNames = shortNames([...new Set(rows.map((x) => label(x.attribute, x.slice)))]);
+  const values = rows.map((x) => ({
+    attribute: x.attribute, slice: sliceNames.get(label(x.attribute, x.slice))!, model: short.get(x.model)!, n: x.queries,
+    mean: r1(100 * x.mean), lo: r1(100 * x.ci95![0]), hi: r1(100 * x.ci95![1]),
+  }));
+  const layout: ChartLayout = (width, font, plot) => {
+    const scales = modelScales(models);
+    const model = (ch: 'color' | 'shape') => ({ field: 'model', type: 'nominal', sort: models, title: 'model', scale: scales[ch], legend: modelLegend(models, width, font) });
+    const rowHeight = Math.max(font * 1.5, Math.min(models.length, 12) * 2.6);
+    const panel = (attribute: string) => {
+      const slices = [...new Set(values.filter((v) => v.attribute === attribute).map((v) => v.slice))];
+      const y = { field: 'slice', type: 'nominal', sort: slices, title: attribute, axis: { labelOverlap: false, labelLimit: 0 } };
+      const yOffset = { field: 'model', type: 'nominal', sort: models, scale: { paddingInner: 0.1 } };
+      return {
+        transform: [{ filter: { field: 'attribute', equal: attribute } }],
+        width: plot, height: Math.round(rowHeight * slices.length),
+        layer: [
+          { mark: { type: 'rule', strokeWidth: 0.9 }, encoding: { y, yOffset, x: { field: 'lo', type: 'quantitative', title: `${measure} ×100 (95 % interval)`, axis: { tickCount: 4 } }, x2: { field: 'hi' }, color: model('color') } },
+          { mark: { type: 'point', filled: true, size: font * 3, stroke: '#222', strokeWidth: 0.3, opacity: 1 }, encoding: { y, yOffset, x: { field: 'mean', type: 'quantitative' }, color: model('color'), shape: model('shape'), tooltip: [{ field: 'model' }, { field: 'slice' }, { field: 'n' }, { field: 'mean' }, { field: 'lo' }, { field: 'hi' }] } },
+        ],
+      };
+    };
+    return { ...base(`${measure} per group of queries`, font), data: { values }, vconcat: attributes.map(panel), spacing: Math.round(font), resolve: { scale: { y: 'independent', yOffset: 'independent' } } };
+  };
+  return {
+    id: 'chart-slices', title: `${measure} per group of queries`,
+    caption: `${measure} (×100) per group of test queries, ${protocol} level, ${poolLabel(poolSize)} pool: each model's mean over the group's queries (point) and its 95 % t-interval (bar); one panel per query attribute (the tables "${measure} by …").`,
+    spec: layout(HTML_WIDTH, HTML_FONT, HTML_WIDTH - 160), layout, abbreviations: abbreviated(new Map([...short, ...[...sliceNames].filter(([a, b]) => a !== b)])),
+  };
+}
+
 /** Every chart the results support, in report order. */
 export function reportCharts(r: ResultsIndex): Chart[] {
-  return [poolSizeChart(r), settingsChart(r), fieldHeatmap(r), candidateTypeChart(r), ...r.tuning.map(tuningChart), sliceChart(r, OKABE_ITO)].filter((c): c is Chart => !!c);
+  return [poolSizeChart(r), settingsChart(r), fieldHeatmap(r), candidateTypeChart(r), ...r.tuning.map(tuningChart), sliceChart(r)].filter((c): c is Chart => !!c);
 }
 
 type VegaModule = typeof import('vega');

@@ -38,7 +38,7 @@ after(() => tmp && rmSync(tmp, { recursive: true, force: true }));
 for (const n of [6, 12, 1]) {
   test(`${n} model(s), four pool sizes, every field, MDCR: every chart passes the print check at 3.3 in and 7 in`, { timeout: 300_000 }, async () => {
     const charts = reportCharts(runs[n]);
-    assert.deepEqual(charts.map((c) => c.id), ['chart-pool', 'chart-fields', 'chart-types', 'chart-tuning-bm25']);
+    assert.deepEqual(charts.map((c) => c.id), ['chart-pool', 'chart-fields', 'chart-types', 'chart-tuning-bm25', 'chart-slices']);
     for (const c of charts) {
       for (const inches of [3.3, 7]) {
         const f = await figureRender(c, { width: inches });
