@@ -141,5 +141,5 @@ test('rerank model with a missing cross-encoder folder: a recorded skip with a m
   assert.equal(m.kind, 'rerank');
   const r = await entryOf(m).build(m, { cfg, store: {} as never, ready: [first], threads: 1, log: () => {}, timed: (_s, f) => f() });
   assert.ok('reason' in r, 'skipped');
-  assert.match((r as { reason: string }).reason, /cross-encoder folder not found: .*scibert-cross-encoder/);
+  assert.match((r as { reason: string }).reason, /reranker folder not found: .*scibert-cross-encoder/);
 });

@@ -121,7 +121,7 @@ protocols: {dataset: {queries: 200, pools: [200000], repeats: 1}}
   const ce = get('cells nav-ce — transductive').seconds - get('cells bm25 — transductive').seconds;
   assert.ok(Math.abs(ce - (200 * 1000) / 8.25) < 1, `${ce}`);
   assert.ok(Math.abs(get('cells rr-ce — transductive').seconds - get('cells bm25 — transductive').seconds - (200 * 100) / 8.25) < 1);
-  assert.match(get('cells nav-ce — transductive').assumption!, /cross-encoder pair costs one BERT-base forward/);
+  assert.match(get('cells nav-ce — transductive').assumption!, /reranker pair costs one BERT-base forward/);
   assert.match(get('cells dprof — transductive').assumption!, /Dense Profiler \(not measured\)/);
   assert.match(get('cells rr — transductive').assumption!, /Re-ranking: bm25's search plus re-scoring its top 100/);
 });
