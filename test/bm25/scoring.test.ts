@@ -221,13 +221,16 @@ test('worker-thread and child-process search equal single-thread search', async 
     const modes: string[] = [];
     const procs = await searchBatch(stats.arrays(null), { queries, k: 100, exclude, threads: 2, indexDir: join(dir, 'index'), onMode: (m) => modes.push(m) });
     assert.deepEqual(procs, one);
-    // Three copies of the index (this process + 2 searchers) beyond the memory budget: worker threads share one.
+    // Two copies of the index (this process, which searches too, + 1 child) beyond the memory budget: worker
+    // threads share one.
     const bytes = indexCopyBytes(stats.arrays(null));
     assert.equal(bytes, ix.offsets.byteLength + ix.docs.byteLength + ix.tfNorms.byteLength + ix.tfBigPos.byteLength + ix.tfBigVal.byteLength);
     assert.ok(processCopiesFit(bytes, 2, 3 * bytes) && !processCopiesFit(bytes, 2, 3 * bytes - 1));
-    const tight = await searchBatch(stats.arrays(null), { queries, k: 100, exclude, threads: 2, indexDir: join(dir, 'index'), memoryBudget: 3 * bytes - 1, onMode: (m) => modes.push(m) });
+    const fits = await searchBatch(stats.arrays(null), { queries, k: 100, exclude, threads: 2, indexDir: join(dir, 'index'), memoryBudget: 2 * bytes, onMode: (m) => modes.push(m) });
+    assert.deepEqual(fits, one);
+    const tight = await searchBatch(stats.arrays(null), { queries, k: 100, exclude, threads: 2, indexDir: join(dir, 'index'), memoryBudget: 2 * bytes - 1, onMode: (m) => modes.push(m) });
     assert.deepEqual(tight, one);
-    assert.deepEqual(modes, ['processes', 'threads']);
+    assert.deepEqual(modes, ['processes', 'processes', 'threads']);
     // Queries prepared while the searchers start: the same lists; a failing preparation stops them and rejects.
     for (const opts of [{ threads: 1 }, { threads: 2 }, { threads: 2, indexDir: join(dir, 'index') }]) {
       let prepared = 0;

@@ -24,9 +24,9 @@ Rank documents for each query article (title + abstract) with Lucene-exact BM25 
   --pool FILE      paper ids of the candidate pool: searched as if indexed alone (N, df, avgdl of the pool)
   --accurate       exact document lengths instead of Lucene's lossy one-byte norms (the default, = pyserini)
   --keep-self      keep the query article in its own list (default: excluded)
-  --threads N      parallel searchers (default: number of CPUs), child processes that each load their own
-                   copy of the postings (6 bytes per posting): on the development machine two worker threads
-                   of one process slowed each other down ~40 % (docs/benchmarks.md)
+  --threads N      parallel searchers (default: number of CPUs): this process and N − 1 child processes that
+                   each load their own copy of the postings (6 bytes per posting): on the development machine
+                   two worker threads of one process slowed each other down ~40 % (docs/benchmarks.md)
   --shared-memory  use worker threads sharing one copy of the index instead (less memory, slower here)
   --shard I/N      search only the I-th of N contiguous blocks of the query list (0 ≤ I < N, e.g.
                    $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT); \`citebench merge-runs OUT SHARD-RUNS…\` joins

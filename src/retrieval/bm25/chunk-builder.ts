@@ -46,6 +46,12 @@ export function openWorkerSource(src: WorkerSource): TextSource {
   return new SubsetTexts(texts, docs);
 }
 
+/** Each document's BM25 text (articleText); a store's decoded in one piece (StoreTexts.articleTexts). */
+function* bm25Texts(source: TextSource, from: number, to: number): Generator<{ index: number; text: string }> {
+  if (source instanceof StoreTexts) return yield* source.articleTexts(from, to);
+  for (const a of source.texts(from, to)) yield { index: a.index, text: articleText(a) };
+}
+
 /**
  * Analyses chunks of documents into postings with its own vocabulary. One per thread: the merger maps each
  * builder's local ids to global ids in chunk order, so the index does not depend on the number of threads.
@@ -70,10 +76,8 @@ export class ChunkBuilder {
     // Per-document term counting: slot of each term in the current document's list, tagged by document.
     let seenDoc = this.seenDoc;
     let seenSlot = this.seenSlot;
-    for (const a of source.texts(from, to)) {
-      const d = a.index;
+    for (const { index: d, text } of bm25Texts(source, from, to)) {
       let len = 0;
-      const text = articleText(a);
       tokenize(text, (s, e) => {
         const h = hashRange(text, s, e);
         let id = rawIds.get(text, s, e, h);

@@ -33,7 +33,8 @@ interface BatchSearch {
   onResult?: (query: number, top: TopK) => void;
   /**
    * Use child processes that load the index from this directory instead of worker threads (threads of one
-   * process slowed each other down here; see search-process.ts). Costs one index copy per process.
+   * process slowed each other down here; see search-process.ts). This process is one of the searchers (a one-off
+   * search): `threads` − 1 child processes, each a copy of the index.
    */
   indexDir?: string;
   /**
@@ -157,7 +158,9 @@ export async function searchBatch(all: ScoringArrays, batch: BatchSearch): Promi
   const results: TopK[] = new Array(n);
   // A small pool is searched over its own postings; child processes slice their own copy after loading it.
   const persistent = req.processes && !req.processes.busy ? req.processes : undefined;
-  if (threads > 1 && (req.indexDir || persistent) && processCopiesFit(indexCopyBytes(all), threads, req.memoryBudget, persistent !== undefined)) {
+  // One-off processes: this process searches beside threads − 1 of them, on the index it already holds.
+  const copies = persistent ? threads : threads - 1;
+  if (threads > 1 && (req.indexDir || persistent) && processCopiesFit(indexCopyBytes(all), copies, req.memoryBudget, persistent !== undefined)) {
     req.onMode?.('processes');
     return toRanked(await searchOnProcesses(all, req, threads, results, prepareQueries, persistent));
   }
@@ -214,13 +217,48 @@ async function searchOnProcesses(arrays: ScoringArrays, req: ResolvedBatch, proc
     return results;
   }
   const init: ProcessInit = { ...pool, indexDir: req.indexDir!, keep: false };
+  let spawned = 0;
   await dispatchBatches(req, results.length, procs, results, prepareQueries, (on) => {
+    // The last searcher is this process itself: it holds the index already, so one process fewer starts, loads
+    // a copy and holds it, and it searches while the others start (their start-up was most of a small search).
+    if (++spawned === procs) return localSearcher(() => new QueryScorer(req.candidates ? arrays : slicePool(arrays)), on);
     const c = tsFork(new URL('./search-process.ts', import.meta.url));
     listen(c, on);
     c.send({ init });
     return { post: (batch) => c.send({ batch }), stop: () => void c.kill() };
   });
   return results;
+}
+
+/**
+ * A searcher in this process: one query per turn of the event loop, so that the other searchers' answers are
+ * taken (and they are fed) between its queries, not after its whole batch.
+ */
+function localSearcher(make: () => QueryScorer, on: SearcherEvents): Searcher {
+  let scorer: QueryScorer | undefined;
+  let stopped = false;
+  queueMicrotask(on.ready); // after prepareQueries(), which runs once every searcher is spawned
+  return {
+    post: (batch) => {
+      const results: TopK[] = [];
+      const step = () => {
+        if (stopped) return;
+        try {
+          scorer ??= make(); // built on first use: the child processes are forked first
+          const x = batch.queries[results.length];
+          results.push(scorer.search(x.q, batch.k, x.exclude, x.candidates));
+        } catch (e) {
+          return on.fail(e as Error);
+        }
+        if (results.length === batch.queries.length) on.result({ id: batch.id, results });
+        else setImmediate(step);
+      };
+      setImmediate(step);
+    },
+    stop: () => {
+      stopped = true;
+    },
+  };
 }
 
 interface BatchResult {
