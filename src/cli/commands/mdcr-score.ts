@@ -5,8 +5,10 @@ import { parse, num, required } from '../args.ts';
 import { formatMdcrTable, type MdcrBenchmark } from '../../eval/mdcr.ts';
 import { mdcrDataWarning, mdcrPairs, mdcrScoresText, readMdcrData, type MdcrData, type MdcrPairs } from '../../eval/mdcr-data.ts';
 import { experiment } from '../../experiments/experiment.ts';
-import { buildIndex } from '../../retrieval/bm25/index.ts';
-import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
+import { stringify } from 'yaml';
+import { loadModels, parseModelsOnly } from '../../experiments/config.ts';
+import { kindNamed, type ModelConfig } from '../../experiments/kinds/index.ts';
+import { mdcrModel } from '../../experiments/mdcr-models.ts';
 import { Encoder } from '../../retrieval/dense/encoder.ts';
 import { importEmbeddings, importFingerprint } from '../../retrieval/dense/import/import.ts';
 import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
@@ -14,7 +16,7 @@ import { encodeRoles, openModelStores, vectorStoreDir } from '../../retrieval/de
 import { sortedUnique } from '../../util/sorted.ts';
 import type { Retriever } from '../../retrieval/retriever.ts';
 import { writeFileAtomic } from '../../util/atomic.ts';
-import { CitebenchError } from '../../util/errors.ts';
+import { CitebenchError, InputError } from '../../util/errors.ts';
 import { readJsonFile } from '../../util/json.ts';
 import { modelLabel, modelOptionSpec, modelOptionsUsage, resolveFromValues } from './dense-common.ts';
 
@@ -51,12 +53,14 @@ export async function run(args: string[]) {
     ...modelOptionSpec,
     benchmark: { type: 'string' }, data: { type: 'string' }, out: { type: 'string' }, k1: { type: 'string' }, b: { type: 'string' },
     accurate: { type: 'boolean' }, batch: { type: 'string' }, threads: { type: 'string' }, cache: { type: 'string' }, eval: { type: 'boolean' },
-    embeddings: { type: 'string' }, ids: { type: 'string' }, strict: { type: 'boolean' },
+    embeddings: { type: 'string' }, ids: { type: 'string' }, strict: { type: 'boolean' }, config: { type: 'string' },
   }, usage);
   const benchmarkPath = required('benchmark', values.benchmark);
   const dataPath = required('data', values.data);
   const out = required('out', values.out);
   if (values.embeddings && values.model) throw new CitebenchError('give --model or --embeddings, not both');
+  if (values.config && values.embeddings) throw new CitebenchError('--config scores a model it configures (--model NAME); --embeddings is one without a config');
+  if (values.config) for (const f of KIND_FLAGS) if (values[f] !== undefined) throw new CitebenchError(`--${f} is a flag of a model without --config; set it in ${values.config}`);
   const model = values.embeddings ?? required('model', values.model);
   const benchmark = readJsonFile(benchmarkPath) as MdcrBenchmark;
   const data = readMdcrData(dataPath);
@@ -91,6 +95,33 @@ export async function run(args: string[]) {
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 
+/** The flags a model named like a kind takes as its YAML node's keys (`--model bm25 --k1 1.2 --accurate`). */
+const KIND_FLAGS = ['k1', 'b', 'accurate'] as const;
+
+/**
+ * `--model NAME` where the registry names a kind NAME (`bm25`): a config of that one model, its node the kind
+ * flags given (checked by the kind's entry: errors name the flag); undefined for a model folder or registry name
+ * (an encoder).
+ */
+function flagModels(values: Values, model: string): { models: ModelConfig[]; modelsDir?: string; source: string } | undefined {
+  if (kindNamed(model) === undefined) return undefined;
+  const node: Record<string, unknown> = {};
+  for (const f of KIND_FLAGS) {
+    const v = values[f];
+    if (v === undefined) continue;
+    node[f] = typeof v === 'boolean' ? v : num(f, v as string);
+  }
+  const source = `--model ${model}`;
+  try {
+    return { ...parseModelsOnly(stringify({ models: { [model]: node } }), source), source };
+  } catch (e) {
+    // `models.bm25.k1: must be a number ≥ 0, got -1` said of the flag it came from.
+    const m = e instanceof InputError && /^models\.[^.]+\.(\w+)$/.exec(e.field ?? '');
+    if (m) throw new CitebenchError(`--${m[1]} ${(e as InputError).problem}`);
+    throw e;
+  }
+}
+
 /**
  * The retriever that scores the pairs, over the data file's papers: BM25 over an index of them (collection
  * statistics of the whole file: "BM25 over the fixed candidate set"); an encoder whose vectors of the used papers
@@ -107,13 +138,16 @@ async function mdcrScorer(values: Values, data: MdcrData, pairs: MdcrPairs, mode
     const retriever = new DenseRetriever({ name: 'imported', store, distance, threads, imported: { file, strict: values.strict === true, paperId: (i) => data.ids[i] } });
     return { retriever, release: async () => {}, unscored: () => retriever.lastSkipped };
   }
-  if (model === 'bm25') {
-    const k1 = num('k1', values.k1 as string | undefined, 0.9);
-    const b = num('b', values.b as string | undefined, 0.4);
-    if (k1 < 0) throw new CitebenchError(`--k1 must be ≥ 0, got ${k1}`);
-    if (b < 0 || b > 1) throw new CitebenchError(`--b must be in [0, 1], got ${b}`);
-    const ix = await buildIndex(data.texts, { chunkDocs: 1 << 20 });
-    return { retriever: new Bm25Retriever(ix, data.texts, { params: { k1, b, accurate: values.accurate === true } }), release: async () => {} };
+  // A configured model of any kind, or a model named like a kind (`bm25`) with the kind's parameters as flags:
+  // built by its kind's entry on the data file's papers (experiments/mdcr-models.ts).
+  const configured = values.config ? { ...loadModels(values.config as string), source: values.config as string } : flagModels(values, model);
+  if (configured) {
+    // Under --cache, the file's own folder: a kind keys its stores by model, the folder by the data file.
+    const work = values.cache ? join(values.cache as string, `mdcr-${data.sha256.slice(0, 12)}`) : storeDir('');
+    const m = await mdcrModel(configured.models, model, data, pairs, {
+      source: configured.source, work, modelsDir: (values['models-dir'] as string | undefined) ?? configured.modelsDir, threads, log: (l) => console.error(l),
+    });
+    return { retriever: m.retriever, release: m.release };
   }
   const batch = num('batch', values.batch as string | undefined, 16);
   if (!Number.isInteger(batch) || batch < 1) throw new CitebenchError(`--batch must be a positive integer, got ${values.batch}`);

@@ -10,7 +10,8 @@ import type { Bm25Index } from '../../retrieval/bm25/index-format.ts';
 import type { PoolIndexes } from '../../retrieval/bm25/pool-index.ts';
 import { readTune, type Reader, type TunableParam } from '../config-reader.ts';
 import type { ReadyModel } from '../models.ts';
-import type { BuildContext, KindEntry } from './types.ts';
+import { buildIndex } from '../../retrieval/bm25/index.ts';
+import type { BuildContext, KindEntry, Resource } from './types.ts';
 import { UNIT } from './cost.ts';
 
 export interface Bm25ModelConfig {
@@ -70,10 +71,19 @@ declare module './types.ts' {
   }
 }
 
+/** The BM25 index the kinds that rank by one need (the runner builds the corpus's; a store of its own gets its own). */
+export const bm25IndexResource: Resource = {
+  name: 'bm25Index',
+  about: "the corpus's BM25 index",
+  async onStore(ctx) {
+    ctx.bm25Index ??= { index: await buildIndex(ctx.store) };
+  },
+};
+
 export const bm25: KindEntry<Bm25ModelConfig> = {
   kind: 'bm25',
   about: 'BM25 over the corpus index (k1, b, accurate; tune: a k1 × b grid)',
-  needs: { bm25Index: true },
+  needs: [bm25IndexResource],
   impliedByName: 'bm25',
   parse(r: Reader, p: string[], name: string): Bm25ModelConfig {
     r.checkKeys(p, ['kind', 'k1', 'b', 'accurate', 'tune']);
@@ -87,6 +97,8 @@ export const bm25: KindEntry<Bm25ModelConfig> = {
     };
   },
   tuning: (c) => c.tune && { grid: { k1: c.tune.k1, b: c.tune.b }, measure: c.tune.measure },
+  // k1 and b are the grid's choice; the lengths (accurate) stay the model's.
+  tunedVariant: (c, name) => (c.tune ? undefined : { ...c, name, tune: { ...DEFAULT_TUNE_GRID } }),
   describe: (c) => (c.tune ? ', tuned' : `, k1 ${c.k1} b ${c.b}`),
   async build(c, ctx, params) {
     return bm25Ready(c, { k1: params?.k1 ?? c.k1, b: params?.b ?? c.b }, ctx, !!params);
@@ -129,10 +141,4 @@ function bm25Ready(c: Bm25ModelConfig, params: { k1: number; b: number }, ctx: P
     summary: `k1 ${params.k1}, b ${params.b}${tuned ? ', tuned' : ''}`,
     retriever, firstStage: true, release: async () => {},
   };
-}
-
-/** A BM25 model tuned on the default grid (a notebook's `tune: true`), with the lengths of the config's first BM25 model. */
-export function tunedBm25(name: string, models: readonly { kind: string }[]): Bm25ModelConfig {
-  const base = models.find((m): m is Bm25ModelConfig => m.kind === 'bm25');
-  return { kind: 'bm25', name, k1: 0.9, b: 0.4, accurate: base?.accurate ?? false, tune: { ...DEFAULT_TUNE_GRID } };
 }

@@ -113,6 +113,19 @@ export interface TuneSpec {
   measure: string;
 }
 
+/**
+ * Something prepared before the models that need it are built (an entry's `needs`). The runner prepares each
+ * by name for the whole corpus (run.ts: the BM25 index under the prepare lock, `bm25Index: pools`); `onStore`
+ * prepares it over a store of its own (a BEIR task's, an MDCR data file's papers), filling its field of the
+ * BuildContext; absent: there is nothing to prepare there (an encode stage is the ready model's `prepare`).
+ */
+export interface Resource {
+  name: string;
+  /** What it is, for the docs and the dry run. */
+  about: string;
+  onStore?(ctx: BuildContext): Promise<void>;
+}
+
 export interface KindEntry<C extends ModelConfigBase> {
   kind: C['kind'];
   /** One line for `docs`-style help: what the kind is. */
@@ -124,14 +137,23 @@ export interface KindEntry<C extends ModelConfigBase> {
    * (the only ones it may name). Errors through `r.fail` (file, line, key).
    */
   parse(r: Reader, p: string[], name: string, earlier: string[]): C;
-  /** What the runner prepares before any model is built: the corpus's BM25 index; an encode stage (dense stores). */
-  needs?: { bm25Index?: boolean; encode?: boolean };
   /**
-   * Why its models cannot run on a BEIR task — a store of the task's documents and queries, with no citation
-   * graph (beir-stage.ts) — said in results.json and the report; absent or undefined: they run, built on the
-   * task's store and on the models above them as run on the task.
+   * What must be prepared before its models are built (an open set: each resource declared once, by the kind
+   * file that owns it, and named here): the corpus's BM25 index (kinds/bm25.ts), an encode stage (kinds/dense.ts).
    */
-  offTask?(c: C): string | undefined;
+  needs?: readonly Resource[];
+  /**
+   * Why its models cannot run on a store of their own — a BEIR task's documents and queries (beir-stage.ts), an
+   * MDCR data file's papers (`citebench mdcr score --config`), neither with a citation graph — said in
+   * results.json, the report or the error; `where` names the store ('a BEIR task'). Absent or undefined: they
+   * run, built on that store and on the models above them as run there.
+   */
+  offTask?(c: C, where: string): string | undefined;
+  /**
+   * The model tuned on the kind's default grid (a notebook's `tune: true` adds it as NAME-tuned); undefined where
+   * the model tunes already. Absent: the kind has nothing to tune that way.
+   */
+  tunedVariant?(c: C, name: string): C | undefined;
   /**
    * Why this model cannot run with `bm25Index: pools` (no corpus BM25 index), given the models configured with it;
    * undefined where it can (config.ts fails the config at bm25Index with the reason).
