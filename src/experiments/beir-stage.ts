@@ -65,7 +65,7 @@ export async function runBeirStage(inp: BeirStageInput): Promise<{ cells: CellSu
     for (const m of inp.ready) {
       const mc = cfg.models.find((c) => c.name === m.name)!;
       const entry = entryOf(mc);
-      const off = entry.offTask?.(mc, 'a BEIR task');
+      const off = entry.offTask?.(mc, { what: 'a BEIR task', corpusIds: false });
       if (off) {
         notRun.push({ name: m.name, reason: `a ${m.kind} model ${off}` });
         continue;

@@ -3,7 +3,8 @@
  * `--model bm25`): any kind, through the registry — its entry's `needs` prepared over the file's papers, its
  * `build` on them (and on the models it names, built first the same way), its `prepare` on the pairs' queries and
  * candidates — so a kind scores MDCR pairs with no code of its own in the command. The papers have texts and ids
- * only: a kind that needs a citation graph or vectors imported for a corpus says so (its entry's offTask).
+ * only (with the corpus's S2 ids: imported vectors cover them): a kind that needs a citation graph says so (its
+ * entry's offTask).
  */
 import { availableParallelism } from 'node:os';
 import type { CorpusStore } from '../corpus/store.ts';
@@ -32,7 +33,7 @@ export function mdcrPaperStore(data: MdcrData): CorpusStore {
     idOrder: Uint32Array.from({ length: n }, (_, i) => i),
     close: () => {},
   };
-  // The subset of a CorpusStore the buildable kinds read (texts, ids, tie order); see the module comment.
+  // The subset of a CorpusStore the kinds built here read (texts, ids, tie order); see the module comment.
   return store as unknown as CorpusStore;
 }
 
@@ -95,7 +96,7 @@ export async function mdcrModel(models: readonly ModelConfigBase[], name: string
     for (const m of models) {
       if (!used.has(m.name)) continue;
       const entry = entryOf(m);
-      const off = entry.offTask?.(m, 'an MDCR data file');
+      const off = entry.offTask?.(m, { what: 'an MDCR data file', corpusIds: true });
       const why = (reason: string) => `${opts.source}: models.${m.name}${m.name === name ? '' : ` (which ${name} is built on)`}: ${reason}`;
       if (off) {
         if (m.name === name) throw new CitebenchError(why(`a ${m.kind} model ${off}`));

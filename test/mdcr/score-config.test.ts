@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
-import { REPO } from '../helpers/shared.ts';
+import { REPO, SHARED, skipNoShared } from '../helpers/shared.ts';
 
 const F = join(REPO, 'test/mdcr/fixtures/scoring');
 const cli = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli.ts'), 'mdcr', 'score', '--benchmark', join(F, 'mdcr.json'), '--data', join(F, 'mdcr_data.jsonl'), ...args], { cwd: REPO, encoding: 'utf8' });
@@ -83,6 +83,46 @@ test('mdcr score --config: a re-ranker and a fusion score the pairs through thei
     const flag = cli(['--config', cfg, '--model', 'bm25', '--k1', '2', '--out', out('x')]);
     assert.match(flag.stderr, /--k1 is a flag of a model without --config/);
     for (const p of [nav, tuned, none, flag]) assert.doesNotMatch(p.stderr, /\n\s+at /, 'one line, no stack trace');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('mdcr score --config: imported vectors (the embeddings kind) score as --embeddings does', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cb-mdcr-config-'));
+  try {
+    // Vectors for every paper of the data file but the last (a candidate without one ranks last), seeded.
+    const ids = readFileSync(join(F, 'mdcr_data.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => String(JSON.parse(l).paper_id));
+    let s = 7;
+    const rnd = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+    const bench = JSON.parse(readFileSync(join(F, 'mdcr.json'), 'utf8')) as Record<string, Record<string, unknown>>;
+    const queries = new Set(Object.values(bench).flatMap((field) => Object.keys(field)));
+    const lacking = ids.find((id) => !queries.has(id))!;
+    writeFileSync(join(dir, 'v.jsonl'), ids.filter((id) => id !== lacking).map((id) => JSON.stringify({ doc_id: id, embedding: Array.from({ length: 8 }, rnd) })).join('\n') + '\n');
+    writeFileSync(join(dir, 'models.yaml'), `models:\n  emb: { embeddings: ${join(dir, 'v.jsonl')}, distance: l2 }\n`);
+    const flags = cli(['--embeddings', join(dir, 'v.jsonl'), '--distance', 'l2', '--out', join(dir, 'flags.json')]);
+    assert.equal(flags.status, 0, flags.stderr);
+    const cfg = cli(['--config', join(dir, 'models.yaml'), '--model', 'emb', '--out', join(dir, 'config.json')]);
+    assert.equal(cfg.status, 0, cfg.stderr);
+    assert.ok(readFileSync(join(dir, 'config.json')).equals(readFileSync(join(dir, 'flags.json'))));
+    assert.match(flags.stderr, /1 candidate\(s\) have no vector/, 'the paper without a vector is a candidate');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('mdcr score --config: a dense model and a re-ranker by it give the former scorer\'s bytes; --cache reuses the vectors', { skip: skipNoShared }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cb-mdcr-config-'));
+  try {
+    const tiny = join(SHARED, 'models', 'tiny-scibert-random');
+    writeFileSync(join(dir, 'models.yaml'), `models:\n  bm25x: { kind: bm25 }\n  tiny: { model: ${tiny} }\n  asp: { model: ${tiny}, pooling: aspire }\n  rr: { kind: rerank, first: bm25x, scorer: tiny }\n`);
+    const score = (m: string, out: string) => cli(['--config', join(dir, 'models.yaml'), '--model', m, '--cache', join(dir, 'cache'), '--out', join(dir, out)]);
+    for (const [m, expected] of [['tiny', 'l2'], ['asp', 'aspire'], ['rr', 'l2']] as const) {
+      const p = score(m, `${m}.json`);
+      assert.equal(p.status, 0, p.stderr);
+      assert.ok(readFileSync(join(dir, `${m}.json`)).equals(readFileSync(join(F, `expected-${expected}.json`))), `${m}: scores differ from the former scorer's`);
+      if (m === 'rr') assert.match(p.stderr, /tiny: 0 articles encoded now/, 'the re-ranker\'s scorer reads the cached vectors');
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -113,5 +113,5 @@ export function tunedVariants(models: readonly ModelConfigBase[]): ModelConfig[]
   return out;
 }
 
-export type { KindEntry, BuildContext, Resource } from './types.ts';
+export type { KindEntry, BuildContext, OwnStore, Resource } from './types.ts';
 export { DEFAULT_TUNE_GRID } from './bm25.ts';

@@ -113,6 +113,14 @@ export interface TuneSpec {
   measure: string;
 }
 
+/** A store models are built on other than the run's corpus (offTask). */
+export interface OwnStore {
+  /** Its words in a reason: 'a BEIR task', 'an MDCR data file'. */
+  what: string;
+  /** Its articles have the corpus's paper ids (an MDCR data file's S2 ids), so vectors imported for those cover them. */
+  corpusIds: boolean;
+}
+
 /**
  * Something prepared before the models that need it are built (an entry's `needs`). The runner prepares each
  * by name for the whole corpus (run.ts: the BM25 index under the prepare lock, `bm25Index: pools`); `onStore`
@@ -144,11 +152,11 @@ export interface KindEntry<C extends ModelConfigBase> {
   needs?: readonly Resource[];
   /**
    * Why its models cannot run on a store of their own — a BEIR task's documents and queries (beir-stage.ts), an
-   * MDCR data file's papers (`citebench mdcr score --config`), neither with a citation graph — said in
-   * results.json, the report or the error; `where` names the store ('a BEIR task'). Absent or undefined: they
-   * run, built on that store and on the models above them as run there.
+   * MDCR data file's papers (`citebench mdcr score`), neither with a citation graph — said in results.json, the
+   * report or the error. Absent or undefined: they run, built on that store and on the models above them as run
+   * there.
    */
-  offTask?(c: C, where: string): string | undefined;
+  offTask?(c: C, on: OwnStore): string | undefined;
   /**
    * The model tuned on the kind's default grid (a notebook's `tune: true` adds it as NAME-tuned); undefined where
    * the model tunes already. Absent: the kind has nothing to tune that way.
