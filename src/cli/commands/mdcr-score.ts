@@ -24,6 +24,8 @@ export const usage = `usage: citebench mdcr score --benchmark MDCR.json --data M
                           [--k1 0.9] [--b 0.4] [--accurate] [--batch 16] [--threads N] [--cache DIR] [--eval] [model options]
        citebench mdcr score --benchmark MDCR.json --data MDCR_DATA.jsonl --embeddings FILE --distance l2|ip
                           --out SCORES.json [--ids IDS] [--strict] [--cache DIR] [--eval]
+       citebench mdcr score --benchmark MDCR.json --data MDCR_DATA.jsonl --config FILE --model NAME --out SCORES.json
+                          [--threads N] [--cache DIR] [--models-dir DIR] [--eval]
 
 Score every query–candidate pair of an MDCR benchmark (the official takelab files or \`citebench mdcr build\`
 output; no corpus store needed) and write the official scores file { "<qid>_<cid>": score } (float32 values,
@@ -34,7 +36,15 @@ keys in byte order), scored as \`citebench run\`'s MDCR stage scores them. Evalu
 
   --model bm25     Lucene-exact BM25 (title + abstract); collection statistics are those of all papers of the
                    data file (the fixed candidate set), --k1/--b as in bm25 search (default 0.9 / 0.4),
-                   --accurate: Lucene's exact document lengths instead of its one-byte norms
+                   --accurate: Lucene's exact document lengths instead of its one-byte norms (the bm25 kind's
+                   model, its flags its config keys: as --config with \`bm25: {k1, b, accurate}\`)
+  --config FILE --model NAME
+                   the model NAME of a config's \`models:\` (a run's config will do; other keys are not read),
+                   of any kind — bm25, dense, embeddings, rerank, fusion, … — built by its kind on the data
+                   file's papers, after the models it names (a re-ranker's first stage and scorers, a fusion's
+                   inputs); its needs prepared there (a BM25 index of the papers, their vectors). A kind that
+                   needs the citation graph (navigation, profiler) or a model that tunes is an error.
+                   --cache DIR keeps encoded papers under DIR/mdcr-<12 hex of the data file's SHA-256>
   --model NAME|DIR a dense encoder: the data file's papers are encoded and each pair is scored by the model's
                    distance (−squared L2 or inner product; ASPIRE: the best sentence pair)
   --embeddings FILE  vectors computed elsewhere for the data file's paper ids (SciRepEval JSONL, .npy or
@@ -44,7 +54,7 @@ keys in byte order), scored as \`citebench run\`'s MDCR stage scores them. Evalu
   --cache DIR      dense: keep the encoded papers under DIR, keyed by the data file's SHA-256 and the model's
                    fingerprint, so scoring the same file with the same model again encodes nothing
   --batch N        dense: articles per forward pass (default 16)
-  --threads N      dense: onnxruntime threads (default: all cores)
+  --threads N      dense, --config: onnxruntime threads (default: all cores)
 
 ${modelOptionsUsage}`;
 
