@@ -23,7 +23,7 @@ import { CitebenchError } from '../util/errors.ts';
 import { cellSummary, groupCellRecord, type GroupContext } from './cells.ts';
 import type { ExperimentConfig } from './config.ts';
 import { experiment, type CellModel } from './experiment.ts';
-import { entryOf, prepareOnStore, type BuildContext } from './kinds/index.ts';
+import { entryOf, prepareOnStore, withoutResources, type BuildContext } from './kinds/index.ts';
 import type { ReadyModel } from './models.ts';
 import { sortedUnique } from '../util/sorted.ts';
 import { beirTaskDir, beirTaskFiles, beirTopicSet } from './topic-sets.ts';
@@ -59,7 +59,7 @@ export async function runBeirStage(inp: BeirStageInput): Promise<{ cells: CellSu
     log(`${task.name} (${task.split}, ${t.name}): ${t.topics.length} judged queries, ${t.pool.length} documents, ${t.judgements} judgements`);
     const models: CellModel[] = [];
     const notRun: BeirRecord['notRun'] = [];
-    const build: BuildContext = { ...inp.build, cfg: { ...inp.build.cfg, work: taskDir }, store, corpusKey: corpusKey(storeDir), ready: [], bm25Index: undefined,
+    const build: BuildContext = { ...withoutResources(inp.build), cfg: { ...inp.build.cfg, work: taskDir }, store, corpusKey: corpusKey(storeDir), ready: [],
       notReady: (name) => (notRun.some((x) => x.name === name) ? 'not run on the task' : undefined) };
     const all = Uint32Array.from({ length: store.size }, (_, i) => i);
     for (const m of inp.ready) {

@@ -5,9 +5,11 @@
  */
 import { SLICE_BELOW } from '../../retrieval/bm25/pool-slice.ts';
 import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
-import type { SearchProcesses } from '../../retrieval/bm25/parallel.ts';
+import { resolve } from 'node:path';
+import { SearchProcesses } from '../../retrieval/bm25/parallel.ts';
 import type { Bm25Index } from '../../retrieval/bm25/index-format.ts';
-import type { PoolIndexes } from '../../retrieval/bm25/pool-index.ts';
+import { PoolIndexes } from '../../retrieval/bm25/pool-index.ts';
+import { prepareBm25Index } from '../corpus-stage.ts';
 import { readTune, type Reader, type TunableParam } from '../config-reader.ts';
 import type { ReadyModel } from '../models.ts';
 import { buildIndex } from '../../retrieval/bm25/index.ts';
@@ -71,13 +73,28 @@ declare module './types.ts' {
   }
 }
 
-/** The BM25 index the kinds that rank by one need (the runner builds the corpus's; a store of its own gets its own). */
+/**
+ * The BM25 index the kinds that rank by one need: the corpus's (built once, shared by search processes), or with
+ * `bm25Index: pools` each pool's own, built when the pool is first searched (its time counts in the cells'); a
+ * store of its own (a BEIR task's, an MDCR data file's papers) gets an index of its own texts.
+ */
 export const bm25IndexResource: Resource = {
   name: 'bm25Index',
-  about: "the corpus's BM25 index",
+  about: "the corpus's BM25 index (or each pool's, bm25Index: pools)",
+  fields: ['bm25Index'],
+  async onCorpus({ cfg, store, info, threads, log, timed }) {
+    if (cfg.bm25Index === 'pools') {
+      log(`[index] BM25: an index of each pool's own texts (bm25Index: pools), not one of the ${store.size} articles`);
+      const onBuild = (n: number, s: number) => log(`[index] BM25 index of a pool of ${n} articles: ${s.toFixed(1)} s`);
+      return { bm25Index: { index: new PoolIndexes(store, { threads, storeDir: resolve(info.dir), scratchDir: cfg.work, onBuild }) } };
+    }
+    const ix = await timed('bm25 index', () => prepareBm25Index(cfg, store, info, (l) => log(`[index] ${l}`)));
+    return { bm25Index: { ...ix, processes: new SearchProcesses(ix.dir) } };
+  },
   async onStore(ctx) {
     ctx.bm25Index ??= { index: await buildIndex(ctx.store) };
   },
+  release: (ctx) => ctx.bm25Index?.processes?.close(),
 };
 
 export const bm25: KindEntry<Bm25ModelConfig> = {

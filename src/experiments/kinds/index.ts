@@ -6,7 +6,7 @@
  */
 import type { Reader } from '../config-reader.ts';
 import { builtInKinds as builtIn } from './builtin.ts';
-import type { BuildContext, KindEntry, ModelConfigBase } from './types.ts';
+import type { BuildContext, KindEntry, ModelConfigBase, Resource } from './types.ts';
 
 type ConfigOf<E> = E extends KindEntry<infer C> ? C : never;
 /** Any built-in kind's model config. */
@@ -83,6 +83,20 @@ export function needs(m: ModelConfigBase, what: string): boolean {
 /** Whether a kind of the config needs the prepared resource named `what` ('bm25Index', 'encode', …). */
 export function anyNeeds(models: readonly ModelConfigBase[], what: string): boolean {
   return models.some((m) => needs(m, what));
+}
+
+/** The resources the config's kinds need, each once, in config order. */
+export function resourcesOf(models: readonly ModelConfigBase[]): Resource[] {
+  const out = new Map<string, Resource>();
+  for (const m of models) for (const r of entryOf(m).needs ?? []) if (!out.has(r.name)) out.set(r.name, r);
+  return [...out.values()];
+}
+
+/** A build context for a store of its own: every resource's fields (the corpus's BM25 index …) left out. */
+export function withoutResources(ctx: BuildContext): BuildContext {
+  const out = { ...ctx };
+  for (const e of registry().values()) for (const r of e.needs ?? []) for (const f of r.fields ?? []) delete out[f];
+  return out;
 }
 
 /** Prepare what a model's kind needs over the build context's own store (a BEIR task's, an MDCR data file's). */

@@ -11,6 +11,8 @@ import type { Field } from '../../corpus/fields.ts';
 import type { Setting } from '../../retrieval/retriever.ts';
 import type { Reader } from '../config-reader.ts';
 import type { ReadyModel, SkippedModel } from '../models.ts';
+import type { ExperimentConfig } from '../config.ts';
+import type { CorpusInfo } from '../corpus-stage.ts';
 
 /** Every model config has these two; the rest is its kind's. */
 export interface ModelConfigBase {
@@ -121,17 +123,33 @@ export interface OwnStore {
   corpusIds: boolean;
 }
 
+/** What a resource's preparation for the run's corpus gets (run.ts, under the prepare lock). */
+export interface CorpusEnv {
+  cfg: ExperimentConfig;
+  store: CorpusStore;
+  info: CorpusInfo;
+  threads: number;
+  log: (line: string) => void;
+  timed<T>(stage: string, f: () => Promise<T>): Promise<T>;
+}
+
 /**
- * Something prepared before the models that need it are built (an entry's `needs`). The runner prepares each
- * by name for the whole corpus (run.ts: the BM25 index under the prepare lock, `bm25Index: pools`); `onStore`
- * prepares it over a store of its own (a BEIR task's, an MDCR data file's papers), filling its field of the
- * BuildContext; absent: there is nothing to prepare there (an encode stage is the ready model's `prepare`).
+ * Something prepared before the models that need it are built (an entry's `needs`), once however many kinds
+ * name it: for the run's corpus (`onCorpus`, under the prepare lock: the corpus's BM25 index, or pool indexes
+ * with `bm25Index: pools`), or over a store of its own (`onStore`: a BEIR task's, an MDCR data file's papers);
+ * either fills its fields of the BuildContext. Absent: nothing to make beforehand (an encode stage is the ready
+ * model's `prepare`).
  */
 export interface Resource {
   name: string;
-  /** What it is, for the docs and the dry run. */
+  /** What it is, for the docs. */
   about: string;
+  /** Its fields of the BuildContext (cleared where models are built on a store of their own). */
+  fields?: readonly (keyof BuildContext)[];
+  onCorpus?(env: CorpusEnv): Promise<Partial<BuildContext>>;
   onStore?(ctx: BuildContext): Promise<void>;
+  /** End what onCorpus started (search processes). */
+  release?(ctx: BuildContext): void;
 }
 
 export interface KindEntry<C extends ModelConfigBase> {
