@@ -1,6 +1,6 @@
 /**
  * `citebench run CONFIG`: every protocol × model × pool size × repeat of a configuration, resumably, into one
- * results folder (layout in report/results.ts). Stages: corpus → BM25 index → models (tuning, dense encoders)
+ * results folder (layout in report/results.ts). Stages: corpus → what the kinds need (the BM25 index) → models (tuning, dense encoders)
  * → encode (dense models: every article of the plan's pools and queries) → pool groups (dataset level §3.1,
  * field level §3.2) → MDCR (§4) → results.json → Markdown report. Every stage and cell is reused when its
  * output exists for the same inputs.

@@ -58,8 +58,8 @@ const COST = {
 
 const sliced = (pool: number, articles: number) => pool < SLICE_BELOW * articles;
 
-// BM25's own fields of the kind-neutral contexts (types.ts): the runner fills them for the kinds that need a
-// BM25 index (needs.bm25Index), the planner for their costs.
+// BM25's own fields of the kind-neutral contexts (types.ts): bm25IndexResource fills them for the kinds that need a
+// BM25 index (needs: [bm25IndexResource]), the planner for their costs.
 declare module './types.ts' {
   interface BuildContext {
     /** The corpus's BM25 index (with its folder and search processes), or each pool's own (bm25Index: pools). */
