@@ -70,7 +70,7 @@ export async function run(args: string[]) {
   const out = required('out', values.out);
   if (values.embeddings && values.model) throw new CitebenchError('give --model or --embeddings, not both');
   if (values.config && values.embeddings) throw new CitebenchError('--config scores a model it configures (--model NAME); --embeddings is one without a config');
-  if (values.config) for (const f of KIND_FLAGS) if (values[f] !== undefined) throw new CitebenchError(`--${f} is a flag of a model without --config; set it in ${values.config}`);
+  if (values.config) for (const f of [...KIND_FLAGS, 'batch'] as const) if (values[f] !== undefined) throw new CitebenchError(`--${f} is a flag of a model without --config; set it in ${values.config}`);
   const model = values.embeddings ?? required('model', values.model);
   const benchmark = readJsonFile(benchmarkPath) as MdcrBenchmark;
   const data = readMdcrData(dataPath);
@@ -133,10 +133,12 @@ function flagModels(values: Values, model: string): { models: ModelConfig[]; mod
 }
 
 /**
- * The retriever that scores the pairs, over the data file's papers: BM25 over an index of them (collection
- * statistics of the whole file: "BM25 over the fixed candidate set"); an encoder whose vectors of the used papers
- * go into an embedding store (under --cache, keyed by the file's SHA-256 and the model's fingerprint); or vectors
- * imported from a file for the file's paper ids.
+ * The retriever that scores the pairs, over the data file's papers: a model built by its kind's entry (a
+ * config's, or `--model bm25`: BM25 over an index of them, collection statistics of the whole file: "BM25 over
+ * the fixed candidate set"); an encoder whose vectors of the used papers go into an embedding store (under
+ * --cache, keyed by the file's SHA-256 and the model's fingerprint; all in one chunk, so the bytes do not depend
+ * on the file's size); or vectors imported from a file for the file's paper ids (with its own messages for
+ * missing vectors). The last two name no kind: they are flags for an encoder and a vectors file.
  */
 async function mdcrScorer(values: Values, data: MdcrData, pairs: MdcrPairs, model: string, threads: number | undefined, storeDir: (key: string) => string): Promise<{ retriever: Retriever; release(): Promise<void>; unscored?: () => number }> {
   if (values.embeddings) {
@@ -155,7 +157,8 @@ async function mdcrScorer(values: Values, data: MdcrData, pairs: MdcrPairs, mode
     // Under --cache, the file's own folder: a kind keys its stores by model, the folder by the data file.
     const work = values.cache ? join(values.cache as string, `mdcr-${data.sha256.slice(0, 12)}`) : storeDir('');
     const m = await mdcrModel(configured.models, model, data, pairs, {
-      source: configured.source, work, modelsDir: (values['models-dir'] as string | undefined) ?? configured.modelsDir, threads, log: (l) => console.error(l),
+      source: configured.source, work, modelsDir: (values['models-dir'] as string | undefined) ?? configured.modelsDir, threads,
+      allowRemote: values['allow-remote'] === true, log: (l) => console.error(l),
     });
     return { retriever: m.retriever, release: m.release };
   }
