@@ -5,15 +5,19 @@
  */
 import { SLICE_BELOW } from '../../retrieval/bm25/pool-slice.ts';
 import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
 import { SearchProcesses } from '../../retrieval/bm25/parallel.ts';
 import type { Bm25Index } from '../../retrieval/bm25/index-format.ts';
 import { PoolIndexes } from '../../retrieval/bm25/pool-index.ts';
-import { prepareBm25Index } from '../corpus-stage.ts';
 import { readTune, type Reader, type TunableParam } from '../config-reader.ts';
 import type { ReadyModel } from '../models.ts';
-import { buildIndex } from '../../retrieval/bm25/index.ts';
-import type { BuildContext, KindEntry, Resource } from './types.ts';
+import { buildIndex, removeWorkDir } from '../../retrieval/bm25/index.ts';
+import { INDEX_VERSION, loadIndex, readIndexMeta, saveIndex } from '../../retrieval/bm25/index-format.ts';
+import { keyOf, stampStale, writeStamp } from '../../util/identity.ts';
+import type { CorpusStore } from '../../corpus/store.ts';
+import type { BuildContext, CorpusEnv, KindEntry, Resource, RunConfig } from './types.ts';
 import { UNIT } from './cost.ts';
 
 export interface Bm25ModelConfig {
@@ -61,6 +65,10 @@ const sliced = (pool: number, articles: number) => pool < SLICE_BELOW * articles
 // BM25's own fields of the kind-neutral contexts (types.ts): bm25IndexResource fills them for the kinds that need a
 // BM25 index (needs: [bm25IndexResource]), the planner for their costs.
 declare module './types.ts' {
+  interface RunConfig {
+    /** corpus (default): one index of the corpus; pools: each pool's own, built when it is first searched. */
+    bm25Index?: 'corpus' | 'pools';
+  }
   interface BuildContext {
     /** The corpus's BM25 index (with its folder and search processes), or each pool's own (bm25Index: pools). */
     bm25Index?: { index: Bm25Index | PoolIndexes; dir?: string; processes?: SearchProcesses };
@@ -158,4 +166,32 @@ function bm25Ready(c: Bm25ModelConfig, params: { k1: number; b: number }, ctx: P
     summary: `k1 ${params.k1}, b ${params.b}${tuned ? ', tuned' : ''}`,
     retriever, firstStage: true, release: async () => {},
   };
+}
+
+/** The BM25 index of the whole store (an index of an older format or another corpus is rebuilt). */
+export async function prepareBm25Index(cfg: Pick<RunConfig, 'work'>, store: CorpusStore, info: CorpusEnv['info'], log: (line: string) => void): Promise<{ index: Bm25Index; dir: string }> {
+  const dir = join(cfg.work, 'bm25-index');
+  const stampPath = join(cfg.work, 'bm25-index.config.json');
+  const current = existsSync(join(dir, 'meta.json')) && (() => {
+    try {
+      return readIndexMeta(dir).version === INDEX_VERSION;
+    } catch {
+      return false;
+    }
+  })();
+  const want = keyOf({ corpus: info.stamp.key, index: INDEX_VERSION });
+  const stale = current ? stampStale(stampPath, want) : existsSync(dir) ? 'an older index format' : undefined;
+  if (current && !stale) {
+    log(`BM25 index: up to date (${dir})`);
+    return { index: loadIndex(dir), dir };
+  }
+  if (stale) log(`BM25 index: made again, ${stale}`);
+  log(`BM25 index of ${store.size} articles`);
+  const ix = await buildIndex(store, { workDir: `${dir}.work`, threads: availableParallelism(), workerSource: { kind: 'store', dir: resolve(info.dir) } });
+  saveIndex(ix, dir, { corpus: { dir: resolve(info.dir), articles: store.size } });
+  removeWorkDir(`${dir}.work`);
+  writeStamp(stampPath, want);
+  // The built index itself (its postings are in shared memory, as loaded ones are): loading the saved copy
+  // beside it would hold two indexes at once, 2 × 11 GB for S2ORC's 16 M articles.
+  return { index: ix, dir };
 }

@@ -11,8 +11,6 @@ import type { Field } from '../../corpus/fields.ts';
 import type { Setting } from '../../retrieval/retriever.ts';
 import type { Reader } from '../config-reader.ts';
 import type { ReadyModel, SkippedModel } from '../models.ts';
-import type { ExperimentConfig } from '../config.ts';
-import type { CorpusInfo } from '../corpus-stage.ts';
 
 /** Every model config has these two; the rest is its kind's. */
 export interface ModelConfigBase {
@@ -125,9 +123,10 @@ export interface OwnStore {
 
 /** What a resource's preparation for the run's corpus gets (run.ts, under the prepare lock). */
 export interface CorpusEnv {
-  cfg: ExperimentConfig;
+  cfg: RunConfig;
   store: CorpusStore;
-  info: CorpusInfo;
+  /** The corpus store's folder and identity (corpus-stage.ts CorpusInfo). */
+  info: { dir: string; stamp: { key: string } };
   threads: number;
   log: (line: string) => void;
   timed<T>(stage: string, f: () => Promise<T>): Promise<T>;
