@@ -47,6 +47,7 @@ const E2E = [
   'test/mdcr/build.test.ts',
   'test/mdcr/official.test.ts',
   'test/mdcr/score-candidates.test.ts',
+  'test/mdcr/score-config.test.ts',
   'test/mdcr/score.test.ts',
   'test/notebooks/notebooks.test.ts',
   'test/report/html-report.test.ts',

@@ -18,13 +18,12 @@ import { buildBeirStore } from '../corpus/beir.ts';
 import { CorpusStore } from '../corpus/store.ts';
 import { corpusKey } from '../corpus/store-key.ts';
 import { writeQrels } from '../eval/trec-write.ts';
-import { buildIndex } from '../retrieval/bm25/index.ts';
 import type { BeirRecord, CellRecord, CellSummary, TuningRecord } from '../report/results.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { cellSummary, groupCellRecord, type GroupContext } from './cells.ts';
 import type { ExperimentConfig } from './config.ts';
 import { experiment, type CellModel } from './experiment.ts';
-import { entryOf, type BuildContext } from './kinds/index.ts';
+import { entryOf, prepareOnStore, withoutResources, type BuildContext } from './kinds/index.ts';
 import type { ReadyModel } from './models.ts';
 import { sortedUnique } from '../util/sorted.ts';
 import { beirTaskDir, beirTaskFiles, beirTopicSet } from './topic-sets.ts';
@@ -60,18 +59,18 @@ export async function runBeirStage(inp: BeirStageInput): Promise<{ cells: CellSu
     log(`${task.name} (${task.split}, ${t.name}): ${t.topics.length} judged queries, ${t.pool.length} documents, ${t.judgements} judgements`);
     const models: CellModel[] = [];
     const notRun: BeirRecord['notRun'] = [];
-    const build: BuildContext = { ...inp.build, cfg: { ...inp.build.cfg, work: taskDir }, store, corpusKey: corpusKey(storeDir), ready: [], bm25Index: undefined,
+    const build: BuildContext = { ...withoutResources(inp.build), cfg: { ...inp.build.cfg, work: taskDir }, store, corpusKey: corpusKey(storeDir), ready: [],
       notReady: (name) => (notRun.some((x) => x.name === name) ? 'not run on the task' : undefined) };
     const all = Uint32Array.from({ length: store.size }, (_, i) => i);
     for (const m of inp.ready) {
       const mc = cfg.models.find((c) => c.name === m.name)!;
       const entry = entryOf(mc);
-      const off = entry.offTask?.(mc);
+      const off = entry.offTask?.(mc, { what: 'a BEIR task', corpusIds: false });
       if (off) {
         notRun.push({ name: m.name, reason: `a ${m.kind} model ${off}` });
         continue;
       }
-      if (entry.needs?.bm25Index) build.bm25Index ??= { index: await buildIndex(store) };
+      await prepareOnStore(mc, build);
       const tm = await entry.build(mc, build, inp.tuning.find((t) => t.model === m.name)?.chosen);
       // Built on a model that does not run on the task (a re-ranker of navigation's lists): its skip says which.
       if ('reason' in tm) {

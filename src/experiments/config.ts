@@ -333,6 +333,30 @@ export function parseConfig(text: string, file: string, overrides: ConfigOverrid
   };
 }
 
+/**
+ * The `models:` of a YAML text (a whole run config, or a file with only `models:` and `modelsDir:`; other keys
+ * are not read), each read by its kind's entry as `citebench run` reads them.
+ */
+export function parseModelsOnly(text: string, file: string): { models: ModelConfig[]; modelsDir?: string } {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
+  if (doc.errors.length) throw new InputError(file, doc.errors[0].linePos?.[0]?.line, undefined, `YAML syntax: ${doc.errors[0].message.split('\n')[0]}`);
+  const r = new Reader(file, doc, lines);
+  if (!isMap(doc.contents)) r.fail([], 'a config is a YAML mapping with a models: section');
+  return { models: parseModels(r), modelsDir: r.str(['modelsDir']) };
+}
+
+/** parseModelsOnly of a file. */
+export function loadModels(path: string): { models: ModelConfig[]; modelsDir?: string } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new CitebenchError(`cannot read config ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  return parseModelsOnly(text, path);
+}
+
 function parseModels(r: Reader): ModelConfig[] {
   const names = r.keys(['models']);
   if (names.length === 0) r.fail(['models'], 'name at least one model (e.g. `bm25: {k1: 0.9, b: 0.4}`)');

@@ -2,18 +2,16 @@
  * The stages every run starts with, each skipped when its output exists for the same inputs (a stamp file
  * beside it records them), so a killed run resumes where it stopped:
  *   1. the corpus store: a given one, or a synthetic S2ORC-shaped corpus prefiltered as in the paper (§3);
- *   2. the Lucene-exact BM25 index of every stored article (only when a BM25 model is configured).
+ *   2. what the configured kinds need prepared for it (kinds/bm25.ts: the Lucene-exact BM25 index of every
+ *      stored article, prepareBm25Index).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { synthesize, SYNTH_DEFAULTS, SYNTH_VERSION } from '../corpus/synth.ts';
 import { FILES, STORE_VERSION } from '../corpus/store-format.ts';
 import { buildCorpusStore } from '../corpus/store-build.ts';
 import { CorpusStore } from '../corpus/store.ts';
 import { PAPER_PREFILTER } from '../corpus/prefilter.ts';
-import { buildIndex, removeWorkDir } from '../retrieval/bm25/index.ts';
-import { INDEX_VERSION, loadIndex, readIndexMeta, saveIndex, type Bm25Index } from '../retrieval/bm25/index-format.ts';
 import { CitebenchError } from '../util/errors.ts';
 import { keyOf, stampStale, writeStamp, type Keyed } from '../util/identity.ts';
 import { corpusKey } from '../corpus/store-key.ts';
@@ -96,34 +94,6 @@ export async function prepareCorpus(cfg: ExperimentConfig, log: StageLog): Promi
       stamp: want,
     },
   };
-}
-
-/** The BM25 index of the whole store (an index of an older format or another corpus is rebuilt). */
-export async function prepareBm25Index(cfg: ExperimentConfig, store: CorpusStore, info: CorpusInfo, log: StageLog): Promise<{ index: Bm25Index; dir: string }> {
-  const dir = join(cfg.work, 'bm25-index');
-  const stampPath = join(cfg.work, 'bm25-index.config.json');
-  const current = existsSync(join(dir, 'meta.json')) && (() => {
-    try {
-      return readIndexMeta(dir).version === INDEX_VERSION;
-    } catch {
-      return false;
-    }
-  })();
-  const want = keyOf({ corpus: info.stamp.key, index: INDEX_VERSION });
-  const stale = current ? stampStale(stampPath, want) : existsSync(dir) ? 'an older index format' : undefined;
-  if (current && !stale) {
-    log(`BM25 index: up to date (${dir})`);
-    return { index: loadIndex(dir), dir };
-  }
-  if (stale) log(`BM25 index: made again, ${stale}`);
-  log(`BM25 index of ${store.size} articles`);
-  const ix = await buildIndex(store, { workDir: `${dir}.work`, threads: availableParallelism(), workerSource: { kind: 'store', dir: resolve(info.dir) } });
-  saveIndex(ix, dir, { corpus: { dir: resolve(info.dir), articles: store.size } });
-  removeWorkDir(`${dir}.work`);
-  writeStamp(stampPath, want);
-  // The built index itself (its postings are in shared memory, as loaded ones are): loading the saved copy
-  // beside it would hold two indexes at once, 2 × 11 GB for S2ORC's 16 M articles.
-  return { index: ix, dir };
 }
 
 function storeVersion(dir: string): number | undefined {

@@ -8,7 +8,7 @@
  * config shrunk to 10,000 articles and 10 queries, so a notebook runs in about a minute.
  * `CITEBENCH_WORK=DIR` moves the cache and results folders (the tests point it at a temporary folder).
  */
-import { anyTuned, entryOf, tunedBm25 } from './kinds/index.ts';
+import { anyTuned, entryOf, tunedVariants } from './kinds/index.ts';
 import { existsSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,7 +38,10 @@ export interface NotebookOptions {
    * queries); a tuned model brings the dataset level (tuning uses its validation split).
    */
   protocols?: Protocol[];
-  /** Add `bm25-tuned`: BM25 with k1 and b grid-searched on the validation split (paper §3.1). */
+  /**
+   * Add NAME-tuned beside every configured model whose kind can tune on its default grid and does not tune already
+   * (KindEntry.tunedVariant): `bm25-tuned`, BM25 with k1 and b grid-searched on the validation split (paper §3.1).
+   */
   tune?: boolean;
   /** Small-data mode (default: environment CITEBENCH_SMALL=1). */
   small?: boolean;
@@ -111,7 +114,7 @@ export function notebookConfig(opts: NotebookOptions = {}): { cfg: ExperimentCon
   const missing = [...want].filter((p) => !cfg.protocols[p]);
   if (missing.length) throw new CitebenchError(`${file}: has no ${missing.join(', ')} protocol (it has ${have.join(', ') || 'none'})`);
   for (const p of have) if (!want.has(p)) delete cfg.protocols[p];
-  if (opts.tune && !cfg.models.some((m) => m.name === 'bm25-tuned')) cfg.models.push(tunedBm25('bm25-tuned', cfg.models));
+  if (opts.tune) cfg.models.push(...tunedVariants(cfg.models));
   const abs = (p: string) => (isAbsolute(p) ? p : join(REPO_ROOT, p));
   const envWork = process.env.CITEBENCH_WORK;
   const work = envWork ? abs(envWork) : small ? join(REPO_ROOT, 'data/notebooks-small') : abs(cfg.work);
@@ -135,7 +138,7 @@ function covers(r: ResultsIndex, cfg: ExperimentConfig): boolean {
 /**
  * The results a notebook shows, as frames. Interactive: the config's own results folder (for configs/default.yaml,
  * `npm run reproduce`'s data/default/results) when it exists and covers the request — reused as it is, never
- * recomputed; otherwise the config (restricted to `protocols`, plus `bm25-tuned` with `tune`) runs into
+ * recomputed; otherwise the config (restricted to `protocols`, plus the tuned variants with `tune`: `bm25-tuned`) runs into
  * <work>/notebooks/<variant>, every stage and cell cached. Small-data mode always runs (cached) in its own folders.
  */
 export async function notebookResults(opts: NotebookOptions = {}): Promise<ResultsFrames> {

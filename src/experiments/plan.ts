@@ -9,7 +9,7 @@ import { PROCESS_MEMORY_SHARE, processCopiesFit } from '../retrieval/bm25/parall
 import { fieldAbbrev, type FieldName } from '../corpus/fields.ts';
 import { settingsOf, type ExperimentConfig, type Release } from './config.ts';
 export { formatBytes, formatDuration } from '../util/format.ts';
-import { anyNeeds, entryOf } from './kinds/index.ts';
+import { anyNeeds, entryOf, needs } from './kinds/index.ts';
 import type { CostEnv, Estimate } from './kinds/types.ts';
 import { UNIT } from './kinds/cost.ts';
 import { gridPoints } from '../util/best.ts';
@@ -181,7 +181,7 @@ function costEnv(cfg: ExperimentConfig, articles: number, processes: boolean, ci
     articles, processes, poolIndexes: cfg.bm25Index === 'pools',
     graphBytes: articles * (4 * citations + 1),
     model: (n) => cfg.models.find((x) => x.name === n)!,
-    dense: (m) => entryOf(m).needs?.encode ?? false,
+    dense: (m) => needs(m, 'encode'),
     perQuery: (m, pool) => entryOf(m).cost.perQuery(m, env, pool),
     perGroup: (m, pool) => entryOf(m).cost.perGroup?.(m, env, pool) ?? { seconds: 0, bytes: 0 },
     modelBytes: (m) => entryOf(m).cost.modelBytes?.(m, env) ?? 0,

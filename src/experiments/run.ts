@@ -1,6 +1,6 @@
 /**
  * `citebench run CONFIG`: every protocol × model × pool size × repeat of a configuration, resumably, into one
- * results folder (layout in report/results.ts). Stages: corpus → BM25 index → models (tuning, dense encoders)
+ * results folder (layout in report/results.ts). Stages: corpus → what the kinds need (the BM25 index) → models (tuning, dense encoders)
  * → encode (dense models: every article of the plan's pools and queries) → pool groups (dataset level §3.1,
  * field level §3.2) → MDCR (§4) → results.json → Markdown report. Every stage and cell is reused when its
  * output exists for the same inputs.
@@ -12,7 +12,7 @@
  * report — the same bytes as one process.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { CorpusStore } from '../corpus/store.ts';
 import { fieldAbbrev } from '../corpus/fields.ts';
@@ -27,11 +27,9 @@ import { Progress } from '../util/progress.ts';
 import { underLock } from '../util/lock.ts';
 import { inShard, type Shard } from '../util/shard.ts';
 import { canonicalConfig, configHash, type ExperimentConfig } from './config.ts';
-import { SearchProcesses } from '../retrieval/bm25/parallel.ts';
-import { PoolIndexes } from '../retrieval/bm25/pool-index.ts';
-import { prepareBm25Index, prepareCorpus, type CorpusInfo, type StageLog } from './corpus-stage.ts';
+import { prepareCorpus, type CorpusInfo, type StageLog } from './corpus-stage.ts';
 import type { ReadyModel, SkippedModel } from './models.ts';
-import { anyNeeds, type BuildContext } from './kinds/index.ts';
+import { resourcesOf, type BuildContext, type Resource } from './kinds/index.ts';
 import { buildModels } from './models-stage.ts';
 import { TopicSets } from './topic-sets.ts';
 import { significanceStage, storeFacts } from './significance-stage.ts';
@@ -96,6 +94,8 @@ interface Prepared {
   ctx: GroupContext;
   /** What the models were built with (the BEIR stage builds encoders on its task's store with it). */
   build: BuildContext;
+  /** What the kinds needed prepared for the corpus (released with the models). */
+  resources: Resource[];
   groups: PoolGroup[];
   timed: <T>(stage: string, f: () => Promise<T>) => Promise<T>;
   timings: Record<string, number>;
@@ -118,22 +118,17 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
   const dir = cfg.results;
   writeFileAtomic(join(dir, 'config.json'), canonicalConfig(cfg));
 
-  // 1–2. corpus and index (when a configured kind needs one)
+  // 1–2. corpus, and what the configured kinds need prepared for it (the BM25 index: kinds/bm25.ts)
   const lockPath = join(cfg.work, 'prepare.lock');
-  const { store, info, bm25Index } = await underLock(lockPath, {
+  const resources = resourcesOf(cfg.models);
+  const { store, info, prepared } = await underLock(lockPath, {
     staleMs: opts.lockStaleMs, takeover: (why) => log(`[prepare] taking over a stale lock ${lockPath} (${why})`),
     waiting: () => log(`[prepare] another worker is preparing the corpus and index (${lockPath}); waiting`),
   }, async () => {
     const { store, info } = await timed('corpus', () => prepareCorpus(cfg, (l) => log(`[corpus] ${l}`)));
-    if (!anyNeeds(cfg.models, 'bm25Index')) return { store, info, bm25Index: undefined };
-    if (cfg.bm25Index === 'pools') {
-      // Each pool's own index, built when the pool is first searched (its time counts in the cells').
-      log(`[index] BM25: an index of each pool's own texts (bm25Index: pools), not one of the ${store.size} articles`);
-      const onBuild = (n: number, s: number) => log(`[index] BM25 index of a pool of ${n} articles: ${s.toFixed(1)} s`);
-      return { store, info, bm25Index: { index: new PoolIndexes(store, { threads, storeDir: resolve(info.dir), scratchDir: cfg.work, onBuild }) } };
-    }
-    const bm25Index = await timed('bm25 index', () => prepareBm25Index(cfg, store, info, (l) => log(`[index] ${l}`)));
-    return { store, info, bm25Index: { ...bm25Index, processes: new SearchProcesses(bm25Index.dir) } };
+    const prepared: Partial<BuildContext> = {};
+    for (const r of resources) Object.assign(prepared, await r.onCorpus?.({ cfg, store, info, threads, log, timed }));
+    return { store, info, prepared };
   });
 
   // Query exclusion lists (paper: SPECTER's and SciNCL's training queries) and the splits.
@@ -144,7 +139,7 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
 
   // 3. models, each built (and tuned) by its kind's entry in config order (a model may use those above it)
   const topicSets = new TopicSets(cfg, store, splits);
-  const build: BuildContext = { cfg, store, corpusKey: corpusKey(info.dir), ready: [], bm25Index, threads, device: opts.device, allowRemote: opts.allowRemote, log, timed };
+  const build: BuildContext = { cfg, store, corpusKey: corpusKey(info.dir), ready: [], ...prepared, threads, device: opts.device, allowRemote: opts.allowRemote, log, timed };
   const { ready, skipped, tuning } = await buildModels(cfg, build, topicSets, sampleKey);
   if (ready.length === 0) throw new CitebenchError(`no model of ${cfg.name} can run here: ${skipped.map((s) => s.name).join(', ')} skipped (see above)`);
 
@@ -152,13 +147,13 @@ async function prepare(cfg: ExperimentConfig, opts: RunOptions): Promise<Prepare
     store, resultsDir: dir, seed: cfg.seed, queryYear: cfg.queryYear, k: cfg.k, measureNames: cfg.measures, sampleKey, emptyLists: cfg.emptyLists,
     log: (l) => log(`[cells] ${l}`), lockStaleMs: opts.lockStaleMs, costs: previousCosts(dir),
   };
-  return { store, info, ready, skipped, tuning, splits, topicSets, excluded, ctx, build, groups: planGroups(cfg), timed, timings, log };
+  return { store, info, ready, skipped, tuning, splits, topicSets, excluded, ctx, build, resources, groups: planGroups(cfg), timed, timings, log };
 }
 
-/** Ends what prepare() started: the models, the shared BM25 search processes and (unless kept) the store. */
+/** Ends what prepare() started: the models, the resources' (BM25's search processes) and (unless kept) the store. */
 async function release(p: Prepared, opts: { keepStore?: boolean } = {}): Promise<void> {
   for (const m of p.ready) await m.release();
-  p.build.bm25Index?.processes?.close();
+  for (const r of p.resources) r.release?.(p.build);
   if (!opts.keepStore) p.store.close();
 }
 

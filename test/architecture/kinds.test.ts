@@ -46,15 +46,35 @@ export function kindSwitches(file: string, text: string, names: ReadonlySet<stri
   return out;
 }
 
-test('builtin.ts lists every kind file, as scripts/kinds-list.mjs generates it', () => {
-  const kinds = kindFiles(KINDS) as { file: string; entry: string; kind: string }[];
+/**
+ * Where a source text compares anything with a kind's name (`model === 'bm25'`, `'dense' !== x`, `case 'rerank':`),
+ * whatever the other side is called: a command that picks a code path by a model's kind name (mdcr score's
+ * `--model bm25` once) is such a switch too. Outside kinds/ no string equal to a kind's name is compared at all.
+ */
+export function kindNameComparisons(file: string, text: string, names: ReadonlySet<string>): string[] {
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
+  const named = (e: ts.Node) => ts.isStringLiteralLike(e) && names.has(e.text);
+  const out: string[] = [];
+  const at = (n: ts.Node, what: string) => out.push(`${relative(ROOT, file)}:${sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1}: ${what}`);
+  const visit = (n: ts.Node): void => {
+    if (ts.isBinaryExpression(n) && [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken].includes(n.operatorToken.kind)) {
+      if (named(n.left) || named(n.right)) at(n, n.getText(sf));
+    } else if (ts.isCaseClause(n) && named(n.expression)) at(n, `case ${n.expression.getText(sf)}`);
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+test('builtin.ts lists every kind file, as scripts/kinds-list.mjs generates it', async () => {
+  const kinds = (await kindFiles(KINDS)) as { file: string; entry: string; kind: string }[];
   assert.ok(kinds.length >= 6, `found ${kinds.length} kind files in ${KINDS}`);
   assert.ok(existsSync(join(KINDS, LIST_FILE)), `${LIST_FILE} is missing: run npm run kinds`);
-  assert.equal(readFileSync(join(KINDS, LIST_FILE), 'utf8'), kindsListSource(KINDS), `src/experiments/kinds/${LIST_FILE} is not current: run npm run kinds`);
+  assert.equal(readFileSync(join(KINDS, LIST_FILE), 'utf8'), await kindsListSource(KINDS), `src/experiments/kinds/${LIST_FILE} is not current: run npm run kinds`);
 });
 
-test('no switch on a kind name outside src/experiments/kinds/', () => {
-  const names = new Set((kindFiles(KINDS) as { kind: string }[]).map((k) => k.kind));
+test('no switch on a kind name outside src/experiments/kinds/', async () => {
+  const names = new Set(((await kindFiles(KINDS)) as { kind: string }[]).map((k) => k.kind));
   const found = sourceFiles(SRC).filter((f) => !f.startsWith(KINDS + sep)).flatMap((f) => kindSwitches(f, readFileSync(f, 'utf8'), names));
   assert.deepEqual(found, [], `ask the kind's entry (kinds/types.ts) instead:\n${found.join('\n')}`);
 });
@@ -70,4 +90,13 @@ test('the scan finds each form of a switch on a kind name, and leaves other kind
     "if (corpus.kind === 'synthetic' || c.kind === 'value') f();",
   ].join('\n');
   assert.deepEqual(kindSwitches(join(SRC, 'x.ts'), src, names).map((l) => l.replace(/^.*?:(\d+):.*$/, '$1')), ['1', '2', '3', '4', '5']);
+});
+
+test('no kind name compared with anything outside src/experiments/kinds/ (mdcr score included)', async () => {
+  const names = new Set(((await kindFiles(KINDS)) as { kind: string }[]).map((k) => k.kind));
+  const found = sourceFiles(SRC).filter((f) => !f.startsWith(KINDS + sep)).flatMap((f) => kindNameComparisons(f, readFileSync(f, 'utf8'), names));
+  assert.deepEqual(found, [], `ask the kind registry (kinds/index.ts) or the kind's entry instead:\n${found.join('\n')}`);
+  // The scan itself: each form, on any name.
+  const src = ["if (model === 'bm25') f();", "const n = 'dense' !== x ? 1 : 2;", "switch (s) { case 'rerank': break; case 'other': break; }", "if (corpus.kind === 'synthetic') f();"].join('\n');
+  assert.deepEqual(kindNameComparisons(join(SRC, 'x.ts'), src, new Set(['bm25', 'dense', 'rerank'])).map((l) => l.replace(/^.*?:(\d+):.*$/, '$1')), ['1', '2', '3']);
 });

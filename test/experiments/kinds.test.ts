@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { parseConfig } from '../../src/experiments/config.ts';
-import { kindNames, registerKind, unregisterKind } from '../../src/experiments/kinds/index.ts';
+import { parseConfig, parseModelsOnly } from '../../src/experiments/config.ts';
+import { anyNeeds, kindNamed, kindNames, needs, registerKind, tunedVariants, unregisterKind } from '../../src/experiments/kinds/index.ts';
 import { dryRun, runExperiment } from '../../src/experiments/run.ts';
 import { regressionRows } from '../../src/report/regressions.ts';
 import { InputError } from '../../src/util/errors.ts';
@@ -71,3 +71,24 @@ test('registry: a toy kind registered in a test is read, priced, run and reporte
   assert.throws(() => unregisterKind('bm25'), /built in/);
   assert.throws(() => parseConfig(CONFIG, 'toy.yaml'), /\[models\.near\.kind\]: must be bm25, dense, embeddings, fusion, navigation, profiler or rerank, got 'toy'/);
 });
+
+test('registry: tuned variants, needs and name-implied kinds are asked of the entries', () => {
+  const { models } = parseModelsOnly(`models:
+  bm25: { k1: 1.2 }
+  lengths: { kind: bm25, accurate: true }
+  tuned: { kind: bm25, tune: true }
+  specter: {}
+  fused: { kind: fusion, inputs: [bm25, lengths], method: rrf }
+  lengths-tuned: { kind: bm25, accurate: true, tune: true }
+`, 'x.yaml');
+  // bm25 gets one (its grid's, its lengths kept); a tuned one, a fusion without a tunedVariant, an existing name: none.
+  const v = tunedVariants(models);
+  assert.deepEqual(v.map((m) => m.name), ['bm25-tuned']);
+  assert.deepEqual(v[0], { kind: 'bm25', name: 'bm25-tuned', k1: 1.2, b: 0.4, accurate: false, tune: { k1: [0.6, 0.9, 1.2, 1.5], b: [0.3, 0.4, 0.6, 0.75], measure: 'map' } });
+  assert.deepEqual(models.map((m) => [needs(m, 'bm25Index'), needs(m, 'encode')]), [[true, false], [true, false], [true, false], [false, true], [false, false], [true, false]]);
+  assert.equal(anyNeeds(models.slice(3, 5), 'bm25Index'), false);
+  assert.equal(anyNeeds(models, 'no-such-resource'), false);
+  assert.equal(kindNamed('bm25'), 'bm25');
+  assert.equal(kindNamed('specter'), undefined);
+});
+

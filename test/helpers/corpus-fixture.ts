@@ -10,7 +10,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExperimentConfig } from '../../src/experiments/config.ts';
-import { corpusStamp, prepareBm25Index, prepareCorpus } from '../../src/experiments/corpus-stage.ts';
+import { corpusStamp, prepareCorpus } from '../../src/experiments/corpus-stage.ts';
+import { prepareBm25Index } from '../../src/experiments/kinds/bm25.ts';
 import { INDEX_VERSION } from '../../src/retrieval/bm25/index-format.ts';
 
 let own: string | undefined;

@@ -5,8 +5,10 @@ import { parse, num, required } from '../args.ts';
 import { formatMdcrTable, type MdcrBenchmark } from '../../eval/mdcr.ts';
 import { mdcrDataWarning, mdcrPairs, mdcrScoresText, readMdcrData, type MdcrData, type MdcrPairs } from '../../eval/mdcr-data.ts';
 import { experiment } from '../../experiments/experiment.ts';
-import { buildIndex } from '../../retrieval/bm25/index.ts';
-import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
+import { stringify } from 'yaml';
+import { loadModels, parseModelsOnly } from '../../experiments/config.ts';
+import { kindNamed, type ModelConfig } from '../../experiments/kinds/index.ts';
+import { mdcrModel } from '../../experiments/mdcr-models.ts';
 import { Encoder } from '../../retrieval/dense/encoder.ts';
 import { importEmbeddings, importFingerprint } from '../../retrieval/dense/import/import.ts';
 import { DenseRetriever } from '../../retrieval/dense/retriever.ts';
@@ -14,7 +16,7 @@ import { encodeRoles, openModelStores, vectorStoreDir } from '../../retrieval/de
 import { sortedUnique } from '../../util/sorted.ts';
 import type { Retriever } from '../../retrieval/retriever.ts';
 import { writeFileAtomic } from '../../util/atomic.ts';
-import { CitebenchError } from '../../util/errors.ts';
+import { CitebenchError, InputError } from '../../util/errors.ts';
 import { readJsonFile } from '../../util/json.ts';
 import { modelLabel, modelOptionSpec, modelOptionsUsage, resolveFromValues } from './dense-common.ts';
 
@@ -22,6 +24,8 @@ export const usage = `usage: citebench mdcr score --benchmark MDCR.json --data M
                           [--k1 0.9] [--b 0.4] [--accurate] [--batch 16] [--threads N] [--cache DIR] [--eval] [model options]
        citebench mdcr score --benchmark MDCR.json --data MDCR_DATA.jsonl --embeddings FILE --distance l2|ip
                           --out SCORES.json [--ids IDS] [--strict] [--cache DIR] [--eval]
+       citebench mdcr score --benchmark MDCR.json --data MDCR_DATA.jsonl --config FILE --model NAME --out SCORES.json
+                          [--threads N] [--cache DIR] [--models-dir DIR] [--eval]
 
 Score every query–candidate pair of an MDCR benchmark (the official takelab files or \`citebench mdcr build\`
 output; no corpus store needed) and write the official scores file { "<qid>_<cid>": score } (float32 values,
@@ -32,7 +36,15 @@ keys in byte order), scored as \`citebench run\`'s MDCR stage scores them. Evalu
 
   --model bm25     Lucene-exact BM25 (title + abstract); collection statistics are those of all papers of the
                    data file (the fixed candidate set), --k1/--b as in bm25 search (default 0.9 / 0.4),
-                   --accurate: Lucene's exact document lengths instead of its one-byte norms
+                   --accurate: Lucene's exact document lengths instead of its one-byte norms (the bm25 kind's
+                   model, its flags its config keys: as --config with \`bm25: {k1, b, accurate}\`)
+  --config FILE --model NAME
+                   the model NAME of a config's \`models:\` (a run's config will do; other keys are not read),
+                   of any kind — bm25, dense, embeddings, rerank, fusion, … — built by its kind on the data
+                   file's papers, after the models it names (a re-ranker's first stage and scorers, a fusion's
+                   inputs); its needs prepared there (a BM25 index of the papers, their vectors). A kind that
+                   needs the citation graph (navigation, profiler) or a model that tunes is an error.
+                   --cache DIR keeps encoded papers under DIR/mdcr-<12 hex of the data file's SHA-256>
   --model NAME|DIR a dense encoder: the data file's papers are encoded and each pair is scored by the model's
                    distance (−squared L2 or inner product; ASPIRE: the best sentence pair)
   --embeddings FILE  vectors computed elsewhere for the data file's paper ids (SciRepEval JSONL, .npy or
@@ -42,7 +54,7 @@ keys in byte order), scored as \`citebench run\`'s MDCR stage scores them. Evalu
   --cache DIR      dense: keep the encoded papers under DIR, keyed by the data file's SHA-256 and the model's
                    fingerprint, so scoring the same file with the same model again encodes nothing
   --batch N        dense: articles per forward pass (default 16)
-  --threads N      dense: onnxruntime threads (default: all cores)
+  --threads N      dense, --config: onnxruntime threads (default: all cores)
 
 ${modelOptionsUsage}`;
 
@@ -51,12 +63,14 @@ export async function run(args: string[]) {
     ...modelOptionSpec,
     benchmark: { type: 'string' }, data: { type: 'string' }, out: { type: 'string' }, k1: { type: 'string' }, b: { type: 'string' },
     accurate: { type: 'boolean' }, batch: { type: 'string' }, threads: { type: 'string' }, cache: { type: 'string' }, eval: { type: 'boolean' },
-    embeddings: { type: 'string' }, ids: { type: 'string' }, strict: { type: 'boolean' },
+    embeddings: { type: 'string' }, ids: { type: 'string' }, strict: { type: 'boolean' }, config: { type: 'string' },
   }, usage);
   const benchmarkPath = required('benchmark', values.benchmark);
   const dataPath = required('data', values.data);
   const out = required('out', values.out);
   if (values.embeddings && values.model) throw new CitebenchError('give --model or --embeddings, not both');
+  if (values.config && values.embeddings) throw new CitebenchError('--config scores a model it configures (--model NAME); --embeddings is one without a config');
+  if (values.config) for (const f of [...KIND_FLAGS, 'batch'] as const) if (values[f] !== undefined) throw new CitebenchError(`--${f} is a flag of a model without --config; set it in ${values.config}`);
   const model = values.embeddings ?? required('model', values.model);
   const benchmark = readJsonFile(benchmarkPath) as MdcrBenchmark;
   const data = readMdcrData(dataPath);
@@ -91,11 +105,40 @@ export async function run(args: string[]) {
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 
+/** The flags a model named like a kind takes as its YAML node's keys (`--model bm25 --k1 1.2 --accurate`). */
+const KIND_FLAGS = ['k1', 'b', 'accurate'] as const;
+
 /**
- * The retriever that scores the pairs, over the data file's papers: BM25 over an index of them (collection
- * statistics of the whole file: "BM25 over the fixed candidate set"); an encoder whose vectors of the used papers
- * go into an embedding store (under --cache, keyed by the file's SHA-256 and the model's fingerprint); or vectors
- * imported from a file for the file's paper ids.
+ * `--model NAME` where the registry names a kind NAME (`bm25`): a config of that one model, its node the kind
+ * flags given (checked by the kind's entry: errors name the flag); undefined for a model folder or registry name
+ * (an encoder).
+ */
+function flagModels(values: Values, model: string): { models: ModelConfig[]; modelsDir?: string; source: string } | undefined {
+  if (kindNamed(model) === undefined) return undefined;
+  const node: Record<string, unknown> = {};
+  for (const f of KIND_FLAGS) {
+    const v = values[f];
+    if (v === undefined) continue;
+    node[f] = typeof v === 'boolean' ? v : num(f, v as string);
+  }
+  const source = `--model ${model}`;
+  try {
+    return { ...parseModelsOnly(stringify({ models: { [model]: node } }), source), source };
+  } catch (e) {
+    // `models.bm25.k1: must be a number ≥ 0, got -1` said of the flag it came from.
+    const m = e instanceof InputError && /^models\.[^.]+\.(\w+)$/.exec(e.field ?? '');
+    if (m) throw new CitebenchError(`--${m[1]} ${(e as InputError).problem}`);
+    throw e;
+  }
+}
+
+/**
+ * The retriever that scores the pairs, over the data file's papers: a model built by its kind's entry (a
+ * config's, or `--model bm25`: BM25 over an index of them, collection statistics of the whole file: "BM25 over
+ * the fixed candidate set"); an encoder whose vectors of the used papers go into an embedding store (under
+ * --cache, keyed by the file's SHA-256 and the model's fingerprint; all in one chunk, so the bytes do not depend
+ * on the file's size); or vectors imported from a file for the file's paper ids (with its own messages for
+ * missing vectors). The last two name no kind: they are flags for an encoder and a vectors file.
  */
 async function mdcrScorer(values: Values, data: MdcrData, pairs: MdcrPairs, model: string, threads: number | undefined, storeDir: (key: string) => string): Promise<{ retriever: Retriever; release(): Promise<void>; unscored?: () => number }> {
   if (values.embeddings) {
@@ -107,13 +150,17 @@ async function mdcrScorer(values: Values, data: MdcrData, pairs: MdcrPairs, mode
     const retriever = new DenseRetriever({ name: 'imported', store, distance, threads, imported: { file, strict: values.strict === true, paperId: (i) => data.ids[i] } });
     return { retriever, release: async () => {}, unscored: () => retriever.lastSkipped };
   }
-  if (model === 'bm25') {
-    const k1 = num('k1', values.k1 as string | undefined, 0.9);
-    const b = num('b', values.b as string | undefined, 0.4);
-    if (k1 < 0) throw new CitebenchError(`--k1 must be ≥ 0, got ${k1}`);
-    if (b < 0 || b > 1) throw new CitebenchError(`--b must be in [0, 1], got ${b}`);
-    const ix = await buildIndex(data.texts, { chunkDocs: 1 << 20 });
-    return { retriever: new Bm25Retriever(ix, data.texts, { params: { k1, b, accurate: values.accurate === true } }), release: async () => {} };
+  // A configured model of any kind, or a model named like a kind (`bm25`) with the kind's parameters as flags:
+  // built by its kind's entry on the data file's papers (experiments/mdcr-models.ts).
+  const configured = values.config ? { ...loadModels(values.config as string), source: values.config as string } : flagModels(values, model);
+  if (configured) {
+    // Under --cache, the file's own folder: a kind keys its stores by model, the folder by the data file.
+    const work = values.cache ? join(values.cache as string, `mdcr-${data.sha256.slice(0, 12)}`) : storeDir('');
+    const m = await mdcrModel(configured.models, model, data, pairs, {
+      source: configured.source, work, modelsDir: (values['models-dir'] as string | undefined) ?? configured.modelsDir, threads,
+      allowRemote: values['allow-remote'] === true, log: (l) => console.error(l),
+    });
+    return { retriever: m.retriever, release: m.release };
   }
   const batch = num('batch', values.batch as string | undefined, 16);
   if (!Number.isInteger(batch) || batch < 1) throw new CitebenchError(`--batch must be a positive integer, got ${values.batch}`);

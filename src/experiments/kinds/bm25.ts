@@ -5,12 +5,19 @@
  */
 import { SLICE_BELOW } from '../../retrieval/bm25/pool-slice.ts';
 import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
-import type { SearchProcesses } from '../../retrieval/bm25/parallel.ts';
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import { SearchProcesses } from '../../retrieval/bm25/parallel.ts';
 import type { Bm25Index } from '../../retrieval/bm25/index-format.ts';
-import type { PoolIndexes } from '../../retrieval/bm25/pool-index.ts';
+import { PoolIndexes } from '../../retrieval/bm25/pool-index.ts';
 import { readTune, type Reader, type TunableParam } from '../config-reader.ts';
 import type { ReadyModel } from '../models.ts';
-import type { BuildContext, KindEntry } from './types.ts';
+import { buildIndex, removeWorkDir } from '../../retrieval/bm25/index.ts';
+import { INDEX_VERSION, loadIndex, readIndexMeta, saveIndex } from '../../retrieval/bm25/index-format.ts';
+import { keyOf, stampStale, writeStamp } from '../../util/identity.ts';
+import type { CorpusStore } from '../../corpus/store.ts';
+import type { BuildContext, CorpusEnv, KindEntry, Resource, RunConfig } from './types.ts';
 import { UNIT } from './cost.ts';
 
 export interface Bm25ModelConfig {
@@ -55,9 +62,13 @@ const COST = {
 
 const sliced = (pool: number, articles: number) => pool < SLICE_BELOW * articles;
 
-// BM25's own fields of the kind-neutral contexts (types.ts): the runner fills them for the kinds that need a
-// BM25 index (needs.bm25Index), the planner for their costs.
+// BM25's own fields of the kind-neutral contexts (types.ts): bm25IndexResource fills them for the kinds that need a
+// BM25 index (needs: [bm25IndexResource]), the planner for their costs.
 declare module './types.ts' {
+  interface RunConfig {
+    /** corpus (default): one index of the corpus; pools: each pool's own, built when it is first searched. */
+    bm25Index?: 'corpus' | 'pools';
+  }
   interface BuildContext {
     /** The corpus's BM25 index (with its folder and search processes), or each pool's own (bm25Index: pools). */
     bm25Index?: { index: Bm25Index | PoolIndexes; dir?: string; processes?: SearchProcesses };
@@ -70,10 +81,34 @@ declare module './types.ts' {
   }
 }
 
+/**
+ * The BM25 index the kinds that rank by one need: the corpus's (built once, shared by search processes), or with
+ * `bm25Index: pools` each pool's own, built when the pool is first searched (its time counts in the cells'); a
+ * store of its own (a BEIR task's, an MDCR data file's papers) gets an index of its own texts.
+ */
+export const bm25IndexResource: Resource = {
+  name: 'bm25Index',
+  about: "the corpus's BM25 index (or each pool's, bm25Index: pools)",
+  fields: ['bm25Index'],
+  async onCorpus({ cfg, store, info, threads, log, timed }) {
+    if (cfg.bm25Index === 'pools') {
+      log(`[index] BM25: an index of each pool's own texts (bm25Index: pools), not one of the ${store.size} articles`);
+      const onBuild = (n: number, s: number) => log(`[index] BM25 index of a pool of ${n} articles: ${s.toFixed(1)} s`);
+      return { bm25Index: { index: new PoolIndexes(store, { threads, storeDir: resolve(info.dir), scratchDir: cfg.work, onBuild }) } };
+    }
+    const ix = await timed('bm25 index', () => prepareBm25Index(cfg, store, info, (l) => log(`[index] ${l}`)));
+    return { bm25Index: { ...ix, processes: new SearchProcesses(ix.dir) } };
+  },
+  async onStore(ctx) {
+    ctx.bm25Index ??= { index: await buildIndex(ctx.store) };
+  },
+  release: (ctx) => ctx.bm25Index?.processes?.close(),
+};
+
 export const bm25: KindEntry<Bm25ModelConfig> = {
   kind: 'bm25',
   about: 'BM25 over the corpus index (k1, b, accurate; tune: a k1 × b grid)',
-  needs: { bm25Index: true },
+  needs: [bm25IndexResource],
   impliedByName: 'bm25',
   parse(r: Reader, p: string[], name: string): Bm25ModelConfig {
     r.checkKeys(p, ['kind', 'k1', 'b', 'accurate', 'tune']);
@@ -87,6 +122,8 @@ export const bm25: KindEntry<Bm25ModelConfig> = {
     };
   },
   tuning: (c) => c.tune && { grid: { k1: c.tune.k1, b: c.tune.b }, measure: c.tune.measure },
+  // k1 and b are the grid's choice; the lengths (accurate) stay the model's.
+  tunedVariant: (c, name) => (c.tune ? undefined : { ...c, name, tune: { ...DEFAULT_TUNE_GRID } }),
   describe: (c) => (c.tune ? ', tuned' : `, k1 ${c.k1} b ${c.b}`),
   async build(c, ctx, params) {
     return bm25Ready(c, { k1: params?.k1 ?? c.k1, b: params?.b ?? c.b }, ctx, !!params);
@@ -131,8 +168,30 @@ function bm25Ready(c: Bm25ModelConfig, params: { k1: number; b: number }, ctx: P
   };
 }
 
-/** A BM25 model tuned on the default grid (a notebook's `tune: true`), with the lengths of the config's first BM25 model. */
-export function tunedBm25(name: string, models: readonly { kind: string }[]): Bm25ModelConfig {
-  const base = models.find((m): m is Bm25ModelConfig => m.kind === 'bm25');
-  return { kind: 'bm25', name, k1: 0.9, b: 0.4, accurate: base?.accurate ?? false, tune: { ...DEFAULT_TUNE_GRID } };
+/** The BM25 index of the whole store (an index of an older format or another corpus is rebuilt). */
+export async function prepareBm25Index(cfg: Pick<RunConfig, 'work'>, store: CorpusStore, info: CorpusEnv['info'], log: (line: string) => void): Promise<{ index: Bm25Index; dir: string }> {
+  const dir = join(cfg.work, 'bm25-index');
+  const stampPath = join(cfg.work, 'bm25-index.config.json');
+  const current = existsSync(join(dir, 'meta.json')) && (() => {
+    try {
+      return readIndexMeta(dir).version === INDEX_VERSION;
+    } catch {
+      return false;
+    }
+  })();
+  const want = keyOf({ corpus: info.stamp.key, index: INDEX_VERSION });
+  const stale = current ? stampStale(stampPath, want) : existsSync(dir) ? 'an older index format' : undefined;
+  if (current && !stale) {
+    log(`BM25 index: up to date (${dir})`);
+    return { index: loadIndex(dir), dir };
+  }
+  if (stale) log(`BM25 index: made again, ${stale}`);
+  log(`BM25 index of ${store.size} articles`);
+  const ix = await buildIndex(store, { workDir: `${dir}.work`, threads: availableParallelism(), workerSource: { kind: 'store', dir: resolve(info.dir) } });
+  saveIndex(ix, dir, { corpus: { dir: resolve(info.dir), articles: store.size } });
+  removeWorkDir(`${dir}.work`);
+  writeStamp(stampPath, want);
+  // The built index itself (its postings are in shared memory, as loaded ones are): loading the saved copy
+  // beside it would hold two indexes at once, 2 × 11 GB for S2ORC's 16 M articles.
+  return { index: ix, dir };
 }

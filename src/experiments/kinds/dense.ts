@@ -17,7 +17,7 @@ import type { RolePrompts } from '../../retrieval/dense/prompts.ts';
 import { knownModel } from '../../retrieval/dense/registry.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { isSkipped, weightsOf, type ReadyModel, type SkippedModel } from '../models.ts';
-import type { KindEntry } from './types.ts';
+import type { KindEntry, Resource } from './types.ts';
 import { UNIT, denseSeconds } from './cost.ts';
 import { formatBytes } from '../../util/format.ts';
 import { shardLabel } from '../../util/shard.ts';
@@ -47,10 +47,13 @@ export interface DenseModelConfig {
   hnsw?: { M: number; efConstruction: number; efSearch: number };
 }
 
+/** An encode stage: the ready model's `prepare` encodes the plan's articles (nothing to make beforehand on a store of its own). */
+export const encodeResource: Resource = { name: 'encode', about: 'an encode stage (embedding stores of the articles the plan searches)' };
+
 export const dense: KindEntry<DenseModelConfig> = {
   kind: 'dense',
   about: 'a transformer encoder (registry name, hub id or folder), exact or HNSW search over its embedding store',
-  needs: { encode: true },
+  needs: [encodeResource],
   fallback: true,
   skipHint: 'docs/dense.md says how to add it',
   parse(r: Reader, p: string[], name: string): DenseModelConfig {

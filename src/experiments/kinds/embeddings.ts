@@ -43,7 +43,7 @@ export const embeddings: KindEntry<EmbeddingsModelConfig> = {
   about: 'vectors computed elsewhere (SciRepEval JSONL, .npy, safetensors), imported into an embedding store and searched exactly',
   impliedBy: 'embeddings',
   // Its vectors are keyed by the corpus's paper ids; a task's documents and queries have ids of their own.
-  offTask: (c) => `ranks by vectors imported for the corpus's articles (${basename(c.embeddings)}), and a BEIR task's documents and queries have none there`,
+  offTask: (c, on) => (on.corpusIds ? undefined : `ranks by vectors imported for the corpus's articles (${basename(c.embeddings)}), and ${on.what}'s documents and queries have none there`),
   parse(r: Reader, p: string[], name: string): EmbeddingsModelConfig {
     r.checkKeys(p, ['kind', 'embeddings', 'ids', 'queries', 'queryIds', 'distance', 'strict', 'weights']);
     const file = r.str([...p, 'embeddings']) ?? r.fail([...p, 'embeddings'], 'is required: the vectors file (.jsonl, .npy or .safetensors)');

@@ -6,7 +6,7 @@
  */
 import type { Reader } from '../config-reader.ts';
 import { builtInKinds as builtIn } from './builtin.ts';
-import type { KindEntry, ModelConfigBase } from './types.ts';
+import type { BuildContext, KindEntry, ModelConfigBase, Resource } from './types.ts';
 
 type ConfigOf<E> = E extends KindEntry<infer C> ? C : never;
 /** Any built-in kind's model config. */
@@ -75,10 +75,57 @@ export function anyTuned(models: readonly ModelConfigBase[]): boolean {
   return models.some((m) => entryOf(m).tuning?.(m) !== undefined);
 }
 
-/** Whether a kind of the config needs a prepared thing (the corpus's BM25 index, an encode stage). */
-export function anyNeeds(models: readonly ModelConfigBase[], what: 'bm25Index' | 'encode'): boolean {
-  return models.some((m) => entryOf(m).needs?.[what] ?? false);
+/** Whether a model's kind needs the prepared resource named `what` (its entry's `needs`). */
+export function needs(m: ModelConfigBase, what: string): boolean {
+  return entryOf(m).needs?.some((r) => r.name === what) ?? false;
 }
 
-export type { KindEntry, BuildContext } from './types.ts';
-export { DEFAULT_TUNE_GRID, tunedBm25 } from './bm25.ts';
+/** Whether a kind of the config needs the prepared resource named `what` ('bm25Index', 'encode', …). */
+export function anyNeeds(models: readonly ModelConfigBase[], what: string): boolean {
+  return models.some((m) => needs(m, what));
+}
+
+/** The resources the config's kinds need, each once, in config order. */
+export function resourcesOf(models: readonly ModelConfigBase[]): Resource[] {
+  const out = new Map<string, Resource>();
+  for (const m of models) for (const r of entryOf(m).needs ?? []) if (!out.has(r.name)) out.set(r.name, r);
+  return [...out.values()];
+}
+
+/** A build context for a store of its own: every resource's fields (the corpus's BM25 index …) left out. */
+export function withoutResources(ctx: BuildContext): BuildContext {
+  const out = { ...ctx };
+  for (const e of registry().values()) for (const r of e.needs ?? []) for (const f of r.fields ?? []) delete out[f];
+  return out;
+}
+
+/** Prepare what a model's kind needs over the build context's own store (a BEIR task's, an MDCR data file's). */
+export async function prepareOnStore(m: ModelConfigBase, ctx: BuildContext): Promise<void> {
+  for (const r of entryOf(m).needs ?? []) await r.onStore?.(ctx);
+}
+
+/**
+ * The kind a model named `name` has by its name alone (`bm25`: an entry's impliedByName), or undefined (then a
+ * name is an encoder: the fallback kind).
+ */
+export function kindNamed(name: string): string | undefined {
+  return [...registry().values()].find((e) => e.impliedByName === name)?.kind;
+}
+
+/**
+ * The models a notebook's `tune: true` adds: each configured model's tuned variant (its entry's tunedVariant),
+ * named NAME-tuned, where no model of that name is configured and the model does not tune already.
+ */
+export function tunedVariants(models: readonly ModelConfigBase[]): ModelConfig[] {
+  const names = new Set(models.map((m) => m.name));
+  const out: ModelConfig[] = [];
+  for (const m of models) {
+    const name = `${m.name}-tuned`;
+    const v = names.has(name) ? undefined : entryOf(m).tunedVariant?.(m, name);
+    if (v) out.push(v as ModelConfig);
+  }
+  return out;
+}
+
+export type { KindEntry, BuildContext, OwnStore, Resource } from './types.ts';
+export { DEFAULT_TUNE_GRID } from './bm25.ts';

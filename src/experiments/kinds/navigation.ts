@@ -45,7 +45,7 @@ export const navigation: KindEntry<NavigationModelConfig> = {
     const ce = readCrossEncoder(r, p);
     return { kind: 'navigation', name, first, kd, kc: depthList('kc', T, PAPER_KC), scorer: readScorer(r, p, name, earlier, ce ? 'cross-encoder' : first, ce), ...(ce ? { crossEncoder: ce } : {}) };
   },
-  offTask: () => 'navigates the citation graph, which a BEIR task does not have',
+  offTask: (_c, on) => `navigates the citation graph, which ${on.what} does not have`,
   describe: (c) => ` of ${c.first}`,
   build: (c, ctx) => orSkip(c.name, async () => {
     const s = await scorers(c, ctx);

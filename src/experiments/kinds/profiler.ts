@@ -66,7 +66,7 @@ export const profiler: KindEntry<ProfilerModelConfig> = {
   // A sparse Profiler reads its profiles from the corpus's BM25 index (over a bm25 base).
   needsCorpusIndex: (c, models) => (models.find((b) => b.name === c.base)?.kind === 'bm25' ? `the sparse Profiler '${c.name}' builds its profiles from the corpus's BM25 index` : undefined),
   tuning: (c) => c.tune && { grid: { beta: c.tune.beta }, measure: c.tune.measure },
-  offTask: () => 'builds its profiles from citing articles, and a BEIR task has no citation graph',
+  offTask: (_c, on) => `builds its profiles from citing articles, and ${on.what} has no citation graph`,
   describe: (c) => ` of ${c.base}`,
   build: (c, ctx, params) => ctx.timed(`model ${c.name}`, () => orSkip(c.name, () => build(c, ctx, params?.beta))),
   cost: {

@@ -113,6 +113,44 @@ export interface TuneSpec {
   measure: string;
 }
 
+/** A store models are built on other than the run's corpus (offTask). */
+export interface OwnStore {
+  /** Its words in a reason: 'a BEIR task', 'an MDCR data file'. */
+  what: string;
+  /** Its articles have the corpus's paper ids (an MDCR data file's S2 ids), so vectors imported for those cover them. */
+  corpusIds: boolean;
+}
+
+/** What a resource's preparation for the run's corpus gets (run.ts, under the prepare lock). */
+export interface CorpusEnv {
+  cfg: RunConfig;
+  store: CorpusStore;
+  /** The corpus store's folder and identity (corpus-stage.ts CorpusInfo). */
+  info: { dir: string; stamp: { key: string } };
+  threads: number;
+  log: (line: string) => void;
+  timed<T>(stage: string, f: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * Something prepared before the models that need it are built (an entry's `needs`), once however many kinds
+ * name it: for the run's corpus (`onCorpus`, under the prepare lock: the corpus's BM25 index, or pool indexes
+ * with `bm25Index: pools`), or over a store of its own (`onStore`: a BEIR task's, an MDCR data file's papers);
+ * either fills its fields of the BuildContext. Absent: nothing to make beforehand (an encode stage is the ready
+ * model's `prepare`).
+ */
+export interface Resource {
+  name: string;
+  /** What it is, for the docs. */
+  about: string;
+  /** Its fields of the BuildContext (cleared where models are built on a store of their own). */
+  fields?: readonly (keyof BuildContext)[];
+  onCorpus?(env: CorpusEnv): Promise<Partial<BuildContext>>;
+  onStore?(ctx: BuildContext): Promise<void>;
+  /** End what onCorpus started (search processes). */
+  release?(ctx: BuildContext): void;
+}
+
 export interface KindEntry<C extends ModelConfigBase> {
   kind: C['kind'];
   /** One line for `docs`-style help: what the kind is. */
@@ -124,14 +162,23 @@ export interface KindEntry<C extends ModelConfigBase> {
    * (the only ones it may name). Errors through `r.fail` (file, line, key).
    */
   parse(r: Reader, p: string[], name: string, earlier: string[]): C;
-  /** What the runner prepares before any model is built: the corpus's BM25 index; an encode stage (dense stores). */
-  needs?: { bm25Index?: boolean; encode?: boolean };
   /**
-   * Why its models cannot run on a BEIR task — a store of the task's documents and queries, with no citation
-   * graph (beir-stage.ts) — said in results.json and the report; absent or undefined: they run, built on the
-   * task's store and on the models above them as run on the task.
+   * What must be prepared before its models are built (an open set: each resource declared once, by the kind
+   * file that owns it, and named here): the corpus's BM25 index (kinds/bm25.ts), an encode stage (kinds/dense.ts).
    */
-  offTask?(c: C): string | undefined;
+  needs?: readonly Resource[];
+  /**
+   * Why its models cannot run on a store of their own — a BEIR task's documents and queries (beir-stage.ts), an
+   * MDCR data file's papers (`citebench mdcr score`), neither with a citation graph — said in results.json, the
+   * report or the error. Absent or undefined: they run, built on that store and on the models above them as run
+   * there.
+   */
+  offTask?(c: C, on: OwnStore): string | undefined;
+  /**
+   * The model tuned on the kind's default grid (a notebook's `tune: true` adds it as NAME-tuned); undefined where
+   * the model tunes already. Absent: the kind has nothing to tune that way.
+   */
+  tunedVariant?(c: C, name: string): C | undefined;
   /**
    * Why this model cannot run with `bm25Index: pools` (no corpus BM25 index), given the models configured with it;
    * undefined where it can (config.ts fails the config at bm25Index with the reason).
