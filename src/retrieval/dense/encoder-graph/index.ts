@@ -17,8 +17,8 @@ import { bertEmbeddings, bertLayer, plainSubLayerOutput } from './bert.ts';
 import { GraphBuilder, type Param } from './builder.ts';
 import { isDecoder, type BertFamilyConfig, type EncoderConfig, type ModernBertConfig } from './config.ts';
 import type { DecoderConfig } from './decoder-config.ts';
-import { decoderContext, decoderEmbeddings, decoderFinal, decoderLayer } from './decoder.ts';
-import { modernBertContext, modernBertEmbeddings, modernBertFinal, modernBertLayer } from './modernbert.ts';
+import { decoderContext, decoderEmbeddings, decoderFinal, decoderLayer, type DecoderContext } from './decoder.ts';
+import { modernBertContext, modernBertEmbeddings, modernBertFinal, modernBertLayer, type ModernBertContext } from './modernbert.ts';
 import { ModelWeights } from './weights.ts';
 import { classifierHead, type ClassifierHead } from './classifier.ts';
 
@@ -71,29 +71,31 @@ const bertFamily: Architecture<BertFamilyConfig> = {
   },
 };
 
-const modernBert: Architecture<ModernBertConfig> = {
-  inputs: () => ['input_ids', 'attention_mask'],
-  build(g, c, w) {
-    const embeddings = modernBertEmbeddings(g, c, w);
-    const ctx = modernBertContext(g, c);
-    const layers: string[] = [];
-    let x = embeddings;
-    for (let l = 0; l < c.numLayers; l++) layers.push((x = modernBertLayer(g, c, w, l, x, ctx)));
-    return { embeddings, layers, final: modernBertFinal(g, c, w, x) };
-  },
-};
+/**
+ * A pre-norm stack as its parts: embeddings, the shared context (masks and rotary tables per attention type), the
+ * layers in order, the final norm. Inputs: input_ids and attention_mask.
+ */
+function preNormStack<C extends ModernBertConfig | DecoderConfig, X>(parts: {
+  embeddings: (g: GraphBuilder, c: C, w: ModelWeights) => string;
+  context: (g: GraphBuilder, c: C) => X;
+  layer: (g: GraphBuilder, c: C, w: ModelWeights, l: number, x: string, ctx: X) => string;
+  final: (g: GraphBuilder, c: C, w: ModelWeights, x: string) => string;
+}): Architecture<C> {
+  return {
+    inputs: () => ['input_ids', 'attention_mask'],
+    build(g, c, w) {
+      const embeddings = parts.embeddings(g, c, w);
+      const ctx = parts.context(g, c);
+      const layers: string[] = [];
+      let x = embeddings;
+      for (let l = 0; l < c.numLayers; l++) layers.push((x = parts.layer(g, c, w, l, x, ctx)));
+      return { embeddings, layers, final: parts.final(g, c, w, x) };
+    },
+  };
+}
 
-const decoder: Architecture<DecoderConfig> = {
-  inputs: () => ['input_ids', 'attention_mask'],
-  build(g, c, w) {
-    const embeddings = decoderEmbeddings(g, c, w);
-    const ctx = decoderContext(g, c);
-    const layers: string[] = [];
-    let x = embeddings;
-    for (let l = 0; l < c.numLayers; l++) layers.push((x = decoderLayer(g, c, w, l, x, ctx)));
-    return { embeddings, layers, final: decoderFinal(g, c, w, x) };
-  },
-};
+const modernBert = preNormStack<ModernBertConfig, ModernBertContext>({ embeddings: modernBertEmbeddings, context: modernBertContext, layer: modernBertLayer, final: modernBertFinal });
+const decoder = preNormStack<DecoderConfig, DecoderContext>({ embeddings: decoderEmbeddings, context: decoderContext, layer: decoderLayer, final: decoderFinal });
 
 function architecture(c: EncoderConfig): Architecture<EncoderConfig> {
   return (isDecoder(c) ? decoder : c.modelType === 'modernbert' ? modernBert : bertFamily) as Architecture<EncoderConfig>;
