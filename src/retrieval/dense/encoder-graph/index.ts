@@ -120,13 +120,7 @@ export function buildEncoderGraph(config: EncoderConfig, ck: Checkpoint, opts: E
   if (opts.causalLmHead) return causalLmGraph(g, config as DecoderConfig, w, final!, opts.causalLmHead.tokenIds, arch.inputs(config));
   if (opts.head) {
     classifierHead(g, config, opts.head, w, final ?? layers.at(-1)!);
-    return {
-      inputs: arch.inputs(config).map((name) => ({ name, type: ElemType.INT64, shape: ['batch', 'seq'] })),
-      outputs: [{ name: 'logits', type: ElemType.FLOAT, shape: ['batch', opts.head.numLabels] }],
-      nodes: g.nodes,
-      initializers: g.initializers,
-      opset: 17,
-    };
+    return graphSpec(g, arch.inputs(config), [{ name: 'logits', type: ElemType.FLOAT, shape: ['batch', opts.head.numLabels] }]);
   }
   // transformers' hidden_states: the embeddings, each layer's output, the last replaced by last_hidden_state.
   const states = final ? [...layers.slice(0, -1), final] : layers;
@@ -138,13 +132,12 @@ export function buildEncoderGraph(config: EncoderConfig, ck: Checkpoint, opts: E
   const outputs = [out('last_hidden_state'), out('mean_hidden_states')];
   if (opts.hiddenStates)
     [embeddings, ...states].forEach((t, i) => outputs.push(out(g.node('Identity', [t], `hidden_states.${i}`))));
-  return {
-    inputs: arch.inputs(config).map((name) => ({ name, type: ElemType.INT64, shape: ['batch', 'seq'] })),
-    outputs,
-    nodes: g.nodes,
-    initializers: g.initializers,
-    opset: 17,
-  };
+  return graphSpec(g, arch.inputs(config), outputs);
+}
+
+/** The built graph: int64 [batch, seq] inputs, the given outputs, opset 17. */
+function graphSpec(g: GraphBuilder, inputs: string[], outputs: GraphSpec['outputs']): GraphSpec {
+  return { inputs: inputs.map((name) => ({ name, type: ElemType.INT64, shape: ['batch', 'seq'] })), outputs, nodes: g.nodes, initializers: g.initializers, opset: 17 };
 }
 
 /** The rows `ids` of a [vocab, hidden] table as a tensor of their own, read row by row where the reader can. */
@@ -183,11 +176,5 @@ function causalLmGraph(g: GraphBuilder, c: DecoderConfig, w: ModelWeights, final
     const c1 = g.scalar(`c.softcap${cap}`, cap);
     g.node('Mul', [g.node('Tanh', [g.node('Div', [raw, c1], 'head.scaled')], 'head.tanh'), c1], 'logits');
   }
-  return {
-    inputs: inputs.map((name) => ({ name, type: ElemType.INT64, shape: ['batch', 'seq'] })),
-    outputs: [{ name: 'logits', type: ElemType.FLOAT, shape: ['batch', ids.length] }],
-    nodes: g.nodes,
-    initializers: g.initializers,
-    opset: 17,
-  };
+  return graphSpec(g, inputs, [{ name: 'logits', type: ElemType.FLOAT, shape: ['batch', ids.length] }]);
 }
