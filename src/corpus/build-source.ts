@@ -123,7 +123,8 @@ function fingerprint(files: string[]): string {
   }).join(',');
 }
 
-function bytesOf(files: string[]): { gz: number; plain: number } {
+/** The input files' sizes on disk, gzipped and plain apart. */
+function inputSizes(files: string[]): { gz: number; plain: number } {
   let gz = 0;
   let plain = 0;
   for (const f of files) {
@@ -146,7 +147,7 @@ export function openSource(path: string, format: InputFormat | 'auto' = 'auto', 
       units: [{ path, fingerprint: fingerprint(files) }],
       read: (_u, ctx) => readS2Datasets(path, { report: ctx.report, allowTruncated: ctx.allowTruncated, scratch: ctx.scratch, runBytes: ctx.sortRunBytes, progress: ctx.progress }),
       info: () => ({ name: SOURCE_NAMES.bulk, format: f, fieldScheme: 'mag', ...synthesized(path) }),
-      inputBytes: () => bytesOf(files),
+      inputBytes: () => inputSizes(files),
     };
   }
   const shards = listShards(path);
@@ -156,7 +157,7 @@ export function openSource(path: string, format: InputFormat | 'auto' = 'auto', 
     units: shards.map((s) => ({ path: s, fingerprint: fingerprint([s]) })),
     read: (u, ctx) => readV2020(shards[u], ctx),
     info: () => ({ name: SOURCE_NAMES.v2020, format: f, fieldScheme: 'mag', ...synthesized(path) }),
-    inputBytes: () => bytesOf(shards),
+    inputBytes: () => inputSizes(shards),
   };
 }
 
@@ -224,7 +225,7 @@ function openAlexSource(path: string, opts: OpenAlexOptions): CorpusSource {
         keepParatext: opts.keepParatext, keepRetracted: opts.keepRetracted, excluded: canonicalExclusions(excluded),
       },
     }),
-    inputBytes: () => bytesOf(files),
+    inputBytes: () => inputSizes(files),
     // The exclusions are counted by the merge step (after the newest record of each work is known), on the main
     // thread: workers' copies count none, and a checkpoint after the merge carries them.
     state: () => excluded,

@@ -8,10 +8,11 @@ import MarkdownIt from 'markdown-it';
 import { chosenText, corpusSourceText, importedBanner, resultsFieldScheme, shortfallText, type ResultsIndex } from './results.ts';
 import { fmtValue, poolLabel, sigMarks, tableBaselines, tableHeading, type ReportTable, type TableCell, type ValueCell } from './tables.ts';
 import { summaryOf } from './markdown.ts';
-import { adjustedP, adjustedRandP, correctionWords } from './significance.ts';
+import type { Correction } from '../eval/statistics.ts';
+import { adjustedP, adjustedRandP, correctionName, marksLegend, testsAgainst } from './significance.ts';
 
 /** The correction's short name in a tooltip. */
-const adj = (s: { correction?: string }) => ({ holm: 'Holm', bonferroni: 'Bonferroni', bh: 'BH', none: 'uncorrected' } as Record<string, string>)[s.correction ?? 'holm'];
+const adj = (s: { correction?: Correction }) => correctionName(s.correction);
 
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -129,8 +130,7 @@ export function tableHtml(t: ReportTable): string {
 export function legendOf(t: ReportTable): string {
   const baselines = tableBaselines(t);
   const marks = baselines.length
-    ? `${baselines.map((b) => `${b.marks[0]} paired t-test, ${b.marks[1]} paired randomization test against ${b.name}`).join('; ')} (per-query values averaged over repeats), ` +
-      `${correctionWords(baselines[0].correction)} over the comparisons of one measure in the table${baselines.length > 1 ? ' against one baseline' : ''}, p < 0.05 (hover for the p-values, the 95 % interval of the difference and d_z). `
+    ? marksLegend(baselines, { head: '', each: (b) => testsAgainst(b), sep: '; ', tail: ' (hover for the p-values, the 95 % interval of the difference and d_z). ' })
     : '';
   return 'Bold underlined: best value in the column (Table 3: best model in the row, per measure). Small grey ±: standard deviation over pool repeats. ' +
     `${marks}"paper x ▲d / ▼d": the paper's printed value and ours minus it (▲ ours higher, ▼ ours lower, italic).`;

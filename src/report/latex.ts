@@ -15,7 +15,7 @@
 import { corpusSourceText, resultsFieldScheme, SIGNIFICANCE_ALPHA, type ResultsIndex } from './results.ts';
 import { fmtValue, tableBaselines, type MarkedRow, type ReportTable, type TableCell } from './tables.ts';
 import { paperFieldTableData, paperMdcrTablesData, paperTable1Data } from './tables.ts';
-import { adjustedP, adjustedRandP, correctionWords } from './significance.ts';
+import { adjustedP, adjustedRandP, marksLegend } from './significance.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
 
 /** The packages a table file needs, named in its first line. */
@@ -154,9 +154,16 @@ function legendSentences(t: ReportTable, opts: LatexOptions, withSd: boolean): s
   const out = ['Bold: the best value in the column' + (t.id.startsWith('table3') ? ' (here: the best model in the row, per measure).' : '.')];
   if (withSd) out.push(`$\\pm$${t.columns.length > WIDE_COLUMNS ? ' (under each value)' : ''}: standard deviation over pool samples.`);
   if (baselines.length) {
-    const each = baselines.map((b, i) => `$^{\\mathrm{${baselineLetter(i)}}}$ against ${latexText(b.name)}`).join(', ');
-    out.push(`Superscripts mark a significant difference (${test === 't' ? 'paired t-test' : 'paired randomization test'}, per-query values averaged over pool samples, ` +
-      `${latexText(correctionWords(baselines[0].correction))} over the comparisons of one measure in the table${baselines.length > 1 ? ' against one baseline' : ''}, $p < ${SIGNIFICANCE_ALPHA}$): ${each}.`);
+    out.push(marksLegend(baselines, {
+      head: 'Superscripts mark a significant difference: ',
+      each: (b, i) => `$^{\\mathrm{${baselineLetter(i)}}}$ against ${latexText(b.name)}`,
+      sep: ', ',
+      test: test === 't' ? 'paired t-test' : 'paired randomization test',
+      repeats: 'pool samples',
+      p: `$p < ${SIGNIFICANCE_ALPHA}$`,
+      tail: '.',
+      text: latexText,
+    }));
   }
   return out.join(' ');
 }

@@ -8,7 +8,8 @@
 import { chosenText, corpusSourceText, importedBanner, resultsFieldScheme, shortfallText, weightsNote, type ModelEntry, type ResultsIndex } from './results.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
 import { buildTables } from './report-tables.ts';
-import { marksLegend, paperFieldTableData, tableBaselines, paperMdcrTablesData, paperTable1Data, poolLabel as sizeLabel, tableHeading, tableMarkdown, type ReportTable } from './tables.ts';
+import { paperFieldTableData, tableBaselines, paperMdcrTablesData, paperTable1Data, poolLabel as sizeLabel, tableHeading, tableMarkdown, type ReportTable } from './tables.ts';
+import { marksLegend, testsAgainst } from './significance.ts';
 
 /** Where the numbers come from, said before any table. */
 export function provenance(r: ResultsIndex): string[] {
@@ -28,7 +29,7 @@ export function provenance(r: ResultsIndex): string[] {
 
 function section(t: ReportTable, paperTables: string[]): string {
   const baselines = tableBaselines(t);
-  return [`## ${tableHeading(t)}`, '', t.intro, '', tableMarkdown(t), ...(baselines.length ? ['', marksLegend(baselines)] : []), ...paperTables.flatMap((p) => ['', p]), ''].join('\n');
+  return [`## ${tableHeading(t)}`, '', t.intro, '', tableMarkdown(t), ...(baselines.length ? ['', marksLegend(baselines, { head: 'Marks: ', each: (b) => testsAgainst(b, '`'), sep: '; ', tail: ': the tests citebench run stored in results.json.' })] : []), ...paperTables.flatMap((p) => ['', p]), ''].join('\n');
 }
 
 const paperText = (t: ReportTable) => `${t.intro}\n\n${tableMarkdown(t)}`;

@@ -14,7 +14,7 @@
 import { FIELDS, SCHEME_LABEL, fieldAbbrev, schemeFields, type FieldScheme } from '../corpus/fields.ts';
 import { meanOverRepeats, resultsFieldScheme, weightsNote, type MeanRow, type ResultsIndex } from './results.ts';
 import { groupTables, intervalText, sliceTables } from './statistics-tables.ts';
-import { adjustedP, correctionWords, beyondPaperRows, markPair, significanceKey, significanceNote, significanceRows, storedSignificance } from './significance.ts';
+import { adjustedP, correctionName, correctionWords, beyondPaperRows, markPair, significanceKey, significanceNote, significanceRows, storedSignificance } from './significance.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
 import { hasSpecter2, SPECTER2_CARD_MDCR, type PublishedTable } from './published.ts';
 import { MDCR_METRICS, mdcrTable3Data, mdcrTable4Data } from './mdcr-tables.ts';
@@ -283,7 +283,7 @@ function significanceTable(r: ResultsIndex): ReportTable | undefined {
   // A difference that rounds to zero has no sign worth printing (it may be a tiny real one either way).
   const signed = (v: string) => (v === '0.0' ? '±0.0' : v.startsWith('-') ? v : `+${v}`);
   const against = s.baselines[0];
-  const adjName = ({ holm: 'Holm', bonferroni: 'Bonferroni', bh: 'BH', none: 'uncorrected' } as const)[s.correction ?? 'holm'];
+  const adjName = correctionName(s.correction);
   return {
     id: 'significance', title: `Paired significance against ${against} (dataset level)`, rowHead: 'setting', plain: true,
     intro: `Per query, the mean over repeats; Δ = model − ${against} (×100) over ${rows[0].queries} queries; two-sided paired t-test, ` +

@@ -5,7 +5,7 @@
  * the stored decision by construction.
  */
 import type { Correction } from '../eval/statistics.ts';
-import { SIGNIFICANCE_FAMILY, type ResultsIndex, type SignificanceRecord, type SignificanceRow } from './results.ts';
+import { SIGNIFICANCE_ALPHA, SIGNIFICANCE_FAMILY, type ResultsIndex, type SignificanceRecord, type SignificanceRow } from './results.ts';
 
 /** A row's t-test p adjusted by its record's correction (an older record: Holm's). */
 export const adjustedP = (x: Pick<SignificanceRow, 'pHolm' | 'pAdjusted'>) => x.pAdjusted ?? x.pHolm;
@@ -14,6 +14,36 @@ export const adjustedRandP = (x: Pick<SignificanceRow, 'pRandomizationHolm' | 'p
 /** How a legend says the correction: "Holm-corrected", "Bonferroni-corrected", "Benjamini–Hochberg-adjusted", "not corrected". */
 export function correctionWords(c: Correction | undefined): string {
   return { holm: 'Holm-corrected', bonferroni: 'Bonferroni-corrected', bh: 'Benjamini–Hochberg-adjusted (false discovery rate)', none: 'not corrected' }[c ?? 'holm'];
+}
+
+/** The correction's short name (a tooltip, a column head): "Holm", "Bonferroni", "BH", "uncorrected". */
+export function correctionName(c: Correction | undefined): string {
+  return { holm: 'Holm', bonferroni: 'Bonferroni', bh: 'BH', none: 'uncorrected' }[c ?? 'holm'];
+}
+
+/** A baseline of a table's marks, as its legend names it. */
+export interface MarkedBaseline {
+  name: string;
+  marks: [string, string];
+  correction?: Correction;
+}
+
+/** One baseline's two marks in words: "* paired t-test, † paired randomization test against bm25" (`quote` around each mark). */
+export const testsAgainst = (b: MarkedBaseline, quote = ''): string =>
+  `${quote}${b.marks[0]}${quote} paired t-test, ${quote}${b.marks[1]}${quote} paired randomization test against ${b.name}`;
+
+/**
+ * The legend of a table's significance marks, one sentence each renderer formats: `head`, the baselines' marks
+ * (`each`, joined by `sep`), what was tested (`test`, where the marks stand for one test), the averaging, the
+ * correction and its family, `p` (default "p < α"), `tail`. `text` escapes prose for the format.
+ */
+export function marksLegend(
+  baselines: readonly MarkedBaseline[],
+  f: { head: string; each: (b: MarkedBaseline, i: number) => string; sep: string; test?: string; repeats?: string; p?: string; tail: string; text?: (s: string) => string },
+): string {
+  const text = f.text ?? ((s: string) => s);
+  return `${f.head}${baselines.map(f.each).join(f.sep)} (${f.test ? `${f.test}, ` : ''}per-query values averaged over ${f.repeats ?? 'repeats'}), ` +
+    `${text(correctionWords(baselines[0]?.correction))} over the comparisons of one measure in the table${baselines.length > 1 ? ' against one baseline' : ''}, ${f.p ?? `p < ${SIGNIFICANCE_ALPHA}`}${f.tail}`;
 }
 
 /** The stored record, or undefined for a results.json of an older citebench (no record, or rows of an unknown shape). */

@@ -6,7 +6,7 @@
 import { FIELDS, FIELD_ABBREV } from '../corpus/fields.ts';
 import type { PaperNumbers } from './paper-numbers.ts';
 import { SIGNIFICANCE_ALPHA, type SignificanceRow } from './results.ts';
-import { adjustedP, adjustedRandP, correctionWords } from './significance.ts';
+import { adjustedP, adjustedRandP, type MarkedBaseline } from './significance.ts';
 
 export function poolLabel(n: number): string {
   if (n >= 1_000_000 && n % 1_000_000 === 0) return `${n / 1_000_000}M`;
@@ -87,7 +87,7 @@ export function sigMarks(rows: readonly MarkedRow[]): string {
 }
 
 /** The baselines a table's cells are marked against, with their marks, in mark order. */
-export function tableBaselines(t: ReportTable): { name: string; marks: [string, string]; correction?: SignificanceRow['correction'] }[] {
+export function tableBaselines(t: ReportTable): MarkedBaseline[] {
   const seen = new Map<string, MarkedRow>();
   for (const r of t.rows) for (const c of r.cells) if (c.kind === 'value') for (const s of c.sig ?? []) if (!seen.has(s.baseline)) seen.set(s.baseline, s);
   return [...seen].map(([name, s]) => ({ name, marks: s.marks, correction: s.correction })).sort((a, b) => markRank(a.marks) - markRank(b.marks));
@@ -95,11 +95,6 @@ export function tableBaselines(t: ReportTable): { name: string; marks: [string, 
 
 const markRank = (m: [string, string]) => ['*', '‡', '¶', '⁑'].indexOf(m[0]) + 1 || 5 + Number(m[0].slice(1));
 
-/** Said under a Markdown table whose cells carry marks: which mark means which test against which baseline. */
-export function marksLegend(baselines: readonly { name: string; marks: [string, string]; correction?: SignificanceRow['correction'] }[]): string {
-  const each = baselines.map((b) => `\`${b.marks[0]}\` paired t-test, \`${b.marks[1]}\` paired randomization test against ${b.name}`).join('; ');
-  return `Marks: ${each} (per-query values averaged over repeats), ${correctionWords(baselines[0]?.correction)} over the comparisons of one measure in the table${baselines.length > 1 ? ' against one baseline' : ''}, p < 0.05: the tests citebench run stored in results.json.`;
-}
 
 
 /** The table as Markdown: one header row ("group column" heads), values with `digits` decimals (– where none) and their stored marks. */

@@ -13,8 +13,9 @@
  * its own: the pool already holds only what the setting allows, and D_t ∪ C_t ⊆ pool.
  */
 import type { RankedLists, Retriever, SearchRequest } from './retriever.ts';
-import { arrayDigest, rankGiven, rankLists, scoreCandidates, scorerFingerprint, splitLists, type WeightedScorer } from './scorer.ts';
+import { rankGiven, rankLists, scoreCandidates, scorerFingerprint, splitLists, type WeightedScorer } from './scorer.ts';
 import { CitebenchError } from '../util/errors.ts';
+import { arrayDigest } from '../util/identity.ts';
 
 /** Outbound citations as CSR over corpus indices (CorpusStore satisfies it). */
 export interface OutboundGraph {

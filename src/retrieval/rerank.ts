@@ -4,8 +4,9 @@
  * 2020's ranking phase without navigation. The output holds the re-ranked `depth` papers (cut at the request's k).
  */
 import { addCosts, costsOf, type RankedLists, type Retriever, type SearchCosts, type SearchRequest } from './retriever.ts';
-import { arrayDigest, rankGiven, rankLists, scoreCandidates, scorerFingerprint, splitLists, type WeightedScorer } from './scorer.ts';
+import { rankGiven, rankLists, scoreCandidates, scorerFingerprint, splitLists, type WeightedScorer } from './scorer.ts';
 import { CitebenchError } from '../util/errors.ts';
+import { arrayDigest } from '../util/identity.ts';
 
 export interface RerankOptions {
   name: string;

@@ -4,7 +4,6 @@
  * the query, a dense model's similarity, a cross-encoder's logit), through the retrievers' `candidates` mode.
  * The final order is what trec_eval will see: the float32 score descending, ties by the tie key descending.
  */
-import { sha256 } from '../util/identity.ts';
 import type { RankedLists, Retriever, SearchRequest, Setting } from './retriever.ts';
 import { CitebenchError } from '../util/errors.ts';
 
@@ -64,13 +63,6 @@ export function rankLists(lists: Uint32Array[], scores: Float64Array[], k: numbe
 /** Per-query lists of a RankedLists, the first `k` of each. */
 export function splitLists(r: RankedLists, k = Infinity): Uint32Array[] {
   return Array.from({ length: r.offsets.length - 1 }, (_, q) => r.docs.slice(r.offsets[q], Math.min(r.offsets[q + 1], r.offsets[q] + k)));
-}
-
-/** Short content hash of a typed array (graphs, tie keys) for fingerprints. */
-export function arrayDigest(...arrays: ArrayBufferView[]): string {
-  const h = sha256();
-  for (const a of arrays) h.update(a);
-  return h.hex(32);
 }
 
 /**

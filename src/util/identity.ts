@@ -56,6 +56,13 @@ export function sha256Hex(...parts: (string | ArrayBufferView)[]): string {
   return h.hex();
 }
 
+/** Short content hash (32 hex digits) of typed arrays (graphs, tie keys, postings) for fingerprints. */
+export function arrayDigest(...arrays: ArrayBufferView[]): string {
+  const h = sha256();
+  for (const a of arrays) h.update(a);
+  return h.hex(32);
+}
+
 /** The bytes of a typed array or DataView, without a copy. */
 export function bytesOf(a: ArrayBufferView): Uint8Array {
   return a instanceof Uint8Array ? a : new Uint8Array(a.buffer, a.byteOffset, a.byteLength);

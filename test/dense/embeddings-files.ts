@@ -36,9 +36,7 @@ export function jsonlText(ids: (string | number)[], vectors: Float32Array, dim: 
   return ids.map((id, r) => JSON.stringify({ doc_id: id, embedding: Array.from(vectors.subarray(r * dim, (r + 1) * dim)) })).join('\n') + '\n';
 }
 
-export function bytesOf(a: Float32Array | Uint16Array): Uint8Array {
-  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-}
+export { bytesOf } from '../../src/util/identity.ts';
 
 /** Write `X.npy`/`X.safetensors` and its `X.ids.txt`. */
 export function writeWithIds(path: string, bytes: Uint8Array, ids: string[]): void {

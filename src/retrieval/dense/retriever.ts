@@ -5,7 +5,7 @@
  * (role-stores.ts). With an encoder attached, articles missing from a store are encoded first, in that store's
  * role (once per model — every later pool reuses them).
  */
-import { sha256, type Sha256 } from '../../util/identity.ts';
+import { arrayDigest } from '../../util/identity.ts';
 import { basename } from 'node:path';
 import type { RankedLists, Retriever, SearchRequest } from '../retriever.ts';
 import type { TextSource } from '../../corpus/article.ts';
@@ -115,7 +115,7 @@ export class DenseRetriever implements Retriever {
         : hnsw
           ? { mode: 'hnsw', M: hnsw.connectivity ?? 16, efConstruction: hnsw.expansionAdd ?? 128, efSearch: hnsw.expansionSearch ?? 'max(2k,512)', quantization: hnsw.quantization ?? 'f32' }
           : { mode: 'exact', scores: this.opts.scores ?? 'exact' },
-      tieKey: tieKey ? sha256().update(tieKey).hex(32) : null,
+      tieKey: tieKey ? arrayDigest(tieKey) : null,
     });
     return this.fingerprint_;
   }

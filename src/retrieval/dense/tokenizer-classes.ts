@@ -53,7 +53,10 @@ export const LLAMA3_REGEX = QWEN2_REGEX.replace('|\\p{N}|', '|\\p{N}{1,3}|');
 /** Split regexes whose transformers.js translation is checked against Rust `tokenizers` (decoder-tokenizers.test.ts). */
 const CHECKED_SPLIT_REGEXES = new Set([QWEN2_REGEX, LLAMA3_REGEX]);
 
-function tokenText(v: unknown, dflt: string): string {
+/** A special token as a tokenizer config writes it: a string or an AddedToken object with `content`; else `dflt`. */
+export function tokenText(v: unknown): string | undefined;
+export function tokenText(v: unknown, dflt: string): string;
+export function tokenText(v: unknown, dflt?: string): string | undefined {
   if (typeof v === 'string') return v;
   if (v && typeof v === 'object' && typeof (v as { content?: unknown }).content === 'string') return (v as { content: string }).content;
   return dflt;

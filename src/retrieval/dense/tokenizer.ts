@@ -18,7 +18,7 @@ import { PreTrainedTokenizer } from '@huggingface/transformers';
 import { CitebenchError, InputError } from '../../util/errors.ts';
 import { bertParityRewrite, bertTokenizerFromVocab, tokenizerFiles } from './wordpiece.ts';
 import { PrecompiledCharsmap } from './precompiled.ts';
-import { defaultSepToken, effectiveTokenizerJson, paddingSideOf, unsupportedPart } from './tokenizer-classes.ts';
+import { defaultSepToken, effectiveTokenizerJson, paddingSideOf, tokenText, unsupportedPart } from './tokenizer-classes.ts';
 
 interface TokenizerJson {
   normalizer?: { type?: string; normalizers?: unknown[]; lowercase?: boolean } | null;
@@ -67,13 +67,6 @@ function readJson(path: string): Record<string, unknown> {
   } catch (e) {
     throw new InputError(path, undefined, undefined, `cannot read it (${(e as Error).message})`);
   }
-}
-
-/** A special token as a tokenizer config writes it: a string or an AddedToken object with `content`. */
-function tokenText(v: unknown): string | undefined {
-  if (typeof v === 'string') return v;
-  if (v && typeof v === 'object' && typeof (v as { content?: unknown }).content === 'string') return (v as { content: string }).content;
-  return undefined;
 }
 
 /** Whether a normalizer lower-cases (sentence-transformers' `_has_lowercase`). */

@@ -6,7 +6,8 @@
  * doubles instead (files.ts); the fused scores are the same.
  */
 import { addCosts, costsOf, type RankedLists, type Retriever, type SearchCosts, type SearchRequest } from '../retriever.ts';
-import { arrayDigest, rankLists } from '../scorer.ts';
+import { rankLists } from '../scorer.ts';
+import { arrayDigest } from '../../util/identity.ts';
 import { CitebenchError } from '../../util/errors.ts';
 import { fuseQuery, prepareQuery, METHOD_PARAMS, paramsProblem, type FusionParams, type FusionSpec } from './index.ts';
 

@@ -17,7 +17,7 @@ import type { EmbeddingStore } from '../dense/store.ts';
 import { exactSearch } from '../dense/search.ts';
 import { sortedUnique } from '../../util/sorted.ts';
 import { encodeRoles } from '../dense/role-stores.ts';
-import { arrayDigest } from '../scorer.ts';
+import { arrayDigest } from '../../util/identity.ts';
 import { citingSets, profileScopes, wholeCorpus, type CitationGraph } from './citing.ts';
 
 export interface DenseProfilerOptions {

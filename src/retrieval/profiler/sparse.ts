@@ -18,7 +18,7 @@ import { CitebenchError } from '../../util/errors.ts';
 import { EnglishAnalyzer, articleText, queryTermIds } from '../bm25/analyzer.ts';
 import { postingTf, termIdMap, type Bm25Index } from '../bm25/index-format.ts';
 import { indexIdentity } from '../bm25/retriever.ts';
-import { arrayDigest } from '../scorer.ts';
+import { arrayDigest } from '../../util/identity.ts';
 import { citingSets, profileScopes, wholeCorpus, type CitationGraph, type CitingSets } from './citing.ts';
 import { topK } from './topk.ts';
 import { Growable } from '../../util/growable.ts';

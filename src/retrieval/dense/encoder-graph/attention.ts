@@ -54,11 +54,19 @@ export function positions(g: GraphBuilder): string {
  */
 export function windowMask(g: GraphBuilder, pos: string, halfWindow: number): AttentionMask {
   const dist = g.node('Abs', [g.node('Sub', [g.node('Unsqueeze', [pos, g.ints('c.one', [1])], 'win.q'), g.node('Unsqueeze', [pos, 'c.zero'], 'win.k')], 'win.diff')], 'win.dist');
-  const inWindow = g.node('LessOrEqual', [dist, g.int(`c.window${halfWindow}`, halfWindow)], 'win.in');
-  const keyOk = g.node('Unsqueeze', [g.node('Cast', ['attention_mask'], 'win.mask_b', { to: { i: ElemType.BOOL } }), 'c.axes12'], 'win.key_ok');
-  const allowed = g.node('Cast', [g.node('And', [keyOk, inWindow], 'win.allowed_b')], 'win.allowed', { to: { i: ElemType.FLOAT } });
-  const bias = g.node('Mul', [g.node('Sub', ['c.f1', allowed], 'win.inv'), 'c.fmin'], 'win.bias');
-  const anyKey = g.node('ReduceMax', [allowed], 'win.any', { axes: { ints: [-1] }, keepdims: { i: 1 } });
+  return maskAllowing(g, 'win', g.node('LessOrEqual', [dist, g.int(`c.window${halfWindow}`, halfWindow)], 'win.in'));
+}
+
+/**
+ * The mask of a [seq, seq] boolean of the keys each query may see, and-ed with the padding mask per query row:
+ * an additive float32-min bias where not allowed, and 0 output for a row with no key allowed (sdpa's safe softmax).
+ * `tag` prefixes the node names.
+ */
+function maskAllowing(g: GraphBuilder, tag: string, ok: string): AttentionMask {
+  const keyOk = g.node('Unsqueeze', [g.node('Cast', ['attention_mask'], `${tag}.mask_b`, { to: { i: ElemType.BOOL } }), 'c.axes12'], `${tag}.key_ok`);
+  const allowed = g.node('Cast', [g.node('And', [keyOk, ok], `${tag}.allowed_b`)], `${tag}.allowed`, { to: { i: ElemType.FLOAT } });
+  const bias = g.node('Mul', [g.node('Sub', ['c.f1', allowed], `${tag}.inv`), 'c.fmin'], `${tag}.bias`);
+  const anyKey = g.node('ReduceMax', [allowed], `${tag}.any`, { axes: { ints: [-1] }, keepdims: { i: 1 } });
   return { bias, anyKey };
 }
 
@@ -170,9 +178,5 @@ export function causalMask(g: GraphBuilder, pos: string, window?: number): Atten
     const inWindow = g.node('Greater', [kj, g.node('Sub', [qi, g.int(`c.window${window}`, window)], `${tag}.from`)], `${tag}.in`);
     ok = g.node('And', [ok, inWindow], `${tag}.past_in`);
   }
-  const keyOk = g.node('Unsqueeze', [g.node('Cast', ['attention_mask'], `${tag}.mask_b`, { to: { i: ElemType.BOOL } }), 'c.axes12'], `${tag}.key_ok`);
-  const allowed = g.node('Cast', [g.node('And', [keyOk, ok], `${tag}.allowed_b`)], `${tag}.allowed`, { to: { i: ElemType.FLOAT } });
-  const bias = g.node('Mul', [g.node('Sub', ['c.f1', allowed], `${tag}.inv`), 'c.fmin'], `${tag}.bias`);
-  const anyKey = g.node('ReduceMax', [allowed], `${tag}.any`, { axes: { ints: [-1] }, keepdims: { i: 1 } });
-  return { bias, anyKey };
+  return maskAllowing(g, tag, ok);
 }

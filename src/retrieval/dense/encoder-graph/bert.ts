@@ -8,7 +8,7 @@ import { ElemType } from '../onnx-graph.ts';
 import { attend, type AttentionMask } from './attention.ts';
 import type { GraphBuilder } from './builder.ts';
 import type { BertFamilyConfig } from './config.ts';
-import type { ModelWeights } from './weights.ts';
+import { checkpointLinear, type ModelWeights } from './weights.ts';
 
 /**
  * A sub-layer's end: dense output `h` and residual `input` → LayerNorm(h + input), or what an adapter makes of
@@ -54,12 +54,12 @@ function robertaPositionIds(g: GraphBuilder, pad: number): string {
 export function bertLayer(g: GraphBuilder, c: BertFamilyConfig, w: ModelWeights, l: number, x: string, mask: AttentionMask, end: SubLayerOutput): string {
   const { hiddenSize: H, intermediateSize: I } = c;
   const p = `encoder.layer.${l}`;
-  const linear = (input: string, name: string, nIn: number, nOut: number, out: string) => g.linear(input, w.get(`${name}.weight`, [nOut, nIn]), w.get(`${name}.bias`, [nOut]), out);
+  const lin = checkpointLinear(g, w);
   const norm = (name: string): ((x: string, out: string) => string) => (input, out) => g.layerNorm(input, w.get(`${name}.weight`, [H]), w.get(`${name}.bias`, [H]), c.layerNormEps, out);
-  const merged = attend(g, p, (which) => linear(x, `${p}.attention.self.${which}`, H, H, `${p}.${which}`), mask);
-  const attnOut = linear(merged, `${p}.attention.output.dense`, H, H, `${p}.attn_dense`);
+  const merged = attend(g, p, (which) => lin(x, `${p}.attention.self.${which}`, H, H, true, `${p}.${which}`), mask);
+  const attnOut = lin(merged, `${p}.attention.output.dense`, H, H, true, `${p}.attn_dense`);
   const a = end(g, l, 'attention', attnOut, x, norm(`${p}.attention.output.LayerNorm`), { res: `${p}.attn_res`, out: `${p}.attn_out` });
-  const h = linear(a, `${p}.intermediate.dense`, H, I, `${p}.inter`);
-  const o = linear(g.gelu(h, p), `${p}.output.dense`, I, H, `${p}.out_dense`);
+  const h = lin(a, `${p}.intermediate.dense`, H, I, true, `${p}.inter`);
+  const o = lin(g.gelu(h, p), `${p}.output.dense`, I, H, true, `${p}.out_dense`);
   return end(g, l, 'output', o, a, norm(`${p}.output.LayerNorm`), { res: `${p}.out_res`, out: `${p}.out` });
 }

@@ -5,6 +5,7 @@
  * say what to compute; this module says how it is written. Node names are the op and its position, so the same
  * parts in the same order always give the same bytes.
  */
+import { bytesOf } from '../../../util/identity.ts';
 import type { CheckpointTensor } from '../checkpoint/tensors.ts';
 import { ElemType, int64Initializer, scalarInitializer, type Initializer, type NodeSpec } from '../onnx-graph.ts';
 import { int8SymmetricParams, quantizeSlice, rangeOf, uint8AsymmetricParams, type QuantParams } from '../quantize.ts';
@@ -45,7 +46,6 @@ function stored(t: CheckpointTensor): FloatSource {
   };
 }
 
-const bytesOf = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
 function floatInit(name: string, dims: number[], src: FloatSource): Initializer {
   return {

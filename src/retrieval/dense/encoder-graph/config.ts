@@ -6,7 +6,7 @@
  * naming config.json and the key — so is an `auto_map`: the model's own modeling code, which citebench never
  * runs and never replaces by the native class of the same model_type (gte-Qwen2's bidirectional Qwen2, say).
  */
-import { Keys, readConfigJson } from './config-keys.ts';
+import { Keys, readConfigJson, readLayerTypes, readRope, readRopeParameters, type LayerType } from './config-keys.ts';
 import { DECODER_ARCHITECTURES, readDecoderConfig, type DecoderConfig, type DecoderModelType } from './decoder-config.ts';
 
 /** model_type values citebench builds, and the classes whose checkpoints hold the encoder. */
@@ -63,7 +63,7 @@ export interface ModernBertConfig extends Common {
    * Per layer: attends to the whole sequence (rotary θ global) or within the window (θ local). A function, not a
    * list: config.json's layer count is checked against the weights only after it is read.
    */
-  layerType: (layer: number) => 'full_attention' | 'sliding_attention';
+  layerType: (layer: number) => LayerType;
   /** Whether any layer slides. */
   anySliding: boolean;
   globalRopeTheta: number;
@@ -150,17 +150,14 @@ function modernBert(k: Keys): ModernBertConfig {
   if (k.raw.head_dim !== undefined && k.raw.head_dim !== null && k.raw.head_dim !== base.hiddenSize / base.numHeads)
     k.bad('head_dim', `${JSON.stringify(k.raw.head_dim)} is not hidden_size / num_attention_heads`);
   // ModernBertConfig.__post_init__: layer_types from global_attn_every_n_layers (default 3) when not given.
-  const types = k.raw.layer_types as unknown;
+  const list = readLayerTypes(k, base.numLayers);
   let layerType: ModernBertConfig['layerType'];
   let anySliding: boolean;
-  if (types === undefined || types === null) {
+  if (list === undefined) {
     const every = k.int('global_attn_every_n_layers', 3);
     layerType = (l) => (l % every ? 'sliding_attention' : 'full_attention');
     anySliding = every > 1 && base.numLayers > 1;
   } else {
-    if (!Array.isArray(types) || types.length !== base.numLayers || !types.every((t) => t === 'full_attention' || t === 'sliding_attention'))
-      k.bad('layer_types', `${JSON.stringify(types).slice(0, 80)} is not one of "full_attention" / "sliding_attention" per layer (${base.numLayers})`);
-    const list = types as ('full_attention' | 'sliding_attention')[];
     layerType = (l) => list[l]!;
     anySliding = list.includes('sliding_attention');
   }
@@ -187,16 +184,8 @@ function ropeThetas(k: Keys): { globalRopeTheta: number; localRopeTheta: number 
   if (k.raw.rope_scaling !== undefined && k.raw.rope_scaling !== null) k.bad('rope_scaling', 'rotary scaling is not computed (only the default rotary embedding)');
   const globalTheta = k.positive('global_rope_theta', 160_000);
   const localTheta = k.positive('local_rope_theta', 10_000);
-  const params = k.raw.rope_parameters;
-  if (params === undefined || params === null) return { globalRopeTheta: globalTheta, localRopeTheta: localTheta };
-  if (typeof params !== 'object' || Array.isArray(params)) k.bad('rope_parameters', 'not an object');
-  const theta = (layer: string, dflt: number): number => {
-    const p = (params as Record<string, unknown>)[layer] as Record<string, unknown> | undefined | null;
-    if (p === undefined || p === null) return dflt;
-    if ((p.rope_type ?? 'default') !== 'default') k.bad('rope_parameters', `${layer}.rope_type ${JSON.stringify(p.rope_type)} is not "default"`);
-    const t = p.rope_theta ?? dflt;
-    if (typeof t !== 'number' || !(t > 0)) k.bad('rope_parameters', `${layer}.rope_theta ${JSON.stringify(t)} is not a positive number`);
-    return t;
-  };
+  const params = readRopeParameters(k);
+  if (params === undefined) return { globalRopeTheta: globalTheta, localRopeTheta: localTheta };
+  const theta = (layer: LayerType, dflt: number): number => readRope(k, 'rope_parameters', params[layer], dflt, ['default'], layer).theta;
   return { globalRopeTheta: theta('full_attention', globalTheta), localRopeTheta: theta('sliding_attention', localTheta) };
 }

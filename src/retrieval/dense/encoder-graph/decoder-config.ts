@@ -7,16 +7,10 @@
  * than linear, partial rotary, logit soft-capping, an activation it does not build — is one line naming
  * config.json and the key.
  */
-import { Keys } from './config-keys.ts';
+import { Keys, readLayerTypes, readRope, readRopeParameters, type LayerType, type RopeSpec } from './config-keys.ts';
 
+export type { LayerType, RopeSpec } from './config-keys.ts';
 export type DecoderModelType = 'qwen3' | 'qwen2' | 'llama' | 'mistral' | 'gemma3_text';
-export type LayerType = 'full_attention' | 'sliding_attention';
-
-/** Rotary angles of one layer type: θ, and linear scaling's factor (positions divided by it; 1 = none). */
-export interface RopeSpec {
-  theta: number;
-  factor: number;
-}
 
 export interface DecoderConfig {
   file: string;
@@ -81,24 +75,12 @@ const DEFAULTS: Record<DecoderModelType, { vocab: number; hidden: number; inter:
   gemma3_text: { vocab: 262208, hidden: 2304, inter: 9216, layers: 26, heads: 8, kv: 4, headDim: 256, positions: 131072 },
 };
 
+/** The rotary types the decoders' graph computes. */
+const ROPE_TYPES = ['default', 'linear'] as const;
+
 /** Rotary parameters of one dict (`rope_parameters` or a layer type's entry, or 4.x `rope_scaling`). */
 function ropeOf(k: Keys, key: string, p: unknown, theta: number): RopeSpec {
-  if (p === undefined || p === null) return { theta, factor: 1 };
-  if (typeof p !== 'object' || Array.isArray(p)) k.bad(key, 'not an object');
-  const o = p as Record<string, unknown>;
-  const type = o.rope_type ?? o.type ?? 'default';
-  if (type !== 'default' && type !== 'linear')
-    k.bad(key, `rope type ${JSON.stringify(type)} is not computed (citebench builds the default and linear rotary embeddings)`);
-  if (o.partial_rotary_factor !== undefined && o.partial_rotary_factor !== null && o.partial_rotary_factor !== 1)
-    k.bad(key, `partial_rotary_factor ${JSON.stringify(o.partial_rotary_factor)} is not computed (rotary over the whole head only)`);
-  const t = o.rope_theta ?? theta;
-  if (typeof t !== 'number' || !(t > 0)) k.bad(key, `rope_theta ${JSON.stringify(t)} is not a positive number`);
-  let factor = 1;
-  if (type === 'linear') {
-    factor = o.factor as number;
-    if (typeof factor !== 'number' || !(factor >= 1)) k.bad(key, `linear factor ${JSON.stringify(o.factor)} is not a number ≥ 1`);
-  }
-  return { theta: t, factor };
+  return readRope(k, key, p, theta, ROPE_TYPES);
 }
 
 /**
@@ -112,9 +94,8 @@ function ropes(k: Keys, type: DecoderModelType): Record<LayerType, RopeSpec> {
   const gemma = type === 'gemma3_text';
   const globalTheta = k.positive('rope_theta', gemma ? 1_000_000 : 10_000);
   const localTheta = gemma ? k.positive('rope_local_base_freq', 10_000) : globalTheta;
-  const params = k.raw.rope_parameters ?? undefined;
+  const params = readRopeParameters(k);
   const scaling = k.raw.rope_scaling ?? undefined;
-  if (params !== undefined && (typeof params !== 'object' || Array.isArray(params))) k.bad('rope_parameters', 'not an object');
   const o = (params ?? {}) as Record<string, unknown>;
   const nested = 'full_attention' in o || 'sliding_attention' in o;
   if (!gemma) {
@@ -133,13 +114,7 @@ function ropes(k: Keys, type: DecoderModelType): Record<LayerType, RopeSpec> {
 
 function layerTypes(k: Keys, type: DecoderModelType, layers: number): { layerType: (l: number) => LayerType; anySliding: boolean; slidingWindow?: number } {
   const window = (): number => k.int('sliding_window', 4096);
-  const given = k.raw.layer_types;
-  let list: LayerType[] | undefined;
-  if (given !== undefined && given !== null) {
-    if (!Array.isArray(given) || given.length !== layers || !given.every((t) => t === 'full_attention' || t === 'sliding_attention'))
-      k.bad('layer_types', `${JSON.stringify(given).slice(0, 80)} is not one of "full_attention" / "sliding_attention" per layer (${layers})`);
-    list = given as LayerType[];
-  }
+  let list = readLayerTypes(k, layers);
   if (type === 'gemma3_text') {
     if (!list) {
       const every = k.int('sliding_window_pattern', 6);

@@ -11,7 +11,7 @@
 import { attend, causalMask, paddingMask, positions, rotary, windowMask, type AttentionMask, type Rotary } from './attention.ts';
 import type { GraphBuilder } from './builder.ts';
 import type { DecoderConfig, LayerType } from './decoder-config.ts';
-import type { ModelWeights } from './weights.ts';
+import { checkpointLinear, type ModelWeights } from './weights.ts';
 
 /** Mask and rotary table per layer type, made once and shared by that type's layers. */
 export type DecoderContext = Partial<Record<LayerType, { mask: AttentionMask; rope: Rotary }>>;
@@ -45,8 +45,7 @@ export function decoderContext(g: GraphBuilder, c: DecoderConfig): DecoderContex
 export function decoderLayer(g: GraphBuilder, c: DecoderConfig, w: ModelWeights, l: number, x: string, ctx: DecoderContext): string {
   const { hiddenSize: H, intermediateSize: I, headDim: D } = c;
   const p = `layers.${l}`;
-  const lin = (input: string, name: string, nIn: number, nOut: number, bias: boolean, out: string) =>
-    g.linear(input, w.get(`${name}.weight`, [nOut, nIn]), w.optional(`${name}.bias`, [nOut], bias), out);
+  const lin = checkpointLinear(g, w);
   const { mask, rope } = ctx[c.layerType(l)]!;
   const attnIn = rmsNorm(g, c, w, `${p}.input_layernorm`, H, x, `${p}.attn_norm`);
   const width = { query: c.numHeads * D, key: c.numKvHeads * D, value: c.numKvHeads * D };

@@ -17,8 +17,8 @@ import { bertEmbeddings, bertLayer, plainSubLayerOutput } from './bert.ts';
 import { GraphBuilder, type Param } from './builder.ts';
 import { isDecoder, type BertFamilyConfig, type EncoderConfig, type ModernBertConfig } from './config.ts';
 import type { DecoderConfig } from './decoder-config.ts';
-import { decoderContext, decoderEmbeddings, decoderFinal, decoderLayer } from './decoder.ts';
-import { modernBertContext, modernBertEmbeddings, modernBertFinal, modernBertLayer } from './modernbert.ts';
+import { decoderContext, decoderEmbeddings, decoderFinal, decoderLayer, type DecoderContext } from './decoder.ts';
+import { modernBertContext, modernBertEmbeddings, modernBertFinal, modernBertLayer, type ModernBertContext } from './modernbert.ts';
 import { ModelWeights } from './weights.ts';
 import { classifierHead, type ClassifierHead } from './classifier.ts';
 
@@ -71,29 +71,31 @@ const bertFamily: Architecture<BertFamilyConfig> = {
   },
 };
 
-const modernBert: Architecture<ModernBertConfig> = {
-  inputs: () => ['input_ids', 'attention_mask'],
-  build(g, c, w) {
-    const embeddings = modernBertEmbeddings(g, c, w);
-    const ctx = modernBertContext(g, c);
-    const layers: string[] = [];
-    let x = embeddings;
-    for (let l = 0; l < c.numLayers; l++) layers.push((x = modernBertLayer(g, c, w, l, x, ctx)));
-    return { embeddings, layers, final: modernBertFinal(g, c, w, x) };
-  },
-};
+/**
+ * A pre-norm stack as its parts: embeddings, the shared context (masks and rotary tables per attention type), the
+ * layers in order, the final norm. Inputs: input_ids and attention_mask.
+ */
+function preNormStack<C extends ModernBertConfig | DecoderConfig, X>(parts: {
+  embeddings: (g: GraphBuilder, c: C, w: ModelWeights) => string;
+  context: (g: GraphBuilder, c: C) => X;
+  layer: (g: GraphBuilder, c: C, w: ModelWeights, l: number, x: string, ctx: X) => string;
+  final: (g: GraphBuilder, c: C, w: ModelWeights, x: string) => string;
+}): Architecture<C> {
+  return {
+    inputs: () => ['input_ids', 'attention_mask'],
+    build(g, c, w) {
+      const embeddings = parts.embeddings(g, c, w);
+      const ctx = parts.context(g, c);
+      const layers: string[] = [];
+      let x = embeddings;
+      for (let l = 0; l < c.numLayers; l++) layers.push((x = parts.layer(g, c, w, l, x, ctx)));
+      return { embeddings, layers, final: parts.final(g, c, w, x) };
+    },
+  };
+}
 
-const decoder: Architecture<DecoderConfig> = {
-  inputs: () => ['input_ids', 'attention_mask'],
-  build(g, c, w) {
-    const embeddings = decoderEmbeddings(g, c, w);
-    const ctx = decoderContext(g, c);
-    const layers: string[] = [];
-    let x = embeddings;
-    for (let l = 0; l < c.numLayers; l++) layers.push((x = decoderLayer(g, c, w, l, x, ctx)));
-    return { embeddings, layers, final: decoderFinal(g, c, w, x) };
-  },
-};
+const modernBert = preNormStack<ModernBertConfig, ModernBertContext>({ embeddings: modernBertEmbeddings, context: modernBertContext, layer: modernBertLayer, final: modernBertFinal });
+const decoder = preNormStack<DecoderConfig, DecoderContext>({ embeddings: decoderEmbeddings, context: decoderContext, layer: decoderLayer, final: decoderFinal });
 
 function architecture(c: EncoderConfig): Architecture<EncoderConfig> {
   return (isDecoder(c) ? decoder : c.modelType === 'modernbert' ? modernBert : bertFamily) as Architecture<EncoderConfig>;
@@ -118,13 +120,7 @@ export function buildEncoderGraph(config: EncoderConfig, ck: Checkpoint, opts: E
   if (opts.causalLmHead) return causalLmGraph(g, config as DecoderConfig, w, final!, opts.causalLmHead.tokenIds, arch.inputs(config));
   if (opts.head) {
     classifierHead(g, config, opts.head, w, final ?? layers.at(-1)!);
-    return {
-      inputs: arch.inputs(config).map((name) => ({ name, type: ElemType.INT64, shape: ['batch', 'seq'] })),
-      outputs: [{ name: 'logits', type: ElemType.FLOAT, shape: ['batch', opts.head.numLabels] }],
-      nodes: g.nodes,
-      initializers: g.initializers,
-      opset: 17,
-    };
+    return graphSpec(g, arch.inputs(config), [{ name: 'logits', type: ElemType.FLOAT, shape: ['batch', opts.head.numLabels] }]);
   }
   // transformers' hidden_states: the embeddings, each layer's output, the last replaced by last_hidden_state.
   const states = final ? [...layers.slice(0, -1), final] : layers;
@@ -136,13 +132,12 @@ export function buildEncoderGraph(config: EncoderConfig, ck: Checkpoint, opts: E
   const outputs = [out('last_hidden_state'), out('mean_hidden_states')];
   if (opts.hiddenStates)
     [embeddings, ...states].forEach((t, i) => outputs.push(out(g.node('Identity', [t], `hidden_states.${i}`))));
-  return {
-    inputs: arch.inputs(config).map((name) => ({ name, type: ElemType.INT64, shape: ['batch', 'seq'] })),
-    outputs,
-    nodes: g.nodes,
-    initializers: g.initializers,
-    opset: 17,
-  };
+  return graphSpec(g, arch.inputs(config), outputs);
+}
+
+/** The built graph: int64 [batch, seq] inputs, the given outputs, opset 17. */
+function graphSpec(g: GraphBuilder, inputs: string[], outputs: GraphSpec['outputs']): GraphSpec {
+  return { inputs: inputs.map((name) => ({ name, type: ElemType.INT64, shape: ['batch', 'seq'] })), outputs, nodes: g.nodes, initializers: g.initializers, opset: 17 };
 }
 
 /** The rows `ids` of a [vocab, hidden] table as a tensor of their own, read row by row where the reader can. */
@@ -181,11 +176,5 @@ function causalLmGraph(g: GraphBuilder, c: DecoderConfig, w: ModelWeights, final
     const c1 = g.scalar(`c.softcap${cap}`, cap);
     g.node('Mul', [g.node('Tanh', [g.node('Div', [raw, c1], 'head.scaled')], 'head.tanh'), c1], 'logits');
   }
-  return {
-    inputs: inputs.map((name) => ({ name, type: ElemType.INT64, shape: ['batch', 'seq'] })),
-    outputs: [{ name: 'logits', type: ElemType.FLOAT, shape: ['batch', ids.length] }],
-    nodes: g.nodes,
-    initializers: g.initializers,
-    opset: 17,
-  };
+  return graphSpec(g, inputs, [{ name: 'logits', type: ElemType.FLOAT, shape: ['batch', ids.length] }]);
 }

@@ -8,7 +8,7 @@
 import { attend, paddingMask, positions, rotary, windowMask, type AttentionMask, type Rotary } from './attention.ts';
 import type { GraphBuilder } from './builder.ts';
 import type { ModernBertConfig } from './config.ts';
-import type { ModelWeights } from './weights.ts';
+import { checkpointLinear, type ModelWeights } from './weights.ts';
 
 /** Masks and rotary tables per attention type, made once and shared by the layers of that type. */
 export interface ModernBertContext {
@@ -43,8 +43,7 @@ export function modernBertContext(g: GraphBuilder, c: ModernBertConfig): ModernB
 export function modernBertLayer(g: GraphBuilder, c: ModernBertConfig, w: ModelWeights, l: number, x: string, ctx: ModernBertContext): string {
   const { hiddenSize: H, intermediateSize: I } = c;
   const p = `layers.${l}`;
-  const lin = (input: string, name: string, nIn: number, nOut: number, bias: boolean, out: string) =>
-    g.linear(input, w.get(`${name}.weight`, [nOut, nIn]), w.optional(`${name}.bias`, [nOut], bias), out);
+  const lin = checkpointLinear(g, w);
   const attnIn = l === 0 ? x : norm(g, c, w, `${p}.attn_norm`, x, `${p}.attn_norm`);
   const { mask, rope } = c.layerType(l) === 'sliding_attention' ? ctx.sliding! : ctx.full;
   // Wqkv's output is [q | k | v] along the last axis (qkv.view(…, 3, heads, head_dim)).

@@ -8,7 +8,7 @@
  */
 import { CitebenchError } from '../../../util/errors.ts';
 import type { Checkpoint, CheckpointTensor } from '../checkpoint/tensors.ts';
-import type { Param } from './builder.ts';
+import type { GraphBuilder, Param } from './builder.ts';
 import { isDecoder, type EncoderConfig } from './config.ts';
 
 /** Prefixes the encoder's keys carry in the checkpoints transformers saves for each architecture. */
@@ -36,6 +36,11 @@ const LAYOUT = {
   modernbert: { layer: /^layers\.(\d+)\./, layerName: 'layers', word: 'embeddings.tok_embeddings.weight', inter: 'layers.0.mlp.Wi.weight', interRows: 2 },
   decoder: { layer: /^layers\.(\d+)\./, layerName: 'layers', word: 'embed_tokens.weight', inter: 'layers.0.mlp.gate_proj.weight', interRows: 1 },
 };
+
+/** The Linear layers of a checkpoint: `${name}.weight` [nOut, nIn] and, where `bias`, `${name}.bias` [nOut]. */
+export function checkpointLinear(g: GraphBuilder, w: ModelWeights): (input: string, name: string, nIn: number, nOut: number, bias: boolean, out: string) => string {
+  return (input, name, nIn, nOut, bias, out) => g.linear(input, w.get(`${name}.weight`, [nOut, nIn]), w.optional(`${name}.bias`, [nOut], bias), out);
+}
 
 export class ModelWeights {
   private readonly where: string;
