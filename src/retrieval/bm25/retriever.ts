@@ -4,7 +4,7 @@
  * The index is the corpus's (one index, searched with each pool's statistics) or, for a corpus whose index does
  * not fit in memory, each pool's own (PoolIndexes): the same lists either way.
  */
-import { sha256 } from '../../util/identity.ts';
+import { arrayDigest, sha256 } from '../../util/identity.ts';
 import type { RankedLists, Retriever, SearchRequest } from '../retriever.ts';
 import type { TextSource } from '../../corpus/article.ts';
 import { CitebenchError } from '../../util/errors.ts';
@@ -66,7 +66,7 @@ export class Bm25Retriever implements Retriever {
         version: INDEX_VERSION, analyzer: ANALYZER_NAME,
         content: isPoolIndexes(this.index) ? `pool indexes of texts ${this.index.identity()}` : indexIdentity(this.index),
       },
-      tieKey: this.opts.tieKey ? digest(this.opts.tieKey) : null,
+      tieKey: this.opts.tieKey ? arrayDigest(this.opts.tieKey) : null,
     });
     return this.fingerprint_;
   }
@@ -144,7 +144,7 @@ export class Bm25Retriever implements Retriever {
     const wanted = req.pool ? poolWithCandidates(req.pool, req.candidates) : allDocuments(this.texts.size);
     const own = await pools.of(wanted);
     const localPool = req.pool && wanted !== req.pool ? Uint32Array.from(req.pool, (d) => slicePosition(own.docs, d)) : undefined;
-    const key = `${this.params.k1} ${this.params.b} ${this.params.accurate} ${localPool ? `members ${digest(localPool)}` : 'all'}`;
+    const key = `${this.params.k1} ${this.params.b} ${this.params.accurate} ${localPool ? `members ${arrayDigest(localPool)}` : 'all'}`;
     let stats = own.stats.get(key);
     if (!stats) own.stats.set(key, (stats = new PoolStats(own.index, this.params, localPool)));
     const corpusTie = this.opts.tieKey;
@@ -186,6 +186,3 @@ export function indexIdentity(ix: Bm25Index): string {
   return h.hex(32);
 }
 
-function digest(a: Uint32Array): string {
-  return sha256().update(a).hex(32);
-}
