@@ -100,7 +100,7 @@ test('Tables 1, 2, 7, 8 of both settings equal the cell files of their setting; 
   const all = readCells(res());
   assert.deepEqual(r.measures, ['MAP', 'nDCG', 'R@30', 'MRR', 'F1@20', 'R@1000']);
   const ofStatistics = (k: string) => /^(groups|slices)-/.test(k);
-  assert.deepEqual(tables.map((t) => `${t.key}${t.setting ? `/${t.setting}` : ''}`).filter((k) => !ofStatistics(k)), ['1', '2', '5', '6', '7', '8', '1/inductive', '2/inductive', '7/inductive', '8/inductive', 'significance']);
+  assert.deepEqual(tables.map((t) => `${t.key}${t.setting ? `/${t.setting}` : ''}`).filter((k) => !ofStatistics(k)), ['1', '2', '5', '6', '7', '8', '1/inductive', '2/inductive', '7/inductive', '8/inductive', 'significance', 'cost']);
   // docs/statistics.md: a letter-group table per measure and protocol (both settings in one), the slices tables after.
   assert.equal(tables.filter((t) => t.key.startsWith('groups-')).length, 6 * 2);
   assert.ok(tables.some((t) => t.key.startsWith('slices-')));
@@ -238,7 +238,7 @@ test('the page in headless Chromium: every table and chart visible; the settings
   const shots = mkdtempSync(join(tmpdir(), 'citebench-beyond-shots-'));
   // Charts: pool sizes, both settings, significance, the Profiler's β tuning (a kind-neutral tuning record), slices.
   // And the tables and chart of docs/statistics.md (letter groups, slices).
-  await openChecked(browser, html(), { tables: 11 + tables.filter((t) => /^(groups|slices)-/.test(t.key)).length, charts: 5 }, join(shots, 'beyond.png'));
+  await openChecked(browser, html(), { tables: 12 + tables.filter((t) => /^(groups|slices)-/.test(t.key)).length, charts: 6 }, join(shots, 'beyond.png'));
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   await page.goto(pathToFileURL(html()).href);
   const tuning = page.locator('figure#chart-tuning-prof');

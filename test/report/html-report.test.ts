@@ -176,7 +176,11 @@ test('input text is escaped; notes.md renders without raw HTML or remote images'
 /** The tables and chart of docs/statistics.md (letter groups, slices) a page has besides the others. */
 function statisticsIn(html: string): { tables: number; charts: number } {
   const page = readFileSync(html, 'utf8');
-  return { tables: (page.match(/data-table="(groups|slices)-/g) ?? []).length, charts: page.includes('id="chart-slices"') ? 1 : 0 };
+  // The statistics' tables and chart, and the cost table and chart of a run with timings.json (docs/rerank.md).
+  return {
+    tables: (page.match(/data-table="(groups|slices)-/g) ?? []).length + (page.includes('data-table="cost"') ? 1 : 0),
+    charts: (page.includes('id="chart-slices"') ? 1 : 0) + (page.includes('id="chart-cost"') ? 1 : 0),
+  };
 }
 const withStatistics = (html: string, tables: number, charts: number) => {
   const s = statisticsIn(html);
