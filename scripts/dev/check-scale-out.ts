@@ -1,19 +1,19 @@
 /**
  * The scale-out check, looped: a single-process `citebench run` against the same config split up as a cluster
  * splits it, every file compared (timings.json aside). Parts per round:
- *   store    `--stage prepare`, then `--stage encode --shard 0/2` and `1/2` at once: the embedding store's bytes
- *   cells    `--stage cells --shard 0/2` and `1/2` at once, shard 1 SIGKILLed mid-cell (a half-written run file
- *            left, test/cluster/fixtures/kill-mid-cell.mjs), then two `--worker`s at once, then a plain run: the
- *            results folder's bytes
+ *   cells    `--stage prepare`; `--stage encode --shard 0/2` and `1/2` at once; `--stage cells --shard 0/2` and
+ *            `1/2` at once, shard 1 SIGKILLed mid-cell (a half-written run file left,
+ *            test/cluster/fixtures/kill-mid-cell.mjs); two `--worker`s at once; a plain run: the results folder
+ *   store    that run's embedding store (the encode shards' chunks, to which the assembly's MDCR stage adds)
  *   worker   a fresh folder: `--stage prepare`, two `--worker`s at once straight away (each encodes what the
  *            plan searches, the same chunks at once), a plain run: the results folder and the store
- * The config is configs/ci.yaml (BM25 fixed and tuned, dataset, field and MDCR protocols) plus a random-weight
+ * The config is configs/ci.yaml without its tuned BM25 (fixed BM25, dataset, field and MDCR protocols) plus a random-weight
  * encoder: ../shared/models/tiny-scibert-random, its int8 export unless --fp32 (an int8 export quantises its
  * activations per batch, so an article's vector depends on which articles share its batch unless encoded alone).
  *
  *   node --import tsx scripts/dev/check-scale-out.ts [ROUNDS=5] [--fp32] [--model DIR] [--keep]
  *
- * Prints one line per round ("round 3: store identical, cells identical, worker identical") and a total; exits
+ * Prints one line per round ("round 3: cells identical, store identical, worker identical") and a total; exits
  * 1 when any part differed.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -75,11 +75,11 @@ const embeddings = (work: string) => join(work, 'embeddings');
 
 const root = mkdtempSync(join(tmpdir(), 'cb-scale-out-'));
 const cfg = join(root, 'ci-dense.yaml');
-writeFileSync(cfg, readFileSync(join(REPO, 'configs/ci.yaml'), 'utf8').replace(/^models:\n/m, `models:\n  tiny: { model: ${model}${fp32 ? '' : ', quantized: true'} }\n`));
+writeFileSync(cfg, readFileSync(join(REPO, 'configs/ci.yaml'), 'utf8').replace(/^  bm25-tuned:.*\n/m, '').replace(/^models:\n/m, `models:\n  tiny: { model: ${model}${fp32 ? '' : ', quantized: true'} }\n`));
 const at = (name: string) => ['--work', join(root, name, 'w'), '--results', join(root, name, 'r')];
 
 let failures = 0;
-const counts = { store: 0, cells: 0, worker: 0 };
+const counts = { cells: 0, store: 0, worker: 0 };
 try {
   for (let i = 1; i <= rounds; i++) {
     for (const d of ['single', 'staged', 'workers']) rmSync(join(root, d), { recursive: true, force: true });
@@ -89,7 +89,6 @@ try {
     const s = at('staged');
     await ok('prepare', run(['run', cfg, ...s, '--stage', 'prepare']));
     await Promise.all([0, 1].map((k) => ok(`encode ${k}/2`, run(['run', cfg, ...s, '--stage', 'encode', '--shard', `${k}/2`]))));
-    const store = diff(embeddings(join(root, 'single', 'w')), embeddings(join(root, 'staged', 'w')));
     const [, killed] = await Promise.all([
       ok('cells 0/2', run(['run', cfg, ...s, '--stage', 'cells', '--shard', '0/2', '--threads', '1'])),
       run(['run', cfg, ...s, '--stage', 'cells', '--shard', '1/2', '--threads', '1'], { KILL_AT_RUN_FILE: '2' }, KILL),
@@ -98,6 +97,8 @@ try {
     await Promise.all([1, 2].map((k) => ok(`worker ${k}`, run(['run', cfg, ...s, '--worker', '--threads', '1']))));
     await ok('staged assemble', run(['run', cfg, ...s]));
     const cells = diff(join(root, 'single', 'r'), join(root, 'staged', 'r'));
+    // After the assembly: MDCR adds its candidates to the chunks the encode shards wrote, in both runs.
+    const store = diff(embeddings(join(root, 'single', 'w')), embeddings(join(root, 'staged', 'w')));
 
     // Workers straight after prepare: both encode the plan's chunks at once, then search.
     const w = at('workers');
@@ -106,12 +107,12 @@ try {
     await ok('workers assemble', run(['run', cfg, ...w]));
     const worker = diff(join(root, 'single', 'r'), join(root, 'workers', 'r')) ?? diff(embeddings(join(root, 'single', 'w')), embeddings(join(root, 'workers', 'w')));
 
-    const parts = { store, cells, worker };
+    const parts = { cells, store, worker };
     for (const [k, v] of Object.entries(parts)) if (!v) counts[k as keyof typeof counts]++;
     if (Object.values(parts).some((v) => v)) failures++;
     console.log(`round ${i}: ${Object.entries(parts).map(([k, v]) => `${k} ${v ? `DIFFERS (${v})` : 'identical'}`).join(', ')}`);
   }
-  console.log(`${rounds - failures}/${rounds} rounds identical in every part (store ${counts.store}/${rounds}, cells ${counts.cells}/${rounds}, worker ${counts.worker}/${rounds}); model ${model}${fp32 ? '' : ' (int8)'}`);
+  console.log(`${rounds - failures}/${rounds} rounds identical in every part (cells ${counts.cells}/${rounds}, store ${counts.store}/${rounds}, worker ${counts.worker}/${rounds}); model ${model}${fp32 ? '' : ' (int8)'}`);
 } finally {
   if (args.includes('--keep')) console.log(`kept ${root}`);
   else rmSync(root, { recursive: true, force: true });
