@@ -6,6 +6,7 @@
 import { commands, type CommandEntry } from './cli/registry.ts';
 import { HelpRequested } from './cli/args.ts';
 import { CitebenchError } from './util/errors.ts';
+import { removeLiveTemps } from './util/atomic.ts';
 
 function topUsage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -69,6 +70,14 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   if (e.code === 'EPIPE') process.exit(0);
   throw e;
 });
+
+// Stopped (a cancelled SLURM task gets SIGTERM, Ctrl-C SIGINT): the temp files being written go with the process;
+// a file being written synchronously is finished first (the handler runs between calls). 128 + signal number.
+for (const [sig, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const)
+  process.once(sig, () => {
+    removeLiveTemps();
+    process.exit(code);
+  });
 
 main(process.argv.slice(2)).then(
   (code) => {

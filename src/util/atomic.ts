@@ -6,6 +6,21 @@ import { basename, dirname, join } from 'node:path';
 /** Temp-file suffix unique across the machines that share a folder (NFS): pids repeat between hosts. */
 const tmpSuffix = () => `.tmp-${hostname()}-${process.pid}`;
 
+/** Temp files and folders this process is writing now: removed when it is told to stop (removeLiveTemps). */
+const live = new Set<string>();
+
+/**
+ * Remove every temp file or folder this process has open (the CLI calls it on SIGTERM/SIGINT, e.g. a cancelled
+ * SLURM task, before it exits): a temp file dies with its writer. Only SIGKILL leaves one; sweepDeadTemps
+ * removes those. Returns how many were removed.
+ */
+export function removeLiveTemps(): number {
+  const n = live.size;
+  for (const p of live) rmSync(p, { recursive: true, force: true });
+  live.clear();
+  return n;
+}
+
 /**
  * Write a file so that a reader never sees it half-written: write to a sibling temp file, fsync, rename.
  * A kill mid-write leaves the old file (or none) plus a `.tmp-*` file that the next write replaces.
@@ -14,7 +29,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array | ArrayB
   mkdirSync(dirname(path), { recursive: true });
   const tmp = path + tmpSuffix();
   writeTmp(tmp, data);
-  renameSync(tmp, path);
+  renameLive(tmp, path);
 }
 
 /**
@@ -25,7 +40,7 @@ export function writeFileAtomicWith(path: string, produce: (write: (chunk: Uint8
   mkdirSync(dirname(path), { recursive: true });
   const tmp = path + tmpSuffix();
   writeTmpWith(tmp, produce);
-  renameSync(tmp, path);
+  renameLive(tmp, path);
 }
 
 /**
@@ -43,7 +58,13 @@ export async function writeFileAtomicAsync(path: string, produce: (write: (chunk
     throw e;
   }
   t.finish();
+  renameLive(tmp, path);
+}
+
+/** Commit a temp file: it is no longer this process's to remove. */
+function renameLive(tmp: string, path: string): void {
   renameSync(tmp, path);
+  live.delete(tmp);
 }
 
 /**
@@ -63,6 +84,7 @@ export function createFileExclusive(path: string, data: string): { created: bool
     return { created: false, content: readFileSync(path, 'utf8') };
   } finally {
     rmSync(tmp, { force: true });
+    live.delete(tmp);
   }
 }
 
@@ -91,10 +113,12 @@ function writeTmpWith(tmp: string, produce: (write: (chunk: Uint8Array) => void)
 
 /** A temp file open for writing: `finish` fsyncs and closes it; on any error (fsync's too) it is removed. */
 function openTmp(tmp: string): { write: (chunk: Uint8Array) => void; finish: () => void; abandon: () => void } {
+  live.add(tmp);
   const fd = openSync(tmp, 'w');
   const abandon = () => {
     closeSync(fd);
     rmSync(tmp, { force: true });
+    live.delete(tmp);
   };
   return {
     write: (b) => writeAllSync(fd, b),
@@ -137,6 +161,7 @@ export function tmpDirFor(path: string): string {
     const pid = Number(n.slice(prefix.length));
     if (n.startsWith(prefix) && Number.isInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid)) rmSync(join(parent, n), { recursive: true, force: true });
   }
+  live.add(path + tmpSuffix());
   return path + tmpSuffix();
 }
 
@@ -172,5 +197,5 @@ export function sweepDeadTemps(dir: string): number {
 /** Atomically replace a whole directory's contents: build in `${dir}.tmp-*`, then swap. */
 export function commitDirectory(tmpDir: string, finalDir: string): void {
   rmSync(finalDir, { recursive: true, force: true });
-  renameSync(tmpDir, finalDir);
+  renameLive(tmpDir, finalDir);
 }

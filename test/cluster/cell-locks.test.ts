@@ -51,14 +51,49 @@ test('lock files: O_EXCL, live holder kept, dead pid on this host and missing he
   }
 });
 
-function run(args: string[]): Promise<{ code: number | null; err: string }> {
+function run(args: string[], env: Record<string, string> = {}, preload: string[] = []): Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }> {
   return new Promise((done) => {
-    const p = spawn(process.execPath, cliArgv(['run', CI, ...args]), { stdio: ['ignore', 'ignore', 'pipe'] });
+    const p = spawn(process.execPath, [...preload.flatMap((f) => ['--import', f]), ...cliArgv(['run', CI, ...args])], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
     let err = '';
     p.stderr.on('data', (d) => (err += d));
-    p.on('close', (code) => done({ code, err }));
+    p.on('close', (code, signal) => done({ code, signal, err }));
   });
 }
+
+/** Temp files (NAME.tmp-HOST-PID) anywhere under `dir`. */
+function temps(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((f) => /\.tmp-/.test(f));
+}
+
+const KILL = new URL('./fixtures/kill-mid-cell.mjs', import.meta.url).pathname;
+
+test('a cells task stopped mid-cell: SIGTERM takes its temp file with it, SIGKILL leaves one the final run sweeps; the results = one process', { timeout: 240_000 }, async () => {
+  const root = mkdtempSync(join(tmpdir(), 'cb-killed-'));
+  try {
+    const local = await run(['--work', join(root, 'w1'), '--results', join(root, 'r1')]);
+    assert.equal(local.code, 0, local.err);
+    const work = ['--work', join(root, 'w2'), '--results', join(root, 'r2')];
+    let r = await run([...work, '--stage', 'prepare']);
+    assert.equal(r.code, 0, r.err);
+    // As scancel stops a running task: SIGTERM while a run file is being written. It exits 143, leaving no temp file.
+    r = await run([...work, '--stage', 'cells', '--shard', '0/2'], { KILL_AT_RUN_FILE: '2', KILL_SIGNAL: 'SIGTERM' }, [KILL]);
+    assert.equal(r.code, 143, r.err);
+    assert.deepEqual(temps(join(root, 'r2')), [], 'a temp file outlived the SIGTERMed task');
+    // SIGKILL (scancel after KillWait) cannot be caught: its half-written run file stays until the final run.
+    r = await run([...work, '--stage', 'cells', '--shard', '1/2'], { KILL_AT_RUN_FILE: '2' }, [KILL]);
+    assert.equal(r.signal, 'SIGKILL', r.err);
+    assert.equal(temps(join(root, 'r2')).length, 1);
+    r = await run(work);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.err, /removed 1 temp file\(s\) left by killed processes/);
+    const want = tree(join(root, 'r1'));
+    const got = tree(join(root, 'r2'));
+    assert.deepEqual([...got.keys()], [...want.keys()], 'same files: no temp file, no lock left');
+    for (const [f, bytes] of want) assert.ok(bytes.equals(got.get(f)!), `${f} differs`);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
 
 
 test('citebench run --worker: two workers share one results folder (a stale lock taken over, a live one skipped), the final run assembles the bytes of one process', { timeout: 240_000 }, async () => {

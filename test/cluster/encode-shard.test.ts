@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
@@ -77,6 +77,37 @@ test('encode --shard: two shards at once on one store, a third killed and resume
     r = cli(enc(sharded, '--shard', '3/3'));
     assert.equal(r.code, 2);
     assert.match(r.err, /--shard must be I\/N with 0 ≤ I < N/);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('an int8 model that quantises activations at run time: a chunk filled in two calls, or with 2 threads, = one call, byte for byte', { skip, timeout: 180_000 }, async () => {
+  const { usesDynamicQuantization } = await import('../../src/retrieval/dense/encoder.ts');
+  const root = mkdtempSync(join(tmpdir(), 'cb-encode-int8-'));
+  try {
+    // The tiny model with its int8 export only (as the BERT-base-shaped shared model is): loaded by default.
+    const int8 = join(root, 'int8');
+    cpSync(TINY, int8, { recursive: true });
+    rmSync(join(int8, 'onnx', 'model.onnx'));
+    assert.equal(usesDynamicQuantization(join(int8, 'onnx', 'model_quantized.onnx')), true);
+    assert.equal(usesDynamicQuantization(join(TINY, 'onnx', 'model.onnx')), false);
+    const store = join(root, 'store');
+    assert.equal(cli(['corpus', 'build', '--input', S2ORC, '--out', store, '--no-prefilter']).code, 0);
+    const { CorpusStore } = await import('../../src/corpus/store.ts');
+    const c = CorpusStore.open(store);
+    // Every other article first, then all 64 of chunk 0: the second call encodes the rest beside other articles.
+    writeFileSync(join(root, 'odd.txt'), Array.from({ length: 32 }, (_, i) => c.id(2 * i + 1)).join('\n') + '\n');
+    writeFileSync(join(root, 'all.txt'), Array.from({ length: 64 }, (_, i) => c.id(i)).join('\n') + '\n');
+    c.close();
+    const enc = (out: string, ids: string, threads: string) => ['encode', '--model', int8, '--corpus', store, '--out', join(root, out), '--ids', join(root, ids), '--chunk', '64', '--threads', threads];
+    for (const args of [enc('two', 'odd.txt', '1'), enc('two', 'all.txt', '1'), enc('one', 'all.txt', '2')]) {
+      const r = cli(args);
+      assert.equal(r.code, 0, r.err);
+    }
+    const one = readFileSync(join(root, 'one', 'chunk-000000.bin'));
+    assert.equal(one.readUInt32LE(24), 64, 'chunk 0 holds 64 articles');
+    assert.ok(one.equals(readFileSync(join(root, 'two', 'chunk-000000.bin'))), 'vectors depend on the batch or the threads');
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -1,6 +1,6 @@
 // A real single-node SLURM cluster (scripts/slurm-local.sh: munged + slurmctld + slurmd, proctrack/linuxproc):
 // `citebench slurm --submit` runs a small config (configs/ci.yaml's BM25 models plus a tiny random-weight
-// encoder) as array jobs with two tasks at once; one cells task is cancelled and resubmitted; the results
+// encoder) as array jobs with two tasks at once; one cells task is cancelled while it runs and resubmitted; the results
 // folder equals a local `citebench run` byte for byte. Skips where slurm is not installed or not root.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -57,9 +57,6 @@ test('SLURM: citebench slurm --submit on a single-node cluster (array jobs, 2 ta
     assert.equal(sub.code, 0, sub.err);
     const jobs = Object.fromEntries([...sub.out.matchAll(/^(\w+): job (\d+)/gm)].map((m) => [m[1], m[2]]));
     assert.deepEqual(Object.keys(jobs), dense ? ['prepare', 'encode', 'cells', 'assemble'] : ['prepare', 'cells', 'assemble']);
-    // Cells task 1 is cancelled while it waits on its dependency; assemble (afterok) can then never run.
-    assert.equal(sh(`scancel ${jobs.cells}_1`).status, 0);
-
     const queue = () => sh('squeue -h -o "%i %T %r"').stdout.trim();
     const logs = () => readdirSync(join(root, 'jobs', 'logs')).map((f) => `--- ${f}\n${readFileSync(join(root, 'jobs', 'logs', f), 'utf8')}`).join('\n');
     // Generous waits (and the cluster's watchdog above, 1150 s, inside the test's timeout): on a loaded 2-core CI
@@ -71,6 +68,10 @@ test('SLURM: citebench slurm --submit on a single-node cluster (array jobs, 2 ta
         await sleep(300);
       }
     };
+    // Cells task 1 is cancelled while it runs (scancel: SIGTERM, SIGKILL after KillWait), as a task is lost on a
+    // cluster; assemble (afterok) can then never run. What it was writing must not reach the results.
+    await waitFor('cells task 1 to run', (q) => new RegExp(`^${jobs.cells}_1 RUNNING`, 'm').test(q));
+    assert.equal(sh(`scancel ${jobs.cells}_1`).status, 0);
     await waitFor('the cells tasks 0 and 2 to end', (q) => !q.split('\n').some((l) => l.startsWith(`${jobs.cells}_`) && !/^\S+ \S+ DependencyNeverSatisfied/.test(l)) && q.includes(jobs.assemble));
     // Its dependency includes the cancelled task: still pending (reason Dependency or DependencyNeverSatisfied).
     assert.match(queue(), new RegExp(`^${jobs.assemble} PENDING Dependency`, 'm'));

@@ -11,7 +11,7 @@ import * as ort from 'onnxruntime-node';
 import { buildEncoderGraph, readEncoderConfig } from '../../src/retrieval/dense/encoder-graph/index.ts';
 import { readCheckpoint } from '../../src/retrieval/dense/checkpoint/index.ts';
 import { CONVERT_CACHE, convertCheckpoint } from '../../src/retrieval/dense/convert.ts';
-import { createSession } from '../../src/retrieval/dense/encoder.ts';
+import { createSession, usesDynamicQuantization } from '../../src/retrieval/dense/encoder.ts';
 import { quantizeInt8Symmetric, quantizeUint8Asymmetric } from '../../src/retrieval/dense/quantize.ts';
 import { oneLine } from './encoder-graph-fixtures.ts';
 
@@ -263,6 +263,9 @@ test('convert --quantize: model_quantized.onnx beside model.onnx, close to PyTor
   assert.ok(statSync(int8).size < statSync(fp32).size * 0.65, `int8 weights: ${statSync(int8).size} vs ${statSync(fp32).size} bytes`);
   assert.equal(convertCheckpoint(dir, { quantize: true, log: (l) => logs.push(l) }), int8);
   assert.equal(logs.length, 1);
+  // Activations quantised at run time: the encoder then encodes each article alone (its vector is the batch's otherwise).
+  assert.equal(usesDynamicQuantization(int8), true);
+  assert.equal(usesDynamicQuantization(fp32), false);
   const session = await createSession(int8, { threads: 1 });
   const b = expected('bertmodel-f32').batch;
   const r = await run(session, b.input_ids, b.token_type_ids, b.attention_mask);

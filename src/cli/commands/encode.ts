@@ -23,7 +23,8 @@ model and role; --ids runs add only what is missing).
   --corpus STORE   corpus store folder (citebench corpus build)
   --ids FILE       paper ids to encode, one per line (default: the whole corpus)
   --out EMB_DIR    embedding store folder (default: data/embeddings/<corpus folder>/<model>-<12 hex of its fingerprint>)
-  --batch N        articles per forward pass (default 16; texts are length-sorted within a chunk)
+  --batch N        articles per forward pass (default 16; texts are length-sorted within a chunk; an int8
+                   model that quantises activations at run time encodes each article alone)
   --fp16           store float16 (half the disk; searches widen to float32)
   --chunk N        articles per chunk file (default ${DEFAULT_CHUNK_SIZE}); fixed when the store is created
   --role R         document (default: pool and candidate articles) | query: which prompt the articles get. A model

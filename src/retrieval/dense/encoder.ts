@@ -3,10 +3,13 @@
  * directly for the forward pass (no pipeline overhead, explicit threads), and the model's pooling (pooling.ts, or
  * ASPIRE's sentence vectors). An article is encoded in a role — query or document — with that role's prompt in
  * front of its text (prompts.ts). Texts are sorted by token length inside each call so batches carry little
- * padding; results come back in input order. Batch composition does not change results beyond float rounding
- * (attention masks exclude padding).
+ * padding; results come back in input order. A float model's vector does not depend on the articles beside it in a
+ * batch (attention masks exclude padding; measured bit-identical). An int8 export that quantises its activations
+ * at run time (DynamicQuantizeLinear: one scale per batch tensor, padding rows included) would make it depend on
+ * them, i.e. on how the work was split into calls, processes and shards: such a model encodes each article alone
+ * (on CPU also the faster way for int8: no padding).
  */
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -47,7 +50,7 @@ export interface ArticleEncoder {
 }
 
 export interface EncoderOptions {
-  /** Articles per forward pass (default 16). */
+  /** Articles per forward pass (default 16; 1 for a model that quantises activations at run time: usesDynamicQuantization). */
   batchSize?: number;
   /** onnxruntime intra-op threads (default: all cores). */
   threads?: number;
@@ -113,6 +116,33 @@ export async function createSession(onnxFile: string, opts: Pick<EncoderOptions,
   }
 }
 
+/**
+ * Whether an ONNX graph quantises activations at run time (a `DynamicQuantizeLinear` node, as optimum's and
+ * onnxruntime's dynamic int8 quantisation and citebench's own int8 conversion write): its outputs for one row
+ * then depend on the other rows of the batch. Found by the op type's bytes in the file (protobuf stores it as
+ * plain text; external weights live in other files), read in slices until found.
+ */
+export function usesDynamicQuantization(onnxFile: string): boolean {
+  const needle = Buffer.from('DynamicQuantizeLinear');
+  const slice = 8 << 20;
+  const buf = Buffer.alloc(slice + needle.length);
+  const fd = openSync(onnxFile, 'r');
+  try {
+    let kept = 0; // the tail of the previous slice, so a name split across two slices is still found
+    for (let pos = 0; ; ) {
+      const n = readSync(fd, buf, kept, slice, pos);
+      if (n === 0) return false;
+      const end = kept + n;
+      if (buf.subarray(0, end).includes(needle)) return true;
+      pos += n;
+      kept = Math.min(needle.length - 1, end);
+      buf.copy(buf, 0, end - kept, end);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export class Encoder {
   /** Dimensions of an article vector. */
   readonly dim: number;
@@ -144,7 +174,7 @@ export class Encoder {
         `${model.onnxFile}: ONNX output '${output}' missing (has ${session.outputNames.join(', ')})` +
           (output === 'mean_hidden_states' ? `; export it with all-layer means or use --layers last` : ''),
       );
-    return new Encoder(model, tokenizer, session, opts.batchSize ?? 16, output);
+    return new Encoder(model, tokenizer, session, usesDynamicQuantization(model.onnxFile) ? 1 : (opts.batchSize ?? 16), output);
   }
 
   /**
