@@ -2,7 +2,7 @@
  * Reading JSON files given by users (configs' side files, MDCR benchmarks and scores, results folders): a syntax
  * error is one line naming the file, line and column, never a stack trace.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { InputError } from './errors.ts';
 
 /** Parse a JSON file; a syntax error names the file, line and column. */
@@ -18,6 +18,18 @@ export function readJsonFile(path: string): unknown {
     const col = p - before.lastIndexOf('\n');
     throw new InputError(path, line, undefined, `malformed JSON at column ${col}: ${(e as Error).message.split('\n')[0]}`);
   }
+}
+
+/** A JSON file that must hold an object (a model folder's config.json…); anything else is one line naming the file. */
+export function readJsonObject(path: string): Record<string, unknown> {
+  const v = readJsonFile(path);
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new InputError(path, undefined, undefined, 'must be a JSON object');
+  return v as Record<string, unknown>;
+}
+
+/** readJsonObject, or undefined when the file is absent. */
+export function readJsonObjectIf(path: string): Record<string, unknown> | undefined {
+  return existsSync(path) ? readJsonObject(path) : undefined;
 }
 
 /** Offset of the first JSON syntax error in text (a small recursive-descent scan; the error path only). */

@@ -179,7 +179,7 @@ test('errors: bad vocab.txt and configs give one line naming the file, line or f
     /^m\/vocab\.txt \[tokenizer_config\.json added_tokens_decoder\.7\]: "<new>" is not this vocabulary's special token 7/,
   );
   const bad = (files: Record<string, string | Uint8Array>) => () => bertTokenizerFromVocab(folder({ 'vocab.txt': '[UNK]\n[CLS]\n[SEP]\n', ...files }));
-  err(bad({ 'tokenizer_config.json': '{"do_lower_case": tru' }), /tokenizer_config\.json: not valid JSON/);
+  err(bad({ 'tokenizer_config.json': '{"do_lower_case": tru' }), /tokenizer_config\.json:1: malformed JSON at column 19/);
   err(bad({ 'tokenizer_config.json': '[1]' }), /tokenizer_config\.json: must be a JSON object/);
   err(bad({ 'added_tokens.json': '{"<x>": 3}' }), /added_tokens\.json: added tokens are not supported/);
   err(bad({ 'vocab.txt': new Uint8Array([0x5b, 0xff, 0x0a]) }), /vocab\.txt: not valid UTF-8/);

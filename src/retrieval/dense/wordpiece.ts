@@ -10,6 +10,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CitebenchError, InputError } from '../../util/errors.ts';
+import { readJsonObjectIf } from '../../util/json.ts';
 
 /** What transformers' BertTokenizer takes from tokenizer_config.json (and special_tokens_map.json), defaults filled. */
 export interface BertTokenizerConfig {
@@ -82,17 +83,6 @@ const ADDED_FILE = 'added_tokens.json';
 
 const NO_SUPPORT = 'the vocab.txt route builds plain BERT WordPiece tokenizers only; give the folder a tokenizer.json';
 
-function readJsonObject(path: string): Record<string, unknown> | undefined {
-  if (!existsSync(path)) return undefined;
-  let v: unknown;
-  try {
-    v = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (e) {
-    throw new InputError(path, undefined, undefined, `not valid JSON (${(e as Error).message})`);
-  }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new InputError(path, undefined, undefined, 'must be a JSON object');
-  return v as Record<string, unknown>;
-}
 
 /** A special token as a tokenizer config writes it: a string, or an AddedToken object with `content`. */
 function tokenName(v: unknown, where: string, field: string): string | undefined {
@@ -117,12 +107,12 @@ function tokenName(v: unknown, where: string, field: string): string | undefined
 export function readTokenizerConfig(dir: string): { config: BertTokenizerConfig; files: string[] } {
   const files: string[] = [];
   const cfgPath = join(dir, CONFIG_FILE);
-  const raw = readJsonObject(cfgPath);
+  const raw = readJsonObjectIf(cfgPath);
   if (raw) files.push(cfgPath);
   const merged: Record<string, unknown> = { ...raw };
   if (!raw || !('added_tokens_decoder' in raw)) {
     const mapPath = join(dir, MAP_FILE);
-    const map = readJsonObject(mapPath);
+    const map = readJsonObjectIf(mapPath);
     if (map) {
       files.push(mapPath);
       for (const [k, v] of Object.entries(map)) {
@@ -131,7 +121,7 @@ export function readTokenizerConfig(dir: string): { config: BertTokenizerConfig;
       }
     }
     const addedPath = join(dir, ADDED_FILE);
-    const added = readJsonObject(addedPath);
+    const added = readJsonObjectIf(addedPath);
     if (added) {
       files.push(addedPath);
       if (Object.keys(added).length > 0) throw new InputError(addedPath, undefined, undefined, `added tokens are not supported: ${NO_SUPPORT}`);

@@ -22,6 +22,7 @@ import { Interpreter, Template } from '@huggingface/jinja';
 import * as ort from 'onnxruntime-node';
 import { CitebenchError, InputError } from '../../util/errors.ts';
 import { sha256 } from '../../util/identity.ts';
+import { readJsonObject } from '../../util/json.ts';
 import { convertCheckpoint } from '../dense/convert.ts';
 import { createSession, tensorFloats, type Device } from '../dense/encoder.ts';
 import { fileContentHash } from '../dense/file-hash.ts';
@@ -51,21 +52,11 @@ export type CausalRerankerForm = 'logit-score' | 'qwen3-reranker';
 
 type Json = Record<string, unknown>;
 
-function readJson(path: string): Json {
-  let v: unknown;
-  try {
-    v = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (e) {
-    throw new InputError(path, undefined, undefined, `cannot read it (${(e as Error).message})`);
-  }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new InputError(path, undefined, undefined, 'not a JSON object');
-  return v as Json;
-}
 
 /** `true_token_id` and `false_token_id` of a LogitScore module's config.json. */
 function readLogitScore(file: string): { trueId: number; falseId: number | undefined } {
   if (!existsSync(file)) throw new CitebenchError(`${file}: missing (the LogitScore module's true_token_id and false_token_id)`);
-  const c = readJson(file);
+  const c = readJsonObject(file);
   const id = (key: string, nullable: boolean): number | undefined => {
     const v = c[key];
     if (nullable && (v === null || v === undefined)) return undefined;
@@ -126,7 +117,7 @@ function readCeFolder(dir: string): CeFolder | undefined {
   const ids = readLogitScore(scoreFile);
   const files = [modulesFile, scoreFile];
   const stFile = join(dir, 'config_sentence_transformers.json');
-  const st = existsSync(stFile) ? readJson(stFile) : {};
+  const st = existsSync(stFile) ? readJsonObject(stFile) : {};
   if (existsSync(stFile)) files.push(stFile);
   const activation = activationOf(stFile, st.activation_fn);
   const prompts = st.prompts && typeof st.prompts === 'object' ? (st.prompts as Json) : {};
@@ -137,7 +128,7 @@ function readCeFolder(dir: string): CeFolder | undefined {
     defaultPrompt = prompts[dpn] as string;
   }
   const sbFile = join(transformerDir, 'sentence_bert_config.json');
-  const sb = existsSync(sbFile) ? readJson(sbFile) : {};
+  const sb = existsSync(sbFile) ? readJsonObject(sbFile) : {};
   if (existsSync(sbFile)) files.push(sbFile);
   if (sb.transformer_task !== undefined && sb.transformer_task !== 'text-generation')
     throw new InputError(sbFile, undefined, 'transformer_task', `${JSON.stringify(sb.transformer_task)}: a LogitScore CrossEncoder reads a causal LM ("text-generation")`);
@@ -170,7 +161,7 @@ export function causalRerankerForm(dir: string): CausalRerankerForm {
   if (existsSync(join(dir, 'modules.json'))) return 'logit-score';
   const cfg = join(dir, 'config.json');
   if (!existsSync(cfg)) throw new CitebenchError(`${dir}: no config.json (a causal-LM reranker folder holds the model's config.json and weights)`);
-  const arch = readJson(cfg).architectures;
+  const arch = readJsonObject(cfg).architectures;
   if (!Array.isArray(arch) || !arch.some((a) => typeof a === 'string' && a.endsWith('ForCausalLM')))
     throw new InputError(cfg, undefined, 'architectures', `${JSON.stringify(arch)}: a bare reranker folder is a *ForCausalLM checkpoint (Qwen3-Reranker's recipe)`);
   return 'qwen3-reranker';
@@ -196,7 +187,7 @@ function chatTemplateOf(dir: string): { source: string; file: string } {
   const jinja = join(dir, 'chat_template.jinja');
   if (existsSync(jinja)) return { source: readFileSync(jinja, 'utf8'), file: jinja };
   const cfgFile = join(dir, 'tokenizer_config.json');
-  const t = existsSync(cfgFile) ? readJson(cfgFile).chat_template : undefined;
+  const t = existsSync(cfgFile) ? readJsonObject(cfgFile).chat_template : undefined;
   if (typeof t === 'string') return { source: t, file: cfgFile };
   if (Array.isArray(t)) {
     const d = t.find((x) => x && typeof x === 'object' && (x as Json).name === 'default') as Json | undefined;
@@ -209,7 +200,7 @@ function chatTemplateOf(dir: string): { source: string; file: string } {
 export function chatTemplateVariables(dir: string): Json {
   const out: Json = {};
   const text = (v: unknown) => (typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as Json).content === 'string' ? ((v as Json).content as string) : undefined);
-  const sources = [join(dir, 'special_tokens_map.json'), join(dir, 'tokenizer_config.json')].filter((f) => existsSync(f)).map(readJson);
+  const sources = [join(dir, 'special_tokens_map.json'), join(dir, 'tokenizer_config.json')].filter((f) => existsSync(f)).map((f) => readJsonObject(f));
   for (const key of ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'])
     for (const s of sources) {
       const t = text(s[key]);
@@ -368,7 +359,7 @@ export async function loadCausalReranker(dir: string, opts: RerankerOptions): Pr
   const tok = loadArticleTokenizer(tdir);
   const tokCfg = join(tdir, 'tokenizer_config.json');
   // Both recipes cut the text's end (transformers' default truncation side); a left-truncating tokenizer would cut the prompt's frame.
-  if (existsSync(tokCfg) && readJson(tokCfg).truncation_side === 'left') throw new InputError(tokCfg, undefined, 'truncation_side', '"left": citebench truncates prompts on the right, as transformers does by default');
+  if (existsSync(tokCfg) && readJsonObject(tokCfg).truncation_side === 'left') throw new InputError(tokCfg, undefined, 'truncation_side', '"left": citebench truncates prompts on the right, as transformers does by default');
   if (opts.batchSize !== undefined && (!Number.isInteger(opts.batchSize) || opts.batchSize < 1)) throw new CitebenchError(`batch size must be a positive integer, got ${opts.batchSize}`);
   let prompt: Prompt;
   let tokenIds: number[];

@@ -16,6 +16,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { sha256 } from '../../util/identity.ts';
+import { readJsonObjectIf } from '../../util/json.ts';
 import { CitebenchError, InputError } from '../../util/errors.ts';
 import { checkpointFiles } from '../dense/checkpoint/index.ts';
 import { convertCheckpoint } from '../dense/convert.ts';
@@ -36,17 +37,6 @@ const MODULES = 'modules.json';
 const ST_CONFIG = 'config_sentence_transformers.json';
 const TRANSFORMER_CONFIG = 'sentence_bert_config.json';
 
-function readJsonIf(path: string): Record<string, unknown> | undefined {
-  if (!existsSync(path)) return undefined;
-  let v: unknown;
-  try {
-    v = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (e) {
-    throw new InputError(path, undefined, undefined, `not valid JSON (${(e as Error).message})`);
-  }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new InputError(path, undefined, undefined, 'must be a JSON object');
-  return v as Record<string, unknown>;
-}
 
 /** A CrossEncoder folder's modules: the Transformer's folder, and whether a LogitScore module follows (a causal LM). */
 function readModules(dir: string): { transformerDir: string; logitScore: boolean; files: string[] } | undefined {
@@ -99,10 +89,10 @@ export async function loadReranker(nameOrDir: string, opts: RerankerOptions = {}
   const modules = readModules(dir);
   const tdir = modules?.transformerDir ?? dir;
   const configPath = join(tdir, 'config.json');
-  const config = readJsonIf(configPath);
+  const config = readJsonObjectIf(configPath);
   if (!config) throw new CitebenchError(`${dir}: no config.json${modules ? ` in the Transformer module's folder ${tdir}` : ''}: not a model folder`);
   const tcfgPath = join(tdir, TRANSFORMER_CONFIG);
-  const tcfg = readJsonIf(tcfgPath);
+  const tcfg = readJsonObjectIf(tcfgPath);
   const arch = Array.isArray(config.architectures) ? config.architectures.map(String) : [];
   if (at.known?.kind === 'causal-lm' || modules?.logitScore || tcfg?.transformer_task === 'text-generation' || arch.some((a) => a.endsWith('ForCausalLM')))
     return loadCausalReranker(dir, { ...opts, maxLength: opts.maxLength ?? at.known?.maxLength });
@@ -110,7 +100,7 @@ export async function loadReranker(nameOrDir: string, opts: RerankerOptions = {}
   if (tcfg?.transformer_task !== undefined && tcfg.transformer_task !== 'sequence-classification')
     throw new InputError(tcfgPath, undefined, 'transformer_task', `${JSON.stringify(tcfg.transformer_task)}: a reranker is a sequence-classification or text-generation Transformer`);
   const stConfigPath = join(dir, ST_CONFIG);
-  const stConfig = readJsonIf(stConfigPath);
+  const stConfig = readJsonObjectIf(stConfigPath);
   if (stConfig && stConfig.model_type !== undefined && stConfig.model_type !== 'CrossEncoder')
     throw new InputError(stConfigPath, undefined, 'model_type', `${JSON.stringify(stConfig.model_type)}: not a CrossEncoder folder (an embedding model is an encoder: --model)`);
 
@@ -136,7 +126,7 @@ export async function loadReranker(nameOrDir: string, opts: RerankerOptions = {}
     (numLabels === 1 ? 'Sigmoid' : 'Identity');
 
   // Length: the option, the card's, max_seq_length, else model_max_length capped by max_position_embeddings.
-  const tokCfg = readJsonIf(join(tdir, 'tokenizer_config.json'));
+  const tokCfg = readJsonObjectIf(join(tdir, 'tokenizer_config.json'));
   const modelMax = positiveInt(tokCfg?.model_max_length);
   const folderMax = positiveInt(tcfg?.max_seq_length) ?? Math.min(modelMax !== undefined && modelMax < 1e29 ? modelMax : Infinity, positiveInt(config.max_position_embeddings) ?? Infinity);
   let maxLength = opts.maxLength ?? at.known?.maxLength ?? (Number.isFinite(folderMax) ? folderMax : 512);
