@@ -17,10 +17,11 @@
  * 1 when any part differed.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tree } from '../../test/helpers/files.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(REPO, 'src/cli.ts');
@@ -48,17 +49,6 @@ async function ok(what: string, p: Promise<{ code: number | null; err: string }>
   if (r.code !== 0) throw new Error(`${what} failed (${r.code}):\n${r.err.slice(-3000)}`);
 }
 
-function tree(dir: string): Map<string, Buffer> {
-  const out = new Map<string, Buffer>();
-  (function walk(d: string) {
-    for (const f of readdirSync(d).sort()) {
-      const p = join(d, f);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (f !== 'timings.json') out.set(relative(dir, p), readFileSync(p));
-    }
-  })(dir);
-  return out;
-}
 
 /** undefined when identical, else what differs (files only on one side, files with other bytes). */
 function diff(a: string, b: string): string | undefined {

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { abbreviated, base, HTML_FONT, HTML_WIDTH, modelLegend, modelScales, shortNames, type Chart, type ChartLayout } from './charts.ts';
-import { paperOrder } from './report-tables.ts';
+import { noteOf, paperOrder } from './report-tables.ts';
 import { meanOverRepeats, type CellCost, type ResultsIndex, type TimingsRecord } from './results.ts';
 import { fmtValue, poolLabel, type ReportTable, type TextCell } from './tables.ts';
 
@@ -83,6 +83,7 @@ export function costTable(r: ResultsIndex, t: TimingsRecord | undefined): Report
     columns: [measure, ...stages.map((s) => `${s} ms/q`), 'total ms/q', 'pairs/s'],
     rows: rows.map((x) => ({
       label: x.model,
+      note: noteOf(r, x.model),
       cells: [num(fmtValue(x.quality)), ...stages.map((s) => num(ms(x.perQuery[s]))), num(ms(x.total)), num(x.pairsPerSecond === undefined ? '–' : x.pairsPerSecond.toFixed(1))],
     })),
   };

@@ -37,7 +37,7 @@ function paperMeasure(m: string): 'MAP' | 'nDCG' | 'R@30' | undefined {
   return (['MAP', 'nDCG', 'R@30'] as const).find((x) => x.toLowerCase() === m.toLowerCase());
 }
 
-function noteOf(r: ResultsIndex, model: string): string | undefined {
+export function noteOf(r: ResultsIndex, model: string): string | undefined {
   const m = r.models.find((x) => x.name === model);
   return weightsNote(m?.weights);
 }
