@@ -6,6 +6,11 @@
       "cflags_cc": ["-O3", "-ffp-contract=off", "-fno-fast-math"],
       "xcode_settings": { "OTHER_CPLUSPLUSFLAGS": ["-O3", "-ffp-contract=off"] },
       "msvs_settings": { "VCCLCompilerTool": { "FloatingPointModel": 0 } }
+    },
+    {
+      "target_name": "citebench_mapped_file",
+      "sources": ["native/mapped-file.cc"],
+      "cflags_cc": ["-O2"]
     }
   ]
 }

@@ -4,10 +4,13 @@
 // the file-processing commands (LIGHT_COMMANDS there: `eval` above all) without registering tsx — tsx's loader
 // thread costs ≈ 0.3 s and ≈ 36 MB on every start. dist/inputs.json lists the sources it was built from: the
 // binary uses dist only while none of them is newer than the build, and runs the sources through tsx otherwise.
-// Every command runs from dist (their worker modules found beside the sources): the tests start the commands they
-// only need to run from it (test/helpers/cli.ts), about a second of CPU less per process than through tsx.
+// Every command runs from dist, and so do their worker threads and child processes: each module that
+// src/util/ts-worker.ts starts (found below by its `new URL('./x.ts', import.meta.url)`) is an entry point of its
+// own, dist/worker-<path under src, '/' as '.'>.js (in dist's top folder with every chunk, where the
+// import.meta.url rewriting below expects them), which ts-worker.ts picks when it runs from dist. The tests start the
+// commands the same way (test/helpers/cli.ts), about a second of CPU less per process than through tsx.
 // A failed build is not a failed install (the binary then always runs the sources).
-import { mkdirSync, readFileSync, rmSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -33,6 +36,23 @@ function sourceUrls(outdir) {
   };
 }
 
+/** Source files under src/ (paths relative to the package root). */
+function sourceFiles(dir = 'src') {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(`${dir}/${e.name}`) : e.name.endsWith('.ts') ? [`${dir}/${e.name}`] : []);
+}
+
+/** The worker modules: every `tsWorker(new URL('./x.ts', import.meta.url)` / `tsFork(…)` target under src/. */
+export function workerModules() {
+  const found = new Set();
+  for (const file of sourceFiles()) {
+    for (const m of readFileSync(join(root, file), 'utf8').matchAll(/ts(?:Worker|Fork)\(new URL\('(\.{1,2}\/[\w./-]+\.ts)', import\.meta\.url\)/g)) {
+      found.add(relative(root, join(root, file, '..', m[1])).split(sep).join('/'));
+    }
+  }
+  return [...found].sort();
+}
+
 /** Build dist into `outdir` (default: the package's dist/); returns the sources it was built from and esbuild's metafile. */
 export async function buildCli(outdir = join(root, 'dist')) {
   const esbuild = await import('esbuild');
@@ -41,7 +61,12 @@ export async function buildCli(outdir = join(root, 'dist')) {
   try {
     const result = await esbuild.build({
       absWorkingDir: root,
-      entryPoints: ['src/cli.ts'],
+      entryPoints: [
+        'src/cli.ts',
+        ...workerModules().map((p) => ({ in: p, out: `worker-${p.slice('src/'.length, -'.ts'.length).replaceAll('/', '.')}` })),
+      ],
+      // Every file knows its own URL: ts-worker.ts finds the compiled workers from it (it is undefined in the sources).
+      banner: { js: 'const __citebenchChunkUrl = import.meta.url;' },
       bundle: true,
       splitting: true, // one chunk per command: a command loads only its own code, as with the sources
       format: 'esm',

@@ -6,8 +6,9 @@
  *                                       [--ts-kernel] [--repeat R]
  *
  * 1. a synthetic corpus of N articles (citebench synth + corpus build --no-prefilter, reused when present)
- * 2. citebench bm25 index, then bm25 search of Q title+abstract queries at top-k with T threads: wall time and
- *    peak RSS of each process (/usr/bin/time)
+ * 2. citebench bm25 index, then bm25 search of Q title+abstract queries at top-k with T threads, each through the
+ *    installed binary (bin/citebench.js, from a freshly compiled dist/): wall time and peak RSS of each process
+ *    (/usr/bin/time)
  *    (with --ts-kernel also with the TypeScript kernel, CITEBENCH_BM25_ADDON=off: same run file byte for byte)
  * 3. bm25s (method lucene, k1 0.9, b 0.4, same texts, same queries, T threads) in the same run, with the
  *    Python named by $PYTHON (default python3); --repeat R alternates R citebench searches and R bm25s runs
@@ -51,7 +52,9 @@ const data = join(root, 'data/bench/bm25');
 const outDir = join(root, 'bench/out/bm25');
 mkdirSync(data, { recursive: true });
 mkdirSync(outDir, { recursive: true });
-const cli = ['--import', 'tsx', join(root, 'src/cli.ts')];
+// The command as a user runs it: the installed binary, from dist/ (compiled now, so that it is current).
+execFileSync(process.execPath, [join(root, 'scripts/build-cli.mjs')], { stdio: 'inherit' });
+const cli = [join(root, 'bin/citebench.js')];
 
 function du(path: string): number {
   if (!existsSync(path)) return 0;

@@ -231,14 +231,15 @@ test('worker-thread and child-process search equal single-thread search', async 
     const tight = await searchBatch(stats.arrays(null), { queries, k: 100, exclude, threads: 2, indexDir: join(dir, 'index'), memoryBudget: 2 * bytes - 1, onMode: (m) => modes.push(m) });
     assert.deepEqual(tight, one);
     assert.deepEqual(modes, ['processes', 'processes', 'threads']);
-    // Queries prepared while the searchers start: the same lists; a failing preparation stops them and rejects.
+    // Queries prepared one by one as their batches are handed out: the same lists, each query prepared once; a
+    // query that cannot be prepared (the 70th) stops the searchers and rejects.
     for (const opts of [{ threads: 1 }, { threads: 2 }, { threads: 2, indexDir: join(dir, 'index') }]) {
-      let prepared = 0;
-      const lazy = await searchBatch(stats.arrays(null), { queries: () => (prepared++, queries), queryCount: 100, k: 100, exclude, ...opts });
+      const prepared = new Array<number>(100).fill(0);
+      const lazy = await searchBatch(stats.arrays(null), { queries: (q) => (prepared[q]++, queries[q]), queryCount: 100, k: 100, exclude, ...opts });
       assert.deepEqual(lazy, one, JSON.stringify(opts));
-      assert.equal(prepared, 1);
+      assert.deepEqual(prepared, new Array<number>(100).fill(1));
       await assert.rejects(
-        searchBatch(stats.arrays(null), { queries: () => { throw new Error('bad query text'); }, queryCount: 100, k: 100, ...opts }),
+        searchBatch(stats.arrays(null), { queries: (q) => { if (q === 70) throw new Error('bad query text'); return queries[q]; }, queryCount: 100, k: 100, ...opts }),
         /bad query text/,
       );
     }

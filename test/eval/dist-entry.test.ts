@@ -1,16 +1,15 @@
 /**
- * The compiled command line (scripts/build-cli.mjs → dist/) that bin/citebench.js runs for `eval`, `mdcr-eval` and
- * `merge-runs`: it prints and writes what the TypeScript sources do, byte for byte, errors included; these light
- * commands reach no worker or child-process code; and the binary falls back to the sources when one is newer than
- * the build. Every other command runs from dist too, as the tests start them (test/helpers/cli.ts): their worker
- * threads and child processes find their .ts modules beside the sources.
+ * The compiled command line (scripts/build-cli.mjs → dist/) that bin/citebench.js runs: it prints and writes what
+ * the TypeScript sources do, byte for byte, errors included; every worker module is compiled beside the commands
+ * and a command run from dist starts its worker threads and child processes from there, without tsx; and the
+ * binary falls back to the sources when one is newer than the build.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CorpusStore } from '../../src/corpus/store.ts';
 
@@ -18,7 +17,10 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DATA = join(ROOT, '../shared/data/trec_eval/');
 const FIXTURES = existsSync(DATA) ? DATA : null;
 interface Metafile { outputs: Record<string, { entryPoint?: string; imports: { path: string; kind: string }[]; inputs: Record<string, unknown> }> }
-const { buildCli } = (await import(join(ROOT, 'scripts/build-cli.mjs'))) as { buildCli(outdir: string): Promise<{ inputs: string[]; metafile: Metafile }> };
+const { buildCli, workerModules } = (await import(join(ROOT, 'scripts/build-cli.mjs'))) as {
+  buildCli(outdir: string): Promise<{ inputs: string[]; metafile: Metafile }>;
+  workerModules(): string[];
+};
 
 /** bin/citebench.js's check: the package's dist/ is as new as every source it was built from. */
 function distIsFresh(): boolean {
@@ -38,23 +40,13 @@ test('dist runs eval, mdcr-eval and merge-runs exactly as the sources do (output
     const out = join(tmp, 'dist');
     const { inputs, metafile } = await buildCli(out);
     assert.ok(inputs.includes('src/eval/trec-io.ts') && inputs.includes('src/cli.ts'));
-    // Each light command's chunk, with everything it imports statically, holds no worker or child-process code
-    // (those load .ts files and need tsx).
-    const light = JSON.parse(/LIGHT_COMMANDS = (\[[^\]]*\])/.exec(readFileSync(join(ROOT, 'bin/citebench.js'), 'utf8'))![1].replaceAll("'", '"')) as string[];
-    assert.ok(light.includes('eval'));
-    for (const name of light) {
-      const entry = Object.keys(metafile.outputs).find((o) => metafile.outputs[o].entryPoint === `src/cli/commands/${name}.ts`);
-      assert.ok(entry, `a chunk for ${name}`);
-      const seen = new Set<string>();
-      const stack = [entry];
-      while (stack.length) {
-        const o = stack.pop()!;
-        if (seen.has(o)) continue;
-        seen.add(o);
-        for (const src of Object.keys(metafile.outputs[o].inputs)) assert.doesNotMatch(src, /ts-worker\.ts$/, `${name} reaches ${src}`);
-        for (const i of metafile.outputs[o].imports) if (i.kind === 'import-statement' && i.path in metafile.outputs) stack.push(i.path);
-      }
-      assert.ok(seen.size > 1, `${name}'s shared chunks were followed`);
+    // Every module started as a worker thread or child process is an entry point in dist's top folder.
+    const workers = workerModules();
+    assert.ok(workers.includes('src/retrieval/bm25/search-process.ts') && workers.includes('src/corpus/synth-worker.ts'), workers.join(' '));
+    for (const w of workers) {
+      const entry = Object.keys(metafile.outputs).find((o) => metafile.outputs[o].entryPoint === w);
+      assert.ok(entry, `an entry for ${w}`);
+      assert.equal(basename(entry), `worker-${w.slice(4, -3).replaceAll('/', '.')}.js`);
     }
     const bad = join(tmp, 'bad.run');
     writeFileSync(bad, '301 Q0 doc1 1 0.5 tag\n301 Q0 doc2 2 high tag\n');
@@ -92,7 +84,7 @@ test('dist runs eval, mdcr-eval and merge-runs exactly as the sources do (output
   }
 });
 
-test('dist runs commands with worker threads and child processes as the sources do: their .ts modules are found beside the sources (synth, corpus build, bm25 index and search on 2 threads)', async () => {
+test('dist runs commands with worker threads and child processes as the sources do, those compiled too (synth, corpus build, bm25 index and search on 2 threads)', async () => {
   const tmp = mkdtempSync(join(tmpdir(), 'cb-dist-workers-'));
   try {
     // The package's own dist/ (rebuilt only when stale: npm test has done so before any test file started): a
@@ -102,21 +94,32 @@ test('dist runs commands with worker threads and child processes as the sources 
     const q = join(tmp, 'q.txt');
     for (const [name, entry] of [['dist', [join(out, 'cli.js')]], ['src', ['--import', 'tsx', join(ROOT, 'src/cli.ts')]]] as const) {
       const d = join(tmp, name);
-      for (const args of [
-        ['synth', '--articles', '1200', '--seed', '3', '--shard-size', '400', '--threads', '2', '--out', join(d, 'shards')],
-        ['corpus', 'build', '--input', join(d, 'shards'), '--out', join(d, 'store'), '--threads', '2'],
-        ['bm25', 'index', '--corpus', join(d, 'store'), '--out', join(d, 'index'), '--threads', '2'],
-      ]) {
-        const r = run([...entry, ...args]);
+      // Every process of these commands (NODE_OPTIONS reaches child processes) notes its script and loader flags.
+      const probe = join(tmp, `probe-${name}.cjs`);
+      const seen = join(tmp, `processes-${name}.jsonl`);
+      writeFileSync(probe, `require('fs').appendFileSync(${JSON.stringify(seen)}, JSON.stringify([process.argv[1], process.execArgv]) + '\\n');\n`);
+      const cli = (args: string[]) => {
+        const r = spawnSync(process.execPath, [...entry, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: `--require ${probe}` } });
         assert.equal(r.status, 0, `${name}: ${args.join(' ')}\n${r.stderr}`);
-      }
+      };
+      cli(['synth', '--articles', '1200', '--seed', '3', '--shard-size', '400', '--threads', '2', '--out', join(d, 'shards')]);
+      cli(['corpus', 'build', '--input', join(d, 'shards'), '--out', join(d, 'store'), '--threads', '2']);
+      cli(['bm25', 'index', '--corpus', join(d, 'store'), '--out', join(d, 'index'), '--threads', '2', '--chunk-docs', '400']);
       if (!existsSync(q)) {
         const store = CorpusStore.open(join(d, 'store'));
         writeFileSync(q, Array.from({ length: 40 }, (_, i) => store.id(i * 7)).join('\n') + '\n');
         store.close();
       }
-      const r = run([...entry, 'bm25', 'search', '--index', join(d, 'index'), '--corpus', join(d, 'store'), '--queries', q, '--k', '20', '--threads', '2', '--out', join(d, 'run.trec')]);
-      assert.equal(r.status, 0, `${name}: bm25 search\n${r.stderr}`);
+      cli(['bm25', 'search', '--index', join(d, 'index'), '--corpus', join(d, 'store'), '--queries', q, '--k', '20', '--threads', '2', '--out', join(d, 'run.trec')]);
+      const procs = readFileSync(seen, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as [string, string[]]);
+      const child = procs.find(([script]) => /index-process\.(ts|js)$/.test(script));
+      assert.ok(child, `${name}: the index's child process ran (${procs.map((p) => p[0]).join(', ')})`);
+      if (name === 'dist') {
+        assert.match(child[0], /dist\/worker-retrieval\.bm25\.index-process\.js$/);
+        for (const [script, flags] of procs) assert.ok(!flags.join(' ').includes('tsx'), `${script} started with tsx: ${flags.join(' ')}`);
+      } else {
+        assert.ok(child[1].join(' ').includes('tsx'), 'the sources\' child runs through tsx');
+      }
     }
     for (const f of ['store/meta.json', 'index/terms.txt', 'index/docs.u32', 'run.trec']) {
       const a = readFileSync(join(tmp, 'dist', f), 'latin1').replaceAll(join(tmp, 'dist'), 'X');
@@ -146,7 +149,8 @@ test('bin/citebench.js uses dist only while it is newer than every source it lis
     utimesSync(join(tmp, 'src/cli.ts'), old, old);
     const bin = (...args: string[]) => spawnSync(process.execPath, [join(tmp, 'bin/citebench.js'), ...args], { encoding: 'utf8' }).stdout.trim();
     assert.equal(bin('eval'), 'dist');
-    assert.equal(bin('bm25', 'search'), 'sources', 'a command with workers always runs the sources');
+    assert.equal(bin('bm25', 'search'), 'dist', 'commands with workers too');
+    assert.equal(spawnSync(process.execPath, [join(tmp, 'bin/citebench.js'), 'eval'], { encoding: 'utf8', env: { ...process.env, CITEBENCH_DIST: 'off' } }).stdout.trim(), 'sources', 'CITEBENCH_DIST=off');
     const later = new Date(Date.now() + 60_000);
     utimesSync(join(tmp, 'src/cli.ts'), later, later);
     assert.equal(bin('eval'), 'sources', 'a source edited after the build');

@@ -18,14 +18,14 @@ import { createHash } from 'node:crypto';
 import { readResults, readCell, meanOverRepeats } from '../../src/report/results.ts';
 import { InputError } from '../../src/util/errors.ts';
 import { compareRegressions, formatRegressionDiff, readRegressionFile, regressionRows } from '../../src/report/regressions.ts';
-import { installedArgv } from '../helpers/cli.ts';
+import { cliArgv } from '../helpers/cli.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const CLI = join(root, 'src/cli.ts');
 const CONFIG = join(root, 'configs/ci.yaml');
 
 function cli(args: string[], env: NodeJS.ProcessEnv = {}, pre: string[] = []) {
-  return spawnSync(process.execPath, pre.length ? ['--import', 'tsx', ...pre, CLI, ...args] : installedArgv(args), { encoding: 'utf8', cwd: root, env: { ...process.env, CI: 'true', ...env } });
+  return spawnSync(process.execPath, pre.length ? ['--import', 'tsx', ...pre, CLI, ...args] : cliArgv(args), { encoding: 'utf8', cwd: root, env: { ...process.env, CI: 'true', ...env } });
 }
 
 function files(dir: string): string[] {

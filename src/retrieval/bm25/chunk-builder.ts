@@ -29,6 +29,15 @@ export interface LocalChunk {
   lengths: Uint32Array;
 }
 
+/**
+ * The arrays of a chunk a child process leaves in files, `<base>.<extension>` (raw uint32, as index.ts's chunk
+ * files hold them under the same extensions).
+ */
+export const LOCAL_POSTINGS = { groupCounts: 'gcounts', docs: 'docs', tfs: 'tfs', lengths: 'lengths' } as const;
+
+/** The rest of a chunk, sent over the IPC pipe by a child process; `base` names its LOCAL_POSTINGS files. */
+export type LocalChunkHead = Omit<LocalChunk, keyof typeof LOCAL_POSTINGS> & { base: string };
+
 /** Where worker threads read the texts from (they cannot share the caller's TextSource object). */
 export type WorkerSource =
   /** A corpus store's texts; with `docsFile` (little-endian uint32 store indices) only those, numbered 0…n−1 in its order. */

@@ -17,7 +17,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic, commitDirectory, tmpDirFor } from '../../util/atomic.ts';
-import { readFileBuffer } from '../../util/buffered-file.ts';
+import { readFileShared } from '../../util/mapped-file.ts';
 import { CitebenchError } from '../../util/errors.ts';
 
 const INDEX_FORMAT = 'citebench-bm25-index';
@@ -116,7 +116,10 @@ export function saveIndex(ix: Bm25Index, dir: string, extra: Partial<IndexMeta> 
   commitDirectory(tmp, dir);
 }
 
-/** Read a binary column straight into shared memory (worker threads then use it without copying). */
+/**
+ * A binary column in shared memory (worker threads then use it without copying): mapped from the file where the
+ * addon is built (util/mapped-file.ts), else read.
+ */
 function readShared<T extends Uint8Array | Uint16Array | Uint32Array | Float64Array>(
   dir: string,
   name: string,
@@ -126,7 +129,7 @@ function readShared<T extends Uint8Array | Uint16Array | Uint32Array | Float64Ar
   if (!existsSync(path)) throw new CitebenchError(`${dir}: BM25 index is missing ${name}: rebuild it`);
   const size = statSync(path).size;
   if (size % ctor.BYTES_PER_ELEMENT) throw new CitebenchError(`${path}: size ${size} is not a multiple of ${ctor.BYTES_PER_ELEMENT}`);
-  return new ctor(readFileBuffer(path, { shared: true }) as SharedArrayBuffer);
+  return new ctor(readFileShared(path));
 }
 
 export function readIndexMeta(dir: string): IndexMeta {

@@ -2,19 +2,20 @@
  * buildIndex's parallel orchestration: chunks analysed on child processes (store sources, index-process.ts) or
  * worker threads (in-memory texts, index-worker.ts), handed back in any order of arrival.
  */
-import { readFileSync, rmSync } from 'node:fs';
-import { deserialize } from 'node:v8';
 import { tsFork, tsWorker } from '../../util/ts-worker.ts';
-import type { LocalChunk, WorkerSource } from './chunk-builder.ts';
+import type { LocalChunk, LocalChunkHead, WorkerSource } from './chunk-builder.ts';
 import type { BuildProcessInit } from './index-process.ts';
 
-/** Build chunks on child processes (store sources) or worker threads (in-memory texts); any order of arrival. */
+/**
+ * Build chunks on child processes (store sources: each chunk's postings arrive as files, LocalChunkHead) or
+ * worker threads (in-memory texts); any order of arrival.
+ */
 export function buildInParallel(
   src: WorkerSource,
   ranges: [number, number, number][],
   threads: number,
   scratchDir: string,
-  onChunk: (c: LocalChunk, builder: number) => void,
+  onChunk: (c: LocalChunk | LocalChunkHead, builder: number) => void,
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let next = 0;
@@ -28,7 +29,7 @@ export function buildInParallel(
       if (e) reject(e);
       else resolve();
     };
-    const take = (c: LocalChunk, t: number, feed: () => void) => {
+    const take = (c: LocalChunk | LocalChunkHead, t: number, feed: () => void) => {
       try {
         onChunk(c, t);
       } catch (e) {
@@ -44,16 +45,7 @@ export function buildInParallel(
           if (next < ranges.length) c.send({ range: ranges[next++] });
         };
         stops.push(() => c.kill());
-        c.on('message', (m: { index: number; path: string }) => {
-          let chunk: LocalChunk;
-          try {
-            chunk = deserialize(readFileSync(m.path)) as LocalChunk;
-            rmSync(m.path, { force: true });
-          } catch (e) {
-            return finish(e);
-          }
-          take(chunk, t, feed);
-        });
+        c.on('message', (head: LocalChunkHead) => take(head, t, feed));
         c.on('error', finish);
         c.on('exit', (code) => finish(new Error(`bm25 index process exited with code ${code} before finishing`)));
         const init: BuildProcessInit = { source: src, scratchDir };

@@ -10,7 +10,7 @@
  * Parts: chunk-builder.ts (analysis), index-parallel.ts (builders on processes / threads), index-format.ts
  * (the index directory: layout, save, load).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import type { TextSource } from '../../corpus/article.ts';
@@ -20,7 +20,8 @@ import { requireFreeSpace, type FreeBytes } from '../../util/disk.ts';
 import { FILES as STORE_FILES } from '../../corpus/store-format.ts';
 import { Progress } from '../../util/progress.ts';
 import { intToByte4 } from './norms.ts';
-import { ChunkBuilder, type LocalChunk, type WorkerSource } from './chunk-builder.ts';
+import { ChunkBuilder, LOCAL_POSTINGS, type LocalChunk, type LocalChunkHead, type WorkerSource } from './chunk-builder.ts';
+import { readFileBuffer } from '../../util/buffered-file.ts';
 import { TF_BIG, type Bm25Index } from './index-format.ts';
 import { buildInParallel } from './index-parallel.ts';
 
@@ -65,40 +66,60 @@ function chunkName(i: number) {
   return `chunk-${String(i).padStart(5, '0')}`;
 }
 
-function saveChunk(dir: string, i: number, c: Chunk): void {
+/** A chunk without its postings arrays. */
+type ChunkHead = Omit<Chunk, keyof typeof LOCAL_POSTINGS>;
+
+/** A chunk's postings arrays (LOCAL_POSTINGS), in memory or in a child process's files at `base`. */
+type ChunkPostings = Pick<LocalChunk, keyof typeof LOCAL_POSTINGS> | { base: string };
+
+/**
+ * Save chunk i: its postings — written, or a child process's files renamed into place — then its terms and
+ * groups, and last the marker that makes it count as done.
+ */
+function saveChunk(dir: string, i: number, c: ChunkHead, postings: ChunkPostings): void {
   const base = join(dir, chunkName(i));
+  for (const [field, ext] of Object.entries(LOCAL_POSTINGS)) {
+    if ('base' in postings) renameSync(`${postings.base}.${ext}`, `${base}.${ext}`);
+    else writeFileAtomic(`${base}.${ext}`, postings[field as keyof typeof LOCAL_POSTINGS]);
+  }
   writeFileAtomic(`${base}.terms`, c.newTerms.join('\n'));
   writeFileAtomic(`${base}.gterms`, c.groupTerms);
-  writeFileAtomic(`${base}.gcounts`, c.groupCounts);
-  writeFileAtomic(`${base}.docs`, c.docs);
-  writeFileAtomic(`${base}.tfs`, c.tfs);
-  writeFileAtomic(`${base}.lengths`, c.lengths);
   // Written last: its presence marks the chunk complete.
-  writeFileAtomic(`${base}.json`, JSON.stringify({ from: c.from, to: c.to, vocabAfter: c.vocabAfter, postings: c.docs.length }));
+  const postingCount = 'base' in postings ? statSync(`${base}.docs`).size / 4 : postings.docs.length;
+  writeFileAtomic(`${base}.json`, JSON.stringify({ from: c.from, to: c.to, vocabAfter: c.vocabAfter, postings: postingCount }));
+}
+
+/** A chunk's postings in memory (a child process's files read and removed). */
+function postingsInMemory(p: ChunkPostings): Pick<LocalChunk, keyof typeof LOCAL_POSTINGS> {
+  if (!('base' in p)) return { groupCounts: p.groupCounts, docs: p.docs, tfs: p.tfs, lengths: p.lengths }; // not its local ids
+  const read = (ext: string) => {
+    const a = readU32(`${p.base}.${ext}`);
+    rmSync(`${p.base}.${ext}`, { force: true });
+    return a;
+  };
+  return { groupCounts: read(LOCAL_POSTINGS.groupCounts), docs: read(LOCAL_POSTINGS.docs), tfs: read(LOCAL_POSTINGS.tfs), lengths: read(LOCAL_POSTINGS.lengths) };
 }
 
 function readU32(path: string): Uint32Array {
-  const b = readFileSync(path);
-  const out = new Uint32Array(b.byteLength / 4);
-  new Uint8Array(out.buffer).set(b);
-  return out;
+  return new Uint32Array(readFileBuffer(path));
 }
 
-function loadChunk(dir: string, i: number, withPostings: boolean): Chunk {
+/** Chunk i from its files: the head only, with its groups (term, count), or with all its postings too. */
+function loadChunk(dir: string, i: number, parts: 'head' | 'groups' | 'all'): Chunk {
   const base = join(dir, chunkName(i));
   const meta = JSON.parse(readFileSync(`${base}.json`, 'utf8'));
   const termsText = readFileSync(`${base}.terms`, 'utf8');
-  const u32 = (ext: string) => (withPostings ? readU32(`${base}.${ext}`) : new Uint32Array(0));
+  const u32 = (ext: string, from: 'groups' | 'all') => (parts === 'all' || parts === from ? readU32(`${base}.${ext}`) : new Uint32Array(0));
   return {
     from: meta.from,
     to: meta.to,
     vocabAfter: meta.vocabAfter,
     newTerms: termsText === '' ? [] : termsText.split('\n'),
-    groupTerms: u32('gterms'),
-    groupCounts: u32('gcounts'),
-    docs: u32('docs'),
-    tfs: u32('tfs'),
-    lengths: u32('lengths'),
+    groupTerms: u32('gterms', 'groups'),
+    groupCounts: u32(LOCAL_POSTINGS.groupCounts, 'groups'),
+    docs: u32(LOCAL_POSTINGS.docs, 'all'),
+    tfs: u32(LOCAL_POSTINGS.tfs, 'all'),
+    lengths: u32(LOCAL_POSTINGS.lengths, 'all'),
   };
 }
 
@@ -120,7 +141,7 @@ export async function buildIndex(source: TextSource, opts: BuildOptions = {}): P
   // Resume: finished chunks on disk only contribute their new terms to the vocabulary.
   let resumed = 0;
   while (dir && resumed < nChunks && existsSync(join(dir, `${chunkName(resumed)}.json`))) {
-    const c = loadChunk(dir, resumed, false);
+    const c = loadChunk(dir, resumed, 'head');
     const from = resumed * chunkDocs;
     if (c.from !== from || c.to !== Math.min(n, from + chunkDocs) || terms.length + c.newTerms.length !== c.vocabAfter) {
       throw new CitebenchError(`${dir}: chunk ${resumed} was built with other settings or another corpus; delete the directory`);
@@ -140,9 +161,9 @@ export async function buildIndex(source: TextSource, opts: BuildOptions = {}): P
   const ranges: [number, number, number][] = [];
   for (let i = resumed; i < nChunks; i++) ranges.push([i, i * chunkDocs, Math.min(n, (i + 1) * chunkDocs)]);
   const localToGlobal: number[][] = [];
-  const waiting = new Map<number, { c: LocalChunk; builder: number }>();
+  const waiting = new Map<number, { c: LocalChunk | LocalChunkHead; builder: number }>();
   let nextChunk = resumed;
-  const accept = (c: LocalChunk, builder: number) => {
+  const accept = (c: LocalChunk | LocalChunkHead, builder: number) => {
     waiting.set(c.index, { c, builder });
     while (waiting.has(nextChunk)) {
       const { c: lc, builder: b } = waiting.get(nextChunk)!;
@@ -159,13 +180,10 @@ export async function buildIndex(source: TextSource, opts: BuildOptions = {}): P
         }
         map.push(id);
       }
-      const chunk: Chunk = {
-        from: lc.from, to: lc.to, vocabAfter: terms.length, newTerms: added,
-        groupTerms: lc.groupTerms.map((l) => map[l]), groupCounts: lc.groupCounts,
-        docs: lc.docs, tfs: lc.tfs, lengths: lc.lengths,
-      };
-      if (dir) saveChunk(dir, nextChunk, chunk);
-      else inMemory[nextChunk] = chunk;
+      const head: ChunkHead = { from: lc.from, to: lc.to, vocabAfter: terms.length, newTerms: added, groupTerms: lc.groupTerms.map((l) => map[l]) };
+      const postings: ChunkPostings = 'base' in lc ? { base: lc.base } : lc;
+      if (dir) saveChunk(dir, nextChunk, head, postings);
+      else inMemory[nextChunk] = { ...head, ...postingsInMemory(postings) };
       progress.tick(lc.to - lc.from);
       nextChunk++;
     }
@@ -188,9 +206,9 @@ export async function buildIndex(source: TextSource, opts: BuildOptions = {}): P
   // Merge: total postings per term, then each chunk's segments in chunk order.
   const V = terms.length;
   const totals = new Float64Array(V);
-  const getChunk = (i: number) => (dir ? loadChunk(dir, i, true) : inMemory[i]!);
+  const getChunk = (i: number, parts: 'groups' | 'all') => (dir ? loadChunk(dir, i, parts) : inMemory[i]!);
   for (let i = 0; i < nChunks; i++) {
-    const c = getChunk(i);
+    const c = getChunk(i, 'groups');
     for (let g = 0; g < c.groupTerms.length; g++) totals[c.groupTerms[g]] += c.groupCounts[g];
   }
   const offsets = new Float64Array(V + 1);
@@ -204,7 +222,7 @@ export async function buildIndex(source: TextSource, opts: BuildOptions = {}): P
   const lengths = new Uint32Array(new SharedArrayBuffer(4 * n));
   const cursor = offsets.slice(0, V);
   for (let i = 0; i < nChunks; i++) {
-    const c = getChunk(i);
+    const c = getChunk(i, 'all');
     lengths.set(c.lengths, c.from);
     const docNorm = Uint8Array.from(c.lengths, intToByte4);
     let src = 0;

@@ -16,10 +16,11 @@ import { tsFork, tsWorker } from '../../util/ts-worker.ts';
 
 interface BatchSearch {
   /**
-   * The queries, or a function that prepares them — called once the searchers are starting, so that child
-   * processes load the index while this process analyses the query texts (then `queryCount` is required).
+   * The queries, or a function that prepares query q — called once per query, as its batch is handed out, so
+   * that child processes start and search while this process analyses the texts of later queries (then
+   * `queryCount` is required).
    */
-  queries: PreparedQuery[] | (() => PreparedQuery[]);
+  queries: PreparedQuery[] | ((q: number) => PreparedQuery);
   queryCount?: number;
   k: number;
   /** Per query: corpus index to leave out (the query article), or -1. */
@@ -143,16 +144,10 @@ function toRanked(results: TopK[]): RankedLists {
 }
 
 export async function searchBatch(all: ScoringArrays, batch: BatchSearch): Promise<RankedLists> {
-  const lazy = typeof batch.queries === 'function' ? batch.queries : undefined;
-  if (lazy && batch.queryCount === undefined) throw new Error('searchBatch: prepared-on-demand queries need queryCount');
-  const n = lazy ? batch.queryCount! : (batch.queries as PreparedQuery[]).length;
-  // Until prepareQueries() runs (right after the searchers are spawned), req.queries is empty.
-  const req = { ...batch, queries: lazy ? [] : (batch.queries as PreparedQuery[]) };
-  const prepareQueries = () => {
-    if (!lazy) return;
-    req.queries = lazy();
-    if (req.queries.length !== n) throw new Error(`searchBatch: ${req.queries.length} queries prepared, ${n} announced`);
-  };
+  const given = batch.queries;
+  if (typeof given === 'function' && batch.queryCount === undefined) throw new Error('searchBatch: prepared-on-demand queries need queryCount');
+  const n = typeof given === 'function' ? batch.queryCount! : given.length;
+  const req: ResolvedBatch = { ...batch, queryAt: typeof given === 'function' ? given : (q) => given[q] };
   const exclude = (q: number) => (req.exclude ? req.exclude[q] : -1);
   const threads = Math.max(1, Math.min(req.threads ?? 1, Math.ceil(n / 8)));
   const results: TopK[] = new Array(n);
@@ -162,15 +157,14 @@ export async function searchBatch(all: ScoringArrays, batch: BatchSearch): Promi
   const copies = persistent ? threads : threads - 1;
   if (threads > 1 && (req.indexDir || persistent) && processCopiesFit(indexCopyBytes(all), copies, req.memoryBudget, persistent !== undefined)) {
     req.onMode?.('processes');
-    return toRanked(await searchOnProcesses(all, req, threads, results, prepareQueries, persistent));
+    return toRanked(await searchOnProcesses(all, req, threads, results, persistent));
   }
   req.onMode?.(threads > 1 ? 'threads' : 'single');
   const arrays = req.candidates ? all : slicePool(all);
   if (threads <= 1) {
-    prepareQueries();
     const scorer = new QueryScorer(arrays);
     for (let q = 0; q < n; q++) {
-      results[q] = scorer.search(req.queries[q], req.k, exclude(q), req.candidates?.[q]);
+      results[q] = scorer.search(req.queryAt(q), req.k, exclude(q), req.candidates?.[q]);
       req.onResult?.(q, results[q]);
       req.onProgress?.(q + 1);
     }
@@ -188,7 +182,7 @@ export async function searchBatch(all: ScoringArrays, batch: BatchSearch): Promi
     member: arrays.member && shared(arrays.member),
     tieKey: arrays.tieKey && shared(arrays.tieKey),
   };
-  await dispatchBatches(req, n, threads, results, prepareQueries, (on) => {
+  await dispatchBatches(req, n, threads, results, (on) => {
     const w = tsWorker(new URL('./search-worker.ts', import.meta.url), { workerData: sharedArrays });
     w.on('message', on.result);
     w.on('error', on.fail);
@@ -199,15 +193,15 @@ export async function searchBatch(all: ScoringArrays, batch: BatchSearch): Promi
   return toRanked(results);
 }
 
-type ResolvedBatch = BatchSearch & { queries: PreparedQuery[] };
+type ResolvedBatch = BatchSearch & { queryAt: (q: number) => PreparedQuery };
 
-async function searchOnProcesses(arrays: ScoringArrays, req: ResolvedBatch, procs: number, results: TopK[], prepareQueries: () => void, persistent?: SearchProcesses): Promise<TopK[]> {
+async function searchOnProcesses(arrays: ScoringArrays, req: ResolvedBatch, procs: number, results: TopK[], persistent?: SearchProcesses): Promise<TopK[]> {
   const pool = { normCache: arrays.normCache, normInv: arrays.normInv, member: arrays.member, tieKey: arrays.tieKey, poolTokens: arrays.poolTokens, slice: !req.candidates };
   if (persistent) {
     let t = 0;
     persistent.busy = true;
     try {
-      await dispatchBatches(req, results.length, procs, results, prepareQueries, (on) => persistent.searcher(t++, pool, on));
+      await dispatchBatches(req, results.length, procs, results, (on) => persistent.searcher(t++, pool, on));
     } catch (e) {
       persistent.close(); // a process may still be answering this search: none is reused
       throw e;
@@ -218,7 +212,7 @@ async function searchOnProcesses(arrays: ScoringArrays, req: ResolvedBatch, proc
   }
   const init: ProcessInit = { ...pool, indexDir: req.indexDir!, keep: false };
   let spawned = 0;
-  await dispatchBatches(req, results.length, procs, results, prepareQueries, (on) => {
+  await dispatchBatches(req, results.length, procs, results, (on) => {
     // The last searcher is this process itself: it holds the index already, so one process fewer starts, loads
     // a copy and holds it, and it searches while the others start (their start-up was most of a small search).
     if (++spawned === procs) return localSearcher(() => new QueryScorer(req.candidates ? arrays : slicePool(arrays)), on);
@@ -237,7 +231,7 @@ async function searchOnProcesses(arrays: ScoringArrays, req: ResolvedBatch, proc
 function localSearcher(make: () => QueryScorer, on: SearcherEvents): Searcher {
   let scorer: QueryScorer | undefined;
   let stopped = false;
-  queueMicrotask(on.ready); // after prepareQueries(), which runs once every searcher is spawned
+  queueMicrotask(on.ready); // once every searcher is spawned
   return {
     post: (batch) => {
       const results: TopK[] = [];
@@ -293,16 +287,15 @@ function listen(child: ChildProcess, on: SearcherEvents): () => void {
 
 /**
  * Hands out `n` queries in small batches, on demand, to `count` searchers (threads or processes) made by
- * `spawn`, and puts each answer at its queries' positions in `results`. `prepareQueries` runs once all are
- * spawned, before any is fed. A searcher calls `ready` once it can take work; a failure before every query is
- * answered rejects. All searchers are stopped at the end.
+ * `spawn`, and puts each answer at its queries' positions in `results`. A batch's queries are prepared
+ * (req.queryAt) as it is handed out. A searcher calls `ready` once it can take work; a failure before every
+ * query is answered — a query that cannot be prepared included — rejects. All searchers are stopped at the end.
  */
 async function dispatchBatches(
   req: ResolvedBatch,
   n: number,
   count: number,
   results: TopK[],
-  prepareQueries: () => void,
   spawn: (on: SearcherEvents) => Searcher,
 ): Promise<void> {
   const batchSize = Math.max(1, Math.min(32, Math.ceil(n / (count * 8))));
@@ -322,8 +315,12 @@ async function dispatchBatches(
           const id = batchId++;
           pending.set(id, from);
           const batch: WorkerBatch = { id, k: req.k, queries: [] };
-          for (let q = from; q < to; q++) {
-            batch.queries.push({ q: req.queries[q], exclude: req.exclude ? req.exclude[q] : -1, candidates: req.candidates?.[q] });
+          try {
+            for (let q = from; q < to; q++) {
+              batch.queries.push({ q: req.queryAt(q), exclude: req.exclude ? req.exclude[q] : -1, candidates: req.candidates?.[q] });
+            }
+          } catch (e) {
+            return reject(e);
           }
           searcher.post(batch);
         };
@@ -347,7 +344,6 @@ async function dispatchBatches(
         });
         searchers.push(searcher);
       }
-      prepareQueries(); // searchers start up meanwhile; none is fed before this returns
     });
   } finally {
     await Promise.all(searchers.map((s) => s.stop()));

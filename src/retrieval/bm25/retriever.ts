@@ -112,8 +112,8 @@ export class Bm25Retriever implements Retriever {
     const back = (ds: Uint32Array) => (docs ? Uint32Array.from(ds, (d) => docs[d]) : ds);
     const n = req.queries.length;
     const lists = await searchBatch(stats.arrays(tieKey), {
-      // Analysed while the searchers start (search processes load the index meanwhile).
-      queries: () => Array.from(req.queries, (q) => stats.prepare(queryTermIds(this.analyzer, vocab, articleText(this.texts.text(q))))),
+      // Each analysed as its batch is handed out: search processes start and search meanwhile.
+      queries: (i) => stats.prepare(queryTermIds(this.analyzer, vocab, articleText(this.texts.text(req.queries[i])))),
       queryCount: n,
       k: req.k,
       // A query outside a pool's index (-1) cannot be returned anyway.
