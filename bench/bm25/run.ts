@@ -211,6 +211,11 @@ if (peerRun) {
   summary.speedup_end_to_end = p.end_to_end_s / (summary.citebench as { end_to_end_s: number }).end_to_end_s;
   const ratios = pairs.map((x) => x.search_ratio!).sort((x, y) => x - y);
   summary.search_ratio_median = ratios[Math.floor(ratios.length / 2)];
+  summary.search_ratio_min = ratios[0];
+  // End to end per pair: the one index build + that pair's whole search process, against bm25s's index + queries.
+  const e2e = pairs.map((x) => (x.bm25s as { end_to_end_s: number }).end_to_end_s / (ourIndex.wall_s + x.citebench.process_s));
+  summary.end_to_end_ratios = e2e;
+  summary.end_to_end_ratio_min = Math.min(...e2e);
 }
 save();
 if (values['ts-kernel']) {

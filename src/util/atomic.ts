@@ -145,7 +145,8 @@ export function pidAlive(pid: number): boolean {
 }
 
 /**
- * A temp sibling of `path` for a directory built aside and committed with commitDirectory. Temp siblings that
+ * A temp sibling of `path` for a directory (or a file another library writes, e.g. an HNSW graph) built aside
+ * and committed with commitDirectory or a rename. Temp siblings that
  * killed processes of this host left (a half-written BM25 index can be gigabytes) are removed first.
  */
 export function tmpDirFor(path: string): string {

@@ -74,6 +74,12 @@ test('reranker: the conversion cache keeps a head graph apart; int8 runs and sta
     const ref = expected.cases['bert-plain'].scores;
     const worst = Math.max(...Array.from(s, (v, i) => Math.abs(v - ref[i])));
     assert.ok(worst > 0 && worst < 0.05, `int8 differs from float32 by ${worst}`);
+    // Activations quantised at run time (one scale per batch tensor): each pair is scored alone, so a pair's
+    // score is the same bits whatever else is scored with it.
+    for (let i = 0; i < expected.pairs.length; i++) {
+      assert.equal((await q.scoreTexts([expected.pairs[i]]))[0], s[i], `pair ${i} alone`);
+    }
+    assert.deepEqual(Array.from(await q.scoreTexts([...expected.pairs].reverse())).reverse(), Array.from(s), 'pairs in reverse order');
   } finally {
     await fp.release();
     await q.release();

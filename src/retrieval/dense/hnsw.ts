@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { keyOf, sha256, stampStale } from '../../util/identity.ts';
-import { writeFileAtomic } from '../../util/atomic.ts';
+import { tmpDirFor, writeFileAtomic } from '../../util/atomic.ts';
 import usearch from 'usearch';
 import type { Metric } from './similarity.ts';
 import type { PoolHits } from './hits.ts';
@@ -65,7 +65,8 @@ export function buildHnsw(pool: Float32Array, d: number, distance: Metric, opts:
     if (why) opts.log?.(`HNSW graph ${opts.cachePath} not reused (${why}): building it again`);
     if (loaded !== undefined) index = make(); // a graph that loaded but cannot serve: start from an empty one
     const built = build(index, pool, d, n);
-    const tmp = `${opts.cachePath}.tmp-${process.pid}`;
+    // NAME.tmp-HOST-PID, as every temp file: removed if this process is stopped, swept if it is killed.
+    const tmp = tmpDirFor(opts.cachePath);
     rmSync(tmp, { force: true });
     index.save(tmp);
     rmSync(keyPath, { force: true });

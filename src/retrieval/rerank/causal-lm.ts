@@ -24,7 +24,7 @@ import { CitebenchError, InputError } from '../../util/errors.ts';
 import { sha256 } from '../../util/identity.ts';
 import { readJsonObject } from '../../util/json.ts';
 import { convertCheckpoint } from '../dense/convert.ts';
-import { createSession, tensorFloats, type Device } from '../dense/encoder.ts';
+import { createSession, tensorFloats, usesDynamicQuantization, type Device } from '../dense/encoder.ts';
 import { fileContentHash } from '../dense/file-hash.ts';
 import { tokenizerLimit } from '../dense/models.ts';
 import { encodeTruncated, loadArticleTokenizer, type ArticleTokenizer } from '../dense/tokenizer.ts';
@@ -388,7 +388,8 @@ export async function loadCausalReranker(dir: string, opts: RerankerOptions): Pr
   const padId = tok.tokenId('<|endoftext|>') ?? 0;
   // The converted file's folder is named by the config's, weights' and head's content; the prompt's files by theirs.
   const files = [...['tokenizer.json', 'tokenizer_config.json', 'chat_template.jinja'].map((f) => join(tdir, f)).filter((f) => existsSync(f)), ...(ce?.files ?? [])];
-  return new CausalLmScorer(session, prompt, score, padId, opts.batchSize ?? 8, {
+  // int8 with activations quantised at run time: one pair per pass, so a score does not depend on its batch-mates.
+  return new CausalLmScorer(session, prompt, score, padId, usesDynamicQuantization(onnx) ? 1 : (opts.batchSize ?? 8), {
     name: basename(dir),
     describe: `${describe}${opts.quantized ? ', int8' : ''}; max length ${maxLength}`,
     fingerprint: { maxLength, tokenIds, graph: basename(dirname(onnx)), files: files.map((f) => [basename(f), fileContentHash(f)]) },

@@ -8,7 +8,7 @@
  */
 import * as ort from 'onnxruntime-node';
 import { CitebenchError } from '../../util/errors.ts';
-import { createSession, tensorFloats, type Device } from '../dense/encoder.ts';
+import { createSession, tensorFloats, usesDynamicQuantization, type Device } from '../dense/encoder.ts';
 import { encodePair, type PairTokenizer } from '../dense/tokenizer.ts';
 import type { PairScorer } from './pair-scorer.ts';
 
@@ -53,6 +53,8 @@ export class CrossEncoderScorer implements PairScorer {
     private readonly spec: CrossEncoderSpec,
     private readonly session: ort.InferenceSession,
     private readonly opts: CrossEncoderRunOptions,
+    /** The graph quantises activations at run time (usesDynamicQuantization): one pair per forward pass. */
+    private readonly dynamicQuantization: boolean,
   ) {
     this.name = spec.name;
     this.fingerprint = spec.fingerprint;
@@ -68,7 +70,7 @@ export class CrossEncoderScorer implements PairScorer {
     if (!session.outputNames.includes('logits'))
       await refuse(`not a sequence-classification model (no ONNX output 'logits'; has ${session.outputNames.join(', ')}): export it with optimum's --task text-classification, or give the checkpoint`);
     for (const name of ['input_ids', 'attention_mask']) if (!session.inputNames.includes(name)) await refuse(`ONNX input '${name}' missing (has ${session.inputNames.join(', ')})`);
-    return new CrossEncoderScorer(spec, session, opts);
+    return new CrossEncoderScorer(spec, session, opts, usesDynamicQuantization(spec.onnxFile));
   }
 
   /** Ids and token types of one pair, exactly as the model sees them. */
@@ -81,7 +83,9 @@ export class CrossEncoderScorer implements PairScorer {
     const L = this.spec.numLabels;
     const out = new Float32Array(pairs.length * L);
     const toks = pairs.map(([q, c]) => this.pairTokens(q, c));
-    const bs = Math.max(1, this.opts.batchSize ?? 16);
+    // A graph that quantises activations at run time scores each pair alone: in a batch, a pair's score would
+    // depend on its batch-mates (one scale per batch tensor), as an encoder's vector would (dense/encoder.ts).
+    const bs = this.dynamicQuantization ? 1 : Math.max(1, this.opts.batchSize ?? 16);
     // Longest first, ties by position: similar lengths share a batch (padding is masked out).
     const order = Array.from(toks.keys()).sort((x, y) => toks[y].ids.length - toks[x].ids.length || x - y);
     for (let s = 0; s < order.length; s += bs) {
