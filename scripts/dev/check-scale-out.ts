@@ -24,7 +24,9 @@ import { fileURLToPath } from 'node:url';
 import { tree } from '../../test/helpers/files.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(REPO, 'src/cli.ts');
+// The installed binary, as a user runs it: dist/ (compiled now, so it is current), worker processes included.
+const CLI = join(REPO, 'bin/citebench.js');
+spawnSync(process.execPath, [join(REPO, 'scripts/build-cli.mjs')], { stdio: 'inherit' });
 const KILL = join(REPO, 'test/cluster/fixtures/kill-mid-cell.mjs');
 const args = process.argv.slice(2);
 const rounds = Number(args.find((a) => /^\d+$/.test(a)) ?? 5);
@@ -37,7 +39,7 @@ if (!existsSync(model)) {
 
 function run(argv: string[], env: Record<string, string> = {}, preload?: string): Promise<{ code: number | null; signal: string | null; err: string }> {
   return new Promise((done) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', ...(preload ? ['--import', preload] : []), CLI, ...argv], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const p = spawn(process.execPath, [...(preload ? ['--import', preload] : []), CLI, ...argv], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     p.stderr.on('data', (d) => (err += d));
     p.on('close', (code, signal) => done({ code, signal, err }));
