@@ -64,19 +64,23 @@ export interface ComparisonRecord {
   slices?: SliceRow[];
 }
 
-/** One slice of one run in one measure; runs after the baseline carry the paired difference to it. */
-export interface SliceRow {
-  measure: string;
+/** A slice's numbers for one system: its mean with a 95 % interval; one after the baseline carries the paired difference. */
+export interface SliceStats {
   slice: string;
-  run: string;
   queries: number;
   mean: number;
   ci95: Interval;
   baseline?: string;
-  /** Queries of the slice both runs have. */
+  /** Queries of the slice both it and the baseline have. */
   pairedQueries?: number;
   meanDiff?: number;
   diffCi95?: Interval;
+}
+
+/** One slice of one run in one measure (`citebench eval --slices`). */
+export interface SliceRow extends SliceStats {
+  measure: string;
+  run: string;
 }
 
 /** Runs named by their file names without folder and extension; a name given twice gets #2, #3 … */

@@ -15,6 +15,7 @@
  * <group> is dataset/4k-r1, field/Bio/r1, field-val/Bio/r1 …
  */
 import type { Correction, Interval } from '../eval/statistics.ts';
+import type { SliceStats } from '../eval/compare.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FieldName, FieldScheme } from '../corpus/fields.ts';
@@ -326,22 +327,14 @@ export interface GroupRow {
 }
 
 /** One slice (queries sharing a value of an attribute) of one model in one table cell; models other than the baseline carry the difference. */
-export interface SliceRecordRow {
+export interface SliceRecordRow extends SliceStats {
   protocol: 'dataset' | 'field';
   setting: 'transductive' | 'inductive';
   measure: string;
   poolSize: number;
   /** The query attribute (config significance.slices): field, year, references, citations. */
   attribute: string;
-  slice: string;
   model: string;
-  queries: number;
-  mean: number;
-  ci95: Interval;
-  baseline?: string;
-  pairedQueries?: number;
-  meanDiff?: number;
-  diffCi95?: Interval;
 }
 
 /** The level below which a Holm-adjusted p is marked significant (* t-test, † randomization test). */
