@@ -3,7 +3,9 @@
 //   npm test              the unit and exactness suites: measures, BM25 against Lucene, encoders against PyTorch,
 //                         readers, sampling, the report's parts (2½–5½ minutes on 2 shared cores: docs/contributing.md, Test time)
 //   npm run test:e2e      the end-to-end suites (E2E below): whole runs and their resumption after kills, the
-//                         command line on built stores, clusters (SLURM, shards, locks), notebooks in a browser
+//                         command line on built stores, clusters (SLURM, shards, locks), notebooks in a browser,
+//                         and the checks that drive other tools over the whole package (tsc over the generated
+//                         types and the notebooks, require() through tsx, pdflatex)
 //                         (about 650 s of CPU: an estimated 6–9 minutes on 2 idle cores; docs/contributing.md, Test time)
 //   npm run test:all      both; CI (.ci/run) runs both, so no suite is left out of the green check
 // Extra arguments filter by path substring over both tiers: `npm test -- corpus` runs every corpus suite.
@@ -49,8 +51,11 @@ const E2E = [
   'test/mdcr/score-candidates.test.ts',
   'test/mdcr/score-config.test.ts',
   'test/mdcr/score.test.ts',
+  'test/notebooks/import.test.ts',
   'test/notebooks/notebooks.test.ts',
+  'test/notebooks/types.test.ts',
   'test/report/html-report.test.ts',
+  'test/report/latex-figures.test.ts',
   'test/report/notebook-content.test.ts',
   'test/util/buffered-file.test.ts',
 ];
@@ -95,7 +100,7 @@ if (selected.length === 0) {
 // (test/helpers/cli.ts): a stale dist/ is rebuilt first (about a second; a failed build leaves the sources).
 if (!distIsFresh()) {
   const b = spawnSync(process.execPath, [join(root, 'scripts/build-cli.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (b.status !== 0) console.error('scripts/run-tests.mjs: dist/ was not rebuilt; the light commands run from the sources');
+  if (b.status !== 0) console.error('scripts/run-tests.mjs: dist/ was not rebuilt; the commands run from the sources');
 }
 const reporter = process.stdout.isTTY ? 'spec' : 'tap';
 // Built fixtures the test files share for this run (test/helpers/corpus-fixture.ts), removed after it.
