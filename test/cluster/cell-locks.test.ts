@@ -5,7 +5,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { tryLock, staleReason } from '../../src/util/lock.ts';
-import { tree } from '../helpers/files.ts';
+import { assertSameTree, tree } from '../helpers/files.ts';
 import { cliArgv } from '../helpers/cli.ts';
 
 const CI = new URL('../../configs/ci.yaml', import.meta.url).pathname;
@@ -61,6 +61,16 @@ function run(args: string[], env: Record<string, string> = {}, preload: string[]
 }
 
 /** Temp files (NAME.tmp-HOST-PID) anywhere under `dir`. */
+/** The single-process run into root/r1, then `--stage prepare` of the split run into root/r2: its arguments. */
+async function oneProcessThenPrepared(root: string): Promise<string[]> {
+  const local = await run(['--work', join(root, 'w1'), '--results', join(root, 'r1')]);
+  assert.equal(local.code, 0, local.err);
+  const work = ['--work', join(root, 'w2'), '--results', join(root, 'r2')];
+  const r = await run([...work, '--stage', 'prepare']);
+  assert.equal(r.code, 0, r.err);
+  return work;
+}
+
 function temps(dir: string): string[] {
   return (readdirSync(dir, { recursive: true }) as string[]).filter((f) => /\.tmp-/.test(f));
 }
@@ -70,11 +80,8 @@ const KILL = new URL('./fixtures/kill-mid-cell.mjs', import.meta.url).pathname;
 test('a cells task stopped mid-cell: SIGTERM takes its temp file with it, SIGKILL leaves one the final run sweeps; the results = one process', { timeout: 240_000 }, async () => {
   const root = mkdtempSync(join(tmpdir(), 'cb-killed-'));
   try {
-    const local = await run(['--work', join(root, 'w1'), '--results', join(root, 'r1')]);
-    assert.equal(local.code, 0, local.err);
-    const work = ['--work', join(root, 'w2'), '--results', join(root, 'r2')];
-    let r = await run([...work, '--stage', 'prepare']);
-    assert.equal(r.code, 0, r.err);
+    const work = await oneProcessThenPrepared(root);
+    let r;
     // As scancel stops a running task: SIGTERM while a run file is being written. It exits 143, leaving no temp file.
     r = await run([...work, '--stage', 'cells', '--shard', '0/2'], { KILL_AT_RUN_FILE: '2', KILL_SIGNAL: 'SIGTERM' }, [KILL]);
     assert.equal(r.code, 143, r.err);
@@ -86,10 +93,7 @@ test('a cells task stopped mid-cell: SIGTERM takes its temp file with it, SIGKIL
     r = await run(work);
     assert.equal(r.code, 0, r.err);
     assert.match(r.err, /removed 1 temp file\(s\) left by killed processes/);
-    const want = tree(join(root, 'r1'));
-    const got = tree(join(root, 'r2'));
-    assert.deepEqual([...got.keys()], [...want.keys()], 'same files: no temp file, no lock left');
-    for (const [f, bytes] of want) assert.ok(bytes.equals(got.get(f)!), `${f} differs`);
+    assertSameTree(tree(join(root, 'r2')), tree(join(root, 'r1')), 'same files: no temp file, no lock left');
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
@@ -100,11 +104,8 @@ test('citebench run --worker: two workers share one results folder (a stale lock
   const root = mkdtempSync(join(tmpdir(), 'cb-workers-'));
   const holder = spawn('sleep', ['300'], { stdio: 'ignore' });
   try {
-    const local = await run(['--work', join(root, 'w1'), '--results', join(root, 'r1')]);
-    assert.equal(local.code, 0, local.err);
-    const work = ['--work', join(root, 'w2'), '--results', join(root, 'r2')];
-    let r = await run([...work, '--stage', 'prepare']);
-    assert.equal(r.code, 0, r.err);
+    const work = await oneProcessThenPrepared(root);
+    let r;
     // A dead worker's lock on one cell, a live worker's (the sleeping process) on another.
     const lock = (model: string, group: string, pid: number) => {
       const p = join(root, 'r2', 'cells', model, `${group}.json.lock`);
@@ -130,10 +131,7 @@ test('citebench run --worker: two workers share one results folder (a stale lock
     r = await run(work);
     assert.equal(r.code, 0, r.err);
     assert.match(r.err, /bm25-tuned field\/Bio\/r1: taking over a stale lock/);
-    const want = tree(join(root, 'r1'));
-    const got = tree(join(root, 'r2'));
-    assert.deepEqual([...got.keys()], [...want.keys()], 'same files, no lock left');
-    for (const [f, bytes] of want) assert.ok(bytes.equals(got.get(f)!), `${f} differs`);
+    assertSameTree(tree(join(root, 'r2')), tree(join(root, 'r1')), 'same files, no lock left');
   } finally {
     holder.kill('SIGKILL');
     rmSync(root, { recursive: true, force: true });

@@ -4,6 +4,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
+import { assertSameTree } from '../helpers/files.ts';
 
 const TINY = new URL('../../../shared/models/tiny-scibert-random', import.meta.url).pathname;
 const S2ORC = new URL('../../../shared/data/s2orc-sample/metadata.jsonl', import.meta.url).pathname;
@@ -65,10 +66,7 @@ test('encode --shard: two shards at once on one store, a third killed and resume
     assert.equal(r.code, 0, r.out);
     assert.match(r.out, /1000 of 1000 requested articles stored; 16 of 16 chunks complete/);
 
-    const want = files(single);
-    const got = files(sharded);
-    assert.deepEqual([...got.keys()], [...want.keys()], 'same files (no temp files left)');
-    for (const [f, bytes] of want) assert.ok(bytes.equals(got.get(f)!), `${f} differs`);
+    assertSameTree(files(sharded), files(single), 'same files (no temp files left)');
 
     // A shard run with other settings cannot join the store; a bad --shard is one clear line.
     r = cli(enc(sharded, '--shard', '0/3', '--fp16'));

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { REPO } from '../helpers/shared.ts';
-import { tree } from '../helpers/files.ts';
+import { assertSameTree, tree } from '../helpers/files.ts';
 
 const CLI = join(REPO, 'src/cli.ts');
 const LOCAL = join(REPO, 'scripts/slurm-local.sh');
@@ -103,10 +103,7 @@ test('SLURM: citebench slurm --submit on a single-node cluster (array jobs, 2 ta
         assert.ok(overlap, `${stage}: no two tasks ran at once: ${JSON.stringify(spans)}`);
       }
     }
-    const want = tree(join(root, 'r1'));
-    const got = tree(join(root, 'r2'));
-    assert.deepEqual([...got.keys()], [...want.keys()], 'same files, no lock left');
-    for (const [f, bytes] of want) assert.ok(bytes.equals(got.get(f)!), `${f} differs`);
+    assertSameTree(tree(join(root, 'r2')), tree(join(root, 'r1')), 'same files, no lock left');
   } finally {
     spawnSync(LOCAL, ['stop', cluster], { env });
     rmSync(root, { recursive: true, force: true });

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
@@ -12,4 +13,10 @@ export function tree(dir: string): Map<string, Buffer> {
     }
   })(dir);
   return out;
+}
+
+/** Two trees (tree()) hold the same files with the same bytes; `what` names what a missing or extra file means. */
+export function assertSameTree(got: Map<string, Buffer>, want: Map<string, Buffer>, what: string): void {
+  assert.deepEqual([...got.keys()], [...want.keys()], what);
+  for (const [f, bytes] of want) assert.ok(bytes.equals(got.get(f)!), `${f} differs`);
 }
