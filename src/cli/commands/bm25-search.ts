@@ -25,9 +25,10 @@ Rank documents for each query article (title + abstract) with Lucene-exact BM25 
   --accurate       exact document lengths instead of Lucene's lossy one-byte norms (the default, = pyserini)
   --keep-self      keep the query article in its own list (default: excluded)
   --threads N      parallel searchers (default: number of CPUs): this process and N − 1 child processes that
-                   each load their own copy of the postings (6 bytes per posting): on the development machine
+                   each map the index files (6 bytes per posting; the processes share the mapped pages, or
+                   each reads its own copy where the mapping addon was not built): on the development machine
                    two worker threads of one process slowed each other down ~40 % (docs/benchmarks.md)
-  --shared-memory  use worker threads sharing one copy of the index instead (less memory, slower here)
+  --shared-memory  use worker threads on one copy of the index instead (slower here)
   --shard I/N      search only the I-th of N contiguous blocks of the query list (0 ≤ I < N, e.g.
                    $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT); \`citebench merge-runs OUT SHARD-RUNS…\` joins
                    the shards' runs into the unsharded run, byte for byte

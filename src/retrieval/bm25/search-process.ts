@@ -1,8 +1,9 @@
 /**
  * Child process of parallel.ts (process mode): loads the index itself, then scores batches of prepared queries.
  * Worker threads of one process slowed each other down ~2× on this machine (two threads: 1.4× the throughput
- * of one; two processes: 1.95×), so large searches spread over processes instead; each holds its own copy of
- * the postings (6 bytes per posting).
+ * of one; two processes: 1.95×), so large searches spread over processes instead; each maps the index
+ * files (6 bytes per posting: pages shared between the processes, util/mapped-file.ts) or, without the mapping
+ * addon, reads its own copy.
  *
  * A process may serve many searches (SearchProcesses, parallel.ts): each `init` names the pool's statistics and
  * membership; the index is loaded on the first and kept while `keep` is set, so a run's pool groups do not each
