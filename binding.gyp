@@ -8,6 +8,13 @@
       "msvs_settings": { "VCCLCompilerTool": { "FloatingPointModel": 0 } }
     },
     {
+      "target_name": "citebench_trec_run_scanner",
+      "sources": ["native/trec-run-scanner.cc"],
+      "cflags_cc": ["-O3", "-ffp-contract=off", "-fno-fast-math"],
+      "xcode_settings": { "OTHER_CPLUSPLUSFLAGS": ["-O3", "-ffp-contract=off"] },
+      "msvs_settings": { "VCCLCompilerTool": { "FloatingPointModel": 0 } }
+    },
+    {
       "target_name": "citebench_mapped_file",
       "sources": ["native/mapped-file.cc"],
       "cflags_cc": ["-O2"]

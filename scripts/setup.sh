@@ -17,8 +17,9 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 #    shows its first page in notebook 06; fonts-dejavu-core is the font.
 #  - slurm-wlm + munge: the single-node SLURM cluster of test/cluster/slurm.test.ts (scripts/slurm-local.sh);
 #    nothing is started here.
-#  - g++ + make: `npm ci` compiles the BM25 search kernel (binding.gyp, scripts/build-kernel.mjs) against the
-#    installed Node's headers (Debian's nodejs ships them); without them search falls back to TypeScript.
+#  - g++ + make: `npm ci` compiles the BM25 search kernel, the index file mapper and the TREC run reader
+#    (binding.gyp, scripts/build-kernel.mjs) against the installed Node's headers (Debian's nodejs ships them);
+#    without them search and run reading fall back to TypeScript.
 #  - texlive-latex-recommended: pdflatex with booktabs and graphicx (it brings texlive-latex-base and texlive-base),
 #    which the tests compile the report's LaTeX tables (tables/tables.tex) with.
 #  - lmodern: Latin Modern's Type 1 fonts in T1 encoding, so names with ą, ę, ł … print as themselves in the tables.

@@ -75,6 +75,14 @@ export class StringTable {
     }
   }
 
+  /**
+   * The arrays findHashed() probes, as they are now (valid until the next intern), for the compiled run reader
+   * (native/trec-run-scanner.cc), which looks docnos up in them exactly as findHashed() does.
+   */
+  lookupArrays(): { arena: Uint8Array; starts: Uint32Array; hashes: Int32Array; slots: Int32Array; filter: Int32Array; filterMask: number } {
+    return { arena: this.arena, starts: this.starts, hashes: this.hashes, slots: this.slots, filter: this.filter, filterMask: this.filterMask };
+  }
+
   /** Start of id's bytes in bytes(). */
   start(id: number): number {
     return this.starts[id];
@@ -164,7 +172,7 @@ export class StringTable {
  * FNV-1a with a final avalanche, as a signed 32-bit integer: V8 keeps it a small integer everywhere, where an
  * unsigned value above 2^31 becomes a heap number whenever it is passed to a function V8 did not inline.
  */
-function fnv1a(buf: Uint8Array, start: number, end: number): number {
+export function fnv1a(buf: Uint8Array, start: number, end: number): number {
   let h = 0x811c9dc5;
   for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i], 0x01000193);
   // Final avalanche so linear probing on the low bits stays short for similar docnos.

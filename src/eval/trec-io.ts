@@ -8,8 +8,9 @@
  */
 import { closeSync, readSync } from 'node:fs';
 import { InputError } from '../util/errors.ts';
-import { StringTable, latin1 } from './string-table.ts';
+import { StringTable, fnv1a, latin1 } from './string-table.ts';
 import { parseDecimal, parseInteger } from './trec-numbers.ts';
+import { loadAddon } from '../util/native-addon.ts';
 import { CHUNK, MAX_TOKENS, SPACE, estimateLines, forEachLine, openInput, tokEnd, tokStart, tokenize } from './line-scan.ts';
 
 /** The id spaces shared by one qrels file and the runs evaluated against it. */
@@ -56,8 +57,6 @@ class RunDocnos {
   private arena = new Uint8Array(1 << 16);
   private used = 0;
   private starts = new Uint32Array(1025);
-  /** fnv1a of each fresh docno, kept from parsing: the duplicate check (trec-csr.ts) need not hash it again. */
-  private hashes = new Int32Array(1024);
   private count = 0;
 
   constructor(readonly qrelsDocs: StringTable) {
@@ -77,6 +76,14 @@ class RunDocnos {
     return this.count;
   }
 
+  /** Take over the fresh docnos the compiled reader collected: docno j is bytes[starts[j], starts[j + 1]). */
+  adopt(bytes: Uint8Array, starts: Uint32Array, count: number): void {
+    this.arena = bytes;
+    this.used = starts[count];
+    this.starts = starts;
+    this.count = count;
+  }
+
   /** Grow the stores once to the expected final size (avoids repeated doubling copies on big runs). */
   reserve(docnos: number, bytes: number): void {
     if (bytes > this.arena.length) {
@@ -88,14 +95,11 @@ class RunDocnos {
       const s = new Uint32Array(docnos + 2);
       s.set(this.starts.subarray(0, this.count + 1));
       this.starts = s;
-      const h = new Int32Array(docnos + 2);
-      h.set(this.hashes.subarray(0, this.count));
-      this.hashes = h;
     }
   }
 
-  /** A fresh id for buf[start, end), whose fnv1a is h. */
-  add(buf: Uint8Array, start: number, end: number, h: number): number {
+  /** A fresh id for buf[start, end). */
+  add(buf: Uint8Array, start: number, end: number): number {
     const len = end - start;
     if (this.used + len > this.arena.length) {
       const bigger = new Uint8Array(Math.max(Math.ceil(this.arena.length * 1.5), this.used + len));
@@ -108,11 +112,7 @@ class RunDocnos {
       const s = new Uint32Array(Math.ceil(this.starts.length * 1.5));
       s.set(this.starts);
       this.starts = s;
-      const hs = new Int32Array(s.length);
-      hs.set(this.hashes.subarray(0, this.count));
-      this.hashes = hs;
     }
-    this.hashes[this.count] = h;
     this.starts[this.count] = this.used;
     this.used += len;
     this.starts[this.count + 1] = this.used;
@@ -134,7 +134,7 @@ class RunDocnos {
 
   /** fnv1a of a fresh id's bytes (ids ≥ base). */
   hash(id: number): number {
-    return this.hashes[id - this.base];
+    return fnv1a(this.arena, this.starts[id - this.base], this.starts[id - this.base + 1]);
   }
 
   get(id: number): string {
@@ -284,6 +284,10 @@ class RunLines {
         const text = latin1(u8, ts[4], te[4]);
         throw new InputError(path, line, 'score', Number.isNaN(score) ? `'${text}' is not a number` : `'${text}' is not a finite number`);
       }
+      if (!float64 && !Number.isFinite(Math.fround(score))) {
+        const text = latin1(u8, ts[4], te[4]);
+        throw new InputError(path, line, 'score', `'${text}' is beyond float32's range (trec_eval 9.0.8 reads scores as float32; --trec-eval-10 reads doubles)`);
+      }
       // Runs list a query's docs together: reuse the previous qid's id while its bytes repeat.
       const qs = ts[0];
       const qLen = te[0] - qs;
@@ -303,7 +307,7 @@ class RunLines {
       h = Math.imul(h, 0x85ebca6b);
       h ^= h >>> 13;
       let d = qrelsDocs.findHashed(u8, ts[2], te[2], h);
-      if (d < 0) d = docnos.add(u8, ts[2], te[2], h);
+      if (d < 0) d = docnos.add(u8, ts[2], te[2]);
       if (count === cap) {
         cap = Math.ceil(cap * 1.5) + 1024;
         const grown = new Uint32Array(cap);
@@ -351,11 +355,65 @@ class RunLines {
 /**
  * Read a run file: `qid Q0 docno rank score tag [ignored…]`. Scores become float32 (trec_eval 9.0.8) unless
  * float64 is asked for (trec_eval 10). Read the qrels first: docnos are judged against them (see RunDocnos).
- * One tight loop over the bytes (this is the hot path for million-line runs): no per-line strings, closures
- * or line-number arrays; an error found after parsing re-reads the file for its line number.
+ * The compiled reader (native/trec-run-scanner.cc) reads it where it is built, the same loop in C++; the
+ * TypeScript one below reads it otherwise, with CITEBENCH_TREC_SCANNER=off or `typescript`, and wherever the
+ * compiled one stops at a line it leaves to it (an error, whose message comes from here).
  */
-export function readRun(path: string, tables: TrecTables, opts: { float64?: boolean } = {}): TrecEntries {
-  const lines = new RunLines(path, tables, opts.float64 ?? false);
+export function readRun(path: string, tables: TrecTables, opts: { float64?: boolean; typescript?: boolean } = {}): TrecEntries {
+  const float64 = opts.float64 ?? false;
+  return (opts.typescript ? undefined : readRunCompiled(path, tables, float64)) ?? readRunTypeScript(path, tables, float64);
+}
+
+interface RunScanner {
+  scanRun(
+    path: string,
+    float64: boolean,
+    arena: Uint8Array,
+    starts: Uint32Array,
+    hashes: Int32Array,
+    slots: Int32Array,
+    filter: Int32Array,
+    filterMask: number,
+    qrelsDocs: number,
+    linesEstimate: number,
+  ): number | [number, ArrayBuffer, ArrayBuffer, ArrayBuffer, ArrayBuffer, ArrayBuffer, ArrayBuffer, ArrayBuffer, number, ArrayBuffer];
+}
+
+/** The run read by the compiled reader; undefined where it is not built or left the file to TypeScript. */
+export function readRunCompiled(path: string, tables: TrecTables, float64: boolean): TrecEntries | undefined {
+  const setting = process.env.CITEBENCH_TREC_SCANNER === 'off' ? 'off' : undefined;
+  const scanner = loadAddon<RunScanner>('citebench_trec_run_scanner', setting).addon;
+  if (!scanner) return undefined;
+  const t = tables.docs.lookupArrays();
+  const r = scanner.scanRun(path, float64, t.arena, t.starts, t.hashes, t.slots, t.filter, t.filterMask, tables.docs.size, estimateLines(path));
+  if (typeof r === 'number' || r[0] === 0) return undefined;
+  const [count, doc, value, segStart, segQidEnd, segQid, freshBytes, freshStarts, freshCount, tag] = r;
+  // The queries get their ids here, in order of first appearance as in the TypeScript reader.
+  const qidEnds = new Uint32Array(segQidEnd);
+  const qids = new Uint8Array(segQid);
+  const segQuery = new Uint32Array(qidEnds.length);
+  for (let k = 0; k < qidEnds.length; k++) segQuery[k] = tables.queries.intern(qids, k === 0 ? 0 : qidEnds[k - 1], qidEnds[k]);
+  const docnos = new RunDocnos(tables.docs);
+  docnos.adopt(new Uint8Array(freshBytes), new Uint32Array(freshStarts), freshCount);
+  const tagBytes = new Uint8Array(tag);
+  return {
+    file: path,
+    count,
+    segQuery,
+    segStart: new Uint32Array(segStart),
+    doc: new Uint32Array(doc),
+    value: float64 ? new Float64Array(value) : new Float32Array(value),
+    runId: latin1(tagBytes, 0, tagBytes.length),
+    docnos,
+  };
+}
+
+/**
+ * The TypeScript reader: one tight loop over the bytes (this is the hot path for million-line runs), no per-line
+ * strings, closures or line-number arrays; an error found after parsing re-reads the file for its line number.
+ */
+function readRunTypeScript(path: string, tables: TrecTables, float64: boolean): TrecEntries {
+  const lines = new RunLines(path, tables, float64);
   let firstChunk = true;
   const fd = openInput(path);
   try {

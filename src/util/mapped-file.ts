@@ -6,30 +6,17 @@
  * are replaced whole, never truncated in place while mapped (the BM25 index's).
  * CITEBENCH_MAPPED_FILES=off reads instead.
  */
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { readFileBuffer } from './buffered-file.ts';
+import { loadAddon } from './native-addon.ts';
 
 interface Mapper {
   mapFile(path: string): SharedArrayBuffer;
 }
 
-const BUILT = fileURLToPath(new URL('../../build/Release/citebench_mapped_file.node', import.meta.url));
-let mapper: Mapper | null | undefined;
-
-function loadMapper(): Mapper | null {
-  if (mapper !== undefined) return mapper;
-  if (process.env.CITEBENCH_MAPPED_FILES === 'off' || process.platform === 'win32') return (mapper = null);
-  try {
-    mapper = createRequire(import.meta.url)(BUILT) as Mapper;
-  } catch {
-    mapper = null; // not built: read instead (same bytes; the BM25 kernel's notice already says what is missing)
-  }
-  return mapper;
-}
-
 /** The file's bytes in a SharedArrayBuffer: mapped where the addon is built, else read. */
 export function readFileShared(path: string): SharedArrayBuffer {
-  const m = loadMapper();
+  // Not built: read instead (same bytes; the BM25 kernel's notice already says what is missing).
+  const off = process.env.CITEBENCH_MAPPED_FILES === 'off' || process.platform === 'win32';
+  const m = loadAddon<Mapper>('citebench_mapped_file', off ? 'off' : undefined).addon;
   return m ? m.mapFile(path) : (readFileBuffer(path, { shared: true }) as SharedArrayBuffer);
 }

@@ -5,8 +5,7 @@
  * notice. CITEBENCH_BM25_ADDON=off uses the TypeScript search without a notice; any other value is the path of
  * the addon to load instead of the built one.
  */
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { builtPath, loadAddon } from '../../util/native-addon.ts';
 
 export interface Bm25Kernel {
   /** `a`: scoring-arrays.ts's ScoringArrays. */
@@ -15,27 +14,16 @@ export interface Bm25Kernel {
   search(scorer: object, terms: Uint32Array, weights: Float32Array, k: number, exclude: number): [Uint32Array, Float32Array] | null;
 }
 
-const BUILT = fileURLToPath(new URL('../../../build/Release/citebench_bm25.node', import.meta.url));
 /** Set once the notice was printed, so worker threads and child processes (which inherit it) stay quiet. */
 const NOTICE_SHOWN = 'CITEBENCH_BM25_NOTICE_SHOWN';
 
-let loaded: Bm25Kernel | null | undefined;
-
 /** The kernel, or null (TypeScript search). Loaded once per thread. */
 export function bm25Kernel(): Bm25Kernel | null {
-  if (loaded !== undefined) return loaded;
   const setting = process.env.CITEBENCH_BM25_ADDON;
-  if (setting === 'off') return (loaded = null);
-  const path = setting || BUILT;
-  try {
-    loaded = createRequire(import.meta.url)(path) as Bm25Kernel;
-  } catch (e) {
-    loaded = null;
-    if (!process.env[NOTICE_SHOWN]) {
-      process.env[NOTICE_SHOWN] = '1';
-      const why = (e as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' ? 'not built' : `does not load: ${(e as Error).message.split('\n')[0]}`;
-      process.stderr.write(`notice: the compiled BM25 kernel ${why} (${path}); searching with the slower TypeScript kernel (same results). Build it with \`npx node-gyp rebuild\` (needs g++ and make).\n`);
-    }
+  const { addon, why } = loadAddon<Bm25Kernel>('citebench_bm25', setting);
+  if (!addon && why !== 'off' && !process.env[NOTICE_SHOWN]) {
+    process.env[NOTICE_SHOWN] = '1';
+    process.stderr.write(`notice: the compiled BM25 kernel ${why} (${setting || builtPath('citebench_bm25')}); searching with the slower TypeScript kernel (same results). Build it with \`npx node-gyp rebuild\` (needs g++ and make).\n`);
   }
-  return loaded;
+  return addon;
 }
