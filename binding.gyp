@@ -8,8 +8,8 @@
       "msvs_settings": { "VCCLCompilerTool": { "FloatingPointModel": 0 } }
     },
     {
-      "target_name": "citebench_trec_run_scanner",
-      "sources": ["native/trec-run-scanner.cc"],
+      "target_name": "citebench_trec_reader",
+      "sources": ["native/trec-reader.cc"],
       "cflags_cc": ["-O3", "-ffp-contract=off", "-fno-fast-math"],
       "xcode_settings": { "OTHER_CPLUSPLUSFLAGS": ["-O3", "-ffp-contract=off"] },
       "msvs_settings": { "VCCLCompilerTool": { "FloatingPointModel": 0 } }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm's install step for this package (`npm ci` / `npm install` run it): compiles the BM25 search kernel, the
 // file mapper that loads BM25 indexes and the TREC run reader (binding.gyp → build/Release/citebench_bm25.node,
-// citebench_mapped_file.node, citebench_trec_run_scanner.node) with node-gyp against the installed Node's headers.
+// citebench_mapped_file.node, citebench_trec_reader.node) with node-gyp against the installed Node's headers.
 // A failed build is not a failed install: search and run reading then run in TypeScript and indexes are read, not
 // mapped (same results, slower), and this prints one notice line saying so.
 import { spawnSync } from 'node:child_process';
@@ -20,7 +20,7 @@ const prefix = dirname(dirname(process.execPath));
 if (!process.env.npm_config_nodedir && existsSync(join(prefix, 'include', 'node', 'node_api.h'))) args.push(`--nodedir=${prefix}`);
 const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 if (r.status === 0) {
-  console.log('citebench: compiled the BM25 search kernel, index file mapper and TREC run reader (build/Release/)');
+  console.log('citebench: compiled the BM25 search kernel, index file mapper and TREC reader (build/Release/)');
 } else {
   const lines = `${r.stdout ?? ''}\n${r.stderr ?? ''}`.split('\n').map((l) => l.trim());
   const why = r.error?.message ?? lines.find((l) => /\berror\b/i.test(l) && !/^gyp (ERR!|WARN) (stack|System|command|cwd|node|not ok)/.test(l)) ?? `node-gyp exited with ${r.status}`;

@@ -3,7 +3,8 @@
  * (1.9 M lines, 29 relevant per query), end to end as a user runs it — the package's binary, bin/citebench.js,
  * which starts `eval` from dist/ (the sources compiled at install; rebuilt here first when stale) — with process
  * start, parsing, evaluation and printing (wall time and peak RSS from /usr/bin/time -v when present), then the
- * in-memory API alone on the same data.
+ * in-memory API alone on the same data. Each run is also timed with CITEBENCH_TREC_READER=off (qrels and run read
+ * by the TypeScript readers rather than native/trec-reader.cc), which must print the same numbers.
  * Peer: with TREC_EVAL=path/to/trec_eval (9.0.8, built from its source: `make` in a checkout of the v9.0.8 tag
  * of github.com/usnistgov/trec_eval), the C trec_eval runs the same measures on the same files, alternating with
  * citebench run by run (paired ratios on a busy machine), and its numbers must equal citebench's.
@@ -44,9 +45,10 @@ console.log(`data: ${files.run} (${((performance.now() - t0) / 1000).toFixed(1)}
 const haveTime = existsSync('/usr/bin/time');
 const TREC_EVAL = process.env.TREC_EVAL;
 interface Timing { wallS: number; cpuS: number; maxRssMB: number }
-function timedRun(what: string, cmd: string, args: string[]): { t: Timing; stdout: string } {
+function timedRun(what: string, cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): { t: Timing; stdout: string } {
   const start = performance.now();
-  const r = haveTime ? spawnSync('/usr/bin/time', ['-v', cmd, ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 26 }) : spawnSync(cmd, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const opts = { cwd: ROOT, encoding: 'utf8' as const, maxBuffer: 1 << 26, env };
+  const r = haveTime ? spawnSync('/usr/bin/time', ['-v', cmd, ...args], opts) : spawnSync(cmd, args, opts);
   const wall = (performance.now() - start) / 1000;
   if (r.status !== 0) throw new Error(`${what} failed: ${r.stderr}`);
   if (!haveTime) return { t: { wallS: wall, cpuS: NaN, maxRssMB: NaN }, stdout: r.stdout };
@@ -57,6 +59,7 @@ function timedRun(what: string, cmd: string, args: string[]): { t: Timing; stdou
 }
 const show = (t: Timing) => `${t.wallS.toFixed(2)} s wall, ${t.cpuS.toFixed(2)} s CPU, ${t.maxRssMB.toFixed(0)} MB peak RSS`;
 const cli: Timing[] = [];
+const cliTs: Timing[] = [];
 const peer: Timing[] = [];
 let cliOutput = '';
 let peerOutput = '';
@@ -65,6 +68,12 @@ for (let i = 0; i < REPS; i++) {
   cli.push(ours.t);
   cliOutput = ours.stdout;
   console.log(`citebench eval run ${i + 1}: ${show(ours.t)}`);
+  // The same command with the files read by the TypeScript readers instead of the compiled one: what that reader
+  // (native/trec-reader.cc) gains, measured in the same conditions. Same output, byte for byte.
+  const ts = timedRun('citebench eval (TypeScript readers)', process.execPath, ['bin/citebench.js', 'eval', ...MEASURES, files.qrels, files.run], { ...process.env, CITEBENCH_TREC_READER: 'off' });
+  if (ts.stdout !== ours.stdout) throw new Error('the TypeScript readers printed other numbers than the compiled one');
+  cliTs.push(ts.t);
+  console.log(`citebench eval run ${i + 1}, TypeScript readers: ${show(ts.t)}`);
   if (TREC_EVAL) {
     const theirs = timedRun('trec_eval', TREC_EVAL, [...MEASURES, files.qrels, files.run]);
     peer.push(theirs.t);
@@ -123,6 +132,7 @@ const results = {
   lines: run.docs.length,
   queries: tables.queries.size,
   cli: { runs: cli, medianWallS: median(cli.map((c) => c.wallS)), medianCpuS: median(cli.map((c) => c.cpuS)), medianMaxRssMB: median(cli.map((c) => c.maxRssMB)) },
+  cliTypeScriptReader: { runs: cliTs, medianWallS: median(cliTs.map((c) => c.wallS)), medianCpuS: median(cliTs.map((c) => c.cpuS)), medianMaxRssMB: median(cliTs.map((c) => c.maxRssMB)) },
   inMemory: { runsS: mem, medianS: median(mem) },
   trecEval: TREC_EVAL
     ? { runs: peer, medianWallS: median(peer.map((p) => p.wallS)), medianCpuS: median(peer.map((p) => p.cpuS)), medianMaxRssMB: median(peer.map((p) => p.maxRssMB)), pairedWallRatios: ratios, medianWallRatio: median(ratios), output: peerOutput }
@@ -133,7 +143,8 @@ const results = {
 writeFileAtomic(join(OUT, 'results.json'), JSON.stringify(results, null, 2) + '\n');
 console.log(
   `\nsummary: citebench eval median ${results.cli.medianWallS.toFixed(2)} s wall / ${results.cli.medianCpuS.toFixed(2)} s CPU / ` +
-    `${results.cli.medianMaxRssMB.toFixed(0)} MB; in-memory ${(results.inMemory.medianS * 1000).toFixed(0)} ms; ` +
+    `${results.cli.medianMaxRssMB.toFixed(0)} MB (TypeScript readers ${results.cliTypeScriptReader.medianWallS.toFixed(2)} s, ` +
+    `${results.cliTypeScriptReader.medianMaxRssMB.toFixed(0)} MB); in-memory ${(results.inMemory.medianS * 1000).toFixed(0)} ms; ` +
     (TREC_EVAL ? `trec_eval median ${results.trecEval!.medianWallS.toFixed(2)} s / ${results.trecEval!.medianMaxRssMB.toFixed(0)} MB; paired ratio citebench/trec_eval median ${results.trecEval!.medianWallRatio.toFixed(2)}` : 'no trec_eval (set TREC_EVAL)'),
 );
 

@@ -77,10 +77,27 @@ export class StringTable {
 
   /**
    * The arrays findHashed() probes, as they are now (valid until the next intern), for the compiled run reader
-   * (native/trec-run-scanner.cc), which looks docnos up in them exactly as findHashed() does.
+   * (native/trec-reader.cc), which looks docnos up in them exactly as findHashed() does.
    */
   lookupArrays(): { arena: Uint8Array; starts: Uint32Array; hashes: Int32Array; slots: Int32Array; filter: Int32Array; filterMask: number } {
     return { arena: this.arena, starts: this.starts, hashes: this.hashes, slots: this.slots, filter: this.filter, filterMask: this.filterMask };
+  }
+
+  /**
+   * Take over a table the compiled qrels reader (native/trec-reader.cc) built as intern() builds one: id i is
+   * arena[starts[i], starts[i + 1]) with hash hashes[i]; slots and filter as lookupArrays() has them. The table
+   * must be empty; interning goes on from there.
+   */
+  adopt(t: { arena: Uint8Array; starts: Uint32Array; hashes: Int32Array; slots: Int32Array; filter: Int32Array; filterMask: number; count: number }): void {
+    if (this.count !== 0) throw new Error('StringTable.adopt: the table is not empty');
+    this.arena = Buffer.from(t.arena.buffer, t.arena.byteOffset, t.arena.byteLength);
+    this.used = t.starts[t.count];
+    this.starts = t.starts;
+    this.hashes = t.hashes;
+    this.slots = t.slots;
+    this.filter = t.filter;
+    this.filterMask = t.filterMask;
+    this.count = t.count;
   }
 
   /** Start of id's bytes in bytes(). */
@@ -129,8 +146,8 @@ export class StringTable {
       const s = new Uint32Array(this.starts.length * 2);
       s.set(this.starts);
       this.starts = s;
-      const hs = new Int32Array(this.hashes.length * 2);
-      hs.set(this.hashes);
+      const hs = new Int32Array(s.length);
+      hs.set(this.hashes.subarray(0, id));
       this.hashes = hs;
     }
     this.starts[id] = this.used;

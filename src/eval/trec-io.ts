@@ -199,8 +199,16 @@ class Entries {
 const QRELS_FIELDS = ['qid', 'iter', 'docno', 'relevance'];
 const RUN_FIELDS = ['qid', 'Q0', 'docno', 'rank', 'score', 'tag'];
 
-/** Read a qrels file: `qid iter docno rel` per line (rel an integer; negative = judged pool but unjudged). */
-export function readQrels(path: string, tables: TrecTables): TrecEntries {
+/**
+ * Read a qrels file: `qid iter docno rel` per line (rel an integer; negative = judged pool but unjudged). Into
+ * empty tables the compiled reader reads it where it is built (see readRun); otherwise, and for every error, the
+ * TypeScript reader below.
+ */
+export function readQrels(path: string, tables: TrecTables, opts: { typescript?: boolean } = {}): TrecEntries {
+  return (opts.typescript ? undefined : readQrelsCompiled(path, tables)) ?? readQrelsTypeScript(path, tables);
+}
+
+function readQrelsTypeScript(path: string, tables: TrecTables): TrecEntries {
   const entries = new Entries(Math.min(estimateLines(path), 1 << 20), (n) => new Int32Array(n));
   forEachLine(path, (buf, s, e, line) => {
     const n = tokenize(buf, s, e, 5);
@@ -355,8 +363,8 @@ class RunLines {
 /**
  * Read a run file: `qid Q0 docno rank score tag [ignored…]`. Scores become float32 (trec_eval 9.0.8) unless
  * float64 is asked for (trec_eval 10). Read the qrels first: docnos are judged against them (see RunDocnos).
- * The compiled reader (native/trec-run-scanner.cc) reads it where it is built, the same loop in C++; the
- * TypeScript one below reads it otherwise, with CITEBENCH_TREC_SCANNER=off or `typescript`, and wherever the
+ * The compiled reader (native/trec-reader.cc) reads it where it is built, the same loop in C++; the
+ * TypeScript one below reads it otherwise, with CITEBENCH_TREC_READER=off or `typescript`, and wherever the
  * compiled one stops at a line it leaves to it (an error, whose message comes from here).
  */
 export function readRun(path: string, tables: TrecTables, opts: { float64?: boolean; typescript?: boolean } = {}): TrecEntries {
@@ -364,7 +372,11 @@ export function readRun(path: string, tables: TrecTables, opts: { float64?: bool
   return (opts.typescript ? undefined : readRunCompiled(path, tables, float64)) ?? readRunTypeScript(path, tables, float64);
 }
 
-interface RunScanner {
+interface TrecReader {
+  scanQrels(
+    path: string,
+    linesEstimate: number,
+  ): number | [number, ArrayBuffer, ArrayBuffer, ArrayBuffer, ArrayBuffer, ArrayBuffer, ArrayBuffer, ArrayBuffer, ArrayBuffer, ArrayBuffer, ArrayBuffer, ArrayBuffer, number, number];
   scanRun(
     path: string,
     float64: boolean,
@@ -379,20 +391,55 @@ interface RunScanner {
   ): number | [number, ArrayBuffer, ArrayBuffer, ArrayBuffer, ArrayBuffer, ArrayBuffer, ArrayBuffer, ArrayBuffer, number, ArrayBuffer];
 }
 
-/** The run read by the compiled reader; undefined where it is not built or left the file to TypeScript. */
-export function readRunCompiled(path: string, tables: TrecTables, float64: boolean): TrecEntries | undefined {
-  const setting = process.env.CITEBENCH_TREC_SCANNER === 'off' ? 'off' : undefined;
-  const scanner = loadAddon<RunScanner>('citebench_trec_run_scanner', setting).addon;
-  if (!scanner) return undefined;
-  const t = tables.docs.lookupArrays();
-  const r = scanner.scanRun(path, float64, t.arena, t.starts, t.hashes, t.slots, t.filter, t.filterMask, tables.docs.size, estimateLines(path));
-  if (typeof r === 'number' || r[0] === 0) return undefined;
-  const [count, doc, value, segStart, segQidEnd, segQid, freshBytes, freshStarts, freshCount, tag] = r;
-  // The queries get their ids here, in order of first appearance as in the TypeScript reader.
+function compiledReader(): TrecReader | null {
+  return loadAddon<TrecReader>('citebench_trec_reader', process.env.CITEBENCH_TREC_READER === 'off' ? 'off' : undefined).addon;
+}
+
+/** Query ids of the compiled reader's segments, interned in order of first appearance as the TypeScript readers do. */
+function segmentQueries(tables: TrecTables, segQidEnd: ArrayBuffer, segQid: ArrayBuffer): Uint32Array {
   const qidEnds = new Uint32Array(segQidEnd);
   const qids = new Uint8Array(segQid);
   const segQuery = new Uint32Array(qidEnds.length);
   for (let k = 0; k < qidEnds.length; k++) segQuery[k] = tables.queries.intern(qids, k === 0 ? 0 : qidEnds[k - 1], qidEnds[k]);
+  return segQuery;
+}
+
+/** The qrels read by the compiled reader; undefined where it is not built, the tables are not empty, or it left the file to TypeScript. */
+export function readQrelsCompiled(path: string, tables: TrecTables): TrecEntries | undefined {
+  const reader = compiledReader();
+  if (!reader || tables.docs.size !== 0) return undefined;
+  const r = reader.scanQrels(path, Math.min(estimateLines(path), 1 << 20));
+  if (typeof r === 'number' || r[0] === 0) return undefined;
+  const [count, doc, label, line, segStart, segQidEnd, segQid, arena, starts, hashes, slots, filter, filterMask, docCount] = r;
+  tables.docs.adopt({
+    arena: new Uint8Array(arena),
+    starts: new Uint32Array(starts),
+    hashes: new Int32Array(hashes),
+    slots: new Int32Array(slots),
+    filter: new Int32Array(filter),
+    filterMask,
+    count: docCount,
+  });
+  return {
+    file: path,
+    count,
+    segQuery: segmentQueries(tables, segQidEnd, segQid),
+    segStart: new Uint32Array(segStart),
+    doc: new Uint32Array(doc),
+    value: new Int32Array(label),
+    line: new Uint32Array(line),
+  };
+}
+
+/** The run read by the compiled reader; undefined where it is not built or left the file to TypeScript. */
+export function readRunCompiled(path: string, tables: TrecTables, float64: boolean): TrecEntries | undefined {
+  const reader = compiledReader();
+  if (!reader) return undefined;
+  const t = tables.docs.lookupArrays();
+  const r = reader.scanRun(path, float64, t.arena, t.starts, t.hashes, t.slots, t.filter, t.filterMask, tables.docs.size, estimateLines(path));
+  if (typeof r === 'number' || r[0] === 0) return undefined;
+  const [count, doc, value, segStart, segQidEnd, segQid, freshBytes, freshStarts, freshCount, tag] = r;
+  const segQuery = segmentQueries(tables, segQidEnd, segQid);
   const docnos = new RunDocnos(tables.docs);
   docnos.adopt(new Uint8Array(freshBytes), new Uint32Array(freshStarts), freshCount);
   const tagBytes = new Uint8Array(tag);

@@ -1,11 +1,13 @@
 /**
- * The compiled run reader (native/trec-run-scanner.cc, through trec-io.ts's readRun) against the TypeScript
- * reader it stands in for: on seeded runs full of trec_eval's lenient corners (every C isspace() byte, CRLF,
- * comment and blank lines, extra fields, long qids and docnos, a line longer than the read chunk, queries split
- * into several segments, no final newline, every form of decimal score, docnos judged and not) both give the
- * same entries bit for bit — docno ids, float32 and float64 scores, query segments, fresh docnos, run tag — and
- * the compiled one really read them (it was not left to TypeScript). On a bad line it leaves the file to
- * TypeScript, so the error is the same InputError, and CITEBENCH_TREC_SCANNER=off reads without it.
+ * The compiled TREC reader (native/trec-reader.cc, through trec-io.ts's readQrels and readRun) against the
+ * TypeScript readers it stands in for: on seeded qrels and runs full of trec_eval's lenient corners (every C
+ * isspace() byte, CRLF, comment and blank lines, extra fields, long qids and docnos, a line longer than the read
+ * chunk, queries split into several segments, no final newline, every form of decimal score and integer label,
+ * docnos judged and not, enough docnos to grow the docno table and its filter) both give the same entries bit for
+ * bit — docno ids, labels, line numbers, float32 and float64 scores, query segments, fresh docnos, run tag — and
+ * the same docno table, array for array; and the compiled one really read them (it did not leave them to
+ * TypeScript). On a bad line it leaves the file to TypeScript, so the error is the same InputError, and
+ * CITEBENCH_TREC_READER=off reads without it.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,13 +15,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newTrecTables, readQrels, readRun, readRunCompiled, type TrecEntries } from '../../src/eval/trec-io.ts';
+import { newTrecTables, readQrels, readQrelsCompiled, readRun, readRunCompiled, type TrecEntries, type TrecTables } from '../../src/eval/trec-io.ts';
 import { trecEvalText } from '../../src/eval/trec-eval.ts';
 import { InputError } from '../../src/util/errors.ts';
 import { loadAddon } from '../../src/util/native-addon.ts';
 
-const built = process.env.CITEBENCH_TREC_SCANNER === 'off' ? null : loadAddon('citebench_trec_run_scanner').addon;
-const skip = built ? undefined : 'the compiled run reader is off (CITEBENCH_TREC_SCANNER=off) or not built here (npm run build:kernel)';
+const built = process.env.CITEBENCH_TREC_READER === 'off' ? null : loadAddon('citebench_trec_reader').addon;
+const skip = built ? undefined : 'the compiled TREC reader is off (CITEBENCH_TREC_READER=off) or not built here (npm run build:kernel)';
 
 const dir = mkdtempSync(join(tmpdir(), 'citebench-scanner-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -54,8 +56,21 @@ function makeRun(seed: number): { qrels: string; run: Buffer } {
   const sp = () => pick(SPACES);
   const qids = Array.from({ length: 12 }, (_, i) => (i === 3 ? `q${'x'.repeat(300)}${i}` : `q${i}`));
   const docno = (i: number) => (i % 50 === 7 ? `D${'y'.repeat(40)}${i}` : i % 31 === 5 ? `d\u00e9${i}` : `d${i}`);
+  // Judgements: labels in every form, each (qid, docno) once; seed 2 judges 6,000 docnos (the table and its
+  // filter grow); the lenient corners of the format between them.
   const qrels: string[] = [];
-  for (const q of qids) for (let k = 0; k < 8; k++) qrels.push(`${q} 0 ${docno(Math.floor(r() * 400))} ${Math.floor(r() * 3)}`);
+  const LABELS = ['0', '1', '2', '+1', '-1', '-0', '007', '99999', '-123456789', '-2'];
+  const judged = seed === 2 ? 500 : 8;
+  for (const q of qids) {
+    const seen = new Set<string>();
+    for (let k = 0; k < judged; k++) {
+      const d = seed === 2 && k >= 8 ? `j${qids.indexOf(q)}-${k}` : docno(Math.floor(r() * 400));
+      if (seen.has(d)) continue;
+      seen.add(d);
+      if (r() < 0.03) qrels.push(r() < 0.5 ? '' : `#${sp()}comment 1 2 3`);
+      qrels.push(`${r() < 0.1 ? sp() : ''}${q}${sp()}0${sp()}${d}${sp()}${pick(LABELS)}${r() < 0.1 ? '\r' : ''}`);
+    }
+  }
   const parts: Buffer[] = [];
   const line = (s: string) => parts.push(Buffer.from(s, 'latin1'));
   // Queries in an order of their own, one of them in two segments (q5 … q2 … q5).
@@ -82,7 +97,7 @@ function makeRun(seed: number): { qrels: string; run: Buffer } {
   // One line longer than the 1 MiB read chunk (its ignored fields), then a last line without newline.
   line(`q0 Q0 long 1 2.5 tagL ${'z'.repeat(1_200_000)}\n`);
   line(`q1${sp()}Q0${sp()}last 1 0.25 tagEnd`);
-  return { qrels: `${qrels.join('\n')}\n`, run: Buffer.concat(parts) };
+  return { qrels: `${qrels.join('\n')}${seed % 2 ? '\n' : ''}`, run: Buffer.concat(parts) };
 }
 
 function bytes(a: ArrayBufferView): Buffer {
@@ -102,40 +117,66 @@ function sameEntries(a: TrecEntries, b: TrecEntries, what: string): void {
   }
 }
 
-/** Read one run three ways: compiled (must not be left to TypeScript), through readRun, and in TypeScript. */
-function readBoth(qrelsPath: string, runPath: string, float64: boolean) {
-  const compiledTables = newTrecTables();
-  readQrels(qrelsPath, compiledTables);
-  const compiled = readRunCompiled(runPath, compiledTables, float64);
-  const tsTables = newTrecTables();
-  readQrels(qrelsPath, tsTables);
-  const ts = readRun(runPath, tsTables, { float64, typescript: true });
-  return { compiled, ts, compiledTables, tsTables };
+function sameQrels(a: TrecEntries, b: TrecEntries, what: string): void {
+  assert.equal(a.count, b.count, `${what}: count`);
+  for (const k of ['doc', 'value', 'segQuery', 'segStart', 'line'] as const) assert.ok(bytes(a[k]!).equals(bytes(b[k]!)) && a[k]!.constructor === b[k]!.constructor, `${what}: ${k}`);
 }
 
-test('compiled run reader: the TypeScript reader\'s entries bit for bit on seeded runs full of corners', { skip }, () => {
+/** The docno tables array for array (as far as they are used), and the query tables string for string. */
+function sameTables(a: TrecTables, b: TrecTables, what: string): void {
+  assert.equal(a.docs.size, b.docs.size, `${what}: docnos`);
+  const ta = a.docs.lookupArrays();
+  const tb = b.docs.lookupArrays();
+  const n = a.docs.size;
+  assert.ok(bytes(ta.starts.subarray(0, n + 1)).equals(bytes(tb.starts.subarray(0, n + 1))), `${what}: starts`);
+  assert.ok(bytes(ta.arena.subarray(0, ta.starts[n])).equals(bytes(tb.arena.subarray(0, tb.starts[n]))), `${what}: arena`);
+  assert.ok(bytes(ta.hashes.subarray(0, n)).equals(bytes(tb.hashes.subarray(0, n))), `${what}: hashes`);
+  assert.ok(bytes(ta.slots).equals(bytes(tb.slots)), `${what}: slots`);
+  assert.ok(bytes(ta.filter).equals(bytes(tb.filter)) && ta.filterMask === tb.filterMask, `${what}: filter`);
+  const qids = (t: TrecTables) => [...Array(t.queries.size).keys()].map((i) => t.queries.get(i));
+  assert.deepEqual(qids(a), qids(b), `${what}: queries`);
+}
+
+/** Read qrels and run compiled (neither may be left to TypeScript) and in TypeScript. */
+function readBoth(qrelsPath: string, runPath: string, float64: boolean) {
+  const compiledTables = newTrecTables();
+  const compiledQrels = readQrelsCompiled(qrelsPath, compiledTables);
+  const compiled = readRunCompiled(runPath, compiledTables, float64);
+  const tsTables = newTrecTables();
+  const tsQrels = readQrels(qrelsPath, tsTables, { typescript: true });
+  const ts = readRun(runPath, tsTables, { float64, typescript: true });
+  return { compiled, ts, compiledQrels, tsQrels, compiledTables, tsTables };
+}
+
+test('compiled TREC reader: the TypeScript readers\' entries and tables bit for bit on seeded qrels and runs full of corners', { skip }, () => {
   for (const seed of [1, 2, 3, 4]) {
     const { qrels, run } = makeRun(seed);
     const q = file(qrels);
     const f = file(run);
     for (const float64 of [false, true]) {
-      const { compiled, ts, compiledTables, tsTables } = readBoth(q, f, float64);
+      const { compiled, ts, compiledQrels, tsQrels, compiledTables, tsTables } = readBoth(q, f, float64);
+      assert.ok(compiledQrels, `seed ${seed}: the compiled reader read the qrels itself`);
       assert.ok(compiled, `seed ${seed}: the compiled reader read the run itself`);
+      sameQrels(compiledQrels, tsQrels, `seed ${seed} qrels`);
       sameEntries(compiled, ts, `seed ${seed}, float64 ${float64}`);
-      assert.deepEqual([...Array(compiledTables.queries.size).keys()].map((i) => compiledTables.queries.get(i)), [...Array(tsTables.queries.size).keys()].map((i) => tsTables.queries.get(i)));
+      sameTables(compiledTables, tsTables, `seed ${seed}`);
+      if (seed === 2) assert.ok(compiledTables.docs.size > 4096, 'enough docnos to grow the filter');
+      // Interning goes on in an adopted table as in the one that interned all along.
+      for (const t of [compiledTables, tsTables]) for (let i = 0; i < 3000; i++) t.docs.internString(`after-${i}`);
+      sameTables(compiledTables, tsTables, `seed ${seed}, interning after`);
       // 13 query blocks (q5 twice), then q0's long line and q1's last: a query in two places is two segments.
       assert.equal(compiled.segQuery.length, 15);
     }
     // The printed evaluation, with the reader on and off.
     const off = spawnSync(process.execPath, ['--import', 'tsx', '-e',
       `import('${new URL('../../src/eval/trec-eval.ts', import.meta.url).href}').then((m) => process.stdout.write(m.trecEvalText(${JSON.stringify(q)}, ${JSON.stringify(f)}, ['all_trec'], { perQuery: true })))`],
-    { encoding: 'utf8', env: { ...process.env, CITEBENCH_TREC_SCANNER: 'off' } });
+    { encoding: 'utf8', env: { ...process.env, CITEBENCH_TREC_READER: 'off' } });
     assert.equal(off.status, 0, off.stderr);
     assert.equal(trecEvalText(q, f, ['all_trec'], { perQuery: true }), off.stdout, `seed ${seed}: trec_eval output`);
   }
 });
 
-test('compiled run reader: a bad line is left to TypeScript, which says what is wrong', { skip }, () => {
+test('compiled TREC reader: a bad line is left to TypeScript, which says what is wrong', { skip }, () => {
   const q = file('q1 0 a 1\nq1 0 b 0\n');
   const cases: [string, RegExp][] = [
     ['q1 Q0 a 1 3 t\nq1 Q0 b 2 3\n', /:2 \[tag\]: missing field 'tag'/],
@@ -153,6 +194,27 @@ test('compiled run reader: a bad line is left to TypeScript, which says what is 
     assert.equal(readRunCompiled(f, tables, false), undefined, `${JSON.stringify(text)} is left to TypeScript`);
     assert.throws(() => readRun(f, tables), (e: unknown) => e instanceof InputError && message.test(e.message), JSON.stringify(text));
   }
+  const qrelsCases: [string, RegExp][] = [
+    ['q1 0 a 1\nq1 0 b\n', /:2 \[relevance\]: missing field 'relevance'/],
+    ['q1 0 a 1 x\n', /:1: too many fields/],
+    ['q1 0 a 1.5\n', /'1.5' is not an integer relevance label/],
+    ['q1 0 a 1234567890\n', /'1234567890' is not an integer relevance label/],
+    ['q1 0 a abc\n', /'abc' is not an integer relevance label/],
+  ];
+  for (const [text, message] of qrelsCases) {
+    const f = file(text);
+    assert.equal(readQrelsCompiled(f, newTrecTables()), undefined, `${JSON.stringify(text)} is left to TypeScript`);
+    assert.throws(() => readQrels(f, newTrecTables()), (e: unknown) => e instanceof InputError && message.test(e.message), JSON.stringify(text));
+  }
+  // Nine-digit labels, the most the readers take.
+  const nine = file('q1 0 a 123456789\nq1 0 b -123456789\n');
+  const tsTables = newTrecTables();
+  const compiledTables = newTrecTables();
+  const compiledQrels = readQrelsCompiled(nine, compiledTables);
+  assert.ok(compiledQrels);
+  sameQrels(compiledQrels, readQrels(nine, tsTables, { typescript: true }), 'nine digits');
+  sameTables(compiledTables, tsTables, 'nine digits');
+  assert.deepEqual([...compiledQrels.value], [123456789, -123456789]);
   // Scores that underflow (strtod's ERANGE) are read, as TypeScript reads them: subnormal, or a signed zero.
   const tiny = file('q1 Q0 a 1 1e-400 t\nq1 Q0 b 2 -1e-400 t\nq1 Q0 c 3 4.9e-324 t\n');
   const { compiled, ts } = readBoth(q, tiny, true);
