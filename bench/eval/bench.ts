@@ -125,6 +125,7 @@ if (TREC_EVAL) {
   console.log('trec_eval 9.0.8 prints the same numbers');
 }
 const ratios = peer.map((p, i) => cli[i].wallS / p.wallS);
+const ratiosTs = peer.map((p, i) => cliTs[i].wallS / p.wallS);
 
 const results = {
   date: new Date().toISOString(),
@@ -135,7 +136,7 @@ const results = {
   cliTypeScriptReader: { runs: cliTs, medianWallS: median(cliTs.map((c) => c.wallS)), medianCpuS: median(cliTs.map((c) => c.cpuS)), medianMaxRssMB: median(cliTs.map((c) => c.maxRssMB)) },
   inMemory: { runsS: mem, medianS: median(mem) },
   trecEval: TREC_EVAL
-    ? { runs: peer, medianWallS: median(peer.map((p) => p.wallS)), medianCpuS: median(peer.map((p) => p.cpuS)), medianMaxRssMB: median(peer.map((p) => p.maxRssMB)), pairedWallRatios: ratios, medianWallRatio: median(ratios), output: peerOutput }
+    ? { runs: peer, medianWallS: median(peer.map((p) => p.wallS)), medianCpuS: median(peer.map((p) => p.cpuS)), medianMaxRssMB: median(peer.map((p) => p.maxRssMB)), pairedWallRatios: ratios, medianWallRatio: median(ratios), pairedWallRatiosTypeScriptReaders: ratiosTs, medianWallRatioTypeScriptReaders: median(ratiosTs), output: peerOutput }
     : null,
   output: cliOutput,
   naiveCrossCheck: naive,
@@ -145,7 +146,7 @@ console.log(
   `\nsummary: citebench eval median ${results.cli.medianWallS.toFixed(2)} s wall / ${results.cli.medianCpuS.toFixed(2)} s CPU / ` +
     `${results.cli.medianMaxRssMB.toFixed(0)} MB (TypeScript readers ${results.cliTypeScriptReader.medianWallS.toFixed(2)} s, ` +
     `${results.cliTypeScriptReader.medianMaxRssMB.toFixed(0)} MB); in-memory ${(results.inMemory.medianS * 1000).toFixed(0)} ms; ` +
-    (TREC_EVAL ? `trec_eval median ${results.trecEval!.medianWallS.toFixed(2)} s / ${results.trecEval!.medianMaxRssMB.toFixed(0)} MB; paired ratio citebench/trec_eval median ${results.trecEval!.medianWallRatio.toFixed(2)}` : 'no trec_eval (set TREC_EVAL)'),
+    (TREC_EVAL ? `trec_eval median ${results.trecEval!.medianWallS.toFixed(2)} s / ${results.trecEval!.medianMaxRssMB.toFixed(0)} MB; paired ratio citebench/trec_eval median ${results.trecEval!.medianWallRatio.toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(', ')}; TypeScript readers ${results.trecEval!.medianWallRatioTypeScriptReaders.toFixed(2)})` : 'no trec_eval (set TREC_EVAL)'),
 );
 
 function naiveEvaluate(qrelsPath: string, runPath: string): Record<string, number> {
