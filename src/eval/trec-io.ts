@@ -3,8 +3,11 @@
  * map qids and docnos to integer ids (StringTable), with errors naming file, line and field. Parsing follows
  * trec_eval 9.0.8: whitespace-separated fields, blank lines and `#` comment lines skipped, fields after the run
  * tag ignored, the run tag of the last line kept, the rank column ignored. Unlike trec_eval (atof/atol), numbers
- * must be well-formed: a bad score is an error, not 0 (trec-numbers.ts). Parsed entries become the evaluator's
- * CSR in trec-csr.ts; trec-write.ts writes runs and qrels.
+ * must be well-formed: a bad score is an error, not 0 (trec-numbers.ts), and so is one beyond float32's range
+ * where scores are float32 (it would rank as infinity). Both files are read by the compiled
+ * reader (native/trec-reader.cc) where it is built, which does what the TypeScript readers here do and leaves
+ * every line it would not read the same way to them. Parsed entries become the evaluator's CSR in trec-csr.ts;
+ * trec-write.ts writes runs and qrels.
  */
 import { closeSync, readSync } from 'node:fs';
 import { InputError } from '../util/errors.ts';

@@ -53,6 +53,11 @@ test('run: non-numeric, NaN and infinite scores are errors (trec_eval would read
   expectInputError(() => loadRun('q1 Q0 a 1 -inf t\n'), 1, 'score', /not a number/);
   expectInputError(() => loadRun('q1 Q0 a 1 1e999 t\n'), 1, 'score', /'1e999' is not a finite number/);
   expectInputError(() => loadRun('q1 Q0 a 1 1.2.3 t\n'), 1, 'score', /not a number/);
+  // Finite as a double but infinite as trec_eval 9.0.8's float32: named on its line, not ranked as infinity.
+  expectInputError(() => loadRun('q1 Q0 a 1 3 t\nq1 Q0 b 2 -3.5e38 t\n'), 2, 'score', /'-3.5e38' is beyond float32's range/);
+  const tables = newTrecTables();
+  readQrels(QRELS, tables);
+  assert.equal(readRun(file('q1 Q0 a 1 3.5e38 t\n'), tables, { float64: true }).value[0], 3.5e38); // trec_eval 10's doubles
 });
 
 test('run: malformed lines name the missing field', () => {
