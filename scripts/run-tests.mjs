@@ -3,7 +3,7 @@
 //   npm test              the unit and exactness suites: measures, BM25 against Lucene, encoders against PyTorch,
 //                         readers, sampling, the report's parts (2½–5½ minutes on 2 shared cores: docs/contributing.md, Test time)
 //   npm run test:e2e      the end-to-end suites (E2E below): whole runs and their resumption after kills, the
-//                         command line on built stores, clusters (SLURM, shards, locks), notebooks in a browser,
+//                         command line on built stores, clusters (SLURM, shards, locks), notebooks and reports in a browser,
 //                         and the checks that drive other tools over the whole package (tsc over the generated
 //                         types and the notebooks, require() through tsx, pdflatex)
 //                         (about 650 s of CPU: an estimated 6–9 minutes on 2 idle cores; docs/contributing.md, Test time)
@@ -54,9 +54,11 @@ const E2E = [
   'test/notebooks/import.test.ts',
   'test/notebooks/notebooks.test.ts',
   'test/notebooks/types.test.ts',
+  'test/report/beyond-report.test.ts',
   'test/report/html-report.test.ts',
   'test/report/latex-figures.test.ts',
   'test/report/notebook-content.test.ts',
+  'test/report/wide-tables.test.ts',
   'test/util/buffered-file.test.ts',
 ];
 
