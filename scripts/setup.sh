@@ -45,4 +45,4 @@ if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install 
 
 # Register the tslab (TypeScript) Jupyter kernel for this checkout's node_modules.
 ./node_modules/.bin/tslab install --python=/usr/bin/python3 --binary="$PWD/node_modules/.bin/tslab" >/dev/null
-echo "setup: done (Debian packages, npm packages, BM25 kernel, dist/, notebook types, tslab kernel)"
+echo "setup: done (Debian packages, npm packages, compiled addons, dist/, notebook types, tslab kernel)"
