@@ -39,6 +39,9 @@ struct Grow {
   T* data = nullptr;
   size_t size = 0;
   size_t cap = 0;
+  Grow() = default;
+  Grow(const Grow&) = delete;  // owns data: never copied
+  Grow& operator=(const Grow&) = delete;
   ~Grow() { std::free(data); }
   bool reserve(size_t n) {
     if (n <= cap) return true;
@@ -47,9 +50,9 @@ struct Grow {
     data = static_cast<T*>(p);
     cap = n;
 #ifdef MADV_HUGEPAGE
-    constexpr uintptr_t HUGE = uintptr_t{2} << 20;
-    const uintptr_t lo = (reinterpret_cast<uintptr_t>(p) + HUGE - 1) & ~(HUGE - 1);
-    const uintptr_t hi = (reinterpret_cast<uintptr_t>(p) + n * sizeof(T)) & ~(HUGE - 1);
+    constexpr uintptr_t HUGE_PAGE = uintptr_t{2} << 20;
+    const uintptr_t lo = (reinterpret_cast<uintptr_t>(p) + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    const uintptr_t hi = (reinterpret_cast<uintptr_t>(p) + n * sizeof(T)) & ~(HUGE_PAGE - 1);
     if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
 #endif
     return true;

@@ -18,7 +18,10 @@ runs compared in one measure (the family results.json uses: docs/significance.md
 
   QRELS                 qrels file: 'qid iter docno relevance' per line
   RUN                   run file: 'qid Q0 docno rank score tag' per line (rank is ignored: docs are
-                        ranked by score, float32-rounded, ties by docno descending)
+                        ranked by score, float32-rounded, ties by docno descending; a score beyond
+                        float32's range is an error without --trec-eval-10). Both files are read by the
+                        compiled reader that npm ci builds (CITEBENCH_TREC_READER=off: the TypeScript one;
+                        same results)
   -m, --measure M       measure to print (repeatable; printed in trec_eval's order). trec names: map, ndcg,
                         ndcg_cut[.k,..], P[.k,..], recall[.k,..], recip_rank, Rprec, num_q, num_ret,
                         num_rel, num_rel_ret, map_cut[.k,..], success[.k,..], relative_P[.k,..], gm_map,
