@@ -1,7 +1,8 @@
 /**
  * The search kernel alone, in one thread, on an index built by `npm run bench:bm25` (after it):
- * the compiled kernel at several accumulator block sizes and the TypeScript loop, alternating, on the same
- * queries; checks that every variant returns the same lists and prints ns per posting.
+ * the compiled kernel at several accumulator block sizes, one query at a time and grouped (searchMany), and the
+ * TypeScript loop, alternating, on the same queries; checks that every variant returns the same lists and prints
+ * ns per posting (postings of each query counted, also when a group reads them once).
  *
  *   node --import tsx bench/bm25/kernel.ts [--articles 200000] [--queries 200] [--k 500] [--blocks 2048,4096,…]
  *                                          [--compare path/to/other/citebench_bm25.node,…]
@@ -42,24 +43,26 @@ let postings = 0;
 for (const q of prepared) for (const t of q.terms) postings += ix.offsets[t + 1] - ix.offsets[t];
 const kernel = bm25Kernel();
 const arrays = stats.arrays(store.idOrder);
-const variants: [string, QueryScorer][] = [['typescript', new QueryScorer(arrays, undefined, undefined, null)]];
+// A variant searches one query at a time, or (grouped) hands all queries to searchMany at once.
+const variants: [string, QueryScorer, boolean?][] = [['typescript', new QueryScorer(arrays, undefined, undefined, null)]];
 const others = (values.compare ? values.compare.split(',') : []).map((p) => [p.split('/').pop()!, createRequire(import.meta.url)(p) as Bm25Kernel] as const);
 for (const block of BLOCKS) {
   if (kernel) variants.push([`compiled, blocks of ${block}`, new QueryScorer(arrays, undefined, block, kernel)]);
+  if (kernel) variants.push([`compiled grouped, blocks of ${block}`, new QueryScorer(arrays, undefined, block, kernel), true]);
   for (const [name, other] of others) variants.push([`${name}, blocks of ${block}`, new QueryScorer(arrays, undefined, block, other)]);
 }
 const lists: TopK[][] = variants.map(() => []);
 const secs = variants.map(() => 0);
 for (let round = 0; round < 2; round++) {
-  for (const [v, [, scorer]] of variants.entries()) {
+  for (const [v, [, scorer, grouped]] of variants.entries()) {
     const t0 = performance.now();
-    lists[v] = prepared.map((q, i) => scorer.search(q, K, queries[i]));
+    lists[v] = grouped ? scorer.searchMany(prepared.map((q, i) => ({ q, exclude: queries[i] })), K) : prepared.map((q, i) => scorer.search(q, K, queries[i]));
     if (round === 1) secs[v] = (performance.now() - t0) / 1000; // round 0 warms up
   }
 }
 const same = (a: TopK[], b: TopK[]) => a.every((x, i) => Buffer.from(x.docs.buffer).equals(Buffer.from(b[i].docs.buffer)) && Buffer.from(x.scores.buffer).equals(Buffer.from(b[i].scores.buffer)));
 console.log(`${N} documents, ${Q} queries, top ${K}, ${(postings / Q / 1e6).toFixed(2)} M postings a query, one thread`);
 for (const [v, [name]] of variants.entries()) {
-  console.log(`${name.padEnd(30)} ${secs[v].toFixed(2)} s  ${((secs[v] * 1e9) / postings).toFixed(2)} ns/posting  ${(secs[0] / secs[v]).toFixed(2)}× typescript  lists ${same(lists[v], lists[0]) ? 'identical' : 'DIFFER'}`);
+  console.log(`${name.padEnd(34)} ${secs[v].toFixed(2)} s  ${((secs[v] * 1e9) / postings).toFixed(2)} ns/posting  ${(secs[0] / secs[v]).toFixed(2)}× typescript  lists ${same(lists[v], lists[0]) ? 'identical' : 'DIFFER'}`);
 }
 store.close();

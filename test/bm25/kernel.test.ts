@@ -27,17 +27,28 @@ function bits(t: TopK) {
   return { docs: [...t.docs], scores: [...new Uint32Array(t.scores.buffer, t.scores.byteOffset, t.scores.length)] };
 }
 
-/** Every query through both kernels with the same settings: the lists must be identical, scores bit for bit. */
+/**
+ * Every query through both kernels with the same settings: the lists must be identical, scores bit for bit —
+ * one query at a time, and in the compiled kernel's groups (searchMany), cut into runs of 1, 3, 8 and 11
+ * queries so that groups are full, partial and split.
+ */
 function compare(a: ScoringArrays, queries: PreparedQuery[], k: number, what: string, tableMin?: number, block?: number, exclude?: (q: number) => number): number {
   const native = new QueryScorer(a, tableMin, block, kernel);
   const ts = new QueryScorer(a, tableMin, block, null);
+  const ex = (i: number) => (exclude ? exclude(i) : -1);
+  const want = queries.map((q, i) => bits(ts.search(q, k, ex(i))));
   let ranks = 0;
   queries.forEach((q, i) => {
-    const ex = exclude ? exclude(i) : -1;
-    const got = native.search(q, k, ex);
-    assert.deepEqual(bits(got), bits(ts.search(q, k, ex)), `${what}, query ${i}`);
+    const got = native.search(q, k, ex(i));
+    assert.deepEqual(bits(got), want[i], `${what}, query ${i}`);
     ranks += got.docs.length;
   });
+  const runs = [1, 3, 8, 11];
+  for (let from = 0, r = 0; from < queries.length; from += runs[r++ % runs.length]) {
+    const to = Math.min(queries.length, from + runs[r % runs.length]);
+    const got = native.searchMany(queries.slice(from, to).map((q, j) => ({ q, exclude: ex(from + j) })), k);
+    got.forEach((top, j) => assert.deepEqual(bits(top), want[from + j], `${what}, query ${from + j} in a group of ${to - from}`));
+  }
   return ranks;
 }
 
@@ -83,6 +94,23 @@ test('kernel and TypeScript search agree on tf ≥ 255, ties, pools and k beyond
       }
     }
   }
+});
+
+test('grouped search: a query naming a term twice, and one without terms, score as they do alone', { skip: noKernel }, async () => {
+  const texts = Array.from({ length: 900 }, (_, d) => ({ title: `t${d % 7} common`, abstract: Array.from({ length: d % 29 }, (_, i) => `w${(d + i * 3) % 17}`).join(' ') }));
+  const ix = await buildIndex(new InMemoryTexts(texts));
+  const stats = new PoolStats(ix, { k1: 0.9, b: 0.4, accurate: false });
+  const vocab = termIdMap(ix.terms);
+  const an = new EnglishAnalyzer();
+  const plain = stats.prepare(queryTermIds(an, vocab, 'common w3 w5 t2'));
+  // PoolStats.prepare gives distinct terms; a hand-made query may repeat one (added twice, in order).
+  const twice: PreparedQuery = {
+    terms: Uint32Array.from([...plain.terms.slice(0, 2), plain.terms[1], ...plain.terms.slice(2)]),
+    weights: Float32Array.from([...plain.weights.slice(0, 2), 0.375, ...plain.weights.slice(2)]),
+  };
+  const empty: PreparedQuery = { terms: new Uint32Array(0), weights: new Float32Array(0) };
+  const queries = Array.from({ length: 15 }, (_, i) => [plain, twice, empty][i % 3]); // groups of 8 and 11 hold all three
+  assert.ok(compare(stats.arrays(null), queries, 50, 'repeated and empty queries', undefined, 100) > 0);
 });
 
 function child(addon: string) {

@@ -8,10 +8,17 @@
 import { builtPath, loadAddon } from '../../util/native-addon.ts';
 
 export interface Bm25Kernel {
+  /** Queries searchBatch() scores together (a group); more are taken a group at a time. */
+  lanes: number;
   /** `a`: scoring-arrays.ts's ScoringArrays. */
-  createScorer(a: object, tableMinPostings: number, blockDocs: number): object;
+  createScorer(a: object, tableMinPostings: number, blockDocs: number, laneBlockDocs: number): object;
   /** [docs, scores] best first; null when a posting's stored frequency is missing (damaged index). */
   search(scorer: object, terms: Uint32Array, weights: Float32Array, k: number, exclude: number): [Uint32Array, Float32Array] | null;
+  /**
+   * Several queries at once (query i: the next counts[i] of terms and weights), the same lists as search() gives
+   * each; null as search().
+   */
+  searchBatch(scorer: object, terms: Uint32Array, weights: Float32Array, counts: Uint32Array, k: number, excludes: Float64Array): [Uint32Array, Float32Array][] | null;
 }
 
 /** Set once the notice was printed, so worker threads and child processes (which inherit it) stay quiet. */

@@ -6,7 +6,7 @@
  */
 import type { ProcessInit } from './search-process.ts';
 import type { RankedLists } from '../retriever.ts';
-import { QueryScorer } from './query-scorer.ts';
+import { QueryScorer, queryGroup } from './query-scorer.ts';
 import { SLICE_BELOW, slicePool } from './pool-slice.ts';
 import type { PreparedQuery, ScoringArrays, TopK } from './scoring-arrays.ts';
 import type { ChildProcess } from 'node:child_process';
@@ -90,16 +90,34 @@ export class SearchProcesses {
 
   constructor(readonly indexDir: string) {}
 
-  /** A searcher on process `t` for one search; stop() detaches it and leaves the process idle. */
-  searcher(t: number, init: Omit<ProcessInit, 'indexDir' | 'keep'>, on: SearcherEvents): Searcher {
+  /**
+   * Start `count` processes now, each loading the index, so that they are ready when the first search comes
+   * (a command calls this before it opens its own inputs). Idle, they keep nothing alive.
+   */
+  warm(count: number): void {
+    for (let t = 0; t < count; t++) {
+      const c = this.process(t);
+      c.unref();
+      c.channel?.unref();
+    }
+  }
+
+  /** Process `t`, started (and told to load the index) unless it is running. */
+  private process(t: number): ChildProcess {
     let c = this.procs[t];
     if (!c || c.exitCode !== null || c.signalCode !== null || !c.connected) {
       // --expose-gc: a process collects the previous pool's slice before it cuts the next one (search-process.ts).
       c = tsFork(new URL('./search-process.ts', import.meta.url), { execArgv: ['--expose-gc'] });
+      c.send({ preload: this.indexDir });
       this.procs[t] = c;
       this.started++;
     }
-    const child = c;
+    return c;
+  }
+
+  /** A searcher on process `t` for one search; stop() detaches it and leaves the process idle. */
+  searcher(t: number, init: Omit<ProcessInit, 'indexDir' | 'keep'>, on: SearcherEvents): Searcher {
+    const child = this.process(t);
     const detach = listen(child, on);
     child.ref();
     child.channel?.ref();
@@ -163,10 +181,16 @@ export async function searchBatch(all: ScoringArrays, batch: BatchSearch): Promi
   const arrays = req.candidates ? all : slicePool(all);
   if (threads <= 1) {
     const scorer = new QueryScorer(arrays);
-    for (let q = 0; q < n; q++) {
-      results[q] = scorer.search(req.queryAt(q), req.k, exclude(q), req.candidates?.[q]);
-      req.onResult?.(q, results[q]);
-      req.onProgress?.(q + 1);
+    const group = queryGroup();
+    for (let from = 0; from < n; from += group) {
+      const to = Math.min(n, from + group);
+      const queries = [];
+      for (let q = from; q < to; q++) queries.push({ q: req.queryAt(q), exclude: exclude(q), candidates: req.candidates?.[q] });
+      scorer.searchMany(queries, req.k).forEach((top, i) => {
+        results[from + i] = top;
+        req.onResult?.(from + i, top);
+      });
+      req.onProgress?.(to);
     }
     return toRanked(results);
   }
@@ -225,8 +249,8 @@ async function searchOnProcesses(arrays: ScoringArrays, req: ResolvedBatch, proc
 }
 
 /**
- * A searcher in this process: one query per turn of the event loop, so that the other searchers' answers are
- * taken (and they are fed) between its queries, not after its whole batch.
+ * A searcher in this process: one group of queries (queryGroup(), scored together) per turn of the event loop, so
+ * that the other searchers' answers are taken (and they are fed) between its groups, not after its whole batch.
  */
 function localSearcher(make: () => QueryScorer, on: SearcherEvents): Searcher {
   let scorer: QueryScorer | undefined;
@@ -239,8 +263,7 @@ function localSearcher(make: () => QueryScorer, on: SearcherEvents): Searcher {
         if (stopped) return;
         try {
           scorer ??= make(); // built on first use: the child processes are forked first
-          const x = batch.queries[results.length];
-          results.push(scorer.search(x.q, batch.k, x.exclude, x.candidates));
+          results.push(...scorer.searchMany(batch.queries.slice(results.length, results.length + queryGroup()), batch.k));
         } catch (e) {
           return on.fail(e as Error);
         }
@@ -290,7 +313,15 @@ function listen(child: ChildProcess, on: SearcherEvents): () => void {
  * `spawn`, and puts each answer at its queries' positions in `results`. A batch's queries are prepared
  * (req.queryAt) as it is handed out. A searcher calls `ready` once it can take work; a failure before every
  * query is answered — a query that cannot be prepared included — rejects. All searchers are stopped at the end.
+ * Each searcher holds BATCHES_AHEAD batches: it starts the next as soon as it answers one, instead of waiting
+ * until this process, busy with a group of its own queries, reads the answer and prepares more (a child process
+ * idled a third of a 1,000-query search that way).
  */
+/** Batches a searcher holds at once (see dispatchBatches). */
+const BATCHES_AHEAD = 2;
+/** Queries per batch at most: one group of the compiled kernel at its 16 lanes, so that the tail is short. */
+const MAX_BATCH = 16;
+
 async function dispatchBatches(
   req: ResolvedBatch,
   n: number,
@@ -298,7 +329,7 @@ async function dispatchBatches(
   results: TopK[],
   spawn: (on: SearcherEvents) => Searcher,
 ): Promise<void> {
-  const batchSize = Math.max(1, Math.min(32, Math.ceil(n / (count * 8))));
+  const batchSize = Math.max(1, Math.min(MAX_BATCH, Math.ceil(n / (count * 8))));
   const pending = new Map<number, number>(); // batch id → first query
   const searchers: Searcher[] = [];
   let next = 0;
@@ -325,7 +356,9 @@ async function dispatchBatches(
           searcher.post(batch);
         };
         const searcher: Searcher = spawn({
-          ready: feed,
+          ready: () => {
+            for (let b = 0; b < BATCHES_AHEAD; b++) feed();
+          },
           result: (msg) => {
             const from = pending.get(msg.id)!;
             pending.delete(msg.id);

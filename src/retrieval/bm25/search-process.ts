@@ -34,7 +34,16 @@ export interface ProcessInit {
 let kept: { dir: string; ix: Bm25Index } | undefined;
 let tieKey: Uint32Array | null = null;
 let scorer: QueryScorer | undefined;
-process.on('message', (msg: { init?: ProcessInit; batch?: WorkerBatch }) => {
+process.on('message', (msg: { preload?: string; init?: ProcessInit; batch?: WorkerBatch }) => {
+  if (msg.preload !== undefined) {
+    // Started ahead of its first search (SearchProcesses.warm): the index is loaded while the parent prepares.
+    try {
+      if (kept?.dir !== msg.preload) kept = { dir: msg.preload, ix: loadIndex(msg.preload) };
+    } catch {
+      // Not loadable now: the first search's init loads it again and reports why (the parent has checked it).
+    }
+    return;
+  }
   if (msg.init) {
     const init = msg.init;
     // The previous pool's slice (shared memory, freed only by a collection) is gone before the next one is cut:
@@ -55,7 +64,7 @@ process.on('message', (msg: { init?: ProcessInit; batch?: WorkerBatch }) => {
     return;
   }
   const batch = msg.batch!;
-  const results = batch.queries.map((x) => scorer!.search(x.q, batch.k, x.exclude, x.candidates));
+  const results = scorer!.searchMany(batch.queries, batch.k);
   process.send!({ id: batch.id, results });
 });
 // A persistent searcher outlives no parent: it ends when the IPC channel closes.

@@ -11,7 +11,7 @@ export interface WorkerBatch {
 
 const scorer = new QueryScorer(workerData as ScoringArrays);
 parentPort!.on('message', (batch: WorkerBatch) => {
-  const results = batch.queries.map((x) => scorer.search(x.q, batch.k, x.exclude, x.candidates));
+  const results = scorer.searchMany(batch.queries, batch.k);
   const transfer = results.flatMap((r) => [r.docs.buffer, r.scores.buffer]) as ArrayBuffer[];
   parentPort!.postMessage({ id: batch.id, results }, transfer);
 });
