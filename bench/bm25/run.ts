@@ -63,15 +63,21 @@ function du(path: string): number {
   return readdirSync(path).reduce((s, f) => s + du(join(path, f)), 0);
 }
 
-/** Summed RSS (KiB) of a process and all its descendants, from /proc. */
-function treeRssKib(pid: number): number {
-  let sum = 0;
+/**
+ * Summed RSS and PSS (KiB) of a process and all its descendants, from /proc. PSS charges a page shared by n
+ * processes (the searchers' mapped index files) 1/n to each, so the tree's PSS is the memory it really holds.
+ */
+function treeMemoryKib(pid: number): { rss: number; pss: number } {
+  let rss = 0;
+  let pss = 0;
   const stack = [pid];
   while (stack.length) {
     const p = stack.pop()!;
     try {
       const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
-      if (m) sum += Number(m[1]);
+      if (m) rss += Number(m[1]);
+      const ps = /^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'));
+      if (ps) pss += Number(ps[1]);
       for (const t of readdirSync(`/proc/${p}/task`)) {
         const kids = readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').trim();
         if (kids) stack.push(...kids.split(/\s+/).map(Number));
@@ -80,15 +86,15 @@ function treeRssKib(pid: number): number {
       // exited meanwhile
     }
   }
-  return sum;
+  return { rss, pss };
 }
 
 /**
  * Run a command under /usr/bin/time; returns wall seconds, the peak RSS of its largest process (MiB) and the
- * peak of the summed RSS of its whole process tree (sampled every 0.2 s: searchers and builders are child
- * processes), echoing its output.
+ * peaks of the summed RSS and PSS of its whole process tree (sampled every 0.2 s: searchers and builders are
+ * child processes), echoing its output.
  */
-async function timed(label: string, cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ wall_s: number; peak_rss_mib: number; tree_peak_rss_mib: number; stdout: string }> {
+async function timed(label: string, cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ wall_s: number; peak_rss_mib: number; tree_peak_rss_mib: number; tree_peak_pss_mib: number; stdout: string }> {
   const timeFile = join(data, `time-${process.pid}.txt`);
   console.log(`\n== ${label}\n$ ${cmd} ${args.join(' ')}`);
   const child = spawn('/usr/bin/time', ['-o', timeFile, '-f', '%e %M', cmd, ...args], { stdio: ['ignore', 'pipe', 'inherit'], cwd: root, env });
@@ -98,14 +104,19 @@ async function timed(label: string, cmd: string, args: string[], env: NodeJS.Pro
     process.stdout.write(b);
   });
   let treePeak = 0;
-  const sampler = setInterval(() => (treePeak = Math.max(treePeak, treeRssKib(child.pid!))), 200);
+  let treePeakPss = 0;
+  const sampler = setInterval(() => {
+    const m = treeMemoryKib(child.pid!);
+    treePeak = Math.max(treePeak, m.rss);
+    treePeakPss = Math.max(treePeakPss, m.pss);
+  }, 200);
   const status = await new Promise<number | null>((res) => child.on('close', (code) => res(code)));
   clearInterval(sampler);
   if (status !== 0) throw new Error(`${label} failed with exit code ${status}`);
   const [wall, kb] = readFileSync(timeFile, 'utf8').trim().split(/\s+/).map(Number);
   rmSync(timeFile);
-  console.log(`   ${label}: ${wall.toFixed(1)} s, peak RSS ${(kb / 1024).toFixed(0)} MiB (process tree ${(treePeak / 1024).toFixed(0)} MiB)`);
-  return { wall_s: wall, peak_rss_mib: kb / 1024, tree_peak_rss_mib: treePeak / 1024, stdout };
+  console.log(`   ${label}: ${wall.toFixed(1)} s, peak RSS ${(kb / 1024).toFixed(0)} MiB (process tree ${(treePeak / 1024).toFixed(0)} MiB RSS, ${(treePeakPss / 1024).toFixed(0)} MiB PSS)`);
+  return { wall_s: wall, peak_rss_mib: kb / 1024, tree_peak_rss_mib: treePeak / 1024, tree_peak_pss_mib: treePeakPss / 1024, stdout };
 }
 
 function ensureStore(n: number, seed: number): string {
@@ -167,7 +178,7 @@ async function citebenchSearch(label: string, runFile: string, env: NodeJS.Proce
   const postings = summary.query_postings as number;
   return {
     process_s: t.wall_s, search_s: inside, queries_per_s: Q / inside, ns_per_posting_per_thread: (inside * T * 1e9) / postings,
-    peak_rss_mib: t.peak_rss_mib, tree_peak_rss_mib: t.tree_peak_rss_mib,
+    peak_rss_mib: t.peak_rss_mib, tree_peak_rss_mib: t.tree_peak_rss_mib, tree_peak_pss_mib: t.tree_peak_pss_mib,
   };
 }
 
@@ -201,7 +212,7 @@ for (let r = 0; r < R; r++) {
 const ourSearch = pairs[0].citebench;
 summary.citebench = {
   index_s: ourIndex.wall_s, index_peak_rss_mib: ourIndex.peak_rss_mib, index_tree_peak_rss_mib: ourIndex.tree_peak_rss_mib, index_mib: du(indexDir) / 2 ** 20,
-  search_s: ourSearch.process_s, search_inside_s: ourSearch.search_s, search_peak_rss_mib: ourSearch.peak_rss_mib, search_tree_peak_rss_mib: ourSearch.tree_peak_rss_mib,
+  search_s: ourSearch.process_s, search_inside_s: ourSearch.search_s, search_peak_rss_mib: ourSearch.peak_rss_mib, search_tree_peak_rss_mib: ourSearch.tree_peak_rss_mib, search_tree_peak_pss_mib: ourSearch.tree_peak_pss_mib,
   queries_per_s: Q / ourSearch.process_s, end_to_end_s: ourIndex.wall_s + ourSearch.process_s,
   note: 'wall times of whole CLI processes: start-up, loading the store/index and writing the TREC run included; search_inside_s is the search the command reports',
 };

@@ -10,7 +10,8 @@ import { loadIndex, saveIndex, termIdMap, postingTf, type Bm25Index } from '../.
 import { PoolStats, type Bm25Params } from '../../src/retrieval/bm25/pool-stats.ts';
 import { QueryScorer } from '../../src/retrieval/bm25/query-scorer.ts';
 import { slicePool } from '../../src/retrieval/bm25/pool-slice.ts';
-import { searchBatch, indexCopyBytes, processCopiesFit, SearchProcesses } from '../../src/retrieval/bm25/parallel.ts';
+import { searchBatch, indexCopyBytes, processCopiesFit, SearchProcesses, startSearchProcesses } from '../../src/retrieval/bm25/parallel.ts';
+import type { ChildProcess } from 'node:child_process';
 import { Bm25Retriever } from '../../src/retrieval/bm25/retriever.ts';
 import { byte4ToInt, intToByte4 } from '../../src/retrieval/bm25/norms.ts';
 import { writeRun } from '../../src/eval/trec-write.ts';
@@ -231,6 +232,23 @@ test('worker-thread and child-process search equal single-thread search', async 
     const tight = await searchBatch(stats.arrays(null), { queries, k: 100, exclude, threads: 2, indexDir: join(dir, 'index'), memoryBudget: 2 * bytes - 1, onMode: (m) => modes.push(m) });
     assert.deepEqual(tight, one);
     assert.deepEqual(modes, ['processes', 'processes', 'threads']);
+    // Processes started ahead (bm25 search starts them before reading its inputs): the next process-mode
+    // search of that index takes them and ends the ones it does not need; a search in another mode ends them all.
+    const exited = (c: ChildProcess) => new Promise<void>((res, rej) => {
+      if (c.exitCode !== null || c.signalCode !== null) return res();
+      const timer = setTimeout(() => rej(new Error(`process ${c.pid} was not ended`)), 20_000);
+      c.once('exit', () => (clearTimeout(timer), res()));
+    });
+    const ahead = startSearchProcesses(join(dir, 'index'), 3);
+    assert.deepEqual(await searchBatch(stats.arrays(null), { queries, k: 100, exclude, threads: 2, indexDir: join(dir, 'index') }), one);
+    assert.deepEqual(ahead.map((c) => c.listenerCount('message') > 0), [true, false, false], 'the search took the first process started ahead');
+    await Promise.all(ahead.map(exited));
+    for (const opts of [{ threads: 1 }, { threads: 2, memoryBudget: 2 * bytes - 1 }]) {
+      const idle = startSearchProcesses(join(dir, 'index'), 1);
+      assert.deepEqual(await searchBatch(stats.arrays(null), { queries, k: 100, exclude, indexDir: join(dir, 'index'), ...opts }), one);
+      await exited(idle[0]); // ended, not left holding the index
+      assert.equal(idle[0].listenerCount('message'), 0, JSON.stringify(opts));
+    }
     // Queries prepared one by one as their batches are handed out: the same lists, each query prepared once; a
     // query that cannot be prepared (the 70th) stops the searchers and rejects.
     for (const opts of [{ threads: 1 }, { threads: 2 }, { threads: 2, indexDir: join(dir, 'index') }]) {

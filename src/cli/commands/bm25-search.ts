@@ -2,7 +2,7 @@ import { parse, num, required } from '../args.ts';
 import { CorpusStore } from '../../corpus/store.ts';
 import { loadIndex, readIndexMeta } from '../../retrieval/bm25/index-format.ts';
 import { Bm25Retriever } from '../../retrieval/bm25/retriever.ts';
-import { SearchProcesses } from '../../retrieval/bm25/parallel.ts';
+import { startSearchProcesses } from '../../retrieval/bm25/parallel.ts';
 import { writeRun } from '../../eval/trec-write.ts';
 import { Progress } from '../../util/progress.ts';
 import { CitebenchError } from '../../util/errors.ts';
@@ -25,11 +25,11 @@ Rank documents for each query article (title + abstract) with Lucene-exact BM25 
   --pool FILE      paper ids of the candidate pool: searched as if indexed alone (N, df, avgdl of the pool)
   --accurate       exact document lengths instead of Lucene's lossy one-byte norms (the default, = pyserini)
   --keep-self      keep the query article in its own list (default: excluded)
-  --threads N      parallel searchers (default: number of CPUs): N child processes, started first, that each
-                   map the index files (6 bytes per posting; the processes share the mapped pages, or each
-                   reads its own copy where the mapping addon was not built), while this process analyses
-                   the queries and hands them out; on the development machine two worker threads of one
-                   process slowed each other down ~40 % (docs/benchmarks.md)
+  --threads N      parallel searchers (default: number of CPUs): this process and N − 1 child processes,
+                   started first, that each map the index files (6 bytes per posting; the processes share
+                   the mapped pages, or each reads its own copy where the mapping addon was not built): on
+                   the development machine two worker threads of one process slowed each other down ~40 %
+                   (docs/benchmarks.md)
   --shared-memory  use worker threads on one copy of the index instead (slower here)
   --shard I/N      search only the I-th of N contiguous blocks of the query list (0 ≤ I < N, e.g.
                    $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT); \`citebench merge-runs OUT SHARD-RUNS…\` joins
@@ -57,9 +57,8 @@ export async function run(args: string[]) {
   if (k1 < 0) throw new CitebenchError(`--k1 must be ≥ 0, got ${k1}`);
   if (b < 0 || b > 1) throw new CitebenchError(`--b must be in [0, 1], got ${b}`);
   if (!Number.isInteger(threads) || threads < 1) throw new CitebenchError(`--threads must be a positive integer, got ${values.threads}`);
-  // The search processes start now and load the index while this process reads its inputs.
-  const processes = threads > 1 && !values['shared-memory'] ? new SearchProcesses(indexDir) : undefined;
-  processes?.warm(threads);
+  // The search's child processes start now and load the index while this process reads its inputs.
+  if (threads > 1 && !values['shared-memory']) startSearchProcesses(indexDir, threads - 1);
   const store = CorpusStore.open(corpusDir);
   const allQueries = readIdList(queriesFile, store);
   const { from, to } = shardRange(allQueries.indices.length, shard);
@@ -76,7 +75,6 @@ export async function run(args: string[]) {
     tieKey: store.idOrder,
     threads,
     indexDir: values['shared-memory'] ? undefined : indexDir,
-    processes,
     onProgress: (done) => progress.set(resumed + done),
   });
   // The journal's key, from content: the retriever's (index content and version, k1, b, lengths, tie key), the
@@ -92,7 +90,7 @@ export async function run(args: string[]) {
       resumed = done;
       console.error(`resuming: ${done} of ${queries.indices.length} queries already in ${journal}`);
     },
-  }).finally(() => processes?.close());
+  });
   progress.finish();
   const secs = (performance.now() - t0) / 1000;
   writeRun(out, { qids: queries.ids, docnos: (d) => store.id(d), run, tag: values.tag ?? 'bm25' });

@@ -90,34 +90,16 @@ export class SearchProcesses {
 
   constructor(readonly indexDir: string) {}
 
-  /**
-   * Start `count` processes now, each loading the index, so that they are ready when the first search comes
-   * (a command calls this before it opens its own inputs). Idle, they keep nothing alive.
-   */
-  warm(count: number): void {
-    for (let t = 0; t < count; t++) {
-      const c = this.process(t);
-      c.unref();
-      c.channel?.unref();
-    }
-  }
-
-  /** Process `t`, started (and told to load the index) unless it is running. */
-  private process(t: number): ChildProcess {
+  /** A searcher on process `t` for one search; stop() detaches it and leaves the process idle. */
+  searcher(t: number, init: Omit<ProcessInit, 'indexDir' | 'keep'>, on: SearcherEvents): Searcher {
     let c = this.procs[t];
     if (!c || c.exitCode !== null || c.signalCode !== null || !c.connected) {
       // --expose-gc: a process collects the previous pool's slice before it cuts the next one (search-process.ts).
       c = tsFork(new URL('./search-process.ts', import.meta.url), { execArgv: ['--expose-gc'] });
-      c.send({ preload: this.indexDir });
       this.procs[t] = c;
       this.started++;
     }
-    return c;
-  }
-
-  /** A searcher on process `t` for one search; stop() detaches it and leaves the process idle. */
-  searcher(t: number, init: Omit<ProcessInit, 'indexDir' | 'keep'>, on: SearcherEvents): Searcher {
-    const child = this.process(t);
+    const child = c;
     const detach = listen(child, on);
     child.ref();
     child.channel?.ref();
@@ -139,6 +121,46 @@ export class SearchProcesses {
   close(): void {
     for (const c of this.procs.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill();
   }
+}
+
+/** Child processes of a one-off search started ahead of it (startSearchProcesses), by index directory. */
+const startedAhead = new Map<string, ChildProcess[]>();
+
+/**
+ * Start the `count` child processes of a one-off process-mode search of `indexDir` now, each loading the index,
+ * so that they are ready when the search comes (a command calls this before it reads its own inputs). The next
+ * search of that index takes them; idle, they keep nothing alive, and a search that does not use them (threads,
+ * or a single searcher) ends them.
+ */
+export function startSearchProcesses(indexDir: string, count: number): ChildProcess[] {
+  const procs = startedAhead.get(indexDir) ?? [];
+  const started: ChildProcess[] = [];
+  for (let t = 0; t < count; t++) {
+    const c = tsFork(new URL('./search-process.ts', import.meta.url));
+    c.send({ preload: indexDir });
+    c.unref();
+    c.channel?.unref();
+    started.push(c);
+  }
+  startedAhead.set(indexDir, procs.concat(started));
+  return started;
+}
+
+/** A child process started ahead for `indexDir`, or a new one. */
+function searchProcess(indexDir: string): ChildProcess {
+  const ahead = startedAhead.get(indexDir)?.shift();
+  if (ahead && ahead.exitCode === null && ahead.signalCode === null && ahead.connected) {
+    ahead.ref();
+    ahead.channel?.ref();
+    return ahead;
+  }
+  return tsFork(new URL('./search-process.ts', import.meta.url));
+}
+
+/** End the processes started ahead for `indexDir` that no search took. */
+function endStartedAhead(indexDir: string | undefined): void {
+  if (indexDir === undefined) return;
+  for (const c of startedAhead.get(indexDir)?.splice(0) ?? []) if (c.exitCode === null && c.signalCode === null) c.kill();
 }
 
 function shared<T extends Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array>(a: T): T {
@@ -175,8 +197,13 @@ export async function searchBatch(all: ScoringArrays, batch: BatchSearch): Promi
   const copies = persistent ? threads : threads - 1;
   if (threads > 1 && (req.indexDir || persistent) && processCopiesFit(indexCopyBytes(all), copies, req.memoryBudget, persistent !== undefined)) {
     req.onMode?.('processes');
-    return toRanked(await searchOnProcesses(all, req, threads, results, persistent));
+    try {
+      return toRanked(await searchOnProcesses(all, req, threads, results, persistent));
+    } finally {
+      endStartedAhead(req.indexDir); // (more were started than this search wanted)
+    }
   }
+  endStartedAhead(req.indexDir);
   req.onMode?.(threads > 1 ? 'threads' : 'single');
   const arrays = req.candidates ? all : slicePool(all);
   if (threads <= 1) {
@@ -240,7 +267,7 @@ async function searchOnProcesses(arrays: ScoringArrays, req: ResolvedBatch, proc
     // The last searcher is this process itself: it holds the index already, so one process fewer starts, loads
     // a copy and holds it, and it searches while the others start (their start-up was most of a small search).
     if (++spawned === procs) return localSearcher(() => new QueryScorer(req.candidates ? arrays : slicePool(arrays)), on);
-    const c = tsFork(new URL('./search-process.ts', import.meta.url));
+    const c = searchProcess(req.indexDir!);
     listen(c, on);
     c.send({ init });
     return { post: (batch) => c.send({ batch }), stop: () => void c.kill() };
