@@ -8,7 +8,8 @@
  * A process may serve many searches (SearchProcesses, parallel.ts): each `init` names the pool's statistics and
  * membership; the index is loaded on the first and kept while `keep` is set, so a run's pool groups do not each
  * start processes and load the index again. Without `keep` the whole index is garbage once a small pool is
- * sliced out of it, so a one-off searcher holds only its pool's postings.
+ * sliced out of it, so a one-off searcher holds only its pool's postings. A `preload` (startSearchProcesses)
+ * loads the index before the first init, while the parent is still preparing the search.
  */
 import { loadIndex, type Bm25Index } from './index-format.ts';
 import { QueryScorer } from './query-scorer.ts';
