@@ -531,56 +531,69 @@ napi_value drainToJs(napi_env env, Heap* heap) {
   return pair;
 }
 
+// The data and length of typed array `v` (its type was fixed by kernel.ts).
+bool typedData(napi_env env, napi_value v, void** data, size_t* length) {
+  napi_typedarray_type type;
+  napi_value ab;
+  size_t offset;
+  return napi_get_typedarray_info(env, v, &type, length, data, &ab, &offset) == napi_ok;
+}
+
+// The arguments of search() and searchBatch(): the scorer, then typed arrays and numbers, each kind in order.
+struct Args {
+  Scorer* s = nullptr;
+  void* array[4] = {};
+  size_t length[4] = {};
+  double number[2] = {};
+
+  bool unpack(napi_env env, napi_callback_info info, size_t argc) {
+    napi_value argv[6];
+    size_t got = argc;
+    void* ptr;
+    if (napi_get_cb_info(env, info, &got, argv, nullptr, nullptr) != napi_ok || napi_get_value_external(env, argv[0], &ptr) != napi_ok) return false;
+    s = static_cast<Scorer*>(ptr);
+    size_t na = 0, nn = 0;
+    for (size_t i = 1; i < argc; i++) {
+      bool isTa = false;
+      napi_is_typedarray(env, argv[i], &isTa);
+      if (isTa ? na == 4 || !typedData(env, argv[i], &array[na], &length[na]) : nn == 2 || napi_get_value_double(env, argv[i], &number[nn]) != napi_ok) return false;
+      isTa ? na++ : nn++;
+    }
+    return true;
+  }
+};
+
+napi_value badArguments(napi_env env) {
+  napi_throw_type_error(env, nullptr, "bm25 kernel: wrong arguments");
+  return nullptr;
+}
+
 // search(handle, terms: Uint32Array, weights: Float32Array, k, exclude) → [docs, scores] best first,
 // or null when a posting's stored frequency is missing.
 napi_value Search(napi_env env, napi_callback_info info) {
-  size_t argc = 5;
-  napi_value argv[5];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr));
-  void* ptr;
-  CHECK(napi_get_value_external(env, argv[0], &ptr));
-  Scorer* s = static_cast<Scorer*>(ptr);
-  napi_typedarray_type type;
-  size_t nTerms, nWeights, offset;
-  void *terms, *weights;
-  napi_value ab;
-  CHECK(napi_get_typedarray_info(env, argv[1], &type, &nTerms, &terms, &ab, &offset));
-  CHECK(napi_get_typedarray_info(env, argv[2], &type, &nWeights, &weights, &ab, &offset));
-  double k, exclude;
-  CHECK(napi_get_value_double(env, argv[3], &k));
-  CHECK(napi_get_value_double(env, argv[4], &exclude));
-  if (!s->search(static_cast<const uint32_t*>(terms), static_cast<const float*>(weights), static_cast<uint32_t>(nTerms),
-                 static_cast<uint32_t>(k), static_cast<int64_t>(exclude))) {
+  Args x;
+  if (!x.unpack(env, info, 5)) return badArguments(env);
+  if (!x.s->search(static_cast<const uint32_t*>(x.array[0]), static_cast<const float*>(x.array[1]), static_cast<uint32_t>(x.length[0]),
+                   static_cast<uint32_t>(x.number[0]), static_cast<int64_t>(x.number[1]))) {
     return null(env);
   }
-  return drainToJs(env, &s->heap);
+  return drainToJs(env, &x.s->heap);
 }
 
 // searchBatch(handle, terms: Uint32Array, weights: Float32Array, counts: Uint32Array, k, excludes: Float64Array)
 // → one [docs, scores] per query (query i: the next counts[i] terms and weights), or null as search() does.
 napi_value SearchBatch(napi_env env, napi_callback_info info) {
-  size_t argc = 6;
-  napi_value argv[6];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr));
-  void* ptr;
-  CHECK(napi_get_value_external(env, argv[0], &ptr));
-  Scorer* s = static_cast<Scorer*>(ptr);
-  napi_typedarray_type type;
-  size_t nTerms, nWeights, nQueries, nExcludes, offset;
-  void *terms, *weights, *counts, *excludes;
-  napi_value ab;
-  CHECK(napi_get_typedarray_info(env, argv[1], &type, &nTerms, &terms, &ab, &offset));
-  CHECK(napi_get_typedarray_info(env, argv[2], &type, &nWeights, &weights, &ab, &offset));
-  CHECK(napi_get_typedarray_info(env, argv[3], &type, &nQueries, &counts, &ab, &offset));
-  CHECK(napi_get_typedarray_info(env, argv[5], &type, &nExcludes, &excludes, &ab, &offset));
-  double k;
-  CHECK(napi_get_value_double(env, argv[4], &k));
+  Args x;
+  if (!x.unpack(env, info, 6)) return badArguments(env);
+  Scorer* s = x.s;
+  const size_t nQueries = x.length[2];
+  const double k = x.number[0];
   napi_value out;
   CHECK(napi_create_array_with_length(env, nQueries, &out));
-  const uint32_t* t = static_cast<const uint32_t*>(terms);
-  const float* w = static_cast<const float*>(weights);
-  const uint32_t* c = static_cast<const uint32_t*>(counts);
-  const double* ex = static_cast<const double*>(excludes);
+  const uint32_t* t = static_cast<const uint32_t*>(x.array[0]);
+  const float* w = static_cast<const float*>(x.array[1]);
+  const uint32_t* c = static_cast<const uint32_t*>(x.array[2]);
+  const double* ex = static_cast<const double*>(x.array[3]);
   for (size_t from = 0; from < nQueries; from += LANES) {
     const uint32_t nq = static_cast<uint32_t>(nQueries - from < LANES ? nQueries - from : LANES);
     // A group's sweep costs the same however few lanes it fills: below half of them, one query at a time is
@@ -592,16 +605,8 @@ napi_value SearchBatch(napi_env env, napi_callback_info info) {
       napi_value pair = drainToJs(env, grouped ? &s->lanes[j] : &s->heap);
       if (pair == nullptr) return nullptr;
       CHECK(napi_set_element(env, out, static_cast<uint32_t>(from + j), pair));
-      if (!grouped) {
-        t += c[from + j];
-        w += c[from + j];
-      }
-    }
-    if (grouped) {
-      for (uint32_t j = 0; j < nq; j++) {
-        t += c[from + j];
-        w += c[from + j];
-      }
+      t += c[from + j];  // (searchLanes has read the whole group from its first query on)
+      w += c[from + j];
     }
   }
   return out;
