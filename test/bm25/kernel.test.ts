@@ -113,6 +113,23 @@ test('grouped search: a query naming a term twice, and one without terms, score 
   assert.ok(compare(stats.arrays(null), queries, 50, 'repeated and empty queries', undefined, 100) > 0);
 });
 
+test('a posting whose stored frequency is missing (damaged index) is an error, alone and in a group', { skip: noKernel }, async () => {
+  const texts = Array.from({ length: 300 }, (_, d) => ({ title: 'omega', abstract: d === 7 ? Array(300).fill('omega').join(' ') : `alpha w${d % 9}` }));
+  const ix = await buildIndex(new InMemoryTexts(texts));
+  assert.equal(ix.tfBigPos.length, 1);
+  const damaged = { ...ix, tfBigPos: new Float64Array(0), tfBigVal: new Uint32Array(0) };
+  const an = new EnglishAnalyzer();
+  const vocab = termIdMap(ix.terms);
+  for (const accurate of [false, true]) {
+    const stats = new PoolStats(damaged, { k1: 0.9, b: 0.4, accurate });
+    const q = stats.prepare(queryTermIds(an, vocab, 'omega alpha'));
+    const native = new QueryScorer(stats.arrays(null), 0, 64, kernel);
+    const message = /bm25 index: a posting lacks its stored frequency \(damaged index files\): rebuild the index/;
+    assert.throws(() => native.search(q, 10, -1), message);
+    assert.throws(() => native.searchMany(Array.from({ length: 12 }, () => ({ q, exclude: -1 })), 10), message);
+  }
+});
+
 function child(addon: string) {
   const r = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'test/bm25/fixtures/kernel-child.ts')], {
     cwd: REPO,

@@ -335,6 +335,11 @@ function listen(child: ChildProcess, on: SearcherEvents): () => void {
   };
 }
 
+/** Batches a searcher holds at once (see dispatchBatches). */
+const BATCHES_AHEAD = 2;
+/** Queries per batch at most: one group of the compiled kernel at its 16 lanes, so that the tail is short. */
+const MAX_BATCH = 16;
+
 /**
  * Hands out `n` queries in small batches, on demand, to `count` searchers (threads or processes) made by
  * `spawn`, and puts each answer at its queries' positions in `results`. A batch's queries are prepared
@@ -344,11 +349,6 @@ function listen(child: ChildProcess, on: SearcherEvents): () => void {
  * until this process, busy with a group of its own queries, reads the answer and prepares more (a child process
  * idled a third of a 1,000-query search that way).
  */
-/** Batches a searcher holds at once (see dispatchBatches). */
-const BATCHES_AHEAD = 2;
-/** Queries per batch at most: one group of the compiled kernel at its 16 lanes, so that the tail is short. */
-const MAX_BATCH = 16;
-
 async function dispatchBatches(
   req: ResolvedBatch,
   n: number,

@@ -105,7 +105,7 @@ export class QueryScorer {
       excludes[g] = poolDocs && exclude >= 0 ? slicePosition(poolDocs, exclude) : exclude;
     });
     const lists = this.kernel!.searchBatch(this.native!, terms, weights, counts, k, excludes);
-    if (lists === null) throw new CitebenchError('bm25 index: a posting lacks its stored frequency (damaged index files): rebuild the index');
+    if (lists === null) throw damagedIndex();
     grouped.forEach((i, g) => {
       const [docs, scores] = lists[g];
       if (poolDocs) for (let r = 0; r < docs.length; r++) docs[r] = poolDocs[docs[r]];
@@ -119,7 +119,12 @@ export class QueryScorer {
     if (candidates) return rankCandidates(this.a, this.heap, q, k, exclude, candidates);
     if (this.native === null) return this.fallback!.search(q, k, exclude);
     const r = this.kernel!.search(this.native, q.terms, q.weights, k, exclude);
-    if (r === null) throw new CitebenchError('bm25 index: a posting lacks its stored frequency (damaged index files): rebuild the index');
+    if (r === null) throw damagedIndex();
     return { docs: r[0], scores: r[1] };
   }
+}
+
+/** What the kernel's null answer means. */
+function damagedIndex(): CitebenchError {
+  return new CitebenchError('bm25 index: a posting lacks its stored frequency (damaged index files): rebuild the index');
 }
