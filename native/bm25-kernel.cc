@@ -9,6 +9,8 @@
 #include <type_traits>
 #include <node_api.h>
 
+#include "napi-util.h"
+
 #include <cstdint>
 #include <algorithm>
 #include <cstdlib>
@@ -409,13 +411,7 @@ bool Scorer::searchLanes(const uint32_t* terms, const float* weights, const uint
 }
 
 
-#define CHECK(call)                                   \
-  do {                                                \
-    if ((call) != napi_ok) {                          \
-      napi_throw_error(env, nullptr, "bm25 kernel: " #call " failed"); \
-      return nullptr;                                 \
-    }                                                 \
-  } while (0)
+#define CHECK(call) NAPI_CHECK("bm25 kernel: ", call)
 
 // Reads typed array `name` of `obj` (null/undefined allowed when `optional`) and holds a reference to it.
 bool takeView(napi_env env, napi_value obj, const char* name, napi_typedarray_type want, bool optional, View* v) {
@@ -531,14 +527,6 @@ napi_value drainToJs(napi_env env, Heap* heap) {
   return pair;
 }
 
-// The data and length of typed array `v` (its type was fixed by kernel.ts).
-bool typedData(napi_env env, napi_value v, void** data, size_t* length) {
-  napi_typedarray_type type;
-  napi_value ab;
-  size_t offset;
-  return napi_get_typedarray_info(env, v, &type, length, data, &ab, &offset) == napi_ok;
-}
-
 // The arguments of search() and searchBatch(): the scorer, then typed arrays and numbers, each kind in order.
 struct Args {
   Scorer* s = nullptr;
@@ -556,7 +544,7 @@ struct Args {
     for (size_t i = 1; i < argc; i++) {
       bool isTa = false;
       napi_is_typedarray(env, argv[i], &isTa);
-      if (isTa ? na == 4 || !typedData(env, argv[i], &array[na], &length[na]) : nn == 2 || napi_get_value_double(env, argv[i], &number[nn]) != napi_ok) return false;
+      if (isTa ? na == 4 || !typedArray(env, argv[i], &array[na], &length[na]) : nn == 2 || napi_get_value_double(env, argv[i], &number[nn]) != napi_ok) return false;
       isTa ? na++ : nn++;
     }
     return true;

@@ -8,6 +8,8 @@
 // message or reads the line as it does everywhere else.
 // Built with -ffp-contract=off: the score's fast path is one IEEE multiplication or division, as in JavaScript.
 #include <node_api.h>
+
+#include "napi-util.h"
 #ifndef _WIN32
 #include <sys/mman.h>
 #endif
@@ -503,24 +505,8 @@ int readLines(const std::string& path, Scan& scan, size_t linesEstimate) {
   return status;
 }
 
-#define CHECK(call)                                                 \
-  do {                                                              \
-    if ((call) != napi_ok) {                                        \
-      napi_throw_error(env, nullptr, "trec reader: " #call " failed"); \
-      return nullptr;                                               \
-    }                                                               \
-  } while (0)
+#define CHECK(call) NAPI_CHECK("trec reader: ", call)
 
-template <typename T>
-bool typedArray(napi_env env, napi_value v, T** data, size_t* length) {
-  napi_typedarray_type type;
-  void* p;
-  napi_value ab;
-  size_t offset;
-  if (napi_get_typedarray_info(env, v, &type, length, &p, &ab, &offset) != napi_ok) return false;
-  *data = static_cast<T*>(p);
-  return true;
-}
 
 void freeData(napi_env, void* data, void*) { std::free(data); }
 
@@ -569,6 +555,21 @@ napi_value number(napi_env env, double x) {
   return napi_create_double(env, x, &v) == napi_ok ? v : nullptr;
 }
 
+// Entries to make room for first: the caller's estimate of the file's lines.
+size_t capacity(double linesEstimate) {
+  return linesEstimate > 0 ? static_cast<size_t>(linesEstimate) : 1024;
+}
+
+// Reads every line of `path` into `scan`: true, or false with *answer what the scan returns instead — the line
+// number left to TypeScript, or the out-of-memory error (thrown; *answer is then nullptr).
+template <typename Scan>
+bool readAll(napi_env env, const std::string& path, Scan& scan, size_t cap, napi_value* answer) {
+  const int status = readLines(path, scan, cap);
+  if (status == 0) return true;
+  *answer = status == 2 ? outOfMemory(env) : number(env, scan.errorLine);
+  return false;
+}
+
 // scanRun(path, float64, qrelsArena, qrelsStarts, qrelsHashes, qrelsSlots, qrelsFilter, filterMask, qrelsCount,
 // linesEstimate) → the line number (a number; 0 when it could not open or read the file) of the first line left
 // to TypeScript, or [count, doc, value, segStart, segQidEnd, segQid, freshBytes, freshStarts, freshCount, tag]
@@ -597,11 +598,10 @@ napi_value ScanRun(napi_env env, napi_callback_info info) {
   scan.qrels = &q;
   scan.float64 = float64;
   scan.base = base;
-  const size_t cap = estimate > 0 ? static_cast<size_t>(estimate) : 1024;
+  const size_t cap = capacity(estimate);
   if (!scan.freshStarts.push(0) || !scan.doc.reserve(cap) || !(float64 ? scan.value64.reserve(cap) : scan.value32.reserve(cap))) return outOfMemory(env);
-  const int status = readLines(path, scan, cap);
-  if (status == 2) return outOfMemory(env);
-  if (status == 1) return number(env, scan.errorLine);
+  napi_value handBack;
+  if (!readAll(env, path, scan, cap, &handBack)) return handBack;
   napi_value v[] = {number(env, static_cast<double>(scan.count())),
                     arrayBuffer(env, scan.doc),
                     float64 ? arrayBuffer(env, scan.value64) : arrayBuffer(env, scan.value32),
@@ -629,11 +629,10 @@ napi_value ScanQrels(napi_env env, napi_callback_info info) {
     return nullptr;
   }
   QrelsScan scan;
-  const size_t cap = estimate > 0 ? static_cast<size_t>(estimate) : 1024;
+  const size_t cap = capacity(estimate);
   if (!scan.docs.init() || !scan.doc.reserve(cap) || !scan.label.reserve(cap) || !scan.lines.reserve(cap)) return outOfMemory(env);
-  const int status = readLines(path, scan, cap);
-  if (status == 2) return outOfMemory(env);
-  if (status == 1) return number(env, scan.errorLine);
+  napi_value handBack;
+  if (!readAll(env, path, scan, cap, &handBack)) return handBack;
   napi_value v[] = {number(env, static_cast<double>(scan.count())),
                     arrayBuffer(env, scan.doc),
                     arrayBuffer(env, scan.label),
